@@ -6,3 +6,9 @@
 
 /** The npm name of this package. */
 export const PACKAGE_NAME = '@tosdk/core';
+
+export * from './api/resource-type.js';
+export * from './api/builtin-types.js';
+export * from './api/resource-id.js';
+export * from './util/clock.js';
+export * from './util/logger.js';

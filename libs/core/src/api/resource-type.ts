@@ -1,0 +1,117 @@
+import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+
+/**
+ * A Kubernetes object as tosdk handles it: `apiVersion`, `kind`, `metadata`, and whatever the kind adds.
+ * Spec and status are typed by the resource's declaration (see {@link defineResource}).
+ */
+export interface KubernetesResource extends KubernetesObject {
+  metadata?: V1ObjectMeta;
+}
+
+/**
+ * The shape of a custom resource with a typed spec and status.
+ *
+ * @typeParam Spec - the type of `.spec`.
+ * @typeParam Status - the type of `.status`.
+ */
+export interface CustomResource<Spec = unknown, Status = unknown> extends KubernetesResource {
+  spec?: Spec;
+  status?: Status;
+}
+
+/** Whether objects of a kind live in a namespace or at the cluster scope. */
+export type ResourceScope = 'Namespaced' | 'Cluster';
+
+/**
+ * Declares one kind once: where it is served and what its objects look like. Passed wherever tosdk
+ * needs to know a kind (controllers, event sources, dependents, the client).
+ *
+ * @typeParam T - the TypeScript type of the kind's objects.
+ */
+export interface ResourceType<T extends KubernetesResource = KubernetesResource> {
+  /** API group; empty string for the core group (ConfigMap, Pod, ...). */
+  readonly group: string;
+  /** API version within the group, e.g. `v1`. */
+  readonly version: string;
+  /** `group/version`, or just `version` for the core group. */
+  readonly apiVersion: string;
+  /** Kind, e.g. `WebPage`. */
+  readonly kind: string;
+  /** Lower-case plural used in URLs, e.g. `webpages`. */
+  readonly plural: string;
+  /** Whether objects are namespaced. */
+  readonly namespaced: boolean;
+  /** Phantom field carrying the object type; never set at run time. */
+  readonly __type?: T;
+}
+
+/** Options of {@link defineResource}. */
+export interface ResourceTypeOptions {
+  /** API group; `''` for the core group. */
+  group: string;
+  /** API version, e.g. `v1`. */
+  version: string;
+  /** Kind, e.g. `WebPage`. */
+  kind: string;
+  /** URL plural. Defaults to the kind lower-cased plus `s` (`WebPage` → `webpages`). */
+  plural?: string;
+  /** Scope. Defaults to `Namespaced`. */
+  scope?: ResourceScope;
+}
+
+/** Thrown when a resource declaration is not valid. */
+export class InvalidResourceTypeError extends Error {
+  /** Stable error code. */
+  readonly code = 'InvalidResourceType';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidResourceTypeError';
+  }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Declares a kind. Example:
+ *
+ * ```ts
+ * interface WebPageSpec { html: string; exposed?: boolean }
+ * interface WebPageStatus { ready?: boolean }
+ * type WebPage = CustomResource<WebPageSpec, WebPageStatus>;
+ * const WebPage = defineResource<WebPage>({ group: 'sample.tosdk.io', version: 'v1', kind: 'WebPage' });
+ * ```
+ *
+ * @throws InvalidResourceTypeError when the version, kind or plural is not valid.
+ */
+export function defineResource<T extends KubernetesResource>(options: ResourceTypeOptions): ResourceType<T> {
+  const { group, version, kind } = options;
+  if (!version || !DNS_LABEL.test(version)) {
+    throw new InvalidResourceTypeError(
+      `resource version "${version}" of kind "${kind}" must be a DNS label such as "v1"`,
+    );
+  }
+  if (!kind || !/^[A-Za-z][A-Za-z0-9]*$/.test(kind)) {
+    throw new InvalidResourceTypeError(
+      `resource kind "${kind}" must be alphanumeric and start with a letter`,
+    );
+  }
+  const plural = options.plural ?? `${kind.toLowerCase()}s`;
+  if (!DNS_LABEL.test(plural)) {
+    throw new InvalidResourceTypeError(
+      `resource plural "${plural}" of kind "${kind}" must be a lower-case DNS label`,
+    );
+  }
+  return Object.freeze({
+    group,
+    version,
+    apiVersion: group ? `${group}/${version}` : version,
+    kind,
+    plural,
+    namespaced: (options.scope ?? 'Namespaced') === 'Namespaced',
+  });
+}
+
+/** A short human-readable name of a kind, e.g. `webpages.sample.tosdk.io/v1`. */
+export function resourceTypeName(type: ResourceType): string {
+  return type.group ? `${type.plural}.${type.group}/${type.version}` : `${type.plural}/${type.version}`;
+}
