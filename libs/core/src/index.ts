@@ -12,3 +12,6 @@ export * from './api/builtin-types.js';
 export * from './api/resource-id.js';
 export * from './util/clock.js';
 export * from './util/logger.js';
+export * from './client/errors.js';
+export * from './client/types.js';
+export * from './client/kubernetes-client.js';

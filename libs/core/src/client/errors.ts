@@ -1,0 +1,186 @@
+/**
+ * The `metav1.Status` object the API server sends with a failure (and in watch `ERROR` events).
+ * Only the fields tosdk reads are typed; the rest is kept as sent.
+ */
+export interface KubernetesStatus {
+  kind?: string;
+  apiVersion?: string;
+  /** `Success` or `Failure`. */
+  status?: string;
+  /** Human-readable description. */
+  message?: string;
+  /** Machine-readable reason (`NotFound`, `Conflict`, `AlreadyExists`, `Expired`, ...). */
+  reason?: string;
+  /** Extended data about the failure. */
+  details?: KubernetesStatusDetails;
+  /** The HTTP status code. */
+  code?: number;
+  [key: string]: unknown;
+}
+
+/** `metav1.StatusDetails`. */
+export interface KubernetesStatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: Array<{ reason?: string; message?: string; field?: string }>;
+  retryAfterSeconds?: number;
+}
+
+const REASON_BY_STATUS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Expired',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+/**
+ * The API server answered a request with a failure status (HTTP status >= 400), or a watch
+ * stream carried an `ERROR` event. Decide on it with the `is*()` helpers (they read the status
+ * code and the Status reason, never the message text).
+ */
+export class KubernetesApiError extends Error {
+  /** Stable error code. */
+  readonly code = 'KubernetesApiError';
+  /** The HTTP status code (or the Status object's `code` for a watch `ERROR` event). */
+  readonly status: number;
+  /** The Status reason; derived from the HTTP status when the body has none. */
+  readonly reason: string;
+  /** The Status details, if any. */
+  readonly details?: KubernetesStatusDetails;
+  /** The Status object as sent (or one built from the HTTP status when the body was not a Status). */
+  readonly body: KubernetesStatus;
+  /** Seconds the server asked to wait before retrying (`Retry-After` header or Status details). */
+  readonly retryAfterSeconds?: number;
+  /** HTTP method and path of the failed request, when known. */
+  readonly request?: { method: string; path: string };
+
+  constructor(
+    status: number,
+    body: KubernetesStatus,
+    options: { retryAfterSeconds?: number; request?: { method: string; path: string }; cause?: unknown } = {},
+  ) {
+    const reason = body.reason || REASON_BY_STATUS[status] || (status >= 500 ? 'InternalError' : 'Unknown');
+    const where = options.request ? ` (${options.request.method} ${options.request.path})` : '';
+    super(`${status} ${reason}: ${body.message ?? 'no message'}${where}`, { cause: options.cause });
+    this.name = 'KubernetesApiError';
+    this.status = status;
+    this.reason = reason;
+    this.details = body.details;
+    this.body = body;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? body.details?.retryAfterSeconds;
+    this.request = options.request;
+  }
+
+  /** 404: the object (or the kind) does not exist. */
+  isNotFound(): boolean {
+    return this.status === 404;
+  }
+
+  /** 409 with reason `Conflict`: an optimistic-concurrency (resourceVersion) or apply conflict. */
+  isConflict(): boolean {
+    return this.status === 409 && this.reason !== 'AlreadyExists';
+  }
+
+  /** 409 with reason `AlreadyExists`: create of an object that exists. */
+  isAlreadyExists(): boolean {
+    return this.status === 409 && this.reason === 'AlreadyExists';
+  }
+
+  /** 410 (`Expired` or `Gone`): the requested resourceVersion is too old; list again. */
+  isGone(): boolean {
+    return this.status === 410 || this.reason === 'Expired' || this.reason === 'Gone';
+  }
+
+  /** 403: the identity lacks a permission. */
+  isForbidden(): boolean {
+    return this.status === 403;
+  }
+
+  /** 401: the credentials were rejected. */
+  isUnauthorized(): boolean {
+    return this.status === 401;
+  }
+
+  /** 422: the object failed validation. */
+  isInvalid(): boolean {
+    return this.status === 422;
+  }
+
+  /** 429: throttled; see {@link KubernetesApiError.retryAfterSeconds}. */
+  isTooManyRequests(): boolean {
+    return this.status === 429;
+  }
+
+  /** 5xx or 429: worth retrying later. */
+  isRetryable(): boolean {
+    return this.status >= 500 || this.status === 429;
+  }
+}
+
+/** What went wrong below the HTTP status level. */
+export type KubernetesTransportFailure =
+  'connection' | 'timeout' | 'aborted' | 'unparsable-body' | 'unparsable-watch-event' | 'stream-ended';
+
+/**
+ * A request failed without a usable answer from the API server: the connection failed or was
+ * reset, the request timed out, or the body (or a watch line) was not the JSON it should be.
+ * Always worth retrying later. The underlying error is the `cause`.
+ */
+export class KubernetesTransportError extends Error {
+  /** Stable error code. */
+  readonly code = 'KubernetesTransport';
+
+  constructor(
+    message: string,
+    /** What kind of failure this is. */
+    readonly failure: KubernetesTransportFailure,
+    options: { cause?: unknown; request?: { method: string; path: string } } = {},
+  ) {
+    super(options.request ? `${message} (${options.request.method} ${options.request.path})` : message, {
+      cause: options.cause,
+    });
+    this.name = 'KubernetesTransportError';
+    this.request = options.request;
+  }
+
+  /** HTTP method and path of the failed request, when known. */
+  readonly request?: { method: string; path: string };
+}
+
+/** The KubeConfig cannot be used (no current cluster, unsupported server URL, unreadable credentials). */
+export class KubernetesClientConfigError extends Error {
+  /** Stable error code. */
+  readonly code = 'KubernetesClientConfig';
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'KubernetesClientConfigError';
+  }
+}
+
+/** A client method was called with arguments it cannot turn into a request (e.g. no namespace for a namespaced kind). */
+export class KubernetesClientUsageError extends Error {
+  /** Stable error code. */
+  readonly code = 'KubernetesClientUsage';
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubernetesClientUsageError';
+  }
+}
+
+/** Whether `error` is a {@link KubernetesApiError}. */
+export function isKubernetesApiError(error: unknown): error is KubernetesApiError {
+  return error instanceof KubernetesApiError;
+}

@@ -1,0 +1,189 @@
+import http from 'node:http';
+import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
+import type { KubernetesStatus } from '../errors.js';
+import type { Connection } from './connection.js';
+
+/** One HTTP exchange, fully resolved. */
+export interface HttpExchange {
+  method: string;
+  /** Path plus query string, without the server's base path. */
+  path: string;
+  body?: string;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Destroys the request when the socket is idle this long; 0 disables. */
+  idleTimeoutMs: number;
+  /** A long-lived stream (uses the watch agent). */
+  watch?: boolean;
+}
+
+/** A buffered answer. */
+export interface HttpAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+class TimeoutMarker extends Error {}
+class AbortMarker extends Error {}
+
+/**
+ * Sends a request and resolves with the response head. A request that fails on a reused keep-alive
+ * socket with ECONNRESET (the server closed the idle socket as we wrote) is sent once more, as Node's
+ * documentation recommends: the server never saw it.
+ */
+export async function open(
+  conn: Connection,
+  exchange: HttpExchange,
+): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
+  try {
+    return await openOnce(conn, exchange);
+  } catch (error) {
+    if ((error as { retryOnFreshSocket?: boolean }).retryOnFreshSocket) return openOnce(conn, exchange);
+    throw error;
+  }
+}
+
+async function openOnce(
+  conn: Connection,
+  exchange: HttpExchange,
+): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
+  const { headers, agent } = await conn.prepare(exchange.watch ?? false);
+  const requestInfo = { method: exchange.method, path: exchange.path };
+  if (exchange.signal?.aborted) {
+    throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
+  }
+  return new Promise((resolve, reject) => {
+    const allHeaders: Record<string, string | number> = { ...headers, Accept: 'application/json' };
+    if (exchange.body !== undefined) {
+      allHeaders['Content-Type'] = exchange.contentType ?? 'application/json';
+      allHeaders['Content-Length'] = Buffer.byteLength(exchange.body);
+    }
+    const options: http.RequestOptions = {
+      host: conn.hostname,
+      port: conn.port,
+      method: exchange.method,
+      path: conn.basePath + exchange.path,
+      headers: allHeaders,
+      agent,
+    };
+    const req = conn.protocol === 'https:' ? https.request(options) : http.request(options);
+    const onAbort = () => req.destroy(new AbortMarker('aborted'));
+    exchange.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanup = () => exchange.signal?.removeEventListener('abort', onAbort);
+    if (exchange.idleTimeoutMs > 0) {
+      req.setTimeout(exchange.idleTimeoutMs, () => req.destroy(new TimeoutMarker('timeout')));
+    }
+    req.on('error', (cause) => {
+      cleanup();
+      const error = transportError(cause, exchange, requestInfo);
+      if (req.reusedSocket && (cause as NodeJS.ErrnoException).code === 'ECONNRESET') {
+        Object.assign(error, { retryOnFreshSocket: true });
+      }
+      reject(error);
+    });
+    req.on('response', (res) => {
+      res.on('close', cleanup);
+      resolve({ req, res });
+    });
+    req.end(exchange.body);
+  });
+}
+
+/** Sends a request and buffers the whole answer. */
+export async function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
+  const { req, res } = await open(conn, exchange);
+  const requestInfo = { method: exchange.method, path: exchange.path };
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () =>
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+    );
+    res.on('error', (cause) => reject(transportError(cause, exchange, requestInfo)));
+    res.on('aborted', () => reject(transportError(new Error('response aborted'), exchange, requestInfo)));
+    req.on('error', (cause) => reject(transportError(cause, exchange, requestInfo)));
+  });
+}
+
+/** Classifies a low-level failure. */
+export function transportError(
+  cause: unknown,
+  exchange: Pick<HttpExchange, 'idleTimeoutMs'>,
+  request: { method: string; path: string },
+): KubernetesTransportError {
+  if (cause instanceof KubernetesTransportError) return cause;
+  if (cause instanceof TimeoutMarker) {
+    return new KubernetesTransportError(`no answer within ${exchange.idleTimeoutMs} ms`, 'timeout', {
+      request,
+    });
+  }
+  if (cause instanceof AbortMarker || (cause as Error)?.name === 'AbortError') {
+    return new KubernetesTransportError('the request was aborted', 'aborted', { request, cause });
+  }
+  const detail = (cause as NodeJS.ErrnoException)?.code ?? (cause as Error)?.message ?? String(cause);
+  return new KubernetesTransportError(`connection to the API server failed: ${detail}`, 'connection', {
+    request,
+    cause,
+  });
+}
+
+/** Turns a failure answer (status >= 400) into a typed error. */
+export function apiError(
+  status: number,
+  headers: http.IncomingHttpHeaders,
+  body: Buffer,
+  request: { method: string; path: string },
+): KubernetesApiError {
+  let parsed: KubernetesStatus | undefined;
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) parsed = value as KubernetesStatus;
+  } catch {
+    // not JSON: keep the text as the message
+  }
+  const statusBody: KubernetesStatus =
+    parsed && parsed.kind === 'Status'
+      ? parsed
+      : {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          code: status,
+          message: body.length
+            ? body.toString('utf8').slice(0, 500)
+            : (http.STATUS_CODES[status] ?? 'unknown error'),
+        };
+  const retryAfter = Number(headers['retry-after']);
+  return new KubernetesApiError(status, statusBody, {
+    request,
+    retryAfterSeconds:
+      Number.isFinite(retryAfter) && headers['retry-after'] !== undefined ? retryAfter : undefined,
+  });
+}
+
+/**
+ * Splits a byte stream into lines (newline-delimited JSON). Chunk boundaries may fall anywhere,
+ * including inside a multi-byte UTF-8 character; empty lines are skipped. A final line without a
+ * newline is yielded too (the caller decides whether it is complete).
+ */
+export async function* readLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  for await (const chunk of stream) {
+    const text = pending + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    let start = 0;
+    let nl = text.indexOf('\n', start);
+    while (nl >= 0) {
+      const line = text.slice(start, nl);
+      if (line.trim()) yield line;
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+    pending = text.slice(start);
+  }
+  pending += decoder.end();
+  if (pending.trim()) yield pending;
+}

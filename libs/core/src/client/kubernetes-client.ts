@@ -1,0 +1,507 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
+import { resourceTypeName } from '../api/resource-type.js';
+import { ResourceID } from '../api/resource-id.js';
+import type { Logger } from '../util/logger.js';
+import { noopLogger } from '../util/logger.js';
+import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from './errors.js';
+import type { KubernetesStatus } from './errors.js';
+import { Connection } from './internal/connection.js';
+import { apiError, open, readLines, send, transportError } from './internal/transport.js';
+import type { HttpExchange } from './internal/transport.js';
+import type {
+  AccessReviewResult,
+  ApplyOptions,
+  DeleteOptions,
+  JsonPatchOperation,
+  ListOptions,
+  ListResult,
+  PatchOptions,
+  RawRequestOptions,
+  ResourceAttributes,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from './types.js';
+
+/** Options of {@link KubernetesClient.fromKubeConfig}. */
+export interface KubernetesClientOptions {
+  /** Where transport problems are logged (debug level). Defaults to no logging. */
+  logger?: Logger;
+  /** The `User-Agent` header. Defaults to `tosdk/0.1.0`. */
+  userAgent?: string;
+  /** Most concurrent connections for ordinary requests (watches have their own unbounded pool). Defaults to 64. */
+  maxSockets?: number;
+  /** A request fails with a `timeout` transport error when its socket is idle this long. Defaults to 60,000 ms. */
+  requestTimeoutMs?: number;
+  /** How long credentials of exec plugins and auth providers are reused before asking the KubeConfig again. Defaults to 60,000 ms (a 401 refreshes at once). */
+  authRefreshMs?: number;
+}
+
+const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+/**
+ * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
+ * `KubeConfig` of @kubernetes/client-node (CA, client certificates, bearer tokens, exec plugins
+ * and auth providers, `insecure-skip-tls-verify`, all through the KubeConfig's own API).
+ *
+ * Every method takes a {@link ResourceType}, so one client serves custom and built-in kinds.
+ * Failures are typed: {@link KubernetesApiError} when the server answered with an error status,
+ * {@link KubernetesTransportError} when there was no usable answer (connection, timeout, bad JSON).
+ *
+ * Why not @kubernetes/client-node's generated APIs: they need one API class per group and an
+ * object per call; tosdk's runtime issues thousands of status patches and needs the typed errors,
+ * the streaming watch and the per-kind paths of a dynamic client.
+ */
+export class KubernetesClient {
+  private readonly logger: Logger;
+  private readonly requestTimeoutMs: number;
+  private closed = false;
+
+  private constructor(
+    private readonly connection: Connection,
+    options: KubernetesClientOptions,
+  ) {
+    this.logger = options.logger ?? noopLogger;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  }
+
+  /**
+   * A client for the KubeConfig's current context.
+   * @throws KubernetesClientConfigError when the KubeConfig has no current cluster or an unusable server URL.
+   * @throws KubernetesClientUsageError when an option is out of range.
+   */
+  static fromKubeConfig(kubeConfig: KubeConfig, options: KubernetesClientOptions = {}): KubernetesClient {
+    const maxSockets = options.maxSockets ?? 64;
+    if (!Number.isInteger(maxSockets) || maxSockets < 1) {
+      throw new KubernetesClientUsageError(`maxSockets must be a positive integer, got ${maxSockets}`);
+    }
+    if (options.requestTimeoutMs !== undefined && !(options.requestTimeoutMs >= 0)) {
+      throw new KubernetesClientUsageError(`requestTimeoutMs must be >= 0, got ${options.requestTimeoutMs}`);
+    }
+    const connection = new Connection(kubeConfig, {
+      userAgent: options.userAgent ?? 'tosdk/0.1.0',
+      maxSockets,
+      authRefreshMs: options.authRefreshMs ?? 60_000,
+    });
+    return new KubernetesClient(connection, options);
+  }
+
+  /** Reads one object; undefined when it does not exist (404). */
+  async get<T extends KubernetesResource>(type: ResourceType<T>, id: ResourceID): Promise<T | undefined> {
+    try {
+      return withKind(type, await this.call<T>('GET', itemPath(type, id)));
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
+      throw error;
+    }
+  }
+
+  /** Lists one page (or everything when no `limit` is given); items get `apiVersion` and `kind` filled in. */
+  async list<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    options: ListOptions = {},
+  ): Promise<ListResult<T>> {
+    const query = queryString({
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      continue: options.continue,
+      resourceVersion: options.resourceVersion,
+      resourceVersionMatch: options.resourceVersionMatch,
+    });
+    const list = await this.call<{
+      items?: T[] | null;
+      metadata?: { resourceVersion?: string; continue?: string };
+    }>('GET', collectionPath(type, options.namespace) + query);
+    const items = list.items ?? [];
+    for (const item of items) {
+      if (item.apiVersion === undefined) item.apiVersion = type.apiVersion;
+      if (item.kind === undefined) item.kind = type.kind;
+    }
+    return {
+      items,
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+      continue: list.metadata?.continue || undefined,
+    };
+  }
+
+  /** Creates an object in its `metadata.namespace` (POST). */
+  async create<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const namespace = requireNamespace(type, obj.metadata?.namespace, 'create');
+    return this.call<T>('POST', collectionPath(type, namespace) + writeQuery(options), withKind(type, obj));
+  }
+
+  /** Replaces an object (PUT); `metadata.resourceVersion`, when set, makes it conditional (409 on a stale one). */
+  async update<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.call<T>('PUT', itemPath(type, idOf(obj)) + writeQuery(options), withKind(type, obj));
+  }
+
+  /** Replaces an object's status (PUT on the status subresource). */
+  async updateStatus<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.call<T>(
+      'PUT',
+      `${itemPath(type, idOf(obj))}/status${writeQuery(options)}`,
+      withKind(type, obj),
+    );
+  }
+
+  /**
+   * Server-side apply (PATCH with `application/apply-patch+yaml`; the body is JSON, which is YAML).
+   * `apiVersion` and `kind` are filled in when missing; the object is created when absent.
+   */
+  async apply<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    obj: Partial<T> & { metadata: { name: string } },
+    options: ApplyOptions,
+  ): Promise<T> {
+    if (!options?.fieldManager)
+      throw new KubernetesClientUsageError('server-side apply needs a fieldManager');
+    const query = queryString({
+      fieldManager: options.fieldManager,
+      force: options.force ?? true,
+      dryRun: options.dryRun ? 'All' : undefined,
+    });
+    const path = itemPath(type, idOf(obj)) + (options.subresource ? `/${options.subresource}` : '') + query;
+    return this.call<T>('PATCH', path, withKind(type, obj as T), 'application/apply-patch+yaml');
+  }
+
+  /** JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced. */
+  async mergePatch<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    patch: object,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    return this.patch(type, id, patch, 'application/merge-patch+json', options);
+  }
+
+  /** JSON patch (RFC 6902); a failing `test` operation gives a 422 (or 409 by server) error. */
+  async jsonPatch<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    operations: JsonPatchOperation[],
+    options: PatchOptions = {},
+  ): Promise<T> {
+    return this.patch(type, id, operations, 'application/json-patch+json', options);
+  }
+
+  /** Strategic merge patch; only built-in kinds support it (custom resources answer 415). */
+  async strategicMergePatch<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    patch: object,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    return this.patch(type, id, patch, 'application/strategic-merge-patch+json', options);
+  }
+
+  /**
+   * Deletes an object. Resolves with the object when the server returns it (it still exists with
+   * finalizers, or the server echoes the deleted object), undefined when it was already gone (404)
+   * or the server answered with a bare Status.
+   */
+  async delete<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    options: DeleteOptions = {},
+  ): Promise<T | undefined> {
+    const body =
+      options.propagationPolicy || options.preconditions || options.gracePeriodSeconds !== undefined
+        ? {
+            apiVersion: 'v1',
+            kind: 'DeleteOptions',
+            propagationPolicy: options.propagationPolicy,
+            preconditions: options.preconditions,
+            gracePeriodSeconds: options.gracePeriodSeconds,
+          }
+        : undefined;
+    try {
+      const result = await this.call<T | KubernetesStatus>(
+        'DELETE',
+        itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
+        body,
+      );
+      return result && result.kind !== 'Status' ? (result as T) : undefined;
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Watches a kind: an async iterable of events read from the server's newline-delimited JSON
+   * stream. `ERROR` events come as values with a typed {@link KubernetesApiError} (410 Expired:
+   * list again). The iteration ends when the server ends the stream (e.g. after `timeoutSeconds`)
+   * or when `signal` aborts; breaking out of the loop closes the connection.
+   *
+   * @throws KubernetesApiError (from the first `next()`) when the server refuses the watch (403, 410, ...).
+   * @throws KubernetesTransportError when the connection fails or a line is not a JSON watch event.
+   */
+  watch<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    options: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>> {
+    const path =
+      collectionPath(type, options.namespace) +
+      queryString({
+        watch: 'true',
+        resourceVersion: options.resourceVersion || undefined,
+        resourceVersionMatch: options.resourceVersionMatch,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        allowWatchBookmarks: options.allowWatchBookmarks || undefined,
+        timeoutSeconds: options.timeoutSeconds,
+        sendInitialEvents: options.sendInitialEvents,
+      });
+    return { [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal) };
+  }
+
+  /**
+   * A raw request, for what has no typed method (discovery: `request('/apis')`, `request('/version')`).
+   * Resolves with the parsed JSON body (undefined for an empty one).
+   */
+  async request<T = unknown>(path: string, options: RawRequestOptions = {}): Promise<T> {
+    if (!path.startsWith('/'))
+      throw new KubernetesClientUsageError(`request path must start with "/", got "${path}"`);
+    const query = options.query ? queryString(options.query) : '';
+    return this.call<T>(
+      options.method ?? 'GET',
+      path + query,
+      options.body,
+      options.contentType,
+      options.signal,
+    );
+  }
+
+  /** Asks the server whether the client's identity may do something (SelfSubjectAccessReview). */
+  async selfSubjectAccessReview(attributes: ResourceAttributes): Promise<AccessReviewResult> {
+    const review = await this.call<{ status?: AccessReviewResult }>(
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: attributes },
+      },
+    );
+    return {
+      allowed: review.status?.allowed === true,
+      denied: review.status?.denied,
+      reason: review.status?.reason,
+      evaluationError: review.status?.evaluationError,
+    };
+  }
+
+  /** Closes pooled connections. Requests in flight finish; later requests open new connections. */
+  close(): void {
+    this.closed = true;
+    this.connection.close();
+  }
+
+  /** Whether {@link KubernetesClient.close} was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private async patch<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    patch: unknown,
+    contentType: string,
+    options: PatchOptions,
+  ): Promise<T> {
+    const path =
+      itemPath(type, id) + (options.subresource ? `/${options.subresource}` : '') + writeQuery(options);
+    return this.call<T>('PATCH', path, patch, contentType);
+  }
+
+  private async call<R>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    const exchange: HttpExchange = {
+      method,
+      path,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      contentType,
+      signal,
+      idleTimeoutMs: this.requestTimeoutMs,
+    };
+    let answer = await this.sendLogged(exchange);
+    if (answer.status === 401 && this.connection.hasDynamicAuth) {
+      this.connection.invalidateAuth();
+      answer = await this.sendLogged(exchange);
+    }
+    if (answer.status >= 400 || answer.status < 200) {
+      throw apiError(answer.status, answer.headers, answer.body, { method, path });
+    }
+    if (answer.body.length === 0) return undefined as R;
+    try {
+      return JSON.parse(answer.body.toString('utf8')) as R;
+    } catch (cause) {
+      throw new KubernetesTransportError(
+        `the API server answered ${answer.status} with a body that is not JSON`,
+        'unparsable-body',
+        { cause, request: { method, path } },
+      );
+    }
+  }
+
+  private async sendLogged(exchange: HttpExchange) {
+    try {
+      return await send(this.connection, exchange);
+    } catch (error) {
+      this.logger.debug('Kubernetes API request failed', {
+        method: exchange.method,
+        path: exchange.path,
+        error: (error as Error).message,
+      });
+      throw error;
+    }
+  }
+
+  private async *streamWatch<T>(
+    path: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<WatchEvent<T>> {
+    if (signal?.aborted) return;
+    const request = { method: 'GET', path };
+    const exchange: HttpExchange = { method: 'GET', path, signal, idleTimeoutMs: 0, watch: true };
+    let opened;
+    try {
+      opened = await open(this.connection, exchange);
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+    const { req, res } = opened;
+    try {
+      const status = res.statusCode ?? 0;
+      if (status !== 200) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of res) chunks.push(chunk as Buffer);
+        throw apiError(status, res.headers, Buffer.concat(chunks), request);
+      }
+      for await (const line of readLines(res as AsyncIterable<Buffer>)) {
+        yield parseWatchLine<T>(line, request);
+      }
+      if (!res.complete && !signal?.aborted) {
+        throw new KubernetesTransportError('the watch stream was cut off', 'stream-ended', { request });
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      if (error instanceof KubernetesApiError || error instanceof KubernetesTransportError) throw error;
+      throw transportError(error, exchange, request);
+    } finally {
+      res.destroy();
+      req.destroy();
+    }
+  }
+}
+
+function parseWatchLine<T>(line: string, request: { method: string; path: string }): WatchEvent<T> {
+  let event: { type?: unknown; object?: unknown };
+  try {
+    event = JSON.parse(line) as { type?: unknown; object?: unknown };
+  } catch (cause) {
+    throw new KubernetesTransportError(
+      `a watch line is not JSON: ${line.slice(0, 200)}`,
+      'unparsable-watch-event',
+      { cause, request },
+    );
+  }
+  if (
+    !event ||
+    typeof event !== 'object' ||
+    typeof event.type !== 'string' ||
+    !WATCH_EVENT_TYPES.has(event.type) ||
+    !event.object ||
+    typeof event.object !== 'object'
+  ) {
+    throw new KubernetesTransportError(
+      `a watch line is not a watch event: ${line.slice(0, 200)}`,
+      'unparsable-watch-event',
+      { request },
+    );
+  }
+  if (event.type === 'ERROR') {
+    const status = event.object as KubernetesStatus;
+    return {
+      type: 'ERROR',
+      object: status,
+      error: new KubernetesApiError(typeof status.code === 'number' ? status.code : 500, status, { request }),
+    };
+  }
+  return event as WatchEvent<T>;
+}
+
+function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T): T;
+function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T | undefined): T | undefined;
+function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T | undefined): T | undefined {
+  if (!obj || (obj.apiVersion !== undefined && obj.kind !== undefined)) return obj;
+  return { ...obj, apiVersion: obj.apiVersion ?? type.apiVersion, kind: obj.kind ?? type.kind };
+}
+
+function idOf(obj: KubernetesResource): ResourceID {
+  const name = obj?.metadata?.name;
+  if (!name) throw new KubernetesClientUsageError('the object has no metadata.name');
+  return new ResourceID(name, obj.metadata?.namespace || undefined);
+}
+
+function requireNamespace(
+  type: ResourceType,
+  namespace: string | undefined,
+  verb: string,
+): string | undefined {
+  if (!type.namespaced) return undefined;
+  if (!namespace) {
+    throw new KubernetesClientUsageError(`cannot ${verb} a ${resourceTypeName(type)} without a namespace`);
+  }
+  return namespace;
+}
+
+function groupPath(type: ResourceType): string {
+  return type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
+}
+
+function collectionPath(type: ResourceType, namespace: string | undefined): string {
+  if (type.namespaced && namespace) {
+    return `${groupPath(type)}/namespaces/${encodeURIComponent(namespace)}/${type.plural}`;
+  }
+  return `${groupPath(type)}/${type.plural}`;
+}
+
+function itemPath(type: ResourceType, id: ResourceID): string {
+  if (!id?.name) throw new KubernetesClientUsageError(`a ${resourceTypeName(type)} request needs a name`);
+  const namespace = requireNamespace(type, id.namespace, 'address');
+  return `${collectionPath(type, namespace)}/${encodeURIComponent(id.name)}`;
+}
+
+function writeQuery(options: WriteOptions): string {
+  return queryString({ fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+}
+
+function queryString(params: Record<string, string | number | boolean | undefined>): string {
+  let out = '';
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === '') continue;
+    out += `${out ? '&' : '?'}${key}=${encodeURIComponent(String(value))}`;
+  }
+  return out;
+}
