@@ -1,0 +1,347 @@
+import type { RetryInfo } from '../../api/context.js';
+import type { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import type { RateLimiter } from '../../config/rate-limiter.js';
+import type { Retry, RetryExecution } from '../../config/retry.js';
+import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { isResourceEvent } from '../event.js';
+import type { Event, EventHandler } from '../event.js';
+import type { BoundedExecutor } from './bounded-executor.js';
+import type { ExecutionHandler, ExecutionScope, PostExecutionControl, PrimaryCache } from './execution.js';
+
+/** A rate-limited submission waits at least this long (JOSDK's minimum). */
+export const MINIMAL_RATE_LIMIT_RESCHEDULE_MS = 50;
+
+/** Why the timer slot of a resource is armed. */
+export type TimerKind = 'retry' | 'reschedule' | 'maxInterval' | 'rateLimit';
+
+/** A synthetic event of the controller's timer (retry, reschedule, max interval, rate limit). */
+export interface TimerEvent extends Event {
+  readonly timer: TimerKind;
+}
+
+interface ResourceState {
+  readonly id: ResourceID;
+  underProcessing: boolean;
+  eventPresent: boolean;
+  deleteEventPresent: boolean;
+  processedMarkForDeletion: boolean;
+  retry?: RetryExecution;
+  /** When the scheduled retry is due; undefined when none is pending. */
+  retryDueAt?: number;
+  rateLimitState?: unknown;
+  timer?: { handle: TimerHandle; kind: TimerKind };
+}
+
+/** Resolved settings of an {@link EventProcessor}. */
+export interface EventProcessorOptions<P extends KubernetesResource> {
+  readonly controller: ControllerMetricsInfo;
+  readonly cache: PrimaryCache<P>;
+  readonly handler: ExecutionHandler<P>;
+  readonly executor: BoundedExecutor;
+  readonly retry: Retry;
+  readonly rateLimiter: RateLimiter;
+  /** Undefined when off. */
+  readonly maxReconciliationIntervalMs?: number;
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+/**
+ * The heart of a controller (JOSDK's `EventProcessor`): turns events into reconciliations, one at a
+ * time per resource and at most the executor's limit overall.
+ *
+ * Per resource it keeps: under processing, event present, delete received, processed mark for
+ * deletion, the retry execution and one timer slot. Rules:
+ * - An event marks the resource; if it is not being reconciled it is submitted at once, else the
+ *   mark makes exactly one follow-up run when the current one ends (it reads the newest cache).
+ * - One timer slot per resource, shared by retry, reschedule, max interval and rate limiting; a
+ *   later request replaces the earlier one. A timer firing is an event.
+ * - A failure schedules a retry (policy delay) unless an event is present (then it runs at once and
+ *   uses no attempt). A run caused by an event while a retry is pending does not use an attempt:
+ *   if it fails, the pending retry keeps its due time. Exhausted retries schedule nothing but the
+ *   max interval; new events still reconcile. A success resets the retry and the timer.
+ * - A delete event drops the state (after the running reconciliation, if any).
+ */
+export class EventProcessor<P extends KubernetesResource> implements EventHandler {
+  private readonly states = new Map<string, ResourceState>();
+  private running = false;
+
+  constructor(private readonly o: EventProcessorOptions<P>) {}
+
+  /** Whether events are processed (started and not stopped). */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Starts processing, including events that arrived before. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const state of [...this.states.values()]) {
+      if (state.eventPresent || state.deleteEventPresent) this.handleMarked(state);
+    }
+  }
+
+  /** Stops processing: no new reconciliation starts, timers are cancelled; running ones finish. */
+  stop(): void {
+    this.running = false;
+    for (const state of this.states.values()) this.cancelTimer(state);
+  }
+
+  /** Whether an event for the resource is waiting for the next reconciliation. */
+  isNextReconciliationImminent(id: ResourceID): boolean {
+    return this.states.get(id.key)?.eventPresent ?? false;
+  }
+
+  /** Whether the resource is being reconciled now. */
+  isUnderProcessing(id: ResourceID): boolean {
+    return this.states.get(id.key)?.underProcessing ?? false;
+  }
+
+  /** Number of resources with state (for tests and diagnostics). */
+  get trackedResources(): number {
+    return this.states.size;
+  }
+
+  handleEvent(event: Event): void {
+    const state = this.getOrCreate(event.resourceId);
+    this.safeMetric(() => this.o.metrics.receivedEvent?.(event, this.o.controller));
+    this.markEvent(event, state);
+    if (!this.running) {
+      if (state.deleteEventPresent) this.cleanupForDeleted(state);
+      return;
+    }
+    this.handleMarked(state);
+  }
+
+  private markEvent(event: Event, state: ResourceState): void {
+    if (isResourceEvent(event)) {
+      if (event.action === 'DELETED') {
+        state.deleteEventPresent = true;
+        return;
+      }
+      if (state.processedMarkForDeletion && event.resource.metadata?.deletionTimestamp) return;
+      // A new add/update after our finalizer left: the object was recreated (or another party
+      // re-added the finalizer); either way it is live again.
+      state.processedMarkForDeletion = false;
+      state.eventPresent = true;
+      return;
+    }
+    if (!state.deleteEventPresent && !state.processedMarkForDeletion) state.eventPresent = true;
+  }
+
+  private handleMarked(state: ResourceState): void {
+    if (state.deleteEventPresent) {
+      if (!state.underProcessing) this.cleanupForDeleted(state);
+    } else if (!state.processedMarkForDeletion) {
+      this.submit(state);
+    }
+  }
+
+  private submit(state: ResourceState): void {
+    if (state.underProcessing || !state.eventPresent) return;
+    const latest = this.o.cache.get(state.id);
+    if (!latest) {
+      this.o.logger.debug('no primary resource in cache; skipping', { resource: state.id.key });
+      return;
+    }
+    state.rateLimitState ??= this.o.rateLimiter.initState();
+    const limitedFor = this.o.rateLimiter.isLimited(state.rateLimitState);
+    if (limitedFor !== undefined) {
+      const delay = Math.max(limitedFor, MINIMAL_RATE_LIMIT_RESCHEDULE_MS);
+      this.o.logger.debug('rate limited; postponed', { resource: state.id.key, delayMs: delay });
+      this.schedule(state, delay, 'rateLimit');
+      return;
+    }
+    state.underProcessing = true;
+    state.eventPresent = false;
+    const retryInfo = state.retry ? retryInfoOf(state.retry) : undefined;
+    this.safeMetric(() =>
+      this.o.metrics.reconcileSubmitted?.(state.id, this.o.controller, retryInfo?.attemptCount ?? 0),
+    );
+    const accepted = this.o.executor.submit(() => this.execute(state, retryInfo));
+    if (!accepted) {
+      state.underProcessing = false;
+      state.eventPresent = true;
+    }
+  }
+
+  private async execute(state: ResourceState, retryInfo: RetryInfo | undefined): Promise<void> {
+    const resource = this.running ? this.o.cache.get(state.id) : undefined;
+    if (!resource) {
+      state.underProcessing = false;
+      if (this.running && state.deleteEventPresent) this.cleanupForDeleted(state);
+      return;
+    }
+    const scope: ExecutionScope<P> = {
+      id: state.id,
+      resource,
+      retryInfo,
+      isNextReconciliationImminent: () => state.eventPresent,
+      retryInfoOnFailure: () =>
+        state.retry ? retryInfoOf(state.retry) : retryInfoOf(this.o.retry.initExecution()),
+    };
+    this.safeMetric(() => this.o.metrics.reconciliationStarted?.(state.id, this.o.controller));
+    const started = this.o.clock.now();
+    let post: PostExecutionControl<P>;
+    try {
+      post = await this.o.handler.handleExecution(scope);
+    } catch (error) {
+      post = { kind: 'reconcile', error };
+    }
+    if (post.kind) {
+      const kind = post.kind;
+      if (post.error === undefined)
+        this.safeMetric(() => this.o.metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
+      else
+        this.safeMetric(() =>
+          this.o.metrics.reconcileFailed?.(state.id, this.o.controller, kind, post.error),
+        );
+      const duration = this.o.clock.now() - started;
+      this.safeMetric(() =>
+        this.o.metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration),
+      );
+    }
+    this.finished(state, post);
+  }
+
+  private finished(state: ResourceState, post: PostExecutionControl<P>): void {
+    state.underProcessing = false;
+    if (!this.running) return;
+    if (this.states.get(state.id.key) !== state) return;
+    if (post.error !== undefined && !state.deleteEventPresent) {
+      this.handleFailure(state, post);
+      return;
+    }
+    // success (or a failure made moot by a delete): reset retry and the timer slot
+    state.retry = undefined;
+    state.retryDueAt = undefined;
+    this.cancelTimer(state);
+    if (state.deleteEventPresent) {
+      this.cleanupForDeleted(state);
+    } else if (post.finalizerRemoved) {
+      state.processedMarkForDeletion = true;
+      this.safeMetric(() => this.o.metrics.cleanupDone?.(state.id, this.o.controller));
+    } else if (state.eventPresent) {
+      this.submit(state);
+    } else if (post.rescheduleDelayMs !== undefined) {
+      this.schedule(state, post.rescheduleDelayMs, 'reschedule');
+    } else {
+      this.scheduleMaxInterval(state);
+    }
+  }
+
+  private handleFailure(state: ResourceState, post: PostExecutionControl<P>): void {
+    state.retry ??= this.o.retry.initExecution();
+    const retry = state.retry;
+    if (state.eventPresent) {
+      this.o.logger.warn(
+        'reconciliation failed; a newer event reconciles again at once',
+        errorFields(state, post.error),
+      );
+      this.submit(state);
+      return;
+    }
+    const now = this.o.clock.now();
+    if (state.retryDueAt !== undefined) {
+      // an event-triggered run during backoff failed: keep the pending retry's due time
+      this.o.logger.warn(
+        'reconciliation failed; the pending retry stays scheduled',
+        errorFields(state, post.error),
+      );
+      this.schedule(state, Math.max(0, state.retryDueAt - now), 'retry');
+      return;
+    }
+    const delay = retry.nextDelay();
+    if (delay === undefined) {
+      this.o.logger.error('reconciliation failed; retries exhausted (a new event reconciles again)', {
+        ...errorFields(state, post.error),
+        attemptCount: retry.getAttemptCount(),
+      });
+      this.scheduleMaxInterval(state);
+      return;
+    }
+    const effective = post.retryDelayOverrideMs ?? delay;
+    this.o.logger.warn('reconciliation failed; retry scheduled', {
+      ...errorFields(state, post.error),
+      attemptCount: retry.getAttemptCount(),
+      delayMs: effective,
+    });
+    this.safeMetric(() =>
+      this.o.metrics.retrying?.(state.id, this.o.controller, retry.getAttemptCount(), effective),
+    );
+    state.retryDueAt = now + effective;
+    this.schedule(state, effective, 'retry');
+  }
+
+  private scheduleMaxInterval(state: ResourceState): void {
+    const interval = this.o.maxReconciliationIntervalMs;
+    if (interval !== undefined && interval > 0) this.schedule(state, interval, 'maxInterval');
+  }
+
+  private schedule(state: ResourceState, delayMs: number, kind: TimerKind): void {
+    this.cancelTimer(state);
+    const handle = this.o.clock.setTimeout(() => {
+      if (state.timer?.handle !== handle) return;
+      state.timer = undefined;
+      if (kind === 'retry') state.retryDueAt = undefined;
+      if (this.states.get(state.id.key) !== state) return;
+      const event: TimerEvent = { resourceId: state.id, timer: kind };
+      this.handleEvent(event);
+    }, delayMs);
+    state.timer = { handle, kind };
+  }
+
+  private cancelTimer(state: ResourceState): void {
+    if (state.timer) {
+      this.o.clock.clearTimeout(state.timer.handle);
+      state.timer = undefined;
+    }
+  }
+
+  private cleanupForDeleted(state: ResourceState): void {
+    this.cancelTimer(state);
+    this.states.delete(state.id.key);
+    this.safeMetric(() => this.o.metrics.cleanupDone?.(state.id, this.o.controller));
+  }
+
+  private getOrCreate(id: ResourceID): ResourceState {
+    let state = this.states.get(id.key);
+    if (!state) {
+      state = {
+        id,
+        underProcessing: false,
+        eventPresent: false,
+        deleteEventPresent: false,
+        processedMarkForDeletion: false,
+      };
+      this.states.set(id.key, state);
+    }
+    return state;
+  }
+
+  private safeMetric(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.o.logger.debug('a metrics hook threw', { error: String(error) });
+    }
+  }
+}
+
+function retryInfoOf(retry: RetryExecution): RetryInfo {
+  return { attemptCount: retry.getAttemptCount(), isLastAttempt: retry.isLastAttempt() };
+}
+
+function errorFields(state: ResourceState, error: unknown): Record<string, unknown> {
+  const e = error as { message?: unknown; code?: unknown; name?: unknown } | undefined;
+  return {
+    resource: state.id.key,
+    error: typeof e?.message === 'string' ? e.message : String(error),
+    errorCode: typeof e?.code === 'string' ? e.code : undefined,
+  };
+}

@@ -1,0 +1,55 @@
+import type { ResourceID } from '../api/resource-id.js';
+import type { ResourceType } from '../api/resource-type.js';
+import type { Event } from '../event/event.js';
+
+/** Identifies the controller a metric is about. */
+export interface ControllerMetricsInfo {
+  /** Controller name. */
+  readonly name: string;
+  /** Its primary kind. */
+  readonly resourceType: ResourceType;
+}
+
+/** What kind of execution a timing measures. */
+export type ExecutionKind = 'reconcile' | 'cleanup';
+
+/**
+ * Hooks the runtime calls as it processes events (JOSDK's `Metrics`). Every hook is optional;
+ * implement the ones your metrics backend needs (`@tosdk/nestjs` maps them to Prometheus). Hooks
+ * must be fast and must not throw (errors are caught and logged at debug).
+ */
+export interface Metrics {
+  /** A controller was registered. */
+  controllerRegistered?(controller: ControllerMetricsInfo): void;
+  /** An event for a primary reached the controller's event processor. */
+  receivedEvent?(event: Event, controller: ControllerMetricsInfo): void;
+  /** A reconciliation was submitted to the executor (it may wait for a free slot). */
+  reconcileSubmitted?(id: ResourceID, controller: ControllerMetricsInfo, attemptCount: number): void;
+  /** A reconciliation (or cleanup) started running. */
+  reconciliationStarted?(id: ResourceID, controller: ControllerMetricsInfo): void;
+  /** A reconciliation or cleanup succeeded. */
+  reconcileSucceeded?(id: ResourceID, controller: ControllerMetricsInfo, kind: ExecutionKind): void;
+  /** A reconciliation or cleanup failed. */
+  reconcileFailed?(
+    id: ResourceID,
+    controller: ControllerMetricsInfo,
+    kind: ExecutionKind,
+    error: unknown,
+  ): void;
+  /** A reconciliation finished (after success or failure), with its duration. */
+  reconciliationFinished?(
+    id: ResourceID,
+    controller: ControllerMetricsInfo,
+    kind: ExecutionKind,
+    durationMs: number,
+  ): void;
+  /** The controller's finalizer was removed after cleanup, or a deleted resource's state was dropped. */
+  cleanupDone?(id: ResourceID, controller: ControllerMetricsInfo): void;
+  /** A retry was scheduled after a failure. */
+  retrying?(id: ResourceID, controller: ControllerMetricsInfo, attemptCount: number, delayMs: number): void;
+  /** The operator's executor changed: reconciliations waiting for a slot and running. */
+  executorChanged?(queued: number, inFlight: number): void;
+}
+
+/** Metrics that record nothing (the default). */
+export const NOOP_METRICS: Metrics = Object.freeze({});
