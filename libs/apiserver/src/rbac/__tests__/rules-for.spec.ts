@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals';
+import { rulesFor } from '../index.js';
+import { clusterRole, clusterRoleBinding, rbac, role, roleBinding } from './fixtures.js';
+
+describe('rulesFor (SelfSubjectRulesReview)', () => {
+  const objects = rbac({
+    clusterRoles: [
+      clusterRole('view', [
+        { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
+        { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+      ]),
+      clusterRole('named', [
+        { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['web'] },
+      ]),
+    ],
+    roles: [
+      role('team', 'leases', [{ verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] }]),
+    ],
+    clusterRoleBindings: [
+      clusterRoleBinding('all-view', 'view', [{ kind: 'Group', name: 'system:authenticated' }]),
+    ],
+    roleBindings: [
+      roleBinding('team', 'leases', 'Role', 'leases', [{ kind: 'User', name: 'alice' }]),
+      roleBinding('team', 'named', 'ClusterRole', 'named', [{ kind: 'User', name: 'alice' }]),
+      roleBinding('other', 'leases', 'ClusterRole', 'named', [{ kind: 'User', name: 'alice' }]),
+    ],
+  });
+
+  it('lists cluster-wide and namespace rules, split by kind', () => {
+    expect(rulesFor('alice', [], 'team', objects)).toEqual({
+      resourceRules: [
+        { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
+        { verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+        { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['web'] },
+      ],
+      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+      incomplete: false,
+    });
+  });
+
+  it('another namespace: only the cluster-wide rules', () => {
+    const status = rulesFor('alice', [], 'elsewhere', objects);
+    expect(status.resourceRules).toEqual([
+      { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
+    ]);
+  });
+
+  it('anonymous users get nothing from system:authenticated', () => {
+    expect(rulesFor('system:anonymous', [], 'team', objects)).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false,
+    });
+  });
+
+  it('a binding to a missing role makes the review incomplete', () => {
+    const broken = rbac({
+      roleBindings: [roleBinding('team', 'b', 'Role', 'gone', [{ kind: 'User', name: 'alice' }])],
+    });
+    expect(rulesFor('alice', [], 'team', broken)).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'role.rbac.authorization.k8s.io "gone" not found',
+    });
+  });
+
+  it('system:masters: everything', () => {
+    const status = rulesFor('admin', ['system:masters'], 'team', rbac({}));
+    expect(status.resourceRules).toEqual([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
+    expect(status.nonResourceRules).toEqual([{ verbs: ['*'], nonResourceURLs: ['*'] }]);
+  });
+});
