@@ -24,6 +24,11 @@ export interface ListInfo {
   type: 'atomic' | 'set' | 'map';
   /** The map keys when `type` is `map` (the strategic merge key of a built-in list). */
   keys?: readonly string[];
+  /**
+   * Defaults of key fields when `type` is `map` (e.g. `{ protocol: 'TCP' }` for container ports), used by
+   * server-side apply when an item omits a key that has a default. Defaults to none.
+   */
+  keyDefaults?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /**
@@ -36,6 +41,12 @@ export interface PatchSchema {
   listInfo(path: readonly string[]): ListInfo | undefined;
   /** Whether the map at `path` is atomic (`x-kubernetes-map-type: atomic`); granular otherwise. */
   isAtomicMap?(path: readonly string[]): boolean;
+  /**
+   * The strategic-merge-patch semantics at `path` when they differ from `listInfo` (a built-in type's
+   * `patchStrategy`/`patchMergeKey`, e.g. a Job's `status.conditions` is `listType=atomic` for apply but merged
+   * by `type` in a strategic merge patch). Defaults to `listInfo`; for a `map` the first key is the merge key.
+   */
+  strategicListInfo?(path: readonly string[]): ListInfo | undefined;
 }
 
 /** One entry of `metadata.managedFields`. */

@@ -1,0 +1,272 @@
+/**
+ * List and map semantics of the built-in kinds the API server serves, taken from the Go API types
+ * (`k8s.io/api` `core/v1`, `apps/v1`, `batch/v1`, `networking/v1`, `rbac/v1`, `coordination/v1` and
+ * `k8s.io/apimachinery` `meta/v1`): `+listType`/`+listMapKey` drive server-side apply,
+ * `patchStrategy`/`patchMergeKey` drive strategic merge patch (they differ in a few places, e.g. a Job's
+ * `status.conditions` and a Pod's `status.hostIPs`), `+structType=atomic`/`+mapType=atomic` make a map atomic.
+ */
+import type { ListInfo, PatchSchema } from '../types.js';
+
+/** One semantic rule at a dotted path pattern (`[]` stands for a list item). */
+interface Rules {
+  /** Apply semantics (`listType`). */
+  lists: Map<string, ListInfo>;
+  /** Strategic merge semantics where they differ from `lists`. */
+  strategic: Map<string, ListInfo>;
+  /** Atomic maps and structs. */
+  atomicMaps: Set<string>;
+}
+
+const ATOMIC: ListInfo = { type: 'atomic' };
+const SET: ListInfo = { type: 'set' };
+const map = (...keys: string[]): ListInfo => ({ type: 'map', keys });
+const TCP = { protocol: 'TCP' } as const;
+
+function emptyRules(): Rules {
+  return { lists: new Map(), strategic: new Map(), atomicMaps: new Set() };
+}
+
+function join(prefix: string, path: string): string {
+  return prefix === '' ? path : `${prefix}.${path}`;
+}
+
+/** `ObjectMeta` at `prefix` (`metadata`, or `spec.template.metadata`). */
+function addObjectMeta(rules: Rules, prefix: string): void {
+  rules.lists.set(join(prefix, 'finalizers'), SET);
+  rules.lists.set(join(prefix, 'ownerReferences'), map('uid'));
+  rules.atomicMaps.add(join(prefix, 'ownerReferences.[]'));
+  rules.lists.set(join(prefix, 'managedFields'), ATOMIC);
+}
+
+/** `LabelSelector` (structType atomic). */
+function addLabelSelector(rules: Rules, path: string): void {
+  rules.atomicMaps.add(path);
+}
+
+/** `Container` / `EphemeralContainer` at `prefix` (a list item path ending in `[]`). */
+function addContainer(rules: Rules, prefix: string): void {
+  rules.lists.set(join(prefix, 'ports'), {
+    type: 'map',
+    keys: ['containerPort', 'protocol'],
+    keyDefaults: TCP,
+  });
+  rules.strategic.set(join(prefix, 'ports'), map('containerPort'));
+  rules.lists.set(join(prefix, 'env'), map('name'));
+  for (const ref of ['configMapKeyRef', 'secretKeyRef', 'fieldRef', 'resourceFieldRef', 'fileKeyRef']) {
+    rules.atomicMaps.add(join(prefix, `env.[].valueFrom.${ref}`));
+  }
+  rules.lists.set(join(prefix, 'volumeMounts'), map('mountPath'));
+  rules.lists.set(join(prefix, 'volumeDevices'), map('devicePath'));
+  rules.lists.set(join(prefix, 'resources.claims'), map('name'));
+  rules.lists.set(join(prefix, 'resizePolicy'), ATOMIC);
+}
+
+/** `PodSpec` at `prefix`. */
+function addPodSpec(rules: Rules, prefix: string): void {
+  rules.lists.set(join(prefix, 'volumes'), map('name'));
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers']) {
+    rules.lists.set(join(prefix, list), map('name'));
+    addContainer(rules, join(prefix, `${list}.[]`));
+  }
+  rules.lists.set(join(prefix, 'imagePullSecrets'), map('name'));
+  rules.atomicMaps.add(join(prefix, 'imagePullSecrets.[]'));
+  rules.lists.set(join(prefix, 'hostAliases'), map('ip'));
+  rules.lists.set(join(prefix, 'topologySpreadConstraints'), map('topologyKey', 'whenUnsatisfiable'));
+  rules.strategic.set(join(prefix, 'topologySpreadConstraints'), map('topologyKey'));
+  addLabelSelector(rules, join(prefix, 'topologySpreadConstraints.[].labelSelector'));
+  rules.lists.set(join(prefix, 'schedulingGates'), map('name'));
+  rules.lists.set(join(prefix, 'resourceClaims'), map('name'));
+  rules.atomicMaps.add(join(prefix, 'nodeSelector'));
+  rules.atomicMaps.add(join(prefix, 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution'));
+  for (const volumeRef of ['secret', 'configMap'])
+    rules.lists.set(join(prefix, `volumes.[].${volumeRef}.items`), ATOMIC);
+}
+
+/** The pod template of a workload (`spec.template`) and its selector. */
+function addWorkload(rules: Rules): void {
+  addObjectMeta(rules, 'spec.template.metadata');
+  addPodSpec(rules, 'spec.template.spec');
+  addLabelSelector(rules, 'spec.selector');
+}
+
+function addStatusConditions(rules: Rules): void {
+  rules.lists.set('status.conditions', map('type'));
+}
+
+type Builder = (rules: Rules) => void;
+
+const CORE: Record<string, Builder> = {
+  Pod: (r) => {
+    addPodSpec(r, 'spec');
+    addStatusConditions(r);
+    r.lists.set('status.podIPs', map('ip'));
+    r.lists.set('status.hostIPs', ATOMIC);
+    r.strategic.set('status.hostIPs', map('ip'));
+  },
+  Service: (r) => {
+    r.lists.set('spec.ports', { type: 'map', keys: ['port', 'protocol'], keyDefaults: TCP });
+    r.strategic.set('spec.ports', map('port'));
+    r.atomicMaps.add('spec.selector');
+    addStatusConditions(r);
+  },
+  ConfigMap: () => undefined,
+  Secret: () => undefined,
+  Namespace: (r) => {
+    r.lists.set('spec.finalizers', ATOMIC);
+    addStatusConditions(r);
+  },
+  ServiceAccount: (r) => {
+    r.lists.set('secrets', map('name'));
+    r.atomicMaps.add('secrets.[]');
+    r.lists.set('imagePullSecrets', ATOMIC);
+  },
+  Endpoints: (r) => {
+    r.lists.set('subsets', ATOMIC);
+  },
+  Event: (r) => {
+    r.atomicMaps.add('involvedObject');
+    r.atomicMaps.add('related');
+  },
+  PersistentVolumeClaim: (r) => {
+    addLabelSelector(r, 'spec.selector');
+    r.atomicMaps.add('spec.dataSource');
+    addStatusConditions(r);
+  },
+};
+
+const APPS: Record<string, Builder> = {
+  Deployment: (r) => {
+    addWorkload(r);
+    addStatusConditions(r);
+  },
+  StatefulSet: (r) => {
+    addWorkload(r);
+    r.lists.set('spec.volumeClaimTemplates', ATOMIC);
+    addStatusConditions(r);
+  },
+  ReplicaSet: (r) => {
+    addWorkload(r);
+    addStatusConditions(r);
+  },
+  DaemonSet: (r) => {
+    addWorkload(r);
+    addStatusConditions(r);
+  },
+};
+
+const BATCH: Record<string, Builder> = {
+  Job: (r) => {
+    addWorkload(r);
+    r.lists.set('status.conditions', ATOMIC);
+    r.strategic.set('status.conditions', map('type'));
+  },
+};
+
+const NETWORKING: Record<string, Builder> = {
+  Ingress: (r) => {
+    r.lists.set('spec.rules', ATOMIC);
+    r.lists.set('spec.tls', ATOMIC);
+    r.atomicMaps.add('spec.defaultBackend.service.port');
+  },
+};
+
+const RBAC: Record<string, Builder> = {
+  Role: (r) => r.lists.set('rules', ATOMIC),
+  ClusterRole: (r) => {
+    r.lists.set('rules', ATOMIC);
+    r.lists.set('aggregationRule.clusterRoleSelectors', ATOMIC);
+  },
+  RoleBinding: (r) => {
+    r.lists.set('subjects', ATOMIC);
+    r.atomicMaps.add('roleRef');
+  },
+  ClusterRoleBinding: (r) => {
+    r.lists.set('subjects', ATOMIC);
+    r.atomicMaps.add('roleRef');
+  },
+};
+
+const COORDINATION: Record<string, Builder> = {
+  Lease: () => undefined,
+};
+
+const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }> = {
+  '': { version: 'v1', kinds: CORE },
+  apps: { version: 'v1', kinds: APPS },
+  batch: { version: 'v1', kinds: BATCH },
+  'networking.k8s.io': { version: 'v1', kinds: NETWORKING },
+  'rbac.authorization.k8s.io': { version: 'v1', kinds: RBAC },
+  'coordination.k8s.io': { version: 'v1', kinds: COORDINATION },
+};
+
+class RuleSchema implements PatchSchema {
+  constructor(private readonly rules: Rules) {}
+
+  listInfo(path: readonly string[]): ListInfo | undefined {
+    return this.rules.lists.get(path.join('.'));
+  }
+
+  strategicListInfo(path: readonly string[]): ListInfo | undefined {
+    const key = path.join('.');
+    return this.rules.strategic.get(key) ?? this.rules.lists.get(key);
+  }
+
+  isAtomicMap(path: readonly string[]): boolean {
+    return this.rules.atomicMaps.has(path.join('.'));
+  }
+}
+
+const cache = new Map<string, PatchSchema>();
+
+/**
+ * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
+ * ServiceAccount, Endpoints, Event, PersistentVolumeClaim; apps/v1 Deployment, StatefulSet, ReplicaSet,
+ * DaemonSet; batch/v1 Job; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+ * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease. Every built-in kind also gets the
+ * `ObjectMeta` rules (`metadata.finalizers` a set, `metadata.ownerReferences` a map keyed by `uid`,
+ * `metadata.managedFields` atomic).
+ *
+ * An unknown group/version/kind gets a schema where every list is atomic (replaced by a strategic merge
+ * patch) and every map granular; use {@link withObjectMetaSemantics} to add the `ObjectMeta` rules to it.
+ *
+ * @param group - the API group (`''` for core).
+ * @param version - the API version (`v1`).
+ * @param kind - the kind (`Deployment`).
+ */
+export function builtinPatchSchema(group: string, version: string, kind: string): PatchSchema {
+  const id = `${group}/${version}/${kind}`;
+  const cached = cache.get(id);
+  if (cached !== undefined) return cached;
+  const entry = Object.hasOwn(GROUPS, group) ? GROUPS[group] : undefined;
+  const build =
+    entry !== undefined && entry.version === version && Object.hasOwn(entry.kinds, kind)
+      ? entry.kinds[kind]
+      : undefined;
+  const rules = emptyRules();
+  if (build !== undefined) {
+    addObjectMeta(rules, 'metadata');
+    build(rules);
+  }
+  const schema = new RuleSchema(rules);
+  cache.set(id, schema);
+  return schema;
+}
+
+/**
+ * Wraps `schema` so that `metadata` follows `ObjectMeta`'s rules (finalizers a set, ownerReferences a
+ * map keyed by `uid` with atomic items, managedFields atomic), as kube-apiserver does for every kind,
+ * custom resources included; everything else is answered by `schema`.
+ *
+ * @param schema - the kind's own schema (e.g. from a CRD's structural schema).
+ */
+export function withObjectMetaSemantics(schema: PatchSchema): PatchSchema {
+  const meta = emptyRules();
+  addObjectMeta(meta, 'metadata');
+  const own = new RuleSchema(meta);
+  return {
+    listInfo: (path) => own.listInfo(path) ?? schema.listInfo(path),
+    strategicListInfo: (path) =>
+      own.strategicListInfo(path) ?? schema.strategicListInfo?.(path) ?? schema.listInfo(path),
+    isAtomicMap: (path) => own.isAtomicMap(path) || (schema.isAtomicMap?.(path) ?? false),
+  };
+}
