@@ -1,0 +1,67 @@
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, errors } from './errors.js';
+
+/** Largest accepted request body (kube-apiserver's limit for JSON bodies). */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads a request body, failing with 413 as soon as it exceeds the limit. */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > limit) {
+      req.resume();
+      reject(errors.tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = true;
+        reject(errors.tooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) reject(errors.badRequest(`error reading the request body: ${e.message}`));
+    });
+  });
+}
+
+/** The media type of a Content-Type header, lowercased, without parameters. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Parses a JSON or YAML body; 400 with Kubernetes-like wording when it is malformed. */
+export function parseBody(buf: Buffer, media: string): unknown {
+  const text = buf.toString('utf8');
+  if (text.trim() === '') throw errors.badRequest('the request body is empty; an object is required');
+  if (media === 'application/yaml' || media === 'application/apply-patch+yaml' || media === 'text/yaml' || media === 'application/x-yaml') {
+    try {
+      const docs = parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
+      return docs;
+    } catch (e) {
+      throw new ApiError(400, 'BadRequest', `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`, undefined, e);
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `the body of the request could not be decoded: ${(e as Error).message}`,
+      undefined,
+      e,
+    );
+  }
+}

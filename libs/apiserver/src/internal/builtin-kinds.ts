@@ -1,0 +1,405 @@
+import type { JsonObject, PatchSchema } from '../types.js';
+import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
+import { age } from './table.js';
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+
+function get(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const p of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+function str(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v as number | boolean);
+}
+
+const AGE: TableColumn = {
+  name: 'Age',
+  type: 'string',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  value: (o) => age(get(o, 'metadata.creationTimestamp')),
+};
+
+function col(name: string, type: string, value: (o: JsonObject) => unknown, priority = 0): TableColumn {
+  return { name, type, value, priority, description: name };
+}
+
+function count(v: unknown): number {
+  return v && typeof v === 'object' ? Object.keys(v).length : 0;
+}
+
+function readyOf(o: JsonObject): string {
+  return `${Number(get(o, 'status.readyReplicas') ?? 0)}/${Number(get(o, 'spec.replicas') ?? 0)}`;
+}
+
+function images(o: JsonObject, field: 'name' | 'image'): string {
+  const cs = get(o, 'spec.template.spec.containers');
+  return Array.isArray(cs) ? cs.map((c) => str((c as JsonObject)[field]) ?? '').join(',') : '';
+}
+
+function selectorString(o: JsonObject): string {
+  const ml = get(o, 'spec.selector.matchLabels');
+  if (!ml || typeof ml !== 'object') return '';
+  return Object.entries(ml as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${str(v) ?? ''}`)
+    .join(',');
+}
+
+function podReady(o: JsonObject): string {
+  const cs = get(o, 'spec.containers');
+  const st = get(o, 'status.containerStatuses');
+  const total = Array.isArray(cs) ? cs.length : 0;
+  const ready = Array.isArray(st) ? st.filter((s) => (s as JsonObject).ready === true).length : 0;
+  return `${ready}/${total}`;
+}
+
+function podRestarts(o: JsonObject): number {
+  const st = get(o, 'status.containerStatuses');
+  return Array.isArray(st) ? st.reduce((n: number, s) => n + Number((s as JsonObject).restartCount ?? 0), 0) : 0;
+}
+
+function servicePorts(o: JsonObject): string {
+  const ps = get(o, 'spec.ports');
+  if (!Array.isArray(ps) || ps.length === 0) return '<none>';
+  return ps.map((p) => `${str((p as JsonObject).port) ?? ''}/${str((p as JsonObject).protocol) ?? 'TCP'}`).join(',');
+}
+
+/** Field selectors a built-in kind accepts beyond metadata.name and metadata.namespace. */
+const FIELD_SELECTORS: Record<string, readonly string[]> = {
+  '/pods': [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  '/events': [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  'events.k8s.io/events': [
+    'regarding.kind',
+    'regarding.namespace',
+    'regarding.name',
+    'regarding.uid',
+    'regarding.apiVersion',
+    'regarding.resourceVersion',
+    'regarding.fieldPath',
+    'reason',
+    'reportingController',
+    'type',
+  ],
+  '/secrets': ['type'],
+  '/namespaces': ['status.phase'],
+  'apps/replicasets': ['status.replicas'],
+  'batch/jobs': ['status.successful'],
+};
+
+function fieldValue(obj: JsonObject, field: string): string | undefined {
+  if (field === 'source') return str(get(obj, 'source.component'));
+  if (field === 'spec.hostNetwork') return String(get(obj, 'spec.hostNetwork') === true);
+  const v = get(obj, field);
+  return v === undefined ? '' : str(v);
+}
+
+interface Def {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  short?: string[];
+  cats?: string[];
+  cluster?: boolean;
+  status?: boolean;
+  verbs?: readonly string[];
+  name?: NameRule;
+  columns?: TableColumn[];
+  virtual?: boolean;
+}
+
+const DEFS: Def[] = [
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    short: ['ns'],
+    cluster: true,
+    status: true,
+    name: 'label',
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    columns: [col('Status', 'string', (o) => get(o, 'status.phase') ?? 'Active'), AGE],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    short: ['cm'],
+    columns: [col('Data', 'string', (o) => count(o.data) + count(o.binaryData)), AGE],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Secret',
+    plural: 'secrets',
+    columns: [col('Type', 'string', (o) => o.type ?? 'Opaque'), col('Data', 'string', (o) => count(o.data)), AGE],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    short: ['svc'],
+    cats: ['all'],
+    status: true,
+    name: 'label',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    columns: [
+      col('Type', 'string', (o) => get(o, 'spec.type') ?? 'ClusterIP'),
+      col('Cluster-IP', 'string', (o) => get(o, 'spec.clusterIP') ?? '<none>'),
+      col('External-IP', 'string', (o) => (get(o, 'spec.externalIPs') as string[] | undefined)?.join(',') ?? '<none>'),
+      col('Port(s)', 'string', servicePorts),
+      AGE,
+      col('Selector', 'string', (o) => selectorOfService(o), 1),
+    ],
+  },
+  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', short: ['sa'] },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    short: ['po'],
+    cats: ['all'],
+    status: true,
+    columns: [
+      col('Ready', 'string', podReady),
+      col('Status', 'string', (o) => get(o, 'status.phase') ?? 'Pending'),
+      col('Restarts', 'string', podRestarts),
+      AGE,
+      col('IP', 'string', (o) => get(o, 'status.podIP') ?? '<none>', 1),
+      col('Node', 'string', (o) => get(o, 'spec.nodeName') ?? '<none>', 1),
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    short: ['ev'],
+    columns: [
+      col('Type', 'string', (o) => o.type ?? ''),
+      col('Reason', 'string', (o) => o.reason ?? ''),
+      col('Object', 'string', (o) => `${str(get(o, 'involvedObject.kind'))?.toLowerCase() ?? ''}/${str(get(o, 'involvedObject.name')) ?? ''}`),
+      col('Message', 'string', (o) => o.message ?? ''),
+      AGE,
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'PersistentVolumeClaim',
+    plural: 'persistentvolumeclaims',
+    short: ['pvc'],
+    status: true,
+    columns: [
+      col('Status', 'string', (o) => get(o, 'status.phase') ?? 'Pending'),
+      col('Volume', 'string', (o) => get(o, 'spec.volumeName') ?? ''),
+      AGE,
+    ],
+  },
+  { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', short: ['ep'] },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    short: ['deploy'],
+    cats: ['all'],
+    status: true,
+    columns: [
+      col('Ready', 'string', readyOf),
+      col('Up-to-date', 'integer', (o) => Number(get(o, 'status.updatedReplicas') ?? 0)),
+      col('Available', 'integer', (o) => Number(get(o, 'status.availableReplicas') ?? 0)),
+      AGE,
+      col('Containers', 'string', (o) => images(o, 'name'), 1),
+      col('Images', 'string', (o) => images(o, 'image'), 1),
+      col('Selector', 'string', selectorString, 1),
+    ],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    short: ['sts'],
+    cats: ['all'],
+    status: true,
+    columns: [col('Ready', 'string', readyOf), AGE],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    short: ['rs'],
+    cats: ['all'],
+    status: true,
+    columns: [
+      col('Desired', 'integer', (o) => Number(get(o, 'spec.replicas') ?? 0)),
+      col('Current', 'integer', (o) => Number(get(o, 'status.replicas') ?? 0)),
+      col('Ready', 'integer', (o) => Number(get(o, 'status.readyReplicas') ?? 0)),
+      AGE,
+    ],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    short: ['ds'],
+    cats: ['all'],
+    status: true,
+    columns: [
+      col('Desired', 'integer', (o) => Number(get(o, 'status.desiredNumberScheduled') ?? 0)),
+      col('Current', 'integer', (o) => Number(get(o, 'status.currentNumberScheduled') ?? 0)),
+      col('Ready', 'integer', (o) => Number(get(o, 'status.numberReady') ?? 0)),
+      AGE,
+    ],
+  },
+  {
+    group: 'batch',
+    version: 'v1',
+    kind: 'Job',
+    plural: 'jobs',
+    cats: ['all'],
+    status: true,
+    columns: [
+      col('Status', 'string', (o) => (Number(get(o, 'status.succeeded') ?? 0) > 0 ? 'Complete' : 'Running')),
+      col('Completions', 'string', (o) => `${Number(get(o, 'status.succeeded') ?? 0)}/${Number(get(o, 'spec.completions') ?? 1)}`),
+      AGE,
+    ],
+  },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    short: ['ing'],
+    status: true,
+    columns: [col('Class', 'string', (o) => get(o, 'spec.ingressClassName') ?? '<none>'), AGE],
+  },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    columns: [col('Holder', 'string', (o) => get(o, 'spec.holderIdentity') ?? ''), AGE],
+  },
+  { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', short: ['ev'] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', name: 'path' },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', cluster: true, name: 'path' },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', name: 'path' },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    cluster: true,
+    name: 'path',
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectAccessReview',
+    plural: 'selfsubjectaccessreviews',
+    cluster: true,
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectRulesReview',
+    plural: 'selfsubjectrulesreviews',
+    cluster: true,
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    short: ['crd', 'crds'],
+    cats: ['api-extensions'],
+    cluster: true,
+    status: true,
+    columns: [col('Created At', 'date', (o) => get(o, 'metadata.creationTimestamp'))],
+  },
+];
+
+function selectorOfService(o: JsonObject): string {
+  const s = get(o, 'spec.selector');
+  if (!s || typeof s !== 'object') return '<none>';
+  return Object.entries(s as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${str(v) ?? ''}`)
+    .join(',');
+}
+
+const EMPTY_SCHEMA: PatchSchema = { listInfo: () => undefined };
+
+/** The built-in resources; `schemaOf` gives the strategic-merge/apply schema of a kind. */
+export function builtinResources(
+  schemaOf: ((group: string, version: string, kind: string) => PatchSchema) | undefined,
+): ResourceType[] {
+  return DEFS.map((d) => {
+    const key = `${d.group}/${d.plural}`;
+    const selectable = FIELD_SELECTORS[key] ?? [];
+    return {
+      group: d.group,
+      preferredVersion: d.version,
+      versions: [
+        {
+          name: d.version,
+          served: true,
+          storage: true,
+          statusSubresource: d.status === true,
+          patchSchema: schemaOf ? schemaOf(d.group, d.version, d.kind) : EMPTY_SCHEMA,
+          selectableFields: selectable,
+          fieldValue,
+        },
+      ],
+      kind: d.kind,
+      listKind: `${d.kind}List`,
+      plural: d.plural,
+      singular: d.kind.toLowerCase(),
+      shortNames: d.short ?? [],
+      categories: d.cats ?? [],
+      namespaced: d.cluster !== true,
+      verbs: d.verbs ?? ALL_VERBS,
+      nameRule: d.name ?? 'subdomain',
+      virtual: d.virtual === true,
+      columns: d.columns ?? [AGE],
+      strategicMerge: true,
+    } satisfies ResourceType;
+  });
+}

@@ -1,0 +1,349 @@
+import type { JsonObject } from '../types.js';
+import { isObject, metaOf, rfc3339 } from './json.js';
+import type { ObjectService, WriteContext } from './object-service.js';
+import type { CompiledCrd, Peers } from './peers.js';
+import type { ResourceRegistry } from './registry.js';
+import type { ResourceType } from './resource-type.js';
+import { storageKey } from './resource-type.js';
+import type { Store, StoreEvent } from './store.js';
+
+const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+const SYSTEM: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, fieldManager: 'kube-apiserver' };
+
+/** Turns a compiled CRD into a served resource. */
+export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: boolean): ResourceType {
+  return {
+    group: c.group,
+    preferredVersion: c.versions.find((v) => v.served)?.name ?? c.storageVersion,
+    versions: c.versions.map((v) => {
+      const rv: ResourceType['versions'][number] = {
+        name: v.name,
+        served: v.served,
+        storage: v.name === c.storageVersion,
+        statusSubresource: v.statusSubresource,
+        admit: (o, mode) => v.admit(o, mode),
+        patchSchema: v.patchSchema,
+        selectableFields: v.selectableFields,
+        fieldValue: (o, f) => v.fieldValue(o, f),
+        printerColumns: v.printerColumns,
+      };
+      if (conversionWebhook && v.name !== c.storageVersion) {
+        rv.conversionError = `conversion webhook for ${c.group}/${c.storageVersion}, Kind=${c.names.kind} failed: the conversion webhook of this CRD cannot be called by the in-memory API server`;
+      }
+      return rv;
+    }),
+    kind: c.names.kind,
+    listKind: c.names.listKind,
+    plural: c.names.plural,
+    singular: c.names.singular,
+    shortNames: c.names.shortNames,
+    categories: c.names.categories,
+    namespaced: c.scope === 'Namespaced',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    nameRule: 'subdomain',
+    crdName,
+    strategicMerge: false,
+  };
+}
+
+/**
+ * The server's own controllers: CRD serving and status, namespace termination, and garbage
+ * collection by owner references. Resource registration is synchronous (a CRD's resources are
+ * served at once); every write is deferred to a macrotask so watch events keep commit order.
+ */
+export class Controllers {
+  private readonly unsubscribe: () => void;
+  private readonly queue = new Map<string, () => void>();
+  private scheduled: NodeJS.Immediate | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly registry: ResourceRegistry,
+    private readonly service: ObjectService,
+    private readonly peers: Peers,
+  ) {
+    this.unsubscribe = store.onChange((ev) => this.onEvent(ev));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.unsubscribe();
+    if (this.scheduled) clearImmediate(this.scheduled);
+  }
+
+  private enqueue(key: string, fn: () => void): void {
+    if (this.disposed) return;
+    this.queue.set(key, fn);
+    this.scheduled ??= setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = undefined;
+    const jobs = [...this.queue.values()];
+    this.queue.clear();
+    for (const j of jobs) {
+      try {
+        j();
+      } catch {
+        // a controller step that fails (e.g. a conflict) is retried on the next event
+      }
+    }
+  }
+
+  private onEvent(ev: StoreEvent): void {
+    if (ev.resource === CRD_KEY) this.onCrd(ev);
+    const obj = JSON.parse(ev.json) as JsonObject;
+    const meta = metaOf(obj);
+    if (ev.type === 'DELETED') {
+      this.enqueue(`gc-owner/${String(meta.uid)}`, () => this.collectDependents(String(meta.uid)));
+      if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
+      const rt = this.registry.byStorageKey(ev.resource);
+      if (rt?.crdName) {
+        const crdName = rt.crdName;
+        this.enqueue(`crd/${crdName}`, () => this.reconcileCrd(crdName));
+      }
+    } else if (meta.deletionTimestamp !== undefined) {
+      const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
+      if (ev.resource === '/namespaces') this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
+      if (fins.includes('orphan') || fins.includes('foregroundDeletion')) {
+        this.enqueue(`gc-fin/${ev.resource}/${ev.namespace}/${ev.name}`, () => this.ownerFinalizers(ev.resource, ev.namespace, ev.name));
+      }
+    }
+    // a dependent that goes away can unblock a foreground deletion of its owners
+    if ((ev.type === 'DELETED' || meta.deletionTimestamp !== undefined) && Array.isArray(meta.ownerReferences)) {
+      for (const ref of meta.ownerReferences as JsonObject[]) {
+        const uid = String(ref.uid);
+        this.enqueue(`gc-fg/${uid}`, () => this.retryForeground(uid));
+      }
+    }
+  }
+
+  // ---- CRDs ----
+
+  private onCrd(ev: StoreEvent): void {
+    const crd = JSON.parse(ev.json) as JsonObject;
+    const name = ev.name;
+    if (ev.type === 'DELETED') {
+      this.unserve(crd);
+      return;
+    }
+    const compiled = this.compile(crd);
+    if (compiled && metaOf(crd).deletionTimestamp === undefined) {
+      const spec = isObject(crd.spec) ? crd.spec : {};
+      const webhook = isObject(spec.conversion) && spec.conversion.strategy === 'Webhook';
+      const prev = ev.prevJson ? this.compile(JSON.parse(ev.prevJson) as JsonObject) : undefined;
+      if (prev && (prev.group !== compiled.group || prev.names.plural !== compiled.names.plural)) this.registry.remove(prev.group, prev.names.plural);
+      this.registry.add(crdResource(name, compiled, webhook));
+    }
+    this.enqueue(`crd/${name}`, () => this.reconcileCrd(name));
+  }
+
+  private compile(crd: JsonObject): CompiledCrd | undefined {
+    try {
+      return this.peers.crd?.compileCrd(crd);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private unserve(crd: JsonObject): void {
+    const c = this.compile(crd);
+    const spec = isObject(crd.spec) ? crd.spec : {};
+    const group = c?.group ?? String(spec.group ?? '');
+    const plural = c?.names.plural ?? String((isObject(spec.names) ? spec.names.plural : '') ?? '');
+    const rt = this.registry.byStorageKey(`${group}/${plural}`);
+    if (rt?.crdName === metaOf(crd).name) {
+      this.registry.remove(group, plural);
+      this.store.dropResource(`${group}/${plural}`);
+    }
+  }
+
+  private crdType(): { rt: ResourceType; version: ResourceType['versions'][number] } {
+    const r = this.registry.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+    return { rt: r.rt, version: r.version };
+  }
+
+  private reconcileCrd(name: string): void {
+    const crd = this.store.get(CRD_KEY, '', name);
+    if (!crd) return;
+    const { rt, version } = this.crdType();
+    const meta = metaOf(crd);
+    const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
+    const compiled = this.compile(crd);
+    if (meta.deletionTimestamp !== undefined) {
+      if (!fins.includes(CRD_FINALIZER)) return;
+      const served = compiled ? this.registry.byStorageKey(`${compiled.group}/${compiled.names.plural}`) : undefined;
+      if (served && served.crdName === name) {
+        const sv = served.versions.find((v) => v.storage) ?? served.versions[0]!;
+        const left = this.store.list(storageKey(served));
+        for (const o of left) {
+          const m = metaOf(o);
+          if (m.deletionTimestamp === undefined) this.service.delete(served, sv, String(m.namespace ?? ''), String(m.name), {}, SYSTEM);
+        }
+        if (this.store.count(storageKey(served)) > 0) return;
+      }
+      meta.finalizers = fins.filter((f) => f !== CRD_FINALIZER);
+      this.service.commitUpdate(rt, version, this.store.get(CRD_KEY, '', name)!, crd, SYSTEM, undefined, 'track');
+      return;
+    }
+    if (!compiled) return;
+    if (!fins.includes(CRD_FINALIZER)) {
+      meta.finalizers = [...fins, CRD_FINALIZER];
+      this.service.commitUpdate(rt, version, this.store.get(CRD_KEY, '', name)!, crd, SYSTEM, undefined, 'track');
+    }
+    const fresh = this.store.get(CRD_KEY, '', name)!;
+    const status = isObject(fresh.status) ? { ...fresh.status } : {};
+    const conds = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]) : [];
+    const now = rfc3339(new Date());
+    const want = [
+      { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+      { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+    ];
+    const nextConds = want.map((w) => {
+      const old = conds.find((c) => c.type === w.type);
+      return old && old.status === w.status && old.reason === w.reason ? old : { ...w, lastTransitionTime: now };
+    });
+    const n = compiled.names;
+    const accepted: JsonObject = { plural: n.plural, singular: n.singular, kind: n.kind, listKind: n.listKind };
+    if (n.shortNames.length) accepted.shortNames = n.shortNames;
+    if (n.categories.length) accepted.categories = n.categories;
+    const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+    const next = {
+      ...fresh,
+      status: {
+        ...status,
+        conditions: nextConds,
+        acceptedNames: accepted,
+        storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion],
+      },
+    };
+    this.service.commitUpdate(rt, version, fresh, next, SYSTEM, 'status', 'track');
+  }
+
+  // ---- namespaces ----
+
+  private terminateNamespace(name: string): void {
+    const ns = this.store.get('/namespaces', '', name);
+    if (!ns || metaOf(ns).deletionTimestamp === undefined) return;
+    let remaining = 0;
+    for (const rt of this.registry.all()) {
+      if (!rt.namespaced || rt.virtual) continue;
+      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+      for (const o of this.store.list(storageKey(rt), name)) {
+        remaining++;
+        const m = metaOf(o);
+        if (m.deletionTimestamp === undefined) this.service.delete(rt, sv, name, String(m.name), {}, SYSTEM);
+      }
+    }
+    if (remaining > 0) {
+      // objects deleted now leave with DELETED events that re-run this; finalizers keep the rest
+      return;
+    }
+    const m = metaOf(ns);
+    const fins = Array.isArray(m.finalizers) ? m.finalizers : [];
+    if (fins.length > 0) return;
+    const nsType = this.registry.resolve('', 'v1', 'namespaces')!;
+    this.service.finishDeletion(nsType.rt, '', name);
+  }
+
+  // ---- garbage collection ----
+
+  private dependentsOf(uid: string): { rt: ResourceType; obj: JsonObject }[] {
+    const out: { rt: ResourceType; obj: JsonObject }[] = [];
+    for (const rt of this.registry.all()) {
+      if (rt.virtual) continue;
+      for (const e of this.store.listJson(storageKey(rt))) {
+        if (!e.json.includes(uid)) continue;
+        const o = JSON.parse(e.json) as JsonObject;
+        const refs = metaOf(o).ownerReferences;
+        if (Array.isArray(refs) && refs.some((r) => isObject(r) && r.uid === uid)) out.push({ rt, obj: o });
+      }
+    }
+    return out;
+  }
+
+  private ownerExists(uid: string): boolean {
+    for (const rt of this.registry.all()) {
+      for (const e of this.store.listJson(storageKey(rt))) {
+        if (e.json.includes(`"uid":"${uid}"`) && metaOf(JSON.parse(e.json) as JsonObject).uid === uid) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Background deletion: an owner is gone, delete dependents with no other living owner. */
+  private collectDependents(uid: string): void {
+    if (this.ownerExists(uid)) return;
+    for (const { rt, obj } of this.dependentsOf(uid)) {
+      const m = metaOf(obj);
+      if (m.deletionTimestamp !== undefined) continue;
+      const refs = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
+      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+      const ns = String(m.namespace ?? '');
+      if (refs.some((r) => this.ownerExists(String(r.uid)))) {
+        m.ownerReferences = refs;
+        this.service.commitUpdate(rt, sv, this.store.get(storageKey(rt), rt.namespaced ? ns : '', String(m.name))!, obj, SYSTEM, undefined, 'track');
+      } else {
+        this.service.delete(rt, sv, ns, String(m.name), { propagationPolicy: 'Background' }, SYSTEM);
+      }
+    }
+  }
+
+  private ownerFinalizers(resource: string, namespace: string, name: string): void {
+    const rt = this.registry.byStorageKey(resource);
+    const owner = this.store.get(resource, namespace, name);
+    if (!rt || !owner) return;
+    const om = metaOf(owner);
+    const uid = String(om.uid);
+    const fins = Array.isArray(om.finalizers) ? (om.finalizers as string[]) : [];
+    const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+    const deps = this.dependentsOf(uid);
+    let remove: string | undefined;
+    if (fins.includes('orphan')) {
+      for (const { rt: drt, obj } of deps) {
+        const m = metaOf(obj);
+        m.ownerReferences = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
+        if ((m.ownerReferences as JsonObject[]).length === 0) delete m.ownerReferences;
+        const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0]!;
+        const ns = drt.namespaced ? String(m.namespace) : '';
+        this.service.commitUpdate(drt, dsv, this.store.get(storageKey(drt), ns, String(m.name))!, obj, SYSTEM, undefined, 'track');
+      }
+      remove = 'orphan';
+    } else if (fins.includes('foregroundDeletion')) {
+      let blocking = 0;
+      for (const { rt: drt, obj } of deps) {
+        const m = metaOf(obj);
+        const ref = (m.ownerReferences as JsonObject[]).find((r) => r.uid === uid);
+        if (ref?.blockOwnerDeletion === true) blocking++;
+        if (m.deletionTimestamp === undefined) {
+          const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0]!;
+          this.service.delete(drt, dsv, String(m.namespace ?? ''), String(m.name), { propagationPolicy: 'Foreground' }, SYSTEM);
+        }
+      }
+      if (blocking > 0) return;
+      remove = 'foregroundDeletion';
+    }
+    if (!remove) return;
+    const fresh = this.store.get(resource, namespace, name);
+    if (!fresh) return;
+    const fm = metaOf(fresh);
+    const next = { ...fresh, metadata: { ...fm, finalizers: (fm.finalizers as string[]).filter((f) => f !== remove) } };
+    this.service.commitUpdate(rt, sv, fresh, next, SYSTEM, undefined, 'track');
+  }
+
+  private retryForeground(uid: string): void {
+    for (const rt of this.registry.all()) {
+      for (const e of this.store.listJson(storageKey(rt))) {
+        if (!e.json.includes(uid)) continue;
+        const o = JSON.parse(e.json) as JsonObject;
+        const m = metaOf(o);
+        if (m.uid !== uid || m.deletionTimestamp === undefined) continue;
+        const fins = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+        if (fins.includes('foregroundDeletion')) this.ownerFinalizers(storageKey(rt), rt.namespaced ? String(m.namespace) : '', String(m.name));
+        return;
+      }
+    }
+  }
+}

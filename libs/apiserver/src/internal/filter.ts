@@ -1,0 +1,59 @@
+import type { JsonObject } from '../types.js';
+import { errors } from './errors.js';
+import { isObject } from './json.js';
+import type { Peers } from './peers.js';
+import { need } from './peers.js';
+import type { ResourceType, ResourceVersion } from './resource-type.js';
+
+/** A predicate over objects built from label and field selectors. */
+export type ObjectFilter = (obj: JsonObject) => boolean;
+
+/** Builds the filter of `labelSelector` and `fieldSelector`; undefined when both are empty. 400 on bad input. */
+export function buildFilter(
+  rt: ResourceType,
+  version: ResourceVersion,
+  peers: Peers,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+): ObjectFilter | undefined {
+  const preds: ObjectFilter[] = [];
+  if (labelSelector !== undefined && labelSelector.trim() !== '') {
+    const sel = need(peers.selectors, 'selectors');
+    const parsed = sel.parseLabelSelector(labelSelector);
+    preds.push((o) => sel.matchesLabels(parsed, labelsOf(o)));
+  }
+  if (fieldSelector !== undefined && fieldSelector.trim() !== '') {
+    const reqs = need(peers.selectors, 'selectors').parseFieldSelector(fieldSelector);
+    for (const r of reqs) {
+      const f = r.field;
+      let get: (o: JsonObject) => string | undefined;
+      if (f === 'metadata.name') get = (o) => strField(o, 'name');
+      else if (f === 'metadata.namespace') get = (o) => strField(o, 'namespace') ?? '';
+      else if (version.selectableFields.includes(f) && version.fieldValue) {
+        const fv = version.fieldValue;
+        get = (o) => fv(o, f);
+      } else {
+        throw errors.badRequest(`field label not supported: ${f}`);
+      }
+      const want = r.value;
+      preds.push(r.op === '=' ? (o) => (get(o) ?? '') === want : (o) => (get(o) ?? '') !== want);
+    }
+  }
+  void rt;
+  if (preds.length === 0) return undefined;
+  if (preds.length === 1) return preds[0];
+  return (o) => preds.every((p) => p(o));
+}
+
+function labelsOf(o: JsonObject): Record<string, string> | undefined {
+  const m = o.metadata;
+  if (!isObject(m) || !isObject(m.labels)) return undefined;
+  return m.labels as Record<string, string>;
+}
+
+function strField(o: JsonObject, k: string): string | undefined {
+  const m = o.metadata;
+  if (!isObject(m)) return undefined;
+  const v = m[k];
+  return typeof v === 'string' ? v : undefined;
+}

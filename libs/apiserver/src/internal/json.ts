@@ -1,0 +1,53 @@
+import type { JsonObject } from '../types.js';
+
+/** Whether a value is a plain JSON object. */
+export function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Deep equality of JSON values, ignoring key order. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a).filter((k) => (a as JsonObject)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as JsonObject)[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!deepEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+  return true;
+}
+
+/** A deep copy of a JSON value. */
+export function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/** The metadata object of an object (created when missing or not an object). */
+export function metaOf(obj: JsonObject): JsonObject {
+  let m = obj.metadata;
+  if (!isObject(m)) {
+    m = {};
+    obj.metadata = m;
+  }
+  return m as JsonObject;
+}
+
+/** A dotted path's value (`status.phase`). */
+export function pathValue(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const p of path.split('.')) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}
+
+/** RFC 3339 time with second precision, as Kubernetes writes timestamps. */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,301 @@
+import type { ServerResponse } from 'node:http';
+import type { JsonObject } from '../types.js';
+import { ApiError, errors } from './errors.js';
+import type { ObjectFilter } from './filter.js';
+import { metaOf } from './json.js';
+import type { Peers } from './peers.js';
+import type { ResourceType, ResourceVersion } from './resource-type.js';
+import { apiVersionOf, storageKey } from './resource-type.js';
+import type { Store } from './store.js';
+import type { IncludeObject } from './table.js';
+import { builtinTable } from './table.js';
+import type { WatchHub, Watcher } from './watch-hub.js';
+import { eventLine } from './watch-hub.js';
+
+/** Query parameters of list and watch. */
+export interface ListParams {
+  resourceVersion: string | undefined;
+  resourceVersionMatch: string | undefined;
+  limit: number | undefined;
+  continueToken: string | undefined;
+  filter: ObjectFilter | undefined;
+  namespace: string | undefined;
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: t.rv, start: t.start })).toString('base64url');
+}
+
+function decodeContinue(s: string): ContinueToken {
+  try {
+    const o = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { rv?: unknown; start?: unknown };
+    if (typeof o.rv !== 'number' || typeof o.start !== 'string') throw new Error('bad token');
+    return { rv: o.rv, start: o.start };
+  } catch {
+    throw errors.badRequest('continue key is not valid: invalid continue token');
+  }
+}
+
+function parseRv(s: string): number {
+  if (!/^\d+$/.test(s)) {
+    throw new ApiError(400, 'BadRequest', `Invalid value: ${JSON.stringify(s)}: resourceVersion must be a non-negative integer`);
+  }
+  return Number(s);
+}
+
+function tooOld(rv: number, oldest: number): ApiError {
+  return errors.gone(`too old resource version: ${rv} (${oldest})`);
+}
+
+/** A page of list results: serialized items and list metadata. */
+export interface ListPage {
+  items: string[];
+  rv: number;
+  continueToken: string | undefined;
+  remaining: number | undefined;
+}
+
+/** Lists one resource with resourceVersion semantics, selectors and paging. */
+export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPage {
+  const key = storageKey(rt);
+  let rv = store.currentRv;
+  let start = '';
+  let entries: { key: string; json: string }[] | undefined;
+  if (p.continueToken) {
+    if (p.resourceVersion !== undefined && p.resourceVersion !== '' && p.resourceVersion !== '0') {
+      throw errors.badRequest('specifying resource version is not allowed when using continue');
+    }
+    const t = decodeContinue(p.continueToken);
+    rv = t.rv;
+    start = t.start;
+    entries = store.listJsonAt(key, rv, p.namespace);
+    if (!entries) {
+      throw errors.gone(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      );
+    }
+  } else if (p.resourceVersionMatch !== undefined && p.resourceVersionMatch !== '') {
+    if (p.resourceVersion === undefined || p.resourceVersion === '') {
+      throw errors.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    }
+    const want = parseRv(p.resourceVersion);
+    if (p.resourceVersionMatch === 'Exact') {
+      if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+      entries = store.listJsonAt(key, want, p.namespace);
+      if (!entries) throw tooOld(want, store.oldestRv);
+      rv = want;
+    } else if (p.resourceVersionMatch === 'NotOlderThan') {
+      if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+    } else {
+      throw errors.badRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(p.resourceVersionMatch)}: supported values: "Exact", "NotOlderThan"`);
+    }
+  } else if (p.resourceVersion !== undefined && p.resourceVersion !== '' && p.resourceVersion !== '0') {
+    // a plain resourceVersion means "not older than"
+    const want = parseRv(p.resourceVersion);
+    if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+  }
+  entries ??= store.listJson(key, p.namespace);
+  const items: string[] = [];
+  let i = 0;
+  if (start) {
+    // entries are sorted by key; skip to the first after `start`
+    let lo = 0;
+    let hi = entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (entries[mid]!.key <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    i = lo;
+  }
+  const limit = p.limit !== undefined && p.limit > 0 ? p.limit : Infinity;
+  let last = '';
+  for (; i < entries.length && items.length < limit; i++) {
+    const e = entries[i]!;
+    if (p.filter && !p.filter(JSON.parse(e.json) as JsonObject)) continue;
+    items.push(e.json);
+    last = e.key;
+  }
+  let continueToken: string | undefined;
+  let remaining: number | undefined;
+  if (items.length >= limit) {
+    // is there any further match?
+    let more = false;
+    let count = 0;
+    for (let j = i; j < entries.length; j++) {
+      if (p.filter && !p.filter(JSON.parse(entries[j]!.json) as JsonObject)) continue;
+      more = true;
+      count++;
+      if (p.filter) break;
+    }
+    if (more) {
+      continueToken = encodeContinue({ rv, start: last });
+      if (!p.filter) remaining = count;
+    }
+  }
+  return { items, rv, continueToken, remaining };
+}
+
+function rewriteApiVersion(json: string, apiVersion: string): string {
+  const o = JSON.parse(json) as JsonObject;
+  o.apiVersion = apiVersion;
+  return JSON.stringify(o);
+}
+
+/** Serializes a list response without re-serializing stored objects. */
+export function listBody(rt: ResourceType, version: ResourceVersion, page: ListPage): string {
+  const meta: JsonObject = { resourceVersion: String(page.rv) };
+  if (page.continueToken) meta.continue = page.continueToken;
+  if (page.remaining !== undefined) meta.remainingItemCount = page.remaining;
+  const av = apiVersionOf(rt.group, version.name);
+  if (version.conversionError !== undefined && page.items.length > 0) throw errors.internal(version.conversionError);
+  const items = version.storage ? page.items : page.items.map((j) => rewriteApiVersion(j, av));
+  return `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(av)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
+}
+
+/** A Table response for a list or a single object. */
+export function tableBody(
+  rt: ResourceType,
+  version: ResourceVersion,
+  peers: Peers,
+  objects: JsonObject[],
+  include: IncludeObject,
+  rv: string | undefined,
+  continueToken?: string,
+): JsonObject {
+  let table: JsonObject;
+  if (rt.crdName !== undefined && peers.crd) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
+  else table = builtinTable(rt, objects, include);
+  const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
+  if (rv !== undefined) meta.resourceVersion = rv;
+  if (continueToken) meta.continue = continueToken;
+  table.metadata = meta;
+  table.kind = 'Table';
+  table.apiVersion = 'meta.k8s.io/v1';
+  return table;
+}
+
+/** Parameters of a watch. */
+export interface WatchParams extends ListParams {
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+  timeoutSeconds: number | undefined;
+}
+
+/** Starts a watch stream on `res`; returns once set up (the stream stays open). */
+export function startWatch(
+  store: Store,
+  hub: WatchHub,
+  rt: ResourceType,
+  version: ResourceVersion,
+  p: WatchParams,
+  res: ServerResponse,
+  bookmarkIntervalMs: number,
+): void {
+  if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
+  const key = storageKey(rt);
+  const rvParam = p.resourceVersion ?? '';
+  const initial = p.sendInitialEvents;
+  if (initial !== undefined) {
+    if (p.resourceVersionMatch !== 'NotOlderThan') {
+      throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
+        { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' },
+      ]);
+    }
+    if (initial && !p.allowWatchBookmarks) {
+      throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
+        { reason: 'FieldValueForbidden', field: 'allowWatchBookmarks', message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true' },
+      ]);
+    }
+  } else if (p.resourceVersionMatch !== undefined && p.resourceVersionMatch !== '') {
+    throw errors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  const av = version.storage ? undefined : apiVersionOf(rt.group, version.name);
+  let replay: { type: string; json: string }[] = [];
+  let startRv: number;
+  let expired: ApiError | undefined;
+  const sendState = initial === true || (initial === undefined && (rvParam === '' || rvParam === '0'));
+  if (sendState) {
+    startRv = store.currentRv;
+    for (const e of store.listJson(key, p.namespace)) {
+      if (p.filter && !p.filter(JSON.parse(e.json) as JsonObject)) continue;
+      replay.push({ type: 'ADDED', json: av ? rewriteApiVersion(e.json, av) : e.json });
+    }
+  } else {
+    startRv = rvParam === '' || rvParam === '0' ? store.currentRv : parseRv(rvParam);
+    if (startRv > store.currentRv) startRv = store.currentRv;
+    const evs = store.eventsSince(key, startRv);
+    if (!evs) expired = tooOld(startRv, store.oldestRv);
+    else replay = [];
+  }
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+  const sink = {
+    write: (line: string) => res.write(line),
+    get buffered() {
+      return res.writableLength;
+    },
+    end: () => {
+      res.end();
+    },
+  };
+  if (expired) {
+    res.write(eventLine('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: expired.message, reason: 'Expired', code: 410 }));
+    res.end();
+    return;
+  }
+  const w: Watcher = {
+    resource: key,
+    namespace: p.namespace,
+    filter: p.filter,
+    apiVersion: av,
+    sink,
+    lastRv: startRv,
+    closed: false,
+    pending: undefined,
+  };
+  for (const r of replay) sink.write(eventLine(r.type, r.json));
+  if (!sendState) for (const ev of store.eventsSince(key, startRv) ?? []) hub.deliver(w, ev);
+  if (initial === true) {
+    hub.send(w, bookmarkLine(rt, version, store.currentRv, true));
+  }
+  hub.add(w);
+  const timers: NodeJS.Timeout[] = [];
+  if (p.allowWatchBookmarks) {
+    const t = setInterval(() => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false)), bookmarkIntervalMs);
+    t.unref();
+    timers.push(t);
+  }
+  if (p.timeoutSeconds !== undefined && p.timeoutSeconds > 0) {
+    const t = setTimeout(() => hub.close(w), p.timeoutSeconds * 1000);
+    t.unref();
+    timers.push(t);
+  }
+  w.onClose = () => {
+    for (const t of timers) clearTimeout(t);
+  };
+  const onGone = (): void => hub.close(w);
+  res.on('close', onGone);
+  res.on('error', onGone);
+}
+
+function bookmarkLine(rt: ResourceType, version: ResourceVersion, rv: number, initialEnd: boolean): string {
+  const meta: JsonObject = { resourceVersion: String(rv) };
+  if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return eventLine('BOOKMARK', { kind: rt.kind, apiVersion: apiVersionOf(rt.group, version.name), metadata: meta });
+}
+
+/** The metadata.resourceVersion of an object (for table metadata). */
+export function rvOf(obj: JsonObject): string | undefined {
+  const v = metaOf(obj).resourceVersion;
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type { StatusCause } from '../types.js';
+import type { NameRule } from './resource-type.js';
+
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** A random 5-character suffix from Kubernetes' alphabet (no vowels, no look-alike digits). */
+export function randomSuffix(): string {
+  const bytes = randomBytes(5);
+  let s = '';
+  for (const b of bytes) s += ALPHABET[b % ALPHABET.length];
+  return s;
+}
+
+/** The name a generateName produces (prefix cut so the result fits 63 characters). */
+export function generatedName(prefix: string): string {
+  const max = 63 - 5;
+  return (prefix.length > max ? prefix.slice(0, max) : prefix) + randomSuffix();
+}
+
+/** Validates a name by the kind's rule; returns causes worded as kube-apiserver does. */
+export function validateName(name: string, rule: NameRule, field = 'metadata.name'): StatusCause[] {
+  const invalid = (msg: string): StatusCause[] => [
+    { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(name)}: ${msg}` },
+  ];
+  if (rule === 'path') {
+    if (name === '.' || name === '..') return invalid(`may not be '${name}'`);
+    if (name.includes('/')) return invalid(`may not contain '/'`);
+    if (name.includes('%')) return invalid(`may not contain '%'`);
+    return [];
+  }
+  if (rule === 'label') {
+    if (name.length > 63) return invalid('must be no more than 63 characters');
+    if (!LABEL.test(name))
+      return invalid(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      );
+    return [];
+  }
+  if (name.length > 253) return invalid('must be no more than 253 characters');
+  if (!SUBDOMAIN.test(name))
+    return invalid(
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    );
+  return [];
+}
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function validateKey(k: string, field: string): StatusCause[] {
+  const parts = k.split('/');
+  const bad = (m: string): StatusCause[] => [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${m}` }];
+  if (parts.length > 2) return bad("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+  const [prefix, nm] = parts.length === 2 ? [parts[0]!, parts[1]!] : ['', parts[0]!];
+  if (parts.length === 2 && (prefix.length === 0 || prefix.length > 253 || !SUBDOMAIN.test(prefix)))
+    return bad('prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\'');
+  if (nm.length === 0 || nm.length > 63 || !QUALIFIED_NAME.test(nm))
+    return bad("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+  return [];
+}
+
+/** Validates metadata.labels (keys and values) and annotation keys. */
+export function validateLabelsAndAnnotations(meta: Record<string, unknown>): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const which of ['labels', 'annotations'] as const) {
+    const m = meta[which];
+    if (m === undefined || m === null) continue;
+    if (typeof m !== 'object' || Array.isArray(m)) {
+      causes.push({ reason: 'FieldValueInvalid', field: `metadata.${which}`, message: 'Invalid value: must be an object' });
+      continue;
+    }
+    for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
+      causes.push(...validateKey(k, `metadata.${which}`));
+      if (typeof v !== 'string') {
+        causes.push({ reason: 'FieldValueInvalid', field: `metadata.${which}.${k}`, message: 'Invalid value: must be a string' });
+      } else if (which === 'labels' && (v.length > 63 || !LABEL_VALUE.test(v))) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `metadata.labels`,
+          message: `Invalid value: ${JSON.stringify(v)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+        });
+      }
+    }
+  }
+  return causes;
+}

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonObject } from '../types.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
+import { errors } from './errors.js';
+import type { HandlerDeps } from './resource-handler.js';
+import { sendJson } from './resource-handler.js';
+import type { CompiledCrd } from './peers.js';
+
+const AGGREGATED = /as=APIGroupDiscoveryList/;
+
+function compiledCrds(deps: HandlerDeps): CompiledCrd[] {
+  const crd = deps.peers.crd;
+  if (!crd) return [];
+  const out: CompiledCrd[] = [];
+  for (const o of deps.store.list('apiextensions.k8s.io/customresourcedefinitions')) {
+    try {
+      out.push(crd.compileCrd(o));
+    } catch {
+      // an uncompilable CRD is not served and has no schema
+    }
+  }
+  return out;
+}
+
+function openApiV2(deps: HandlerDeps): JsonObject {
+  if (deps.peers.crd) return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, definitions: {} };
+}
+
+function gvPaths(deps: HandlerDeps): string[] {
+  const out: string[] = [];
+  for (const g of deps.registry.groups()) for (const v of g.versions) out.push(g.name === '' ? `api/${v}` : `apis/${g.name}/${v}`);
+  return out;
+}
+
+function minimalV3(): JsonObject {
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, components: { schemas: {} } };
+}
+
+/** Serves discovery, OpenAPI, version and health endpoints. */
+export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string, hostPort: string): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed();
+  const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  const accept = req.headers.accept ?? '';
+  if (/^\/(healthz|livez|readyz)(\/.*)?$/.test(p)) {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+    return;
+  }
+  if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
+  if ((p === '/api' || p === '/apis') && AGGREGATED.test(accept)) {
+    const v = /v=v2beta1/.test(accept) && !/v=v2;/.test(accept) ? 'v2beta1' : 'v2';
+    const body = JSON.stringify(aggregatedDiscovery(deps.registry, p === '/api', `apidiscovery.k8s.io/${v}`));
+    res.writeHead(200, {
+      'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`,
+      'Content-Length': Buffer.byteLength(body),
+    });
+    res.end(body);
+    return;
+  }
+  if (p === '/api') return sendJson(res, 200, apiVersions(hostPort));
+  if (p === '/apis') return sendJson(res, 200, apiGroupList(deps.registry));
+  let m = /^\/api\/([^/]+)$/.exec(p);
+  if (m) {
+    const list = apiResourceList(deps.registry, '', m[1]!);
+    if (list) return sendJson(res, 200, list);
+    throw errors.notFound({ group: '', resource: '' });
+  }
+  m = /^\/apis\/([^/]+)$/.exec(p);
+  if (m) {
+    const g = apiGroup(deps.registry, m[1]!);
+    if (g) return sendJson(res, 200, g);
+    throw errors.notFound({ group: '', resource: '' });
+  }
+  m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(p);
+  if (m) {
+    const list = apiResourceList(deps.registry, m[1]!, m[2]!);
+    if (list) return sendJson(res, 200, list);
+    throw errors.notFound({ group: '', resource: '' });
+  }
+  if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
+  if (p === '/openapi/v3') {
+    const paths: Record<string, JsonObject> = {};
+    const built = deps.peers.crd?.buildOpenApiV3(compiledCrds(deps));
+    for (const gv of gvPaths(deps)) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(gv, deps)}` };
+    if (built) for (const [k, v] of Object.entries(built.paths)) paths[k] = v;
+    return sendJson(res, 200, { paths });
+  }
+  m = /^\/openapi\/v3\/(.+)$/.exec(p);
+  if (m) {
+    const gv = m[1]!;
+    const built = deps.peers.crd?.buildOpenApiV3(compiledCrds(deps));
+    const doc = built?.document(gv);
+    if (doc) return sendJson(res, 200, doc);
+    if (gvPaths(deps).includes(gv)) return sendJson(res, 200, minimalV3());
+    throw errors.notFound({ group: '', resource: '' });
+  }
+  const notFound = errors.notFound({ group: '', resource: '' });
+  throw Object.assign(notFound, { message: 'the server could not find the requested resource' });
+}
+
+function hashOf(gv: string, deps: HandlerDeps): string {
+  return `${deps.store.currentRv.toString(16)}${gv.length.toString(16)}`.toUpperCase();
+}

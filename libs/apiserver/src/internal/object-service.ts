@@ -1,0 +1,507 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../types.js';
+import { ApiError, errors } from './errors.js';
+import { clone, deepEqual, isObject, metaOf, rfc3339 } from './json.js';
+import { generatedName, validateLabelsAndAnnotations, validateName } from './names.js';
+import type { Peers } from './peers.js';
+import { need } from './peers.js';
+import type { ResourceRegistry } from './registry.js';
+import type { ResourceType, ResourceVersion } from './resource-type.js';
+import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
+import type { Store } from './store.js';
+
+/** Who is writing and how. */
+export interface WriteContext {
+  user: { name: string; groups: string[] };
+  /** `dryRun=All`: validate and answer, store nothing. */
+  dryRun?: boolean;
+  /** Field manager for managedFields; required for apply. */
+  fieldManager?: string;
+}
+
+/** The patch content types the server accepts. */
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+/** Delete options (body of a DELETE or query parameters). */
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  gracePeriodSeconds?: number;
+}
+
+/** The result of a delete: the object's last state and whether it is gone (or only marked). */
+export interface DeleteResult {
+  object: JsonObject;
+  deleted: boolean;
+}
+
+const SERVER_META = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink'];
+const TERMINATING_PROTECTED = new Set(['/namespaces']);
+
+/**
+ * The Kubernetes semantics of reads and writes over the {@link Store}: metadata, validation,
+ * generation, status subresource, optimistic concurrency, finalizers, patches, managedFields and
+ * dry run. The HTTP layer calls it, and so can in-process controllers (the internal client).
+ */
+export class ObjectService {
+  constructor(
+    private readonly store: Store,
+    private readonly registry: ResourceRegistry,
+    private readonly peers: Peers,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** The stored object of a resource, presented at `version`; 404 when missing. */
+  get(rt: ResourceType, version: ResourceVersion, namespace: string, name: string): JsonObject {
+    const obj = this.store.get(storageKey(rt), namespace, name);
+    if (!obj) throw errors.notFound({ group: rt.group, resource: rt.plural, name });
+    return this.present(rt, version, obj);
+  }
+
+  /** Rewrites a stored object for a served version (no conversion: apiVersion only). */
+  present(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
+    if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
+    if (!version.storage) obj.apiVersion = apiVersionOf(rt.group, version.name);
+    return obj;
+  }
+
+  private now(): string {
+    return rfc3339(this.clock());
+  }
+
+  private ref(rt: ResourceType, name?: string): { group: string; resource: string; name?: string; kind: string } {
+    return name === undefined ? { group: rt.group, resource: rt.plural, kind: rt.kind } : { group: rt.group, resource: rt.plural, kind: rt.kind, name };
+  }
+
+  /** Checks that a namespace exists and accepts new objects. */
+  private checkNamespace(rt: ResourceType, namespace: string): void {
+    if (!rt.namespaced) return;
+    const ns = this.store.get('/namespaces', '', namespace);
+    if (!ns) throw errors.notFound({ group: '', resource: 'namespaces', name: namespace });
+    if (isObject(ns.metadata) && ns.metadata.deletionTimestamp !== undefined) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `${rt.plural}${rt.group ? '.' + rt.group : ''} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        { group: rt.group, kind: rt.plural, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+      );
+    }
+  }
+
+  private checkKind(rt: ResourceType, version: ResourceVersion, body: JsonObject): void {
+    const want = apiVersionOf(rt.group, version.name);
+    if (body.apiVersion !== undefined && body.apiVersion !== want) {
+      throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+    }
+    if (body.kind !== undefined && body.kind !== rt.kind) {
+      throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${rt.kind})`);
+    }
+  }
+
+  /** Creates an object (POST). */
+  create(rt: ResourceType, version: ResourceVersion, namespace: string, body: JsonObject, ctx: WriteContext, managed?: ManagedFieldsEntry[]): JsonObject {
+    if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
+    this.checkKind(rt, version, body);
+    const obj = clone(body);
+    const meta = metaOf(obj);
+    const bodyNs = meta.namespace;
+    if (rt.namespaced) {
+      if (bodyNs !== undefined && bodyNs !== '' && bodyNs !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    } else delete meta.namespace;
+    if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') {
+      throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    }
+    let name = typeof meta.name === 'string' ? meta.name : '';
+    if (!name) {
+      if (typeof meta.generateName === 'string' && meta.generateName !== '') {
+        const causes = validateName(meta.generateName.replace(/-$/, '') || 'x', rt.nameRule, 'metadata.generateName');
+        if (causes.length) throw errors.invalid(this.ref(rt, ''), causes);
+        name = generatedName(meta.generateName);
+        for (let i = 0; i < 8 && this.store.getJson(storageKey(rt), namespace, name) !== undefined; i++) name = generatedName(meta.generateName);
+      } else {
+        throw errors.invalid(this.ref(rt, ''), [
+          { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+        ]);
+      }
+      meta.name = name;
+    }
+    const nameCauses = validateName(name, rt.nameRule);
+    if (nameCauses.length) throw errors.invalid(this.ref(rt, name), nameCauses);
+    this.checkNamespace(rt, namespace);
+    if (this.store.getJson(storageKey(rt), rt.namespaced ? namespace : '', name) !== undefined) {
+      throw errors.alreadyExists(this.ref(rt, name));
+    }
+    for (const k of SERVER_META) if (k !== 'managedFields') delete meta[k];
+    obj.apiVersion = apiVersionOf(rt.group, storageVersion(rt).name);
+    obj.kind = rt.kind;
+    if (version.statusSubresource) delete obj.status;
+    this.defaultsOnCreate(rt, obj);
+    const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta)];
+    if (version.admit) causes.push(...version.admit(obj, 'create'));
+    if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition') {
+      causes.push(...need(this.peers.crd, 'crd').validateCrd(obj));
+    }
+    if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = this.now();
+    meta.generation = 1;
+    const now = this.now();
+    if (managed) meta.managedFields = managed;
+    else {
+      delete meta.managedFields;
+      this.track(rt, version, undefined, obj, ctx, undefined, now);
+    }
+    if (ctx.dryRun) return this.present(rt, version, obj);
+    const rv = this.store.nextRv();
+    meta.resourceVersion = String(rv);
+    this.store.put(storageKey(rt), rt.namespaced ? namespace : '', name, JSON.stringify(obj), rv);
+    return this.present(rt, version, obj);
+  }
+
+  private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
+    const meta = metaOf(obj);
+    if (rt.group === '' && rt.plural === 'namespaces') {
+      obj.spec = { finalizers: ['kubernetes'] };
+      obj.status = { phase: 'Active' };
+      const labels = isObject(meta.labels) ? meta.labels : {};
+      labels['kubernetes.io/metadata.name'] = meta.name;
+      meta.labels = labels;
+    } else if (rt.group === '' && rt.plural === 'pods') {
+      obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    }
+  }
+
+  private track(
+    rt: ResourceType,
+    version: ResourceVersion,
+    before: JsonObject | undefined,
+    after: JsonObject,
+    ctx: WriteContext,
+    subresource: string | undefined,
+    now: string,
+  ): void {
+    const patch = this.peers.patch;
+    if (!patch) return;
+    const manager = ctx.fieldManager ?? 'unknown';
+    const meta = metaOf(after);
+    if (before && isObject(before.metadata) && before.metadata.managedFields !== undefined) meta.managedFields = before.metadata.managedFields;
+    const args: Parameters<typeof patch.trackUpdate>[0] = {
+      before,
+      after,
+      manager,
+      apiVersion: apiVersionOf(rt.group, version.name),
+      now,
+      schema: version.patchSchema,
+    };
+    if (subresource !== undefined) args.subresource = subresource;
+    const entries = patch.trackUpdate(args);
+    if (entries.length) meta.managedFields = entries;
+    else delete meta.managedFields;
+  }
+
+  /** Replaces an object (PUT), on the main resource or the status subresource. */
+  update(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    name: string,
+    body: JsonObject,
+    ctx: WriteContext,
+    subresource?: string,
+  ): JsonObject {
+    if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
+    this.checkKind(rt, version, body);
+    const meta = metaOf(body);
+    if (meta.name !== undefined && meta.name !== name) {
+      throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    }
+    if (rt.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const key = rt.namespaced ? namespace : '';
+    const old = this.store.get(storageKey(rt), key, name);
+    if (!old) throw errors.notFound(this.ref(rt, name));
+    return this.commitUpdate(rt, version, old, clone(body), ctx, subresource, 'track');
+  }
+
+  /** Patches an object; apply creates it when missing. */
+  patch(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patchBody: unknown,
+    ctx: WriteContext & { force?: boolean },
+    subresource?: string,
+  ): JsonObject {
+    const patchMod = need(this.peers.patch, 'patch');
+    const key = rt.namespaced ? namespace : '';
+    const stored = this.store.get(storageKey(rt), key, name);
+    if (type === 'apply') {
+      if (!ctx.fieldManager) throw errors.badRequest('PATCH requests with apply content type must specify fieldManager');
+      if (!isObject(patchBody)) throw errors.badRequest('the apply patch must be a YAML or JSON object');
+      this.checkKind(rt, version, patchBody);
+      if (patchBody.apiVersion === undefined || patchBody.kind === undefined) {
+        throw errors.badRequest('apiVersion and kind must be set in the applied object');
+      }
+      const applied = clone(patchBody);
+      const am = metaOf(applied);
+      if (am.name !== undefined && am.name !== name) {
+        throw errors.badRequest(`the name of the object (${String(am.name)}) does not match the name on the URL (${name})`);
+      }
+      const precondition = typeof am.resourceVersion === 'string' && am.resourceVersion !== '' ? am.resourceVersion : undefined;
+      for (const k of SERVER_META) delete am[k];
+      am.name = name;
+      if (rt.namespaced) am.namespace = namespace;
+      const now = this.now();
+      const presented = stored ? this.present(rt, version, clone(stored)) : undefined;
+      if (stored && precondition !== undefined && precondition !== (stored.metadata as JsonObject).resourceVersion) {
+        throw errors.modified(this.ref(rt, name));
+      }
+      const live = presented ? this.stripForPatch(presented) : undefined;
+      const args: Parameters<typeof patchMod.serverSideApply>[0] = {
+        live,
+        applied,
+        manager: ctx.fieldManager,
+        force: ctx.force === true,
+        apiVersion: apiVersionOf(rt.group, version.name),
+        now,
+        schema: version.patchSchema,
+      };
+      if (subresource !== undefined) args.subresource = subresource;
+      const result = patchMod.serverSideApply(args);
+      if (!stored) {
+        if (subresource !== undefined) throw errors.notFound(this.ref(rt, name));
+        const managed = (metaOf(result).managedFields ?? undefined) as ManagedFieldsEntry[] | undefined;
+        return this.create(rt, version, namespace, result, ctx, managed ?? []);
+      }
+      this.restoreServerMeta(result, stored);
+      return this.commitUpdate(rt, version, stored, result, ctx, subresource, 'preset');
+    }
+    if (!stored) throw errors.notFound(this.ref(rt, name));
+    const presented = this.present(rt, version, clone(stored));
+    let result: JsonObject;
+    if (type === 'json') result = patchMod.applyJsonPatch(presented, patchBody);
+    else if (type === 'merge') result = patchMod.applyMergePatch(presented, patchBody);
+    else {
+      if (!rt.strategicMerge) throw strategicUnsupported();
+      result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
+    }
+    if (!isObject(result)) throw errors.badRequest('the patch did not produce an object');
+    return this.commitUpdate(rt, version, stored, result, ctx, subresource, 'track');
+  }
+
+  private stripForPatch(obj: JsonObject): JsonObject {
+    const o = clone(obj);
+    const m = metaOf(o);
+    for (const k of SERVER_META) if (k !== 'managedFields') delete m[k];
+    return o;
+  }
+
+  private restoreServerMeta(obj: JsonObject, from: JsonObject): void {
+    const m = metaOf(obj);
+    const f = metaOf(from);
+    for (const k of SERVER_META) if (k !== 'managedFields' && f[k] !== undefined) m[k] = f[k];
+  }
+
+  /**
+   * The common end of update, patch and apply: server-owned metadata, preconditions, the status
+   * subresource, finalizer rules, admission, generation, managedFields, the no-op check, commit.
+   */
+  commitUpdate(
+    rt: ResourceType,
+    version: ResourceVersion,
+    old: JsonObject,
+    next: JsonObject,
+    ctx: WriteContext,
+    subresource: string | undefined,
+    managed: 'track' | 'preset',
+  ): JsonObject {
+    const om = metaOf(old);
+    const name = String(om.name);
+    const nm = metaOf(next);
+    if (typeof nm.uid === 'string' && nm.uid !== '' && nm.uid !== om.uid) {
+      throw errors.conflict(this.ref(rt, name), `Precondition failed: UID in precondition: ${nm.uid}, UID in object meta: ${String(om.uid)}`);
+    }
+    if (typeof nm.resourceVersion === 'string' && nm.resourceVersion !== '' && nm.resourceVersion !== om.resourceVersion) {
+      throw errors.modified(this.ref(rt, name));
+    }
+    let obj: JsonObject;
+    if (subresource === 'status') {
+      obj = clone(old);
+      if (next.status === undefined) delete obj.status;
+      else obj.status = next.status;
+      if (nm.managedFields !== undefined && managed === 'preset') metaOf(obj).managedFields = nm.managedFields;
+    } else {
+      obj = next;
+      if (version.statusSubresource) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = clone(old.status);
+      }
+    }
+    const m = metaOf(obj);
+    m.name = om.name;
+    if (rt.namespaced) m.namespace = om.namespace;
+    else delete m.namespace;
+    m.uid = om.uid;
+    m.creationTimestamp = om.creationTimestamp;
+    delete m.selfLink;
+    delete m.generateName;
+    if (om.generateName !== undefined) m.generateName = om.generateName;
+    obj.apiVersion = apiVersionOf(rt.group, storageVersion(rt).name);
+    obj.kind = rt.kind;
+    const causes: StatusCause[] = [];
+    if (om.deletionTimestamp !== undefined) {
+      m.deletionTimestamp = om.deletionTimestamp;
+      m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+      const before = new Set(Array.isArray(om.finalizers) ? (om.finalizers as string[]) : []);
+      const added = (Array.isArray(m.finalizers) ? (m.finalizers as string[]) : []).filter((f) => !before.has(f));
+      if (added.length) {
+        causes.push({
+          reason: 'FieldValueForbidden',
+          field: 'metadata.finalizers',
+          message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((a) => JSON.stringify(a)).join(', ')}}`,
+        });
+      }
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    if (rt.group === '' && rt.plural === 'namespaces') {
+      const labels = isObject(m.labels) ? m.labels : {};
+      labels['kubernetes.io/metadata.name'] = om.name;
+      m.labels = labels;
+    }
+    causes.push(...validateLabelsAndAnnotations(m));
+    if (version.admit) causes.push(...version.admit(obj, 'update'));
+    if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
+      causes.push(...need(this.peers.crd, 'crd').validateCrd(obj, old));
+    }
+    if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
+    const oldGen = typeof om.generation === 'number' ? om.generation : 1;
+    m.generation = specChanged(old, obj, version.statusSubresource) ? oldGen + 1 : oldGen;
+    const now = this.now();
+    if (managed === 'track') this.track(rt, version, old, obj, ctx, subresource, now);
+    m.resourceVersion = om.resourceVersion;
+    if (sameObject(old, obj)) return this.present(rt, version, old);
+    const finalizers = Array.isArray(m.finalizers) ? m.finalizers : [];
+    const k = rt.namespaced ? String(om.namespace) : '';
+    if (m.deletionTimestamp !== undefined && finalizers.length === 0) {
+      if (ctx.dryRun) return this.present(rt, version, obj);
+      const rv = this.store.nextRv();
+      m.resourceVersion = String(rv);
+      this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
+      return this.present(rt, version, obj);
+    }
+    if (ctx.dryRun) return this.present(rt, version, obj);
+    const rv = this.store.nextRv();
+    m.resourceVersion = String(rv);
+    this.store.put(storageKey(rt), k, name, JSON.stringify(obj), rv);
+    return this.present(rt, version, obj);
+  }
+
+  /** Deletes an object: marks it when it has finalizers, removes it otherwise. */
+  delete(rt: ResourceType, version: ResourceVersion, namespace: string, name: string, opts: DeleteOptions, ctx: WriteContext): DeleteResult {
+    const k = rt.namespaced ? namespace : '';
+    const old = this.store.get(storageKey(rt), k, name);
+    if (!old) throw errors.notFound(this.ref(rt, name));
+    const om = metaOf(old);
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== om.uid) {
+      throw errors.conflict(this.ref(rt, name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(om.uid)}`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om.resourceVersion) {
+      throw errors.conflict(
+        this.ref(rt, name),
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
+      );
+    }
+    const obj = clone(old);
+    const m = metaOf(obj);
+    const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
+    const policy = opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
+    if (m.deletionTimestamp === undefined) {
+      if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+      if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+    }
+    const isNamespace = rt.group === '' && rt.plural === 'namespaces';
+    const isCrd = rt.crdName === undefined && rt.group === 'apiextensions.k8s.io';
+    const spec = isObject(obj.spec) ? obj.spec : undefined;
+    const specFinalizers = isNamespace && Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
+    if (finalizers.length > 0 || specFinalizers.length > 0 || isNamespace || isCrd) {
+      if (m.deletionTimestamp !== undefined) {
+        if (finalizers.length === (Array.isArray(m.finalizers) ? m.finalizers.length : 0)) return { object: this.present(rt, version, old), deleted: false };
+      } else {
+        m.deletionTimestamp = this.now();
+        m.deletionGracePeriodSeconds = 0;
+        m.generation = (typeof m.generation === 'number' ? m.generation : 1) + 1;
+      }
+      if (finalizers.length) m.finalizers = finalizers;
+      if (isNamespace) obj.status = { ...(isObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
+      if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: false };
+      const rv = this.store.nextRv();
+      m.resourceVersion = String(rv);
+      this.store.put(storageKey(rt), k, name, JSON.stringify(obj), rv);
+      return { object: this.present(rt, version, obj), deleted: false };
+    }
+    if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: true };
+    const rv = this.store.nextRv();
+    m.resourceVersion = String(rv);
+    this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
+    return { object: this.present(rt, version, obj), deleted: true };
+  }
+
+  /** Removes an object that is marked for deletion and has no finalizers left (controllers). */
+  finishDeletion(rt: ResourceType, namespace: string, name: string): void {
+    const k = rt.namespaced ? namespace : '';
+    const obj = this.store.get(storageKey(rt), k, name);
+    if (!obj) return;
+    const rv = this.store.nextRv();
+    metaOf(obj).resourceVersion = String(rv);
+    this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
+  }
+
+  /** The registry this service writes through. */
+  get resources(): ResourceRegistry {
+    return this.registry;
+  }
+}
+
+function strategicUnsupported(): ApiError {
+  return new ApiError(
+    415,
+    'UnsupportedMediaType',
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+  );
+}
+
+function withoutMeta(obj: JsonObject, dropStatus: boolean): JsonObject {
+  const o: JsonObject = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'metadata' || k === 'apiVersion' || k === 'kind' || (dropStatus && k === 'status')) continue;
+    o[k] = v;
+  }
+  return o;
+}
+
+function specChanged(old: JsonObject, next: JsonObject, hasStatus: boolean): boolean {
+  return !deepEqual(withoutMeta(old, hasStatus), withoutMeta(next, hasStatus));
+}
+
+function stripTimes(mf: unknown): unknown {
+  return Array.isArray(mf) ? mf.map((e) => (isObject(e) ? { ...e, time: undefined } : e)) : mf;
+}
+
+/** Equal apart from managedFields timestamps (a write that changes nothing). */
+function sameObject(a: JsonObject, b: JsonObject): boolean {
+  const am = metaOf(a);
+  const bm = metaOf(b);
+  const { managedFields: amf, ...arest } = am;
+  const { managedFields: bmf, ...brest } = bm;
+  if (!deepEqual({ ...a, metadata: arest }, { ...b, metadata: brest })) return false;
+  return deepEqual(stripTimes(amf), stripTimes(bmf));
+}

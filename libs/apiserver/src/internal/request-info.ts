@@ -1,0 +1,96 @@
+/** What a request path addresses. */
+export interface ResourceRequestInfo {
+  isResource: true;
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  resource: string;
+  name: string | undefined;
+  subresource: string | undefined;
+  /** Legacy `/watch/` path prefix. */
+  watchPath: boolean;
+  verb: string;
+}
+
+/** A path outside the resource API (discovery, health, openapi). */
+export interface NonResourceRequestInfo {
+  isResource: false;
+  path: string;
+  verb: string;
+}
+
+export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+/** Parses a request path as kube-apiserver's RequestInfoFactory does. */
+export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
+  const parts = pathname.split('/').filter((p) => p !== '').map((p) => safeDecode(p));
+  const nonResource = (): NonResourceRequestInfo => ({ isResource: false, path: pathname, verb: method.toLowerCase() });
+  let rest: string[];
+  let group: string;
+  let version: string;
+  if (parts[0] === 'api') {
+    if (parts.length < 3) return nonResource();
+    group = '';
+    version = parts[1]!;
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis') {
+    if (parts.length < 4) return nonResource();
+    group = parts[1]!;
+    version = parts[2]!;
+    rest = parts.slice(3);
+  } else return nonResource();
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1];
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+    else {
+      // /namespaces/{name}[/status]: the namespace object itself
+      rest = ['namespaces', ...rest.slice(1)];
+      namespace = undefined;
+    }
+  }
+  const resource = rest[0] ?? '';
+  const name = rest[1];
+  const subresource = rest[2];
+  if (rest.length > 3 || resource === '') return nonResource();
+  let verb: string;
+  switch (method) {
+    case 'GET':
+    case 'HEAD': {
+      const w = query.get('watch');
+      const watching = watchPath || w === 'true' || w === '1';
+      verb = watching ? 'watch' : name === undefined ? 'list' : 'get';
+      break;
+    }
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name === undefined ? 'deletecollection' : 'delete';
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  return { isResource: true, group, version, namespace, resource, name, subresource, watchPath, verb };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,282 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonObject } from '../types.js';
+import { mediaType, parseBody, readBody } from './body.js';
+import { errors } from './errors.js';
+import { buildFilter } from './filter.js';
+import { isObject, metaOf } from './json.js';
+import type { ListParams, WatchParams } from './list-watch.js';
+import { listBody, listPage, rvOf, startWatch, tableBody } from './list-watch.js';
+import type { DeleteOptions, ObjectService, PatchType, WriteContext } from './object-service.js';
+import type { Peers } from './peers.js';
+import type { ResourceRegistry } from './registry.js';
+import type { ResourceType, ResourceVersion } from './resource-type.js';
+import type { ResourceRequestInfo } from './request-info.js';
+import type { Store } from './store.js';
+import type { IncludeObject } from './table.js';
+import type { WatchHub } from './watch-hub.js';
+import { reviewAccess, reviewRules } from './access-review.js';
+import type { AuthUser } from './access-review.js';
+
+/** What the resource handler needs from the server. */
+export interface HandlerDeps {
+  store: Store;
+  registry: ResourceRegistry;
+  service: ObjectService;
+  hub: WatchHub;
+  peers: Peers;
+  bookmarkIntervalMs: number;
+  rbacEnabled: boolean;
+}
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+const BODY_TYPES = new Set(['', 'application/json', 'application/yaml', '*/*']);
+
+/** Writes a JSON answer. */
+export function sendJson(res: ServerResponse, status: number, body: JsonObject | string): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function wantsTable(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return /as=Table/.test(accept);
+}
+
+function includeObject(q: URLSearchParams): IncludeObject {
+  const v = q.get('includeObject');
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw errors.badRequest(`includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "None", "Metadata", "Object"`);
+}
+
+function dryRunOf(q: URLSearchParams, body?: JsonObject): boolean {
+  const vals = q.getAll('dryRun');
+  const fromBody = body && Array.isArray(body.dryRun) ? (body.dryRun as unknown[]) : [];
+  const all = [...vals, ...fromBody];
+  for (const v of all) if (v !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(v)}; the only supported value is "All"`);
+  return all.length > 0;
+}
+
+function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: boolean): string | undefined {
+  const fm = q.get('fieldManager');
+  if (fm !== null && fm !== '') {
+    if (fm.length > 128) throw errors.badRequest('fieldManager: Too long: may not be more than 128 bytes');
+    return fm;
+  }
+  if (required) return undefined;
+  const ua = req.headers['user-agent'] ?? '';
+  const prefix = ua.split('/')[0]?.trim() ?? '';
+  return prefix ? prefix.slice(0, 128) : 'unknown';
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
+  return Number(v);
+}
+
+function boolParam(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
+}
+
+/** Handles one request on a resource path. */
+export async function handleResource(
+  deps: HandlerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  user: AuthUser,
+): Promise<void> {
+  const resolved = deps.registry.resolve(info.group, info.version, info.resource);
+  if (!resolved) {
+    throw errors.notFound({ group: info.group, resource: info.resource, ...(info.name !== undefined ? {} : {}) });
+  }
+  const { rt, version } = resolved;
+  if (info.subresource !== undefined && (info.subresource !== 'status' || !version.statusSubresource)) {
+    throw errors.notFound({ group: info.group, resource: `${info.resource}/${info.subresource}` });
+  }
+  if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
+  if (!rt.verbs.includes(info.verb) && info.subresource === undefined) throw errors.methodNotAllowed();
+  if (rt.namespaced && info.namespace === undefined && !['list', 'watch'].includes(info.verb)) {
+    if (info.verb === 'create' || info.verb === 'deletecollection' || info.name !== undefined) {
+      throw errors.notFound({ group: info.group, resource: info.resource });
+    }
+  }
+  if (!rt.namespaced && info.namespace !== undefined) throw errors.notFound({ group: info.group, resource: info.resource });
+  const namespace = rt.namespaced ? (info.namespace ?? '') : '';
+  const ctxBase = { user: { name: user.name, groups: user.groups } };
+  switch (info.verb) {
+    case 'get': {
+      const obj = deps.service.get(rt, version, namespace, info.name!);
+      if (wantsTable(req)) return sendJson(res, 200, tableBody(rt, version, deps.peers, [obj], includeObject(query), rvOf(obj)));
+      return sendJson(res, 200, obj);
+    }
+    case 'list': {
+      const params = listParams(deps, rt, version, query, info.namespace);
+      const page = listPage(deps.store, rt, params);
+      if (wantsTable(req)) {
+        const objs = page.items.map((j) => deps.service.present(rt, version, JSON.parse(j) as JsonObject));
+        return sendJson(res, 200, tableBody(rt, version, deps.peers, objs, includeObject(query), String(page.rv), page.continueToken));
+      }
+      return sendJson(res, 200, listBody(rt, version, page));
+    }
+    case 'watch': {
+      const params: WatchParams = {
+        ...listParams(deps, rt, version, query, info.namespace),
+        allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') === true,
+        sendInitialEvents: boolParam(query, 'sendInitialEvents'),
+        timeoutSeconds: intParam(query, 'timeoutSeconds'),
+      };
+      if (info.name !== undefined) {
+        const byName = buildFilter(rt, version, deps.peers, undefined, `metadata.name=${info.name}`);
+        const prev = params.filter;
+        params.filter = prev ? (o) => byName!(o) && prev(o) : byName;
+      }
+      startWatch(deps.store, deps.hub, rt, version, params, res, deps.bookmarkIntervalMs);
+      return;
+    }
+    case 'create': {
+      const body = await objectBody(req);
+      const ctx: WriteContext = { ...ctxBase, dryRun: dryRunOf(query) };
+      const fm = fieldManagerOf(req, query, false);
+      if (fm !== undefined) ctx.fieldManager = fm;
+      if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
+      const obj = deps.service.create(rt, version, namespace, body, ctx);
+      return sendJson(res, 201, obj);
+    }
+    case 'update': {
+      const body = await objectBody(req);
+      const ctx: WriteContext = { ...ctxBase, dryRun: dryRunOf(query) };
+      const fm = fieldManagerOf(req, query, false);
+      if (fm !== undefined) ctx.fieldManager = fm;
+      const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
+      return sendJson(res, 200, obj);
+    }
+    case 'patch': {
+      const media = mediaType(req.headers['content-type']);
+      const type = PATCH_TYPES[media];
+      if (!type) {
+        const accepted = rt.strategicMerge
+          ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json'
+          : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+        throw Object.assign(errors.unsupportedMediaType(media), {
+          message: `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+        });
+      }
+      const buf = await readBody(req);
+      const patch = parseBody(buf, media);
+      const force = boolParam(query, 'force');
+      if (force !== undefined && type !== 'apply') throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
+      const ctx: WriteContext & { force?: boolean } = { ...ctxBase, dryRun: dryRunOf(query), force: force === true };
+      const fm = fieldManagerOf(req, query, type === 'apply');
+      if (fm !== undefined) ctx.fieldManager = fm;
+      const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
+      const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
+      return sendJson(res, existed ? 200 : 201, obj);
+    }
+    case 'delete': {
+      const opts = await deleteOptions(req, query);
+      const ctx: WriteContext = { ...ctxBase, dryRun: opts.dryRun };
+      const r = deps.service.delete(rt, version, namespace, info.name!, opts.options, ctx);
+      if (!r.deleted || rt.crdName !== undefined || rt.plural === 'pods') return sendJson(res, 200, r.object);
+      const m = metaOf(r.object);
+      return sendJson(res, 200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: m.name, group: rt.group, kind: rt.plural, uid: m.uid },
+      });
+    }
+    case 'deletecollection': {
+      const opts = await deleteOptions(req, query);
+      const params = listParams(deps, rt, version, query, info.namespace);
+      const page = listPage(deps.store, rt, { ...params, limit: undefined, continueToken: undefined });
+      const ctx: WriteContext = { ...ctxBase, dryRun: opts.dryRun };
+      const out: string[] = [];
+      for (const j of page.items) {
+        const o = JSON.parse(j) as JsonObject;
+        const m = metaOf(o);
+        try {
+          const r = deps.service.delete(rt, version, rt.namespaced ? String(m.namespace) : '', String(m.name), opts.options, ctx);
+          out.push(JSON.stringify(r.object));
+        } catch (e) {
+          if ((e as { status?: number }).status !== 404) throw e;
+        }
+      }
+      return sendJson(res, 200, listBody(rt, version, { items: out, rv: deps.store.currentRv, continueToken: undefined, remaining: undefined }));
+    }
+    default:
+      throw errors.methodNotAllowed();
+  }
+}
+
+function listParams(deps: HandlerDeps, rt: ResourceType, version: ResourceVersion, q: URLSearchParams, namespace: string | undefined): ListParams {
+  const limit = intParam(q, 'limit');
+  if (limit !== undefined && limit < 0) throw errors.badRequest('limit: Invalid value: must be >= 0');
+  return {
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+    limit,
+    continueToken: q.get('continue') || undefined,
+    filter: buildFilter(rt, version, deps.peers, q.get('labelSelector') ?? undefined, q.get('fieldSelector') ?? undefined),
+    namespace: rt.namespaced ? namespace : undefined,
+  };
+}
+
+async function objectBody(req: IncomingMessage): Promise<JsonObject> {
+  const media = mediaType(req.headers['content-type']);
+  if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
+  const buf = await readBody(req);
+  const body = parseBody(buf, media);
+  if (!isObject(body)) throw errors.badRequest('the body of the request must be a JSON or YAML object');
+  return body;
+}
+
+async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<{ options: DeleteOptions; dryRun: boolean }> {
+  const buf = await readBody(req);
+  let body: JsonObject = {};
+  if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
+    const media = mediaType(req.headers['content-type']);
+    if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
+    const parsed = parseBody(buf, media);
+    if (!isObject(parsed)) throw errors.badRequest('DeleteOptions must be an object');
+    body = parsed;
+  }
+  const options: DeleteOptions = {};
+  const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
+  if (policy !== undefined && policy !== null) {
+    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+      throw errors.badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    }
+    options.propagationPolicy = policy;
+  }
+  if (body.orphanDependents === true || q.get('orphanDependents') === 'true') options.propagationPolicy ??= 'Orphan';
+  if (isObject(body.preconditions)) {
+    const pre: { uid?: string; resourceVersion?: string } = {};
+    if (typeof body.preconditions.uid === 'string') pre.uid = body.preconditions.uid;
+    if (typeof body.preconditions.resourceVersion === 'string') pre.resourceVersion = body.preconditions.resourceVersion;
+    options.preconditions = pre;
+  }
+  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null) options.gracePeriodSeconds = Number(grace);
+  return { options, dryRun: dryRunOf(q, body) };
+}
+
+function virtualCreate(deps: HandlerDeps, rt: ResourceType, version: ResourceVersion, body: JsonObject, user: AuthUser): JsonObject {
+  if (rt.plural === 'selfsubjectaccessreviews') return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
+  return reviewRules(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
+}

@@ -1,0 +1,73 @@
+import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
+
+/** A column of Table output. */
+export interface TableColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  /** Computes the cell from an object (built-ins). */
+  value: (obj: JsonObject) => unknown;
+}
+
+/** One served version of a resource. */
+export interface ResourceVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  statusSubresource: boolean;
+  /** Schema admission of a custom resource (prune, default, validate); mutates obj. */
+  admit?: (obj: JsonObject, mode: 'create' | 'update') => StatusCause[];
+  patchSchema: PatchSchema;
+  /** Extra field selectors (beyond metadata.name/namespace) and how to read them. */
+  fieldValue?: (obj: JsonObject, field: string) => string | undefined;
+  selectableFields: readonly string[];
+  /** CRD printer columns (raw, for crd/ buildTable); undefined for built-ins. */
+  printerColumns?: unknown;
+  /** When set, reads of this (non-storage) version fail with this conversion error. */
+  conversionError?: string;
+}
+
+/** How names of a kind are validated. */
+export type NameRule = 'subdomain' | 'label' | 'path';
+
+/** A resource the server serves: one entry per group and plural. */
+export interface ResourceType {
+  group: string;
+  /** The preferred (first served) version. */
+  preferredVersion: string;
+  versions: ResourceVersion[];
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  verbs: readonly string[];
+  nameRule: NameRule;
+  /** Create-only virtual resources (access reviews): answered, never stored. */
+  virtual?: boolean;
+  /** Built-in Table columns after Name (CRDs use printer columns). */
+  columns?: readonly TableColumn[];
+  /** Set for resources served from a CRD: the CRD's name. */
+  crdName?: string;
+  /** Whether strategic merge patch is allowed (built-ins only). */
+  strategicMerge: boolean;
+}
+
+/** The storage key of a resource: `group/plural`. */
+export function storageKey(rt: Pick<ResourceType, 'group' | 'plural'>): string {
+  return `${rt.group}/${rt.plural}`;
+}
+
+/** `apiVersion` for a group and version (`v1` for core). */
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** The storage version's name. */
+export function storageVersion(rt: ResourceType): ResourceVersion {
+  return rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+}

@@ -1,0 +1,303 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, errors, toStatus } from './internal/errors.js';
+import type { ResolvedOptions, KubeApiServerOptions, ApiUser } from './options.js';
+import { resolveOptions } from './options.js';
+import { Store } from './internal/store.js';
+import { ResourceRegistry } from './internal/registry.js';
+import { builtinResources } from './internal/builtin-kinds.js';
+import { loadPeers } from './internal/peers.js';
+import type { Peers } from './internal/peers.js';
+import { ObjectService } from './internal/object-service.js';
+import { WatchHub } from './internal/watch-hub.js';
+import { generateTls } from './internal/tls.js';
+import type { TlsMaterial } from './internal/tls.js';
+import { parseRequestInfo } from './internal/request-info.js';
+import type { RequestInfo } from './internal/request-info.js';
+import { handleResource, sendJson } from './internal/resource-handler.js';
+import type { HandlerDeps } from './internal/resource-handler.js';
+import { handleNonResource } from './internal/non-resource.js';
+import { RequestAccounting } from './request-log.js';
+import { FaultInjector } from './faults.js';
+import { authorizeOrThrow } from './internal/access-review.js';
+import type { AuthUser } from './internal/access-review.js';
+import { Controllers } from './internal/controllers.js';
+import { InternalClient } from './internal/internal-client.js';
+
+/**
+ * An in-memory Kubernetes API server over HTTPS (or HTTP) that kubectl and client libraries accept.
+ *
+ * ```ts
+ * const server = await KubeApiServer.start();
+ * const kc = server.kubeConfig();
+ * // ... use any Kubernetes client
+ * await server.stop();
+ * ```
+ */
+export class KubeApiServer {
+  /** Request accounting: counts by user, verb and resource, and the request log. */
+  readonly requests: RequestAccounting;
+  /** Fault injection hooks for reliability tests. */
+  readonly faults: FaultInjector;
+
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly deps: HandlerDeps;
+  private readonly tokens: Map<string, Required<ApiUser>>;
+  private readonly controllers: Controllers;
+  private boundPort = 0;
+  private stopped = false;
+
+  private constructor(
+    private readonly opts: ResolvedOptions,
+    private readonly tlsMaterial: TlsMaterial | undefined,
+    peers: Peers,
+  ) {
+    const store = new Store(opts.historySize);
+    const registry = new ResourceRegistry();
+    for (const rt of builtinResources(peers.patch ? (g, v, k) => peers.patch!.builtinPatchSchema(g, v, k) : undefined)) registry.add(rt);
+    const service = new ObjectService(store, registry, peers);
+    const hub = new WatchHub(store, opts.maxWatchBufferBytes);
+    this.deps = { store, registry, service, hub, peers, bookmarkIntervalMs: opts.bookmarkIntervalMs, rbacEnabled: opts.rbac };
+    this.tokens = new Map(opts.users.map((u) => [u.token, u]));
+    this.requests = new RequestAccounting(opts.requestLogSize);
+    this.faults = new FaultInjector({
+      closeAllWatches: () => hub.closeAll(),
+      compact: () => store.compact(),
+      restart: () => this.restart(),
+    });
+    this.controllers = new Controllers(store, registry, service, peers);
+    const system = { user: { name: 'system:apiserver', groups: ['system:masters'] } };
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      service.create(registry.resolve('', 'v1', 'namespaces')!.rt, registry.resolve('', 'v1', 'namespaces')!.version, '', { metadata: { name: ns } }, { ...system, fieldManager: 'kube-apiserver' });
+    }
+    service.create(registry.resolve('', 'v1', 'serviceaccounts')!.rt, registry.resolve('', 'v1', 'serviceaccounts')!.version, 'default', { metadata: { name: 'default' } }, { ...system, fieldManager: 'kube-apiserver' });
+  }
+
+  /** Starts a server; resolves once it listens. */
+  static async start(options: KubeApiServerOptions = {}): Promise<KubeApiServer> {
+    const opts = resolveOptions(options);
+    const [tls, peers] = await Promise.all([opts.tls ? generateTls(opts.host === '127.0.0.1' ? [] : [opts.host]) : Promise.resolve(undefined), loadPeers()]);
+    const s = new KubeApiServer(opts, tls, peers);
+    await s.listen(opts.port);
+    return s;
+  }
+
+  /** The base URL, e.g. `https://127.0.0.1:40123`. */
+  get url(): string {
+    const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
+    return `${this.opts.tls ? 'https' : 'http'}://${host}:${this.boundPort}`;
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** The CA certificate (PEM) that signed the server certificate; undefined without TLS. */
+  get caPem(): string | undefined {
+    return this.tlsMaterial?.caPem;
+  }
+
+  /** The users the server accepts (the admin included). */
+  get users(): readonly Required<ApiUser>[] {
+    return this.opts.users;
+  }
+
+  /** The token of a user (the admin by default). */
+  tokenOf(user = 'admin'): string {
+    const u = this.opts.users.find((x) => x.name === user);
+    if (!u) throw new RangeError(`no user named ${user}`);
+    return u.token;
+  }
+
+  /** A @kubernetes/client-node KubeConfig for a user (the admin by default) with the CA data. */
+  kubeConfig(user = 'admin'): KubeConfig {
+    const token = this.tokenOf(user);
+    const kc = new KubeConfig();
+    const cluster: { name: string; server: string; caData?: string; skipTLSVerify: boolean } = {
+      name: 'tosdk',
+      server: this.url,
+      skipTLSVerify: false,
+    };
+    if (this.tlsMaterial) cluster.caData = Buffer.from(this.tlsMaterial.caPem).toString('base64');
+    kc.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: user, token }],
+      contexts: [{ name: `tosdk-${user}`, cluster: 'tosdk', user, namespace: 'default' }],
+      currentContext: `tosdk-${user}`,
+    });
+    return kc;
+  }
+
+  /** Writes a kubeconfig file for a user (the admin by default). */
+  async writeKubeconfig(path: string, user = 'admin'): Promise<void> {
+    await writeFile(path, this.kubeConfig(user).exportConfig(), { mode: 0o600 });
+  }
+
+  /** An in-process client over the storage semantics (for controllers and test tooling). */
+  internalClient(): InternalClient {
+    return new InternalClient(this.deps.store, this.deps.registry, this.deps.service);
+  }
+
+  /** Stops the server: ends watches, closes every connection and the listener. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.controllers.dispose();
+    this.deps.hub.dispose();
+    await this.closeListener();
+  }
+
+  /** Restarts the listener on the same port keeping all state; every connection is dropped. */
+  async restart(): Promise<void> {
+    if (this.stopped) throw new Error('the server is stopped');
+    this.deps.hub.closeAll();
+    await this.closeListener();
+    await this.listen(this.boundPort);
+  }
+
+  private async closeListener(): Promise<void> {
+    const srv = this.server;
+    if (!srv) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    srv.closeAllConnections?.();
+    await closed;
+  }
+
+  private async listen(port: number): Promise<void> {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      void this.handle(req, res);
+    };
+    const srv = this.tlsMaterial
+      ? createHttpsServer({ cert: this.tlsMaterial.certPem, key: this.tlsMaterial.keyPem, keepAlive: true }, handler)
+      : createHttpServer({ keepAlive: true }, handler);
+    srv.keepAliveTimeout = 60_000;
+    srv.headersTimeout = 65_000;
+    srv.requestTimeout = 0;
+    const onSocket = (s: Socket): void => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    };
+    srv.on(this.tlsMaterial ? 'secureConnection' : 'connection', onSocket);
+    srv.on('clientError', (_e, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(port, this.opts.host, () => {
+        srv.off('error', reject);
+        resolve();
+      });
+    });
+    this.boundPort = (srv.address() as AddressInfo).port;
+    this.server = srv;
+  }
+
+  private authenticate(req: IncomingMessage): AuthUser {
+    const h = req.headers.authorization;
+    if (h !== undefined) {
+      const m = /^Bearer\s+(.+)$/i.exec(h);
+      const u = m ? this.tokens.get(m[1]!.trim()) : undefined;
+      if (!u) throw errors.unauthorized();
+      return { name: u.name, groups: u.groups };
+    }
+    if (this.opts.authentication) throw errors.unauthorized();
+    return { name: 'system:anonymous', groups: ['system:unauthenticated', 'system:masters'] };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    let info: RequestInfo | undefined;
+    let user = 'system:anonymous';
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      url = new URL('http://localhost/');
+    }
+    try {
+      info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      const isHealth = !info.isResource && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
+      if (!isHealth) {
+        const u = this.authenticate(req);
+        user = u.name;
+        if (info.isResource) {
+          const latency = this.faults.latencyFor({ verb: info.verb, resource: info.resource, namespace: info.namespace, subresource: info.subresource });
+          if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+          const fault = this.faults.takeFailure({ verb: info.verb, resource: info.resource, namespace: info.namespace, subresource: info.subresource });
+          if (fault) {
+            const retry = fault.retryAfterSeconds ?? 1;
+            throw new ApiError(fault.code, reasonOf(fault.code), fault.message ?? `injected fault: ${fault.code}`, fault.code === 429 || fault.code === 503 ? { retryAfterSeconds: retry } : undefined);
+          }
+          if (this.opts.rbac) {
+            const attrs = { user: u.name, groups: u.groups, verb: info.verb, apiGroup: info.group, resource: info.resource } as Parameters<typeof authorizeOrThrow>[2];
+            if (info.subresource) attrs.subresource = info.subresource;
+            if (info.namespace) attrs.namespace = info.namespace;
+            if (info.name) attrs.name = info.name;
+            authorizeOrThrow(this.deps.store, this.deps.peers, attrs);
+          }
+          await handleResource(this.deps, req, res, info, url.searchParams, u);
+        } else {
+          await handleNonResource(this.deps, req, res, info.path, this.hostPort());
+        }
+      } else if (!info.isResource) {
+        await handleNonResource(this.deps, req, res, info.path, this.hostPort());
+      }
+    } catch (err) {
+      const st = toStatus(err);
+      if (!res.headersSent) {
+        if (st.retryAfter !== undefined) res.setHeader('Retry-After', String(st.retryAfter));
+        sendJson(res, st.status, st.body);
+      } else if (!res.writableEnded) res.end();
+      // drain what the client still sends so the connection can be reused
+      if (!req.complete) req.resume();
+    } finally {
+      this.record(req, res, info, user, started);
+    }
+  }
+
+  private hostPort(): string {
+    return `${this.opts.host}:${this.boundPort}`;
+  }
+
+  private record(req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, user: string, started: number): void {
+    const r = info?.isResource ? info : undefined;
+    this.requests.record({
+      time: started,
+      user,
+      verb: info?.verb ?? (req.method ?? '').toLowerCase(),
+      group: r?.group ?? '',
+      resource: r?.resource ?? '',
+      subresource: r?.subresource,
+      namespace: r?.namespace,
+      name: r?.name,
+      path: req.url ?? '',
+      code: res.statusCode,
+    });
+  }
+}
+
+function reasonOf(code: number): string {
+  switch (code) {
+    case 429:
+      return 'TooManyRequests';
+    case 409:
+      return 'Conflict';
+    case 404:
+      return 'NotFound';
+    case 403:
+      return 'Forbidden';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return code >= 500 ? 'InternalError' : 'BadRequest';
+  }
+}
