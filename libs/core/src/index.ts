@@ -15,3 +15,6 @@ export * from './util/logger.js';
 export * from './client/errors.js';
 export * from './client/types.js';
 export * from './client/kubernetes-client.js';
+export * from './operator/leader-election/leader-election-configuration.js';
+export * from './operator/leader-election/leader-election-errors.js';
+export * from './operator/leader-election/leader-elector.js';

@@ -1,0 +1,47 @@
+import type { KubernetesClient } from '../../../client/kubernetes-client.js';
+import type { AccessReviewResult } from '../../../client/types.js';
+import {
+  LeaderElectionPermissionCheckError,
+  LeaderElectionPermissionError,
+} from '../leader-election-errors.js';
+import type { LeaseVerb } from '../leader-election-errors.js';
+
+/** The client method the permission check uses. */
+export type AccessReviewClient = Pick<KubernetesClient, 'selfSubjectAccessReview'>;
+
+const VERBS: readonly LeaseVerb[] = ['get', 'create', 'update'];
+
+/**
+ * Asks the server (one SelfSubjectAccessReview per verb) whether this identity may get, create and
+ * update `leases.coordination.k8s.io` in `namespace`.
+ *
+ * @throws LeaderElectionPermissionError naming every denied verb.
+ * @throws LeaderElectionPermissionCheckError when a review could not be made.
+ */
+export async function checkLeasePermissions(
+  client: AccessReviewClient,
+  namespace: string,
+  leaseName: string,
+): Promise<void> {
+  let results: AccessReviewResult[];
+  try {
+    results = await Promise.all(
+      VERBS.map((verb) =>
+        client.selfSubjectAccessReview({ verb, group: 'coordination.k8s.io', resource: 'leases', namespace }),
+      ),
+    );
+  } catch (cause) {
+    throw new LeaderElectionPermissionCheckError(
+      `could not check the leader election permissions on leases.coordination.k8s.io in namespace ` +
+        `"${namespace}" (SelfSubjectAccessReview failed: ${(cause as Error)?.message ?? String(cause)})`,
+      cause,
+    );
+  }
+  const missing = VERBS.filter((_, i) => !results[i]?.allowed);
+  if (missing.length > 0) {
+    const reasons = results
+      .map((r) => r.reason || r.evaluationError)
+      .filter((r): r is string => typeof r === 'string' && r.length > 0);
+    throw new LeaderElectionPermissionError(missing, namespace, leaseName, [...new Set(reasons)]);
+  }
+}

@@ -1,0 +1,381 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import { systemClock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { noopLogger } from '../../util/logger.js';
+import { LeaderElectionStateError } from './leader-election-errors.js';
+import {
+  LEADER_ELECTION_JITTER_FACTOR,
+  leaderElectionConfiguration,
+} from './leader-election-configuration.js';
+import type {
+  LeaderElectionConfiguration,
+  ResolvedLeaderElectionConfiguration,
+} from './leader-election-configuration.js';
+import { LeaseLock, microTime, recordKey } from './internal/lease-lock.js';
+import type { LeaderElectionRecord, LeaseClient } from './internal/lease-lock.js';
+import { checkLeasePermissions } from './internal/lease-permissions.js';
+import type { AccessReviewClient } from './internal/lease-permissions.js';
+
+/** What the elector tells its owner (the operator) about leadership. */
+export interface LeaderCallbacks {
+  /** This instance became the leader: start processing events. */
+  onStartLeading(): void;
+  /** This instance is no longer the leader: stop processing events at once. */
+  onStopLeading(): void;
+  /** The lease holder changed (including to this instance). */
+  onNewLeader?(identity: string): void;
+}
+
+/** Options of {@link LeaderElector}. */
+export interface LeaderElectorOptions {
+  /** The clock of every wait and every expiry decision. Defaults to {@link systemClock}. */
+  clock?: Clock;
+  /** Where transitions and failures are logged. Defaults to no logging. */
+  logger?: Logger;
+  /** Ends the process when leadership is lost and `exitOnStopLeading` is on. Defaults to `process.exit`. */
+  exit?: (code: number) => void;
+  /** Source of the acquire jitter, in [0, 1). Defaults to `Math.random`. */
+  random?: () => number;
+  /** Whose current context namespace is the default lease namespace. Defaults to none. */
+  kubeConfig?: KubeConfig;
+}
+
+/** The client methods the elector uses; a `KubernetesClient` has them all. */
+export type LeaderElectorClient = LeaseClient & AccessReviewClient;
+
+/** The phases of a {@link LeaderElector}. */
+export type LeaderElectorPhase = 'Idle' | 'Candidate' | 'Leading' | 'Stopped';
+
+type AttemptOutcome = 'acquired' | 'held' | 'failed';
+
+/**
+ * Leader election on a `coordination.k8s.io/v1` Lease with client-go's `leaderelection` semantics.
+ *
+ * State machine (all transitions happen in {@link LeaderElector.step}, or in `stop()`):
+ *
+ * ```
+ * Idle ──run()──► Candidate ──lease absent, expired or released: create/update wins──► Leading
+ *   Candidate ──lease held by another, or the write lost a race (409)──► Candidate (retry after
+ *               retryPeriod x (1 + random x 1.2))
+ *   Leading ──renewed──► Leading (renew again after retryPeriod; deadline = renewal sent + renewDeadline)
+ *   Leading ──renewal failed, deadline ahead──► Leading (retry after retryPeriod)
+ *   Leading ──deadline passed, or the lease names another holder──► onStopLeading, then exit(1) when
+ *               exitOnStopLeading, else Candidate
+ *   any ──stop()──► Stopped (onStopLeading if leading; then the lease is released)
+ * ```
+ *
+ * Expiry is judged as client-go does, by the local time at which this instance last saw the record
+ * change, plus the record's `leaseDurationSeconds`; the server's timestamps are never compared with
+ * the local clock, so clock skew between machines does not matter. Every write is conditional on the
+ * resourceVersion last seen, so of two candidates only one can win. The leader stops leading
+ * `renewDeadlineMs` after it *sent* its last successful renewal, which is before any standby (which
+ * counts `leaseDurationMs` from when it saw that renewal) may take over: never two leaders at once.
+ */
+export class LeaderElector {
+  /** The resolved configuration. */
+  readonly configuration: ResolvedLeaderElectionConfiguration;
+  private readonly lock: LeaseLock;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly exit: (code: number) => void;
+  private readonly random: () => number;
+  private phase: LeaderElectorPhase = 'Idle';
+  /** Bumped on every change of phase; the result of an attempt begun in an older epoch is ignored. */
+  private epoch = 0;
+  private callbacks: LeaderCallbacks | undefined;
+  private observed: LeaderElectionRecord | undefined;
+  private observedKey = '';
+  private observedAt = 0;
+  private leadingUntil = 0;
+  private reportedLeader: string | undefined;
+  private attemptTimer: TimerHandle | undefined;
+  private deadlineTimer: TimerHandle | undefined;
+  private inFlight: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+
+  /**
+   * @throws InvalidLeaderElectionConfigurationError when the configuration is not valid.
+   */
+  constructor(
+    configuration: LeaderElectionConfiguration,
+    private readonly client: LeaderElectorClient,
+    options: LeaderElectorOptions = {},
+  ) {
+    this.configuration = leaderElectionConfiguration(configuration, { kubeConfig: options.kubeConfig });
+    this.lock = new LeaseLock(client, this.configuration.leaseNamespace, this.configuration.leaseName);
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? noopLogger).child({
+      lease: this.lock.describe(),
+      identity: this.configuration.identity,
+    });
+    this.exit = options.exit ?? ((code) => process.exit(code));
+    this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * Checks that this identity may get, create and update leases in the lease namespace
+   * (SelfSubjectAccessReviews), so a missing RBAC rule fails the operator's start with a clear message.
+   *
+   * @throws LeaderElectionPermissionError naming the missing verbs, the resource, the namespace and the rule to add.
+   * @throws LeaderElectionPermissionCheckError when the server could not answer the review.
+   */
+  async checkPermissions(): Promise<void> {
+    await checkLeasePermissions(this.client, this.configuration.leaseNamespace, this.configuration.leaseName);
+  }
+
+  /**
+   * Starts taking part in the election: the first attempt to acquire is made at once.
+   * @throws LeaderElectionStateError when called twice or after `stop()`.
+   */
+  run(callbacks: LeaderCallbacks): void {
+    if (this.phase !== 'Idle') {
+      throw new LeaderElectionStateError(`run() was called on a leader elector that is ${this.phase}`);
+    }
+    this.callbacks = callbacks;
+    this.enter('Candidate');
+    this.logger.info('leader election started, trying to acquire the lease');
+    this.scheduleStep(0);
+  }
+
+  /**
+   * Leaves the election. When leading, calls `onStopLeading` (never exits), then releases the lease
+   * (empty holder, `leaseDurationSeconds: 1`, like client-go's `ReleaseOnCancel`) so a standby takes
+   * over within about a second. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  /** Whether this instance leads now: it holds the lease and its renew deadline has not passed. */
+  isLeader(): boolean {
+    return this.phase === 'Leading' && this.clock.now() < this.leadingUntil;
+  }
+
+  /** The holder of the lease as last seen; undefined when nobody holds it or it was not read yet. */
+  currentLeader(): string | undefined {
+    return this.observed?.holderIdentity || undefined;
+  }
+
+  /** The current phase of the state machine. */
+  get state(): LeaderElectorPhase {
+    return this.phase;
+  }
+
+  /** One attempt to acquire or renew, then the transition its outcome calls for. */
+  private async step(): Promise<void> {
+    this.attemptTimer = undefined;
+    const epoch = this.epoch;
+    const sentAt = this.clock.now();
+    let outcome: AttemptOutcome;
+    const attempt = this.withTimeout(this.tryAcquireOrRenew(sentAt));
+    this.inFlight = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      outcome = await attempt;
+    } catch (error) {
+      outcome = 'failed';
+      this.logger.warn(
+        this.phase === 'Leading' ? 'failed to renew the lease' : 'failed to acquire the lease',
+        { error: (error as Error)?.message ?? String(error) },
+      );
+    }
+    if (epoch !== this.epoch) return; // stopped or lost meanwhile: the outcome is stale
+    this.reportLeader();
+    const { retryPeriodMs, renewDeadlineMs } = this.configuration;
+    if (outcome === 'acquired') {
+      const started = this.phase === 'Candidate';
+      if (started) this.enter('Leading');
+      this.leadingUntil = sentAt + renewDeadlineMs;
+      this.armDeadline();
+      this.scheduleStep(retryPeriodMs);
+      if (started) {
+        this.logger.info('acquired the lease, now leading');
+        this.notify('onStartLeading');
+      }
+    } else if (this.phase === 'Leading') {
+      if (outcome === 'held' || this.clock.now() >= this.leadingUntil) {
+        this.loseLeadership(outcome === 'held' ? 'the lease names another holder' : 'renew deadline passed');
+      } else {
+        this.scheduleStep(retryPeriodMs);
+      }
+    } else {
+      this.scheduleStep(retryPeriodMs * (1 + this.random() * LEADER_ELECTION_JITTER_FACTOR));
+    }
+  }
+
+  /** client-go's `tryAcquireOrRenew`: whether this instance holds the lease after the attempt. */
+  private async tryAcquireOrRenew(now: number): Promise<AttemptOutcome> {
+    const { identity, leaseDurationMs } = this.configuration;
+    const desired: LeaderElectionRecord = {
+      holderIdentity: identity,
+      leaseDurationSeconds: leaseDurationMs / 1000,
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: 0,
+    };
+    const observed = this.observed;
+    // Fast path: the holder renews the record it wrote last, without reading it first.
+    if (observed?.holderIdentity === identity && this.observedValid(now)) {
+      const renewed = {
+        ...desired,
+        acquireTime: observed.acquireTime,
+        leaseTransitions: observed.leaseTransitions,
+      };
+      try {
+        await this.lock.update(renewed);
+        this.observe(renewed);
+        return 'acquired';
+      } catch (error) {
+        this.logger.debug('optimistic renewal failed, reading the lease', {
+          error: (error as Error)?.message,
+        });
+      }
+    }
+    const current = await this.lock.get();
+    if (!current) {
+      await this.lock.create(desired);
+      this.observe(desired);
+      return 'acquired';
+    }
+    if (recordKey(current) !== this.observedKey) this.observe(current);
+    if (current.holderIdentity && current.holderIdentity !== identity && this.observedValid(now)) {
+      return 'held';
+    }
+    const next =
+      current.holderIdentity === identity
+        ? { ...desired, acquireTime: current.acquireTime, leaseTransitions: current.leaseTransitions }
+        : { ...desired, leaseTransitions: current.leaseTransitions + 1 };
+    await this.lock.update(next);
+    this.observe(next);
+    return 'acquired';
+  }
+
+  private observedValid(now: number): boolean {
+    return this.observedAt + (this.observed?.leaseDurationSeconds ?? 0) * 1000 > now;
+  }
+
+  private observe(record: LeaderElectionRecord): void {
+    this.observed = record;
+    this.observedKey = recordKey(record);
+    this.observedAt = this.clock.now();
+  }
+
+  private loseLeadership(why: string): void {
+    this.clearTimers();
+    const exiting = this.configuration.exitOnStopLeading;
+    this.enter(exiting ? 'Stopped' : 'Candidate');
+    this.logger.error(`lost leadership: ${why}`, { exiting });
+    this.notify('onStopLeading');
+    if (exiting) {
+      this.exit(1);
+      return;
+    }
+    this.scheduleStep(this.configuration.retryPeriodMs);
+  }
+
+  private async stopNow(): Promise<void> {
+    const was = this.phase;
+    this.clearTimers();
+    this.enter('Stopped');
+    if (was === 'Leading') {
+      this.logger.info('leader election stopped, stepping down');
+      this.notify('onStopLeading');
+    }
+    await this.inFlight;
+    if (this.observed?.holderIdentity !== this.configuration.identity) return;
+    try {
+      await this.withTimeout(this.release());
+    } catch (error) {
+      this.logger.warn('failed to release the lease; a standby takes over when it expires', {
+        error: (error as Error)?.message ?? String(error),
+      });
+    }
+  }
+
+  /** client-go's `release`: hand the lease back if the server still names this instance. */
+  private async release(): Promise<void> {
+    const current = await this.lock.get();
+    if (!current || current.holderIdentity !== this.configuration.identity) return;
+    const now = this.clock.now();
+    const released: LeaderElectionRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: current.leaseTransitions,
+    };
+    await this.lock.update(released);
+    this.observe(released);
+    this.logger.info('released the lease');
+  }
+
+  private enter(phase: LeaderElectorPhase): void {
+    this.phase = phase;
+    this.epoch++;
+  }
+
+  private scheduleStep(delayMs: number): void {
+    this.attemptTimer = this.clock.setTimeout(() => void this.step(), delayMs);
+  }
+
+  private armDeadline(): void {
+    if (this.deadlineTimer) this.clock.clearTimeout(this.deadlineTimer);
+    const epoch = this.epoch;
+    this.deadlineTimer = this.clock.setTimeout(() => {
+      this.deadlineTimer = undefined;
+      if (this.epoch === epoch && this.phase === 'Leading' && this.clock.now() >= this.leadingUntil) {
+        this.loseLeadership('renew deadline passed');
+      }
+    }, this.leadingUntil - this.clock.now());
+  }
+
+  private clearTimers(): void {
+    if (this.attemptTimer) this.clock.clearTimeout(this.attemptTimer);
+    if (this.deadlineTimer) this.clock.clearTimeout(this.deadlineTimer);
+    this.attemptTimer = this.deadlineTimer = undefined;
+  }
+
+  /** Bounds an API round trip by the renew deadline, so a hung request cannot stall the machine. */
+  private withTimeout<T>(work: Promise<T>): Promise<T> {
+    const limit = this.configuration.renewDeadlineMs;
+    return new Promise<T>((resolve, reject) => {
+      const timer = this.clock.setTimeout(
+        () => reject(new Error(`no answer from the API server within ${limit} ms`)),
+        limit,
+      );
+      work.then(
+        (value) => {
+          this.clock.clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.clock.clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  private reportLeader(): void {
+    const holder = this.observed?.holderIdentity;
+    if (!holder || holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    this.logger.info('new leader observed', { leader: holder });
+    this.notify('onNewLeader', holder);
+  }
+
+  private notify(callback: keyof LeaderCallbacks, identity?: string): void {
+    try {
+      if (callback === 'onNewLeader') this.callbacks?.onNewLeader?.(identity ?? '');
+      else this.callbacks?.[callback]();
+    } catch (error) {
+      this.logger.error(`leader election callback ${callback} threw`, {
+        error: (error as Error)?.message ?? String(error),
+      });
+    }
+  }
+}
