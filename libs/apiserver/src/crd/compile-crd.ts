@@ -1,0 +1,209 @@
+/**
+ * Turns a validated CRD into what the server needs per version: names, scope, subresources, the
+ * admission pipeline (prune, default, validate), patch semantics, printer columns and selectable fields.
+ */
+import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
+import { CrdError } from './errors.js';
+import { fieldValue } from './field-value.js';
+import { applyDefaults, dropNonNullableNulls } from './internal/defaulting.js';
+import type { LocatedCause } from './internal/located-cause.js';
+import { pruneObject } from './internal/prune.js';
+import { SchemaValidator } from './internal/schema-validator.js';
+import { structuralChecks } from './internal/structural-checks.js';
+import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
+import { buildPatchSchema } from './patch-schema.js';
+import type { PrinterColumn, PrinterColumnType } from './printer-column.js';
+import { AGE_COLUMN } from './printer-column.js';
+import type { JsonSchemaProps } from './schema-types.js';
+import { asSchema } from './schema-types.js';
+import { validateCrd } from './validate-crd.js';
+
+/** The names of a custom resource kind. */
+export interface CrdNames {
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+}
+
+/** The scale subresource's paths. */
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** Whether admission runs for a create or an update. */
+export type AdmitMode = 'create' | 'update';
+
+/** Options of {@link CompiledVersion.admit}. */
+export interface AdmitOptions {
+  /**
+   * The stored object, on update: validation errors on values that did not change are not reported
+   * (validation ratcheting, as kube-apiserver does since 1.30). Defaults to none (everything is checked).
+   */
+  old?: JsonObject;
+}
+
+/** One version of a compiled CRD. */
+export interface CompiledVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  /** True when the version is deprecated. Defaults to absent (false). */
+  deprecated?: boolean;
+  /** The warning for a deprecated version (the CRD's or Kubernetes' default text). */
+  deprecationWarning?: string;
+  statusSubresource: boolean;
+  scaleSubresource?: ScaleSubresource;
+  /** The version's `openAPIV3Schema` as declared (for OpenAPI documents). */
+  schema: JsonSchemaProps;
+  /**
+   * Admits a custom resource of this version, in place and in kube-apiserver's order: prunes unknown
+   * fields, applies defaults, drops non-nullable nulls, then validates against the schema. The root's
+   * `metadata` is not validated here except `name`/`generateName` constraints of the schema.
+   * @returns the causes; empty when `obj` is valid.
+   */
+  admit(obj: JsonObject, mode: AdmitMode, options?: AdmitOptions): StatusCause[];
+  /**
+   * The fields pruning would drop from `obj` (`spec.foo`, `spec.items[0].bar`), without changing it:
+   * what `fieldValidation=Warn` reports as `unknown field "spec.foo"` and `Strict` rejects.
+   */
+  unknownFields(obj: JsonObject): string[];
+  patchSchema: PatchSchema;
+  printerColumns: PrinterColumn[];
+  /** Selectable fields as `spec.color` (without the leading dot). */
+  selectableFields: string[];
+  /** The string form of `field` in `obj` for field selectors, or undefined when absent. */
+  fieldValue(obj: JsonObject, field: string): string | undefined;
+}
+
+/** A CRD ready to serve. */
+export interface CompiledCrd {
+  group: string;
+  names: CrdNames;
+  scope: 'Namespaced' | 'Cluster';
+  versions: CompiledVersion[];
+  storageVersion: string;
+  conversion: 'None' | 'Webhook';
+}
+
+/**
+ * Compiles a CRD (apiextensions.k8s.io/v1).
+ * @throws CrdError with code `CRD_INVALID` when {@link validateCrd} finds problems.
+ */
+export function compileCrd(crd: JsonObject): CompiledCrd {
+  const causes = validateCrd(crd);
+  if (causes.length > 0) {
+    const name = stringAt(objectAt(crd, 'metadata'), 'name') ?? '';
+    throw new CrdError('CRD_INVALID', `CustomResourceDefinition ${JSON.stringify(name)} is invalid`, causes);
+  }
+  const spec = objectAt(crd, 'spec');
+  const rawNames = objectAt(spec, 'names');
+  const kind = stringAt(rawNames, 'kind') ?? '';
+  const names: CrdNames = {
+    plural: stringAt(rawNames, 'plural') ?? '',
+    singular: stringAt(rawNames, 'singular') || kind.toLowerCase(),
+    kind,
+    listKind: stringAt(rawNames, 'listKind') || `${kind}List`,
+    shortNames: arrayAt(rawNames, 'shortNames').filter((s): s is string => typeof s === 'string'),
+    categories: arrayAt(rawNames, 'categories').filter((s): s is string => typeof s === 'string'),
+  };
+  const group = stringAt(spec, 'group') ?? '';
+  const versions = arrayAt(spec, 'versions')
+    .filter(isObject)
+    .map((v) => compileVersion(v, group, kind));
+  return {
+    group,
+    names,
+    scope: spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
+    versions,
+    storageVersion: versions.find((v) => v.storage)?.name ?? '',
+    conversion: objectAt(spec, 'conversion').strategy === 'Webhook' ? 'Webhook' : 'None',
+  };
+}
+
+function compileVersion(v: JsonObject, group: string, kind: string): CompiledVersion {
+  const name = stringAt(v, 'name') ?? '';
+  const schema = asSchema(objectAt(v, 'schema').openAPIV3Schema) ?? { type: 'object' };
+  const subresources = objectAt(v, 'subresources');
+  const validator = new SchemaValidator(schema);
+  const printerColumns = compileColumns(arrayAt(v, 'additionalPrinterColumns'));
+  const selectableFields = arrayAt(v, 'selectableFields')
+    .map((f) => (isObject(f) ? stringAt(f, 'jsonPath') : undefined))
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => p.slice(1));
+  const compiled: CompiledVersion = {
+    name,
+    served: v.served === true,
+    storage: v.storage === true,
+    statusSubresource: subresources.status !== undefined,
+    schema,
+    admit(obj, _mode, options) {
+      pruneObject(obj, schema, true);
+      applyDefaults(obj, schema, true);
+      dropNonNullableNulls(obj, schema, true);
+      const located = [...validator.validate(obj), ...structuralChecks(obj, schema)];
+      const old = options?.old;
+      return located.filter((l) => !old || !unchanged(l, obj, old)).map((l) => l.cause);
+    },
+    unknownFields(obj) {
+      return pruneObject(obj, schema, false);
+    },
+    patchSchema: buildPatchSchema(schema),
+    printerColumns,
+    selectableFields,
+    fieldValue,
+  };
+  if (v.deprecated === true) {
+    compiled.deprecated = true;
+    compiled.deprecationWarning =
+      stringAt(v, 'deprecationWarning') ?? `${group}/${name} ${kind} is deprecated`;
+  }
+  if (subresources.scale !== undefined) {
+    const scale = objectAt(subresources, 'scale');
+    compiled.scaleSubresource = {
+      specReplicasPath: stringAt(scale, 'specReplicasPath') ?? '',
+      statusReplicasPath: stringAt(scale, 'statusReplicasPath') ?? '',
+    };
+    const selector = stringAt(scale, 'labelSelectorPath');
+    if (selector) compiled.scaleSubresource.labelSelectorPath = selector;
+  }
+  return compiled;
+}
+
+function compileColumns(raw: unknown[]): PrinterColumn[] {
+  if (raw.length === 0) return [{ ...AGE_COLUMN }];
+  return raw.filter(isObject).map((c) => {
+    const col: PrinterColumn = {
+      name: stringAt(c, 'name') ?? '',
+      type: (stringAt(c, 'type') ?? 'string') as PrinterColumnType,
+      jsonPath: stringAt(c, 'jsonPath') ?? '',
+      priority: typeof c.priority === 'number' ? c.priority : 0,
+    };
+    const description = stringAt(c, 'description');
+    if (description) col.description = description;
+    const format = stringAt(c, 'format');
+    if (format) col.format = format;
+    return col;
+  });
+}
+
+function lookup(obj: unknown, segments: readonly (string | number)[]): { found: boolean; value: unknown } {
+  let cur: unknown = obj;
+  for (const s of segments) {
+    if (Array.isArray(cur) && typeof s === 'number' && s < cur.length) cur = cur[s];
+    else if (isObject(cur) && typeof s === 'string' && s in cur) cur = cur[s];
+    else return { found: false, value: undefined };
+  }
+  return { found: true, value: cur };
+}
+
+/** Ratcheting: a cause on a value that is the same in the stored object is not the user's new mistake. */
+function unchanged(l: LocatedCause, obj: JsonObject, old: JsonObject): boolean {
+  const now = lookup(obj, l.segments);
+  const before = lookup(old, l.segments);
+  return now.found === before.found && jsonEqual(now.value, before.value);
+}

@@ -1,0 +1,22 @@
+/**
+ * Typed errors of the CRD module.
+ */
+import type { StatusCause } from '../types.js';
+
+/** Stable codes of {@link CrdError}. */
+export type CrdErrorCode = 'CRD_INVALID';
+
+/** A CRD could not be used; `causes` say why, as kube-apiserver words them. */
+export class CrdError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: CrdErrorCode;
+  /** The validation causes (field paths and messages). */
+  readonly causes: readonly StatusCause[];
+
+  constructor(code: CrdErrorCode, message: string, causes: readonly StatusCause[], cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'CrdError';
+    this.code = code;
+    this.causes = causes;
+  }
+}

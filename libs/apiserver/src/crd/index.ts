@@ -1,0 +1,23 @@
+/**
+ * CustomResourceDefinitions: validation, structural schemas (pruning, defaulting, validation),
+ * printer-column tables and OpenAPI documents.
+ */
+export { validateCrd, MAX_SELECTABLE_FIELDS } from './validate-crd.js';
+export { validateStructuralSchema } from './structural-schema.js';
+export { compileCrd } from './compile-crd.js';
+export type {
+  AdmitMode,
+  AdmitOptions,
+  CompiledCrd,
+  CompiledVersion,
+  CrdNames,
+  ScaleSubresource,
+} from './compile-crd.js';
+export { buildPatchSchema } from './patch-schema.js';
+export { fieldValue } from './field-value.js';
+export { CrdError } from './errors.js';
+export type { CrdErrorCode } from './errors.js';
+export { CauseReason } from './field-errors.js';
+export type { JsonSchemaProps } from './schema-types.js';
+export type { PrinterColumn, PrinterColumnType } from './printer-column.js';
+export { AGE_COLUMN } from './printer-column.js';

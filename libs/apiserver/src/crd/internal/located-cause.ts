@@ -1,0 +1,7 @@
+import type { StatusCause } from '../../types.js';
+
+/** A cause with the path of the offending value as segments (numbers are list indexes). */
+export interface LocatedCause {
+  cause: StatusCause;
+  segments: (string | number)[];
+}

@@ -1,0 +1,89 @@
+/**
+ * Translates a CRD's OpenAPI v3 schema into a JSON Schema (draft-07) that ajv validates the way
+ * kube-openapi does: `nullable` adds `null` to the type, `x-kubernetes-int-or-string` allows integer or
+ * string, OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum` become numeric, string formats
+ * Kubernetes knows are kept, other formats (int32, int64, ...) and all `x-kubernetes-*` keys are dropped,
+ * and the root's `metadata` is reduced to the `name`/`generateName` constraints.
+ */
+import type { JsonObject } from '../../types.js';
+import type { JsonSchemaProps } from '../schema-types.js';
+import { asSchema, mapValueSchema } from '../schema-types.js';
+import { KUBERNETES_STRING_FORMATS } from './formats.js';
+
+const COPIED = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'multipleOf',
+  'maxProperties',
+  'minProperties',
+  'required',
+] as const;
+
+/** Translates the root schema of a version. */
+export function toJsonSchema(root: JsonSchemaProps): JsonObject {
+  return translate(root, true);
+}
+
+function translate(s: JsonSchemaProps, root: boolean): JsonObject {
+  const out: JsonObject = {};
+  const nullable = s.nullable === true;
+  if (s['x-kubernetes-int-or-string'] === true) {
+    out.type = nullable ? ['integer', 'string', 'null'] : ['integer', 'string'];
+  } else if (typeof s.type === 'string' && s.type !== '') {
+    out.type = nullable ? [s.type, 'null'] : s.type;
+  }
+  for (const k of COPIED) if (s[k] !== undefined) out[k] = s[k];
+  if (Array.isArray(s.enum)) out.enum = nullable && !s.enum.includes(null) ? [...s.enum, null] : s.enum;
+  if (typeof s.maximum === 'number') {
+    if (s.exclusiveMaximum === true) out.exclusiveMaximum = s.maximum;
+    else out.maximum = s.maximum;
+  }
+  if (typeof s.minimum === 'number') {
+    if (s.exclusiveMinimum === true) out.exclusiveMinimum = s.minimum;
+    else out.minimum = s.minimum;
+  }
+  if (typeof s.pattern === 'string' && isValidPattern(s.pattern)) out.pattern = s.pattern;
+  if (typeof s.format === 'string' && KUBERNETES_STRING_FORMATS.has(s.format)) out.format = s.format;
+  if (s.properties) {
+    const props: JsonObject = {};
+    for (const [k, v] of Object.entries(s.properties)) {
+      const sub = asSchema(v);
+      if (!sub) continue;
+      props[k] = root && k === 'metadata' ? metadataSchema(sub) : translate(sub, false);
+    }
+    out.properties = props;
+  }
+  if (root && Array.isArray(out.required))
+    out.required = (out.required as unknown[]).filter((r) => r !== 'metadata');
+  const mapValues = mapValueSchema(s);
+  if (mapValues) out.additionalProperties = translate(mapValues, false);
+  const items = asSchema(s.items);
+  if (items) out.items = translate(items, false);
+  for (const kw of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = s[kw];
+    if (Array.isArray(list) && list.length > 0) out[kw] = list.map((x) => translate(x, false));
+  }
+  if (asSchema(s.not)) out.not = translate(s.not as JsonSchemaProps, false);
+  return out;
+}
+
+/** Only `metadata.name` and `metadata.generateName` of the root are validated against the CRD schema. */
+function metadataSchema(s: JsonSchemaProps): JsonObject {
+  const props: JsonObject = {};
+  for (const k of ['name', 'generateName']) {
+    const sub = asSchema(s.properties?.[k]);
+    if (sub) props[k] = translate(sub, false);
+  }
+  return { type: 'object', properties: props };
+}
+
+function isValidPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * Checks that a CRD version's `openAPIV3Schema` is structural and uses the `x-kubernetes-*`
+ * extensions consistently, as kube-apiserver does before it accepts a v1 CRD.
+ */
+import type { StatusCause } from '../types.js';
+import { child, forbidden, index, invalid, key, notSupported, required } from './field-errors.js';
+import type { JsonSchemaProps } from './schema-types.js';
+import { asSchema } from './schema-types.js';
+
+const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+const LIST_TYPES = ['atomic', 'map', 'set'];
+const MAP_TYPES = ['atomic', 'granular'];
+const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+/** Keys a value validation (inside allOf/anyOf/oneOf/not) may not set, or the schema is not structural. */
+const NOT_IN_VALUE_VALIDATION = [
+  'type',
+  'additionalProperties',
+  'default',
+  'nullable',
+  'description',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+];
+
+type Level = 'root' | 'field' | 'item';
+
+/**
+ * Validates a version's `openAPIV3Schema` found at `path`
+ * (e.g. `spec.versions[0].schema.openAPIV3Schema`). Returns the causes; empty when the schema is valid.
+ */
+export function validateStructuralSchema(schema: JsonSchemaProps, path: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  walk(schema, path, 'root', false, errs);
+  return errs;
+}
+
+function walk(
+  s: JsonSchemaProps,
+  path: string,
+  lvl: Level,
+  insideValidation: boolean,
+  errs: StatusCause[],
+): void {
+  checkTypeAndExtensions(s, path, lvl, insideValidation, errs);
+  if (s.uniqueItems === true) {
+    errs.push(
+      forbidden(
+        child(path, 'uniqueItems'),
+        'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    );
+  }
+  if (s.additionalProperties !== undefined) {
+    if (s.properties && Object.keys(s.properties).length > 0 && s.additionalProperties !== true) {
+      errs.push(
+        forbidden(
+          child(path, 'additionalProperties'),
+          'additionalProperties and properties are mutual exclusive',
+        ),
+      );
+    }
+    if (s.additionalProperties === false) {
+      errs.push(forbidden(child(path, 'additionalProperties'), 'must not be false'));
+    }
+    const ap = asSchema(s.additionalProperties);
+    if (ap) walk(ap, child(path, 'additionalProperties'), 'field', insideValidation, errs);
+  }
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    const p = asSchema(prop);
+    if (p) walk(p, key(child(path, 'properties'), name), 'field', insideValidation, errs);
+    else errs.push(invalid(key(child(path, 'properties'), name), prop, 'must be a schema object'));
+  }
+  if (s.items !== undefined) {
+    const items = asSchema(s.items);
+    if (items) walk(items, child(path, 'items'), 'item', insideValidation, errs);
+    else errs.push(invalid(child(path, 'items'), s.items, 'must be a schema object'));
+  } else if (s.type === 'array' && !insideValidation) {
+    errs.push(required(child(path, 'items'), 'must be specified'));
+  }
+  for (const kw of ['allOf', 'anyOf', 'oneOf'] as const) {
+    (s[kw] ?? []).forEach((sub, i) => {
+      const p = index(child(path, kw), i);
+      checkValueValidation(sub, p, errs);
+      walk(sub, p, lvl, true, errs);
+    });
+  }
+  if (s.not) {
+    checkValueValidation(s.not, child(path, 'not'), errs);
+    walk(s.not, child(path, 'not'), lvl, true, errs);
+  }
+  checkRequired(s, path, errs);
+  checkListType(s, path, errs);
+  checkMapType(s, path, errs);
+  if (lvl === 'root' || s['x-kubernetes-embedded-resource'] === true) checkResourceRoot(s, path, lvl, errs);
+}
+
+function checkTypeAndExtensions(
+  s: JsonSchemaProps,
+  path: string,
+  lvl: Level,
+  insideValidation: boolean,
+  errs: StatusCause[],
+): void {
+  const type = s.type;
+  const embedded = s['x-kubernetes-embedded-resource'] === true;
+  const intOrString = s['x-kubernetes-int-or-string'] === true;
+  if (type !== undefined && (typeof type !== 'string' || !TYPES.includes(type))) {
+    errs.push(notSupported(child(path, 'type'), type, TYPES));
+  }
+  if (insideValidation) return;
+  if (embedded && type !== 'object') {
+    if (type === undefined || type === '') {
+      errs.push(required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
+    } else
+      errs.push(
+        invalid(child(path, 'type'), type, 'must be object if x-kubernetes-embedded-resource is true'),
+      );
+  } else if ((type === undefined || type === '') && !intOrString) {
+    const what =
+      lvl === 'root'
+        ? 'must not be empty at the root'
+        : lvl === 'item'
+          ? 'must not be empty for specified array items'
+          : 'must not be empty for specified object fields';
+    errs.push(required(child(path, 'type'), what));
+  }
+  if (intOrString && type !== undefined && type !== '') {
+    errs.push(invalid(child(path, 'type'), type, 'must be empty if x-kubernetes-int-or-string is true'));
+  }
+  if (lvl === 'root' && typeof type === 'string' && type !== '' && type !== 'object') {
+    errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
+  }
+  if (embedded && s.additionalProperties !== undefined) {
+    errs.push(
+      forbidden(
+        child(path, 'additionalProperties'),
+        'must not be used if x-kubernetes-embedded-resource is set',
+      ),
+    );
+  }
+  if (
+    embedded &&
+    s['x-kubernetes-preserve-unknown-fields'] !== true &&
+    Object.keys(s.properties ?? {}).length === 0
+  ) {
+    errs.push(
+      required(
+        child(path, 'properties'),
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
+  }
+  const preserve = s['x-kubernetes-preserve-unknown-fields'];
+  if (preserve !== undefined && preserve !== true) {
+    errs.push(
+      invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), preserve, 'must be true or undefined'),
+    );
+  }
+  for (const ext of ['x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string'] as const) {
+    const v = s[ext];
+    if (v !== undefined && typeof v !== 'boolean')
+      errs.push(invalid(child(path, ext), v, 'must be a boolean'));
+  }
+}
+
+/** Value validations may only constrain values: they must not carry structure or defaults. */
+function checkValueValidation(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  for (const k of NOT_IN_VALUE_VALIDATION) {
+    if (s[k] !== undefined) errs.push(forbidden(child(path, k), 'must be empty to be structural'));
+  }
+}
+
+function checkRequired(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  if (s.required === undefined) return;
+  if (!Array.isArray(s.required)) {
+    errs.push(invalid(child(path, 'required'), s.required, 'must be a list of property names'));
+    return;
+  }
+  // A required field that pruning always drops makes every object invalid: reject it up front.
+  const keepsUnknown =
+    s['x-kubernetes-preserve-unknown-fields'] === true ||
+    s.additionalProperties !== undefined ||
+    s['x-kubernetes-embedded-resource'] === true;
+  const seen = new Set<string>();
+  s.required.forEach((name, i) => {
+    if (typeof name !== 'string') {
+      errs.push(invalid(index(child(path, 'required'), i), name, 'must be a string'));
+      return;
+    }
+    if (seen.has(name))
+      errs.push(invalid(index(child(path, 'required'), i), name, 'must not contain duplicate entries'));
+    seen.add(name);
+    if (!keepsUnknown && s.type === 'object' && !(s.properties && name in s.properties)) {
+      errs.push(invalid(index(child(path, 'required'), i), name, 'must be one of the names in properties'));
+    }
+  });
+}
+
+function checkListType(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  const keys = s['x-kubernetes-list-map-keys'];
+  const items = asSchema(s.items);
+  if (listType !== undefined) {
+    if (typeof listType !== 'string' || !LIST_TYPES.includes(listType)) {
+      errs.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, LIST_TYPES));
+    } else if (s.type !== 'array') {
+      errs.push(invalid(child(path, 'x-kubernetes-list-type'), listType, 'must only be used on type=array'));
+    }
+  }
+  if (keys !== undefined && listType !== 'map') {
+    errs.push(
+      forbidden(
+        child(path, 'x-kubernetes-list-map-keys'),
+        'must only be used if x-kubernetes-list-type is map',
+      ),
+    );
+  }
+  if (listType === 'map') {
+    if (!Array.isArray(keys) || keys.length === 0) {
+      errs.push(
+        required(
+          child(path, 'x-kubernetes-list-map-keys'),
+          'must not be empty if x-kubernetes-list-type is map',
+        ),
+      );
+    }
+    if (items && items.type !== 'object') {
+      errs.push(
+        invalid(
+          child(child(path, 'items'), 'type'),
+          items.type ?? '',
+          "must be object if parent array's x-kubernetes-list-type is map",
+        ),
+      );
+    }
+    if (Array.isArray(keys) && items) {
+      const seen = new Set<string>();
+      for (const k of keys) {
+        if (seen.has(k)) {
+          errs.push(
+            invalid(child(path, 'x-kubernetes-list-map-keys'), keys, 'must not contain duplicate entries'),
+          );
+        }
+        seen.add(k);
+        const prop = items.properties?.[k];
+        if (!prop) {
+          errs.push(
+            invalid(
+              child(path, 'x-kubernetes-list-map-keys'),
+              keys,
+              'entries must all be names of item properties',
+            ),
+          );
+        } else if (
+          !(prop.type !== undefined && SCALARS.has(prop.type)) &&
+          prop['x-kubernetes-int-or-string'] !== true
+        ) {
+          errs.push(
+            invalid(
+              child(key(child(child(path, 'items'), 'properties'), k), 'type'),
+              prop.type ?? '',
+              "must be a scalar type if parent array's x-kubernetes-list-type is map",
+            ),
+          );
+        }
+      }
+    }
+  }
+  if (listType === 'set' && items) {
+    const t = items.type;
+    const atomicMap = t === 'object' && items['x-kubernetes-map-type'] === 'atomic';
+    const atomicList = t === 'array' && (items['x-kubernetes-list-type'] ?? 'atomic') === 'atomic';
+    if (t !== undefined && !SCALARS.has(t) && !atomicMap && !atomicList) {
+      errs.push(
+        invalid(
+          child(child(path, 'items'), t === 'object' ? 'x-kubernetes-map-type' : 'x-kubernetes-list-type'),
+          t === 'object' ? (items['x-kubernetes-map-type'] ?? 'granular') : items['x-kubernetes-list-type'],
+          'must be atomic as item of a list with x-kubernetes-list-type=set',
+        ),
+      );
+    }
+  }
+}
+
+function checkMapType(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  const mapType = s['x-kubernetes-map-type'];
+  if (mapType === undefined) return;
+  if (typeof mapType !== 'string' || !MAP_TYPES.includes(mapType)) {
+    errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, MAP_TYPES));
+  } else if (s.type !== 'object') {
+    errs.push(invalid(child(path, 'x-kubernetes-map-type'), mapType, 'must only be used on type=object'));
+  }
+}
+
+/** The root and embedded resources: apiVersion/kind are strings, metadata only restricts name/generateName. */
+function checkResourceRoot(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[]): void {
+  const props = s.properties ?? {};
+  for (const name of ['apiVersion', 'kind'] as const) {
+    const p = asSchema(props[name]);
+    if (p && p.type !== 'string') {
+      errs.push(invalid(child(key(child(path, 'properties'), name), 'type'), p.type ?? '', 'must be string'));
+    }
+  }
+  const metadata = asSchema(props.metadata);
+  if (!metadata) return;
+  const mpath = key(child(path, 'properties'), 'metadata');
+  if (metadata.type !== 'object') {
+    errs.push(invalid(child(mpath, 'type'), metadata.type ?? '', 'must be object'));
+  }
+  const allowedTop = new Set(['type', 'properties', 'description', 'title', 'example', 'externalDocs']);
+  const extraTop = Object.keys(metadata).filter((k) => !allowedTop.has(k));
+  const extraProps = Object.keys(metadata.properties ?? {}).filter(
+    (k) => k !== 'name' && k !== 'generateName',
+  );
+  let nameProblem = false;
+  for (const n of ['name', 'generateName'] as const) {
+    const p = asSchema(metadata.properties?.[n]);
+    if (p && p.type !== 'string') nameProblem = true;
+  }
+  if (lvl === 'root' && (extraTop.length > 0 || extraProps.length > 0 || nameProblem)) {
+    errs.push(
+      forbidden(
+        mpath,
+        'must not specify anything other than name and generateName, but metadata is implicitly specified',
+      ),
+    );
+  }
+}

@@ -1,0 +1,362 @@
+/**
+ * What kube-apiserver checks when a `CustomResourceDefinition` (apiextensions.k8s.io/v1) is created or
+ * updated.
+ */
+import type { JsonObject, StatusCause } from '../types.js';
+import {
+  child,
+  duplicate,
+  forbidden,
+  index,
+  invalid,
+  notSupported,
+  required,
+  tooMany,
+} from './field-errors.js';
+import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
+import { isDns1035Label, isDns1123Subdomain } from './name-validation.js';
+import { asSchema } from './schema-types.js';
+import { parseSimplePath, schemaAtPath } from './simple-path.js';
+import { validateStructuralSchema } from './structural-schema.js';
+
+/** Most selectable fields one version may declare. */
+export const MAX_SELECTABLE_FIELDS = 8;
+
+const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
+const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+
+/**
+ * Validates a CRD as kube-apiserver does on create (and, with `old`, on update).
+ *
+ * @param crd - the CustomResourceDefinition as sent (listKind may be absent: it defaults to `<kind>List`).
+ * @param old - the stored CRD when this is an update; enables the immutability and stored-version rules.
+ * @returns the causes, with Kubernetes field paths and messages; empty when the CRD is valid.
+ */
+export function validateCrd(crd: JsonObject, old?: JsonObject): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const spec = objectAt(crd, 'spec');
+  const names = objectAt(spec, 'names');
+  const group = stringAt(spec, 'group') ?? '';
+  const plural = stringAt(names, 'plural') ?? '';
+
+  const name = stringAt(objectAt(crd, 'metadata'), 'name') ?? '';
+  if (name === '') {
+    errs.push(required('metadata.name', 'name or generateName is required'));
+  } else {
+    for (const e of isDns1123Subdomain(name)) errs.push(invalid('metadata.name', name, e));
+    if (name !== `${plural}.${group}`)
+      errs.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  }
+
+  if (group === '') errs.push(required('spec.group'));
+  else {
+    const dns = isDns1123Subdomain(group);
+    if (dns.length > 0) errs.push(invalid('spec.group', group, dns.join(',')));
+    else if (!group.includes('.'))
+      errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  }
+
+  const scope = spec.scope;
+  if (scope === undefined || scope === '') errs.push(required('spec.scope'));
+  else if (scope !== 'Cluster' && scope !== 'Namespaced') {
+    errs.push(notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
+  }
+
+  errs.push(...validateNames(names, 'spec.names', true));
+  errs.push(...validateVersions(spec));
+  errs.push(...validateConversion(spec));
+
+  if (spec.preserveUnknownFields === true) {
+    errs.push(
+      invalid(
+        'spec.preserveUnknownFields',
+        true,
+        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+      ),
+    );
+  }
+
+  if (old) errs.push(...validateUpdate(crd, old));
+  return errs;
+}
+
+function validateNames(names: JsonObject, path: string, requireAll: boolean): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const kind = stringAt(names, 'kind') ?? '';
+  const listKind = stringAt(names, 'listKind') ?? (kind ? `${kind}List` : '');
+  const fields: [string, string, boolean][] = [
+    ['plural', stringAt(names, 'plural') ?? '', false],
+    ['singular', stringAt(names, 'singular') ?? '', false],
+    ['kind', kind, true],
+    ['listKind', listKind, true],
+  ];
+  for (const [field, value, mixedCase] of fields) {
+    const p = child(path, field);
+    if (value === '') {
+      // singular defaults to the lower-cased kind in a real server, so only plural and kind are required here.
+      if (requireAll && (field === 'plural' || field === 'kind')) errs.push(required(p));
+      continue;
+    }
+    const dns = isDns1035Label(mixedCase ? value.toLowerCase() : value);
+    if (dns.length > 0) {
+      errs.push(
+        invalid(
+          p,
+          value,
+          mixedCase ? `may have mixed case, but should otherwise match: ${dns.join(',')}` : dns.join(','),
+        ),
+      );
+    }
+  }
+  if (kind !== '' && kind === listKind)
+    errs.push(invalid(child(path, 'listKind'), listKind, 'kind and listKind may not be the same'));
+  for (const list of ['shortNames', 'categories'] as const) {
+    arrayAt(names, list).forEach((v, i) => {
+      const p = index(child(path, list), i);
+      if (typeof v !== 'string') errs.push(invalid(p, v, 'must be a string'));
+      else for (const e of isDns1035Label(v)) errs.push(invalid(p, v, e));
+    });
+  }
+  return errs;
+}
+
+function validateVersions(spec: JsonObject): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const versions: unknown[] = Array.isArray(spec.versions) ? (spec.versions as unknown[]) : [];
+  if (versions.length === 0) {
+    errs.push(required('spec.versions', 'must have exactly one version marked as storage version'));
+    return errs;
+  }
+  const seen = new Set<string>();
+  let storage = 0;
+  versions.forEach((raw, i) => {
+    const path = index('spec.versions', i);
+    if (!isObject(raw)) {
+      errs.push(invalid(path, raw, 'must be an object'));
+      return;
+    }
+    const name = stringAt(raw, 'name') ?? '';
+    if (name === '') errs.push(required(child(path, 'name')));
+    else {
+      const dns = isDns1035Label(name);
+      if (dns.length > 0) errs.push(invalid(child(path, 'name'), name, dns.join(',')));
+    }
+    if (seen.has(name)) errs.push(duplicate(child(path, 'name'), name));
+    seen.add(name);
+    if (raw.storage === true) storage++;
+    for (const flag of ['served', 'storage'] as const) {
+      if (typeof raw[flag] !== 'boolean') errs.push(required(child(path, flag)));
+    }
+    if (raw.deprecationWarning !== undefined && raw.deprecated !== true) {
+      errs.push(
+        invalid(
+          child(path, 'deprecationWarning'),
+          raw.deprecationWarning,
+          'can only be set for deprecated versions',
+        ),
+      );
+    }
+    errs.push(...validateVersion(raw, path));
+  });
+  if (storage !== 1) {
+    errs.push(
+      invalid(
+        'spec.versions',
+        versions.map((v) => (isObject(v) ? v.name : v)),
+        'must have exactly one version marked as storage version',
+      ),
+    );
+  }
+  return errs;
+}
+
+function validateVersion(version: JsonObject, path: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const schemaPath = child(child(path, 'schema'), 'openAPIV3Schema');
+  const schema = asSchema(objectAt(version, 'schema').openAPIV3Schema);
+  if (!schema) errs.push(required(schemaPath, 'schemas are required'));
+  else errs.push(...validateStructuralSchema(schema, schemaPath));
+
+  arrayAt(version, 'additionalPrinterColumns').forEach((col, i) => {
+    errs.push(...validateColumn(col, index(child(path, 'additionalPrinterColumns'), i)));
+  });
+
+  const selectable = arrayAt(version, 'selectableFields');
+  const sfPath = child(path, 'selectableFields');
+  if (selectable.length > MAX_SELECTABLE_FIELDS)
+    errs.push(tooMany(sfPath, selectable.length, MAX_SELECTABLE_FIELDS));
+  const seenPaths = new Set<string>();
+  selectable.forEach((sf, i) => {
+    const p = child(index(sfPath, i), 'jsonPath');
+    const jsonPath = isObject(sf) ? stringAt(sf, 'jsonPath') : undefined;
+    if (!jsonPath) {
+      errs.push(required(p));
+      return;
+    }
+    if (seenPaths.has(jsonPath)) errs.push(duplicate(p, jsonPath));
+    seenPaths.add(jsonPath);
+    const fields = parseSimplePath(jsonPath);
+    if (!fields) {
+      errs.push(invalid(p, jsonPath, 'must be a simple json path starting with .'));
+      return;
+    }
+    if (fields[0] === 'metadata') {
+      errs.push(
+        forbidden(
+          p,
+          'must not select metadata fields (metadata.name and metadata.namespace are always selectable)',
+        ),
+      );
+      return;
+    }
+    if (!schema) return;
+    const target = schemaAtPath(schema, fields);
+    if (!target) {
+      errs.push(invalid(p, jsonPath, 'is an invalid path: does not refer to a valid field'));
+    } else if (!['string', 'integer', 'boolean'].includes(target.type ?? '')) {
+      errs.push(
+        invalid(
+          p,
+          jsonPath,
+          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        ),
+      );
+    }
+  });
+
+  errs.push(...validateSubresources(objectAt(version, 'subresources'), child(path, 'subresources')));
+  return errs;
+}
+
+function validateColumn(col: unknown, path: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  if (!isObject(col)) return [invalid(path, col, 'must be an object')];
+  if (!stringAt(col, 'name')) errs.push(required(child(path, 'name')));
+  const type = col.type;
+  if (type === undefined || type === '') errs.push(required(child(path, 'type')));
+  else if (typeof type !== 'string' || !COLUMN_TYPES.includes(type))
+    errs.push(notSupported(child(path, 'type'), type, COLUMN_TYPES));
+  const format = col.format;
+  if (
+    format !== undefined &&
+    format !== '' &&
+    (typeof format !== 'string' || !COLUMN_FORMATS.includes(format))
+  ) {
+    errs.push(notSupported(child(path, 'format'), format, COLUMN_FORMATS));
+  }
+  const jsonPath = col.jsonPath;
+  if (jsonPath === undefined || jsonPath === '') errs.push(required(child(path, 'jsonPath')));
+  else if (typeof jsonPath !== 'string' || !jsonPath.startsWith('.')) {
+    errs.push(invalid(child(path, 'jsonPath'), jsonPath, 'must be a simple json path starting with .'));
+  }
+  const priority = col.priority;
+  if (
+    priority !== undefined &&
+    (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0)
+  ) {
+    errs.push(invalid(child(path, 'priority'), priority, 'must be a non-negative integer'));
+  }
+  return errs;
+}
+
+function validateSubresources(sub: JsonObject, path: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  if (sub.scale === undefined) return errs;
+  const scale = objectAt(sub, 'scale');
+  const scalePath = child(path, 'scale');
+  const checks: [string, string[], string, boolean][] = [
+    ['specReplicasPath', ['spec'], 'should be a json path under .spec', true],
+    ['statusReplicasPath', ['status'], 'should be a json path under .status', true],
+    ['labelSelectorPath', ['spec', 'status'], 'should be a json path under either .spec or .status', false],
+  ];
+  for (const [field, roots, message, mandatory] of checks) {
+    const p = child(scalePath, field);
+    const v = scale[field];
+    if (v === undefined || v === '') {
+      if (mandatory) errs.push(required(p));
+      continue;
+    }
+    const parts = typeof v === 'string' ? parseSimplePath(v) : undefined;
+    if (!parts) errs.push(invalid(p, v, 'must be a simple json path starting with .'));
+    else if (parts.length < 2 || !roots.includes(parts[0] ?? '')) errs.push(invalid(p, v, message));
+  }
+  return errs;
+}
+
+function validateConversion(spec: JsonObject): StatusCause[] {
+  const errs: StatusCause[] = [];
+  if (spec.conversion === undefined) return errs;
+  const conversion = objectAt(spec, 'conversion');
+  const strategy = conversion.strategy ?? 'None';
+  if (strategy !== 'None' && strategy !== 'Webhook') {
+    errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+    return errs;
+  }
+  if (strategy === 'None') {
+    if (conversion.webhook !== undefined) {
+      errs.push(
+        forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'),
+      );
+    }
+    return errs;
+  }
+  if (!isObject(conversion.webhook)) {
+    errs.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
+    return errs;
+  }
+  const webhook = conversion.webhook;
+  if (!isObject(webhook.clientConfig)) {
+    errs.push(required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
+  } else {
+    const cc = webhook.clientConfig;
+    const hasUrl = typeof cc.url === 'string' && cc.url !== '';
+    const hasService = isObject(cc.service);
+    if (hasUrl === hasService) {
+      errs.push(
+        required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'),
+      );
+    }
+  }
+  const reviewVersions = arrayAt(webhook, 'conversionReviewVersions');
+  if (!reviewVersions.some((v) => v === 'v1' || v === 'v1beta1')) {
+    errs.push(
+      invalid(
+        'spec.conversion.webhook.conversionReviewVersions',
+        reviewVersions,
+        'must include at least one of v1, v1beta1',
+      ),
+    );
+  }
+  return errs;
+}
+
+function isEstablished(crd: JsonObject): boolean {
+  return arrayAt(objectAt(crd, 'status'), 'conditions').some(
+    (c) => isObject(c) && c.type === 'Established' && c.status === 'True',
+  );
+}
+
+function validateUpdate(crd: JsonObject, old: JsonObject): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const spec = objectAt(crd, 'spec');
+  const oldSpec = objectAt(old, 'spec');
+  const immutable = (path: string, value: unknown, oldValue: unknown): void => {
+    if (!jsonEqual(value, oldValue)) errs.push(invalid(path, value, 'field is immutable'));
+  };
+  immutable('spec.group', spec.group, oldSpec.group);
+  immutable('spec.names.plural', objectAt(spec, 'names').plural, objectAt(oldSpec, 'names').plural);
+  if (isEstablished(old)) {
+    immutable('spec.scope', spec.scope, oldSpec.scope);
+    immutable('spec.names.kind', objectAt(spec, 'names').kind, objectAt(oldSpec, 'names').kind);
+  }
+  // storedVersions live in status, which a spec update carries over from the stored object.
+  const stored = objectAt(crd, 'status').storedVersions ?? objectAt(old, 'status').storedVersions;
+  const names = new Set(arrayAt(spec, 'versions').map((v) => (isObject(v) ? v.name : undefined)));
+  if (Array.isArray(stored)) {
+    stored.forEach((v, i) => {
+      if (!names.has(v))
+        errs.push(invalid(index('status.storedVersions', i), v, 'must appear in spec.versions'));
+    });
+  }
+  return errs;
+}
