@@ -107,7 +107,7 @@ export interface ControllerConfigurationDefaults {
 }
 
 type AnyClass = abstract new (...args: never[]) => unknown;
-const CONFIGURATION = new WeakMap<object, ControllerConfigurationOptions<KubernetesResource>>();
+const CONFIGURATION = new WeakMap<object, unknown>();
 
 /**
  * Class decorator carrying a reconciler's configuration (JOSDK's `@ControllerConfiguration`). Works
@@ -122,7 +122,7 @@ export function ControllerConfiguration<P extends KubernetesResource>(
   options: ControllerConfigurationOptions<P>,
 ): (target: AnyClass, context?: unknown) => void {
   return (target) => {
-    CONFIGURATION.set(target, options as ControllerConfigurationOptions<KubernetesResource>);
+    CONFIGURATION.set(target, options);
   };
 }
 

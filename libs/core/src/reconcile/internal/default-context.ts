@@ -1,0 +1,110 @@
+import type { Context, ResourceEventRecorder, RetryInfo } from '../../api/context.js';
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import { resourceTypeName } from '../../api/resource-type.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { ResourceEventSource } from '../../event/event-source.js';
+import type { Logger } from '../../util/logger.js';
+import { AmbiguousSecondaryResourceError, NoEventSourceForTypeError } from '../errors.js';
+
+/** The controller's event sources that cache a kind, by name. */
+export interface SecondaryResourceSources {
+  sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }>;
+}
+
+/** Everything a {@link DefaultContext} reads. */
+export interface DefaultContextOptions<P extends KubernetesResource> {
+  readonly primary: P;
+  readonly retryInfo: RetryInfo | undefined;
+  readonly isNextReconciliationImminent: () => boolean;
+  readonly client: KubernetesClient;
+  readonly logger: Logger;
+  readonly eventRecorder: ResourceEventRecorder;
+  readonly controllerName: string;
+  readonly secondary: SecondaryResourceSources;
+}
+
+const sameKind = (a: ResourceType, b: ResourceType) =>
+  a.group === b.group && a.version === b.version && a.kind === b.kind;
+
+/** The {@link Context} given to reconcilers. */
+export class DefaultContext<P extends KubernetesResource> implements Context<P> {
+  readonly client: KubernetesClient;
+  readonly logger: Logger;
+  readonly eventRecorder: ResourceEventRecorder;
+  readonly controllerName: string;
+
+  constructor(private readonly o: DefaultContextOptions<P>) {
+    this.client = o.client;
+    this.logger = o.logger;
+    this.eventRecorder = o.eventRecorder;
+    this.controllerName = o.controllerName;
+  }
+
+  getRetryInfo(): RetryInfo | undefined {
+    return this.o.retryInfo;
+  }
+
+  isLastAttempt(): boolean {
+    return this.o.retryInfo?.isLastAttempt ?? false;
+  }
+
+  isNextReconciliationImminent(): boolean {
+    return this.o.isNextReconciliationImminent();
+  }
+
+  getPrimaryResource(): P {
+    return this.o.primary;
+  }
+
+  getSecondaryResource<R extends KubernetesResource>(
+    type: ResourceType<R>,
+    eventSourceName?: string,
+  ): R | undefined {
+    let sources = this.sources(type);
+    if (eventSourceName !== undefined) {
+      sources = sources.filter((s) => s.name === eventSourceName);
+      if (sources.length === 0) {
+        throw new NoEventSourceForTypeError(
+          `${this.controllerName}: no event source named "${eventSourceName}" caches ${resourceTypeName(type)}`,
+        );
+      }
+    } else if (sources.length > 1) {
+      throw new NoEventSourceForTypeError(
+        `${this.controllerName}: ${sources.length} event sources cache ${resourceTypeName(type)} (${sources
+          .map((s) => s.name)
+          .join(', ')}); pass the event source name`,
+      );
+    }
+    const found = sources[0].source.getSecondaryResources(this.o.primary) as R[];
+    if (found.length > 1) {
+      throw new AmbiguousSecondaryResourceError(
+        `${this.controllerName}: ${found.length} ${resourceTypeName(type)} belong to the primary; use getSecondaryResources`,
+      );
+    }
+    return found[0];
+  }
+
+  getSecondaryResources<R extends KubernetesResource>(type: ResourceType<R>): R[] {
+    const result: R[] = [];
+    const seen = new Set<string>();
+    for (const { source } of this.sources(type)) {
+      for (const r of source.getSecondaryResources(this.o.primary) as R[]) {
+        const key = r.metadata?.uid ?? `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        result.push(r);
+      }
+    }
+    return result;
+  }
+
+  private sources(type: ResourceType) {
+    const sources = this.o.secondary.sourcesFor(type).filter((s) => sameKind(s.source.resourceType, type));
+    if (sources.length === 0) {
+      throw new NoEventSourceForTypeError(
+        `${this.controllerName}: no event source caches ${resourceTypeName(type)}; register one in prepareEventSources`,
+      );
+    }
+    return sources;
+  }
+}
