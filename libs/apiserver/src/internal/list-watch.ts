@@ -4,6 +4,7 @@ import { ApiError, errors } from './errors.js';
 import type { ObjectFilter } from './filter.js';
 import { metaOf } from './json.js';
 import type { Peers } from './peers.js';
+import { isMissing } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey } from './resource-type.js';
 import type { Store } from './store.js';
@@ -169,7 +170,7 @@ export function tableBody(
   continueToken?: string,
 ): JsonObject {
   let table: JsonObject;
-  if (rt.crdName !== undefined && peers.crd) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
+  if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable')) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
   else table = builtinTable(rt, objects, include);
   const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
   if (rv !== undefined) meta.resourceVersion = rv;

@@ -5,6 +5,7 @@ import { errors } from './errors.js';
 import type { HandlerDeps } from './resource-handler.js';
 import { sendJson } from './resource-handler.js';
 import type { CompiledCrd } from './peers.js';
+import { isMissing } from './peers.js';
 
 const AGGREGATED = /as=APIGroupDiscoveryList/;
 
@@ -23,7 +24,7 @@ function compiledCrds(deps: HandlerDeps): CompiledCrd[] {
 }
 
 function openApiV2(deps: HandlerDeps): JsonObject {
-  if (deps.peers.crd) return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
+  if (deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV2')) return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
   return { swagger: '2.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, definitions: {} };
 }
 
@@ -81,7 +82,7 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
   if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
   if (p === '/openapi/v3') {
     const paths: Record<string, JsonObject> = {};
-    const built = deps.peers.crd?.buildOpenApiV3(compiledCrds(deps));
+    const built = deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3') ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps)) : undefined;
     for (const gv of gvPaths(deps)) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(gv, deps)}` };
     if (built) for (const [k, v] of Object.entries(built.paths)) paths[k] = v;
     return sendJson(res, 200, { paths });
@@ -89,7 +90,7 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
   m = /^\/openapi\/v3\/(.+)$/.exec(p);
   if (m) {
     const gv = m[1]!;
-    const built = deps.peers.crd?.buildOpenApiV3(compiledCrds(deps));
+    const built = deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3') ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps)) : undefined;
     const doc = built?.document(gv);
     if (doc) return sendJson(res, 200, doc);
     if (gvPaths(deps).includes(gv)) return sendJson(res, 200, minimalV3());

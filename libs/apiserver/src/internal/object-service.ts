@@ -4,7 +4,7 @@ import { ApiError, errors } from './errors.js';
 import { clone, deepEqual, isObject, metaOf, rfc3339 } from './json.js';
 import { generatedName, validateLabelsAndAnnotations, validateName } from './names.js';
 import type { Peers } from './peers.js';
-import { need } from './peers.js';
+import { isMissing, need } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
@@ -184,7 +184,7 @@ export class ObjectService {
     now: string,
   ): void {
     const patch = this.peers.patch;
-    if (!patch) return;
+    if (!patch || isMissing(patch, 'trackUpdate')) return;
     const manager = ctx.fieldManager ?? 'unknown';
     const meta = metaOf(after);
     if (before && isObject(before.metadata) && before.metadata.managedFields !== undefined) meta.managedFields = before.metadata.managedFields;

@@ -134,9 +134,32 @@ export function loadPeers(): Promise<Peers> {
       tryImport<SelectorsModule>('../selectors/index.js'),
       tryImport<RbacModule>('../rbac/index.js'),
     ]);
-    return { patch, crd, selectors, rbac };
+    return { patch: complete(patch, ['trackUpdate', 'serverSideApply']), crd: complete(crd, ['buildTable', 'buildOpenApiV2', 'buildOpenApiV3']), selectors, rbac };
   })();
   return loaded;
+}
+
+/**
+ * Replaces functions a peer module does not export yet by ones that answer 500 naming them, so a
+ * partly finished module never turns into a TypeError.
+ */
+function complete<T extends object>(mod: T | undefined, names: string[]): T | undefined {
+  if (!mod) return undefined;
+  const out = { ...mod } as Record<string, unknown>;
+  for (const n of names) {
+    if (typeof out[n] !== 'function') {
+      out[n] = () => {
+        throw errors.internal(`${n} is not available in this build of @tosdk/apiserver`);
+      };
+      out[`${n}Missing`] = true;
+    }
+  }
+  return out as T;
+}
+
+/** Whether a peer function was missing at load (see {@link complete}). */
+export function isMissing(mod: object | undefined, name: string): boolean {
+  return mod === undefined || (mod as Record<string, unknown>)[`${name}Missing`] === true;
 }
 
 /** The module or a 500 naming what is missing. */

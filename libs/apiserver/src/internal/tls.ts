@@ -1,4 +1,6 @@
 import { webcrypto } from 'node:crypto';
+// @peculiar/x509 resolves its providers through tsyringe, which needs the Reflect metadata API.
+import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 /** PEM material for the server: a fresh CA and a server certificate signed by it. */

@@ -1,0 +1,88 @@
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import type { KubeApiServer } from '../server.js';
+
+/** A raw HTTP answer. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: <T = Record<string, unknown>>() => T;
+}
+
+/** Sends one request to the server with the admin token (or `token`), trusting its CA. */
+export function call(
+  server: KubeApiServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { contentType?: string; token?: string | null; accept?: string; raw?: boolean } = {},
+): Promise<RawResponse> {
+  const url = new URL(path, server.url);
+  const headers: Record<string, string> = {};
+  const token = opts.token === undefined ? server.tokenOf() : opts.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let payload: Buffer | undefined;
+  if (body !== undefined) {
+    payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    headers['content-type'] = opts.contentType ?? 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  if (opts.accept) headers.accept = opts.accept;
+  const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = doRequest(url, { method, headers, ca: server.caPem }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A streaming watch over raw HTTP that collects parsed event lines. */
+export function rawWatch(server: KubeApiServer, path: string): { events: { type: string; object: Record<string, unknown> }[]; ended: Promise<void>; close: () => void } {
+  const url = new URL(path, server.url);
+  const events: { type: string; object: Record<string, unknown> }[] = [];
+  const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  let closeFn = (): void => undefined;
+  const ended = new Promise<void>((resolve, reject) => {
+    const req = doRequest(url, { method: 'GET', headers: { authorization: `Bearer ${server.tokenOf()}` }, ca: server.caPem }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        buf += c;
+        let i: number;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line.trim()) events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+        }
+      });
+      res.on('end', () => resolve());
+      res.on('close', () => resolve());
+      res.on('error', () => resolve());
+    });
+    req.on('error', (e) => (events.length >= 0 ? resolve() : reject(e)));
+    req.end();
+    closeFn = () => req.destroy();
+  });
+  return { events, ended, close: () => closeFn() };
+}
