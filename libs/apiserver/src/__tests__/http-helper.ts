@@ -31,7 +31,7 @@ export function call(
   if (opts.accept) headers.accept = opts.accept;
   const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = doRequest(url, { method, headers, ca: server.caPem }, (res) => {
+    const req = doRequest(url, { method, headers, ca: server.caPem, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {

@@ -110,6 +110,8 @@ export async function handleResource(
   }
   if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
   if (!rt.verbs.includes(info.verb) && info.subresource === undefined) throw errors.methodNotAllowed();
+  if ((info.verb === 'update' || info.verb === 'patch') && info.name === undefined) throw errors.methodNotAllowed();
+  if (info.verb === 'create' && info.name !== undefined) throw errors.methodNotAllowed();
   if (rt.namespaced && info.namespace === undefined && !['list', 'watch'].includes(info.verb)) {
     if (info.verb === 'create' || info.verb === 'deletecollection' || info.name !== undefined) {
       throw errors.notFound({ group: info.group, resource: info.resource });
