@@ -18,3 +18,8 @@ export * from './client/kubernetes-client.js';
 export * from './operator/leader-election/leader-election-configuration.js';
 export * from './operator/leader-election/leader-election-errors.js';
 export * from './operator/leader-election/leader-elector.js';
+export * from './informer/backoff.js';
+export * from './informer/errors.js';
+export * from './informer/informer-health.js';
+export * from './informer/resource-event-handler.js';
+export * from './informer/informer.js';

@@ -113,7 +113,7 @@ export class KubernetesClient {
     const list = await this.call<{
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
-    }>('GET', collectionPath(type, options.namespace) + query);
+    }>('GET', collectionPath(type, options.namespace) + query, undefined, undefined, options.signal);
     const items = list.items ?? [];
     for (const item of items) {
       if (item.apiVersion === undefined) item.apiVersion = type.apiVersion;
@@ -266,7 +266,7 @@ export class KubernetesClient {
         timeoutSeconds: options.timeoutSeconds,
         sendInitialEvents: options.sendInitialEvents,
       });
-    return { [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal) };
+    return { [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal, options.onConnected) };
   }
 
   /**
@@ -379,6 +379,7 @@ export class KubernetesClient {
   private async *streamWatch<T>(
     path: string,
     signal: AbortSignal | undefined,
+    onConnected: (() => void) | undefined,
   ): AsyncGenerator<WatchEvent<T>> {
     if (signal?.aborted) return;
     const request = { method: 'GET', path };
@@ -398,6 +399,7 @@ export class KubernetesClient {
         for await (const chunk of res) chunks.push(chunk as Buffer);
         throw apiError(status, res.headers, Buffer.concat(chunks), request);
       }
+      onConnected?.();
       for await (const line of readLines(res as AsyncIterable<Buffer>)) {
         yield parseWatchLine<T>(line, request);
       }

@@ -24,6 +24,8 @@ export interface ListOptions {
   resourceVersion?: string;
   /** How `resourceVersion` applies. */
   resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  /** Aborts the request (it rejects with a transport error of failure `aborted`). */
+  signal?: AbortSignal;
 }
 
 /** One page of a list. */
@@ -92,6 +94,8 @@ export interface WatchOptions {
   sendInitialEvents?: boolean;
   /** Aborting ends the iteration cleanly (no error). */
   signal?: AbortSignal;
+  /** Called once the server accepted the watch (200), before any event: tells a quiet stream from a pending one. */
+  onConnected?: () => void;
 }
 
 /** A change to an object, as a watch stream reports it. */

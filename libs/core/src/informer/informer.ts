@@ -1,0 +1,253 @@
+import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
+import type { ResourceID } from '../api/resource-id.js';
+import type { KubernetesClient } from '../client/kubernetes-client.js';
+import type { Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { noopLogger } from '../util/logger.js';
+import { ExponentialBackoff } from './backoff.js';
+import type { BackoffOptions } from './backoff.js';
+import { InformerUsageError } from './errors.js';
+import type { InformerHealth, InformerStatus } from './informer-health.js';
+import type { ResourceEventHandler } from './resource-event-handler.js';
+import { InformerCache } from './internal/informer-cache.js';
+import type { IndexFunction } from './internal/informer-store.js';
+import { ListWatchLoop } from './internal/list-watch-loop.js';
+
+export type { IndexFunction } from './internal/informer-store.js';
+
+/** Options of an {@link Informer}. */
+export interface InformerOptions<T extends KubernetesResource> {
+  /** The client to list and watch with. */
+  client: KubernetesClient;
+  /** The kind to cache. */
+  type: ResourceType<T>;
+  /** Namespace to cache; undefined caches all namespaces (ignored for cluster-scoped kinds). */
+  namespace?: string;
+  /** Only objects matching this label selector are cached. Defaults to all. */
+  labelSelector?: string;
+  /** Only objects matching this field selector are cached. Defaults to all. */
+  fieldSelector?: string;
+  /** Page size of lists. Defaults to 500. */
+  pageSize?: number;
+  /** Time source. Defaults to {@link systemClock}. */
+  clock?: Clock;
+  /** Where failures and state changes are logged (each line carries the informer name, kind and namespace). Defaults to no logging. */
+  logger?: Logger;
+  /** Name in logs and health. Defaults to `<plural>.<group>` plus `/<namespace>` when namespaced. */
+  name?: string;
+  /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, ±20 % jitter, reset after 2 minutes of health. */
+  backoff?: BackoffOptions;
+  /**
+   * A stream that delivers no event and no bookmark for this long is taken for dead and reconnected
+   * (from the last resourceVersion). Defaults to 300,000 ms (5 minutes): the kube-apiserver sends a
+   * bookmark to every bookmark-enabled watch about once a minute, so 5 minutes of silence means about
+   * 4 missed bookmarks: a half-open connection (a NAT or load balancer dropped it) whose end would
+   * never reach us, not a quiet resource. Against servers without periodic bookmarks a quiet stream
+   * costs one cheap resume every 5 minutes, never a re-list.
+   */
+  deadStreamTimeoutMs?: number;
+  /** Server-side watch timeout per connection. Defaults to a random value in [300, 600) s per connection, like client-go, so many informers do not reconnect in step. */
+  watchTimeoutSeconds?: number;
+  /** Applied to every object before it is cached (e.g. drop `metadata.managedFields` to save memory). Defaults to none. */
+  transform?: (obj: T) => T;
+  /** When true, {@link Informer.start} rejects if the first list fails; when false it resolves and keeps retrying, reporting the failure in {@link Informer.health}. Defaults to true. */
+  failFast?: boolean;
+  /** Randomness for jitter and watch timeouts (tests fix it). Defaults to `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * A cache of one kind, kept current by list and watch, with event handlers and indexes
+ * (client-go's SharedIndexInformer; JOSDK's informer behind an `InformerEventSource`).
+ *
+ * It lists (paginated, consistent snapshot through continue tokens; a 410 on a continue token
+ * restarts the list), then watches from the list's resourceVersion with bookmarks, resuming from the
+ * last seen resourceVersion after a dropped stream. A 410 (HTTP or `ERROR` event) re-lists and emits
+ * the difference as synthetic events; the cache is keyed by namespace/name and uid, so an object
+ * deleted and re-created while disconnected is a delete (final state unknown) then an add. Failures
+ * back off exponentially with jitter; a stream silent beyond `deadStreamTimeoutMs` is reconnected.
+ * Every failure is logged and visible in {@link Informer.health}; the informer never stops silently.
+ *
+ * The engine is a state machine with one step function: `list` (all pages) → `watch` (stream) →
+ * (`backoff` →) `watch` or `list` ..., until `stopped`; see {@link InformerStatus} for what
+ * {@link Informer.health} reports in each phase.
+ *
+ * Why our own streaming rather than @kubernetes/client-node 2.x's `Watch`/`makeInformer`: its
+ * `Watch` aborts a stream after 30 s without data (it sets no `timeoutSeconds` and asks for no
+ * bookmarks, so quiet resources reconnect every 30 s) and drops unparsable lines silently; its
+ * `ListWatch` lists in one request (no pagination), never requests bookmarks, gives up on any
+ * error but a 410 or a timeout (the informer stops and waits for the user to restart it), backs off
+ * without jitter, calls update handlers without the old object, and after a 410 re-list diffs by
+ * name only (a delete and re-create is reported as an update; deletes carry no final-state-unknown
+ * flag).
+ *
+ * @typeParam T - the object type of the kind.
+ */
+export class Informer<T extends KubernetesResource> {
+  /** The name in logs and health. */
+  readonly name: string;
+  private readonly cache: InformerCache<T>;
+  private readonly loop: ListWatchLoop<T>;
+  private readonly clock: Clock;
+  private state: InformerHealth;
+  private phase: 'new' | 'running' | 'stopped' = 'new';
+  private synced = false;
+
+  /** @throws InformerUsageError when an option is out of range. */
+  constructor(options: InformerOptions<T>) {
+    const { client, type } = options;
+    if (!client || !type) throw new InformerUsageError('an informer needs a client and a resource type');
+    const pageSize = options.pageSize ?? 500;
+    if (!Number.isInteger(pageSize) || pageSize < 1) {
+      throw new InformerUsageError(`pageSize must be a positive integer, got ${pageSize}`);
+    }
+    const deadStreamTimeoutMs = options.deadStreamTimeoutMs ?? 300_000;
+    if (!(deadStreamTimeoutMs > 0)) {
+      throw new InformerUsageError(`deadStreamTimeoutMs must be > 0, got ${deadStreamTimeoutMs}`);
+    }
+    if (options.watchTimeoutSeconds !== undefined && !(options.watchTimeoutSeconds >= 1)) {
+      throw new InformerUsageError(`watchTimeoutSeconds must be >= 1, got ${options.watchTimeoutSeconds}`);
+    }
+    const namespace = type.namespaced ? options.namespace || undefined : undefined;
+    const qualified = type.group ? `${type.plural}.${type.group}` : type.plural;
+    this.name = options.name ?? (namespace ? `${qualified}/${namespace}` : qualified);
+    this.clock = options.clock ?? systemClock;
+    const random = options.random ?? Math.random;
+    const logger = (options.logger ?? noopLogger).child({
+      informer: this.name,
+      kind: type.kind,
+      namespace: namespace ?? '*',
+    });
+    this.state = { healthy: false, status: 'stopped', since: this.clock.now() };
+    this.cache = new InformerCache<T>(logger, options.transform);
+    this.loop = new ListWatchLoop<T>(
+      {
+        name: this.name,
+        client,
+        type,
+        namespace,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        pageSize,
+        clock: this.clock,
+        logger,
+        backoff: new ExponentialBackoff(options.backoff, random),
+        deadStreamTimeoutMs,
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+        random,
+        failFast: options.failFast ?? true,
+      },
+      {
+        listed: (items) => this.cache.replace(items),
+        event: (type, obj) => this.cache.apply(type, obj),
+        status: (status, reason) => this.setStatus(status, reason),
+      },
+    );
+  }
+
+  /**
+   * Starts listing and watching. Resolves when the first list is in the cache. With `failFast`
+   * (the default) a failing first list rejects with an `InformerStartError` (its `cause` is the
+   * API or transport error) and the informer stops; without it, `start` resolves after the first
+   * attempt and the informer keeps retrying, unhealthy with the reason, until a list succeeds.
+   * Calling it again returns the same promise.
+   * @throws InformerUsageError when the informer was stopped (create a new one instead).
+   */
+  start(): Promise<void> {
+    if (this.phase === 'stopped') {
+      return Promise.reject(new InformerUsageError(`informer ${this.name} was stopped; create a new one`));
+    }
+    this.phase = 'running';
+    return this.loop.start();
+  }
+
+  /** Stops the informer: aborts the request or stream in flight; resolves when nothing is left running. The cache keeps its last content. */
+  async stop(): Promise<void> {
+    this.phase = 'stopped';
+    await this.loop.stop();
+  }
+
+  /**
+   * Registers a handler; objects already cached are replayed to its `onAdd` at once (as client-go
+   * does), so a handler added late misses nothing. Returns a function that removes the handler.
+   */
+  addEventHandler(handler: ResourceEventHandler<T>): () => void {
+    return this.cache.addHandler(handler);
+  }
+
+  /** The cached object of that ID, if any. */
+  get(id: ResourceID): T | undefined {
+    return this.cache.store.get(id.key);
+  }
+
+  /** Cached objects, all or of one namespace. */
+  list(namespace?: string): T[] {
+    return this.cache.store.list(namespace);
+  }
+
+  /** Keys (`namespace/name` or `name`) of the cached objects. */
+  keys(): string[] {
+    return this.cache.store.keys();
+  }
+
+  /**
+   * Adds an index (before or after start; it is filled from the cache at once and kept up to date).
+   * A throwing index function is logged and leaves that object out of the index.
+   * @throws InformerUsageError when an index of that name exists.
+   */
+  addIndexer(name: string, fn: IndexFunction<T>): void {
+    this.cache.addIndex(name, fn);
+  }
+
+  /**
+   * Cached objects whose values of index `name` include `value`.
+   * @throws InformerUsageError for an unknown index.
+   */
+  byIndex(name: string, value: string): T[] {
+    return this.cache.store.byIndex(name, value);
+  }
+
+  /** Whether a complete list has been cached (it stays true through reconnects). */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** The informer's health; see {@link InformerStatus}. */
+  health(): InformerHealth {
+    return { ...this.state };
+  }
+
+  /** The resourceVersion of the newest list, event or bookmark seen (`''` before the first list). */
+  lastSyncResourceVersion(): string {
+    return this.loop.lastResourceVersion;
+  }
+
+  /**
+   * Puts the result of an own write in the cache so the next read sees it before its watch event
+   * arrives. Fires no events. Accepted when:
+   * - the object has a name and a resourceVersion, and its uid was not seen deleted; and
+   * - nothing is cached under its key (e.g. after a create), or the cached object has the same uid
+   *   and an older resourceVersion. resourceVersions are compared as integers when both are decimal
+   *   (etcd's); when either is opaque, the write is accepted only if its resourceVersion differs and
+   *   the cached one equals `previousResourceVersion` (the version the write was based on, so no newer
+   *   event has arrived since; JOSDK's rule). Without `previousResourceVersion` an opaque one is refused.
+   *
+   * Watch events older than a cached own write are not applied (the write's own event follows).
+   * @returns whether the cache took the object.
+   */
+  cacheIfNewer(obj: T, previousResourceVersion?: string): boolean {
+    return this.cache.cacheIfNewer(obj, previousResourceVersion);
+  }
+
+  private setStatus(status: InformerStatus, reason?: string): void {
+    if (status === 'synced') this.synced = true;
+    if (status === this.state.status && reason === this.state.reason) return;
+    this.state = {
+      healthy: status === 'synced',
+      status,
+      reason: status === 'synced' || status === 'stopped' ? undefined : reason,
+      since: this.clock.now(),
+    };
+  }
+}

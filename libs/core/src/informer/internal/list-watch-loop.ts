@@ -1,0 +1,321 @@
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { KubernetesApiError } from '../../client/errors.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { ExponentialBackoff } from '../backoff.js';
+import { InformerStartError } from '../errors.js';
+import type { InformerStatus } from '../informer-health.js';
+import { errorText } from './informer-cache.js';
+
+/** Resolved settings of a loop (the public `Informer` fills every default). */
+export interface LoopSettings<T extends KubernetesResource> {
+  name: string;
+  client: KubernetesClient;
+  type: ResourceType<T>;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  pageSize: number;
+  clock: Clock;
+  logger: Logger;
+  backoff: ExponentialBackoff;
+  deadStreamTimeoutMs: number;
+  /** Fixed server-side watch timeout; undefined draws one in [300, 600) s per connection. */
+  watchTimeoutSeconds?: number;
+  random: () => number;
+  failFast: boolean;
+}
+
+/** Where the loop delivers what it learns. */
+export interface LoopSink<T> {
+  /** A complete, consistent list. */
+  listed(items: T[]): void;
+  /** One watch event. */
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
+  /** The loop's status changed. */
+  status(status: InformerStatus, reason?: string): void;
+}
+
+/** The states of the loop; see `Informer` for the transitions. */
+type LoopState =
+  | { kind: 'list' }
+  | { kind: 'watch'; afterList: boolean }
+  | { kind: 'backoff'; delayMs: number; then: LoopState }
+  | { kind: 'stopped' };
+
+/** A stream that ends cleanly sooner than this, with nothing in it, counts as a failure (no tight loop). */
+const MIN_HEALTHY_WATCH_MS = 1_000;
+
+/**
+ * The list-then-watch engine of an informer: a state machine driven by one `step` function.
+ * Every failure is logged with the informer's name and reported through `sink.status`.
+ */
+export class ListWatchLoop<T extends KubernetesResource> {
+  private readonly stopController = new AbortController();
+  private resourceVersion = '';
+  private synced = false;
+  private listAttempts = 0;
+  private healthySince?: number;
+  private running?: Promise<void>;
+  private startPromise?: Promise<void>;
+  private settleStart?: (error?: unknown) => void;
+  private wakeUp?: () => void;
+
+  constructor(
+    private readonly s: LoopSettings<T>,
+    private readonly sink: LoopSink<T>,
+  ) {}
+
+  /** The resourceVersion of the newest list, event or bookmark seen. */
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** Starts the loop once; resolves per `failFast` (see `Informer.start`). */
+  start(): Promise<void> {
+    this.startPromise ??= new Promise<void>((resolve, reject) => {
+      this.settleStart = (error?: unknown) => {
+        this.settleStart = undefined;
+        if (error === undefined) resolve();
+        else reject(error instanceof InformerStartError ? error : new InformerStartError(this.s.name, error));
+      };
+      this.sink.status('starting');
+      this.running = this.run();
+    });
+    return this.startPromise;
+  }
+
+  /** Ends the loop: aborts the request or stream in flight, cancels a pending backoff. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.wakeUp?.();
+    this.settleStart?.(new Error('the informer was stopped before its first list completed'));
+    await this.running;
+    this.sink.status('stopped');
+  }
+
+  private get stopping(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let state: LoopState = { kind: 'list' };
+    while (state.kind !== 'stopped' && !this.stopping) {
+      try {
+        state = await this.step(state);
+      } catch (error) {
+        // A bug in a step must not end the loop silently: report it and start over with a list.
+        this.s.logger.error('informer loop failed unexpectedly; re-listing', { error: errorText(error) });
+        state = this.failure('unexpected failure', error, { kind: 'list' });
+      }
+    }
+  }
+
+  /**
+   * One transition:
+   * - `list` → `watch` (success), `list` (410 on a continue token, at most 3 times in a row),
+   *   `backoff` → `list` (failure), or `stopped` (first list failed with failFast).
+   * - `watch` → `watch` (the server ended the stream after events or ≥ 1 s), `list` (410, via
+   *   backoff when the stream showed no progress since a fresh list), `backoff` → `watch`
+   *   (transport failure, ERROR event, unparsable line, dead stream, quick empty end).
+   * - `backoff` → its `then` state after the delay.
+   */
+  private async step(state: LoopState): Promise<LoopState> {
+    switch (state.kind) {
+      case 'list':
+        return this.list();
+      case 'watch':
+        return this.watch(state.afterList);
+      case 'backoff':
+        await this.sleep(state.delayMs);
+        return state.then;
+      case 'stopped':
+        return state;
+    }
+  }
+
+  private async list(): Promise<LoopState> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    let restarts = 0;
+    this.listAttempts++;
+    do {
+      try {
+        const page = await this.s.client.list(this.s.type, {
+          namespace: this.s.namespace,
+          labelSelector: this.s.labelSelector,
+          fieldSelector: this.s.fieldSelector,
+          limit: this.s.pageSize,
+          continue: continueToken,
+          signal: this.stopController.signal,
+        });
+        for (const item of page.items) items.push(item);
+        resourceVersion = page.resourceVersion;
+        continueToken = page.continue;
+      } catch (error) {
+        if (this.stopping) return { kind: 'stopped' };
+        if (continueToken && isGone(error) && restarts < 3) {
+          this.s.logger.info('list continue token expired (410); listing again from the start', {
+            pagesLost: items.length,
+          });
+          restarts++;
+          items.length = 0;
+          continueToken = undefined;
+          continue;
+        }
+        return this.listFailed(error);
+      }
+    } while (continueToken);
+    if (this.stopping) return { kind: 'stopped' };
+    this.sink.listed(items);
+    this.resourceVersion = resourceVersion;
+    this.synced = true;
+    this.listAttempts = 0;
+    this.healthySince = this.s.clock.now();
+    this.sink.status('synced');
+    this.s.logger.debug('listed', { count: items.length, resourceVersion });
+    this.settleStart?.();
+    return { kind: 'watch', afterList: true };
+  }
+
+  private listFailed(error: unknown): LoopState {
+    if (!this.synced && this.listAttempts === 1 && this.s.failFast) {
+      const startError = new InformerStartError(this.s.name, error);
+      this.s.logger.error('first list failed; the informer does not start', { error: errorText(error) });
+      this.sink.status('failed', startError.message);
+      this.settleStart?.(startError);
+      return { kind: 'stopped' };
+    }
+    const next = this.failure('list failed', error, { kind: 'list' });
+    // With failFast off, start() returns after the first attempt; the loop keeps retrying.
+    this.settleStart?.();
+    return next;
+  }
+
+  private async watch(afterList: boolean): Promise<LoopState> {
+    const { clock, deadStreamTimeoutMs } = this.s;
+    const streamController = new AbortController();
+    const signal = AbortSignal.any([this.stopController.signal, streamController.signal]);
+    const openedAt = clock.now();
+    let lastActivity = openedAt;
+    let progress = 0;
+    let dead = false;
+    let timer: TimerHandle | undefined;
+    const checkDead = (): void => {
+      const idle = clock.now() - lastActivity;
+      if (idle >= deadStreamTimeoutMs) {
+        dead = true;
+        streamController.abort();
+      } else timer = clock.setTimeout(checkDead, deadStreamTimeoutMs - idle);
+    };
+    timer = clock.setTimeout(checkDead, deadStreamTimeoutMs);
+    const timeoutSeconds = this.s.watchTimeoutSeconds ?? Math.floor(300 + this.s.random() * 300);
+    try {
+      const events = this.s.client.watch(this.s.type, {
+        namespace: this.s.namespace,
+        labelSelector: this.s.labelSelector,
+        fieldSelector: this.s.fieldSelector,
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        signal,
+        onConnected: () => {
+          lastActivity = clock.now();
+          this.connected();
+        },
+      });
+      for await (const event of events) {
+        lastActivity = clock.now();
+        if (event.type === 'ERROR') {
+          if (event.error.isGone()) return this.gone(event.error, afterList && progress === 0);
+          return this.failure('watch stream sent an ERROR event', event.error, {
+            kind: 'watch',
+            afterList: false,
+          });
+        }
+        const version = event.object.metadata?.resourceVersion;
+        if (event.type !== 'BOOKMARK') this.sink.event(event.type, event.object);
+        if (version) this.resourceVersion = version;
+        progress++;
+      }
+    } catch (error) {
+      if (this.stopping) return { kind: 'stopped' };
+      if (isGone(error)) return this.gone(error, afterList && progress === 0);
+      return this.failure('watch failed', error, { kind: 'watch', afterList: false });
+    } finally {
+      if (timer) clock.clearTimeout(timer);
+      streamController.abort();
+    }
+    if (this.stopping) return { kind: 'stopped' };
+    if (dead) {
+      return this.failure(`no event or bookmark for ${deadStreamTimeoutMs} ms (dead stream)`, undefined, {
+        kind: 'watch',
+        afterList: false,
+      });
+    }
+    if (progress === 0 && clock.now() - openedAt < MIN_HEALTHY_WATCH_MS) {
+      return this.failure('watch stream ended at once without events', undefined, {
+        kind: 'watch',
+        afterList: false,
+      });
+    }
+    this.s.logger.debug('watch stream ended; resuming', { resourceVersion: this.resourceVersion });
+    return { kind: 'watch', afterList: false };
+  }
+
+  private gone(error: unknown, noProgress: boolean): LoopState {
+    if (noProgress) {
+      return this.failure('watch expired (410) right after a list', error, { kind: 'list' });
+    }
+    this.s.logger.info('watch resourceVersion expired (410); re-listing', {
+      resourceVersion: this.resourceVersion,
+    });
+    this.sink.status('reconnecting', `resourceVersion ${this.resourceVersion} expired (410); re-listing`);
+    this.healthySince = undefined;
+    return { kind: 'list' };
+  }
+
+  private connected(): void {
+    this.healthySince = this.s.clock.now();
+    this.sink.status('synced');
+  }
+
+  /** Records a failure (log, status) and chooses the backoff before `next`. */
+  private failure(what: string, error: unknown, next: LoopState): LoopState {
+    const { backoff, clock } = this.s;
+    if (this.healthySince !== undefined && clock.now() - this.healthySince >= backoff.options.resetAfterMs) {
+      backoff.reset();
+    }
+    this.healthySince = undefined;
+    const delayMs = backoff.next();
+    const reason = error === undefined ? what : `${what}: ${errorText(error)}`;
+    this.s.logger.warn(`${reason}; retrying in ${delayMs} ms`, {
+      attempt: backoff.attempts,
+      resourceVersion: this.resourceVersion,
+      ...(error instanceof KubernetesApiError ? { status: error.status, reason: error.reason } : {}),
+    });
+    this.sink.status(this.synced ? 'reconnecting' : 'failed', reason);
+    return { kind: 'backoff', delayMs, then: next };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const handle = this.s.clock.setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        this.s.clock.clearTimeout(handle);
+        this.wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof KubernetesApiError && error.isGone();
+}
