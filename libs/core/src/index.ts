@@ -23,3 +23,6 @@ export * from './informer/errors.js';
 export * from './informer/informer-health.js';
 export * from './informer/resource-event-handler.js';
 export * from './informer/informer.js';
+export * from './events/kubernetes-event.js';
+export * from './events/event-errors.js';
+export * from './events/event-recorder.js';

@@ -1,0 +1,121 @@
+import { LRUCache } from 'lru-cache';
+import type { KubernetesEvent } from '../kubernetes-event.js';
+
+/** Tuning of {@link EventCorrelator}; every field resolved. */
+export interface CorrelatorSettings {
+  /** Entries kept per cache. */
+  readonly cacheSize: number;
+  /** A repeat within this time of the last one updates the existing Event. */
+  readonly repeatWindowMs: number;
+  /** Distinct messages of one (object, type, reason) within the window before they are combined. */
+  readonly aggregateMaxEvents: number;
+  /** Window of the similar-message aggregation. */
+  readonly aggregateWindowMs: number;
+  /** Events per (source, object) that may be sent in a burst. */
+  readonly spamBurst: number;
+  /** One more event per (source, object) is allowed each this many ms. */
+  readonly spamRefillMs: number;
+}
+
+/** What was last written for one event key. */
+export interface Observation {
+  readonly name: string;
+  readonly count: number;
+  readonly firstTimestamp: string;
+  readonly lastSeen: number;
+}
+
+/** The outcome of {@link EventCorrelator.correlate}. */
+export type Correlation =
+  | { readonly skip: true }
+  | {
+      readonly skip: false;
+      /** The key of the Event this occurrence counts towards. */
+      readonly key: string;
+      /** The message to write (the combined one when similar events were aggregated). */
+      readonly message: string;
+    };
+
+const COMBINED_PREFIX = '(combined from similar events): ';
+
+const join = (parts: Array<string | number | undefined>) => parts.map((p) => p ?? '').join('\u0000');
+
+function objectKey(e: KubernetesEvent): Array<string | undefined> {
+  const o = e.involvedObject;
+  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion];
+}
+
+/**
+ * client-go's `EventCorrelator` for one recorder: similar-message aggregation (`EventAggregator`),
+ * the count-keeping cache of written Events (`eventLogger`) and the per-object token-bucket spam
+ * filter (`EventSourceObjectSpamFilter`). Keys are built from the same fields as client-go's.
+ */
+export class EventCorrelator {
+  private readonly aggregates: LRUCache<string, { messages: Set<string>; lastSeen: number }>;
+  private readonly observations: LRUCache<string, Observation>;
+  private readonly buckets: LRUCache<string, { tokens: number; at: number }>;
+
+  constructor(private readonly settings: CorrelatorSettings) {
+    this.aggregates = new LRUCache({ max: settings.cacheSize });
+    this.observations = new LRUCache({ max: settings.cacheSize });
+    this.buckets = new LRUCache({ max: settings.cacheSize });
+  }
+
+  /**
+   * Decides what an event becomes: dropped by the spam filter, or counted towards the Event with the
+   * returned key (its own, or the combined one of similar events).
+   */
+  correlate(event: KubernetesEvent, now: number): Correlation {
+    const aggregateKey = join([
+      ...objectKey(event),
+      event.type,
+      event.reason,
+      event.reportingComponent,
+      event.reportingInstance,
+    ]);
+    let entry = this.aggregates.get(aggregateKey);
+    if (!entry || now - entry.lastSeen > this.settings.aggregateWindowMs) {
+      entry = { messages: new Set(), lastSeen: now };
+      this.aggregates.set(aggregateKey, entry);
+    }
+    entry.lastSeen = now;
+    entry.messages.add(event.message);
+    const combined = entry.messages.size >= this.settings.aggregateMaxEvents;
+    if (!this.takeToken(join(objectKey(event)), now)) return { skip: true };
+    if (combined) return { skip: false, key: aggregateKey, message: COMBINED_PREFIX + event.message };
+    return {
+      skip: false,
+      key: join([
+        ...objectKey(event),
+        event.involvedObject.fieldPath,
+        event.type,
+        event.reason,
+        event.message,
+      ]),
+      message: event.message,
+    };
+  }
+
+  /** The Event last written for `key`, if it was written within the repeat window. */
+  lastWritten(key: string, now: number): Observation | undefined {
+    const seen = this.observations.get(key);
+    if (!seen || now - seen.lastSeen > this.settings.repeatWindowMs) return undefined;
+    return seen;
+  }
+
+  /** Remembers a successful write. */
+  written(key: string, observation: Observation): void {
+    this.observations.set(key, observation);
+  }
+
+  private takeToken(key: string, now: number): boolean {
+    const { spamBurst, spamRefillMs } = this.settings;
+    const bucket = this.buckets.get(key) ?? { tokens: spamBurst, at: now };
+    bucket.tokens = Math.min(spamBurst, bucket.tokens + Math.max(0, now - bucket.at) / spamRefillMs);
+    bucket.at = now;
+    this.buckets.set(key, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+}
