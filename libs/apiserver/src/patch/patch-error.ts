@@ -15,9 +15,10 @@
  * - `TestOperationFailed` (422): a JSON patch `test` operation whose value differs.
  * - `TypeMismatch` (422): a JSON patch that walks into a scalar as if it were an object or array.
  * - `MissingMergeKey` (422): a list item of a merge-by-key list without its merge key.
- * - `RetainKeysMismatch` (422): a strategic merge patch with fields that `$retainKeys` does not list.
+ * - `RetainKeysMismatch` (400, as kube-apiserver's `ErrBadPatchFormatForRetainKeys`): a strategic merge patch with fields that `$retainKeys` does not list.
  * - `InvalidApplyConfiguration` (400): an apply configuration that cannot be typed (e.g. a list-map item
- *   without a key field).
+ *   without a key field, a wrong `apiVersion`, `metadata.managedFields` set).
+ * - `InvalidManagedFields` (400): a `FieldsV1` value or managedFields entry that does not decode.
  * - `ApplyConflict` (409): server-side apply conflicts; see {@link ApplyConflictError}.
  */
 export type PatchErrorCode =
@@ -31,6 +32,7 @@ export type PatchErrorCode =
   | 'MissingMergeKey'
   | 'RetainKeysMismatch'
   | 'InvalidApplyConfiguration'
+  | 'InvalidManagedFields'
   | 'ApplyConflict';
 
 /** An HTTP status a patch failure maps to. */

@@ -1,0 +1,240 @@
+/**
+ * A set of field paths, and its `FieldsV1` encoding as stored in `metadata.managedFields`
+ * (sigs.k8s.io/structured-merge-diff `fieldpath.Set`).
+ *
+ * A path is a list of encoded path elements: `f:<field>` (a map field), `k:<json>` (a list-map item by
+ * its keys, keys sorted, e.g. `k:{"name":"nginx"}`), `v:<json>` (a set item, e.g. `v:"a"`), `i:<n>` (a list
+ * index). In `FieldsV1`, `{}` marks a path that is in the set, and `".": {}` marks a path that is in the set
+ * and also has children in it (a list item or map owned both as a whole and field by field).
+ */
+import type { JsonObject } from '../types.js';
+import { PatchError } from './patch-error.js';
+import { isJsonObject } from './internal/json-value.js';
+
+/** One path: encoded path elements from the object's root. */
+export type FieldPath = readonly string[];
+
+const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+/** structured-merge-diff's order of path elements: fields, then keys, then values, then indexes. */
+export function comparePathElements(a: string, b: string): number {
+  const ka = KIND_ORDER[a[0] ?? ''] ?? 4;
+  const kb = KIND_ORDER[b[0] ?? ''] ?? 4;
+  if (ka !== kb) return ka - kb;
+  if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A mutable set of field paths, stored as a tree. */
+export class FieldSet {
+  private member = false;
+  private readonly children = new Map<string, FieldSet>();
+
+  /** A set holding `paths`. */
+  static of(...paths: FieldPath[]): FieldSet {
+    const set = new FieldSet();
+    for (const path of paths) set.insert(path);
+    return set;
+  }
+
+  /**
+   * Decodes a `FieldsV1` object.
+   *
+   * @throws {@link PatchError} `InvalidManagedFields` (400) when `fields` is not a valid encoding.
+   */
+  static fromFieldsV1(fields: unknown): FieldSet {
+    const set = new FieldSet();
+    set.decode(fields, []);
+    return set;
+  }
+
+  private decode(fields: unknown, at: string[]): void {
+    if (!isJsonObject(fields)) {
+      throw new PatchError(
+        'InvalidManagedFields',
+        400,
+        `invalid FieldsV1 at ${at.join('') || '<root>'}: not an object`,
+      );
+    }
+    for (const [element, value] of Object.entries(fields)) {
+      if (element === '.') {
+        if (at.length === 0)
+          throw new PatchError('InvalidManagedFields', 400, 'invalid FieldsV1: "." at the root');
+        this.member = true;
+        continue;
+      }
+      if (!/^(f:|k:\{|v:|i:\d+$)/.test(element)) {
+        throw new PatchError(
+          'InvalidManagedFields',
+          400,
+          `invalid FieldsV1 path element ${JSON.stringify(element)}`,
+        );
+      }
+      const child = this.child(element);
+      if (isJsonObject(value) && Object.keys(value).length === 0) child.member = true;
+      else child.decode(value, [...at, element]);
+    }
+  }
+
+  private child(element: string): FieldSet {
+    let child = this.children.get(element);
+    if (child === undefined) {
+      child = new FieldSet();
+      this.children.set(element, child);
+    }
+    return child;
+  }
+
+  private node(path: FieldPath): FieldSet | undefined {
+    let node: FieldSet | undefined;
+    for (const element of path) {
+      node = (node ?? this).children.get(element);
+      if (node === undefined) return undefined;
+    }
+    return node ?? this;
+  }
+
+  /** Adds `path` (not the empty path). */
+  insert(path: FieldPath): this {
+    if (path.length === 0) return this;
+    let node = this.child(path[0]);
+    for (const element of path.slice(1)) node = node.child(element);
+    node.member = true;
+    return this;
+  }
+
+  /** Whether `path` is in the set. */
+  has(path: FieldPath): boolean {
+    return path.length > 0 && (this.node(path)?.member ?? false);
+  }
+
+  /** Whether some path strictly below `path` is in the set. */
+  hasDescendant(path: FieldPath): boolean {
+    const node = this.node(path);
+    return node !== undefined && [...node.children.values()].some((child) => !child.isEmpty());
+  }
+
+  /** Whether the set has no path. */
+  isEmpty(): boolean {
+    return !this.member && [...this.children.values()].every((child) => child.isEmpty());
+  }
+
+  /** Every path in the set, in structured-merge-diff order. */
+  paths(): FieldPath[] {
+    const out: FieldPath[] = [];
+    const walk = (node: FieldSet, at: string[]): void => {
+      if (node.member && at.length > 0) out.push(at);
+      for (const element of [...node.children.keys()].sort(comparePathElements)) {
+        walk(node.children.get(element)!, [...at, element]);
+      }
+    };
+    walk(this, []);
+    return out;
+  }
+
+  /** A copy of this set. */
+  clone(): FieldSet {
+    return FieldSet.of(...this.paths());
+  }
+
+  /** Paths in this set or in `other`. */
+  union(other: FieldSet): FieldSet {
+    const out = this.clone();
+    for (const path of other.paths()) out.insert(path);
+    return out;
+  }
+
+  /** Paths in this set and not in `other` (exact paths; children of a removed path stay). */
+  difference(other: FieldSet): FieldSet {
+    return FieldSet.of(...this.paths().filter((path) => !other.has(path)));
+  }
+
+  /** Paths in this set and not in `other` nor below a path of `other`. */
+  recursiveDifference(other: FieldSet): FieldSet {
+    return FieldSet.of(
+      ...this.paths().filter((path) => !path.some((_, i) => other.has(path.slice(0, i + 1)))),
+    );
+  }
+
+  /** Paths in both sets. */
+  intersection(other: FieldSet): FieldSet {
+    return FieldSet.of(...this.paths().filter((path) => other.has(path)));
+  }
+
+  /** Whether both sets hold the same paths. */
+  equals(other: FieldSet): boolean {
+    const mine = this.paths().map((path) => JSON.stringify(path));
+    const theirs = other.paths().map((path) => JSON.stringify(path));
+    return mine.length === theirs.length && mine.every((path, i) => path === theirs[i]);
+  }
+
+  /** The `FieldsV1` encoding (`.` first, then children in structured-merge-diff order). */
+  toFieldsV1(): JsonObject {
+    const encode = (node: FieldSet): JsonObject => {
+      const out: JsonObject = {};
+      const elements = [...node.children.keys()]
+        .sort(comparePathElements)
+        .filter((e) => !node.children.get(e)!.isEmpty());
+      for (const element of elements) {
+        const child = node.children.get(element)!;
+        const inner = encode(child);
+        const hasChildren = Object.keys(inner).length > 0;
+        out[element] = child.member && hasChildren ? { '.': {}, ...inner } : inner;
+      }
+      return out;
+    };
+    return encode(this);
+  }
+}
+
+/** The `FieldsV1` encoding of `set`. */
+export function encodeFieldsV1(set: FieldSet): JsonObject {
+  return set.toFieldsV1();
+}
+
+/**
+ * Decodes a `FieldsV1` object into a {@link FieldSet}.
+ *
+ * @throws {@link PatchError} `InvalidManagedFields` (400) when `fields` is not a valid encoding.
+ */
+export function decodeFieldsV1(fields: unknown): FieldSet {
+  return FieldSet.fromFieldsV1(fields);
+}
+
+/** The path element of a list-map item with `keys` (sorted by key name, as Kubernetes writes them). */
+export function keyElement(values: Readonly<Record<string, unknown>>): string {
+  const sorted: JsonObject = {};
+  for (const key of Object.keys(values).sort()) sorted[key] = values[key];
+  return `k:${JSON.stringify(sorted)}`;
+}
+
+/** The path element of a set item. */
+export function valueElement(value: unknown): string {
+  return `v:${JSON.stringify(value)}`;
+}
+
+/**
+ * A path in Kubernetes' message syntax (`fieldpath.Path.String()`), e.g.
+ * `.spec.containers[name="nginx"].image`, `.metadata.finalizers[="a"]`, `.spec.list[0]`.
+ */
+export function formatFieldPath(path: FieldPath): string {
+  return path
+    .map((element) => {
+      const body = element.slice(2);
+      switch (element[0]) {
+        case 'f':
+          return `.${body}`;
+        case 'k': {
+          const keys = JSON.parse(body) as JsonObject;
+          return `[${Object.entries(keys)
+            .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+            .join(',')}]`;
+        }
+        case 'v':
+          return `[=${body}]`;
+        default:
+          return `[${body}]`;
+      }
+    })
+    .join('');
+}

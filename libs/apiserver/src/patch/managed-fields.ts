@@ -1,0 +1,95 @@
+/**
+ * Field ownership for non-apply writes (create, update, every patch type): kube-apiserver's
+ * `FieldManager.Update` with structured-merge-diff's `Updater.Update` and `managedFieldsUpdater`.
+ */
+import type { JsonObject, ManagedFieldsEntry, PatchSchema } from '../types.js';
+import type { FieldSet } from './field-set.js';
+import {
+  decodeManagers,
+  encodeManagers,
+  identity,
+  isResetRequest,
+  METADATA_NODE,
+  stripServerFields,
+} from './internal/managers.js';
+import type { Manager } from './internal/managers.js';
+import { isJsonObject } from './internal/json-value.js';
+import { TypedWalker } from './internal/typed-walk.js';
+
+/** Arguments of {@link trackUpdate}. */
+export interface TrackUpdateArgs {
+  /** The stored object before the write; undefined for a create. Its managedFields are the starting point. */
+  before: JsonObject | undefined;
+  /** The object about to be stored. */
+  after: JsonObject;
+  /** The field manager (`?fieldManager=`, else derived from the user agent by the caller). */
+  manager: string;
+  /** The apiVersion the request used (`apps/v1`). */
+  apiVersion: string;
+  /** `status` for a write to the status subresource; absent (default) for the main resource. */
+  subresource?: string;
+  /** RFC 3339 time to record for the writing manager. */
+  now: string;
+  /** List and map semantics of the kind. */
+  schema: PatchSchema;
+}
+
+/**
+ * The managedFields to store on `after` for a non-apply write by `manager` (operation `Update`).
+ *
+ * Fields the write adds or changes become owned by the manager's Update entry (one entry per manager,
+ * apiVersion and subresource) and are taken from every other entry, Apply entries included; fields the
+ * write removes leave every entry; entries left empty are dropped; the writer's `time` becomes `now`.
+ * A write that changes nothing leaves managedFields as they were. Server-owned metadata (name,
+ * namespace, uid, resourceVersion, generation, creationTimestamp, deletion fields, managedFields) and
+ * apiVersion/kind are never tracked.
+ *
+ * As kube-apiserver does, a non-empty `after.metadata.managedFields` on the main resource replaces the
+ * stored ones (so a client can edit them), `[{}]` resets them, and entries that do not decode are ignored.
+ *
+ * @returns the entries in kube-apiserver's order (Apply first, then by time, manager, apiVersion).
+ */
+export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
+  const { before, after, manager, apiVersion, subresource, now, schema } = args;
+  const managers = startingManagers(before, after, subresource);
+  const walker = new TypedWalker(schema);
+  const lhs = stripServerFields(before ?? {});
+  const rhs = stripServerFields(after);
+  const { added, removed, modified } = walker.compare(lhs, rhs);
+  const changed = added.union(modified).difference(METADATA_NODE);
+  const gone = removed.difference(METADATA_NODE);
+  if (changed.isEmpty() && gone.isEmpty()) return encodeManagers(managers);
+
+  for (const m of managers) m.set = m.set.difference(changed).difference(gone);
+  const owned = changed.difference(gone);
+  if (!owned.isEmpty()) {
+    const self: Manager = { manager, operation: 'Update', apiVersion, time: now, set: owned };
+    if (subresource !== undefined && subresource !== '') self.subresource = subresource;
+    const existing = managers.find((m) => identity(m) === identity(self));
+    if (existing === undefined) managers.push(self);
+    else {
+      existing.set = existing.set.union(owned);
+      existing.time = now;
+    }
+  }
+  return encodeManagers(managers);
+}
+
+function startingManagers(
+  before: JsonObject | undefined,
+  after: JsonObject,
+  subresource: string | undefined,
+): Manager[] {
+  if (subresource === undefined || subresource === '') {
+    if (isResetRequest(after)) return [];
+    const requested = decodeManagers(after);
+    const afterMeta = isJsonObject(after.metadata) ? after.metadata : undefined;
+    if (requested.length > 0 && afterMeta !== undefined) return requested;
+  }
+  return decodeManagers(before);
+}
+
+/** The set of fields `object` sets, as server-side apply would own them (for tests and matchers). */
+export function fieldSetOf(object: JsonObject, schema: PatchSchema): FieldSet {
+  return new TypedWalker(schema).fieldSet(stripServerFields(object), false).difference(METADATA_NODE);
+}

@@ -1,0 +1,294 @@
+/**
+ * Server-side apply (`application/apply-patch+yaml`): kube-apiserver's `FieldManager.Apply` with
+ * structured-merge-diff's `Updater.Apply` (merge, prune, conflict detection, ownership).
+ */
+import type { JsonObject, PatchSchema } from '../types.js';
+import { ApplyConflictError, PatchError } from './patch-error.js';
+import type { ApplyConflict } from './patch-error.js';
+import { formatFieldPath, valueElement } from './field-set.js';
+import type { FieldPath, FieldSet } from './field-set.js';
+import { cloneJson, isJsonObject, jsonTypeName } from './internal/json-value.js';
+import {
+  decodeManagers,
+  describeManager,
+  encodeManagers,
+  identity,
+  METADATA_NODE,
+  stripServerFields,
+} from './internal/managers.js';
+import type { Manager } from './internal/managers.js';
+import { TypedWalker } from './internal/typed-walk.js';
+import type { SchemaPath } from './internal/typed-walk.js';
+
+/** Arguments of {@link serverSideApply}. */
+export interface ServerSideApplyArgs {
+  /** The stored object; undefined when the apply creates it. */
+  live: JsonObject | undefined;
+  /** The applied configuration (the parsed request body). */
+  applied: JsonObject;
+  /** The field manager (`?fieldManager=`, required for apply). */
+  manager: string;
+  /** `?force=true`: take conflicting fields from their owners instead of failing. */
+  force: boolean;
+  /** The apiVersion of the request; the applied configuration must carry the same. */
+  apiVersion: string;
+  /** `status` to apply to the status subresource (only `.status` of `applied` counts); absent by default. */
+  subresource?: string;
+  /** RFC 3339 time to record for the applier. */
+  now: string;
+  /** List and map semantics of the kind. */
+  schema: PatchSchema;
+  /**
+   * Whether the main resource's apply ignores `.status` (the kind has a status subresource, so the status
+   * is neither changed nor owned through the main resource). Defaults to false.
+   */
+  ignoreStatus?: boolean;
+}
+
+/**
+ * Applies `applied` for `manager` with Kubernetes server-side apply semantics and returns the resulting
+ * object (a deep copy) with its `metadata.managedFields`.
+ *
+ * The fields the configuration sets become the manager's Apply entry. Setting a field another manager
+ * owns to a different value is a conflict ({@link ApplyConflictError}, 409) unless `force`, which takes
+ * the field over; setting it to the same value shares ownership. Fields the manager applied before and
+ * no longer applies are removed when nobody else owns them, and only disowned otherwise. Lists follow
+ * `schema.listInfo`: `map` lists merge per key (`k:{"name":"x"}`), `set` lists per value (`v:"x"`),
+ * other lists are atomic and replaced whole; maps merge per key unless `schema.isAtomicMap`.
+ *
+ * @throws {@link PatchError} `NotAnObject` (400) when `applied` is not an object;
+ *   `InvalidApplyConfiguration` (400) when its apiVersion differs from `apiVersion`, it sets
+ *   `metadata.managedFields`, or a list-map item lacks a key or repeats one; {@link ApplyConflictError}
+ *   (409) on conflicts without `force`.
+ */
+export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
+  const { live, applied, manager, force, apiVersion, now, schema } = args;
+  const subresource = args.subresource === '' ? undefined : args.subresource;
+  checkConfiguration(applied, apiVersion);
+  const walker = new TypedWalker(schema);
+  const merger = new ApplyMerger(walker);
+
+  const base = live === undefined ? {} : cloneJson(live);
+  if (isJsonObject(base.metadata)) delete base.metadata.managedFields;
+  const config = configurationFor(applied, subresource, args.ignoreStatus === true);
+  const configSet = walker.fieldSet(stripServerFields(config), true).difference(METADATA_NODE);
+
+  const managers = decodeManagers(live);
+  const self: Manager = { manager, operation: 'Apply', apiVersion, set: configSet };
+  if (subresource !== undefined) self.subresource = subresource;
+  const selfId = identity(self);
+  const previous = managers.find((m) => identity(m) === selfId);
+  const others = managers.filter((m) => m !== previous);
+
+  let merged = merger.merge(base, config, []) as JsonObject;
+  if (previous !== undefined) {
+    const owned = others.reduce((set, m) => set.union(m.set), configSet);
+    merged = prune(merged, previous.set, owned, walker);
+  }
+
+  const { added, modified, removed } = walker.compare(stripServerFields(base), stripServerFields(merged));
+  const changed = added.union(modified).difference(METADATA_NODE);
+  const conflicts = others
+    .map((m) => ({ m, set: m.set.intersection(changed) }))
+    .filter((c) => !c.set.isEmpty());
+  if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+  for (const { m, set } of conflicts) m.set = m.set.difference(set);
+  for (const m of others) m.set = m.set.difference(removed);
+
+  const objectChanged = !changed.isEmpty() || !removed.difference(METADATA_NODE).isEmpty();
+  const setChanged = previous === undefined || !previous.set.equals(configSet);
+  self.time = objectChanged || setChanged || previous.time === undefined ? now : previous.time;
+
+  const entries = encodeManagers([...others, self]);
+  const metadata = isJsonObject(merged.metadata) ? merged.metadata : {};
+  if (entries.length > 0) metadata.managedFields = entries;
+  else delete metadata.managedFields;
+  if (entries.length > 0 || isJsonObject(merged.metadata)) merged.metadata = metadata;
+  return merged;
+}
+
+function checkConfiguration(applied: unknown, apiVersion: string): asserts applied is JsonObject {
+  if (!isJsonObject(applied)) {
+    throw new PatchError(
+      'NotAnObject',
+      400,
+      `an apply configuration must be an object, not ${jsonTypeName(applied)}`,
+    );
+  }
+  if (applied.apiVersion !== apiVersion) {
+    throw new PatchError(
+      'InvalidApplyConfiguration',
+      400,
+      `Incorrect version specified in apply patch. Specified patch version: ${typeof applied.apiVersion === 'string' ? applied.apiVersion : ''}, expected: ${apiVersion}`,
+    );
+  }
+  const metadata = applied.metadata;
+  if (metadata !== undefined && !isJsonObject(metadata)) {
+    throw new PatchError('InvalidApplyConfiguration', 400, 'metadata must be an object');
+  }
+  if (isJsonObject(metadata) && metadata.managedFields !== undefined && metadata.managedFields !== null) {
+    throw new PatchError('InvalidApplyConfiguration', 400, 'metadata.managedFields must be nil');
+  }
+}
+
+/** The part of the configuration this apply may change. */
+function configurationFor(
+  applied: JsonObject,
+  subresource: string | undefined,
+  ignoreStatus: boolean,
+): JsonObject {
+  const config = cloneJson(applied);
+  if (isJsonObject(config.metadata)) delete config.metadata.managedFields;
+  if (subresource === 'status') {
+    const out: JsonObject = { apiVersion: config.apiVersion, kind: config.kind };
+    if (config.status !== undefined) out.status = config.status;
+    return out;
+  }
+  if (ignoreStatus) delete config.status;
+  return config;
+}
+
+/**
+ * Removes the fields `previous` owned that nobody owns any more (`Updater.prune`): a path leaves the
+ * object when neither it nor anything below it is owned; list-map key fields of a kept item stay.
+ */
+function prune(object: JsonObject, previous: FieldSet, owned: FieldSet, walker: TypedWalker): JsonObject {
+  const out = cloneJson(object);
+  const removed: FieldPath[] = [];
+  for (const path of previous.paths()) {
+    if (owned.has(path) || owned.hasDescendant(path)) continue;
+    if (removed.some((gone) => gone.length <= path.length && gone.every((e, i) => path[i] === e))) continue;
+    if (isKeyOfKeptItem(path)) continue;
+    walker.remove(out, path);
+    removed.push(path);
+  }
+  return out;
+}
+
+function isKeyOfKeptItem(path: FieldPath): boolean {
+  const last = path[path.length - 1];
+  const parent = path[path.length - 2];
+  if (last === undefined || parent === undefined || !last.startsWith('f:') || !parent.startsWith('k:'))
+    return false;
+  const keys = JSON.parse(parent.slice(2)) as JsonObject;
+  return Object.hasOwn(keys, last.slice(2));
+}
+
+function conflictError(conflicts: { m: Manager; set: FieldSet }[]): ApplyConflictError {
+  const sorted = [...conflicts].sort((a, b) =>
+    identity(a.m) < identity(b.m) ? -1 : identity(a.m) > identity(b.m) ? 1 : 0,
+  );
+  const list: ApplyConflict[] = [];
+  const causes: string[] = [];
+  const lines: string[] = [];
+  for (const { m, set } of sorted) {
+    const who = describeManager(m);
+    lines.push(`conflicts with ${who}:`);
+    for (const path of set.paths()) {
+      const field = formatFieldPath(path);
+      list.push({ manager: m.manager, field });
+      causes.push(`conflict with ${who}`);
+      lines.push(`- ${field}`);
+    }
+  }
+  const message =
+    list.length === 1
+      ? `Apply failed with 1 conflict: ${causes[0]}: ${list[0].field}`
+      : `Apply failed with ${list.length} conflicts: ${lines.join('\n')}`;
+  return new ApplyConflictError(list, message, causes);
+}
+
+/** `TypedValue.Merge`: the configuration's values win; lists and maps merge by the schema. */
+class ApplyMerger {
+  constructor(private readonly walker: TypedWalker) {}
+
+  merge(lhs: unknown, rhs: unknown, sp: SchemaPath): unknown {
+    if (rhs === undefined) return cloneJson(lhs);
+    if (lhs === undefined || lhs === null) return cloneJson(rhs);
+    const ls = this.walker.shape(lhs, sp);
+    const rs = this.walker.shape(rhs, sp);
+    if (ls !== rs || rs === 'scalar' || rs === 'atomic') return cloneJson(rhs);
+    if (rs === 'map') {
+      const out = cloneJson(lhs as JsonObject);
+      for (const [key, value] of Object.entries(rhs as JsonObject)) {
+        if (value === null) delete out[key];
+        else out[key] = this.merge(out[key], value, [...sp, key]);
+      }
+      return out;
+    }
+    if (rs === 'listSet') {
+      const element = (item: unknown): string => valueElement(item);
+      return mergeOrdered(lhs as unknown[], rhs as unknown[], element, element, (l, r) => cloneJson(r ?? l));
+    }
+    const where = (): string => sp.join('.');
+    const itemSp = [...sp, '[]'];
+    const rhsElement = (item: unknown): string => this.walker.itemElement(item, sp, true, where)!;
+    if (this.walker.indexItems(lhs as unknown[], sp, false, where) === undefined) return cloneJson(rhs);
+    const lhsElement = (item: unknown): string => this.walker.itemElement(item, sp, false, where)!;
+    return mergeOrdered(lhs as unknown[], rhs as unknown[], lhsElement, rhsElement, (l, r) =>
+      this.merge(l, r, itemSp),
+    );
+  }
+}
+
+/**
+ * Merges two lists of identified items in structured-merge-diff's order: live-only items keep their
+ * place, shared and new items follow the configuration's order.
+ */
+function mergeOrdered(
+  lhs: unknown[],
+  rhs: unknown[],
+  lhsElement: (item: unknown) => string,
+  rhsElement: (item: unknown) => string,
+  mergeItem: (l: unknown, r: unknown) => unknown,
+): unknown[] {
+  const lPEs = lhs.map(lhsElement);
+  const rPEs = rhs.map(rhsElement);
+  const lItems = new Map<string, unknown>();
+  lPEs.forEach((pe, i) => {
+    if (!lItems.has(pe)) lItems.set(pe, lhs[i]);
+  });
+  const rItems = new Map<string, unknown>();
+  rPEs.forEach((pe, i) => rItems.set(pe, rhs[i]));
+  const shared = rPEs.filter((pe) => lItems.has(pe));
+  let nextShared = shared.shift();
+  const mergedRhs = new Set<string>();
+  const out: unknown[] = [];
+  let l = 0;
+  let r = 0;
+  while (l < lPEs.length || r < rPEs.length) {
+    if (l < lPEs.length && r < rPEs.length) {
+      const pe = lPEs[l];
+      if (pe === rPEs[r]) {
+        mergedRhs.add(pe);
+        out.push(mergeItem(lItems.get(pe), rItems.get(pe)));
+        l++;
+        r++;
+        nextShared = shared.shift();
+        continue;
+      }
+      if (rItems.has(pe) && nextShared !== undefined && nextShared !== pe) {
+        l++;
+        continue;
+      }
+    }
+    if (l < lPEs.length) {
+      const pe = lPEs[l];
+      if (!rItems.has(pe)) {
+        out.push(cloneJson(lhs[l]));
+        l++;
+        continue;
+      } else if (mergedRhs.has(pe)) {
+        l++;
+      }
+    }
+    if (r < rPEs.length) {
+      const pe = rPEs[r];
+      mergedRhs.add(pe);
+      out.push(mergeItem(lItems.get(pe), rItems.get(pe)));
+      r++;
+      if (nextShared === pe) nextShared = shared.shift();
+    }
+  }
+  return out;
+}
