@@ -147,6 +147,7 @@ describe('ReconciliationDispatcher', () => {
     expect(calls[0].args[2]).toEqual({ fieldManager: 'things' });
     expect(post.error).toBeUndefined();
     expect(post.kind).toBeUndefined();
+    expect(post.rescheduleDelayMs).toBe(0);
     expect(cached).toHaveLength(1);
   });
 

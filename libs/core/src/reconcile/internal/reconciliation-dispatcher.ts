@@ -22,7 +22,8 @@ import type { DispatcherClient } from './primary-writer.js';
 
 /** Where the dispatcher puts resources it wrote, so the next reconcile sees them (the informer). */
 export interface WritableCache<P extends KubernetesResource> {
-  cacheIfNewer(resource: P): boolean;
+  /** @param previousResourceVersion - the version the write was based on. */
+  cacheIfNewer(resource: P, previousResourceVersion?: string): boolean;
 }
 
 /** Settings of a {@link ReconciliationDispatcher}. */
@@ -93,9 +94,13 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     if (this.cleaner && !marked && !hasFinalizer(resource, finalizerName)) {
       try {
         const updated = await this.writer.addFinalizer(resource, id);
-        if (updated) this.o.cache.cacheIfNewer(updated);
+        // Once the cache holds the own write, its watch event no longer looks like a finalizer
+        // change to the filters; reconcile right away instead (JOSDK's instant reschedule).
+        const cached = updated
+          ? this.o.cache.cacheIfNewer(updated, resource.metadata?.resourceVersion)
+          : false;
         logger.debug('finalizer added', { finalizer: finalizerName });
-        return { updatedResource: updated };
+        return { updatedResource: updated, rescheduleDelayMs: cached ? 0 : undefined };
       } catch (error) {
         logger.warn('adding the finalizer failed', { error: messageOf(error) });
         return { error: this.wrap(error, id, `adding finalizer ${finalizerName} failed`) };
@@ -118,13 +123,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       this.checkUpdateControl(control, id);
       const keepFinalizer = this.cleaner;
       let updated: P | undefined;
+      let previous = original.metadata?.resourceVersion;
       if (control.isPatchResource()) {
         updated = await this.writer.patchResource(original, control.resource!, id, keepFinalizer);
-        this.o.cache.cacheIfNewer(updated);
+        this.o.cache.cacheIfNewer(updated, previous);
+        previous = updated.metadata?.resourceVersion;
       }
       if (control.isPatchStatus()) {
         updated = await this.writer.patchStatus(original, control.resource!, id);
-        this.o.cache.cacheIfNewer(updated);
+        this.o.cache.cacheIfNewer(updated, previous);
       }
       return { kind: 'reconcile', updatedResource: updated, rescheduleDelayMs: control.scheduleDelayMs };
     } catch (error) {
@@ -168,7 +175,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     if (control.resource) {
       try {
         updated = await this.writer.patchStatus(original, control.resource, id);
-        this.o.cache.cacheIfNewer(updated);
+        this.o.cache.cacheIfNewer(updated, original.metadata?.resourceVersion);
       } catch (patchError) {
         logger.warn('patching the error status failed', { error: messageOf(patchError) });
       }
@@ -202,7 +209,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       }
       if (!control.removeFinalizer) return { kind: 'cleanup', rescheduleDelayMs: control.scheduleDelayMs };
       const updated = await this.writer.removeFinalizer(original, id);
-      if (updated) this.o.cache.cacheIfNewer(updated);
+      if (updated) this.o.cache.cacheIfNewer(updated, original.metadata?.resourceVersion);
       logger.debug('finalizer removed', { finalizer: this.o.config.finalizerName });
       return { kind: 'cleanup', finalizerRemoved: true, updatedResource: updated };
     } catch (error) {

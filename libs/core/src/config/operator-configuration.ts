@@ -1,0 +1,46 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ResourceEventRecorder } from '../api/context.js';
+import type { KubernetesClient } from '../client/kubernetes-client.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { LeaderElectionConfiguration } from '../operator/leader-election/leader-election-configuration.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+/**
+ * Options of an operator (JOSDK's `ConfigurationService` and its overrider).
+ */
+export interface OperatorOptions {
+  /** Where the API server is. One of `kubeConfig` and `client` is required. */
+  kubeConfig?: KubeConfig;
+  /** A client to use instead of one made from `kubeConfig`. */
+  client?: KubernetesClient;
+  /** Reconciliations running at once across all controllers; more wait in a queue. Defaults to 50. */
+  concurrentReconciliationThreads?: number;
+  /** How long `start()` waits for each event source's cache to fill. Defaults to 120 000 ms. */
+  cacheSyncTimeoutMs?: number;
+  /** Fail `start()` when an informer cannot start (else it keeps retrying and shows as unhealthy). Defaults to true. */
+  stopOnInformerErrorDuringStartup?: boolean;
+  /** How long `stop()` lets running reconciliations finish. Defaults to 0 (do not wait). */
+  terminationTimeoutMs?: number;
+  /** Close the client on `stop()`. Defaults to true for a client made from `kubeConfig`, false for a given `client`. */
+  closeClientOnStop?: boolean;
+  /** At start, fail with a clear error when a controller's custom resource is not served. Defaults to false. */
+  checkCrdAndValidateLocalModel?: boolean;
+  /** Patch primaries with server-side apply; each controller can override. Defaults to true. */
+  useSSAToPatchPrimaryResource?: boolean;
+  /** Metrics hooks. Defaults to none. */
+  metrics?: Metrics;
+  /** Logger. Defaults to no logging. */
+  logger?: Logger;
+  /** Time source. Defaults to the system clock. */
+  clock?: Clock;
+  /** Leader election; only the leader processes events. Defaults to off. */
+  leaderElection?: LeaderElectionConfiguration;
+  /** Publishes Kubernetes Events (context.eventRecorder and Warning events on failures). Defaults to a recorder writing core/v1 Events with the client, component `tosdk-operator`. */
+  eventRecorder?: ResourceEventRecorder;
+  /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the in-cluster namespace file, else the KubeConfig context's namespace, else `default`. */
+  currentNamespace?: string;
+}
+
+/** Changes options before the operator uses them (JOSDK's `ConfigurationServiceOverrider`). */
+export type OperatorOptionsOverrider = (options: OperatorOptions) => OperatorOptions;

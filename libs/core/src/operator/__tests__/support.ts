@@ -1,0 +1,102 @@
+import { KubeApiServer } from '@tosdk/apiserver';
+import type { CustomResource, KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import { defineResource } from '../../api/resource-type.js';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
+
+/** The test kind: `Widget` in `test.tosdk.io`, namespaced, with status subresource. */
+export type Widget = CustomResource<
+  { value?: string; size?: number },
+  { observed?: string; observedGeneration?: number; count?: number; message?: string; extra?: string }
+>;
+export const Widget = defineResource<Widget>({ group: 'test.tosdk.io', version: 'v1', kind: 'Widget' });
+/** A cluster-scoped kind. */
+export type Gadget = CustomResource<{ value?: string }, { observed?: string }>;
+export const Gadget = defineResource<Gadget>({
+  group: 'test.tosdk.io',
+  version: 'v1',
+  kind: 'Gadget',
+  scope: 'Cluster',
+});
+
+const CRD = defineResource<KubernetesResource>({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  scope: 'Cluster',
+});
+
+const openObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+function crdOf(type: ResourceType): KubernetesResource {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${type.plural}.${type.group}` },
+    spec: {
+      group: type.group,
+      scope: type.namespaced ? 'Namespaced' : 'Cluster',
+      names: {
+        plural: type.plural,
+        singular: type.kind.toLowerCase(),
+        kind: type.kind,
+        listKind: `${type.kind}List`,
+      },
+      versions: [
+        {
+          name: type.version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: { type: 'object', properties: { spec: openObject, status: openObject } },
+          },
+        },
+      ],
+    },
+  } as KubernetesResource;
+}
+
+/** Polls `condition` every 10 ms until it holds or `timeoutMs` passes (then throws with `what`). */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A server with the test CRDs, and an admin client. */
+export async function startServer(): Promise<{ server: KubeApiServer; client: KubernetesClient }> {
+  const server = await KubeApiServer.start();
+  const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+  for (const type of [Widget, Gadget]) await client.create(CRD, crdOf(type));
+  await waitFor(async () => {
+    const list = await client
+      .request<{ resources?: Array<{ name?: string }> }>('/apis/test.tosdk.io/v1')
+      .catch(() => undefined);
+    return (list?.resources?.length ?? 0) >= 2;
+  }, 'CRDs served');
+  return { server, client };
+}
+
+let seq = 0;
+/** A fresh namespace for one test. */
+export async function newNamespace(client: KubernetesClient): Promise<string> {
+  const name = `t${process.pid}-${++seq}`;
+  await client.create(defineResource({ group: '', version: 'v1', kind: 'Namespace', scope: 'Cluster' }), {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
+  return name;
+}
+
+/** A widget object. */
+export function widget(name: string, namespace: string, spec: Widget['spec'] = { value: 'a' }): Widget {
+  return { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name, namespace }, spec };
+}

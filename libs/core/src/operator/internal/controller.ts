@@ -1,0 +1,217 @@
+import type { ResourceEventRecorder } from '../../api/context.js';
+import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
+import { isCleaner } from '../../api/reconciler.js';
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
+import { isResourceEventSource } from '../../event/event-source.js';
+import type { EventSource, EventSourceHealth, ResourceEventSource } from '../../event/event-source.js';
+import type { BoundedExecutor } from '../../event/internal/bounded-executor.js';
+import { ControllerEventSource } from '../../event/internal/controller-event-source.js';
+import type { PrimaryInformer } from '../../event/internal/controller-event-source.js';
+import { EventProcessor } from '../../event/internal/event-processor.js';
+import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
+import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { DuplicateNameError, EventSourceStartError } from '../errors.js';
+
+/** Everything a {@link Controller} is made of. */
+export interface ControllerOptions<P extends KubernetesResource> {
+  readonly reconciler: Reconciler<P>;
+  readonly config: ResolvedControllerConfiguration<P>;
+  readonly client: KubernetesClient;
+  readonly informer: PrimaryInformer<P>;
+  readonly executor: BoundedExecutor;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly eventRecorder: ResourceEventRecorder;
+}
+
+/**
+ * One reconciler with its event sources, event processor and dispatcher (JOSDK's internal
+ * `Controller`). Event sources are started with the controller's own first; events are processed
+ * only between {@link Controller.startProcessing} and {@link Controller.stopProcessing}.
+ */
+export class Controller<P extends KubernetesResource> {
+  readonly name: string;
+  readonly controllerEventSource: ControllerEventSource<P>;
+  readonly eventProcessor: EventProcessor<P>;
+  private readonly sources = new Map<string, EventSource>();
+  private readonly logger: Logger;
+
+  constructor(private readonly o: ControllerOptions<P>) {
+    this.name = o.config.name;
+    this.logger = o.logger.child({ controller: this.name });
+    const info: ControllerMetricsInfo = { name: this.name, resourceType: o.config.resourceType };
+    this.controllerEventSource = new ControllerEventSource(
+      o.informer,
+      o.config,
+      isCleaner(o.reconciler),
+      this.logger,
+    );
+    const dispatcher = new ReconciliationDispatcher<P>({
+      config: o.config,
+      reconciler: o.reconciler,
+      client: o.client,
+      cache: this.controllerEventSource,
+      secondary: this,
+      eventRecorder: o.eventRecorder,
+      logger: this.logger,
+      clock: o.clock,
+    });
+    this.eventProcessor = new EventProcessor<P>({
+      controller: info,
+      cache: this.controllerEventSource,
+      handler: dispatcher,
+      executor: o.executor,
+      retry: o.config.retry,
+      rateLimiter: o.config.rateLimiter,
+      maxReconciliationIntervalMs: o.config.maxReconciliationIntervalMs,
+      clock: o.clock,
+      metrics: o.metrics,
+      logger: this.logger,
+    });
+    this.controllerEventSource.setEventHandler(this.eventProcessor);
+    this.sources.set(this.controllerEventSource.name, this.controllerEventSource);
+    this.registerUserEventSources();
+  }
+
+  /** The configuration. */
+  get configuration(): ResolvedControllerConfiguration<P> {
+    return this.o.config;
+  }
+
+  /** Event sources by name, the controller's own first. */
+  get eventSources(): ReadonlyMap<string, EventSource> {
+    return this.sources;
+  }
+
+  /** The event sources caching a kind (the context's secondary access). */
+  sourcesFor(type: ResourceType): Array<{ name: string; source: ResourceEventSource }> {
+    const found: Array<{ name: string; source: ResourceEventSource }> = [];
+    for (const [name, source] of this.sources) {
+      if (source === this.controllerEventSource || !isResourceEventSource(source)) continue;
+      const t = source.resourceType;
+      if (t.group === type.group && t.version === type.version && t.kind === type.kind)
+        found.push({ name, source });
+    }
+    return found;
+  }
+
+  /**
+   * Starts the controller's own event source, then the others, each within `cacheSyncTimeoutMs`.
+   * @throws EventSourceStartError when one fails or times out and `failFast` is on.
+   */
+  async startEventSources(cacheSyncTimeoutMs: number, failFast: boolean): Promise<void> {
+    const [own, ...others] = [...this.sources.entries()];
+    await this.startOne(own[0], own[1], cacheSyncTimeoutMs, failFast);
+    await Promise.all(
+      others.map(([name, source]) => this.startOne(name, source, cacheSyncTimeoutMs, failFast)),
+    );
+  }
+
+  /** Starts processing events (including those received meanwhile). */
+  startProcessing(): void {
+    this.eventProcessor.start();
+  }
+
+  /** Stops processing: no new reconciliation starts; running ones finish. */
+  stopProcessing(): void {
+    this.eventProcessor.stop();
+  }
+
+  /** Stops every event source. */
+  async stopEventSources(): Promise<void> {
+    const results = await Promise.allSettled([...this.sources.values()].map((s) => s.stop()));
+    for (const r of results) {
+      if (r.status === 'rejected')
+        this.logger.warn('stopping an event source failed', { error: String(r.reason) });
+    }
+  }
+
+  /** Health of every event source by name. */
+  health(): Record<string, EventSourceHealth> {
+    const result: Record<string, EventSourceHealth> = {};
+    for (const [name, source] of this.sources) {
+      try {
+        result[name] = source.health?.() ?? { healthy: true, status: 'running' };
+      } catch (error) {
+        result[name] = { healthy: false, status: 'unknown', reason: `health check threw: ${String(error)}` };
+      }
+    }
+    return result;
+  }
+
+  /** Changes the namespaces of the primary informer. */
+  async changeNamespaces(namespaces: readonly string[]): Promise<void> {
+    if (!this.o.informer.changeNamespaces) return;
+    await this.o.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
+  }
+
+  private registerUserEventSources(): void {
+    const prepare = this.o.reconciler.prepareEventSources;
+    if (!prepare) return;
+    const context: EventSourceContext<P> = {
+      primaryResourceType: this.o.config.resourceType,
+      client: this.o.client,
+      controllerName: this.name,
+      namespaces: this.o.config.namespaces,
+    };
+    const prepared = prepare.call(this.o.reconciler, context);
+    const entries: Array<[string | undefined, EventSource]> = Array.isArray(prepared)
+      ? prepared.map((s) => [s.name, s])
+      : Object.entries(prepared);
+    entries.forEach(([name, source], index) => {
+      const key = name ?? `${source.constructor?.name ?? 'EventSource'}#${index}`;
+      if (this.sources.has(key)) {
+        throw new DuplicateNameError(`controller ${this.name}: two event sources are named "${key}"`);
+      }
+      source.setEventHandler(this.eventProcessor);
+      this.sources.set(key, source);
+    });
+  }
+
+  private async startOne(
+    name: string,
+    source: EventSource,
+    timeoutMs: number,
+    failFast: boolean,
+  ): Promise<void> {
+    let timer: TimerHandle | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = this.o.clock.setTimeout(
+        () =>
+          reject(
+            new EventSourceStartError(
+              `controller ${this.name}: event source ${name} did not sync within ${timeoutMs} ms`,
+              this.name,
+              name,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([source.start(), timeout]);
+    } catch (error) {
+      const wrapped =
+        error instanceof EventSourceStartError
+          ? error
+          : new EventSourceStartError(
+              `controller ${this.name}: event source ${name} failed to start: ${error instanceof Error ? error.message : String(error)}`,
+              this.name,
+              name,
+              { cause: error },
+            );
+      if (failFast) throw wrapped;
+      this.logger.error('event source not started; going on (stopOnInformerErrorDuringStartup is off)', {
+        eventSource: name,
+        error: wrapped.message,
+      });
+    } finally {
+      if (timer !== undefined) this.o.clock.clearTimeout(timer);
+    }
+  }
+}

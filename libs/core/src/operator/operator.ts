@@ -1,0 +1,363 @@
+import type { ResourceEventRecorder } from '../api/context.js';
+import type { Reconciler } from '../api/reconciler.js';
+import type { KubernetesResource } from '../api/resource-type.js';
+import { resourceTypeName } from '../api/resource-type.js';
+import { KubernetesApiError } from '../client/errors.js';
+import { KubernetesClient } from '../client/kubernetes-client.js';
+import {
+  getDecoratedConfiguration,
+  InvalidControllerConfigurationError,
+  resolveControllerConfiguration,
+} from '../config/controller-configuration.js';
+import type {
+  ControllerConfigurationOptions,
+  ResolvedControllerConfiguration,
+} from '../config/controller-configuration.js';
+import { resolveNamespaces } from '../config/namespaces.js';
+import type { OperatorOptions, OperatorOptionsOverrider } from '../config/operator-configuration.js';
+import type { EventSourceHealth } from '../event/event-source.js';
+import { BoundedExecutor } from '../event/internal/bounded-executor.js';
+import { EventRecorder } from '../events/event-recorder.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { NOOP_METRICS } from '../metrics/metrics.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { noopLogger } from '../util/logger.js';
+import type { Logger } from '../util/logger.js';
+import {
+  DuplicateNameError,
+  InvalidOperatorConfigurationError,
+  MissingCustomResourceDefinitionError,
+  OperatorStateError,
+} from './errors.js';
+import { Controller } from './internal/controller.js';
+import { NamespacedInformers } from './internal/namespaced-informers.js';
+import { LeaderElector } from './leader-election/leader-elector.js';
+import { operatorNamespace } from './leader-election/leader-election-configuration.js';
+import type { RegisteredController } from './registered-controller.js';
+import type { NamedEventSourceHealth, RuntimeInfo } from './runtime-info.js';
+
+/** Overrides given at registration: options (merged over the decorator's) or a function of them. */
+export type ControllerOverrides<P extends KubernetesResource> =
+  | ControllerConfigurationOptions<P>
+  | ((options: ControllerConfigurationOptions<P>) => ControllerConfigurationOptions<P>);
+
+type State = 'new' | 'starting' | 'started' | 'stopped';
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+    throw new InvalidOperatorConfigurationError(`${name} must be a non-negative number, got ${String(v)}`);
+  }
+  return v;
+}
+
+/**
+ * A set of controllers sharing a client, an executor and (optionally) leader election (JOSDK's
+ * `Operator`).
+ *
+ * ```ts
+ * const operator = new Operator({ kubeConfig });
+ * operator.register(new WebPageReconciler(), { namespaces: ['web'] });
+ * await operator.start();
+ * // ...
+ * await operator.stop();
+ * ```
+ */
+export class Operator {
+  /** The client every controller uses. */
+  readonly client: KubernetesClient;
+  /** Runtime information (started, controllers, event source health, leadership). */
+  readonly runtimeInfo: RuntimeInfo;
+  private readonly options: OperatorOptions;
+  private readonly executor: BoundedExecutor;
+  private readonly metrics: Metrics;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly cacheSyncTimeoutMs: number;
+  private readonly terminationTimeoutMs: number;
+  private readonly closeClientOnStop: boolean;
+  private readonly currentNamespace: string;
+  private readonly controllers = new Map<string, Controller<KubernetesResource>>();
+  private readonly configurations = new Map<string, ResolvedControllerConfiguration<KubernetesResource>>();
+  private readonly elector: LeaderElector | undefined;
+  private state: State = 'new';
+  private leading = false;
+  private stopping: Promise<void> | undefined;
+
+  /**
+   * @param overrider - changes the options before use (JOSDK's overrider).
+   * @throws InvalidOperatorConfigurationError when neither kubeConfig nor client is given or a number is out of range.
+   * @throws InvalidLeaderElectionConfigurationError for a bad leader election configuration.
+   */
+  constructor(options: OperatorOptions, overrider?: OperatorOptionsOverrider) {
+    const o = overrider ? overrider({ ...options }) : { ...options };
+    if (!o.client && !o.kubeConfig) {
+      throw new InvalidOperatorConfigurationError('pass a kubeConfig or a client');
+    }
+    const threads = o.concurrentReconciliationThreads ?? 50;
+    if (!Number.isInteger(threads) || threads < 1) {
+      throw new InvalidOperatorConfigurationError(
+        `concurrentReconciliationThreads must be a positive integer, got ${String(threads)}`,
+      );
+    }
+    this.options = o;
+    this.cacheSyncTimeoutMs = nonNegative('cacheSyncTimeoutMs', o.cacheSyncTimeoutMs, 120_000);
+    this.terminationTimeoutMs = nonNegative('terminationTimeoutMs', o.terminationTimeoutMs, 0);
+    this.logger = o.logger ?? noopLogger;
+    this.metrics = o.metrics ?? NOOP_METRICS;
+    this.clock = o.clock ?? systemClock;
+    this.client = o.client ?? KubernetesClient.fromKubeConfig(o.kubeConfig!, { logger: this.logger });
+    this.closeClientOnStop = o.closeClientOnStop ?? !o.client;
+    this.currentNamespace = o.currentNamespace ?? operatorNamespace({ kubeConfig: o.kubeConfig });
+    this.executor = new BoundedExecutor(threads, (queued, inFlight) => {
+      try {
+        this.metrics.executorChanged?.(queued, inFlight);
+      } catch {
+        // a metrics hook must not break the executor
+      }
+    });
+    this.elector = o.leaderElection
+      ? new LeaderElector(o.leaderElection, this.client, {
+          clock: this.clock,
+          logger: this.logger,
+          kubeConfig: o.kubeConfig,
+        })
+      : undefined;
+    this.runtimeInfo = this.createRuntimeInfo();
+  }
+
+  /**
+   * Registers a reconciler. Its configuration comes from its `@ControllerConfiguration` decorator,
+   * overridden by `overrides`.
+   * @throws OperatorStateError after `start()`.
+   * @throws InvalidControllerConfigurationError for a bad configuration.
+   * @throws DuplicateNameError when a controller of that name exists.
+   */
+  register<P extends KubernetesResource>(
+    reconciler: Reconciler<P>,
+    overrides?: ControllerOverrides<P>,
+  ): RegisteredController<P> {
+    if (this.state !== 'new') {
+      throw new OperatorStateError(
+        `cannot register a controller: the operator is ${this.state}; register before start()`,
+      );
+    }
+    const options =
+      typeof overrides === 'function'
+        ? overrides({ ...(getDecoratedConfiguration(reconciler) ?? {}) })
+        : overrides;
+    const config = resolveControllerConfiguration(reconciler, options, {
+      currentNamespace: this.currentNamespace,
+      useSSA: this.options.useSSAToPatchPrimaryResource ?? true,
+    });
+    if (this.controllers.has(config.name)) {
+      throw new DuplicateNameError(
+        `a controller named "${config.name}" is already registered; give one another name`,
+      );
+    }
+    const logger = this.logger.child({ controller: config.name });
+    const informer = new NamespacedInformers<P>({
+      client: this.client,
+      type: config.resourceType,
+      namespaces: config.namespaces,
+      labelSelector: config.labelSelector,
+      fieldSelector: config.fieldSelector,
+      clock: this.clock,
+      logger,
+      failFast: this.options.stopOnInformerErrorDuringStartup ?? true,
+      name: `${config.name}/${resourceTypeName(config.resourceType)}`,
+    });
+    const controller = new Controller<P>({
+      reconciler,
+      config,
+      client: this.client,
+      informer,
+      executor: this.executor,
+      metrics: this.metrics,
+      logger: this.logger,
+      clock: this.clock,
+      eventRecorder: this.eventRecorderFor(config.name),
+    });
+    this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
+    this.configurations.set(
+      config.name,
+      config as unknown as ResolvedControllerConfiguration<KubernetesResource>,
+    );
+    try {
+      this.metrics.controllerRegistered?.({ name: config.name, resourceType: config.resourceType });
+    } catch {
+      // metrics hooks must not break registration
+    }
+    this.logger.info('controller registered', {
+      controller: config.name,
+      resource: resourceTypeName(config.resourceType),
+      namespaces: config.namespaces.length ? config.namespaces : 'all',
+    });
+    const configurations = this.configurations;
+    const name = config.name;
+    return {
+      name,
+      get configuration() {
+        return configurations.get(name) as unknown as ResolvedControllerConfiguration<P>;
+      },
+      changeNamespaces: async (namespaces: string[]) => {
+        let resolved: string[];
+        try {
+          resolved = resolveNamespaces(namespaces, this.currentNamespace);
+        } catch (e) {
+          throw new InvalidControllerConfigurationError(`namespaces: ${(e as Error).message}`);
+        }
+        if (!config.resourceType.namespaced && resolved.length > 0) {
+          throw new InvalidControllerConfigurationError(
+            `namespaces: ${config.resourceType.kind} is cluster-scoped; it cannot be restricted to namespaces`,
+          );
+        }
+        configurations.set(
+          name,
+          Object.freeze({ ...configurations.get(name)!, namespaces: Object.freeze(resolved) }),
+        );
+        await controller.changeNamespaces(resolved);
+      },
+    };
+  }
+
+  /**
+   * Starts the operator: checks CRDs (when configured) and lease permissions (with leader election),
+   * starts every event source (each controller's own first) and waits for their caches, then
+   * processes events: at once, or when elected leader.
+   * @throws OperatorStateError when already started or stopped.
+   * @throws MissingCustomResourceDefinitionError, LeaderElectionPermissionError, EventSourceStartError.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new OperatorStateError(`start() on an operator that is ${this.state}`);
+    this.state = 'starting';
+    try {
+      if (this.options.checkCrdAndValidateLocalModel) await this.checkCrds();
+      if (this.elector) await this.elector.checkPermissions();
+      const failFast = this.options.stopOnInformerErrorDuringStartup ?? true;
+      await Promise.all(
+        [...this.controllers.values()].map((c) => c.startEventSources(this.cacheSyncTimeoutMs, failFast)),
+      );
+    } catch (error) {
+      this.logger.error('operator start failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.state = 'started';
+      await this.stop();
+      throw error;
+    }
+    if ((this.state as State) !== 'starting') return;
+    this.state = 'started';
+    if (this.elector) {
+      this.elector.run({
+        onStartLeading: () => {
+          if (this.state !== 'started') return;
+          this.leading = true;
+          this.logger.info('leading: processing events');
+          for (const c of this.controllers.values()) c.startProcessing();
+        },
+        onStopLeading: () => {
+          this.leading = false;
+          this.logger.warn('not leading anymore: event processing stopped');
+          for (const c of this.controllers.values()) c.stopProcessing();
+        },
+      });
+    } else {
+      this.leading = true;
+      for (const c of this.controllers.values()) c.startProcessing();
+    }
+    this.logger.info('operator started', { controllers: [...this.controllers.keys()] });
+  }
+
+  /**
+   * Stops: no new reconciliation starts, running ones get `terminationTimeoutMs` to finish, leader
+   * election ends (the lease is released), event sources stop and the client closes (when
+   * configured). Idempotent; fine on an operator that never started.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
+    const wasStarted = this.state !== 'new';
+    this.state = 'stopped';
+    this.leading = false;
+    for (const c of this.controllers.values()) c.stopProcessing();
+    this.executor.shutdown();
+    if (this.executor.inFlight > 0 && this.terminationTimeoutMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, this.terminationTimeoutMs);
+        void this.executor.idle().then(() => {
+          this.clock.clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    if (this.executor.inFlight > 0) {
+      this.logger.warn('stopping with reconciliations still running', { inFlight: this.executor.inFlight });
+    }
+    if (this.elector && wasStarted) await this.elector.stop();
+    await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
+    if (this.closeClientOnStop && !this.client.isClosed) this.client.close();
+    if (wasStarted) this.logger.info('operator stopped');
+  }
+
+  private eventRecorderFor(component: string): ResourceEventRecorder {
+    if (this.options.eventRecorder) return this.options.eventRecorder;
+    return new EventRecorder(this.client, {
+      component,
+      host: process.env['HOSTNAME'] || undefined,
+      clock: this.clock,
+      logger: this.logger,
+    });
+  }
+
+  private async checkCrds(): Promise<void> {
+    for (const config of this.configurations.values()) {
+      const type = config.resourceType;
+      if (!type.group) continue;
+      const path = `/apis/${type.group}/${type.version}`;
+      let served = false;
+      let cause: unknown;
+      try {
+        const list = await this.client.request<{ resources?: Array<{ name?: string }> }>(path);
+        served = list.resources?.some((r) => r.name === type.plural) ?? false;
+      } catch (error) {
+        if (!(error instanceof KubernetesApiError && error.isNotFound())) throw error;
+        cause = error;
+      }
+      if (!served) {
+        throw new MissingCustomResourceDefinitionError(
+          `controller ${config.name}: ${resourceTypeName(type)} (kind ${type.kind}) is not served by the API server; apply its CustomResourceDefinition (${type.plural}.${type.group} with version ${type.version} served) before starting`,
+          { cause },
+        );
+      }
+    }
+  }
+
+  private createRuntimeInfo(): RuntimeInfo {
+    const health = () => {
+      const result: Record<string, Record<string, EventSourceHealth>> = {};
+      for (const [name, c] of this.controllers) result[name] = c.health();
+      return result;
+    };
+    const unhealthy = (): NamedEventSourceHealth[] =>
+      Object.entries(health()).flatMap(([controller, sources]) =>
+        Object.entries(sources)
+          .filter(([, h]) => !h.healthy)
+          .map(([eventSource, h]) => ({ ...h, controller, eventSource })),
+      );
+    return Object.freeze({
+      isStarted: () => this.state === 'started',
+      registeredControllers: () => [...this.controllers.keys()],
+      eventSourceHealth: health,
+      allEventSourcesHealthy: () => unhealthy().length === 0,
+      unhealthyEventSources: unhealthy,
+      isLeaderElectionEnabled: () => this.elector !== undefined,
+      isLeader: () =>
+        this.state === 'started' && this.leading && (this.elector ? this.elector.isLeader() : true),
+    });
+  }
+}

@@ -1,0 +1,16 @@
+import type { KubernetesResource } from '../api/resource-type.js';
+import type { ResolvedControllerConfiguration } from '../config/controller-configuration.js';
+
+/** The handle of a registered controller (JOSDK's `RegisteredController`). */
+export interface RegisteredController<P extends KubernetesResource = KubernetesResource> {
+  /** The controller's name. */
+  readonly name: string;
+  /** Its resolved configuration (namespaces reflect the latest `changeNamespaces`). */
+  readonly configuration: ResolvedControllerConfiguration<P>;
+  /**
+   * Watches other namespaces from now on (`[]` or `[WATCH_ALL_NAMESPACES]` for all). Primaries of
+   * namespaces no longer watched leave the cache; new ones are reconciled (by the leader only).
+   * @throws InvalidControllerConfigurationError for invalid names.
+   */
+  changeNamespaces(namespaces: string[]): Promise<void>;
+}
