@@ -38,7 +38,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 
 /** The media type of a Content-Type header, lowercased, without parameters. */
 export function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+  return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
 /** Parses a JSON or YAML body; 400 with Kubernetes-like wording when it is malformed. */

@@ -15,7 +15,7 @@ function get(obj: unknown, path: string): unknown {
 
 function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v as number | boolean);
+  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
 const AGE: TableColumn = {

@@ -176,7 +176,7 @@ export class Controllers {
       if (!fins.includes(CRD_FINALIZER)) return;
       const served = compiled ? this.registry.byStorageKey(`${compiled.group}/${compiled.names.plural}`) : undefined;
       if (served && served.crdName === name) {
-        const sv = served.versions.find((v) => v.storage) ?? served.versions[0]!;
+        const sv = served.versions.find((v) => v.storage) ?? served.versions[0];
         const left = this.store.list(storageKey(served));
         for (const o of left) {
           const m = metaOf(o);
@@ -230,7 +230,7 @@ export class Controllers {
     let remaining = 0;
     for (const rt of this.registry.all()) {
       if (!rt.namespaced || rt.virtual) continue;
-      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
       for (const o of this.store.list(storageKey(rt), name)) {
         remaining++;
         const m = metaOf(o);
@@ -280,7 +280,7 @@ export class Controllers {
       const m = metaOf(obj);
       if (m.deletionTimestamp !== undefined) continue;
       const refs = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
-      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
       const ns = String(m.namespace ?? '');
       if (refs.some((r) => this.ownerExists(String(r.uid)))) {
         m.ownerReferences = refs;
@@ -298,7 +298,7 @@ export class Controllers {
     const om = metaOf(owner);
     const uid = String(om.uid);
     const fins = Array.isArray(om.finalizers) ? (om.finalizers as string[]) : [];
-    const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+    const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
     const deps = this.dependentsOf(uid);
     let remove: string | undefined;
     if (fins.includes('orphan')) {
@@ -306,7 +306,7 @@ export class Controllers {
         const m = metaOf(obj);
         m.ownerReferences = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
         if ((m.ownerReferences as JsonObject[]).length === 0) delete m.ownerReferences;
-        const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0]!;
+        const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
         const ns = drt.namespaced ? String(m.namespace) : '';
         this.service.commitUpdate(drt, dsv, this.store.get(storageKey(drt), ns, String(m.name))!, obj, SYSTEM, undefined, 'track');
       }
@@ -318,7 +318,7 @@ export class Controllers {
         const ref = (m.ownerReferences as JsonObject[]).find((r) => r.uid === uid);
         if (ref?.blockOwnerDeletion === true) blocking++;
         if (m.deletionTimestamp === undefined) {
-          const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0]!;
+          const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
           this.service.delete(drt, dsv, String(m.namespace ?? ''), String(m.name), { propagationPolicy: 'Foreground' }, SYSTEM);
         }
       }

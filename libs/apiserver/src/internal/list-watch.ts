@@ -9,7 +9,7 @@ import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey } from './resource-type.js';
 import type { Store } from './store.js';
 import type { IncludeObject } from './table.js';
-import { builtinTable } from './table.js';
+import { builtinTable, printerColumns } from './table.js';
 import type { WatchHub, Watcher } from './watch-hub.js';
 import { eventLine } from './watch-hub.js';
 
@@ -109,7 +109,7 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
     let hi = entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (entries[mid]!.key <= start) lo = mid + 1;
+      if (entries[mid].key <= start) lo = mid + 1;
       else hi = mid;
     }
     i = lo;
@@ -117,7 +117,7 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
   const limit = p.limit !== undefined && p.limit > 0 ? p.limit : Infinity;
   let last = '';
   for (; i < entries.length && items.length < limit; i++) {
-    const e = entries[i]!;
+    const e = entries[i];
     if (p.filter && !p.filter(JSON.parse(e.json) as JsonObject)) continue;
     items.push(e.json);
     last = e.key;
@@ -129,7 +129,7 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
     let more = false;
     let count = 0;
     for (let j = i; j < entries.length; j++) {
-      if (p.filter && !p.filter(JSON.parse(entries[j]!.json) as JsonObject)) continue;
+      if (p.filter && !p.filter(JSON.parse(entries[j].json) as JsonObject)) continue;
       more = true;
       count++;
       if (p.filter) break;
@@ -171,7 +171,7 @@ export function tableBody(
 ): JsonObject {
   let table: JsonObject;
   if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable')) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
-  else table = builtinTable(rt, objects, include);
+  else table = builtinTable(rt, objects, include, rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined);
   const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
   if (rv !== undefined) meta.resourceVersion = rv;
   if (continueToken) meta.continue = continueToken;

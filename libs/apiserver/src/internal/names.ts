@@ -54,7 +54,7 @@ function validateKey(k: string, field: string): StatusCause[] {
   const parts = k.split('/');
   const bad = (m: string): StatusCause[] => [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${m}` }];
   if (parts.length > 2) return bad("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
-  const [prefix, nm] = parts.length === 2 ? [parts[0]!, parts[1]!] : ['', parts[0]!];
+  const [prefix, nm] = parts.length === 2 ? [parts[0], parts[1]] : ['', parts[0]];
   if (parts.length === 2 && (prefix.length === 0 || prefix.length > 253 || !SUBDOMAIN.test(prefix)))
     return bad('prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\'');
   if (nm.length === 0 || nm.length > 63 || !QUALIFIED_NAME.test(nm))
@@ -85,5 +85,28 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
       }
     }
   }
+  return causes;
+}
+
+/** Validates metadata.ownerReferences: apiVersion, kind, name and uid are required; one controller at most. */
+export function validateOwnerReferences(meta: Record<string, unknown>): StatusCause[] {
+  const refs = meta.ownerReferences;
+  if (refs === undefined || refs === null) return [];
+  if (!Array.isArray(refs)) return [{ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: must be a list' }];
+  const causes: StatusCause[] = [];
+  let controllers = 0;
+  refs.forEach((r: unknown, i) => {
+    const field = `metadata.ownerReferences[${i}]`;
+    if (r === null || typeof r !== 'object') {
+      causes.push({ reason: 'FieldValueInvalid', field, message: 'Invalid value: must be an object' });
+      return;
+    }
+    const ref = r as Record<string, unknown>;
+    for (const k of ['apiVersion', 'kind', 'name', 'uid']) {
+      if (typeof ref[k] !== 'string' || ref[k] === '') causes.push({ reason: 'FieldValueInvalid', field: `${field}.${k}`, message: `Invalid value: "": ${k} must not be empty` });
+    }
+    if (ref.controller === true) controllers++;
+  });
+  if (controllers > 1) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: Only one reference can have Controller set to true' });
   return causes;
 }

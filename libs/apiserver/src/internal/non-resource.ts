@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
-import { errors } from './errors.js';
+import { ApiError, errors } from './errors.js';
+import { builtinOpenApiV3 } from './openapi.js';
 import type { HandlerDeps } from './resource-handler.js';
 import { sendJson } from './resource-handler.js';
 import type { CompiledCrd } from './peers.js';
@@ -63,21 +64,24 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
   if (p === '/apis') return sendJson(res, 200, apiGroupList(deps.registry));
   let m = /^\/api\/([^/]+)$/.exec(p);
   if (m) {
-    const list = apiResourceList(deps.registry, '', m[1]!);
+    const list = apiResourceList(deps.registry, '', m[1]);
     if (list) return sendJson(res, 200, list);
     throw errors.notFound({ group: '', resource: '' });
   }
   m = /^\/apis\/([^/]+)$/.exec(p);
   if (m) {
-    const g = apiGroup(deps.registry, m[1]!);
+    const g = apiGroup(deps.registry, m[1]);
     if (g) return sendJson(res, 200, g);
     throw errors.notFound({ group: '', resource: '' });
   }
   m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(p);
   if (m) {
-    const list = apiResourceList(deps.registry, m[1]!, m[2]!);
+    const list = apiResourceList(deps.registry, m[1], m[2]);
     if (list) return sendJson(res, 200, list);
     throw errors.notFound({ group: '', resource: '' });
+  }
+  if (p === '/openapi/v2' && /protobuf/.test(accept) && !/json/.test(accept)) {
+    throw new ApiError(406, 'NotAcceptable', 'only application/json is supported for /openapi/v2');
   }
   if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
   if (p === '/openapi/v3') {
@@ -89,10 +93,13 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
   }
   m = /^\/openapi\/v3\/(.+)$/.exec(p);
   if (m) {
-    const gv = m[1]!;
+    const gv = m[1];
     const built = deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3') ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps)) : undefined;
     const doc = built?.document(gv);
     if (doc) return sendJson(res, 200, doc);
+    const gm = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(gv);
+    const builtin = gm ? builtinOpenApiV3(deps.registry, gm[1] ? '' : gm[2]!, gm[1] ?? gm[3]!, (n, v) => crdVersionSchema(deps, n, v)) : undefined;
+    if (builtin) return sendJson(res, 200, builtin);
     if (gvPaths(deps).includes(gv)) return sendJson(res, 200, minimalV3());
     throw errors.notFound({ group: '', resource: '' });
   }
@@ -102,4 +109,14 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
 
 function hashOf(gv: string, deps: HandlerDeps): string {
   return `${deps.store.currentRv.toString(16)}${gv.length.toString(16)}`.toUpperCase();
+}
+
+/** The openAPIV3Schema of one version of a stored CRD. */
+function crdVersionSchema(deps: HandlerDeps, crdName: string, version: string): JsonObject | undefined {
+  const crd = deps.store.get('apiextensions.k8s.io/customresourcedefinitions', '', crdName);
+  const spec = crd?.spec as JsonObject | undefined;
+  const versions = Array.isArray(spec?.versions) ? (spec.versions as JsonObject[]) : [];
+  const v = versions.find((x) => x.name === version);
+  const schema = (v?.schema as JsonObject | undefined)?.openAPIV3Schema;
+  return schema !== null && typeof schema === 'object' ? (schema as JsonObject) : undefined;
 }

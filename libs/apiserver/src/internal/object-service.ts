@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import { ApiError, errors } from './errors.js';
 import { clone, deepEqual, isObject, metaOf, rfc3339 } from './json.js';
-import { generatedName, validateLabelsAndAnnotations, validateName } from './names.js';
+import { generatedName, validateLabelsAndAnnotations, validateName, validateOwnerReferences } from './names.js';
 import type { Peers } from './peers.js';
 import { isMissing, need } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
@@ -139,7 +139,7 @@ export class ObjectService {
     obj.kind = rt.kind;
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
-    const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta)];
+    const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
     if (version.admit) causes.push(...version.admit(obj, 'create'));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition') {
       causes.push(...need(this.peers.crd, 'crd').validateCrd(obj));
@@ -376,7 +376,7 @@ export class ObjectService {
       labels['kubernetes.io/metadata.name'] = om.name;
       m.labels = labels;
     }
-    causes.push(...validateLabelsAndAnnotations(m));
+    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
     if (version.admit) causes.push(...version.admit(obj, 'update'));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...need(this.peers.crd, 'crd').validateCrd(obj, old));

@@ -49,7 +49,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   let namespace: string | undefined;
   if (rest[0] === 'namespaces' && rest.length > 1) {
     namespace = rest[1];
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
     else {
       // /namespaces/{name}[/status]: the namespace object itself
       rest = ['namespaces', ...rest.slice(1)];

@@ -69,5 +69,5 @@ export function apiVersionOf(group: string, version: string): string {
 
 /** The storage version's name. */
 export function storageVersion(rt: ResourceType): ResourceVersion {
-  return rt.versions.find((v) => v.storage) ?? rt.versions[0]!;
+  return rt.versions.find((v) => v.storage) ?? rt.versions[0];
 }

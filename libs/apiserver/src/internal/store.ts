@@ -116,7 +116,7 @@ export class Store {
     const state = new Map<string, string>();
     for (const e of this.listJson(resource, namespace)) state.set(e.key, e.json);
     for (let i = this.history.length - 1; i >= this.historyStart; i--) {
-      const ev = this.history[i]!;
+      const ev = this.history[i];
       if (ev.rv <= rv) break;
       if (ev.resource !== resource || (namespace !== undefined && ev.namespace !== namespace)) continue;
       const k = key(ev.namespace, ev.name);
@@ -137,11 +137,11 @@ export class Store {
     let hi = this.history.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.history[mid]!.rv <= rv) lo = mid + 1;
+      if (this.history[mid].rv <= rv) lo = mid + 1;
       else hi = mid;
     }
     for (let i = lo; i < this.history.length; i++) {
-      const ev = this.history[i]!;
+      const ev = this.history[i];
       if (ev.resource === resource) out.push(ev);
     }
     return out;
@@ -202,7 +202,7 @@ export class Store {
     this.version = ev.rv;
     this.history.push(ev);
     if (this.history.length - this.historyStart > this.historySize) {
-      const dropped = this.history[this.historyStart]!;
+      const dropped = this.history[this.historyStart];
       this.history[this.historyStart] = undefined as unknown as StoreEvent;
       this.historyStart++;
       this.compactedRv = dropped.rv;

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeApiServer } from '@tosdk/apiserver';
+
+const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs kubectl against the test server (async, so the in-process server keeps answering) with a
+ * timeout. `untilStdout` ends the process once its output matches (for `get -w`).
+ */
+function kubectl(kubeconfig: string, args: string[], opts: { input?: string; timeoutMs?: number; untilStdout?: RegExp; live?: { stdout: string } } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (opts.live) opts.live.stdout = stdout;
+      if (opts.untilStdout?.test(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wd], listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: A widget.
+        properties:
+          spec:
+            type: object
+            description: The widget's desired state.
+            properties:
+              size: {type: integer, default: 3, description: How big the widget is.}
+              color: {type: string}
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+`;
+
+const APP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-config
+  labels: {app: web}
+data:
+  mode: blue
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: "nginx:1", ports: [{containerPort: 80}]}]
+`;
+
+const describeIfKubectl = existsSync(KUBECTL) ? describe : describe.skip;
+
+describeIfKubectl('kubectl against @tosdk/apiserver', () => {
+  let server: KubeApiServer;
+  let dir: string;
+  let kc: string;
+  const k = (args: string[], opts?: Parameters<typeof kubectl>[2]): Promise<Run> => kubectl(kc, args, opts);
+
+  beforeAll(async () => {
+    server = await KubeApiServer.start();
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-kubectl-'));
+    kc = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kc);
+    await writeFile(join(dir, 'app.yaml'), APP);
+    await writeFile(join(dir, 'crd.yaml'), CRD);
+  });
+  afterAll(async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[AS-KUBECTL-API] api-resources lists built-ins with short names and namespaced flags', async () => {
+    const r = await k(['api-resources']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m);
+    expect(r.stdout).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    expect(r.stdout).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
+  });
+
+  it('[AS-KUBECTL-APPLY] client-side apply creates then configures; get -o yaml and -o wide show the objects', async () => {
+    const a = await k(['apply', '-f', join(dir, 'app.yaml')]);
+    expect(a.stderr).toBe('');
+    expect(a.stdout).toContain('configmap/app-config created');
+    expect(a.stdout).toContain('deployment.apps/web created');
+    const again = await k(['apply', '-f', join(dir, 'app.yaml')]);
+    expect(again.stdout).toContain('configmap/app-config unchanged');
+    const y = await k(['get', 'cm', 'app-config', '-o', 'yaml']);
+    expect(y.stdout).toContain('mode: blue');
+    expect(y.stdout).toContain('kubectl.kubernetes.io/last-applied-configuration');
+    const w = await k(['get', 'deploy', '-o', 'wide']);
+    expect(w.stdout).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
+    expect(w.stdout).toMatch(/^web\s+0\/2\s+0\s+0\s+\S+\s+c\s+nginx:1\s+app=web$/m);
+  });
+
+  it('[AS-KUBECTL-SSA] apply --server-side records the field manager', async () => {
+    const r = await k(['apply', '--server-side', '--field-manager', 'e2e', '-f', join(dir, 'app.yaml')]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('configmap/app-config serverside-applied');
+    const y = await k(['get', 'cm', 'app-config', '-o', 'yaml', '--show-managed-fields']);
+    expect(y.stdout).toMatch(/manager: e2e\n\s+operation: Apply/);
+  });
+
+  it('[AS-KUBECTL-PATCH] patch --type json, merge and strategic', async () => {
+    expect((await k(['patch', 'cm', 'app-config', '--type', 'merge', '-p', '{"data":{"merged":"yes"}}'])).stdout).toContain('patched');
+    expect((await k(['patch', 'cm', 'app-config', '--type', 'json', '-p', '[{"op":"add","path":"/data/json","value":"yes"}]'])).stdout).toContain('patched');
+    const s = await k(['patch', 'deploy', 'web', '--type', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}']);
+    expect(s.stdout).toContain('patched');
+    const c = await k(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}']);
+    expect(c.stdout).toBe('nginx:2 80');
+    const d = await k(['get', 'cm', 'app-config', '-o', 'jsonpath={.data.merged},{.data.json}']);
+    expect(d.stdout).toBe('yes,yes');
+  });
+
+  it('[AS-KUBECTL-DIFF] diff shows a pending change and exits 1', async () => {
+    await writeFile(join(dir, 'changed.yaml'), APP.replace('mode: blue', 'mode: green'));
+    const r = await k(['diff', '-f', join(dir, 'changed.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^-\s+mode: blue$/m);
+    expect(r.stdout).toMatch(/^\+\s+mode: green$/m);
+    const get = await k(['get', 'cm', 'app-config', '-o', 'jsonpath={.data.mode}']);
+    expect(get.stdout).toBe('blue');
+  });
+
+  it('[AS-KUBECTL-WATCH] get -w streams a new object', async () => {
+    const live = { stdout: '' };
+    const watching = k(['get', 'cm', '-w', '--no-headers'], { untilStdout: /watched-cm/, timeoutMs: 15_000, live });
+    // the watch prints the current objects first; create once it has listed
+    const deadline = Date.now() + 10_000;
+    while (!live.stdout.includes('app-config') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await k(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched-cm}\n' });
+    const r = await watching;
+    expect(r.stdout).toMatch(/^app-config\s+/m);
+    expect(r.stdout).toMatch(/^watched-cm\s+/m);
+  });
+
+  it('[AS-KUBECTL-CRD] a CRD: wait --for=condition=Established, printer columns, pruning and defaults, explain', async () => {
+    expect((await k(['apply', '-f', join(dir, 'crd.yaml')])).stdout).toContain('created');
+    const w = await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']);
+    expect(w.stdout).toContain('condition met');
+    await k(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, unknown: 1}\n' });
+    const g = await k(['get', 'wd']);
+    expect(g.stdout).toMatch(/^NAME\s+SIZE$/m);
+    expect(g.stdout).toMatch(/^w1\s+3$/m);
+    const y = await k(['get', 'widget', 'w1', '-o', 'jsonpath={.spec}']);
+    expect(JSON.parse(y.stdout)).toEqual({ color: 'red', size: 3 });
+    const e = await k(['explain', 'widget.spec']);
+    expect(e.stdout).toContain("The widget's desired state.");
+    expect(e.stdout).toContain('How big the widget is.');
+  });
+
+  it('[AS-KUBECTL-DELETE] delete --cascade=foreground removes dependents first; --cascade=orphan keeps them', async () => {
+    const uid = (await k(['get', 'deploy', 'web', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    const rs = (name: string, owner: string, ownerUid: string): string =>
+      `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: ${name}\n  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: ${owner}, uid: ${ownerUid}, controller: true, blockOwnerDeletion: true}]\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n`;
+    await k(['apply', '-f', '-'], { input: rs('web-rs', 'web', uid) });
+    const del = await k(['delete', 'deploy', 'web', '--cascade=foreground']);
+    expect(del.stdout).toContain('deployment.apps "web" deleted');
+    const gone = await k(['get', 'rs', 'web-rs']);
+    expect(gone.stderr).toContain('NotFound');
+    await k(['apply', '-f', join(dir, 'app.yaml')]);
+    const uid2 = (await k(['get', 'deploy', 'web', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    await k(['apply', '-f', '-'], { input: rs('web-rs2', 'web', uid2) });
+    const orphan = await k(['delete', 'deploy', 'web', '--cascade=orphan']);
+    expect(orphan.stdout).toContain('deleted');
+    const kept = await k(['get', 'rs', 'web-rs2', '-o', 'jsonpath={.metadata.name}:{.metadata.ownerReferences}']);
+    expect(kept.stdout).toBe('web-rs2:');
+  });
+
+  it('[AS-KUBECTL-WAIT-DELETE] wait --for=delete returns once the object is gone', async () => {
+    await k(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doomed, finalizers: [e2e/hold]}\n' });
+    await k(['delete', 'cm', 'doomed', '--wait=false']);
+    const waiting = k(['wait', '--for=delete', 'cm/doomed', '--timeout=15s']);
+    await k(['patch', 'cm', 'doomed', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
+    const r = await waiting;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('condition met');
+  });
+});
