@@ -116,8 +116,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
    * One transition:
    * - `list` → `watch` (success), `list` (410 on a continue token, at most 3 times in a row),
    *   `backoff` → `list` (failure), or `stopped` (first list failed with failFast).
-   * - `watch` → `watch` (the server ended the stream after events or ≥ 1 s), `list` (410, via
-   *   backoff when the stream showed no progress since a fresh list), `backoff` → `watch`
+   * - `watch` → `watch` (the server ended the stream after events or ≥ 1 s), `list` (410; via
+   *   backoff when it came < 1 s after a fresh list with no event between), `backoff` → `watch`
    *   (transport failure, ERROR event, unparsable line, dead stream, quick empty end).
    * - `backoff` → its `then` state after the delay.
    */
@@ -138,10 +138,10 @@ export class ListWatchLoop<T extends KubernetesResource> {
   private async list(): Promise<LoopState> {
     const items: T[] = [];
     let continueToken: string | undefined;
-    let resourceVersion = '';
+    let resourceVersion: string;
     let restarts = 0;
     this.listAttempts++;
-    do {
+    for (;;) {
       try {
         const page = await this.s.client.list(this.s.type, {
           namespace: this.s.namespace,
@@ -154,11 +154,12 @@ export class ListWatchLoop<T extends KubernetesResource> {
         for (const item of page.items) items.push(item);
         resourceVersion = page.resourceVersion;
         continueToken = page.continue;
+        if (!continueToken) break;
       } catch (error) {
         if (this.stopping) return { kind: 'stopped' };
         if (continueToken && isGone(error) && restarts < 3) {
           this.s.logger.info('list continue token expired (410); listing again from the start', {
-            pagesLost: items.length,
+            itemsDiscarded: items.length,
           });
           restarts++;
           items.length = 0;
@@ -167,7 +168,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
         }
         return this.listFailed(error);
       }
-    } while (continueToken);
+    }
     if (this.stopping) return { kind: 'stopped' };
     this.sink.listed(items);
     this.resourceVersion = resourceVersion;
@@ -199,6 +200,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
     const streamController = new AbortController();
     const signal = AbortSignal.any([this.stopController.signal, streamController.signal]);
     const openedAt = clock.now();
+    const quick = () => clock.now() - openedAt < MIN_HEALTHY_WATCH_MS;
     let lastActivity = openedAt;
     let progress = 0;
     let dead = false;
@@ -229,7 +231,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
       for await (const event of events) {
         lastActivity = clock.now();
         if (event.type === 'ERROR') {
-          if (event.error.isGone()) return this.gone(event.error, afterList && progress === 0);
+          if (event.error.isGone()) return this.gone(event.error, afterList && progress === 0 && quick());
           return this.failure('watch stream sent an ERROR event', event.error, {
             kind: 'watch',
             afterList: false,
@@ -242,7 +244,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
       }
     } catch (error) {
       if (this.stopping) return { kind: 'stopped' };
-      if (isGone(error)) return this.gone(error, afterList && progress === 0);
+      if (isGone(error)) return this.gone(error, afterList && progress === 0 && quick());
       return this.failure('watch failed', error, { kind: 'watch', afterList: false });
     } finally {
       if (timer) clock.clearTimeout(timer);
@@ -255,7 +257,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
         afterList: false,
       });
     }
-    if (progress === 0 && clock.now() - openedAt < MIN_HEALTHY_WATCH_MS) {
+    if (progress === 0 && quick()) {
       return this.failure('watch stream ended at once without events', undefined, {
         kind: 'watch',
         afterList: false,
