@@ -1,0 +1,120 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  builtinPatchSchema,
+  decodeFieldsV1,
+  encodeFieldsV1,
+  fieldSetOf,
+  FieldSet,
+  formatFieldPath,
+  PatchError,
+} from '../index.js';
+
+describe('FieldSet and the FieldsV1 encoding', () => {
+  it('round-trips a Kubernetes FieldsV1 value, with "." for an item owned as a whole and by field', () => {
+    const fields = {
+      'f:metadata': { 'f:labels': { 'f:app': {} } },
+      'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+    };
+    const set = decodeFieldsV1(fields);
+    expect(set.has(['f:metadata', 'f:labels', 'f:app'])).toBe(true);
+    expect(set.has(['f:spec', 'f:containers', 'k:{"name":"nginx"}'])).toBe(true);
+    expect(set.has(['f:spec', 'f:containers'])).toBe(false);
+    expect(JSON.stringify(encodeFieldsV1(set))).toBe(JSON.stringify(fields));
+  });
+
+  it('encodes in structured-merge-diff order: ".", fields, keys, values', () => {
+    const set = FieldSet.of(
+      ['f:z'],
+      ['f:a', 'v:"b"'],
+      ['f:a', 'k:{"name":"x"}'],
+      ['f:a', 'f:b'],
+      ['f:a'],
+      ['f:m', 'f:n'],
+    );
+    expect(JSON.stringify(set.toFieldsV1())).toBe(
+      '{"f:a":{".":{},"f:b":{},"k:{\\"name\\":\\"x\\"}":{},"v:\\"b\\"":{}},"f:m":{"f:n":{}},"f:z":{}}',
+    );
+  });
+
+  it('set operations: union, difference, intersection, recursive difference, equality', () => {
+    const a = FieldSet.of(['f:a'], ['f:a', 'f:b'], ['f:c']);
+    const b = FieldSet.of(['f:a'], ['f:d']);
+    expect(a.union(b).paths()).toEqual([['f:a'], ['f:a', 'f:b'], ['f:c'], ['f:d']]);
+    expect(a.difference(b).paths()).toEqual([['f:a', 'f:b'], ['f:c']]);
+    expect(a.recursiveDifference(b).paths()).toEqual([['f:c']]);
+    expect(a.intersection(b).paths()).toEqual([['f:a']]);
+    expect(a.equals(a.clone())).toBe(true);
+    expect(a.equals(b)).toBe(false);
+    expect(new FieldSet().isEmpty()).toBe(true);
+    expect(a.hasDescendant(['f:a'])).toBe(true);
+    expect(a.hasDescendant(['f:c'])).toBe(false);
+  });
+
+  it('formats paths as Kubernetes messages do', () => {
+    expect(formatFieldPath(['f:spec', 'f:replicas'])).toBe('.spec.replicas');
+    expect(formatFieldPath(['f:spec', 'f:containers', 'k:{"name":"nginx"}', 'f:image'])).toBe(
+      '.spec.containers[name="nginx"].image',
+    );
+    expect(formatFieldPath(['f:spec', 'f:ports', 'k:{"port":80,"protocol":"TCP"}'])).toBe(
+      '.spec.ports[port=80,protocol="TCP"]',
+    );
+    expect(formatFieldPath(['f:metadata', 'f:finalizers', 'v:"a"'])).toBe('.metadata.finalizers[="a"]');
+  });
+
+  it('invalid FieldsV1 gives PatchError InvalidManagedFields (400)', () => {
+    for (const bad of [[], 'x', { 'x:y': {} }, { 'f:a': 3 }, { '.': {} }]) {
+      let caught: unknown;
+      try {
+        decodeFieldsV1(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(PatchError);
+      expect([(caught as PatchError).code, (caught as PatchError).status]).toEqual([
+        'InvalidManagedFields',
+        400,
+      ]);
+    }
+  });
+
+  it('the field set of an object: leaves, list-map items by key (with key defaults), set values, atomic lists', () => {
+    const schema = builtinPatchSchema('apps', 'v1', 'Deployment');
+    const set = fieldSetOf(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd', namespace: 'n', uid: 'u', labels: { app: 'x' }, finalizers: ['f'] },
+        spec: {
+          selector: { matchLabels: { app: 'x' } },
+          template: {
+            spec: {
+              containers: [{ name: 'c', image: 'i', args: ['a'], ports: [{ containerPort: 80 }] }],
+              tolerations: [{ key: 'k' }],
+            },
+          },
+        },
+      },
+      schema,
+    );
+    expect(set.toFieldsV1()).toEqual({
+      'f:metadata': { 'f:finalizers': { 'v:"f"': {} }, 'f:labels': { 'f:app': {} } },
+      'f:spec': {
+        'f:selector': {},
+        'f:template': {
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"c"}': {
+                '.': {},
+                'f:args': {},
+                'f:image': {},
+                'f:name': {},
+                'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
+              },
+            },
+            'f:tolerations': {},
+          },
+        },
+      },
+    });
+  });
+});

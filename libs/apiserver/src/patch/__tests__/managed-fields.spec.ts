@@ -1,0 +1,325 @@
+import { describe, expect, it } from '@jest/globals';
+import { builtinPatchSchema, serverSideApply, trackUpdate } from '../index.js';
+import type { JsonObject, ManagedFieldsEntry } from '../../types.js';
+
+const cmSchema = builtinPatchSchema('', 'v1', 'ConfigMap');
+const deploySchema = builtinPatchSchema('apps', 'v1', 'Deployment');
+const T1 = '2026-01-01T00:00:00Z';
+const T2 = '2026-01-01T00:01:00Z';
+const T3 = '2026-01-01T00:02:00Z';
+
+const configMap = (data: JsonObject, extra: JsonObject = {}): JsonObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: {
+    name: 'cm',
+    namespace: 'default',
+    uid: 'uid-1',
+    resourceVersion: '7',
+    creationTimestamp: T1,
+    labels: { app: 'web' },
+    ...extra,
+  },
+  data,
+});
+
+function withManaged(object: JsonObject, managedFields: ManagedFieldsEntry[]): JsonObject {
+  return { ...object, metadata: { ...(object.metadata as JsonObject), managedFields } };
+}
+
+describe('trackUpdate', () => {
+  it('[DR-10] a create records an Update entry without server-owned metadata or apiVersion/kind', () => {
+    const entries = trackUpdate({
+      before: undefined,
+      after: configMap({ key: 'v' }),
+      manager: 'kubectl-create',
+      apiVersion: 'v1',
+      now: T1,
+      schema: cmSchema,
+    });
+    expect(entries).toEqual([
+      {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:data': { '.': {}, 'f:key': {} },
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        },
+      },
+    ]);
+  });
+
+  it('a write that changes nothing leaves managedFields unchanged (time too)', () => {
+    const before = withManaged(configMap({ key: 'v' }), [
+      {
+        manager: 'a',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:key': {} } },
+      },
+    ]);
+    const after = {
+      ...configMap({ key: 'v' }),
+      metadata: { ...(before.metadata as JsonObject), resourceVersion: '8' },
+    };
+    const entries = trackUpdate({ before, after, manager: 'b', apiVersion: 'v1', now: T2, schema: cmSchema });
+    expect(entries).toEqual((before.metadata as JsonObject).managedFields);
+  });
+
+  it('changed fields move to the writer, other entries shrink, empty entries are dropped', () => {
+    const before = withManaged(configMap({ one: '1', two: '2' }), [
+      {
+        manager: 'a',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {} } },
+      },
+      {
+        manager: 'b',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:two': {} } },
+      },
+    ]);
+    const entries = trackUpdate({
+      before,
+      after: configMap({ one: 'uno', two: '2' }),
+      manager: 'c',
+      apiVersion: 'v1',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(entries.map((e) => [e.manager, e.time, e.fieldsV1])).toEqual([
+      ['b', T1, { 'f:data': { 'f:two': {} } }],
+      ['c', T2, { 'f:data': { 'f:one': {} } }],
+    ]);
+  });
+
+  it('removed fields leave every entry; an update that only removes does not add an entry', () => {
+    const before = withManaged(configMap({ one: '1', two: '2' }), [
+      {
+        manager: 'a',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {}, 'f:two': {} } },
+      },
+    ]);
+    const entries = trackUpdate({
+      before,
+      after: configMap({ one: '1' }),
+      manager: 'b',
+      apiVersion: 'v1',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(entries).toEqual([
+      {
+        manager: 'a',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {} } },
+      },
+    ]);
+  });
+
+  it('the same manager keeps one Update entry per apiVersion and subresource, and its time moves', () => {
+    let object = configMap({ one: '1' });
+    const first = trackUpdate({
+      before: undefined,
+      after: object,
+      manager: 'a',
+      apiVersion: 'v1',
+      now: T1,
+      schema: cmSchema,
+    });
+    object = withManaged(object, first);
+    const next = configMap({ one: '1', two: '2' });
+    const second = trackUpdate({
+      before: object,
+      after: next,
+      manager: 'a',
+      apiVersion: 'v1',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(second).toHaveLength(1);
+    expect(second[0].time).toBe(T2);
+    expect(second[0].fieldsV1).toEqual({
+      'f:data': { '.': {}, 'f:one': {}, 'f:two': {} },
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+    });
+    const status = trackUpdate({
+      before: withManaged(next, second),
+      after: { ...next, status: { phase: 'x' } },
+      manager: 'a',
+      apiVersion: 'v1',
+      subresource: 'status',
+      now: T3,
+      schema: cmSchema,
+    });
+    expect(status.map((e) => [e.manager, e.subresource, e.time])).toEqual([
+      ['a', undefined, T2],
+      ['a', 'status', T3],
+    ]);
+    expect(status[1].fieldsV1).toEqual({ 'f:status': { '.': {}, 'f:phase': {} } });
+  });
+
+  it('[DR-10] an update takes a field from an applier (Apply entry loses it)', () => {
+    const applied = serverSideApply({
+      live: undefined,
+      applied: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd' },
+        spec: { replicas: 3, paused: false },
+      },
+      manager: 'kubectl',
+      force: false,
+      apiVersion: 'apps/v1',
+      now: T1,
+      schema: deploySchema,
+    });
+    const after = { ...applied, spec: { replicas: 5, paused: false } };
+    const entries = trackUpdate({
+      before: applied,
+      after,
+      manager: 'hpa',
+      apiVersion: 'apps/v1',
+      now: T2,
+      schema: deploySchema,
+    });
+    expect(entries.map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      ['kubectl', 'Apply', { 'f:spec': { 'f:paused': {} } }],
+      ['hpa', 'Update', { 'f:spec': { 'f:replicas': {} } }],
+    ]);
+  });
+
+  it('managedFields sent with an update replace the stored ones; [{}] resets them', () => {
+    const before = withManaged(configMap({ one: '1' }), [
+      {
+        manager: 'a',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {} } },
+      },
+    ]);
+    const edited: ManagedFieldsEntry[] = [
+      {
+        manager: 'z',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {} } },
+      },
+    ];
+    const replaced = trackUpdate({
+      before,
+      after: withManaged(configMap({ one: '1' }), edited),
+      manager: 'b',
+      apiVersion: 'v1',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(replaced.map((e) => e.manager)).toEqual(['z']);
+    const reset = trackUpdate({
+      before,
+      after: withManaged(configMap({ one: '1' }), [{} as ManagedFieldsEntry]),
+      manager: 'b',
+      apiVersion: 'v1',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(reset).toEqual([]);
+    const ignoredOnStatus = trackUpdate({
+      before,
+      after: withManaged(configMap({ one: '1' }), edited),
+      manager: 'b',
+      apiVersion: 'v1',
+      subresource: 'status',
+      now: T2,
+      schema: cmSchema,
+    });
+    expect(ignoredOnStatus.map((e) => e.manager)).toEqual(['a']);
+  });
+
+  it('entries are ordered as kube-apiserver stores them: Apply first, then by time and manager', () => {
+    const before = withManaged(configMap({ one: '1', two: '2' }), [
+      {
+        manager: 'u',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:one': {} } },
+      },
+      {
+        manager: 'ap',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: T2,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:two': {} } },
+      },
+    ]);
+    const entries = trackUpdate({
+      before,
+      after: configMap({ one: '1', two: '2', three: '3' }),
+      manager: 'a',
+      apiVersion: 'v1',
+      now: T3,
+      schema: cmSchema,
+    });
+    expect(entries.map((e) => [e.operation, e.manager])).toEqual([
+      ['Apply', 'ap'],
+      ['Update', 'u'],
+      ['Update', 'a'],
+    ]);
+  });
+
+  it('tracks list-map items of a Deployment by key, with "." for a newly added item', () => {
+    const base: JsonObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { template: { spec: { containers: [{ name: 'a', image: 'a:1' }] } } },
+    };
+    const after = structuredClone(base);
+    (
+      (((after.spec as JsonObject).template as JsonObject).spec as JsonObject).containers as JsonObject[]
+    ).push({
+      name: 'b',
+      image: 'b:1',
+    });
+    const entries = trackUpdate({
+      before: base,
+      after,
+      manager: 'm',
+      apiVersion: 'apps/v1',
+      now: T1,
+      schema: deploySchema,
+    });
+    expect(entries[0].fieldsV1).toEqual({
+      'f:spec': {
+        'f:template': {
+          'f:spec': { 'f:containers': { 'k:{"name":"b"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+        },
+      },
+    });
+  });
+});
