@@ -100,7 +100,7 @@ describe('KubeApiServer CRUD semantics', () => {
       spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
     };
     const created = await api.create(dep);
-    expect(created.metadata?.uid).toBeDefined();
+    expect((created.metadata as { uid?: string } | undefined)?.uid).toBeDefined();
     const read = await api.read({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' } });
     expect(read.metadata?.name).toBe('web');
     await api.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' } });

@@ -97,10 +97,10 @@ describe('KubeApiServer list and watch', () => {
     await waitFor(() => w.events.length >= 3);
     w.close();
     expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
-    expect((w.events[2]!.object as { data: Record<string, string> }).data).toEqual({ a: 'b' });
+    expect((w.events[2].object as { data: Record<string, string> }).data).toEqual({ a: 'b' });
     const rvs = w.events.map((e) => Number((e.object.metadata as { resourceVersion: string }).resourceVersion));
-    expect(rvs[0]! < rvs[1]! && rvs[1]! < rvs[2]!).toBe(true);
-    const resumed = rawWatch(server, `/api/v1/namespaces/lw/configmaps?watch=true&resourceVersion=${rvs[0]!}`);
+    expect(rvs[0] < rvs[1] && rvs[1] < rvs[2]).toBe(true);
+    const resumed = rawWatch(server, `/api/v1/namespaces/lw/configmaps?watch=true&resourceVersion=${rvs[0]}`);
     await waitFor(() => resumed.events.length >= 2);
     resumed.close();
     expect(resumed.events.map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
@@ -125,7 +125,7 @@ describe('KubeApiServer list and watch', () => {
     await waitFor(() => s.events.find((e) => e.type === 'BOOKMARK'));
     s.close();
     expect(s.events.slice(0, 5).every((e) => e.type === 'ADDED')).toBe(true);
-    const bm = s.events[5]!;
+    const bm = s.events[5];
     expect(bm.type).toBe('BOOKMARK');
     expect(bm.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } });
     const bad = await call(server, 'GET', '/api/v1/namespaces/lw/configmaps?watch=1&sendInitialEvents=true');

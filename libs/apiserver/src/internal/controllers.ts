@@ -130,7 +130,7 @@ export class Controllers {
       return;
     }
     const compiled = this.compile(crd);
-    if (compiled && metaOf(crd).deletionTimestamp === undefined) {
+    if (compiled && metaOf(crd).deletionTimestamp === undefined && this.conflictOf(crd) === undefined) {
       const spec = isObject(crd.spec) ? crd.spec : {};
       const webhook = isObject(spec.conversion) && spec.conversion.strategy === 'Webhook';
       const prev = ev.prevJson ? this.compile(JSON.parse(ev.prevJson) as JsonObject) : undefined;
@@ -138,6 +138,14 @@ export class Controllers {
       this.registry.add(crdResource(name, compiled, webhook));
     }
     this.enqueue(`crd/${name}`, () => this.reconcileCrd(name));
+  }
+
+  /** A names conflict with another CRD of the same group (that CRD keeps its names). */
+  private conflictOf(crd: JsonObject): { reason: string; message: string } | undefined {
+    const find = this.peers.crd?.findNameConflict;
+    if (!find) return undefined;
+    const others = this.store.list(CRD_KEY).filter((o) => metaOf(o).name !== metaOf(crd).name && isObject(o.status) && o.status.acceptedNames !== undefined);
+    return find(crd, others);
   }
 
   private compile(crd: JsonObject): CompiledCrd | undefined {
@@ -194,31 +202,9 @@ export class Controllers {
       this.service.commitUpdate(rt, version, this.store.get(CRD_KEY, '', name)!, crd, SYSTEM, undefined, 'track');
     }
     const fresh = this.store.get(CRD_KEY, '', name)!;
-    const status = isObject(fresh.status) ? { ...fresh.status } : {};
-    const conds = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]) : [];
     const now = rfc3339(new Date());
-    const want = [
-      { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
-      { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
-    ];
-    const nextConds = want.map((w) => {
-      const old = conds.find((c) => c.type === w.type);
-      return old && old.status === w.status && old.reason === w.reason ? old : { ...w, lastTransitionTime: now };
-    });
-    const n = compiled.names;
-    const accepted: JsonObject = { plural: n.plural, singular: n.singular, kind: n.kind, listKind: n.listKind };
-    if (n.shortNames.length) accepted.shortNames = n.shortNames;
-    if (n.categories.length) accepted.categories = n.categories;
-    const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
-    const next = {
-      ...fresh,
-      status: {
-        ...status,
-        conditions: nextConds,
-        acceptedNames: accepted,
-        storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion],
-      },
-    };
+    const conflict = this.conflictOf(fresh);
+    const next = { ...fresh, status: this.peers.crd?.crdStatus ? this.peers.crd.crdStatus(fresh, now, conflict) : ownCrdStatus(fresh, compiled, now) };
     this.service.commitUpdate(rt, version, fresh, next, SYSTEM, 'status', 'track');
   }
 
@@ -346,4 +332,24 @@ export class Controllers {
       }
     }
   }
+}
+
+/** CRD status when the crd/ module does not provide one. */
+function ownCrdStatus(fresh: JsonObject, compiled: CompiledCrd, now: string): JsonObject {
+  const status = isObject(fresh.status) ? { ...fresh.status } : {};
+  const conds = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]) : [];
+  const want = [
+    { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+    { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+  ];
+  const conditions = want.map((w) => {
+    const old = conds.find((c) => c.type === w.type);
+    return old && old.status === w.status && old.reason === w.reason ? old : { ...w, lastTransitionTime: now };
+  });
+  const n = compiled.names;
+  const acceptedNames: JsonObject = { plural: n.plural, singular: n.singular, kind: n.kind, listKind: n.listKind };
+  if (n.shortNames.length) acceptedNames.shortNames = n.shortNames;
+  if (n.categories.length) acceptedNames.categories = n.categories;
+  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+  return { ...status, conditions, acceptedNames, storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion] };
 }

@@ -171,7 +171,10 @@ export function tableBody(
 ): JsonObject {
   let table: JsonObject;
   if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable')) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
-  else table = builtinTable(rt, objects, include, rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined);
+  else if (rt.crdName === undefined && peers.crd?.builtinColumns && !isMissing(peers.crd, 'buildTable')) {
+    const cols = peers.crd.builtinColumns(rt.group, version.name, rt.kind);
+    table = cols.length > 0 ? peers.crd.buildTable(objects, cols, { includeObject: include }) : builtinTable(rt, objects, include);
+  } else table = builtinTable(rt, objects, include, rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined);
   const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
   if (rv !== undefined) meta.resourceVersion = rv;
   if (continueToken) meta.continue = continueToken;

@@ -63,6 +63,12 @@ export interface CrdModule {
   ): JsonObject;
   buildOpenApiV2(crds: CompiledCrd[]): JsonObject;
   buildOpenApiV3(crds: CompiledCrd[]): { paths: Record<string, JsonObject>; document(gvPath: string): JsonObject | undefined };
+  /** CRD status (conditions, acceptedNames, storedVersions); optional in the contract. */
+  crdStatus?(crd: JsonObject, now: string, conflict?: { reason: string; message: string }): JsonObject;
+  /** A names conflict with other CRDs of the group; optional in the contract. */
+  findNameConflict?(crd: JsonObject, others: readonly JsonObject[]): { reason: string; message: string } | undefined;
+  /** Printer columns of built-in kinds; optional in the contract. */
+  builtinColumns?(group: string, version: string, kind: string): unknown[];
 }
 
 export interface LabelSelector {
