@@ -102,9 +102,10 @@ describe('serverSideApply', () => {
 
   it('a conflict with an Update manager names its apiVersion; several conflicts are listed per manager', () => {
     const created = apply(undefined, deployment({ replicas: 1, paused: false }), 'ctl');
-    const after = { ...created, spec: { replicas: 2, paused: true } };
-    const updated = { ...after, metadata: { ...(after.metadata as JsonObject) } };
-    updated.metadata.managedFields = trackUpdate({
+    const after: JsonObject = { ...created, spec: { replicas: 2, paused: true } };
+    const metadata: JsonObject = { ...(after.metadata as JsonObject) };
+    const updated: JsonObject = { ...after, metadata };
+    metadata.managedFields = trackUpdate({
       before: created,
       after,
       manager: 'mgr',
@@ -171,7 +172,7 @@ describe('serverSideApply', () => {
 
   it('an update takes a field from the applier; the applier then conflicts and its re-apply leaves the field (docs: transferring ownership)', () => {
     const live = apply(undefined, deployment({ replicas: 3 }), 'kubectl');
-    const scaled = { ...live, spec: { replicas: 5 } };
+    const scaled: JsonObject = { ...live, spec: { replicas: 5 } };
     scaled.metadata = {
       ...(live.metadata as JsonObject),
       managedFields: trackUpdate({
