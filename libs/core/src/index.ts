@@ -45,3 +45,4 @@ export * from './operator/errors.js';
 export * from './operator/runtime-info.js';
 export * from './operator/registered-controller.js';
 export * from './operator/operator.js';
+export * from './informer/multi-namespace-informer.js';
