@@ -18,6 +18,7 @@ import type { OperatorOptions, OperatorOptionsOverrider } from '../config/operat
 import type { EventSourceHealth } from '../event/event-source.js';
 import { BoundedExecutor } from '../event/internal/bounded-executor.js';
 import { EventRecorder } from '../events/event-recorder.js';
+import { MultiNamespaceInformer } from '../informer/multi-namespace-informer.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
 import { systemClock } from '../util/clock.js';
@@ -31,7 +32,6 @@ import {
   OperatorStateError,
 } from './errors.js';
 import { Controller } from './internal/controller.js';
-import { NamespacedInformers } from './internal/namespaced-informers.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
 import { operatorNamespace } from './leader-election/leader-election-configuration.js';
 import type { RegisteredController } from './registered-controller.js';
@@ -157,16 +157,15 @@ export class Operator {
       );
     }
     const logger = this.logger.child({ controller: config.name });
-    const informer = new NamespacedInformers<P>({
+    const informer = new MultiNamespaceInformer<P>({
       client: this.client,
       type: config.resourceType,
-      namespaces: config.namespaces,
+      namespaces: config.namespaces.length === 0 ? 'all' : [...config.namespaces],
       labelSelector: config.labelSelector,
       fieldSelector: config.fieldSelector,
       clock: this.clock,
       logger,
       failFast: this.options.stopOnInformerErrorDuringStartup ?? true,
-      name: `${config.name}/${resourceTypeName(config.resourceType)}`,
     });
     const controller = new Controller<P>({
       reconciler,

@@ -95,6 +95,21 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     return this.informer.cacheIfNewer(resource, previousResourceVersion);
   }
 
+  /**
+   * Changes the informer's namespaces. Primaries of namespaces no longer watched leave the cache
+   * without informer events, so they are reported deleted here: the event processor drops their state.
+   */
+  async changeNamespaces(namespaces: readonly string[]): Promise<void> {
+    if (!this.informer.changeNamespaces) return;
+    const before = this.informer.list();
+    await this.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
+    for (const obj of before) {
+      const id = ResourceID.fromResource(obj);
+      if (this.informer.get(id) === undefined)
+        this.handler?.handleEvent({ resourceId: id, action: 'DELETED', resource: obj } as ResourceEvent<P>);
+    }
+  }
+
   /** Whether an update passes the filters (exposed for tests of the rules). */
   acceptsUpdate(newR: P, oldR: P): boolean {
     const c = this.config;

@@ -100,3 +100,69 @@ export async function newNamespace(client: KubernetesClient): Promise<string> {
 export function widget(name: string, namespace: string, spec: Widget['spec'] = { value: 'a' }): Widget {
   return { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name, namespace }, spec };
 }
+
+/** What a {@link RecordingReconciler} saw in one run. */
+export interface RunRecord {
+  name: string;
+  value?: string;
+  generation?: number;
+  resourceVersion?: string;
+  status?: Widget['status'];
+  finalizers?: string[];
+  retry?: { attemptCount: number; isLastAttempt: boolean };
+  imminent: boolean;
+}
+
+type Behaviour = (
+  resource: Widget,
+  context: import('../../api/context.js').Context<Widget>,
+  run: number,
+) =>
+  | import('../../api/controls.js').UpdateControl<Widget>
+  | Promise<import('../../api/controls.js').UpdateControl<Widget>>;
+
+/** A reconciler that records every run and delegates to a replaceable behaviour (default: no update). */
+export class RecordingReconciler {
+  runs: RunRecord[] = [];
+  active = 0;
+  maxActive = 0;
+  constructor(public behaviour?: Behaviour) {}
+
+  async reconcile(
+    resource: Widget,
+    context: import('../../api/context.js').Context<Widget>,
+  ): Promise<import('../../api/controls.js').UpdateControl<Widget>> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    this.runs.push({
+      name: resource.metadata!.name!,
+      value: resource.spec?.value,
+      generation: resource.metadata?.generation,
+      resourceVersion: resource.metadata?.resourceVersion,
+      status: resource.status,
+      finalizers: resource.metadata?.finalizers,
+      retry: context.getRetryInfo(),
+      imminent: context.isNextReconciliationImminent(),
+    });
+    try {
+      const { UpdateControl } = await import('../../api/controls.js');
+      return this.behaviour
+        ? await this.behaviour(resource, context, this.runs.length)
+        : UpdateControl.noUpdate();
+    } finally {
+      this.active--;
+    }
+  }
+
+  /** Runs of one resource. */
+  of(name: string): RunRecord[] {
+    return this.runs.filter((r) => r.name === name);
+  }
+}
+
+/** A promise with its resolve function. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}

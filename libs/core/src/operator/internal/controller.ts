@@ -146,8 +146,7 @@ export class Controller<P extends KubernetesResource> {
 
   /** Changes the namespaces of the primary informer. */
   async changeNamespaces(namespaces: readonly string[]): Promise<void> {
-    if (!this.o.informer.changeNamespaces) return;
-    await this.o.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
+    await this.controllerEventSource.changeNamespaces(namespaces);
   }
 
   private registerUserEventSources(): void {

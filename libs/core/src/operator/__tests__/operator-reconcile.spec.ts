@@ -1,0 +1,352 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeApiServer } from '@tosdk/apiserver';
+import type { Context, RetryInfo } from '../../api/context.js';
+import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
+import type { Cleaner, Reconciler } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { OperatorOptions } from '../../config/operator-configuration.js';
+import { consoleLogger } from '../../util/logger.js';
+import { Operator } from '../operator.js';
+import {
+  Gadget,
+  newNamespace,
+  RecordingReconciler,
+  startServer,
+  waitFor,
+  Widget,
+  widget,
+} from './support.js';
+
+let server: KubeApiServer;
+let admin: KubernetesClient;
+const operators: Operator[] = [];
+const FINALIZER = 'widgets.test.tosdk.io/finalizer';
+
+beforeAll(async () => {
+  ({ server, client: admin } = await startServer());
+});
+afterEach(async () => {
+  server.faults.clear();
+  await Promise.all(operators.splice(0).map((o) => o.stop()));
+});
+afterAll(async () => {
+  admin.close();
+  await server.stop();
+});
+
+function operator(options: Partial<OperatorOptions> = {}): Operator {
+  const op = new Operator({
+    kubeConfig: server.kubeConfig(),
+    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
+    ...options,
+  });
+  operators.push(op);
+  return op;
+}
+
+class CleaningReconciler extends RecordingReconciler implements Cleaner<Widget> {
+  cleanups: string[] = [];
+  cleanup(resource: Widget): DeleteControl {
+    this.cleanups.push(resource.metadata!.name!);
+    return DeleteControl.defaultDelete();
+  }
+}
+
+const statusOf = (value: string | undefined) => (r: Widget) => {
+  r.status = { ...r.status, observed: value ?? r.spec?.value };
+  return UpdateControl.patchStatus(r);
+};
+
+describe('reconciliation against @tosdk/apiserver', () => {
+  it('[EP-04] adds the finalizer in a separate write before the first reconcile and removes it after cleanup', async () => {
+    const ns = await newNamespace(admin);
+    const r = new CleaningReconciler(statusOf(undefined));
+    operator().register(r, { resourceType: Widget, name: 'ep04', namespaces: [ns] });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    await waitFor(async () => (await admin.get(Widget, id))?.status?.observed === 'a', 'status');
+    expect(r.runs[0].finalizers).toEqual([FINALIZER]);
+    const writes = server.requests.log.filter(
+      (q) => q.resource === 'widgets' && q.namespace === ns && q.verb === 'patch',
+    );
+    expect(writes[0].subresource).toBeUndefined();
+    expect(writes.some((q) => q.subresource === 'status')).toBe(true);
+    expect(writes.findIndex((q) => q.subresource === 'status')).toBeGreaterThan(0);
+    await admin.delete(Widget, id);
+    await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'deleted');
+    expect(r.cleanups).toEqual(['w']);
+  });
+
+  it('[EP-22] finalizer add and remove work with server-side apply off (JSON patch, retried on conflict)', async () => {
+    const ns = await newNamespace(admin);
+    const r = new CleaningReconciler();
+    operator().register(r, { resourceType: Widget, name: 'ep22', namespaces: [ns], useSSA: false });
+    await operators[0].start();
+    server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 2 });
+    await admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    await waitFor(() => r.of('w').length > 0, 'reconciled');
+    expect((await admin.get(Widget, id))?.metadata?.finalizers).toEqual([FINALIZER]);
+    expect(server.requests.count({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409 })).toBe(2);
+    server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 1 });
+    await admin.delete(Widget, id);
+    await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'deleted');
+    expect(r.cleanups).toEqual(['w']);
+  });
+
+  it('[EP-05] cleanup and finalizers work on a built-in kind (ConfigMap)', async () => {
+    const ns = await newNamespace(admin);
+    const cleaned: string[] = [];
+    const reconciled: string[] = [];
+    class ConfigMapReconciler implements Reconciler<
+      typeof ResourceTypes.ConfigMap extends { __type?: infer T } ? NonNullable<T> : never
+    > {
+      reconcile(resource: { metadata?: { name?: string } }) {
+        reconciled.push(resource.metadata!.name!);
+        return UpdateControl.noUpdate();
+      }
+      cleanup(resource: { metadata?: { name?: string } }) {
+        cleaned.push(resource.metadata!.name!);
+        return DeleteControl.defaultDelete();
+      }
+    }
+    operator().register(new ConfigMapReconciler(), {
+      resourceType: ResourceTypes.ConfigMap,
+      namespaces: [ns],
+    });
+    await operators[0].start();
+    await admin.create(ResourceTypes.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: ns },
+    });
+    const id = new ResourceID('c', ns);
+    await waitFor(() => reconciled.includes('c'), 'reconciled');
+    expect((await admin.get(ResourceTypes.ConfigMap, id))?.metadata?.finalizers).toEqual([
+      'configmaps/finalizer',
+    ]);
+    await admin.delete(ResourceTypes.ConfigMap, id);
+    await waitFor(async () => (await admin.get(ResourceTypes.ConfigMap, id)) === undefined, 'deleted');
+    expect(cleaned).toEqual(['c']);
+  });
+
+  it('[EP-06] reconciles a cluster-scoped custom resource', async () => {
+    const seen: string[] = [];
+    operator().register(
+      {
+        reconcile: (r: Gadget) => {
+          seen.push(r.metadata!.name!);
+          r.status = { observed: r.spec?.value };
+          return UpdateControl.patchStatus(r);
+        },
+      },
+      { resourceType: Gadget, name: 'gadgets' },
+    );
+    await operators[0].start();
+    await admin.create(Gadget, {
+      apiVersion: Gadget.apiVersion,
+      kind: Gadget.kind,
+      metadata: { name: 'g1' },
+      spec: { value: 'x' },
+    });
+    await waitFor(
+      async () => (await admin.get(Gadget, new ResourceID('g1')))?.status?.observed === 'x',
+      'gadget status',
+    );
+    expect(seen).toContain('g1');
+  });
+
+  it('[EP-08] a Deployment is a primary: reconciled and its status updated', async () => {
+    const ns = await newNamespace(admin);
+    type Deployment = NonNullable<(typeof ResourceTypes.Deployment)['__type']>;
+    operator().register(
+      {
+        reconcile: (d: Deployment) => {
+          d.status = { ...d.status, observedGeneration: d.metadata?.generation, replicas: 0 };
+          return UpdateControl.patchStatus(d);
+        },
+      },
+      { resourceType: ResourceTypes.Deployment, name: 'deployments', namespaces: [ns] },
+    );
+    await operators[0].start();
+    await admin.create(ResourceTypes.Deployment, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', namespace: ns },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'd' } },
+        template: {
+          metadata: { labels: { app: 'd' } },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        },
+      },
+    });
+    await waitFor(
+      async () =>
+        (await admin.get(ResourceTypes.Deployment, new ResourceID('d', ns)))?.status?.observedGeneration ===
+        1,
+      'deployment status',
+    );
+  });
+
+  it('[EP-09] updateErrorStatus gets the retry info after every failed attempt, its status patch lands, noRetry stops retries', async () => {
+    const ns = await newNamespace(admin);
+    const infos: RetryInfo[] = [];
+    let attempts = 0;
+    const r: Reconciler<Widget> = {
+      reconcile: () => {
+        attempts++;
+        throw new Error(`failure ${attempts}`);
+      },
+      updateErrorStatus: (resource, context: Context<Widget>, error) => {
+        const info = context.getRetryInfo()!;
+        infos.push(info);
+        resource.status = { message: (error as Error).message, count: info.attemptCount };
+        const control = ErrorStatusUpdateControl.patchStatus(resource);
+        return info.attemptCount >= 2 ? control.withNoRetry() : control;
+      },
+    };
+    operator().register(r, {
+      resourceType: Widget,
+      name: 'ep09',
+      namespaces: [ns],
+      retry: { maxAttempts: 5, initialInterval: 20 },
+    });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 2,
+      'error status',
+    );
+    expect(infos).toEqual([
+      { attemptCount: 0, isLastAttempt: false },
+      { attemptCount: 1, isLastAttempt: false },
+      { attemptCount: 2, isLastAttempt: false },
+    ]);
+    const status = (await admin.get(Widget, new ResourceID('w', ns)))?.status;
+    expect(status?.message).toBe('failure 3');
+    // noRetry ended the retry cycle: the next event starts a fresh one (attempt count 0, not 3)
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'next' } });
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'failure 4',
+      'fourth',
+    );
+    expect(infos[3]).toEqual({ attemptCount: 0, isLastAttempt: false });
+    await waitFor(async () => {
+      const events = await admin.list(ResourceTypes.Event, { namespace: ns });
+      return events.items.some((e) => e.reason === 'ReconcileFailed' && e.type === 'Warning');
+    }, 'Warning event');
+  });
+
+  it('[EP-23] patchStatus, patchResource and patchResourceAndStatus work with server-side apply; the finalizer is never dropped', async () => {
+    const ns = await newNamespace(admin);
+    const r = new CleaningReconciler((w, _c, run) => {
+      if (run === 1) {
+        w.metadata!.labels = { touched: 'yes' };
+        w.metadata!.finalizers = [];
+        w.spec = { ...w.spec, size: 2 };
+        w.status = { observed: 'both' };
+        return UpdateControl.patchResourceAndStatus(w);
+      }
+      if (run === 2) {
+        w.status = { ...w.status, extra: 'second' };
+        return UpdateControl.patchStatus(w);
+      }
+      return UpdateControl.noUpdate();
+    });
+    operator().register(r, { resourceType: Widget, name: 'ep23', namespaces: [ns], generationAware: false });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    await waitFor(async () => (await admin.get(Widget, id))?.status?.extra === 'second', 'second status');
+    const w = (await admin.get(Widget, id))!;
+    expect(w.metadata?.labels).toEqual({ touched: 'yes' });
+    expect(w.metadata?.finalizers).toEqual([FINALIZER]);
+    expect(w.spec).toEqual({ value: 'a', size: 2 });
+    expect(w.status).toEqual({ observed: 'both', extra: 'second' });
+    const managers = (w.metadata?.managedFields ?? []).map((m) => m.manager);
+    expect(managers).toContain('ep23');
+  });
+
+  it('[EP-23] [EP-24] without server-side apply: merge patches, no optimistic locking, null removes a status field', async () => {
+    const ns = await newNamespace(admin);
+    const r = new RecordingReconciler((w, _c, run) => {
+      if (run === 1) {
+        w.spec = { ...w.spec, size: 5 };
+        w.status = { observed: 'x', message: 'temporary' };
+        return UpdateControl.patchResourceAndStatus(w);
+      }
+      if (run === 2) {
+        w.status = { ...w.status, message: null as unknown as string };
+        return UpdateControl.patchStatus(w);
+      }
+      return UpdateControl.noUpdate();
+    });
+    operator().register(r, {
+      resourceType: Widget,
+      name: 'ep24',
+      namespaces: [ns],
+      useSSA: false,
+      generationAware: false,
+    });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    await waitFor(async () => (await admin.get(Widget, id))?.spec?.size === 5, 'spec patched');
+    // a concurrent spec change makes the reconciler's copy stale; the status patch must not conflict
+    await admin.mergePatch(Widget, id, { spec: { value: 'b' } });
+    await waitFor(async () => {
+      const s = (await admin.get(Widget, id))?.status;
+      return s?.observed === 'x' && s.message === undefined;
+    }, 'message removed');
+    expect(server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
+  });
+
+  it('[EP-25] status updates do not re-trigger the controller and do not conflict with concurrent spec changes', async () => {
+    const ns = await newNamespace(admin);
+    const r = new RecordingReconciler(async (w) => {
+      w.status = { observed: w.spec?.value, count: (w.status?.count ?? 0) + 1 };
+      return UpdateControl.patchStatus(w);
+    });
+    operator().register(r, { resourceType: Widget, name: 'ep25', namespaces: [ns] });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    await waitFor(async () => (await admin.get(Widget, id))?.status?.count === 1, 'first status');
+    for (const v of ['b', 'c', 'd']) await admin.mergePatch(Widget, id, { spec: { value: v } });
+    await waitFor(async () => (await admin.get(Widget, id))?.status?.observed === 'd', 'last spec observed');
+    const runs = r.of('w').length;
+    // a marker change proves the watch delivered everything before it, status events included
+    await admin.mergePatch(Widget, id, { metadata: { labels: { marker: '1' } } });
+    await waitFor(async () => (await admin.get(Widget, id))?.metadata?.labels?.marker === '1', 'marker');
+    expect(r.of('w').length).toBe(runs);
+    expect(runs).toBeLessThanOrEqual(4);
+    expect(server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
+  });
+
+  it('[EP-28] a status patched by the reconciler is visible (or newer) in the next reconcile, before its watch event', async () => {
+    const ns = await newNamespace(admin);
+    const r = new RecordingReconciler((w) => {
+      // cut the watch: the next reconcile can only see this patch through the cache of own writes
+      server.faults.closeAllWatches();
+      const count = (w.status?.count ?? 0) + 1;
+      w.status = { count };
+      const control = UpdateControl.patchStatus(w);
+      return count < 10 ? control.rescheduleAfter(0) : control;
+    });
+    operator().register(r, { resourceType: Widget, name: 'ep28', namespaces: [ns] });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 10,
+      'count 10',
+    );
+    const seen = r.of('w').map((x) => x.status?.count ?? 0);
+    // every run saw the previous run's patch: 0, 1, 2, ... 9 (never a stale repeat)
+    expect(seen.slice(0, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
