@@ -28,3 +28,7 @@ export type { IncludeObject, TableOptions } from './table.js';
 export { builtinColumns } from './builtin-columns.js';
 export { JsonPath } from './jsonpath.js';
 export { humanDuration } from './human-duration.js';
+export { buildOpenApiV3, OPENAPI_INFO_VERSION } from './openapi-v3.js';
+export type { OpenApiV3 } from './openapi-v3.js';
+export { buildOpenApiV2 } from './openapi-v2.js';
+export { definitionName } from './openapi/crd-definitions.js';

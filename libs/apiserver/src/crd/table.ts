@@ -15,8 +15,8 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export interface TableOptions {
   /** `None`: cells only; `Metadata`: a PartialObjectMetadata per row; `Object`: the whole object. */
   includeObject: IncludeObject;
-  /** The time ages are measured against. */
-  now: Date;
+  /** The time ages are measured against. Defaults to the current time. */
+  now?: Date;
   /** The list's resourceVersion for the Table's metadata. Defaults to none. */
   resourceVersion?: string;
   /** The continue token of a paged list. Defaults to none. */
@@ -83,10 +83,11 @@ export function buildTable(
       priority: 0,
     });
   }
+  const now = opts.now ?? new Date();
   const rows = objects.map((obj) => {
     const metadata = objectAt(obj, 'metadata');
     const cells: unknown[] = [typeof metadata.name === 'string' ? metadata.name : ''];
-    if (custom) for (const c of custom) cells.push(cellFor(c, obj, opts.now));
+    if (custom) for (const c of custom) cells.push(cellFor(c, obj, now));
     else
       cells.push(
         typeof metadata.creationTimestamp === 'string' ? metadata.creationTimestamp : '0001-01-01T00:00:00Z',
