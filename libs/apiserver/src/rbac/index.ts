@@ -15,3 +15,5 @@ export type {
   ResourceRule,
   SubjectRulesReviewStatus,
 } from './types.js';
+export { checkEscalation, compactRuleString, uncoveredRules } from './escalation.js';
+export type { EscalationDecision, EscalationRequest } from './escalation.js';

@@ -82,14 +82,15 @@ function subjectsOf(binding: JsonObject): Subject[] {
  * `system:serviceaccount:<ns>:<name>` is also in `system:serviceaccounts` and `system:serviceaccounts:<ns>`.
  */
 export function effectiveGroups(user: string, groups: readonly string[]): string[] {
+  // In the order kube-apiserver builds them: the service account authenticator's groups, then the
+  // authenticated (or unauthenticated) group appended by the group adder.
   const out = new Set(groups);
-  if (user === 'system:anonymous') out.add('system:unauthenticated');
-  else out.add('system:authenticated');
   const sa = parseServiceAccountUser(user);
   if (sa) {
     out.add('system:serviceaccounts');
     out.add(`system:serviceaccounts:${sa.namespace}`);
   }
+  out.add(user === 'system:anonymous' ? 'system:unauthenticated' : 'system:authenticated');
   return [...out];
 }
 
@@ -186,6 +187,12 @@ export class RuleResolver {
     visiting.delete(name);
     this.aggregated.set(name, rules);
     return rules;
+  }
+
+  /** A Role's rules, or undefined when there is no such Role in the namespace. */
+  roleRules(namespace: string, name: string): PolicyRule[] | undefined {
+    const role = this.roles.get(`${namespace}/${name}`);
+    return role ? rulesOf(role) : undefined;
   }
 
   private roleReferenceRules(
