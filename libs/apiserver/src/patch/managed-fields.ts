@@ -72,7 +72,51 @@ export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
       existing.time = now;
     }
   }
-  return encodeManagers(managers);
+  return encodeManagers(capUpdateManagers(managers));
+}
+
+/** kube-apiserver keeps at most this many Update entries (`DefaultMaxUpdateManagers`). */
+const MAX_UPDATE_MANAGERS = 10;
+/** The manager name of the entries the oldest Update entries are merged into. */
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/**
+ * `capManagersManager`: merges the oldest Update entries, per apiVersion, into an `ancient-changes`
+ * entry until at most {@link MAX_UPDATE_MANAGERS} Update entries remain.
+ */
+function capUpdateManagers(managers: Manager[]): Manager[] {
+  const updaters = managers.filter((m) => m.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return managers;
+  const seconds = (m: Manager): number => Math.floor((Date.parse(m.time ?? '') || 0) / 1000);
+  updaters.sort(
+    (a, b) => seconds(a) - seconds(b) || (identity(a) < identity(b) ? -1 : identity(a) > identity(b) ? 1 : 0),
+  );
+  let list = [...managers];
+  let length = updaters.length;
+  const firstOfVersion = new Map<string, Manager>();
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const m = updaters[i];
+    const first = firstOfVersion.get(m.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(m.apiVersion, m);
+      continue;
+    }
+    const bucketId = identity({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion });
+    let bucket = list.find((x) => identity(x) === bucketId);
+    if (bucket === undefined) {
+      list = list.filter((x) => x !== first);
+      bucket = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion, set: first.set };
+      if (first.time !== undefined) bucket.time = first.time;
+      list.push(bucket);
+    }
+    if (bucket !== m) {
+      bucket.set = m.set.union(bucket.set);
+      list = list.filter((x) => x !== m);
+      length--;
+      if (m.time !== undefined) bucket.time = m.time;
+    }
+  }
+  return list;
 }
 
 function startingManagers(

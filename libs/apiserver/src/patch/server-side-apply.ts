@@ -161,6 +161,17 @@ function prune(object: JsonObject, previous: FieldSet, owned: FieldSet, walker: 
     if (isKeyOfKeptItem(path)) continue;
     walker.remove(out, path);
     removed.push(path);
+    // A map or list emptied by the removal goes too, unless someone owns it (structured-merge-diff's
+    // RemoveItems drops empty containers).
+    for (let depth = path.length - 1; depth > 0; depth--) {
+      const parent = path.slice(0, depth);
+      const value = walker.get(out, parent);
+      const empty = Array.isArray(value)
+        ? value.length === 0
+        : isJsonObject(value) && Object.keys(value).length === 0;
+      if (!empty || owned.has(parent)) break;
+      walker.remove(out, parent);
+    }
   }
   return out;
 }

@@ -322,4 +322,38 @@ describe('trackUpdate', () => {
       },
     });
   });
+  it('keeps at most 10 Update entries: the oldest of one apiVersion merge into "ancient-changes"', () => {
+    const data: JsonObject = {};
+    const entries: ManagedFieldsEntry[] = [];
+    for (let i = 0; i < 10; i++) {
+      data[`k${i}`] = String(i);
+      entries.push({
+        manager: `m${i}`,
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: `2026-01-01T00:00:0${i}Z`,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { [`f:k${i}`]: {} } },
+      });
+    }
+    const before = withManaged(configMap(data), entries);
+    const out = trackUpdate({
+      before,
+      after: configMap({ ...data, extra: 'x' }),
+      manager: 'newcomer',
+      apiVersion: 'v1',
+      now: T3,
+      schema: cmSchema,
+    });
+    expect(out).toHaveLength(10);
+    const ancient = out.find((e) => e.manager === 'ancient-changes');
+    expect(ancient).toMatchObject({
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-01-01T00:00:01Z',
+      fieldsV1: { 'f:data': { 'f:k0': {}, 'f:k1': {} } },
+    });
+    expect(out.map((e) => e.manager)).not.toContain('m0');
+    expect(out.map((e) => e.manager)).toContain('newcomer');
+  });
 });

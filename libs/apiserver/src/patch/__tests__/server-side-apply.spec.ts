@@ -161,6 +161,12 @@ describe('serverSideApply', () => {
     expect(entry(out, 'kubectl')!.time).toBe(T2);
   });
 
+  it('a map emptied by pruning is removed too', () => {
+    const live = apply(undefined, deployment({ replicas: 1 }, { labels: { a: '1' } }), 'kubectl');
+    const out = apply(live, deployment({ replicas: 1 }), 'kubectl');
+    expect(out.metadata).not.toHaveProperty('labels');
+  });
+
   it('a field left out of a re-apply stays when another manager owns it (it is only disowned)', () => {
     let live = apply(undefined, deployment({ replicas: 3 }), 'kubectl');
     live = apply(live, deployment({ replicas: 3 }), 'hpa');

@@ -262,6 +262,26 @@ export class TypedWalker {
     }
   }
 
+  /** The value at `fp` in `root`, or undefined when absent. */
+  get(root: JsonObject, fp: FieldPath): unknown {
+    let current: unknown = root;
+    let sp: string[] = [];
+    for (const element of fp) {
+      if (element.startsWith('f:')) {
+        if (!isJsonObject(current)) return undefined;
+        const key = element.slice(2);
+        current = Object.hasOwn(current, key) ? current[key] : undefined;
+        sp = [...sp, key];
+      } else {
+        if (!Array.isArray(current)) return undefined;
+        const schemaPath = sp;
+        current = current.find((item) => this.elementOf(item, element, schemaPath) === element);
+        sp = [...sp, '[]'];
+      }
+    }
+    return current;
+  }
+
   /** The path element of a list item (by key, value or index kind of `like`). */
   elementOf(item: unknown, like: string, sp: SchemaPath): string | undefined {
     if (like.startsWith('k:')) return this.itemElement(item, sp, false, () => '');
