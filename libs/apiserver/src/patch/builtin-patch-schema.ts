@@ -155,6 +155,14 @@ const APPS: Record<string, Builder> = {
 };
 
 const BATCH: Record<string, Builder> = {
+  CronJob: (r) => {
+    addObjectMeta(r, 'spec.jobTemplate.metadata');
+    addObjectMeta(r, 'spec.jobTemplate.spec.template.metadata');
+    addPodSpec(r, 'spec.jobTemplate.spec.template.spec');
+    addLabelSelector(r, 'spec.jobTemplate.spec.selector');
+    r.lists.set('status.active', ATOMIC);
+    r.atomicMaps.add('status.active.[]');
+  },
   Job: (r) => {
     addWorkload(r);
     r.lists.set('status.conditions', ATOMIC);
@@ -221,7 +229,7 @@ const cache = new Map<string, PatchSchema>();
 /**
  * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
  * ServiceAccount, Endpoints, Event, PersistentVolumeClaim; apps/v1 Deployment, StatefulSet, ReplicaSet,
- * DaemonSet; batch/v1 Job; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+ * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
  * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease. Every built-in kind also gets the
  * `ObjectMeta` rules (`metadata.finalizers` a set, `metadata.ownerReferences` a map keyed by `uid`,
  * `metadata.managedFields` atomic).

@@ -5,8 +5,8 @@
 import type { JsonObject, PatchSchema } from '../types.js';
 import { ApplyConflictError, PatchError } from './patch-error.js';
 import type { ApplyConflict } from './patch-error.js';
-import { formatFieldPath, valueElement } from './field-set.js';
-import type { FieldPath, FieldSet } from './field-set.js';
+import { FieldSet, formatFieldPath, valueElement } from './field-set.js';
+import type { FieldPath } from './field-set.js';
 import { cloneJson, isJsonObject, jsonTypeName } from './internal/json-value.js';
 import {
   decodeManagers,
@@ -88,8 +88,15 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
 
   const { added, modified, removed } = walker.compare(stripServerFields(base), stripServerFields(merged));
   const changed = added.union(modified).difference(METADATA_NODE);
+  // An explicit null removes the field; it changes the value, so it conflicts like any other change.
+  const nulled = FieldSet.of(
+    ...configSet
+      .paths()
+      .filter((path) => walker.get(config, path) === null && walker.get(base, path) !== undefined),
+  );
+  const contested = changed.union(nulled);
   const conflicts = others
-    .map((m) => ({ m, set: m.set.intersection(changed) }))
+    .map((m) => ({ m, set: m.set.intersection(contested) }))
     .filter((c) => !c.set.isEmpty());
   if (conflicts.length > 0 && !force) throw conflictError(conflicts);
   for (const { m, set } of conflicts) m.set = m.set.difference(set);

@@ -299,6 +299,30 @@ describe('serverSideApply', () => {
     ]);
   });
 
+  it('an explicit null removes a field and conflicts with its owner like any change', () => {
+    const live = apply(undefined, deployment({ replicas: 3, paused: true }), 'a');
+    const error = conflictOf(() => apply(live, deployment({ paused: null }), 'b'));
+    expect(error.conflicts).toEqual([{ manager: 'a', field: '.spec.paused' }]);
+    const forced = apply(live, deployment({ paused: null }), 'b', { force: true });
+    expect(spec(forced)).toEqual({ replicas: 3 });
+  });
+
+  it('a CronJob merges the containers of its job template by name', () => {
+    const cron = (name: string): JsonObject => ({
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'c' },
+      spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name, image: name }] } } } } },
+    });
+    const schema = builtinPatchSchema('batch', 'v1', 'CronJob');
+    const args = { force: false, apiVersion: 'batch/v1', now: T1, schema };
+    let live = serverSideApply({ ...args, live: undefined, applied: cron('a'), manager: 'one' });
+    live = serverSideApply({ ...args, live, applied: cron('b'), manager: 'two' });
+    const jobTemplate = spec(live).jobTemplate as JsonObject;
+    const podSpec = ((jobTemplate.spec as JsonObject).template as JsonObject).spec as JsonObject;
+    expect((podSpec.containers as JsonObject[]).map((c) => c.name)).toEqual(['a', 'b']);
+  });
+
   it('a no-op re-apply keeps the entry and its time', () => {
     const live = apply(undefined, deployment({ replicas: 1 }), 'm');
     const again = apply(live, deployment({ replicas: 1 }), 'm', { now: T3 });
