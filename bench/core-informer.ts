@@ -1,0 +1,159 @@
+// Informer benchmark: time from start() to synced for 10,000 ConfigMaps, and heap bytes per cached
+// object against its JSON size. Each figure is printed next to a baseline measured in the same run
+// against the same server: a bare paginated list (node:https + JSON.parse, nothing kept) for the
+// time, and the parsed JSON of the same objects held in an array for the memory.
+import https from 'node:https';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { KubeApiServer } from '@tosdk/apiserver';
+import { Informer, KubernetesClient, ResourceTypes } from '@tosdk/core';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+
+const COUNT = 10_000;
+const PAGE = 500;
+const NAMESPACE = 'bench';
+
+function gcFunction(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+async function settledHeap(gc: () => void): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/** Lists every page with bare node:https and JSON.parse (the floor for any informer); returns the objects' JSON bytes. */
+async function bareList(server: KubeApiServer, ca: string, token: string, keep?: unknown[]): Promise<number> {
+  const agent = new https.Agent({ keepAlive: true, ca });
+  let token_: string | undefined;
+  let bytes = 0;
+  try {
+    do {
+      const path = `/api/v1/namespaces/${NAMESPACE}/configmaps?limit=${PAGE}${token_ ? `&continue=${encodeURIComponent(token_)}` : ''}`;
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = https.request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path,
+            agent,
+            headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      const list = JSON.parse(body) as { items: unknown[]; metadata: { continue?: string } };
+      for (const item of list.items) {
+        bytes += Buffer.byteLength(JSON.stringify(item));
+        keep?.push(item);
+      }
+      token_ = list.metadata.continue || undefined;
+    } while (token_);
+  } finally {
+    agent.destroy();
+  }
+  return bytes;
+}
+
+async function median(runs: number, fn: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await fn());
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/** Entry point of `npm run bench -- core-informer`. */
+export async function run(): Promise<void> {
+  const gc = gcFunction();
+  const server = await KubeApiServer.start({ port: 0 });
+  const kc = server.kubeConfig();
+  const client = KubernetesClient.fromKubeConfig(kc);
+  try {
+    await client.create(ResourceTypes.Namespace, { metadata: { name: NAMESPACE } });
+    const data = { config: 'x'.repeat(200), mode: 'production', replicas: '3' };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < COUNT) {
+          const i = next++;
+          await client.create(ResourceTypes.ConfigMap, {
+            metadata: {
+              name: `cm-${i}`,
+              namespace: NAMESPACE,
+              labels: { app: 'bench', shard: String(i % 16) },
+            },
+            data,
+          });
+        }
+      }),
+    );
+    const ca = server.caPem!;
+    const token = server.tokenOf();
+
+    // (1) time to synced
+    await bareList(server, ca, token); // warm-up
+    const bareMs = await median(3, async () => {
+      const t0 = performance.now();
+      await bareList(server, ca, token);
+      return performance.now() - t0;
+    });
+    const informerMs = await median(3, async () => {
+      const informer = new Informer<V1ConfigMap>({
+        client,
+        type: ResourceTypes.ConfigMap,
+        namespace: NAMESPACE,
+      });
+      const t0 = performance.now();
+      await informer.start();
+      const ms = performance.now() - t0;
+      if (informer.list().length !== COUNT)
+        throw new Error(`informer cached ${informer.list().length} of ${COUNT}`);
+      await informer.stop();
+      return ms;
+    });
+    console.log(`informer start() → synced, ${COUNT} ConfigMaps: ${informerMs.toFixed(0)} ms`);
+    console.log(`  baseline bare paginated list (https + JSON.parse): ${bareMs.toFixed(0)} ms`);
+    console.log(`  ratio: ${(informerMs / bareMs).toFixed(2)}x`);
+
+    // (2) heap bytes per cached object against its JSON size
+    const before = await settledHeap(gc);
+    const informer = new Informer<V1ConfigMap>({
+      client,
+      type: ResourceTypes.ConfigMap,
+      namespace: NAMESPACE,
+    });
+    await informer.start();
+    await informer.stop(); // the cache stays; no stream keeps buffers alive
+    const after = await settledHeap(gc);
+    const jsonBytes = informer.list().reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
+    const informerHeap = after - before;
+
+    const baseBefore = await settledHeap(gc);
+    const kept: unknown[] = [];
+    await bareList(server, ca, token, kept);
+    const baseAfter = await settledHeap(gc);
+    const baselineHeap = baseAfter - baseBefore;
+    const perObject = (n: number) => (n / COUNT).toFixed(0);
+    console.log(
+      `informer heap per cached object: ${perObject(informerHeap)} B for ${perObject(jsonBytes)} B of JSON: ${(informerHeap / jsonBytes).toFixed(2)}x (target < 2x)`,
+    );
+    console.log(
+      `  baseline JSON.parse'd objects in an array: ${perObject(baselineHeap)} B: ${(baselineHeap / jsonBytes).toFixed(2)}x; informer / baseline ${(informerHeap / baselineHeap).toFixed(2)}x`,
+    );
+    if (kept.length !== COUNT || informer.keys().length !== COUNT) throw new Error('lost objects');
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
