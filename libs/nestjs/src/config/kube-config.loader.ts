@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfigNotFoundError } from '../errors.js';
+import { kubeConfigNotFoundMessage } from '../operator.messages.js';
+
+/**
+ * Loads the KubeConfig the way kubectl finds it: `KUBECONFIG` (path list), else `~/.kube/config`,
+ * else the in-cluster service account (`KUBERNETES_SERVICE_HOST`). Unlike `loadFromDefault`, it
+ * never falls back to `localhost:8080`.
+ *
+ * @throws KubeConfigNotFoundError when none is found or the file cannot be read.
+ */
+export function loadKubeConfig(env: Record<string, string | undefined> = process.env): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    const paths = env['KUBECONFIG']?.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
+    if (paths && paths.length > 0) {
+      const existing = paths.filter((p) => existsSync(p));
+      if (existing.length === 0) {
+        throw new KubeConfigNotFoundError(`KUBECONFIG names no existing file (${env['KUBECONFIG']})`);
+      }
+      kc.loadFromFile(existing[0]!);
+      for (const p of existing.slice(1)) {
+        const more = new KubeConfig();
+        more.loadFromFile(p);
+        kc.mergeConfig(more);
+      }
+      return kc;
+    }
+    const home = join(env['HOME'] ?? homedir(), '.kube', 'config');
+    if (existsSync(home)) {
+      kc.loadFromFile(home);
+      return kc;
+    }
+    if (env['KUBERNETES_SERVICE_HOST']) {
+      kc.loadFromCluster();
+      return kc;
+    }
+  } catch (error) {
+    if (error instanceof KubeConfigNotFoundError) throw error;
+    throw new KubeConfigNotFoundError(
+      `the KubeConfig could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  throw new KubeConfigNotFoundError(kubeConfigNotFoundMessage());
+}

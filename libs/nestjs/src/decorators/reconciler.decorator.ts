@@ -1,0 +1,48 @@
+import type {
+  ControllerConfigurationOptions,
+  KubernetesResource,
+  Reconciler as CoreReconciler,
+  ResourceType,
+} from '@tosdk/core';
+import { RECONCILER_METADATA } from '../operator.constants.js';
+
+/**
+ * Options of the {@link Reconciler} decorator: core's controller configuration with the primary
+ * kind named `resource`.
+ */
+export interface ReconcilerOptions<P extends KubernetesResource = KubernetesResource>
+  extends Omit<ControllerConfigurationOptions<P>, 'resourceType'> {
+  /** The primary kind (`defineResource(...)` or `ResourceTypes.X`). Required. */
+  resource: ResourceType<P>;
+}
+
+/**
+ * A reconciler as core defines it; the same name as the decorator so one import serves
+ * `@Reconciler(...)` and `implements Reconciler<WebPage>`.
+ */
+export type Reconciler<P extends KubernetesResource = KubernetesResource> = CoreReconciler<P>;
+
+/**
+ * Marks a provider as a reconciler and carries its controller configuration. The OperatorModule
+ * discovers it in any module, registers it in `onModuleInit` and starts it with the application.
+ * The class keeps full constructor injection; it must be a singleton (not request-scoped).
+ *
+ * ```ts
+ * @Reconciler({ resource: WebPage, namespaces: ['web'] })
+ * export class WebPageReconciler implements Reconciler<WebPage> {
+ *   constructor(private readonly pages: PageRenderer) {}
+ *   async reconcile(page: WebPage, context: Context<WebPage>) { ... }
+ * }
+ * ```
+ */
+export function Reconciler<P extends KubernetesResource>(options: ReconcilerOptions<P>): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(RECONCILER_METADATA, options, target);
+  };
+}
+
+/** The options of a class's {@link Reconciler} decorator, if any. */
+export function getReconcilerOptions(target: unknown): ReconcilerOptions | undefined {
+  if (typeof target !== 'function') return undefined;
+  return Reflect.getMetadata(RECONCILER_METADATA, target) as ReconcilerOptions | undefined;
+}

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { KubernetesResource, Metrics, Reconciler as CoreReconciler } from '@tosdk/core';
+import type { ControllerConfigurationOverrider } from '../decorators/configuration-overrider.decorator.js';
+import { getReconcilerOptions } from '../decorators/reconciler.decorator.js';
+import type { ReconcilerOptions } from '../decorators/reconciler.decorator.js';
+import { OperatorModuleConfigurationError } from '../errors.js';
+import { CONFIGURATION_OVERRIDER_METADATA, METRICS_SINK_METADATA } from '../operator.constants.js';
+import { notAReconcilerMessage, requestScopedReconcilerMessage } from '../operator.messages.js';
+
+/** A reconciler provider found in the application. */
+export interface DiscoveredReconciler {
+  readonly type: Type;
+  readonly instance: CoreReconciler<KubernetesResource>;
+  readonly options: ReconcilerOptions;
+}
+
+function classOf(wrapper: InstanceWrapper): Type | undefined {
+  const instance = wrapper.instance as object | undefined;
+  const metatype = wrapper.metatype as unknown;
+  if (typeof metatype === 'function' && !wrapper.inject) return metatype as Type;
+  return instance ? (instance.constructor as Type) : undefined;
+}
+
+/** Finds `@Reconciler`, `@ConfigurationOverrider` and `@OperatorMetricsSink` providers in every module. */
+@Injectable()
+export class ReconcilerExplorer {
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  /**
+   * The reconcilers, each once even when several modules list the same provider.
+   * @throws OperatorModuleConfigurationError for a request-scoped or transient reconciler.
+   */
+  reconcilers(): DiscoveredReconciler[] {
+    const seen = new Set<unknown>();
+    const found: DiscoveredReconciler[] = [];
+    for (const wrapper of this.discovery.getProviders()) {
+      const type = classOf(wrapper);
+      const options = getReconcilerOptions(type);
+      if (!type || !options) continue;
+      if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
+        throw new OperatorModuleConfigurationError(requestScopedReconcilerMessage(type.name));
+      }
+      const instance = wrapper.instance as CoreReconciler<KubernetesResource> | undefined;
+      if (!instance || seen.has(instance)) continue;
+      if (typeof instance.reconcile !== 'function') {
+        throw new OperatorModuleConfigurationError(notAReconcilerMessage(type.name));
+      }
+      seen.add(instance);
+      found.push({ type, instance, options });
+    }
+    return found;
+  }
+
+  /** The configuration overrider providers. */
+  overriders(): ControllerConfigurationOverrider[] {
+    return this.instancesWith(CONFIGURATION_OVERRIDER_METADATA) as ControllerConfigurationOverrider[];
+  }
+
+  /** The metrics sink providers. */
+  metricsSinks(): Metrics[] {
+    return this.instancesWith(METRICS_SINK_METADATA) as Metrics[];
+  }
+
+  private instancesWith(key: string): object[] {
+    const out = new Set<object>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const type = classOf(wrapper);
+      if (!type || !Reflect.getMetadata(key, type) || !wrapper.isDependencyTreeStatic()) continue;
+      const instance = wrapper.instance as object | undefined;
+      if (instance) out.add(instance);
+    }
+    return [...out];
+  }
+}

@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { ControllerMetricsInfo, Event, ExecutionKind, Metrics, ResourceID } from '@tosdk/core';
+import { OperatorMetricsSink } from '../decorators/operator-metrics-sink.decorator.js';
+import { OperatorMetricNames as N } from './operator-metric-names.js';
+
+/** Token of the {@link OperatorMetricsModule} options. */
+export const OPERATOR_METRICS_OPTIONS = Symbol('tosdk:OperatorMetricsOptions');
+
+/** Options of the Prometheus metrics. */
+export interface PrometheusOperatorMetricsOptions {
+  /** Add `namespace` and `name` labels (one series per resource: mind the cardinality). Defaults to false. */
+  perResourceLabels?: boolean;
+}
+
+type Labels = Record<string, string>;
+
+/** The `error` label of a failure: its stable `code`, else its class name. */
+function errorLabel(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code) return code;
+  if (error instanceof Error) return error.constructor.name || error.name;
+  return typeof error;
+}
+
+/**
+ * Core's metrics hooks as Prometheus metrics (JOSDK's Micrometer metrics): counters of
+ * reconciliations started, succeeded and failed (by `error`), retries, events and cleanups; gauges
+ * of the executor's queue and in-flight executions; histograms of reconcile and cleanup durations.
+ * Per-controller series are labelled `controller`, `group`, `version`, `kind`.
+ */
+@OperatorMetricsSink()
+@Injectable()
+export class PrometheusOperatorMetrics implements Metrics {
+  private readonly perResource: boolean;
+
+  constructor(
+    @Inject(OPERATOR_METRICS_OPTIONS) options: PrometheusOperatorMetricsOptions,
+    @InjectMetric(N.reconciliationsStarted) private readonly started: Counter<string>,
+    @InjectMetric(N.reconciliationsSucceeded) private readonly succeeded: Counter<string>,
+    @InjectMetric(N.reconciliationsFailed) private readonly failed: Counter<string>,
+    @InjectMetric(N.retries) private readonly retries: Counter<string>,
+    @InjectMetric(N.eventsReceived) private readonly events: Counter<string>,
+    @InjectMetric(N.cleanups) private readonly cleanups: Counter<string>,
+    @InjectMetric(N.queueSize) private readonly queueSize: Gauge<string>,
+    @InjectMetric(N.inFlight) private readonly inFlight: Gauge<string>,
+    @InjectMetric(N.reconcileDuration) private readonly reconcileDuration: Histogram<string>,
+    @InjectMetric(N.cleanupDuration) private readonly cleanupDuration: Histogram<string>,
+  ) {
+    this.perResource = options.perResourceLabels ?? false;
+  }
+
+  private labels(c: ControllerMetricsInfo, id?: ResourceID): Labels {
+    const l: Labels = {
+      controller: c.name,
+      group: c.resourceType.group,
+      version: c.resourceType.version,
+      kind: c.resourceType.kind,
+    };
+    if (this.perResource) {
+      l['namespace'] = id?.namespace ?? '';
+      l['name'] = id?.name ?? '';
+    }
+    return l;
+  }
+
+  controllerRegistered(c: ControllerMetricsInfo): void {
+    // start the controller's counters at 0 so rates work from the first scrape
+    if (this.perResource) return;
+    const l = this.labels(c);
+    for (const counter of [this.started, this.succeeded, this.retries, this.events, this.cleanups]) {
+      counter.inc(l, 0);
+    }
+  }
+  receivedEvent(event: Event, c: ControllerMetricsInfo): void {
+    this.events.inc(this.labels(c, event.resourceId));
+  }
+  reconciliationStarted(id: ResourceID, c: ControllerMetricsInfo): void {
+    this.started.inc(this.labels(c, id));
+  }
+  reconcileSucceeded(id: ResourceID, c: ControllerMetricsInfo): void {
+    this.succeeded.inc(this.labels(c, id));
+  }
+  reconcileFailed(id: ResourceID, c: ControllerMetricsInfo, _kind: ExecutionKind, error: unknown): void {
+    this.failed.inc({ ...this.labels(c, id), error: errorLabel(error) });
+  }
+  reconciliationFinished(id: ResourceID, c: ControllerMetricsInfo, kind: ExecutionKind, ms: number): void {
+    (kind === 'cleanup' ? this.cleanupDuration : this.reconcileDuration).observe(this.labels(c, id), ms / 1000);
+  }
+  cleanupDone(id: ResourceID, c: ControllerMetricsInfo): void {
+    this.cleanups.inc(this.labels(c, id));
+  }
+  retrying(id: ResourceID, c: ControllerMetricsInfo): void {
+    this.retries.inc(this.labels(c, id));
+  }
+  executorChanged(queued: number, inFlight: number): void {
+    this.queueSize.set(queued);
+    this.inFlight.set(inFlight);
+  }
+}

@@ -1,0 +1,43 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type {
+  ControllerConfigurationOptions,
+  KubernetesClient,
+  KubernetesResource,
+  Logger,
+  Metrics,
+  OperatorOptions,
+  OperatorOptionsOverrider,
+} from '@tosdk/core';
+
+/**
+ * Options of {@link OperatorModule}: core's operator options plus the Nest integration's own.
+ * Environment variables (see `README.md`, "NestJS") override them; configuration overrider
+ * providers override both.
+ */
+export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' | 'logger'> {
+  /**
+   * Where the API server is. Defaults to `KUBECONFIG`, else `~/.kube/config`, else the in-cluster
+   * service account; never read when `client` is given.
+   */
+  kubeConfig?: KubeConfig;
+  /** A client to use; when given, no KubeConfig is read at all. Defaults to one made from `kubeConfig`. */
+  client?: KubernetesClient;
+  /** Start the operator in `onApplicationBootstrap`. Defaults to true; false leaves `operator.start()` to the app. */
+  autoStart?: boolean;
+  /**
+   * Per-controller overrides keyed by controller name, merged over each `@Reconciler` decorator's
+   * options. Defaults to none.
+   */
+  controllers?: Record<string, ControllerConfigurationOptions<KubernetesResource>>;
+  /** Metrics hooks besides the discovered `@OperatorMetricsSink` providers (e.g. Prometheus). Defaults to none. */
+  metrics?: Metrics;
+  /** Logger of the framework. Defaults to Nest's `Logger` with context `tosdk` (pino when the app uses nestjs-pino). */
+  logger?: Logger;
+  /** Changes the operator options last, after the environment (core's overrider). Defaults to none. */
+  overrideOperator?: OperatorOptionsOverrider;
+  /** Read `TOSDK_*` environment variables. Defaults to true. */
+  readEnvironment?: boolean;
+  /** The environment to read. Defaults to `process.env`. */
+  environment?: Record<string, string | undefined>;
+}
+

@@ -1,0 +1,48 @@
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A reconciler provider is request-scoped (or depends on one). */
+export function requestScopedReconcilerMessage(name: string): string {
+  return `reconciler ${name} is request-scoped or transient (or depends on such a provider); reconcilers must be singletons: remove the scope option from the provider and from its dependencies`;
+}
+
+/** A provider marked with @Reconciler has no reconcile method. */
+export function notAReconcilerMessage(name: string): string {
+  return `provider ${name} is marked with @Reconciler but has no reconcile(resource, context) method`;
+}
+
+/** The app has no reconciler. */
+export function noReconcilersMessage(): string {
+  return 'no @Reconciler providers found: the operator starts with no controllers; mark a provider with @Reconciler({ resourceType }) and add it to a module';
+}
+
+/** Start-up failed: what to fix, by the cause's code. */
+export function startFailedMessage(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const hint: Record<string, string> = {
+    MissingCustomResourceDefinition: 'apply the CustomResourceDefinition before starting the app',
+    KubernetesApiError: 'check the operator RBAC permissions and that the resource is served',
+    InformerStart:
+      'check that the API server is reachable and the operator may list and watch the resource (RBAC)',
+    LeaderElectionPermission:
+      'grant the operator get/create/update on coordination.k8s.io leases in the lease namespace',
+    EventSourceStart:
+      'check that the API server is reachable and the operator may list and watch the resource (RBAC)',
+    KubernetesTransport: 'check the API server address in the KubeConfig and that the server is running',
+  };
+  const fix =
+    (typeof code === 'string' && hint[code]) ||
+    'check the API server address, the credentials and the operator RBAC permissions';
+  return `the operator failed to start: ${errorText(error)}. To fix: ${fix}`;
+}
+
+/** A registered controller handle was used before the reconciler was registered. */
+export function controllerNotRegisteredMessage(name: string): string {
+  return `the controller of ${name} is not registered yet: controllers register in onModuleInit; use the handle from onApplicationBootstrap on, and make sure ${name} is a provider marked with @Reconciler`;
+}
+
+/** No KubeConfig found. */
+export function kubeConfigNotFoundMessage(): string {
+  return 'no KubeConfig found: set KUBECONFIG, create ~/.kube/config, run in a cluster, or pass kubeConfig or client to OperatorModule.forRoot';
+}

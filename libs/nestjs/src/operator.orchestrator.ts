@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Operator } from '@tosdk/core';
+import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
+import {
+  controllerOptionsFromEnvironment,
+  unknownControllerVariables,
+} from './config/environment-configuration.js';
+import { OperatorBootstrapError } from './errors.js';
+import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
+import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
+import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
+import { noReconcilersMessage, startFailedMessage } from './operator.messages.js';
+import { environmentOf, RESOLVED_OPERATOR_OPTIONS } from './operator.providers.js';
+import type { OperatorModuleOptions } from './operator-module-options.js';
+import { OperatorRegistry } from './operator.registry.js';
+
+// Long enough to cost nothing, short enough for any timer wheel: it only keeps the event loop alive.
+const KEEP_ALIVE_MS = 1 << 30;
+
+/**
+ * Runs the operator with the application: registers the discovered reconcilers in `onModuleInit`,
+ * starts in `onApplicationBootstrap` (unless `autoStart: false`), stops in
+ * `beforeApplicationShutdown` (running reconciliations get `terminationTimeoutMs`).
+ */
+@Injectable()
+export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('OperatorModule');
+  private keepAlive: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly operator: Operator,
+    @Inject(RESOLVED_OPERATOR_OPTIONS) private readonly options: OperatorModuleOptions,
+    private readonly explorer: ReconcilerExplorer,
+    private readonly registry: OperatorRegistry,
+    private readonly hub: OperatorMetricsHub,
+  ) {}
+
+  onModuleInit(): void {
+    for (const sink of this.explorer.metricsSinks()) this.hub.add(sink);
+    const reconcilers = this.explorer.reconcilers();
+    if (reconcilers.length === 0) this.logger.warn(noReconcilersMessage());
+    for (const r of reconcilers) this.register(r);
+    const env = environmentOf(this.options);
+    for (const variable of unknownControllerVariables(env, this.registry.controllerNames())) {
+      this.logger.warn(
+        `${variable} names no controller of this application (controllers: ${this.registry.controllerNames().join(', ') || 'none'}); it is ignored`,
+      );
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.autoStart === false) return;
+    try {
+      await this.operator.start();
+    } catch (error) {
+      throw new OperatorBootstrapError(startFailedMessage(error), { cause: error });
+    }
+    this.keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    try {
+      await this.operator.stop();
+    } finally {
+      if (this.keepAlive) clearInterval(this.keepAlive);
+      this.keepAlive = undefined;
+    }
+  }
+
+  private register(r: DiscoveredReconciler): void {
+    const { resource, ...rest } = r.options;
+    const env = environmentOf(this.options);
+    const overriders = this.explorer.overriders();
+    const registered = this.operator.register(r.instance, (decorated) => {
+      let o: ControllerConfigurationOptions<KubernetesResource> = { ...decorated, ...rest, resourceType: resource };
+      const name = o.name ?? r.type.name.toLowerCase();
+      o = { ...o, ...this.options.controllers?.[name] };
+      o = { ...o, ...controllerOptionsFromEnvironment(env, name, o) };
+      for (const overrider of overriders) o = { ...overrider.overrideController(name, { ...o }) };
+      return { ...o, name: o.name ?? name };
+    });
+    this.registry.add(r.type, registered);
+  }
+}

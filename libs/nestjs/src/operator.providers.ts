@@ -1,0 +1,76 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Provider } from '@nestjs/common';
+import { KubernetesClient, Operator } from '@tosdk/core';
+import { operatorOptionsFromEnvironment } from './config/environment-configuration.js';
+import { loadKubeConfig } from './config/kube-config.loader.js';
+import { NestOperatorLogger } from './logging/nest-operator-logger.js';
+import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
+import { OPERATOR_MODULE_OPTIONS } from './operator.module-definition.js';
+import type { OperatorModuleOptions } from './operator-module-options.js';
+
+/** Token of the options after the environment was applied. */
+export const RESOLVED_OPERATOR_OPTIONS = Symbol('tosdk:ResolvedOperatorOptions');
+
+/** The environment the module reads (`options.environment`, else `process.env`). */
+export function environmentOf(options: OperatorModuleOptions): Record<string, string | undefined> {
+  return options.readEnvironment === false ? {} : (options.environment ?? process.env);
+}
+
+/**
+ * The module's providers: options merged with `TOSDK_*` variables (fails the bootstrap naming a bad
+ * variable), the KubeConfig (only read when the app gave no client), the client and the Operator.
+ */
+export function operatorProviders(): Provider[] {
+  return [
+    {
+      provide: RESOLVED_OPERATOR_OPTIONS,
+      inject: [OPERATOR_MODULE_OPTIONS],
+      useFactory: (options: OperatorModuleOptions): OperatorModuleOptions => ({
+        ...options,
+        ...operatorOptionsFromEnvironment(environmentOf(options)),
+      }),
+    },
+    {
+      provide: KubeConfig,
+      inject: [RESOLVED_OPERATOR_OPTIONS],
+      useFactory: (options: OperatorModuleOptions): KubeConfig | null =>
+        options.kubeConfig ?? (options.client ? null : loadKubeConfig(environmentOf(options))),
+    },
+    {
+      provide: KubernetesClient,
+      inject: [RESOLVED_OPERATOR_OPTIONS, KubeConfig],
+      useFactory: (options: OperatorModuleOptions, kubeConfig: KubeConfig | null): KubernetesClient =>
+        options.client ?? KubernetesClient.fromKubeConfig(kubeConfig!),
+    },
+    OperatorMetricsHub,
+    {
+      provide: Operator,
+      inject: [RESOLVED_OPERATOR_OPTIONS, KubeConfig, KubernetesClient, OperatorMetricsHub],
+      useFactory: (
+        options: OperatorModuleOptions,
+        kubeConfig: KubeConfig | null,
+        client: KubernetesClient,
+        hub: OperatorMetricsHub,
+      ): Operator => {
+        if (options.metrics) hub.add(options.metrics);
+        const { autoStart, controllers, readEnvironment, environment, overrideOperator, ...core } = options;
+        void autoStart;
+        void controllers;
+        void readEnvironment;
+        void environment;
+        return new Operator(
+          {
+            ...core,
+            kubeConfig: kubeConfig ?? undefined,
+            client,
+            // the module made the client unless the app gave it: then the operator owns it
+            closeClientOnStop: options.closeClientOnStop ?? !options.client,
+            metrics: hub,
+            logger: options.logger ?? new NestOperatorLogger(),
+          },
+          overrideOperator,
+        );
+      },
+    },
+  ];
+}
