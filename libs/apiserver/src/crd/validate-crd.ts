@@ -17,6 +17,7 @@ import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js
 import { isDns1035Label, isDns1123Subdomain } from './name-validation.js';
 import { asSchema } from './schema-types.js';
 import { parseSimplePath, schemaAtPath } from './simple-path.js';
+import { validateDefaults } from './internal/default-validation.js';
 import { validateStructuralSchema } from './structural-schema.js';
 
 /** Most selectable fields one version may declare. */
@@ -175,7 +176,12 @@ function validateVersion(version: JsonObject, path: string): StatusCause[] {
   const schemaPath = child(child(path, 'schema'), 'openAPIV3Schema');
   const schema = asSchema(objectAt(version, 'schema').openAPIV3Schema);
   if (!schema) errs.push(required(schemaPath, 'schemas are required'));
-  else errs.push(...validateStructuralSchema(schema, schemaPath));
+  else {
+    const structural = validateStructuralSchema(schema, schemaPath);
+    errs.push(...structural);
+    // Defaults are checked only against a structural schema, as kube-apiserver does.
+    if (structural.length === 0) errs.push(...validateDefaults(schema, schemaPath));
+  }
 
   arrayAt(version, 'additionalPrinterColumns').forEach((col, i) => {
     errs.push(...validateColumn(col, index(child(path, 'additionalPrinterColumns'), i)));

@@ -471,6 +471,35 @@ describe('validateCrd', () => {
     );
   });
 
+  it('a default of the wrong type gives ...default Invalid with the validation message; a default with unknown fields gives "must not have unknown fields"', () => {
+    const wrongType = validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'replicas').default = 'one')));
+    expect(fields(wrongType)).toEqual([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: "string": replicas in body must be of type integer: "string"',
+    ]);
+    const unknown = validateCrd(
+      webPageCrd((c) => {
+        schemaAt(c, 'spec').properties!.server = {
+          type: 'object',
+          default: { port: 80, tls: true },
+          properties: { port: { type: 'integer' } },
+        };
+      }),
+    );
+    expectCause(
+      unknown,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[server].default',
+      'FieldValueInvalid',
+      'Invalid value: {"port":80,"tls":true}: must not have unknown fields',
+    );
+    const tooBig = validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'replicas').default = 11)));
+    expectCause(
+      tooBig,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default',
+      'FieldValueInvalid',
+      /should be less than or equal to 10/,
+    );
+  });
+
   describe('on update', () => {
     const established = (crd: CrdFixture) => ({
       ...crd,

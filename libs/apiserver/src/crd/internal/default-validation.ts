@@ -1,0 +1,44 @@
+/**
+ * Checks the `default` values of a CRD version's schema as kube-apiserver does when the CRD is created:
+ * a default must survive pruning unchanged and must validate against its own schema.
+ */
+import type { StatusCause } from '../../types.js';
+import { child, invalid, key } from '../field-errors.js';
+import { cloneJson, jsonEqual } from '../json-util.js';
+import type { JsonSchemaProps } from '../schema-types.js';
+import { asSchema, mapValueSchema } from '../schema-types.js';
+import { applyDefaults } from './defaulting.js';
+import { pruneObject } from './prune.js';
+import { SchemaValidator } from './schema-validator.js';
+
+/** Validates every `default` under `schema` (found at `path`); returns the causes. */
+export function validateDefaults(schema: JsonSchemaProps, path: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  walk(schema, path, '', true, errs);
+  return errs;
+}
+
+function walk(s: JsonSchemaProps, path: string, name: string, root: boolean, errs: StatusCause[]): void {
+  if (s.default !== undefined && !root) errs.push(...checkDefault(s, child(path, 'default'), name));
+  for (const [k, sub] of Object.entries(s.properties ?? {})) {
+    if (root && k === 'metadata') continue;
+    const p = asSchema(sub);
+    if (p) walk(p, key(child(path, 'properties'), k), k, false, errs);
+  }
+  const ap = mapValueSchema(s);
+  if (ap) walk(ap, child(path, 'additionalProperties'), name, false, errs);
+  const items = asSchema(s.items);
+  if (items) walk(items, child(path, 'items'), name, false, errs);
+}
+
+function checkDefault(s: JsonSchemaProps, at: string, name: string): StatusCause[] {
+  const field = name || 'default';
+  // Wrap the field in an object so pruning and validation see it in its place.
+  const wrapper: JsonSchemaProps = { type: 'object', properties: { [field]: s } };
+  const value = { [field]: cloneJson(s.default) };
+  const pruned = cloneJson(value);
+  pruneObject(pruned, wrapper, true);
+  if (!jsonEqual(pruned, value)) return [invalid(at, s.default, 'must not have unknown fields')];
+  applyDefaults(pruned, wrapper, false);
+  return new SchemaValidator(wrapper).validate(pruned).map(({ cause }) => ({ ...cause, field: at }));
+}
