@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineResource } from '../../api/resource-type.js';
 import type { CustomResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
@@ -265,6 +268,47 @@ describe('KubernetesClient', () => {
     await expect(client.update(Widget, { metadata: {} })).rejects.toBeInstanceOf(KubernetesClientUsageError);
     await expect(client.request('apis')).rejects.toBeInstanceOf(KubernetesClientUsageError);
     expect(() => KubernetesClient.fromKubeConfig(new KubeConfig())).toThrow(KubernetesClientConfigError);
+  });
+
+  it('asks an exec credential plugin again after a 401 and retries once with the new token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tosdk-exec-'));
+    const counter = join(dir, 'n');
+    writeFileSync(counter, '0');
+    const plugin = join(dir, 'plugin.cjs');
+    writeFileSync(
+      plugin,
+      `const fs = require('fs'); const n = Number(fs.readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1;
+       fs.writeFileSync(${JSON.stringify(counter)}, String(n));
+       process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',
+         status: { token: 'tok-' + n, expirationTimestamp: '2000-01-01T00:00:00Z' } }));`,
+    );
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
+      users: [
+        {
+          name: 'exec-user',
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: process.execPath,
+            args: [plugin],
+            interactiveMode: 'Never',
+          },
+        },
+      ],
+      contexts: [{ name: 'c', cluster: 'c', user: 'exec-user' }],
+      currentContext: 'c',
+    });
+    server.handle((req, res) =>
+      req.headers.authorization === 'Bearer tok-2'
+        ? json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } })
+        : json(res, 401, status(401, 'Unauthorized')),
+    );
+    const execClient = KubernetesClient.fromKubeConfig(kc);
+    const cm = await execClient.get(ResourceTypes.ConfigMap, new ResourceID('c', 'd'));
+    expect(cm?.metadata?.name).toBe('c');
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-2']);
+    execClient.close();
   });
 
   it('makes raw requests and access reviews', async () => {

@@ -207,6 +207,24 @@ describe('Informer', () => {
     expect(kube.listRequests()).toHaveLength(2);
   });
 
+  it('backs off instead of re-listing in a tight loop when a watch fails with 410 right after a list', async () => {
+    kube.put('n', 'a');
+    let answered = 0;
+    kube.overrides.push((req, res) => {
+      if (req.query.get('watch') !== 'true' || answered++ > 0) return false;
+      res.writeHead(200);
+      res.end(`${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old') })}\n`);
+      return true;
+    });
+    const inf = make();
+    await inf.start();
+    await waitFor(() => inf.health().status === 'reconnecting', 5_000, 'the 410');
+    expect(kube.listRequests()).toHaveLength(1);
+    await runBackoff(800);
+    await waitFor(() => kube.listRequests().length === 2 && kube.openWatches === 1, 5_000, 're-list and watch');
+    expect(inf.health().status).toBe('synced');
+  });
+
   it('restarts a paginated list whose continue token expired (410)', async () => {
     for (let i = 0; i < 5; i++) kube.put('n', `o${i}`);
     let expired = false;
