@@ -1,3 +1,4 @@
+import { KubernetesApiError } from '../../../client/errors.js';
 import type { KubernetesClient } from '../../../client/kubernetes-client.js';
 import type { AccessReviewResult } from '../../../client/types.js';
 import {
@@ -31,9 +32,14 @@ export async function checkLeasePermissions(
       ),
     );
   } catch (cause) {
+    const hint =
+      cause instanceof KubernetesApiError && cause.isForbidden()
+        ? '; every authenticated user may normally create selfsubjectaccessreviews (ClusterRole ' +
+          'system:basic-user bound to group system:authenticated): restore that binding'
+        : '';
     throw new LeaderElectionPermissionCheckError(
       `could not check the leader election permissions on leases.coordination.k8s.io in namespace ` +
-        `"${namespace}" (SelfSubjectAccessReview failed: ${(cause as Error)?.message ?? String(cause)})`,
+        `"${namespace}" (SelfSubjectAccessReview failed: ${(cause as Error)?.message ?? String(cause)})${hint}`,
       cause,
     );
   }
