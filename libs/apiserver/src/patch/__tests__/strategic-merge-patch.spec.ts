@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { applyStrategicMergePatch, builtinPatchSchema, PatchError } from '../index.js';
-import type { JsonObject } from '../../types.js';
+import type { JsonObject, PatchSchema } from '../../types.js';
 
 const deploymentSchema = builtinPatchSchema('apps', 'v1', 'Deployment');
 const podSchema = builtinPatchSchema('', 'v1', 'Pod');
@@ -377,5 +377,119 @@ describe('applyStrategicMergePatch', () => {
       deploymentSchema,
     );
     expect(podSpec(out).containers).toBe('none');
+  });
+});
+
+describe('applyStrategicMergePatch order cases of the strategicpatch test suite', () => {
+  const schema: PatchSchema = {
+    listInfo: (path) =>
+      path.join('.') === 'mergingList'
+        ? { type: 'map', keys: ['name'] }
+        : path.join('.') === 'mergingIntList'
+          ? { type: 'set' }
+          : undefined,
+  };
+  const n = (name: number, extra: JsonObject = {}): JsonObject => ({ name, ...extra });
+  const cases: [string, JsonObject, JsonObject, JsonObject][] = [
+    [
+      'add an item in a list and preserve order',
+      { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' })] },
+      { '$setElementOrder/mergingList': [n(3), n(1), n(2)], mergingList: [n(3, { value: 3 })] },
+      { mergingList: [n(3, { value: 3 }), n(1, { other: 'a' }), n(2, { value: 2, other: 'b' })] },
+    ],
+    [
+      'add multiple items in a list and preserve order',
+      { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' })] },
+      {
+        '$setElementOrder/mergingList': [n(1), n(4), n(2), n(3)],
+        mergingList: [n(4, { value: 4 }), n(3, { value: 3 })],
+      },
+      {
+        mergingList: [
+          n(1, { other: 'a' }),
+          n(4, { value: 4 }),
+          n(2, { value: 2, other: 'b' }),
+          n(3, { value: 3 }),
+        ],
+      },
+    ],
+    [
+      'delete an item in a list and preserve order',
+      { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' }), n(3, { value: 3 })] },
+      { '$setElementOrder/mergingList': [n(2), n(1)], mergingList: [n(3, { $patch: 'delete' })] },
+      { mergingList: [n(2, { value: 2, other: 'b' }), n(1, { other: 'a' })] },
+    ],
+    [
+      'change an item in a list and preserve order',
+      { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' }), n(3, { value: 3 })] },
+      { '$setElementOrder/mergingList': [n(2), n(3), n(1)], mergingList: [n(3, { value: 'x' })] },
+      { mergingList: [n(2, { value: 2, other: 'b' }), n(3, { value: 'x' }), n(1, { other: 'a' })] },
+    ],
+    [
+      'add and delete an item in a list and preserve order',
+      { mergingList: [n(1, { other: 'a' }), n(2, { value: 2, other: 'b' }), n(3, { value: 3 })] },
+      {
+        '$setElementOrder/mergingList': [n(4), n(2), n(1)],
+        mergingList: [n(4, { value: 4 }), n(3, { $patch: 'delete' })],
+      },
+      { mergingList: [n(4, { value: 4 }), n(2, { value: 2, other: 'b' }), n(1, { other: 'a' })] },
+    ],
+    [
+      'set elements order in a list with server-only items',
+      {
+        mergingList: [n(1, { other: 'a' }), n(3, { value: 3 }), n(4, { value: 4 }), n(2, { value: 2 }), n(9)],
+      },
+      { '$setElementOrder/mergingList': [n(4), n(2), n(3), n(1)] },
+      {
+        mergingList: [n(4, { value: 4 }), n(2, { value: 2 }), n(3, { value: 3 }), n(1, { other: 'a' }), n(9)],
+      },
+    ],
+    [
+      'set elements order in a list with server-only items 2',
+      {
+        mergingList: [n(1, { other: 'a' }), n(2, { value: 2 }), n(9), n(3, { value: 3 }), n(4, { value: 4 })],
+      },
+      { '$setElementOrder/mergingList': [n(2), n(1), n(4), n(3)] },
+      {
+        mergingList: [n(2, { value: 2 }), n(1, { other: 'a' }), n(9), n(4, { value: 4 }), n(3, { value: 3 })],
+      },
+    ],
+    [
+      'set elements order in a list with server-only items 3',
+      { mergingList: [n(1), n(2), n(7), n(9), n(8), n(3), n(4)] },
+      { '$setElementOrder/mergingList': [n(2), n(1), n(4), n(3)] },
+      { mergingList: [n(2), n(1), n(7), n(9), n(8), n(4), n(3)] },
+    ],
+    [
+      'add an item in a int list and preserve order',
+      { mergingIntList: [1, 2] },
+      { '$setElementOrder/mergingIntList': [3, 1, 2], mergingIntList: [3] },
+      { mergingIntList: [3, 1, 2] },
+    ],
+    [
+      'delete an item in a int list and preserve order',
+      { mergingIntList: [1, 2, 3] },
+      { '$setElementOrder/mergingIntList': [2, 1], '$deleteFromPrimitiveList/mergingIntList': [3] },
+      { mergingIntList: [2, 1] },
+    ],
+    [
+      'add and delete an item in a int list and preserve order',
+      { mergingIntList: [1, 2, 3] },
+      {
+        '$setElementOrder/mergingIntList': [4, 2, 1],
+        mergingIntList: [4],
+        '$deleteFromPrimitiveList/mergingIntList': [3],
+      },
+      { mergingIntList: [4, 2, 1] },
+    ],
+    [
+      'set elements order in a int list with server-only items 3',
+      { mergingIntList: [1, 2, 7, 9, 8, 3, 4] },
+      { '$setElementOrder/mergingIntList': [2, 1, 4, 3] },
+      { mergingIntList: [2, 1, 7, 9, 8, 4, 3] },
+    ],
+  ];
+  it.each(cases)('%s', (_name, current, patch, result) => {
+    expect(applyStrategicMergePatch(current, patch, schema)).toEqual(result);
   });
 });
