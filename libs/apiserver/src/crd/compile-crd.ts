@@ -90,11 +90,30 @@ export interface CompiledCrd {
   conversion: 'None' | 'Webhook';
 }
 
+/** How many compiled CRDs are kept for reuse (by content). */
+const CACHE_LIMIT = 256;
+const cache = new Map<string, CompiledCrd>();
+
 /**
- * Compiles a CRD (apiextensions.k8s.io/v1).
+ * Compiles a CRD (apiextensions.k8s.io/v1). Results are cached by the CRD's name and spec, so compiling
+ * the same CRD again is cheap and reuses its compiled validators; treat the result as read-only.
  * @throws CrdError with code `CRD_INVALID` when {@link validateCrd} finds problems.
  */
 export function compileCrd(crd: JsonObject): CompiledCrd {
+  const key = JSON.stringify([objectAt(crd, 'metadata').name, crd.spec]);
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const compiled = compileUncached(crd);
+  cache.set(key, compiled);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  return compiled;
+}
+
+function compileUncached(crd: JsonObject): CompiledCrd {
   const causes = validateCrd(crd);
   if (causes.length > 0) {
     const name = stringAt(objectAt(crd, 'metadata'), 'name') ?? '';

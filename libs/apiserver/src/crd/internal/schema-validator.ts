@@ -26,17 +26,30 @@ export class SchemaValidator {
   }
 
   private compile(): ValidateFunction {
-    if (!this.compiled) {
-      const ajv = new Ajv({
-        allErrors: true,
-        strict: false,
-        unicodeRegExp: false,
-        formats: KUBERNETES_FORMATS,
-      });
-      this.compiled = ajv.compile(toJsonSchema(this.schema));
-    }
+    this.compiled ??= compileShared(toJsonSchema(this.schema));
     return this.compiled;
   }
+}
+
+let shared: Ajv | undefined;
+
+/**
+ * Compiles with one shared Ajv instance (building an instance costs far more than compiling a schema).
+ * The schema is removed from Ajv's cache right away: the compiled function stands alone, and the
+ * instance must not grow with every CRD ever seen.
+ */
+function compileShared(schema: JsonObject): ValidateFunction {
+  shared ??= new Ajv({
+    allErrors: true,
+    strict: false,
+    unicodeRegExp: false,
+    validateSchema: false,
+    addUsedSchema: false,
+    formats: KUBERNETES_FORMATS,
+  });
+  const fn = shared.compile(schema);
+  shared.removeSchema(schema);
+  return fn;
 }
 
 /** Splits an ajv instance path (`/spec/items/0`) into segments, numbers for list indexes. */
