@@ -134,7 +134,7 @@ export function getDecoratedConfiguration<P extends KubernetesResource>(
   while (proto && proto !== Object.prototype) {
     const ctor = (proto as { constructor?: object }).constructor;
     const found = ctor ? CONFIGURATION.get(ctor) : undefined;
-    if (found) return found as ControllerConfigurationOptions<P>;
+    if (found) return found;
     proto = Object.getPrototypeOf(proto) as object | null;
   }
   return undefined;

@@ -31,7 +31,9 @@ export function resolveNamespaces(
     throw new InvalidNamespacesError(`${WATCH_ALL_NAMESPACES} cannot be combined with other namespaces`);
   }
   if (all) return [];
-  const names = namespaces.map((n) => (n === WATCH_CURRENT_NAMESPACE ? currentNamespace : n));
+  const names: string[] = namespaces.map((n: string) =>
+    n === WATCH_CURRENT_NAMESPACE ? currentNamespace : n,
+  );
   for (const n of names) {
     if (typeof n !== 'string' || n.length > 63 || !DNS_LABEL.test(n)) {
       throw new InvalidNamespacesError(

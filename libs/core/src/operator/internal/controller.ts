@@ -150,15 +150,14 @@ export class Controller<P extends KubernetesResource> {
   }
 
   private registerUserEventSources(): void {
-    const prepare = this.o.reconciler.prepareEventSources;
-    if (!prepare) return;
+    if (!this.o.reconciler.prepareEventSources) return;
     const context: EventSourceContext<P> = {
       primaryResourceType: this.o.config.resourceType,
       client: this.o.client,
       controllerName: this.name,
       namespaces: this.o.config.namespaces,
     };
-    const prepared = prepare.call(this.o.reconciler, context);
+    const prepared = this.o.reconciler.prepareEventSources(context);
     const entries: Array<[string | undefined, EventSource]> = Array.isArray(prepared)
       ? prepared.map((s) => [s.name, s])
       : Object.entries(prepared);

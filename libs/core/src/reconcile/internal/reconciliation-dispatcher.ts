@@ -152,13 +152,13 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       errorCode: (error as { code?: unknown })?.code,
     });
     this.recordWarning(original, RECONCILE_FAILED_REASON, messageOf(error), logger);
-    const handler = this.o.reconciler.updateErrorStatus;
-    if (!handler) return { kind: 'reconcile', error: wrapped };
+    const reconciler = this.o.reconciler;
+    if (!reconciler.updateErrorStatus) return { kind: 'reconcile', error: wrapped };
     const copy = structuredClone(original);
     const context = this.context(scope, copy, logger, scope.retryInfoOnFailure());
     let control: ErrorStatusUpdateControl<P>;
     try {
-      control = await this.withTimeout(id, () => handler.call(this.o.reconciler, copy, context, error));
+      control = await this.withTimeout(id, () => reconciler.updateErrorStatus!(copy, context, error));
       if (!(control instanceof ErrorStatusUpdateControl)) {
         throw new InvalidControlError(
           `${this.o.config.name}: updateErrorStatus must return an ErrorStatusUpdateControl, got ${describe(control)}`,
@@ -231,7 +231,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     return new DefaultContext<P>({
       primary,
       retryInfo,
-      isNextReconciliationImminent: scope.isNextReconciliationImminent,
+      isNextReconciliationImminent: () => scope.isNextReconciliationImminent(),
       client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
       logger,
       eventRecorder: this.o.eventRecorder,
@@ -269,7 +269,9 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       try {
         resolve(fn());
       } catch (error) {
-        reject(error as Error);
+        // a reconciler may throw anything; it is passed on as thrown (and wrapped later)
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        reject(error);
       }
     });
     const timeoutMs = this.o.config.reconcileTimeoutMs;
@@ -286,7 +288,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         },
         (error: unknown) => {
           this.o.clock.clearTimeout(handle);
-          reject(error as Error);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+          reject(error);
         },
       );
     });
