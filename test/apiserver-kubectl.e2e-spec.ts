@@ -18,7 +18,11 @@ interface Run {
  * Runs kubectl against the test server (async, so the in-process server keeps answering) with a
  * timeout. `untilStdout` ends the process once its output matches (for `get -w`).
  */
-function kubectl(kubeconfig: string, args: string[], opts: { input?: string; timeoutMs?: number; untilStdout?: RegExp; live?: { stdout: string } } = {}): Promise<Run> {
+function kubectl(
+  kubeconfig: string,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number; untilStdout?: RegExp; live?: { stdout: string } } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -135,7 +139,9 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(y.stdout).toContain('mode: blue');
     expect(y.stdout).toContain('kubectl.kubernetes.io/last-applied-configuration');
     const w = await k(['get', 'deploy', '-o', 'wide']);
-    expect(w.stdout).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
+    expect(w.stdout).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m,
+    );
     expect(w.stdout).toMatch(/^web\s+0\/2\s+0\s+0\s+\S+\s+c\s+nginx:1\s+app=web$/m);
   });
 
@@ -148,11 +154,39 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
   });
 
   it('[AS-KUBECTL-PATCH] patch --type json, merge and strategic', async () => {
-    expect((await k(['patch', 'cm', 'app-config', '--type', 'merge', '-p', '{"data":{"merged":"yes"}}'])).stdout).toContain('patched');
-    expect((await k(['patch', 'cm', 'app-config', '--type', 'json', '-p', '[{"op":"add","path":"/data/json","value":"yes"}]'])).stdout).toContain('patched');
-    const s = await k(['patch', 'deploy', 'web', '--type', 'strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}']);
+    expect(
+      (await k(['patch', 'cm', 'app-config', '--type', 'merge', '-p', '{"data":{"merged":"yes"}}'])).stdout,
+    ).toContain('patched');
+    expect(
+      (
+        await k([
+          'patch',
+          'cm',
+          'app-config',
+          '--type',
+          'json',
+          '-p',
+          '[{"op":"add","path":"/data/json","value":"yes"}]',
+        ])
+      ).stdout,
+    ).toContain('patched');
+    const s = await k([
+      'patch',
+      'deploy',
+      'web',
+      '--type',
+      'strategic',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}',
+    ]);
     expect(s.stdout).toContain('patched');
-    const c = await k(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}']);
+    const c = await k([
+      'get',
+      'deploy',
+      'web',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}',
+    ]);
     expect(c.stdout).toBe('nginx:2 80');
     const d = await k(['get', 'cm', 'app-config', '-o', 'jsonpath={.data.merged},{.data.json}']);
     expect(d.stdout).toBe('yes,yes');
@@ -170,11 +204,18 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
 
   it('[AS-KUBECTL-WATCH] get -w streams a new object', async () => {
     const live = { stdout: '' };
-    const watching = k(['get', 'cm', '-w', '--no-headers'], { untilStdout: /watched-cm/, timeoutMs: 15_000, live });
+    const watching = k(['get', 'cm', '-w', '--no-headers'], {
+      untilStdout: /watched-cm/,
+      timeoutMs: 15_000,
+      live,
+    });
     // the watch prints the current objects first; create once it has listed
     const deadline = Date.now() + 10_000;
-    while (!live.stdout.includes('app-config') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await k(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched-cm}\n' });
+    while (!live.stdout.includes('app-config') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    await k(['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched-cm}\n',
+    });
     const r = await watching;
     expect(r.stdout).toMatch(/^app-config\s+/m);
     expect(r.stdout).toMatch(/^watched-cm\s+/m);
@@ -184,7 +225,10 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect((await k(['apply', '-f', join(dir, 'crd.yaml')])).stdout).toContain('created');
     const w = await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']);
     expect(w.stdout).toContain('condition met');
-    await k(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, unknown: 1}\n' });
+    await k(['apply', '-f', '-'], {
+      input:
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, unknown: 1}\n',
+    });
     const g = await k(['get', 'wd']);
     expect(g.stdout).toMatch(/^NAME\s+SIZE$/m);
     expect(g.stdout).toMatch(/^w1\s+3$/m);
@@ -209,14 +253,31 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     await k(['apply', '-f', '-'], { input: rs('web-rs2', 'web', uid2) });
     const orphan = await k(['delete', 'deploy', 'web', '--cascade=orphan']);
     expect(orphan.stdout).toContain('deleted');
-    const kept = await k(['get', 'rs', 'web-rs2', '-o', 'jsonpath={.metadata.name}:{.metadata.ownerReferences}']);
+    const kept = await k([
+      'get',
+      'rs',
+      'web-rs2',
+      '-o',
+      'jsonpath={.metadata.name}:{.metadata.ownerReferences}',
+    ]);
     expect(kept.stdout).toBe('web-rs2:');
   });
 
   it('[AS-KUBECTL-WAIT-DELETE] wait --for=delete returns once the object is gone', async () => {
-    await k(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doomed, finalizers: [e2e/hold]}\n' });
+    await k(['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doomed, finalizers: [e2e/hold]}\n',
+    });
     await k(['delete', 'cm', 'doomed', '--wait=false']);
+    const t0 = Date.now();
     const waiting = k(['wait', '--for=delete', 'cm/doomed', '--timeout=15s']);
+    // release the object only once kubectl watches it, or there is nothing left to wait for
+    const deadline = Date.now() + 10_000;
+    while (
+      !server.requests.log.some((r) => r.verb === 'watch' && r.resource === 'configmaps' && r.time >= t0) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await k(['patch', 'cm', 'doomed', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
     const r = await waiting;
     expect(r.code).toBe(0);

@@ -16,10 +16,14 @@ export class CliUsageError extends Error {
   readonly code = 'CLI_USAGE';
 }
 
-const USAGE = 'usage: tosdk-apiserver [--port 6443] [--host 127.0.0.1] [--kubeconfig ./kubeconfig] [--no-tls] [--simulate-workloads]';
+const USAGE =
+  'usage: tosdk-apiserver [--port 6443] [--host 127.0.0.1] [--kubeconfig ./kubeconfig] [--no-tls] [--simulate-workloads]';
 
 /** Runs the CLI with `argv` (without node and script); resolves with the running server. */
-export async function main(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<KubeApiServer> {
+export async function main(
+  argv: string[],
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<KubeApiServer> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -42,8 +46,10 @@ export async function main(argv: string[], out: (line: string) => void = (l) => 
     process.exit(0);
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliUsageError(`--port must be 0..65535\n${USAGE}`);
-  if (values['simulate-workloads']) out('note: --simulate-workloads is not available in this build; workloads are stored as written');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliUsageError(`--port must be 0..65535\n${USAGE}`);
+  if (values['simulate-workloads'])
+    out('note: --simulate-workloads is not available in this build; workloads are stored as written');
   const server = await KubeApiServer.start({ port, host: values.host, tls: !values['no-tls'] });
   const path = resolve(values.kubeconfig);
   await server.writeKubeconfig(path);
@@ -52,7 +58,9 @@ export async function main(argv: string[], out: (line: string) => void = (l) => 
   return server;
 }
 
-const isEntry = process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1]) || /tosdk-apiserver$/.test(process.argv[1] ?? '');
+const isEntry =
+  (process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1])) ||
+  /tosdk-apiserver$/.test(process.argv[1] ?? '');
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (server) => {

@@ -48,7 +48,8 @@ export class FaultInjector {
 
   /** Fails the next `times` requests that match with `code`. */
   failNext(spec: FailureSpec): void {
-    if (!Number.isInteger(spec.code) || spec.code < 400 || spec.code > 599) throw new RangeError(`code must be 400..599, got ${spec.code}`);
+    if (!Number.isInteger(spec.code) || spec.code < 400 || spec.code > 599)
+      throw new RangeError(`code must be 400..599, got ${spec.code}`);
     this.failures.push({ ...spec, remaining: spec.times ?? 1 });
   }
 
@@ -83,7 +84,7 @@ export class FaultInjector {
   takeFailure(req: Required<Pick<FaultMatch, 'verb' | 'resource'>> & FaultMatch): FailureSpec | undefined {
     const i = this.failures.findIndex((f) => matches(f, req));
     if (i < 0) return undefined;
-    const f = this.failures[i]!;
+    const f = this.failures[i];
     f.remaining--;
     if (f.remaining <= 0) this.failures.splice(i, 1);
     return f;

@@ -60,14 +60,16 @@ export class ApiServerOptionsError extends Error {
 
 function positive(name: string, v: number | undefined, dflt: number): number {
   if (v === undefined) return dflt;
-  if (!Number.isInteger(v) || v <= 0) throw new ApiServerOptionsError(`${name} must be a positive integer, got ${String(v)}`);
+  if (!Number.isInteger(v) || v <= 0)
+    throw new ApiServerOptionsError(`${name} must be a positive integer, got ${String(v)}`);
   return v;
 }
 
 /** Validates options and fills defaults. */
 export function resolveOptions(o: KubeApiServerOptions = {}): ResolvedOptions {
   const port = o.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ApiServerOptionsError(`port must be 0..65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ApiServerOptionsError(`port must be 0..65535, got ${String(port)}`);
   const users: Required<ApiUser>[] = [];
   const tokens = new Set<string>();
   for (const u of o.users ?? []) {

@@ -18,7 +18,9 @@ export interface RequestRecord {
 }
 
 /** A filter of request records; every given field must match. */
-export type RequestFilter = Partial<Pick<RequestRecord, 'user' | 'verb' | 'group' | 'resource' | 'subresource' | 'namespace' | 'name' | 'code'>>;
+export type RequestFilter = Partial<
+  Pick<RequestRecord, 'user' | 'verb' | 'group' | 'resource' | 'subresource' | 'namespace' | 'name' | 'code'>
+>;
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -66,6 +68,7 @@ export class RequestAccounting {
 }
 
 function matches(r: RequestRecord, f: RequestFilter): boolean {
-  for (const [k, v] of Object.entries(f)) if (v !== undefined && r[k as keyof RequestRecord] !== v) return false;
+  for (const [k, v] of Object.entries(f))
+    if (v !== undefined && r[k as keyof RequestRecord] !== v) return false;
   return true;
 }

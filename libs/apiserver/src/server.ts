@@ -59,10 +59,21 @@ export class KubeApiServer {
   ) {
     const store = new Store(opts.historySize);
     const registry = new ResourceRegistry();
-    for (const rt of builtinResources(peers.patch ? (g, v, k) => peers.patch!.builtinPatchSchema(g, v, k) : undefined)) registry.add(rt);
+    for (const rt of builtinResources(
+      peers.patch ? (g, v, k) => peers.patch!.builtinPatchSchema(g, v, k) : undefined,
+    ))
+      registry.add(rt);
     const service = new ObjectService(store, registry, peers);
     const hub = new WatchHub(store, opts.maxWatchBufferBytes);
-    this.deps = { store, registry, service, hub, peers, bookmarkIntervalMs: opts.bookmarkIntervalMs, rbacEnabled: opts.rbac };
+    this.deps = {
+      store,
+      registry,
+      service,
+      hub,
+      peers,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs,
+      rbacEnabled: opts.rbac,
+    };
     this.tokens = new Map(opts.users.map((u) => [u.token, u]));
     this.requests = new RequestAccounting(opts.requestLogSize);
     this.faults = new FaultInjector({
@@ -73,15 +84,30 @@ export class KubeApiServer {
     this.controllers = new Controllers(store, registry, service, peers);
     const system = { user: { name: 'system:apiserver', groups: ['system:masters'] } };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      service.create(registry.resolve('', 'v1', 'namespaces')!.rt, registry.resolve('', 'v1', 'namespaces')!.version, '', { metadata: { name: ns } }, { ...system, fieldManager: 'kube-apiserver' });
+      service.create(
+        registry.resolve('', 'v1', 'namespaces')!.rt,
+        registry.resolve('', 'v1', 'namespaces')!.version,
+        '',
+        { metadata: { name: ns } },
+        { ...system, fieldManager: 'kube-apiserver' },
+      );
     }
-    service.create(registry.resolve('', 'v1', 'serviceaccounts')!.rt, registry.resolve('', 'v1', 'serviceaccounts')!.version, 'default', { metadata: { name: 'default' } }, { ...system, fieldManager: 'kube-apiserver' });
+    service.create(
+      registry.resolve('', 'v1', 'serviceaccounts')!.rt,
+      registry.resolve('', 'v1', 'serviceaccounts')!.version,
+      'default',
+      { metadata: { name: 'default' } },
+      { ...system, fieldManager: 'kube-apiserver' },
+    );
   }
 
   /** Starts a server; resolves once it listens. */
   static async start(options: KubeApiServerOptions = {}): Promise<KubeApiServer> {
     const opts = resolveOptions(options);
-    const [tls, peers] = await Promise.all([opts.tls ? generateTls(opts.host === '127.0.0.1' ? [] : [opts.host]) : Promise.resolve(undefined), loadPeers()]);
+    const [tls, peers] = await Promise.all([
+      opts.tls ? generateTls(opts.host === '127.0.0.1' ? [] : [opts.host]) : Promise.resolve(undefined),
+      loadPeers(),
+    ]);
     const s = new KubeApiServer(opts, tls, peers);
     await s.listen(opts.port);
     return s;
@@ -177,7 +203,10 @@ export class KubeApiServer {
       void this.handle(req, res);
     };
     const srv = this.tlsMaterial
-      ? createHttpsServer({ cert: this.tlsMaterial.certPem, key: this.tlsMaterial.keyPem, keepAlive: true }, handler)
+      ? createHttpsServer(
+          { cert: this.tlsMaterial.certPem, key: this.tlsMaterial.keyPem, keepAlive: true },
+          handler,
+        )
       : createHttpServer({ keepAlive: true }, handler);
     srv.keepAliveTimeout = 60_000;
     srv.headersTimeout = 65_000;
@@ -203,7 +232,7 @@ export class KubeApiServer {
     const h = req.headers.authorization;
     if (h !== undefined) {
       const m = /^Bearer\s+(.+)$/i.exec(h);
-      const u = m ? this.tokens.get(m[1]!.trim()) : undefined;
+      const u = m ? this.tokens.get(m[1].trim()) : undefined;
       if (!u) throw errors.unauthorized();
       return { name: u.name, groups: u.groups };
     }
@@ -228,15 +257,36 @@ export class KubeApiServer {
         const u = this.authenticate(req);
         user = u.name;
         if (info.isResource) {
-          const latency = this.faults.latencyFor({ verb: info.verb, resource: info.resource, namespace: info.namespace, subresource: info.subresource });
+          const latency = this.faults.latencyFor({
+            verb: info.verb,
+            resource: info.resource,
+            namespace: info.namespace,
+            subresource: info.subresource,
+          });
           if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-          const fault = this.faults.takeFailure({ verb: info.verb, resource: info.resource, namespace: info.namespace, subresource: info.subresource });
+          const fault = this.faults.takeFailure({
+            verb: info.verb,
+            resource: info.resource,
+            namespace: info.namespace,
+            subresource: info.subresource,
+          });
           if (fault) {
             const retry = fault.retryAfterSeconds ?? 1;
-            throw new ApiError(fault.code, reasonOf(fault.code), fault.message ?? `injected fault: ${fault.code}`, fault.code === 429 || fault.code === 503 ? { retryAfterSeconds: retry } : undefined);
+            throw new ApiError(
+              fault.code,
+              reasonOf(fault.code),
+              fault.message ?? `injected fault: ${fault.code}`,
+              fault.code === 429 || fault.code === 503 ? { retryAfterSeconds: retry } : undefined,
+            );
           }
           if (this.opts.rbac) {
-            const attrs = { user: u.name, groups: u.groups, verb: info.verb, apiGroup: info.group, resource: info.resource } as Parameters<typeof authorizeOrThrow>[2];
+            const attrs = {
+              user: u.name,
+              groups: u.groups,
+              verb: info.verb,
+              apiGroup: info.group,
+              resource: info.resource,
+            } as Parameters<typeof authorizeOrThrow>[2];
             if (info.subresource) attrs.subresource = info.subresource;
             if (info.namespace) attrs.namespace = info.namespace;
             if (info.name) attrs.name = info.name;
@@ -266,7 +316,13 @@ export class KubeApiServer {
     return `${this.opts.host}:${this.boundPort}`;
   }
 
-  private record(req: IncomingMessage, res: ServerResponse, info: RequestInfo | undefined, user: string, started: number): void {
+  private record(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo | undefined,
+    user: string,
+    started: number,
+  ): void {
     const r = info?.isResource ? info : undefined;
     this.requests.record({
       time: started,

@@ -61,13 +61,27 @@ function randomBody(r: () => number): string {
     case 4:
       return 'key: [unclosed\n  - : :';
     case 5:
-      return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fz', finalizers: [1, 2] }, data: 'str' });
+      return JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'fz', finalizers: [1, 2] },
+        data: 'str',
+      });
     case 6:
-      return JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.y' }, spec: { versions: 'no' } });
+      return JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'x.y' },
+        spec: { versions: 'no' },
+      });
     case 7:
       return Buffer.from(Array.from({ length: 64 }, () => Math.floor(r() * 256))).toString('latin1');
     default:
-      return JSON.stringify({ metadata: { name: 'fz', generateName: 'a', namespace: 'other', resourceVersion: 'x' }, spec: null, status: [] });
+      return JSON.stringify({
+        metadata: { name: 'fz', generateName: 'a', namespace: 'other', resourceVersion: 'x' },
+        spec: null,
+        status: [],
+      });
   }
 }
 
@@ -83,9 +97,9 @@ describe('KubeApiServer under bad input', () => {
   it('[AS-FUZZ] 300 random requests each get a Status (or a valid answer) and the server stays healthy', async () => {
     const r = rng(20261122);
     for (let i = 0; i < 300; i++) {
-      const method = METHODS[Math.floor(r() * METHODS.length)]!;
-      const path = PATHS[Math.floor(r() * PATHS.length)]!;
-      const type = TYPES[Math.floor(r() * TYPES.length)]!;
+      const method = METHODS[Math.floor(r() * METHODS.length)];
+      const path = PATHS[Math.floor(r() * PATHS.length)];
+      const type = TYPES[Math.floor(r() * TYPES.length)];
       const body = method === 'GET' ? undefined : randomBody(r);
       const res = await call(server, method, path, body, { contentType: type });
       expect(res.status).toBeGreaterThanOrEqual(200);

@@ -24,7 +24,9 @@ export function call(
   if (token !== null) headers.authorization = `Bearer ${token}`;
   let payload: Buffer | undefined;
   if (body !== undefined) {
-    payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    payload = Buffer.isBuffer(body)
+      ? body
+      : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     headers['content-type'] = opts.contentType ?? 'application/json';
     headers['content-length'] = String(payload.length);
   }
@@ -36,7 +38,12 @@ export function call(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: <T>() => JSON.parse(text) as T,
+        });
       });
       res.on('error', reject);
     });
@@ -47,7 +54,10 @@ export function call(
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -58,28 +68,36 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
 }
 
 /** A streaming watch over raw HTTP that collects parsed event lines. */
-export function rawWatch(server: KubeApiServer, path: string): { events: { type: string; object: Record<string, unknown> }[]; ended: Promise<void>; close: () => void } {
+export function rawWatch(
+  server: KubeApiServer,
+  path: string,
+): { events: { type: string; object: Record<string, unknown> }[]; ended: Promise<void>; close: () => void } {
   const url = new URL(path, server.url);
   const events: { type: string; object: Record<string, unknown> }[] = [];
   const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
   let closeFn = (): void => undefined;
   const ended = new Promise<void>((resolve, reject) => {
-    const req = doRequest(url, { method: 'GET', headers: { authorization: `Bearer ${server.tokenOf()}` }, ca: server.caPem }, (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        let i: number;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
-        }
-      });
-      res.on('end', () => resolve());
-      res.on('close', () => resolve());
-      res.on('error', () => resolve());
-    });
+    const req = doRequest(
+      url,
+      { method: 'GET', headers: { authorization: `Bearer ${server.tokenOf()}` }, ca: server.caPem },
+      (res) => {
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          buf += c;
+          let i: number;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line.trim())
+              events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('close', () => resolve());
+        res.on('error', () => resolve());
+      },
+    );
     req.on('error', (e) => (events.length >= 0 ? resolve() : reject(e)));
     req.end();
     closeFn = () => req.destroy();

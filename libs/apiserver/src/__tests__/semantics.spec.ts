@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
 import { call, rawWatch, waitFor } from './http-helper.js';
@@ -17,26 +18,52 @@ describe('KubeApiServer write semantics', () => {
     await call(server, 'POST', CM, { metadata: { name: 'fin', finalizers: ['x/y'] } });
     const del = await call(server, 'DELETE', `${CM}/fin`);
     expect(del.status).toBe(200);
-    const marked = del.json<{ metadata: { deletionTimestamp: string; deletionGracePeriodSeconds: number; generation: number } }>();
+    const marked = del.json<{
+      metadata: { deletionTimestamp: string; deletionGracePeriodSeconds: number; generation: number };
+    }>();
     expect(marked.metadata.deletionTimestamp).toBeDefined();
     expect(marked.metadata.deletionGracePeriodSeconds).toBe(0);
     expect(marked.metadata.generation).toBe(2);
-    const added = await call(server, 'PATCH', `${CM}/fin`, { metadata: { finalizers: ['x/y', 'a/b'] } }, { contentType: 'application/merge-patch+json' });
+    const added = await call(
+      server,
+      'PATCH',
+      `${CM}/fin`,
+      { metadata: { finalizers: ['x/y', 'a/b'] } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(added.status).toBe(422);
-    const cleared = await call(server, 'PATCH', `${CM}/fin`, { metadata: { deletionTimestamp: null } }, { contentType: 'application/merge-patch+json' });
-    expect(cleared.json<{ metadata: { deletionTimestamp: string } }>().metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
-    const removed = await call(server, 'PATCH', `${CM}/fin`, { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' });
+    const cleared = await call(
+      server,
+      'PATCH',
+      `${CM}/fin`,
+      { metadata: { deletionTimestamp: null } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(cleared.json<{ metadata: { deletionTimestamp: string } }>().metadata.deletionTimestamp).toBe(
+      marked.metadata.deletionTimestamp,
+    );
+    const removed = await call(
+      server,
+      'PATCH',
+      `${CM}/fin`,
+      { metadata: { finalizers: null } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(removed.status).toBe(200);
     expect((await call(server, 'GET', `${CM}/fin`)).status).toBe(404);
   });
 
   it('[AS-PRECOND] delete preconditions on uid and resourceVersion give 409', async () => {
-    const c = (await call(server, 'POST', CM, { metadata: { name: 'pre' } })).json<{ metadata: { uid: string; resourceVersion: string } }>();
+    const c = (await call(server, 'POST', CM, { metadata: { name: 'pre' } })).json<{
+      metadata: { uid: string; resourceVersion: string };
+    }>();
     const badUid = await call(server, 'DELETE', `${CM}/pre`, { preconditions: { uid: 'other' } });
     expect(badUid.status).toBe(409);
     const badRv = await call(server, 'DELETE', `${CM}/pre`, { preconditions: { resourceVersion: '1' } });
     expect(badRv.status).toBe(409);
-    const ok = await call(server, 'DELETE', `${CM}/pre`, { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } });
+    const ok = await call(server, 'DELETE', `${CM}/pre`, {
+      preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -44,60 +71,139 @@ describe('KubeApiServer write semantics', () => {
     const path = '/apis/apps/v1/namespaces/default/deployments';
     const dep = {
       metadata: { name: 'd1' },
-      spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
       status: { replicas: 9 },
     };
     const created = (await call(server, 'POST', path, dep)).json<Record<string, any>>();
     expect(created.status).toBeUndefined();
-    const st = await call(server, 'PUT', `${path}/d1/status`, { ...created, spec: { ...created.spec, replicas: 5 }, status: { readyReplicas: 1 } });
+    const st = await call(server, 'PUT', `${path}/d1/status`, {
+      ...created,
+      spec: { ...created.spec, replicas: 5 },
+      status: { readyReplicas: 1 },
+    });
     expect(st.status).toBe(200);
     const afterStatus = st.json<Record<string, any>>();
     expect(afterStatus.spec.replicas).toBe(1);
     expect(afterStatus.status.readyReplicas).toBe(1);
     expect(afterStatus.metadata.generation).toBe(1);
-    const main = await call(server, 'PATCH', `${path}/d1`, { spec: { replicas: 3 }, status: { readyReplicas: 7 } }, { contentType: 'application/merge-patch+json' });
+    const main = await call(
+      server,
+      'PATCH',
+      `${path}/d1`,
+      { spec: { replicas: 3 }, status: { readyReplicas: 7 } },
+      { contentType: 'application/merge-patch+json' },
+    );
     const afterMain = main.json<Record<string, any>>();
     expect(afterMain.spec.replicas).toBe(3);
     expect(afterMain.status.readyReplicas).toBe(1);
     expect(afterMain.metadata.generation).toBe(2);
-    const labelsOnly = await call(server, 'PATCH', `${path}/d1`, { metadata: { labels: { x: 'y' } } }, { contentType: 'application/merge-patch+json' });
+    const labelsOnly = await call(
+      server,
+      'PATCH',
+      `${path}/d1`,
+      { metadata: { labels: { x: 'y' } } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(labelsOnly.json<Record<string, any>>().metadata.generation).toBe(2);
-    const sp = await call(server, 'PATCH', `${path}/d1/status`, { status: { availableReplicas: 1 } }, { contentType: 'application/merge-patch+json' });
+    const sp = await call(
+      server,
+      'PATCH',
+      `${path}/d1/status`,
+      { status: { availableReplicas: 1 } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(sp.json<Record<string, any>>().status).toEqual({ readyReplicas: 1, availableReplicas: 1 });
   });
 
   it('[AS-DRYRUN] dryRun=All answers fully and stores nothing', async () => {
-    const before = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const before = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata
+      .resourceVersion;
     const r = await call(server, 'POST', `${CM}?dryRun=All`, { metadata: { name: 'dry' }, data: { a: 'b' } });
     expect(r.status).toBe(201);
     expect(r.json<Record<string, any>>().data).toEqual({ a: 'b' });
     expect((await call(server, 'GET', `${CM}/dry`)).status).toBe(404);
-    const after = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion;
+    const after = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata
+      .resourceVersion;
     expect(after).toBe(before);
     const bad = await call(server, 'POST', `${CM}?dryRun=Some`, { metadata: { name: 'dry' } });
     expect(bad.status).toBe(400);
   });
 
   it('[AS-PATCH] JSON patch with test, merge patch, strategic merge by name; 415 for unknown types', async () => {
-    await call(server, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'p1' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } });
-    const smp = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', { spec: { containers: [{ name: 'b', image: 'z' }] } }, { contentType: 'application/strategic-merge-patch+json' });
+    await call(server, 'POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p1' },
+      spec: {
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'b', image: 'y' },
+        ],
+      },
+    });
+    const smp = await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p1',
+      { spec: { containers: [{ name: 'b', image: 'z' }] } },
+      { contentType: 'application/strategic-merge-patch+json' },
+    );
     expect(smp.status).toBe(200);
-    expect(smp.json<Record<string, any>>().spec.containers).toEqual([{ name: 'a', image: 'x' }, { name: 'b', image: 'z' }]);
-    const jp = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', [{ op: 'test', path: '/spec/containers/0/name', value: 'nope' }], { contentType: 'application/json-patch+json' });
+    expect(smp.json<Record<string, any>>().spec.containers).toEqual([
+      { name: 'a', image: 'x' },
+      { name: 'b', image: 'z' },
+    ]);
+    const jp = await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p1',
+      [{ op: 'test', path: '/spec/containers/0/name', value: 'nope' }],
+      { contentType: 'application/json-patch+json' },
+    );
     expect([409, 422]).toContain(jp.status);
-    const jp2 = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', [{ op: 'add', path: '/metadata/labels', value: { k: 'v' } }], { contentType: 'application/json-patch+json' });
+    const jp2 = await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p1',
+      [{ op: 'add', path: '/metadata/labels', value: { k: 'v' } }],
+      { contentType: 'application/json-patch+json' },
+    );
     expect(jp2.json<Record<string, any>>().metadata.labels).toEqual({ k: 'v' });
-    const wrong = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', { a: 1 }, { contentType: 'text/plain' });
+    const wrong = await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p1',
+      { a: 1 },
+      { contentType: 'text/plain' },
+    );
     expect(wrong.status).toBe(415);
-    const broken = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', '{not json', { contentType: 'application/merge-patch+json' });
+    const broken = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/p1', '{not json', {
+      contentType: 'application/merge-patch+json',
+    });
     expect(broken.status).toBe(400);
     expect(broken.json().kind).toBe('Status');
   });
 
   it('[AS-PATCH-OCC] a merge patch carrying a stale resourceVersion gives 409', async () => {
-    const c = (await call(server, 'POST', CM, { metadata: { name: 'pocc' } })).json<{ metadata: { resourceVersion: string } }>();
-    await call(server, 'PATCH', `${CM}/pocc`, { data: { a: '1' } }, { contentType: 'application/merge-patch+json' });
-    const r = await call(server, 'PATCH', `${CM}/pocc`, { metadata: { resourceVersion: c.metadata.resourceVersion }, data: { a: '2' } }, { contentType: 'application/merge-patch+json' });
+    const c = (await call(server, 'POST', CM, { metadata: { name: 'pocc' } })).json<{
+      metadata: { resourceVersion: string };
+    }>();
+    await call(
+      server,
+      'PATCH',
+      `${CM}/pocc`,
+      { data: { a: '1' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    const r = await call(
+      server,
+      'PATCH',
+      `${CM}/pocc`,
+      { metadata: { resourceVersion: c.metadata.resourceVersion }, data: { a: '2' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(r.status).toBe(409);
   });
 
@@ -108,34 +214,61 @@ describe('KubeApiServer write semantics', () => {
     expect(r.json().reason).toBe('RequestEntityTooLarge');
     expect((await call(server, 'POST', CM, '{"metadata":')).status).toBe(400);
     expect((await call(server, 'POST', CM, 'a: [b', { contentType: 'application/yaml' })).status).toBe(400);
-    const y = await call(server, 'POST', CM, 'metadata:\n  name: fromyaml\ndata:\n  a: b\n', { contentType: 'application/yaml' });
+    const y = await call(server, 'POST', CM, 'metadata:\n  name: fromyaml\ndata:\n  a: b\n', {
+      contentType: 'application/yaml',
+    });
     expect(y.status).toBe(201);
-    expect((await call(server, 'POST', CM, 'x', { contentType: 'application/vnd.kubernetes.protobuf' })).status).toBe(415);
+    expect(
+      (await call(server, 'POST', CM, 'x', { contentType: 'application/vnd.kubernetes.protobuf' })).status,
+    ).toBe(415);
     expect((await call(server, 'GET', '/apis/nope.io/v1/things')).status).toBe(404);
-    expect((await call(server, 'PUT', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'q' } })).status).toBe(405);
+    expect(
+      (await call(server, 'PUT', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'q' } }))
+        .status,
+    ).toBe(405);
   });
 
   it('[AS-NSTERM] a deleted namespace goes Terminating, refuses creates with 403 and is removed with its contents', async () => {
     await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 'term' } });
-    await call(server, 'POST', '/api/v1/namespaces/term/configmaps', { metadata: { name: 'c1', finalizers: ['hold/on'] } });
+    await call(server, 'POST', '/api/v1/namespaces/term/configmaps', {
+      metadata: { name: 'c1', finalizers: ['hold/on'] },
+    });
     const d = await call(server, 'DELETE', '/api/v1/namespaces/term');
     expect(d.json<Record<string, any>>().status.phase).toBe('Terminating');
-    const refused = await call(server, 'POST', '/api/v1/namespaces/term/configmaps', { metadata: { name: 'c2' } });
+    const refused = await call(server, 'POST', '/api/v1/namespaces/term/configmaps', {
+      metadata: { name: 'c2' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json().message).toContain('because it is being terminated');
-    await waitFor(async () => (await call(server, 'GET', '/api/v1/namespaces/term/configmaps/c1')).json<Record<string, any>>().metadata?.deletionTimestamp);
-    await call(server, 'PATCH', '/api/v1/namespaces/term/configmaps/c1', { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' });
+    await waitFor(
+      async () =>
+        (await call(server, 'GET', '/api/v1/namespaces/term/configmaps/c1')).json<Record<string, any>>()
+          .metadata?.deletionTimestamp,
+    );
+    await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/term/configmaps/c1',
+      { metadata: { finalizers: null } },
+      { contentType: 'application/merge-patch+json' },
+    );
     await waitFor(async () => (await call(server, 'GET', '/api/v1/namespaces/term')).status === 404);
   });
 
   it('[AS-GC] background deletion removes dependents; orphan keeps them without the owner reference', async () => {
-    const owner = (await call(server, 'POST', CM, { metadata: { name: 'owner' } })).json<{ metadata: { uid: string } }>();
+    const owner = (await call(server, 'POST', CM, { metadata: { name: 'owner' } })).json<{
+      metadata: { uid: string };
+    }>();
     const ref = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }];
     await call(server, 'POST', CM, { metadata: { name: 'dep1', ownerReferences: ref } });
     await call(server, 'DELETE', `${CM}/owner`);
     await waitFor(async () => (await call(server, 'GET', `${CM}/dep1`)).status === 404);
-    const o2 = (await call(server, 'POST', CM, { metadata: { name: 'owner2' } })).json<{ metadata: { uid: string } }>();
-    await call(server, 'POST', CM, { metadata: { name: 'dep2', ownerReferences: [{ ...ref[0], name: 'owner2', uid: o2.metadata.uid }] } });
+    const o2 = (await call(server, 'POST', CM, { metadata: { name: 'owner2' } })).json<{
+      metadata: { uid: string };
+    }>();
+    await call(server, 'POST', CM, {
+      metadata: { name: 'dep2', ownerReferences: [{ ...ref[0], name: 'owner2', uid: o2.metadata.uid }] },
+    });
     await call(server, 'DELETE', `${CM}/owner2`, { propagationPolicy: 'Orphan' });
     await waitFor(async () => (await call(server, 'GET', `${CM}/owner2`)).status === 404);
     const dep2 = (await call(server, 'GET', `${CM}/dep2`)).json<Record<string, any>>();
@@ -150,10 +283,21 @@ describe('KubeApiServer write semantics', () => {
     expect(r.headers['retry-after']).toBe('2');
     expect(r.json().reason).toBe('TooManyRequests');
     expect((await call(server, 'GET', CM)).status).toBe(200);
-    await call(server, 'PATCH', `${CM}/pocc`, { data: { b: '1' } }, { contentType: 'application/merge-patch+json' });
+    await call(
+      server,
+      'PATCH',
+      `${CM}/pocc`,
+      { data: { b: '1' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     expect(server.requests.count({ verb: 'patch', resource: 'configmaps' })).toBe(1);
     expect(server.requests.count({ verb: 'list', resource: 'configmaps', user: 'admin' })).toBe(2);
-    expect(server.requests.log.at(-1)).toMatchObject({ verb: 'patch', resource: 'configmaps', name: 'pocc', code: 200 });
+    expect(server.requests.log.at(-1)).toMatchObject({
+      verb: 'patch',
+      resource: 'configmaps',
+      name: 'pocc',
+      code: 200,
+    });
   });
 
   it('[AS-RESTART] restart keeps state on the same port and drops open watches', async () => {

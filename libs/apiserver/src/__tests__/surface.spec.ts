@@ -15,84 +15,208 @@ describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
   });
 
   it('[AS-SSA] apply creates a missing object, requires a fieldManager and records managedFields', async () => {
-    const noManager = await call(server, 'PATCH', `${CM}/ssa`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "1"}\n', { contentType: APPLY });
+    const noManager = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "1"}\n',
+      { contentType: APPLY },
+    );
     expect(noManager.status).toBe(400);
-    const created = await call(server, 'PATCH', `${CM}/ssa?fieldManager=alice`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "1", b: "2"}\n', { contentType: APPLY });
+    const created = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa?fieldManager=alice`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "1", b: "2"}\n',
+      { contentType: APPLY },
+    );
     expect(created.status).toBe(201);
-    const obj = created.json<{ data: Record<string, string>; metadata: { managedFields: { manager: string; operation: string }[] } }>();
+    const obj = created.json<{
+      data: Record<string, string>;
+      metadata: { managedFields: { manager: string; operation: string }[] };
+    }>();
     expect(obj.data).toEqual({ a: '1', b: '2' });
-    expect(obj.metadata.managedFields).toEqual([expect.objectContaining({ manager: 'alice', operation: 'Apply' })]);
+    expect(obj.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'alice', operation: 'Apply' }),
+    ]);
   });
 
   it('[AS-SSA-CONFLICT] another manager changing an owned field gets 409 naming it; force takes it over', async () => {
-    const r = await call(server, 'PATCH', `${CM}/ssa?fieldManager=carol`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "9"}\n', { contentType: APPLY });
+    const r = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa?fieldManager=carol`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "9"}\n',
+      { contentType: APPLY },
+    );
     expect(r.status).toBe(409);
     expect(r.json().message).toContain('conflict with "alice"');
     expect(r.json().message).toContain('.data.a');
-    const forced = await call(server, 'PATCH', `${CM}/ssa?fieldManager=carol&force=true`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "9"}\n', { contentType: APPLY });
+    const forced = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa?fieldManager=carol&force=true`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "9"}\n',
+      { contentType: APPLY },
+    );
     expect(forced.status).toBe(200);
     expect(forced.json<{ data: Record<string, string> }>().data).toEqual({ a: '9', b: '2' });
   });
 
   it('[AS-SSA-REMOVE] fields a manager stops applying are removed', async () => {
-    const r = await call(server, 'PATCH', `${CM}/ssa?fieldManager=alice`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {}\n', { contentType: APPLY });
+    const r = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa?fieldManager=alice`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {}\n',
+      { contentType: APPLY },
+    );
     expect(r.status).toBe(200);
     expect(r.json<{ data?: Record<string, string> }>().data).toEqual({ a: '9' });
   });
 
   it('[AS-MANAGED] updates record an Update entry for the user-agent or fieldManager', async () => {
-    const r = await call(server, 'PATCH', `${CM}/ssa?fieldManager=editor`, { data: { c: '3' } }, { contentType: 'application/merge-patch+json' });
-    const mf = r.json<{ metadata: { managedFields: { manager: string; operation: string }[] } }>().metadata.managedFields;
+    const r = await call(
+      server,
+      'PATCH',
+      `${CM}/ssa?fieldManager=editor`,
+      { data: { c: '3' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    const mf = r.json<{ metadata: { managedFields: { manager: string; operation: string }[] } }>().metadata
+      .managedFields;
     expect(mf).toContainEqual(expect.objectContaining({ manager: 'editor', operation: 'Update' }));
   });
 
   it('[AS-DISCOVERY] /api, /apis, resource lists with verbs, short names, categories and status subresources', async () => {
-    expect((await call(server, 'GET', '/api')).json()).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
-    const groups = (await call(server, 'GET', '/apis')).json<{ groups: { name: string; preferredVersion: { groupVersion: string } }[] }>();
+    expect((await call(server, 'GET', '/api')).json()).toMatchObject({
+      kind: 'APIVersions',
+      versions: ['v1'],
+    });
+    const groups = (await call(server, 'GET', '/apis')).json<{
+      groups: { name: string; preferredVersion: { groupVersion: string } }[];
+    }>();
     expect(groups.groups.map((g) => g.name)).toEqual(
-      expect.arrayContaining(['apps', 'batch', 'networking.k8s.io', 'coordination.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'authorization.k8s.io', 'apiextensions.k8s.io']),
+      expect.arrayContaining([
+        'apps',
+        'batch',
+        'networking.k8s.io',
+        'coordination.k8s.io',
+        'events.k8s.io',
+        'rbac.authorization.k8s.io',
+        'authorization.k8s.io',
+        'apiextensions.k8s.io',
+      ]),
     );
-    const v1 = (await call(server, 'GET', '/api/v1')).json<{ resources: { name: string; verbs: string[]; shortNames?: string[]; categories?: string[]; namespaced: boolean; singularName: string }[] }>();
+    const v1 = (await call(server, 'GET', '/api/v1')).json<{
+      resources: {
+        name: string;
+        verbs: string[];
+        shortNames?: string[];
+        categories?: string[];
+        namespaced: boolean;
+        singularName: string;
+      }[];
+    }>();
     const pods = v1.resources.find((r) => r.name === 'pods')!;
-    expect(pods).toMatchObject({ namespaced: true, singularName: 'pod', shortNames: ['po'], categories: ['all'] });
-    expect(pods.verbs).toEqual(expect.arrayContaining(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']));
+    expect(pods).toMatchObject({
+      namespaced: true,
+      singularName: 'pod',
+      shortNames: ['po'],
+      categories: ['all'],
+    });
+    expect(pods.verbs).toEqual(
+      expect.arrayContaining([
+        'create',
+        'delete',
+        'deletecollection',
+        'get',
+        'list',
+        'patch',
+        'update',
+        'watch',
+      ]),
+    );
     expect(v1.resources.find((r) => r.name === 'pods/status')!.verbs).toEqual(['get', 'patch', 'update']);
     expect(v1.resources.find((r) => r.name === 'configmaps/status')).toBeUndefined();
     const apps = (await call(server, 'GET', '/apis/apps')).json();
-    expect(apps).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1' } });
-    const agg = await call(server, 'GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
-    expect(agg.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(apps).toMatchObject({
+      kind: 'APIGroup',
+      name: 'apps',
+      preferredVersion: { groupVersion: 'apps/v1' },
+    });
+    const agg = await call(server, 'GET', '/apis', undefined, {
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json',
+    });
+    expect(agg.headers['content-type']).toBe(
+      'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    );
     expect(agg.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
-    for (const p of ['/openapi/v2', '/openapi/v3', '/openapi/v3/api/v1', '/livez', '/readyz']) expect((await call(server, 'GET', p)).status).toBe(200);
+    for (const p of ['/openapi/v2', '/openapi/v3', '/openapi/v3/api/v1', '/livez', '/readyz'])
+      expect((await call(server, 'GET', p)).status).toBe(200);
   });
 
   it('[AS-TABLE] Accept as=Table gives Name, kind columns and Age, with includeObject', async () => {
-    const t = await call(server, 'GET', CM, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
-    const table = t.json<{ kind: string; columnDefinitions: { name: string }[]; rows: { cells: unknown[]; object?: { kind: string } }[] }>();
+    const t = await call(server, 'GET', CM, undefined, {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    const table = t.json<{
+      kind: string;
+      columnDefinitions: { name: string }[];
+      rows: { cells: unknown[]; object?: { kind: string } }[];
+    }>();
     expect(table.kind).toBe('Table');
     expect(table.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Data', 'Age']);
-    expect(table.rows[0]!.cells[0]).toBe('ssa');
-    expect(table.rows[0]!.object!.kind).toBe('PartialObjectMetadata');
-    const full = (await call(server, 'GET', `${CM}?includeObject=Object`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json<{ rows: { object: { kind: string } }[] }>();
-    expect(full.rows[0]!.object.kind).toBe('ConfigMap');
+    expect(table.rows[0].cells[0]).toBe('ssa');
+    expect(table.rows[0].object!.kind).toBe('PartialObjectMetadata');
+    const full = (
+      await call(server, 'GET', `${CM}?includeObject=Object`, undefined, {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+      })
+    ).json<{ rows: { object: { kind: string } }[] }>();
+    expect(full.rows[0].object.kind).toBe('ConfigMap');
   });
 
   it('[AS-RBAC] RBAC denies with the Kubernetes message until a Role is bound; SelfSubjectAccessReview agrees', async () => {
     const denied = await call(server, 'GET', CM, undefined, { token: 'bob-token' });
     expect(denied.status).toBe(403);
-    expect(denied.json().message).toBe('configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"');
+    expect(denied.json().message).toBe(
+      'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
     const review = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-    const ask = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'configmaps', namespace: 'default' } } };
+    const ask = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'list', resource: 'configmaps', namespace: 'default' } },
+    };
     server.faults.clear();
-    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: 'reviewer' }, rules: [{ apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] }] });
-    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { metadata: { name: 'bob-reviewer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'reviewer' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      metadata: { name: 'reviewer' },
+      rules: [
+        { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews'], verbs: ['create'] },
+      ],
+    });
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      metadata: { name: 'bob-reviewer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'reviewer' },
+      subjects: [{ kind: 'User', name: 'bob' }],
+    });
     const before = await call(server, 'POST', review, ask, { token: 'bob-token' });
     expect(before.status).toBe(201);
     expect(before.json<{ status: { allowed: boolean } }>().status.allowed).toBe(false);
-    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] });
-    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { metadata: { name: 'bob-cm' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'cm-reader' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+    });
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'bob-cm' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+      subjects: [{ kind: 'User', name: 'bob' }],
+    });
     expect((await call(server, 'GET', CM, undefined, { token: 'bob-token' })).status).toBe(200);
-    expect((await call(server, 'POST', CM, { metadata: { name: 'bobs' } }, { token: 'bob-token' })).status).toBe(403);
+    expect(
+      (await call(server, 'POST', CM, { metadata: { name: 'bobs' } }, { token: 'bob-token' })).status,
+    ).toBe(403);
     const after = await call(server, 'POST', review, ask, { token: 'bob-token' });
     expect(after.json<{ status: { allowed: boolean } }>().status.allowed).toBe(true);
     expect(server.requests.count({ user: 'bob', verb: 'list', resource: 'configmaps' })).toBe(2);

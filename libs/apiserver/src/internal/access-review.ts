@@ -1,6 +1,6 @@
 import type { JsonObject } from '../types.js';
 import { errors } from './errors.js';
-import { clone, isObject, metaOf, rfc3339 } from './json.js';
+import { clone, isObject, metaOf, rfc3339, str } from './json.js';
 import type { AuthorizationAttributes, Peers, RbacObjects } from './peers.js';
 import { need } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
@@ -35,13 +35,21 @@ export function authorizeOrThrow(store: Store, peers: Peers, attrs: Authorizatio
   const rbac = need(peers.rbac, 'rbac');
   const d = rbac.authorize(attrs, rbacObjects(store));
   if (!d.allowed) {
-    const details: { name?: string; group: string; kind: string } = { group: attrs.apiGroup, kind: attrs.resource };
+    const details: { name?: string; group: string; kind: string } = {
+      group: attrs.apiGroup,
+      kind: attrs.resource,
+    };
     if (attrs.name !== undefined) details.name = attrs.name;
     throw Object.assign(errors.forbidden(rbac.forbiddenMessage(attrs)), { details });
   }
 }
 
-function respond(rt: ResourceType, version: ResourceVersion, body: JsonObject, status: JsonObject): JsonObject {
+function respond(
+  rt: ResourceType,
+  version: ResourceVersion,
+  body: JsonObject,
+  status: JsonObject,
+): JsonObject {
   const out = clone(body);
   out.apiVersion = apiVersionOf(rt.group, version.name);
   out.kind = rt.kind;
@@ -66,17 +74,30 @@ export function reviewAccess(
   const nra = spec && isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
   if (!ra && !nra) {
     throw errors.invalid({ group: rt.group, resource: rt.plural, kind: rt.kind, name: '' }, [
-      { reason: 'FieldValueRequired', field: 'spec.resourceAttributes', message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified' },
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.resourceAttributes',
+        message:
+          'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      },
     ]);
   }
-  if (!rbacEnabled || isSuperUser(user)) return respond(rt, version, body, { allowed: true, reason: rbacEnabled ? 'system:masters' : 'RBAC is not enforced' });
-  if (nra) return respond(rt, version, body, { allowed: false, reason: 'non-resource URLs are not authorized by this server' });
+  if (!rbacEnabled || isSuperUser(user))
+    return respond(rt, version, body, {
+      allowed: true,
+      reason: rbacEnabled ? 'system:masters' : 'RBAC is not enforced',
+    });
+  if (nra)
+    return respond(rt, version, body, {
+      allowed: false,
+      reason: 'non-resource URLs are not authorized by this server',
+    });
   const attrs: AuthorizationAttributes = {
     user: user.name,
     groups: user.groups,
-    verb: String(ra!.verb ?? ''),
-    apiGroup: String(ra!.group ?? ''),
-    resource: String(ra!.resource ?? ''),
+    verb: str(ra!.verb ?? ''),
+    apiGroup: str(ra!.group ?? ''),
+    resource: str(ra!.resource ?? ''),
   };
   if (typeof ra!.subresource === 'string' && ra!.subresource) attrs.subresource = ra!.subresource;
   if (typeof ra!.namespace === 'string' && ra!.namespace) attrs.namespace = ra!.namespace;
@@ -93,7 +114,8 @@ function subjectMatches(subjects: unknown, user: AuthUser, namespace: string | u
     if (!isObject(s)) return false;
     if (s.kind === 'User') return s.name === user.name;
     if (s.kind === 'Group') return typeof s.name === 'string' && user.groups.includes(s.name);
-    if (s.kind === 'ServiceAccount') return user.name === `system:serviceaccount:${String(s.namespace ?? namespace)}:${String(s.name)}`;
+    if (s.kind === 'ServiceAccount')
+      return user.name === `system:serviceaccount:${str(s.namespace ?? namespace)}:${str(s.name)}`;
     return false;
   });
 }
@@ -119,19 +141,25 @@ export function reviewRules(
   }
   const objs = rbacObjects(store);
   const roleRules = (kind: string, name: string, ns: string | undefined): unknown[] => {
-    const pool = kind === 'ClusterRole' ? objs.clusterRoles : objs.roles.filter((r) => metaOf(r).namespace === ns);
+    const pool =
+      kind === 'ClusterRole' ? objs.clusterRoles : objs.roles.filter((r) => metaOf(r).namespace === ns);
     const r = pool.find((x) => metaOf(x).name === name);
     return r && Array.isArray(r.rules) ? r.rules : [];
   };
   const rules: unknown[] = [];
   for (const b of objs.clusterRoleBindings) {
     if (!subjectMatches(b.subjects, user, undefined) || !isObject(b.roleRef)) continue;
-    rules.push(...roleRules('ClusterRole', String(b.roleRef.name), undefined));
+    rules.push(...roleRules('ClusterRole', str(b.roleRef.name), undefined));
   }
   if (namespace) {
     for (const b of objs.roleBindings) {
-      if (metaOf(b).namespace !== namespace || !subjectMatches(b.subjects, user, namespace) || !isObject(b.roleRef)) continue;
-      rules.push(...roleRules(String(b.roleRef.kind), String(b.roleRef.name), namespace));
+      if (
+        metaOf(b).namespace !== namespace ||
+        !subjectMatches(b.subjects, user, namespace) ||
+        !isObject(b.roleRef)
+      )
+        continue;
+      rules.push(...roleRules(str(b.roleRef.kind), str(b.roleRef.name), namespace));
     }
   }
   const resourceRules = rules.filter((r) => isObject(r) && Array.isArray(r.resources));

@@ -45,12 +45,23 @@ export function mediaType(header: string | undefined): string {
 export function parseBody(buf: Buffer, media: string): unknown {
   const text = buf.toString('utf8');
   if (text.trim() === '') throw errors.badRequest('the request body is empty; an object is required');
-  if (media === 'application/yaml' || media === 'application/apply-patch+yaml' || media === 'text/yaml' || media === 'application/x-yaml') {
+  if (
+    media === 'application/yaml' ||
+    media === 'application/apply-patch+yaml' ||
+    media === 'text/yaml' ||
+    media === 'application/x-yaml'
+  ) {
     try {
       const docs = parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
       return docs;
     } catch (e) {
-      throw new ApiError(400, 'BadRequest', `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`, undefined, e);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`,
+        undefined,
+        e,
+      );
     }
   }
   try {

@@ -2,7 +2,16 @@ import type { JsonObject, PatchSchema } from '../types.js';
 import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
 import { age } from './table.js';
 
-const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+const ALL_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+] as const;
 
 function get(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
@@ -15,7 +24,9 @@ function get(obj: unknown, path: string): unknown {
 
 function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
-  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
 }
 
 const AGE: TableColumn = {
@@ -60,13 +71,17 @@ function podReady(o: JsonObject): string {
 
 function podRestarts(o: JsonObject): number {
   const st = get(o, 'status.containerStatuses');
-  return Array.isArray(st) ? st.reduce((n: number, s) => n + Number((s as JsonObject).restartCount ?? 0), 0) : 0;
+  return Array.isArray(st)
+    ? st.reduce((n: number, s) => n + Number((s as JsonObject).restartCount ?? 0), 0)
+    : 0;
 }
 
 function servicePorts(o: JsonObject): string {
   const ps = get(o, 'spec.ports');
   if (!Array.isArray(ps) || ps.length === 0) return '<none>';
-  return ps.map((p) => `${str((p as JsonObject).port) ?? ''}/${str((p as JsonObject).protocol) ?? 'TCP'}`).join(',');
+  return ps
+    .map((p) => `${str((p as JsonObject).port) ?? ''}/${str((p as JsonObject).protocol) ?? 'TCP'}`)
+    .join(',');
 }
 
 /** Field selectors a built-in kind accepts beyond metadata.name and metadata.namespace. */
@@ -160,7 +175,11 @@ const DEFS: Def[] = [
     version: 'v1',
     kind: 'Secret',
     plural: 'secrets',
-    columns: [col('Type', 'string', (o) => o.type ?? 'Opaque'), col('Data', 'string', (o) => count(o.data)), AGE],
+    columns: [
+      col('Type', 'string', (o) => o.type ?? 'Opaque'),
+      col('Data', 'string', (o) => count(o.data)),
+      AGE,
+    ],
   },
   {
     group: '',
@@ -175,7 +194,11 @@ const DEFS: Def[] = [
     columns: [
       col('Type', 'string', (o) => get(o, 'spec.type') ?? 'ClusterIP'),
       col('Cluster-IP', 'string', (o) => get(o, 'spec.clusterIP') ?? '<none>'),
-      col('External-IP', 'string', (o) => (get(o, 'spec.externalIPs') as string[] | undefined)?.join(',') ?? '<none>'),
+      col(
+        'External-IP',
+        'string',
+        (o) => (get(o, 'spec.externalIPs') as string[] | undefined)?.join(',') ?? '<none>',
+      ),
       col('Port(s)', 'string', servicePorts),
       AGE,
       col('Selector', 'string', (o) => selectorOfService(o), 1),
@@ -208,7 +231,12 @@ const DEFS: Def[] = [
     columns: [
       col('Type', 'string', (o) => o.type ?? ''),
       col('Reason', 'string', (o) => o.reason ?? ''),
-      col('Object', 'string', (o) => `${str(get(o, 'involvedObject.kind'))?.toLowerCase() ?? ''}/${str(get(o, 'involvedObject.name')) ?? ''}`),
+      col(
+        'Object',
+        'string',
+        (o) =>
+          `${str(get(o, 'involvedObject.kind'))?.toLowerCase() ?? ''}/${str(get(o, 'involvedObject.name')) ?? ''}`,
+      ),
       col('Message', 'string', (o) => o.message ?? ''),
       AGE,
     ],
@@ -294,7 +322,11 @@ const DEFS: Def[] = [
     status: true,
     columns: [
       col('Status', 'string', (o) => (Number(get(o, 'status.succeeded') ?? 0) > 0 ? 'Complete' : 'Running')),
-      col('Completions', 'string', (o) => `${Number(get(o, 'status.succeeded') ?? 0)}/${Number(get(o, 'spec.completions') ?? 1)}`),
+      col(
+        'Completions',
+        'string',
+        (o) => `${Number(get(o, 'status.succeeded') ?? 0)}/${Number(get(o, 'spec.completions') ?? 1)}`,
+      ),
       AGE,
     ],
   },
@@ -316,8 +348,21 @@ const DEFS: Def[] = [
   },
   { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', short: ['ev'] },
   { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', name: 'path' },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', cluster: true, name: 'path' },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', name: 'path' },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRole',
+    plural: 'clusterroles',
+    cluster: true,
+    name: 'path',
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    name: 'path',
+  },
   {
     group: 'rbac.authorization.k8s.io',
     version: 'v1',

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../types.js';
-import { isObject, metaOf, rfc3339 } from './json.js';
+import { isObject, metaOf, rfc3339, str } from './json.js';
 import type { ObjectService, WriteContext } from './object-service.js';
 import type { CompiledCrd, Peers } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
@@ -9,7 +9,10 @@ import type { Store, StoreEvent } from './store.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
-const SYSTEM: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, fieldManager: 'kube-apiserver' };
+const SYSTEM: WriteContext = {
+  user: { name: 'system:apiserver', groups: ['system:masters'] },
+  fieldManager: 'kube-apiserver',
+};
 
 /** Turns a compiled CRD into a served resource. */
 export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: boolean): ResourceType {
@@ -97,7 +100,7 @@ export class Controllers {
     const obj = JSON.parse(ev.json) as JsonObject;
     const meta = metaOf(obj);
     if (ev.type === 'DELETED') {
-      this.enqueue(`gc-owner/${String(meta.uid)}`, () => this.collectDependents(String(meta.uid)));
+      this.enqueue(`gc-owner/${str(meta.uid)}`, () => this.collectDependents(str(meta.uid)));
       if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
       const rt = this.registry.byStorageKey(ev.resource);
       if (rt?.crdName) {
@@ -106,15 +109,21 @@ export class Controllers {
       }
     } else if (meta.deletionTimestamp !== undefined) {
       const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
-      if (ev.resource === '/namespaces') this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
+      if (ev.resource === '/namespaces')
+        this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
       if (fins.includes('orphan') || fins.includes('foregroundDeletion')) {
-        this.enqueue(`gc-fin/${ev.resource}/${ev.namespace}/${ev.name}`, () => this.ownerFinalizers(ev.resource, ev.namespace, ev.name));
+        this.enqueue(`gc-fin/${ev.resource}/${ev.namespace}/${ev.name}`, () =>
+          this.ownerFinalizers(ev.resource, ev.namespace, ev.name),
+        );
       }
     }
     // a dependent that goes away can unblock a foreground deletion of its owners
-    if ((ev.type === 'DELETED' || meta.deletionTimestamp !== undefined) && Array.isArray(meta.ownerReferences)) {
+    if (
+      (ev.type === 'DELETED' || meta.deletionTimestamp !== undefined) &&
+      Array.isArray(meta.ownerReferences)
+    ) {
       for (const ref of meta.ownerReferences as JsonObject[]) {
-        const uid = String(ref.uid);
+        const uid = str(ref.uid);
         this.enqueue(`gc-fg/${uid}`, () => this.retryForeground(uid));
       }
     }
@@ -134,7 +143,8 @@ export class Controllers {
       const spec = isObject(crd.spec) ? crd.spec : {};
       const webhook = isObject(spec.conversion) && spec.conversion.strategy === 'Webhook';
       const prev = ev.prevJson ? this.compile(JSON.parse(ev.prevJson) as JsonObject) : undefined;
-      if (prev && (prev.group !== compiled.group || prev.names.plural !== compiled.names.plural)) this.registry.remove(prev.group, prev.names.plural);
+      if (prev && (prev.group !== compiled.group || prev.names.plural !== compiled.names.plural))
+        this.registry.remove(prev.group, prev.names.plural);
       this.registry.add(crdResource(name, compiled, webhook));
     }
     this.enqueue(`crd/${name}`, () => this.reconcileCrd(name));
@@ -142,10 +152,15 @@ export class Controllers {
 
   /** A names conflict with another CRD of the same group (that CRD keeps its names). */
   private conflictOf(crd: JsonObject): { reason: string; message: string } | undefined {
-    const find = this.peers.crd?.findNameConflict;
-    if (!find) return undefined;
-    const others = this.store.list(CRD_KEY).filter((o) => metaOf(o).name !== metaOf(crd).name && isObject(o.status) && o.status.acceptedNames !== undefined);
-    return find(crd, others);
+    const crdModule = this.peers.crd;
+    if (!crdModule?.findNameConflict) return undefined;
+    const others = this.store
+      .list(CRD_KEY)
+      .filter(
+        (o) =>
+          metaOf(o).name !== metaOf(crd).name && isObject(o.status) && o.status.acceptedNames !== undefined,
+      );
+    return crdModule.findNameConflict(crd, others);
   }
 
   private compile(crd: JsonObject): CompiledCrd | undefined {
@@ -159,8 +174,8 @@ export class Controllers {
   private unserve(crd: JsonObject): void {
     const c = this.compile(crd);
     const spec = isObject(crd.spec) ? crd.spec : {};
-    const group = c?.group ?? String(spec.group ?? '');
-    const plural = c?.names.plural ?? String((isObject(spec.names) ? spec.names.plural : '') ?? '');
+    const group = c?.group ?? str(spec.group ?? '');
+    const plural = c?.names.plural ?? str((isObject(spec.names) ? spec.names.plural : '') ?? '');
     const rt = this.registry.byStorageKey(`${group}/${plural}`);
     if (rt?.crdName === metaOf(crd).name) {
       this.registry.remove(group, plural);
@@ -182,29 +197,53 @@ export class Controllers {
     const compiled = this.compile(crd);
     if (meta.deletionTimestamp !== undefined) {
       if (!fins.includes(CRD_FINALIZER)) return;
-      const served = compiled ? this.registry.byStorageKey(`${compiled.group}/${compiled.names.plural}`) : undefined;
+      const served = compiled
+        ? this.registry.byStorageKey(`${compiled.group}/${compiled.names.plural}`)
+        : undefined;
       if (served && served.crdName === name) {
         const sv = served.versions.find((v) => v.storage) ?? served.versions[0];
         const left = this.store.list(storageKey(served));
         for (const o of left) {
           const m = metaOf(o);
-          if (m.deletionTimestamp === undefined) this.service.delete(served, sv, String(m.namespace ?? ''), String(m.name), {}, SYSTEM);
+          if (m.deletionTimestamp === undefined)
+            this.service.delete(served, sv, str(m.namespace ?? ''), str(m.name), {}, SYSTEM);
         }
         if (this.store.count(storageKey(served)) > 0) return;
       }
       meta.finalizers = fins.filter((f) => f !== CRD_FINALIZER);
-      this.service.commitUpdate(rt, version, this.store.get(CRD_KEY, '', name)!, crd, SYSTEM, undefined, 'track');
+      this.service.commitUpdate(
+        rt,
+        version,
+        this.store.get(CRD_KEY, '', name)!,
+        crd,
+        SYSTEM,
+        undefined,
+        'track',
+      );
       return;
     }
     if (!compiled) return;
     if (!fins.includes(CRD_FINALIZER)) {
       meta.finalizers = [...fins, CRD_FINALIZER];
-      this.service.commitUpdate(rt, version, this.store.get(CRD_KEY, '', name)!, crd, SYSTEM, undefined, 'track');
+      this.service.commitUpdate(
+        rt,
+        version,
+        this.store.get(CRD_KEY, '', name)!,
+        crd,
+        SYSTEM,
+        undefined,
+        'track',
+      );
     }
     const fresh = this.store.get(CRD_KEY, '', name)!;
     const now = rfc3339(new Date());
     const conflict = this.conflictOf(fresh);
-    const next = { ...fresh, status: this.peers.crd?.crdStatus ? this.peers.crd.crdStatus(fresh, now, conflict) : ownCrdStatus(fresh, compiled, now) };
+    const next = {
+      ...fresh,
+      status: this.peers.crd?.crdStatus
+        ? this.peers.crd.crdStatus(fresh, now, conflict)
+        : ownCrdStatus(fresh, compiled, now),
+    };
     this.service.commitUpdate(rt, version, fresh, next, SYSTEM, 'status', 'track');
   }
 
@@ -220,7 +259,7 @@ export class Controllers {
       for (const o of this.store.list(storageKey(rt), name)) {
         remaining++;
         const m = metaOf(o);
-        if (m.deletionTimestamp === undefined) this.service.delete(rt, sv, name, String(m.name), {}, SYSTEM);
+        if (m.deletionTimestamp === undefined) this.service.delete(rt, sv, name, str(m.name), {}, SYSTEM);
       }
     }
     if (remaining > 0) {
@@ -253,7 +292,8 @@ export class Controllers {
   private ownerExists(uid: string): boolean {
     for (const rt of this.registry.all()) {
       for (const e of this.store.listJson(storageKey(rt))) {
-        if (e.json.includes(`"uid":"${uid}"`) && metaOf(JSON.parse(e.json) as JsonObject).uid === uid) return true;
+        if (e.json.includes(`"uid":"${uid}"`) && metaOf(JSON.parse(e.json) as JsonObject).uid === uid)
+          return true;
       }
     }
     return false;
@@ -267,12 +307,20 @@ export class Controllers {
       if (m.deletionTimestamp !== undefined) continue;
       const refs = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
       const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
-      const ns = String(m.namespace ?? '');
-      if (refs.some((r) => this.ownerExists(String(r.uid)))) {
+      const ns = str(m.namespace ?? '');
+      if (refs.some((r) => this.ownerExists(str(r.uid)))) {
         m.ownerReferences = refs;
-        this.service.commitUpdate(rt, sv, this.store.get(storageKey(rt), rt.namespaced ? ns : '', String(m.name))!, obj, SYSTEM, undefined, 'track');
+        this.service.commitUpdate(
+          rt,
+          sv,
+          this.store.get(storageKey(rt), rt.namespaced ? ns : '', str(m.name))!,
+          obj,
+          SYSTEM,
+          undefined,
+          'track',
+        );
       } else {
-        this.service.delete(rt, sv, ns, String(m.name), { propagationPolicy: 'Background' }, SYSTEM);
+        this.service.delete(rt, sv, ns, str(m.name), { propagationPolicy: 'Background' }, SYSTEM);
       }
     }
   }
@@ -282,7 +330,7 @@ export class Controllers {
     const owner = this.store.get(resource, namespace, name);
     if (!rt || !owner) return;
     const om = metaOf(owner);
-    const uid = String(om.uid);
+    const uid = str(om.uid);
     const fins = Array.isArray(om.finalizers) ? (om.finalizers as string[]) : [];
     const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
     const deps = this.dependentsOf(uid);
@@ -293,8 +341,16 @@ export class Controllers {
         m.ownerReferences = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
         if ((m.ownerReferences as JsonObject[]).length === 0) delete m.ownerReferences;
         const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
-        const ns = drt.namespaced ? String(m.namespace) : '';
-        this.service.commitUpdate(drt, dsv, this.store.get(storageKey(drt), ns, String(m.name))!, obj, SYSTEM, undefined, 'track');
+        const ns = drt.namespaced ? str(m.namespace) : '';
+        this.service.commitUpdate(
+          drt,
+          dsv,
+          this.store.get(storageKey(drt), ns, str(m.name))!,
+          obj,
+          SYSTEM,
+          undefined,
+          'track',
+        );
       }
       remove = 'orphan';
     } else if (fins.includes('foregroundDeletion')) {
@@ -305,7 +361,14 @@ export class Controllers {
         if (ref?.blockOwnerDeletion === true) blocking++;
         if (m.deletionTimestamp === undefined) {
           const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
-          this.service.delete(drt, dsv, String(m.namespace ?? ''), String(m.name), { propagationPolicy: 'Foreground' }, SYSTEM);
+          this.service.delete(
+            drt,
+            dsv,
+            str(m.namespace ?? ''),
+            str(m.name),
+            { propagationPolicy: 'Foreground' },
+            SYSTEM,
+          );
         }
       }
       if (blocking > 0) return;
@@ -315,7 +378,10 @@ export class Controllers {
     const fresh = this.store.get(resource, namespace, name);
     if (!fresh) return;
     const fm = metaOf(fresh);
-    const next = { ...fresh, metadata: { ...fm, finalizers: (fm.finalizers as string[]).filter((f) => f !== remove) } };
+    const next = {
+      ...fresh,
+      metadata: { ...fm, finalizers: (fm.finalizers as string[]).filter((f) => f !== remove) },
+    };
     this.service.commitUpdate(rt, sv, fresh, next, SYSTEM, undefined, 'track');
   }
 
@@ -327,7 +393,8 @@ export class Controllers {
         const m = metaOf(o);
         if (m.uid !== uid || m.deletionTimestamp === undefined) continue;
         const fins = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
-        if (fins.includes('foregroundDeletion')) this.ownerFinalizers(storageKey(rt), rt.namespaced ? String(m.namespace) : '', String(m.name));
+        if (fins.includes('foregroundDeletion'))
+          this.ownerFinalizers(storageKey(rt), rt.namespaced ? str(m.namespace) : '', str(m.name));
         return;
       }
     }
@@ -340,16 +407,33 @@ function ownCrdStatus(fresh: JsonObject, compiled: CompiledCrd, now: string): Js
   const conds = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]) : [];
   const want = [
     { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
-    { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+    {
+      type: 'Established',
+      status: 'True',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    },
   ];
   const conditions = want.map((w) => {
     const old = conds.find((c) => c.type === w.type);
-    return old && old.status === w.status && old.reason === w.reason ? old : { ...w, lastTransitionTime: now };
+    return old && old.status === w.status && old.reason === w.reason
+      ? old
+      : { ...w, lastTransitionTime: now };
   });
   const n = compiled.names;
-  const acceptedNames: JsonObject = { plural: n.plural, singular: n.singular, kind: n.kind, listKind: n.listKind };
+  const acceptedNames: JsonObject = {
+    plural: n.plural,
+    singular: n.singular,
+    kind: n.kind,
+    listKind: n.listKind,
+  };
   if (n.shortNames.length) acceptedNames.shortNames = n.shortNames;
   if (n.categories.length) acceptedNames.categories = n.categories;
   const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
-  return { ...status, conditions, acceptedNames, storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion] };
+  return {
+    ...status,
+    conditions,
+    acceptedNames,
+    storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion],
+  };
 }

@@ -63,13 +63,23 @@ function resourceEntries(rt: ResourceType, hasStatus: boolean): JsonObject[] {
   if (rt.categories.length) main.categories = [...rt.categories];
   const out = [main];
   if (hasStatus) {
-    out.push({ name: `${rt.plural}/status`, singularName: '', namespaced: rt.namespaced, kind: rt.kind, verbs: subresourceVerbs() });
+    out.push({
+      name: `${rt.plural}/status`,
+      singularName: '',
+      namespaced: rt.namespaced,
+      kind: rt.kind,
+      verbs: subresourceVerbs(),
+    });
   }
   return out;
 }
 
 /** `/api/v1` or `/apis/{group}/{version}`, or undefined when not served. */
-export function apiResourceList(reg: ResourceRegistry, group: string, version: string): JsonObject | undefined {
+export function apiResourceList(
+  reg: ResourceRegistry,
+  group: string,
+  version: string,
+): JsonObject | undefined {
   const rs = reg.inGroupVersion(group, version);
   if (rs.length === 0) return undefined;
   const resources: JsonObject[] = [];
@@ -106,7 +116,11 @@ export function aggregatedDiscovery(reg: ResourceRegistry, core: boolean, apiVer
           if (rt.categories.length) r.categories = [...rt.categories];
           if (rv.statusSubresource) {
             r.subresources = [
-              { subresource: 'status', responseKind: { group: rt.group, version: v, kind: rt.kind }, verbs: subresourceVerbs() },
+              {
+                subresource: 'status',
+                responseKind: { group: rt.group, version: v, kind: rt.kind },
+                verbs: subresourceVerbs(),
+              },
             ];
           }
           return r;

@@ -54,11 +54,17 @@ function detailsOf(ref: ResourceRef, extra?: Partial<ApiErrorDetails>): ApiError
 
 export const errors = {
   notFound(ref: ResourceRef): ApiError {
-    const msg = ref.name === undefined ? `${qualified(ref)} not found` : `${qualified(ref)} "${ref.name}" not found`;
+    const msg =
+      ref.name === undefined ? `${qualified(ref)} not found` : `${qualified(ref)} "${ref.name}" not found`;
     return new ApiError(404, 'NotFound', msg, detailsOf(ref));
   },
   alreadyExists(ref: ResourceRef): ApiError {
-    return new ApiError(409, 'AlreadyExists', `${qualified(ref)} "${ref.name ?? ''}" already exists`, detailsOf(ref));
+    return new ApiError(
+      409,
+      'AlreadyExists',
+      `${qualified(ref)} "${ref.name ?? ''}" already exists`,
+      detailsOf(ref),
+    );
   },
   conflict(ref: ResourceRef, why: string): ApiError {
     return new ApiError(
@@ -78,12 +84,17 @@ export const errors = {
     const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
     const body = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
     const group = ref.group;
-    return new ApiError(422, 'Invalid', `${ref.kind}${group ? `.${group}` : ''} "${ref.name ?? ''}" is invalid: ${body}`, {
-      name: ref.name ?? '',
-      group,
-      kind: ref.kind,
-      causes,
-    });
+    return new ApiError(
+      422,
+      'Invalid',
+      `${ref.kind}${group ? `.${group}` : ''} "${ref.name ?? ''}" is invalid: ${body}`,
+      {
+        name: ref.name ?? '',
+        group,
+        kind: ref.kind,
+        causes,
+      },
+    );
   },
   badRequest(message: string, causes?: StatusCause[]): ApiError {
     return new ApiError(400, 'BadRequest', message, causes ? { causes } : undefined);
@@ -92,7 +103,11 @@ export const errors = {
     return new ApiError(405, 'MethodNotAllowed', message);
   },
   unsupportedMediaType(contentType: string): ApiError {
-    return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf; got ${JSON.stringify(contentType)}`);
+    return new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf; got ${JSON.stringify(contentType)}`,
+    );
   },
   forbidden(message: string, ref?: ResourceRef): ApiError {
     return new ApiError(403, 'Forbidden', message, ref ? detailsOf(ref) : undefined);
@@ -115,7 +130,8 @@ export const errors = {
 export function toStatus(err: unknown): { status: number; body: JsonObject; retryAfter?: number } {
   let e: ApiError;
   if (err instanceof ApiError) e = err;
-  else if (isPeerError(err)) e = new ApiError(err.status, peerReason(err.status), err.message, undefined, err);
+  else if (isPeerError(err))
+    e = new ApiError(err.status, peerReason(err.status), err.message, undefined, err);
   else e = errors.internal(err instanceof Error ? err.message : String(err), err);
   const body: JsonObject = {
     kind: 'Status',

@@ -1,11 +1,15 @@
 import type { JsonObject } from '../types.js';
+import { str } from './json.js';
 import { errors } from './errors.js';
 import type { DeleteOptions, DeleteResult, ObjectService, PatchType } from './object-service.js';
 import type { ResolvedResource, ResourceRegistry } from './registry.js';
 import { storageKey } from './resource-type.js';
 import type { ChangeListener, Store } from './store.js';
 
-const SYSTEM = { user: { name: 'system:apiserver', groups: ['system:masters'] }, fieldManager: 'kube-apiserver' };
+const SYSTEM = {
+  user: { name: 'system:apiserver', groups: ['system:masters'] },
+  fieldManager: 'kube-apiserver',
+};
 
 /**
  * An in-process client over the server's semantics, for controllers inside the server (garbage
@@ -24,7 +28,13 @@ export class InternalClient {
     return r;
   }
 
-  get(group: string, version: string, plural: string, namespace: string, name: string): JsonObject | undefined {
+  get(
+    group: string,
+    version: string,
+    plural: string,
+    namespace: string,
+    name: string,
+  ): JsonObject | undefined {
     const { rt, version: v } = this.resolve(group, version, plural);
     const o = this.store.get(storageKey(rt), rt.namespaced ? namespace : '', name);
     return o ? this.service.present(rt, v, o) : undefined;
@@ -32,7 +42,9 @@ export class InternalClient {
 
   list(group: string, version: string, plural: string, namespace?: string): JsonObject[] {
     const { rt, version: v } = this.resolve(group, version, plural);
-    return this.store.list(storageKey(rt), rt.namespaced ? namespace : undefined).map((o) => this.service.present(rt, v, o));
+    return this.store
+      .list(storageKey(rt), rt.namespaced ? namespace : undefined)
+      .map((o) => this.service.present(rt, v, o));
   }
 
   create(group: string, version: string, plural: string, namespace: string, obj: JsonObject): JsonObject {
@@ -40,18 +52,41 @@ export class InternalClient {
     return this.service.create(rt, v, namespace, obj, SYSTEM);
   }
 
-  update(group: string, version: string, plural: string, namespace: string, obj: JsonObject, subresource?: string): JsonObject {
+  update(
+    group: string,
+    version: string,
+    plural: string,
+    namespace: string,
+    obj: JsonObject,
+    subresource?: string,
+  ): JsonObject {
     const { rt, version: v } = this.resolve(group, version, plural);
-    const name = String((obj.metadata as JsonObject | undefined)?.name ?? '');
+    const name = str((obj.metadata as JsonObject | undefined)?.name ?? '');
     return this.service.update(rt, v, namespace, name, obj, SYSTEM, subresource);
   }
 
-  patch(group: string, version: string, plural: string, namespace: string, name: string, type: PatchType, patch: unknown, subresource?: string): JsonObject {
+  patch(
+    group: string,
+    version: string,
+    plural: string,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    subresource?: string,
+  ): JsonObject {
     const { rt, version: v } = this.resolve(group, version, plural);
     return this.service.patch(rt, v, namespace, name, type, patch, SYSTEM, subresource);
   }
 
-  delete(group: string, version: string, plural: string, namespace: string, name: string, opts: DeleteOptions = {}): DeleteResult {
+  delete(
+    group: string,
+    version: string,
+    plural: string,
+    namespace: string,
+    name: string,
+    opts: DeleteOptions = {},
+  ): DeleteResult {
     const { rt, version: v } = this.resolve(group, version, plural);
     return this.service.delete(rt, v, namespace, name, opts, SYSTEM);
   }

@@ -51,3 +51,8 @@ export function pathValue(obj: unknown, path: string): unknown {
 export function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** A scalar as text ('' for objects, arrays, null and undefined), for messages and keys. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+}

@@ -44,7 +44,11 @@ function decodeContinue(s: string): ContinueToken {
 
 function parseRv(s: string): number {
   if (!/^\d+$/.test(s)) {
-    throw new ApiError(400, 'BadRequest', `Invalid value: ${JSON.stringify(s)}: resourceVersion must be a non-negative integer`);
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `Invalid value: ${JSON.stringify(s)}: resourceVersion must be a non-negative integer`,
+    );
   }
   return Number(s);
 }
@@ -86,19 +90,36 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
     }
     const want = parseRv(p.resourceVersion);
     if (p.resourceVersionMatch === 'Exact') {
-      if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+      if (want > store.currentRv)
+        throw new ApiError(
+          504,
+          'Timeout',
+          `Too large resource version: ${want}, current: ${store.currentRv}`,
+          { retryAfterSeconds: 1 },
+        );
       entries = store.listJsonAt(key, want, p.namespace);
       if (!entries) throw tooOld(want, store.oldestRv);
       rv = want;
     } else if (p.resourceVersionMatch === 'NotOlderThan') {
-      if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+      if (want > store.currentRv)
+        throw new ApiError(
+          504,
+          'Timeout',
+          `Too large resource version: ${want}, current: ${store.currentRv}`,
+          { retryAfterSeconds: 1 },
+        );
     } else {
-      throw errors.badRequest(`resourceVersionMatch: Unsupported value: ${JSON.stringify(p.resourceVersionMatch)}: supported values: "Exact", "NotOlderThan"`);
+      throw errors.badRequest(
+        `resourceVersionMatch: Unsupported value: ${JSON.stringify(p.resourceVersionMatch)}: supported values: "Exact", "NotOlderThan"`,
+      );
     }
   } else if (p.resourceVersion !== undefined && p.resourceVersion !== '' && p.resourceVersion !== '0') {
     // a plain resourceVersion means "not older than"
     const want = parseRv(p.resourceVersion);
-    if (want > store.currentRv) throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, { retryAfterSeconds: 1 });
+    if (want > store.currentRv)
+      throw new ApiError(504, 'Timeout', `Too large resource version: ${want}, current: ${store.currentRv}`, {
+        retryAfterSeconds: 1,
+      });
   }
   entries ??= store.listJson(key, p.namespace);
   const items: string[] = [];
@@ -154,7 +175,8 @@ export function listBody(rt: ResourceType, version: ResourceVersion, page: ListP
   if (page.continueToken) meta.continue = page.continueToken;
   if (page.remaining !== undefined) meta.remainingItemCount = page.remaining;
   const av = apiVersionOf(rt.group, version.name);
-  if (version.conversionError !== undefined && page.items.length > 0) throw errors.internal(version.conversionError);
+  if (version.conversionError !== undefined && page.items.length > 0)
+    throw errors.internal(version.conversionError);
   const items = version.storage ? page.items : page.items.map((j) => rewriteApiVersion(j, av));
   return `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(av)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
 }
@@ -170,11 +192,21 @@ export function tableBody(
   continueToken?: string,
 ): JsonObject {
   let table: JsonObject;
-  if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable')) table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
+  if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable'))
+    table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
   else if (rt.crdName === undefined && peers.crd?.builtinColumns && !isMissing(peers.crd, 'buildTable')) {
     const cols = peers.crd.builtinColumns(rt.group, version.name, rt.kind);
-    table = cols.length > 0 ? peers.crd.buildTable(objects, cols, { includeObject: include }) : builtinTable(rt, objects, include);
-  } else table = builtinTable(rt, objects, include, rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined);
+    table =
+      cols.length > 0
+        ? peers.crd.buildTable(objects, cols, { includeObject: include })
+        : builtinTable(rt, objects, include);
+  } else
+    table = builtinTable(
+      rt,
+      objects,
+      include,
+      rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined,
+    );
   const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
   if (rv !== undefined) meta.resourceVersion = rv;
   if (continueToken) meta.continue = continueToken;
@@ -208,16 +240,26 @@ export function startWatch(
   if (initial !== undefined) {
     if (p.resourceVersionMatch !== 'NotOlderThan') {
       throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
-        { reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' },
+        {
+          reason: 'FieldValueForbidden',
+          field: 'resourceVersionMatch',
+          message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        },
       ]);
     }
     if (initial && !p.allowWatchBookmarks) {
       throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
-        { reason: 'FieldValueForbidden', field: 'allowWatchBookmarks', message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true' },
+        {
+          reason: 'FieldValueForbidden',
+          field: 'allowWatchBookmarks',
+          message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+        },
       ]);
     }
   } else if (p.resourceVersionMatch !== undefined && p.resourceVersionMatch !== '') {
-    throw errors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    throw errors.badRequest(
+      'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    );
   }
   const av = version.storage ? undefined : apiVersionOf(rt.group, version.name);
   let replay: { type: string; json: string }[] = [];
@@ -253,7 +295,17 @@ export function startWatch(
     },
   };
   if (expired) {
-    res.write(eventLine('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: expired.message, reason: 'Expired', code: 410 }));
+    res.write(
+      eventLine('ERROR', {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: expired.message,
+        reason: 'Expired',
+        code: 410,
+      }),
+    );
     res.end();
     return;
   }
@@ -275,7 +327,10 @@ export function startWatch(
   hub.add(w);
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
-    const t = setInterval(() => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false)), bookmarkIntervalMs);
+    const t = setInterval(
+      () => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false)),
+      bookmarkIntervalMs,
+    );
     t.unref();
     timers.push(t);
   }
@@ -295,7 +350,11 @@ export function startWatch(
 function bookmarkLine(rt: ResourceType, version: ResourceVersion, rv: number, initialEnd: boolean): string {
   const meta: JsonObject = { resourceVersion: String(rv) };
   if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-  return eventLine('BOOKMARK', { kind: rt.kind, apiVersion: apiVersionOf(rt.group, version.name), metadata: meta });
+  return eventLine('BOOKMARK', {
+    kind: rt.kind,
+    apiVersion: apiVersionOf(rt.group, version.name),
+    metadata: meta,
+  });
 }
 
 /** The metadata.resourceVersion of an object (for table metadata). */

@@ -52,13 +52,22 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 function validateKey(k: string, field: string): StatusCause[] {
   const parts = k.split('/');
-  const bad = (m: string): StatusCause[] => [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${m}` }];
-  if (parts.length > 2) return bad("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+  const bad = (m: string): StatusCause[] => [
+    { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${m}` },
+  ];
+  if (parts.length > 2)
+    return bad(
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+    );
   const [prefix, nm] = parts.length === 2 ? [parts[0], parts[1]] : ['', parts[0]];
   if (parts.length === 2 && (prefix.length === 0 || prefix.length > 253 || !SUBDOMAIN.test(prefix)))
-    return bad('prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\'');
+    return bad(
+      "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+    );
   if (nm.length === 0 || nm.length > 63 || !QUALIFIED_NAME.test(nm))
-    return bad("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+    return bad(
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    );
   return [];
 }
 
@@ -69,13 +78,21 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
     const m = meta[which];
     if (m === undefined || m === null) continue;
     if (typeof m !== 'object' || Array.isArray(m)) {
-      causes.push({ reason: 'FieldValueInvalid', field: `metadata.${which}`, message: 'Invalid value: must be an object' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `metadata.${which}`,
+        message: 'Invalid value: must be an object',
+      });
       continue;
     }
     for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
       causes.push(...validateKey(k, `metadata.${which}`));
       if (typeof v !== 'string') {
-        causes.push({ reason: 'FieldValueInvalid', field: `metadata.${which}.${k}`, message: 'Invalid value: must be a string' });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `metadata.${which}.${k}`,
+          message: 'Invalid value: must be a string',
+        });
       } else if (which === 'labels' && (v.length > 63 || !LABEL_VALUE.test(v))) {
         causes.push({
           reason: 'FieldValueInvalid',
@@ -92,7 +109,14 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
 export function validateOwnerReferences(meta: Record<string, unknown>): StatusCause[] {
   const refs = meta.ownerReferences;
   if (refs === undefined || refs === null) return [];
-  if (!Array.isArray(refs)) return [{ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: must be a list' }];
+  if (!Array.isArray(refs))
+    return [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'metadata.ownerReferences',
+        message: 'Invalid value: must be a list',
+      },
+    ];
   const causes: StatusCause[] = [];
   let controllers = 0;
   refs.forEach((r: unknown, i) => {
@@ -103,10 +127,20 @@ export function validateOwnerReferences(meta: Record<string, unknown>): StatusCa
     }
     const ref = r as Record<string, unknown>;
     for (const k of ['apiVersion', 'kind', 'name', 'uid']) {
-      if (typeof ref[k] !== 'string' || ref[k] === '') causes.push({ reason: 'FieldValueInvalid', field: `${field}.${k}`, message: `Invalid value: "": ${k} must not be empty` });
+      if (typeof ref[k] !== 'string' || ref[k] === '')
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `${field}.${k}`,
+          message: `Invalid value: "": ${k} must not be empty`,
+        });
     }
     if (ref.controller === true) controllers++;
   });
-  if (controllers > 1) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: Only one reference can have Controller set to true' });
+  if (controllers > 1)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'metadata.ownerReferences',
+      message: 'Invalid value: Only one reference can have Controller set to true',
+    });
   return causes;
 }

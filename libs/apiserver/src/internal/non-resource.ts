@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
-import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  SERVER_VERSION,
+} from './discovery.js';
 import { ApiError, errors } from './errors.js';
 import { builtinOpenApiV3 } from './openapi.js';
 import type { HandlerDeps } from './resource-handler.js';
@@ -25,22 +32,40 @@ function compiledCrds(deps: HandlerDeps): CompiledCrd[] {
 }
 
 function openApiV2(deps: HandlerDeps): JsonObject {
-  if (deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV2')) return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, definitions: {} };
+  if (deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV2'))
+    return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: {},
+    definitions: {},
+  };
 }
 
 function gvPaths(deps: HandlerDeps): string[] {
   const out: string[] = [];
-  for (const g of deps.registry.groups()) for (const v of g.versions) out.push(g.name === '' ? `api/${v}` : `apis/${g.name}/${v}`);
+  for (const g of deps.registry.groups())
+    for (const v of g.versions) out.push(g.name === '' ? `api/${v}` : `apis/${g.name}/${v}`);
   return out;
 }
 
 function minimalV3(): JsonObject {
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, components: { schemas: {} } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: {},
+    components: { schemas: {} },
+  };
 }
 
 /** Serves discovery, OpenAPI, version and health endpoints. */
-export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string, hostPort: string): Promise<void> {
+export async function handleNonResource(
+  deps: HandlerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  hostPort: string,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed();
   const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
   const accept = req.headers.accept ?? '';
@@ -86,19 +111,30 @@ export async function handleNonResource(deps: HandlerDeps, req: IncomingMessage,
   if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
   if (p === '/openapi/v3') {
     const paths: Record<string, JsonObject> = {};
-    const built = deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3') ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps)) : undefined;
-    for (const gv of gvPaths(deps)) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(gv, deps)}` };
+    const built =
+      deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3')
+        ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps))
+        : undefined;
+    for (const gv of gvPaths(deps))
+      paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(gv, deps)}` };
     if (built) for (const [k, v] of Object.entries(built.paths)) paths[k] = v;
     return sendJson(res, 200, { paths });
   }
   m = /^\/openapi\/v3\/(.+)$/.exec(p);
   if (m) {
     const gv = m[1];
-    const built = deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3') ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps)) : undefined;
+    const built =
+      deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3')
+        ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps))
+        : undefined;
     const doc = built?.document(gv);
     if (doc) return sendJson(res, 200, doc);
     const gm = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(gv);
-    const builtin = gm ? builtinOpenApiV3(deps.registry, gm[1] ? '' : gm[2]!, gm[1] ?? gm[3]!, (n, v) => crdVersionSchema(deps, n, v)) : undefined;
+    const builtin = gm
+      ? builtinOpenApiV3(deps.registry, gm[1] ? '' : (gm[2] ?? ''), gm[1] ?? gm[3] ?? '', (n, v) =>
+          crdVersionSchema(deps, n, v),
+        )
+      : undefined;
     if (builtin) return sendJson(res, 200, builtin);
     if (gvPaths(deps).includes(gv)) return sendJson(res, 200, minimalV3());
     throw errors.notFound({ group: '', resource: '' });

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import { ApiError, errors } from './errors.js';
-import { clone, deepEqual, isObject, metaOf, rfc3339 } from './json.js';
-import { generatedName, validateLabelsAndAnnotations, validateName, validateOwnerReferences } from './names.js';
+import { clone, deepEqual, isObject, metaOf, rfc3339, str } from './json.js';
+import {
+  generatedName,
+  validateLabelsAndAnnotations,
+  validateName,
+  validateOwnerReferences,
+} from './names.js';
 import type { Peers } from './peers.js';
 import { isMissing, need } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
@@ -35,8 +40,16 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
-const SERVER_META = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink'];
-const TERMINATING_PROTECTED = new Set(['/namespaces']);
+const SERVER_META = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+];
 
 /**
  * The Kubernetes semantics of reads and writes over the {@link Store}: metadata, validation,
@@ -69,8 +82,13 @@ export class ObjectService {
     return rfc3339(this.clock());
   }
 
-  private ref(rt: ResourceType, name?: string): { group: string; resource: string; name?: string; kind: string } {
-    return name === undefined ? { group: rt.group, resource: rt.plural, kind: rt.kind } : { group: rt.group, resource: rt.plural, kind: rt.kind, name };
+  private ref(
+    rt: ResourceType,
+    name?: string,
+  ): { group: string; resource: string; name?: string; kind: string } {
+    return name === undefined
+      ? { group: rt.group, resource: rt.plural, kind: rt.kind }
+      : { group: rt.group, resource: rt.plural, kind: rt.kind, name };
   }
 
   /** Checks that a namespace exists and accepts new objects. */
@@ -83,7 +101,17 @@ export class ObjectService {
         403,
         'Forbidden',
         `${rt.plural}${rt.group ? '.' + rt.group : ''} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        { group: rt.group, kind: rt.plural, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+        {
+          group: rt.group,
+          kind: rt.plural,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
       );
     }
   }
@@ -91,15 +119,26 @@ export class ObjectService {
   private checkKind(rt: ResourceType, version: ResourceVersion, body: JsonObject): void {
     const want = apiVersionOf(rt.group, version.name);
     if (body.apiVersion !== undefined && body.apiVersion !== want) {
-      throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+      throw errors.badRequest(
+        `the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${want})`,
+      );
     }
     if (body.kind !== undefined && body.kind !== rt.kind) {
-      throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${rt.kind})`);
+      throw errors.badRequest(
+        `the kind in the data (${str(body.kind)}) does not match the expected kind (${rt.kind})`,
+      );
     }
   }
 
   /** Creates an object (POST). */
-  create(rt: ResourceType, version: ResourceVersion, namespace: string, body: JsonObject, ctx: WriteContext, managed?: ManagedFieldsEntry[]): JsonObject {
+  create(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    body: JsonObject,
+    ctx: WriteContext,
+    managed?: ManagedFieldsEntry[],
+  ): JsonObject {
     if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
     this.checkKind(rt, version, body);
     const obj = clone(body);
@@ -107,7 +146,9 @@ export class ObjectService {
     const bodyNs = meta.namespace;
     if (rt.namespaced) {
       if (bodyNs !== undefined && bodyNs !== '' && bodyNs !== namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       meta.namespace = namespace;
     } else delete meta.namespace;
@@ -117,13 +158,22 @@ export class ObjectService {
     let name = typeof meta.name === 'string' ? meta.name : '';
     if (!name) {
       if (typeof meta.generateName === 'string' && meta.generateName !== '') {
-        const causes = validateName(meta.generateName.replace(/-$/, '') || 'x', rt.nameRule, 'metadata.generateName');
+        const causes = validateName(
+          meta.generateName.replace(/-$/, '') || 'x',
+          rt.nameRule,
+          'metadata.generateName',
+        );
         if (causes.length) throw errors.invalid(this.ref(rt, ''), causes);
         name = generatedName(meta.generateName);
-        for (let i = 0; i < 8 && this.store.getJson(storageKey(rt), namespace, name) !== undefined; i++) name = generatedName(meta.generateName);
+        for (let i = 0; i < 8 && this.store.getJson(storageKey(rt), namespace, name) !== undefined; i++)
+          name = generatedName(meta.generateName);
       } else {
         throw errors.invalid(this.ref(rt, ''), [
-          { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+          {
+            reason: 'FieldValueRequired',
+            field: 'metadata.name',
+            message: 'Required value: name or generateName is required',
+          },
         ]);
       }
       meta.name = name;
@@ -141,7 +191,11 @@ export class ObjectService {
     this.defaultsOnCreate(rt, obj);
     const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
     if (version.admit) causes.push(...version.admit(obj, 'create'));
-    if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition') {
+    if (
+      rt.crdName === undefined &&
+      rt.group === 'apiextensions.k8s.io' &&
+      rt.kind === 'CustomResourceDefinition'
+    ) {
       causes.push(...need(this.peers.crd, 'crd').validateCrd(obj));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
@@ -156,7 +210,7 @@ export class ObjectService {
     }
     if (ctx.dryRun) return this.present(rt, version, obj);
     const rv = this.store.nextRv();
-    meta.resourceVersion = String(rv);
+    meta.resourceVersion = str(rv);
     this.store.put(storageKey(rt), rt.namespaced ? namespace : '', name, JSON.stringify(obj), rv);
     return this.present(rt, version, obj);
   }
@@ -187,7 +241,8 @@ export class ObjectService {
     if (!patch || isMissing(patch, 'trackUpdate')) return;
     const manager = ctx.fieldManager ?? 'unknown';
     const meta = metaOf(after);
-    if (before && isObject(before.metadata) && before.metadata.managedFields !== undefined) meta.managedFields = before.metadata.managedFields;
+    if (before && isObject(before.metadata) && before.metadata.managedFields !== undefined)
+      meta.managedFields = before.metadata.managedFields;
     const args: Parameters<typeof patch.trackUpdate>[0] = {
       before,
       after,
@@ -216,10 +271,19 @@ export class ObjectService {
     this.checkKind(rt, version, body);
     const meta = metaOf(body);
     if (meta.name !== undefined && meta.name !== name) {
-      throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+      throw errors.badRequest(
+        `the name of the object (${str(meta.name)}) does not match the name on the URL (${name})`,
+      );
     }
-    if (rt.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (
+      rt.namespaced &&
+      meta.namespace !== undefined &&
+      meta.namespace !== '' &&
+      meta.namespace !== namespace
+    ) {
+      throw errors.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     const key = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), key, name);
@@ -242,7 +306,8 @@ export class ObjectService {
     const key = rt.namespaced ? namespace : '';
     const stored = this.store.get(storageKey(rt), key, name);
     if (type === 'apply') {
-      if (!ctx.fieldManager) throw errors.badRequest('PATCH requests with apply content type must specify fieldManager');
+      if (!ctx.fieldManager)
+        throw errors.badRequest('PATCH requests with apply content type must specify fieldManager');
       if (!isObject(patchBody)) throw errors.badRequest('the apply patch must be a YAML or JSON object');
       this.checkKind(rt, version, patchBody);
       if (patchBody.apiVersion === undefined || patchBody.kind === undefined) {
@@ -251,15 +316,22 @@ export class ObjectService {
       const applied = clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
-        throw errors.badRequest(`the name of the object (${String(am.name)}) does not match the name on the URL (${name})`);
+        throw errors.badRequest(
+          `the name of the object (${str(am.name)}) does not match the name on the URL (${name})`,
+        );
       }
-      const precondition = typeof am.resourceVersion === 'string' && am.resourceVersion !== '' ? am.resourceVersion : undefined;
+      const precondition =
+        typeof am.resourceVersion === 'string' && am.resourceVersion !== '' ? am.resourceVersion : undefined;
       for (const k of SERVER_META) delete am[k];
       am.name = name;
       if (rt.namespaced) am.namespace = namespace;
       const now = this.now();
       const presented = stored ? this.present(rt, version, clone(stored)) : undefined;
-      if (stored && precondition !== undefined && precondition !== (stored.metadata as JsonObject).resourceVersion) {
+      if (
+        stored &&
+        precondition !== undefined &&
+        precondition !== (stored.metadata as JsonObject).resourceVersion
+      ) {
         throw errors.modified(this.ref(rt, name));
       }
       const live = presented ? this.stripForPatch(presented) : undefined;
@@ -322,12 +394,19 @@ export class ObjectService {
     managed: 'track' | 'preset',
   ): JsonObject {
     const om = metaOf(old);
-    const name = String(om.name);
+    const name = str(om.name);
     const nm = metaOf(next);
     if (typeof nm.uid === 'string' && nm.uid !== '' && nm.uid !== om.uid) {
-      throw errors.conflict(this.ref(rt, name), `Precondition failed: UID in precondition: ${nm.uid}, UID in object meta: ${String(om.uid)}`);
+      throw errors.conflict(
+        this.ref(rt, name),
+        `Precondition failed: UID in precondition: ${nm.uid}, UID in object meta: ${str(om.uid)}`,
+      );
     }
-    if (typeof nm.resourceVersion === 'string' && nm.resourceVersion !== '' && nm.resourceVersion !== om.resourceVersion) {
+    if (
+      typeof nm.resourceVersion === 'string' &&
+      nm.resourceVersion !== '' &&
+      nm.resourceVersion !== om.resourceVersion
+    ) {
       throw errors.modified(this.ref(rt, name));
     }
     let obj: JsonObject;
@@ -335,7 +414,8 @@ export class ObjectService {
       obj = clone(old);
       if (next.status === undefined) delete obj.status;
       else obj.status = next.status;
-      if (nm.managedFields !== undefined && managed === 'preset') metaOf(obj).managedFields = nm.managedFields;
+      if (nm.managedFields !== undefined && managed === 'preset')
+        metaOf(obj).managedFields = nm.managedFields;
     } else {
       obj = next;
       if (version.statusSubresource) {
@@ -359,7 +439,9 @@ export class ObjectService {
       m.deletionTimestamp = om.deletionTimestamp;
       m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
       const before = new Set(Array.isArray(om.finalizers) ? (om.finalizers as string[]) : []);
-      const added = (Array.isArray(m.finalizers) ? (m.finalizers as string[]) : []).filter((f) => !before.has(f));
+      const added = (Array.isArray(m.finalizers) ? (m.finalizers as string[]) : []).filter(
+        (f) => !before.has(f),
+      );
       if (added.length) {
         causes.push({
           reason: 'FieldValueForbidden',
@@ -389,52 +471,66 @@ export class ObjectService {
     m.resourceVersion = om.resourceVersion;
     if (sameObject(old, obj)) return this.present(rt, version, old);
     const finalizers = Array.isArray(m.finalizers) ? m.finalizers : [];
-    const k = rt.namespaced ? String(om.namespace) : '';
+    const k = rt.namespaced ? str(om.namespace) : '';
     if (m.deletionTimestamp !== undefined && finalizers.length === 0) {
       if (ctx.dryRun) return this.present(rt, version, obj);
       const rv = this.store.nextRv();
-      m.resourceVersion = String(rv);
+      m.resourceVersion = str(rv);
       this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
       return this.present(rt, version, obj);
     }
     if (ctx.dryRun) return this.present(rt, version, obj);
     const rv = this.store.nextRv();
-    m.resourceVersion = String(rv);
+    m.resourceVersion = str(rv);
     this.store.put(storageKey(rt), k, name, JSON.stringify(obj), rv);
     return this.present(rt, version, obj);
   }
 
   /** Deletes an object: marks it when it has finalizers, removes it otherwise. */
-  delete(rt: ResourceType, version: ResourceVersion, namespace: string, name: string, opts: DeleteOptions, ctx: WriteContext): DeleteResult {
+  delete(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    name: string,
+    opts: DeleteOptions,
+    ctx: WriteContext,
+  ): DeleteResult {
     const k = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), k, name);
     if (!old) throw errors.notFound(this.ref(rt, name));
     const om = metaOf(old);
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== om.uid) {
-      throw errors.conflict(this.ref(rt, name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(om.uid)}`);
+      throw errors.conflict(
+        this.ref(rt, name),
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${str(om.uid)}`,
+      );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om.resourceVersion) {
       throw errors.conflict(
         this.ref(rt, name),
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(om.resourceVersion)}`,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${str(om.resourceVersion)}`,
       );
     }
     const obj = clone(old);
     const m = metaOf(obj);
     const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
-    const policy = opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
+    const policy =
+      opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
     if (m.deletionTimestamp === undefined) {
-      if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+      if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion'))
+        finalizers.push('foregroundDeletion');
       if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
     }
     const isNamespace = rt.group === '' && rt.plural === 'namespaces';
     const isCrd = rt.crdName === undefined && rt.group === 'apiextensions.k8s.io';
     const spec = isObject(obj.spec) ? obj.spec : undefined;
-    const specFinalizers = isNamespace && Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
+    const specFinalizers =
+      isNamespace && Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
     if (finalizers.length > 0 || specFinalizers.length > 0 || isNamespace || isCrd) {
       if (m.deletionTimestamp !== undefined) {
-        if (finalizers.length === (Array.isArray(m.finalizers) ? m.finalizers.length : 0)) return { object: this.present(rt, version, old), deleted: false };
+        if (finalizers.length === (Array.isArray(m.finalizers) ? m.finalizers.length : 0))
+          return { object: this.present(rt, version, old), deleted: false };
       } else {
         m.deletionTimestamp = this.now();
         m.deletionGracePeriodSeconds = 0;
@@ -444,13 +540,13 @@ export class ObjectService {
       if (isNamespace) obj.status = { ...(isObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
       if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: false };
       const rv = this.store.nextRv();
-      m.resourceVersion = String(rv);
+      m.resourceVersion = str(rv);
       this.store.put(storageKey(rt), k, name, JSON.stringify(obj), rv);
       return { object: this.present(rt, version, obj), deleted: false };
     }
     if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: true };
     const rv = this.store.nextRv();
-    m.resourceVersion = String(rv);
+    m.resourceVersion = str(rv);
     this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
     return { object: this.present(rt, version, obj), deleted: true };
   }
@@ -461,7 +557,7 @@ export class ObjectService {
     const obj = this.store.get(storageKey(rt), k, name);
     if (!obj) return;
     const rv = this.store.nextRv();
-    metaOf(obj).resourceVersion = String(rv);
+    metaOf(obj).resourceVersion = str(rv);
     this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
   }
 
@@ -493,7 +589,7 @@ function specChanged(old: JsonObject, next: JsonObject, hasStatus: boolean): boo
 }
 
 function stripTimes(mf: unknown): unknown {
-  return Array.isArray(mf) ? mf.map((e) => (isObject(e) ? { ...e, time: undefined } : e)) : mf;
+  return Array.isArray(mf) ? mf.map((e: unknown) => (isObject(e) ? { ...e, time: undefined } : e)) : mf;
 }
 
 /** Equal apart from managedFields timestamps (a write that changes nothing). */

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../types.js';
 import { SERVER_VERSION } from './discovery.js';
+import { isObject } from './json.js';
 import type { ResourceRegistry } from './registry.js';
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'].map((name) => ({
@@ -28,21 +29,38 @@ export function builtinOpenApiV3(
   for (const { rt } of rs) {
     const gvk = [{ group, version, kind: rt.kind }];
     const ref = `${group === '' ? 'io.k8s.api.core' : group}.${version}.${rt.kind}`;
-    const base: JsonObject = {
-      type: 'object',
-      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' } },
+    const baseProps: JsonObject = {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
     };
+    const base: JsonObject = { type: 'object', properties: baseProps };
     const custom = rt.crdName !== undefined ? crdSchema(rt.crdName, version) : undefined;
-    const merged: JsonObject = custom ? { ...custom, properties: { ...(base.properties as JsonObject), ...((custom.properties as JsonObject | undefined) ?? {}) } } : base;
+    const merged: JsonObject = custom
+      ? {
+          ...custom,
+          properties: {
+            ...baseProps,
+            ...(isObject(custom.properties) ? custom.properties : {}),
+          },
+        }
+      : base;
     schemas[ref] = { ...merged, 'x-kubernetes-group-version-kind': gvk };
     const op = (id: string): JsonObject => ({
       operationId: `${id}${rt.kind}`,
       parameters: QUERY_PARAMS,
-      responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } } } },
+      responses: {
+        '200': {
+          description: 'OK',
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+        },
+      },
       'x-kubernetes-action': id,
       'x-kubernetes-group-version-kind': { group, version, kind: rt.kind },
     });
-    const item = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}` : `${prefix}/${rt.plural}/{name}`;
+    const item = rt.namespaced
+      ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}`
+      : `${prefix}/${rt.plural}/{name}`;
     const coll = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}` : `${prefix}/${rt.plural}`;
     if (rt.virtual) {
       paths[coll] = { post: op('create') };

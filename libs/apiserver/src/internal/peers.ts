@@ -47,7 +47,14 @@ export interface CompiledVersion {
 
 export interface CompiledCrd {
   group: string;
-  names: { plural: string; singular: string; kind: string; listKind: string; shortNames: string[]; categories: string[] };
+  names: {
+    plural: string;
+    singular: string;
+    kind: string;
+    listKind: string;
+    shortNames: string[];
+    categories: string[];
+  };
   scope: 'Namespaced' | 'Cluster';
   versions: CompiledVersion[];
   storageVersion: string;
@@ -62,11 +69,17 @@ export interface CrdModule {
     opts: { includeObject: 'None' | 'Metadata' | 'Object' },
   ): JsonObject;
   buildOpenApiV2(crds: CompiledCrd[]): JsonObject;
-  buildOpenApiV3(crds: CompiledCrd[]): { paths: Record<string, JsonObject>; document(gvPath: string): JsonObject | undefined };
+  buildOpenApiV3(crds: CompiledCrd[]): {
+    paths: Record<string, JsonObject>;
+    document(gvPath: string): JsonObject | undefined;
+  };
   /** CRD status (conditions, acceptedNames, storedVersions); optional in the contract. */
   crdStatus?(crd: JsonObject, now: string, conflict?: { reason: string; message: string }): JsonObject;
   /** A names conflict with other CRDs of the group; optional in the contract. */
-  findNameConflict?(crd: JsonObject, others: readonly JsonObject[]): { reason: string; message: string } | undefined;
+  findNameConflict?(
+    crd: JsonObject,
+    others: readonly JsonObject[],
+  ): { reason: string; message: string } | undefined;
   /** Printer columns of built-in kinds; optional in the contract. */
   builtinColumns?(group: string, version: string, kind: string): unknown[];
 }
@@ -140,7 +153,12 @@ export function loadPeers(): Promise<Peers> {
       tryImport<SelectorsModule>('../selectors/index.js'),
       tryImport<RbacModule>('../rbac/index.js'),
     ]);
-    return { patch: complete(patch, ['trackUpdate', 'serverSideApply']), crd: complete(crd, ['buildTable', 'buildOpenApiV2', 'buildOpenApiV3']), selectors, rbac };
+    return {
+      patch: complete(patch, ['trackUpdate', 'serverSideApply']),
+      crd: complete(crd, ['buildTable', 'buildOpenApiV2', 'buildOpenApiV3']),
+      selectors,
+      rbac,
+    };
   })();
   return loaded;
 }

@@ -25,8 +25,15 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** Parses a request path as kube-apiserver's RequestInfoFactory does. */
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
-  const parts = pathname.split('/').filter((p) => p !== '').map((p) => safeDecode(p));
-  const nonResource = (): NonResourceRequestInfo => ({ isResource: false, path: pathname, verb: method.toLowerCase() });
+  const parts = pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => safeDecode(p));
+  const nonResource = (): NonResourceRequestInfo => ({
+    isResource: false,
+    path: pathname,
+    verb: method.toLowerCase(),
+  });
   let rest: string[];
   let group: string;
   let version: string;

@@ -53,14 +53,20 @@ function includeObject(q: URLSearchParams): IncludeObject {
   const v = q.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw errors.badRequest(`includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "None", "Metadata", "Object"`);
+  throw errors.badRequest(
+    `includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "None", "Metadata", "Object"`,
+  );
 }
 
 function dryRunOf(q: URLSearchParams, body?: JsonObject): boolean {
   const vals = q.getAll('dryRun');
   const fromBody = body && Array.isArray(body.dryRun) ? (body.dryRun as unknown[]) : [];
   const all = [...vals, ...fromBody];
-  for (const v of all) if (v !== 'All') throw errors.badRequest(`Invalid dry run value: ${JSON.stringify(v)}; the only supported value is "All"`);
+  for (const v of all)
+    if (v !== 'All')
+      throw errors.badRequest(
+        `Invalid dry run value: ${JSON.stringify(v)}; the only supported value is "All"`,
+      );
   return all.length > 0;
 }
 
@@ -79,7 +85,8 @@ function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: bool
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
+  if (!/^-?\d+$/.test(v))
+    throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
   return Number(v);
 }
 
@@ -102,28 +109,36 @@ export async function handleResource(
 ): Promise<void> {
   const resolved = deps.registry.resolve(info.group, info.version, info.resource);
   if (!resolved) {
-    throw errors.notFound({ group: info.group, resource: info.resource, ...(info.name !== undefined ? {} : {}) });
+    throw errors.notFound({
+      group: info.group,
+      resource: info.resource,
+      ...(info.name !== undefined ? {} : {}),
+    });
   }
   const { rt, version } = resolved;
   if (info.subresource !== undefined && (info.subresource !== 'status' || !version.statusSubresource)) {
     throw errors.notFound({ group: info.group, resource: `${info.resource}/${info.subresource}` });
   }
-  if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
+  if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb))
+    throw errors.methodNotAllowed();
   if (!rt.verbs.includes(info.verb) && info.subresource === undefined) throw errors.methodNotAllowed();
-  if ((info.verb === 'update' || info.verb === 'patch') && info.name === undefined) throw errors.methodNotAllowed();
+  if ((info.verb === 'update' || info.verb === 'patch') && info.name === undefined)
+    throw errors.methodNotAllowed();
   if (info.verb === 'create' && info.name !== undefined) throw errors.methodNotAllowed();
   if (rt.namespaced && info.namespace === undefined && !['list', 'watch'].includes(info.verb)) {
     if (info.verb === 'create' || info.verb === 'deletecollection' || info.name !== undefined) {
       throw errors.notFound({ group: info.group, resource: info.resource });
     }
   }
-  if (!rt.namespaced && info.namespace !== undefined) throw errors.notFound({ group: info.group, resource: info.resource });
+  if (!rt.namespaced && info.namespace !== undefined)
+    throw errors.notFound({ group: info.group, resource: info.resource });
   const namespace = rt.namespaced ? (info.namespace ?? '') : '';
   const ctxBase = { user: { name: user.name, groups: user.groups } };
   switch (info.verb) {
     case 'get': {
       const obj = deps.service.get(rt, version, namespace, info.name!);
-      if (wantsTable(req)) return sendJson(res, 200, tableBody(rt, version, deps.peers, [obj], includeObject(query), rvOf(obj)));
+      if (wantsTable(req))
+        return sendJson(res, 200, tableBody(rt, version, deps.peers, [obj], includeObject(query), rvOf(obj)));
       return sendJson(res, 200, obj);
     }
     case 'list': {
@@ -131,7 +146,11 @@ export async function handleResource(
       const page = listPage(deps.store, rt, params);
       if (wantsTable(req)) {
         const objs = page.items.map((j) => deps.service.present(rt, version, JSON.parse(j) as JsonObject));
-        return sendJson(res, 200, tableBody(rt, version, deps.peers, objs, includeObject(query), String(page.rv), page.continueToken));
+        return sendJson(
+          res,
+          200,
+          tableBody(rt, version, deps.peers, objs, includeObject(query), String(page.rv), page.continueToken),
+        );
       }
       return sendJson(res, 200, listBody(rt, version, page));
     }
@@ -181,8 +200,13 @@ export async function handleResource(
       const buf = await readBody(req);
       const patch = parseBody(buf, media);
       const force = boolParam(query, 'force');
-      if (force !== undefined && type !== 'apply') throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
-      const ctx: WriteContext & { force?: boolean } = { ...ctxBase, dryRun: dryRunOf(query), force: force === true };
+      if (force !== undefined && type !== 'apply')
+        throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
+      const ctx: WriteContext & { force?: boolean } = {
+        ...ctxBase,
+        dryRun: dryRunOf(query),
+        force: force === true,
+      };
       const fm = fieldManagerOf(req, query, type === 'apply');
       if (fm !== undefined) ctx.fieldManager = fm;
       const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
@@ -213,20 +237,42 @@ export async function handleResource(
         const o = JSON.parse(j) as JsonObject;
         const m = metaOf(o);
         try {
-          const r = deps.service.delete(rt, version, rt.namespaced ? String(m.namespace) : '', String(m.name), opts.options, ctx);
+          const r = deps.service.delete(
+            rt,
+            version,
+            rt.namespaced ? String(m.namespace) : '',
+            String(m.name),
+            opts.options,
+            ctx,
+          );
           out.push(JSON.stringify(r.object));
         } catch (e) {
           if ((e as { status?: number }).status !== 404) throw e;
         }
       }
-      return sendJson(res, 200, listBody(rt, version, { items: out, rv: deps.store.currentRv, continueToken: undefined, remaining: undefined }));
+      return sendJson(
+        res,
+        200,
+        listBody(rt, version, {
+          items: out,
+          rv: deps.store.currentRv,
+          continueToken: undefined,
+          remaining: undefined,
+        }),
+      );
     }
     default:
       throw errors.methodNotAllowed();
   }
 }
 
-function listParams(deps: HandlerDeps, rt: ResourceType, version: ResourceVersion, q: URLSearchParams, namespace: string | undefined): ListParams {
+function listParams(
+  deps: HandlerDeps,
+  rt: ResourceType,
+  version: ResourceVersion,
+  q: URLSearchParams,
+  namespace: string | undefined,
+): ListParams {
   const limit = intParam(q, 'limit');
   if (limit !== undefined && limit < 0) throw errors.badRequest('limit: Invalid value: must be >= 0');
   return {
@@ -234,7 +280,13 @@ function listParams(deps: HandlerDeps, rt: ResourceType, version: ResourceVersio
     resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
     limit,
     continueToken: q.get('continue') || undefined,
-    filter: buildFilter(rt, version, deps.peers, q.get('labelSelector') ?? undefined, q.get('fieldSelector') ?? undefined),
+    filter: buildFilter(
+      rt,
+      version,
+      deps.peers,
+      q.get('labelSelector') ?? undefined,
+      q.get('fieldSelector') ?? undefined,
+    ),
     namespace: rt.namespaced ? namespace : undefined,
   };
 }
@@ -248,7 +300,10 @@ async function objectBody(req: IncomingMessage): Promise<JsonObject> {
   return body;
 }
 
-async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<{ options: DeleteOptions; dryRun: boolean }> {
+async function deleteOptions(
+  req: IncomingMessage,
+  q: URLSearchParams,
+): Promise<{ options: DeleteOptions; dryRun: boolean }> {
   const buf = await readBody(req);
   let body: JsonObject = {};
   if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
@@ -262,15 +317,19 @@ async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<
   const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
   if (policy !== undefined && policy !== null) {
     if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw errors.badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+      throw errors.badRequest(
+        `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+      );
     }
     options.propagationPolicy = policy;
   }
-  if (body.orphanDependents === true || q.get('orphanDependents') === 'true') options.propagationPolicy ??= 'Orphan';
+  if (body.orphanDependents === true || q.get('orphanDependents') === 'true')
+    options.propagationPolicy ??= 'Orphan';
   if (isObject(body.preconditions)) {
     const pre: { uid?: string; resourceVersion?: string } = {};
     if (typeof body.preconditions.uid === 'string') pre.uid = body.preconditions.uid;
-    if (typeof body.preconditions.resourceVersion === 'string') pre.resourceVersion = body.preconditions.resourceVersion;
+    if (typeof body.preconditions.resourceVersion === 'string')
+      pre.resourceVersion = body.preconditions.resourceVersion;
     options.preconditions = pre;
   }
   const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
@@ -278,7 +337,14 @@ async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<
   return { options, dryRun: dryRunOf(q, body) };
 }
 
-function virtualCreate(deps: HandlerDeps, rt: ResourceType, version: ResourceVersion, body: JsonObject, user: AuthUser): JsonObject {
-  if (rt.plural === 'selfsubjectaccessreviews') return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
+function virtualCreate(
+  deps: HandlerDeps,
+  rt: ResourceType,
+  version: ResourceVersion,
+  body: JsonObject,
+  user: AuthUser,
+): JsonObject {
+  if (rt.plural === 'selfsubjectaccessreviews')
+    return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
   return reviewRules(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
 }

@@ -42,7 +42,10 @@ export class Store {
   /** Every change with rv <= this is gone from history. */
   private compactedRv: number;
 
-  constructor(private readonly historySize: number, initialRv = 1) {
+  constructor(
+    private readonly historySize: number,
+    initialRv = 1,
+  ) {
     this.version = initialRv;
     this.compactedRv = initialRv;
   }
@@ -91,7 +94,8 @@ export class Store {
     if (!b) return [];
     const out: { key: string; json: string }[] = [];
     const prefix = namespace === undefined ? undefined : `${namespace}/`;
-    for (const [k, e] of b) if (prefix === undefined || k.startsWith(prefix)) out.push({ key: k, json: e.json });
+    for (const [k, e] of b)
+      if (prefix === undefined || k.startsWith(prefix)) out.push({ key: k, json: e.json });
     out.sort((a, b2) => (a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0));
     return out;
   }
@@ -166,7 +170,13 @@ export class Store {
   }
 
   /** Removes an object; `json` is its last state with resourceVersion `rv` ({@link nextRv}). */
-  remove(resource: string, namespace: string, name: string, json: string, rv: number): StoreEvent | undefined {
+  remove(
+    resource: string,
+    namespace: string,
+    name: string,
+    json: string,
+    rv: number,
+  ): StoreEvent | undefined {
     const b = this.data.get(resource);
     const k = key(namespace, name);
     const prev = b?.get(k);
@@ -195,7 +205,8 @@ export class Store {
   }
 
   private assertRv(rv: number): void {
-    if (rv !== this.version + 1) throw new Error(`resourceVersion ${rv} is not the next one (${this.version + 1})`);
+    if (rv !== this.version + 1)
+      throw new Error(`resourceVersion ${rv} is not the next one (${this.version + 1})`);
   }
 
   private commit(ev: StoreEvent): StoreEvent {

@@ -73,13 +73,24 @@ export function printerColumns(raw: unknown): TableColumn[] {
       return col;
     });
   if (out.length === 0) {
-    out.push({ name: 'Age', type: 'date', description: 'Age', priority: 0, value: (o) => age((o.metadata as JsonObject | undefined)?.creationTimestamp) });
+    out.push({
+      name: 'Age',
+      type: 'date',
+      description: 'Age',
+      priority: 0,
+      value: (o) => age((o.metadata as JsonObject | undefined)?.creationTimestamp),
+    });
   }
   return out;
 }
 
 /** A `meta.k8s.io/v1` Table of built-in objects: Name, the kind's columns (Age included). */
-export function builtinTable(rt: ResourceType, objects: JsonObject[], include: IncludeObject, custom?: TableColumn[]): JsonObject {
+export function builtinTable(
+  rt: ResourceType,
+  objects: JsonObject[],
+  include: IncludeObject,
+  custom?: TableColumn[],
+): JsonObject {
   const columns = custom ?? rt.columns ?? [];
   return {
     kind: 'Table',

@@ -26,7 +26,9 @@ function serial(): string {
 
 /** Makes a self-signed ECDSA P-256 CA and a server certificate for 127.0.0.1, localhost and ::1. */
 export async function generateTls(hosts: readonly string[] = []): Promise<TlsMaterial> {
-  const crypto = webcrypto as unknown as NonNullable<Parameters<typeof x509.X509CertificateGenerator.create>[1]>;
+  const crypto = webcrypto;
+  // x509's parameters are typed with the DOM's WebCrypto types, which this Node-only build lacks.
+  const provider = webcrypto as never;
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
   const [caKeys, serverKeys] = await Promise.all([
@@ -40,13 +42,13 @@ export async function generateTls(hosts: readonly string[] = []): Promise<TlsMat
       notBefore,
       notAfter,
       signingAlgorithm: ALG,
-      keys: caKeys,
+      keys: caKeys as never,
       extensions: [
         new x509.BasicConstraintsExtension(true, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       ],
     },
-    crypto,
+    provider,
   );
   const names: { type: 'dns' | 'ip'; value: string }[] = [
     { type: 'ip', value: '127.0.0.1' },
@@ -65,16 +67,23 @@ export async function generateTls(hosts: readonly string[] = []): Promise<TlsMat
       notBefore,
       notAfter,
       signingAlgorithm: ALG,
-      publicKey: serverKeys.publicKey,
-      signingKey: caKeys.privateKey,
+      publicKey: serverKeys.publicKey as never,
+      signingKey: caKeys.privateKey as never,
       extensions: [
         new x509.SubjectAlternativeNameExtension(names),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       ],
     },
-    crypto,
+    provider,
   );
   const keyDer = await crypto.subtle.exportKey('pkcs8', serverKeys.privateKey);
-  return { caPem: ca.toString('pem') + '\n', certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', keyDer) };
+  return {
+    caPem: ca.toString('pem') + '\n',
+    certPem: cert.toString('pem') + '\n',
+    keyPem: pem('PRIVATE KEY', keyDer),
+  };
 }

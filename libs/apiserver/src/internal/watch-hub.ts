@@ -138,7 +138,7 @@ export class WatchHub {
     if (w.closed || ev.rv <= w.lastRv) return;
     if (w.namespace !== undefined && ev.namespace !== w.namespace) return;
     let type: string = ev.type;
-    let json = ev.json;
+    const json = ev.json;
     if (w.filter) {
       const nowMatch = w.filter(parsed(ev, 'now')!);
       const prev = parsed(ev, 'prev');
@@ -153,7 +153,6 @@ export class WatchHub {
     }
     w.lastRv = ev.rv;
     this.send(w, lineOf(ev, type, json, w.apiVersion));
-    json = '';
   }
 
   /** Writes a line, ending the watch when the client is too far behind. */
