@@ -8,8 +8,15 @@ import { ResourceTypes } from '../../api/builtin-types.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { ControllerConfiguration } from '../../config/controller-configuration.js';
 import { Operator } from '../operator.js';
+import {
+  EventSourceStartError,
+  MissingCustomResourceDefinitionError,
+  OperatorStateError,
+} from '../errors.js';
+import { defineResource } from '../../api/resource-type.js';
+import type { OperatorOptions } from '../../config/operator-configuration.js';
 import { consoleLogger } from '../../util/logger.js';
-import { newNamespace, startServer, waitFor, Widget, widget } from './support.js';
+import { newNamespace, RecordingReconciler, startServer, waitFor, Widget, widget } from './support.js';
 
 let server: KubeApiServer;
 let admin: KubernetesClient;
@@ -19,6 +26,7 @@ beforeAll(async () => {
   ({ server, client: admin } = await startServer());
 });
 afterEach(async () => {
+  server.faults.clear();
   await Promise.all(operators.splice(0).map((o) => o.stop()));
 });
 afterAll(async () => {
@@ -26,7 +34,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-function operator(options: Partial<ConstructorParameters<typeof Operator>[0]> = {}): Operator {
+function operator(options: Partial<OperatorOptions> = {}): Operator {
   const op = new Operator({
     kubeConfig: server.kubeConfig(),
     logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
@@ -89,5 +97,126 @@ describe('Operator against @tosdk/apiserver', () => {
     await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'primary gone');
     expect(reconciler.cleanups).toBe(1);
     expect(await admin.get(ResourceTypes.ConfigMap, new ResourceID('w1-cm', ns))).toBeUndefined();
+  });
+
+  it('registering after start is an error; start fails clearly when a CRD is not served (checkCrdAndValidateLocalModel)', async () => {
+    const ns = await newNamespace(admin);
+    const op = operator();
+    op.register(new ConfigMapWidgetReconciler(), { namespaces: [ns] });
+    await op.start();
+    expect(() => op.register(new ConfigMapWidgetReconciler(), { name: 'second', namespaces: [ns] })).toThrow(
+      OperatorStateError,
+    );
+    await expect(op.start()).rejects.toBeInstanceOf(OperatorStateError);
+
+    const Missing = defineResource({ group: 'missing.tosdk.io', version: 'v1', kind: 'Missing' });
+    const checked = operator({ checkCrdAndValidateLocalModel: true });
+    checked.register(
+      { reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: Missing, name: 'missing' },
+    );
+    const error = await checked.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MissingCustomResourceDefinitionError);
+    expect((error as Error).message).toContain('missings.missing.tosdk.io');
+    expect(checked.runtimeInfo.isStarted()).toBe(false);
+
+    const unchecked = operator();
+    unchecked.register(
+      { reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: Missing, name: 'missing' },
+    );
+    await expect(unchecked.start()).rejects.toBeInstanceOf(EventSourceStartError);
+
+    const tolerant = operator({ stopOnInformerErrorDuringStartup: false });
+    tolerant.register(
+      { reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: Missing, name: 'missing' },
+    );
+    await tolerant.start();
+    await waitFor(
+      () =>
+        tolerant.runtimeInfo
+          .unhealthyEventSources()
+          .some((h) => h.controller === 'missing' && h.reason !== undefined),
+      'unhealthy with a reason',
+    );
+  });
+
+  it('a 500 or 429 from the API server on the status patch is a failed attempt that is retried until the patch lands', async () => {
+    const ns = await newNamespace(admin);
+    const op = operator();
+    op.register(new ConfigMapWidgetReconciler(), { namespaces: [ns], retry: { initialInterval: 20 } });
+    server.faults.failNext({
+      verb: 'patch',
+      resource: 'widgets',
+      subresource: 'status',
+      namespace: ns,
+      code: 500,
+    });
+    server.faults.failNext({
+      verb: 'patch',
+      resource: 'widgets',
+      subresource: 'status',
+      namespace: ns,
+      code: 429,
+      retryAfterSeconds: 0,
+    });
+    await op.start();
+    await admin.create(Widget, widget('w', ns, { value: 'v' }));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'v',
+      'status after retries',
+    );
+    expect(
+      server.requests.count({
+        verb: 'patch',
+        resource: 'widgets',
+        subresource: 'status',
+        namespace: ns,
+        code: 500,
+      }),
+    ).toBe(1);
+    expect(
+      server.requests.count({
+        verb: 'patch',
+        resource: 'widgets',
+        subresource: 'status',
+        namespace: ns,
+        code: 429,
+      }),
+    ).toBe(1);
+  });
+
+  it('[OP-03] with leader election only the leader reconciles; a namespace change on a non-leader does not start processing', async () => {
+    const ns = await newNamespace(admin);
+    const extra = await newNamespace(admin);
+    const leaderElection = (identity: string) => ({
+      leaseName: 'op03',
+      leaseNamespace: ns,
+      identity,
+      exitOnStopLeading: false,
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 200,
+    });
+    const one = operator({ leaderElection: leaderElection('one') });
+    const two = operator({ leaderElection: leaderElection('two') });
+    const r1 = new RecordingReconciler();
+    const r2 = new RecordingReconciler();
+    const c1 = one.register(r1, { resourceType: Widget, name: 'op03', namespaces: [ns] });
+    const c2 = two.register(r2, { resourceType: Widget, name: 'op03', namespaces: [ns] });
+    await one.start();
+    await waitFor(() => one.runtimeInfo.isLeader(), 'one leads');
+    await two.start();
+    expect(two.runtimeInfo.isLeaderElectionEnabled()).toBe(true);
+    expect(two.runtimeInfo.isLeader()).toBe(false);
+    await admin.create(Widget, widget('w', extra));
+    await c2.changeNamespaces([ns, extra]);
+    await c1.changeNamespaces([ns, extra]);
+    await waitFor(() => r1.of('w').length === 1, 'leader reconciles the new namespace');
+    await admin.create(Widget, widget('marker', ns));
+    await waitFor(() => r1.of('marker').length === 1, 'marker');
+    expect(r2.runs).toHaveLength(0);
+    expect(two.runtimeInfo.allEventSourcesHealthy()).toBe(true);
   });
 });
