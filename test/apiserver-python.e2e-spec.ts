@@ -10,7 +10,7 @@ import { KubeApiServer } from '@tosdk/apiserver';
 // Debian's interpreter: it is the one that sees the apt package python3-kubernetes (a pyenv
 // python3 earlier on PATH would not). .ci/run installs the package when it is missing.
 const PYTHON = '/usr/bin/python3';
-const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'python', 'configmaps.py');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'python');
 const SCRIPT_TIMEOUT_MS = 60_000;
 
 interface ApiErrorSeen {
@@ -33,11 +33,14 @@ interface ScriptOutput {
 }
 
 /** Runs the script without blocking the event loop (the server answers it from this process). */
-function runPython(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runPython(
+  script: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       PYTHON,
-      [SCRIPT, ...args],
+      [join(FIXTURES, script), ...args],
       {
         timeout: SCRIPT_TIMEOUT_MS,
         killSignal: 'SIGKILL',
@@ -70,7 +73,7 @@ describe('the Kubernetes Python client (Debian python3-kubernetes) against KubeA
     dir = await mkdtemp(join(tmpdir(), 'tosdk-python-'));
     const kubeconfig = join(dir, 'kubeconfig');
     await server.writeKubeconfig(kubeconfig);
-    const run = await runPython([kubeconfig, 'py-e2e']);
+    const run = await runPython('configmaps.py', [kubeconfig, 'py-e2e']);
     if (run.code !== 0) {
       throw new Error(
         `python client script failed (exit ${String(run.code)}):\n${run.stderr}\n${run.stdout}`,
@@ -127,5 +130,79 @@ describe('the Kubernetes Python client (Debian python3-kubernetes) against KubeA
       { type: 'ADDED', name: 'cm-live', data: { live: 'yes' } },
     ]);
     expect(output.final).toEqual(['cm-0', 'cm-2', 'cm-live', 'cm-unlabelled']);
+  });
+});
+
+interface Outcome {
+  ok: boolean;
+  status?: number;
+  reason?: string;
+  message?: string;
+}
+
+describe('RBAC through the Kubernetes Python client', () => {
+  let server: KubeApiServer;
+  let dir: string;
+  let output: Record<string, Outcome> & { listedNames: string[] };
+
+  beforeAll(async () => {
+    server = await KubeApiServer.start({
+      port: 0,
+      rbac: true,
+      users: [{ name: 'alice', token: 'alice-token' }],
+    });
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-python-rbac-'));
+    await server.writeKubeconfig(join(dir, 'admin'));
+    await server.writeKubeconfig(join(dir, 'alice'), 'alice');
+    const run = await runPython('rbac.py', [join(dir, 'admin'), join(dir, 'alice'), 'team']);
+    if (run.code !== 0) {
+      throw new Error(`python RBAC script failed (exit ${String(run.code)}):\n${run.stderr}\n${run.stdout}`);
+    }
+    output = JSON.parse(run.stdout) as typeof output;
+  }, SCRIPT_TIMEOUT_MS + 15_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a RoleBinding to a Role grants exactly its verbs and resources in its namespace', () => {
+    expect(output.list).toEqual({ ok: true });
+    expect(output.listedNames).toEqual(['settings']);
+    expect(output.get).toEqual({ ok: true });
+  });
+
+  it('anything else is 403 Forbidden with kube-apiserver’s message', () => {
+    const forbidden = (message: string): Outcome => ({
+      ok: false,
+      status: 403,
+      reason: 'Forbidden',
+      message,
+    });
+    expect(output.create).toEqual(
+      forbidden(
+        'configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "team"',
+      ),
+    );
+    expect(output.listSecrets).toEqual(
+      forbidden(
+        'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"',
+      ),
+    );
+    expect(output.getElsewhere).toEqual(
+      forbidden(
+        'configmaps "settings" is forbidden: User "alice" cannot get resource "configmaps" in API group "" in the namespace "default"',
+      ),
+    );
+    expect(output.listAllNamespaces).toEqual(
+      forbidden(
+        'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" at the cluster scope',
+      ),
+    );
+    expect(output.patchStatus).toEqual(
+      forbidden(
+        'namespaces "team" is forbidden: User "alice" cannot patch resource "namespaces/status" in API group "" in the namespace "team"',
+      ),
+    );
   });
 });
