@@ -359,4 +359,20 @@ describe('EventProcessor', () => {
       'cleanupDone',
     ]);
   });
+
+  it('keeps work of a stopped processor for the next start (lost and regained leadership)', async () => {
+    const h = harness({ limit: 1 });
+    h.ep.start();
+    await h.send(h.event('a', 'ADDED'));
+    await h.send(h.event('b', 'ADDED'));
+    expect(h.executor.queued).toBe(1);
+    h.ep.stop();
+    await h.runs[0].fail();
+    // b was queued before the stop: it does not run while stopped
+    expect(h.runs).toHaveLength(1);
+    h.ep.start();
+    await settle();
+    await h.runs[1].finish();
+    expect(h.runs.map((r) => r.scope.id.name)).toEqual(['a', 'a', 'b']);
+  });
 });

@@ -171,10 +171,16 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
   }
 
   private async execute(state: ResourceState, retryInfo: RetryInfo | undefined): Promise<void> {
-    const resource = this.running ? this.o.cache.get(state.id) : undefined;
+    if (!this.running) {
+      // submitted before a stop (or a lost leadership): keep the event for the next start
+      state.underProcessing = false;
+      state.eventPresent = true;
+      return;
+    }
+    const resource = this.o.cache.get(state.id);
     if (!resource) {
       state.underProcessing = false;
-      if (this.running && state.deleteEventPresent) this.cleanupForDeleted(state);
+      if (state.deleteEventPresent) this.cleanupForDeleted(state);
       return;
     }
     const scope: ExecutionScope<P> = {
@@ -211,7 +217,11 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
 
   private finished(state: ResourceState, post: PostExecutionControl<P>): void {
     state.underProcessing = false;
-    if (!this.running) return;
+    if (!this.running) {
+      // a failure while stopped is not retried now; after a restart it reconciles again
+      if (post.error !== undefined && !state.deleteEventPresent) state.eventPresent = true;
+      return;
+    }
     if (this.states.get(state.id.key) !== state) return;
     if (post.error !== undefined && !state.deleteEventPresent) {
       this.handleFailure(state, post);
