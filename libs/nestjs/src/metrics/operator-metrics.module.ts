@@ -1,14 +1,11 @@
+import { createRequire } from 'node:module';
 import { Module } from '@nestjs/common';
 import type { DynamicModule, Provider } from '@nestjs/common';
-import {
-  makeCounterProvider,
-  makeGaugeProvider,
-  makeHistogramProvider,
-  PrometheusModule,
-} from '@willsoto/nestjs-prometheus';
+import type * as NestPrometheus from '@willsoto/nestjs-prometheus';
 import { register } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import { CONTROLLER_LABELS, OperatorMetricNames as N, RESOURCE_LABELS } from './operator-metric-names.js';
-import { OPERATOR_METRICS_OPTIONS, PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
+import { PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
 import type { PrometheusOperatorMetricsOptions } from './prometheus-operator-metrics.js';
 
 /** Options of {@link OperatorMetricsModule.forRoot}. */
@@ -23,9 +20,19 @@ export interface OperatorMetricsModuleOptions extends PrometheusOperatorMetricsO
 
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+// @willsoto/nestjs-prometheus is CommonJS and requires the ES module @nestjs/common: loaded on first
+// use (after @nestjs/common is evaluated) so ESM loaders that refuse require(esm) cycles accept it.
+let library: typeof NestPrometheus | undefined;
+function nestPrometheus(): typeof NestPrometheus {
+  library ??= createRequire(import.meta.url)('@willsoto/nestjs-prometheus') as typeof NestPrometheus;
+  return library;
+}
+
 /**
  * Prometheus metrics of the operator with @willsoto/nestjs-prometheus: the
  * {@link PrometheusOperatorMetrics} sink (found by the OperatorModule) and the scrape endpoint.
+ * Metrics live in prom-client's default registry, as the library's providers do; a process with
+ * several apps shares them.
  *
  * ```ts
  * imports: [OperatorModule.forRoot(), OperatorMetricsModule.forRoot()]
@@ -33,12 +40,13 @@ const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 @Module({})
 export class OperatorMetricsModule {
-  /** The module. Metrics live in prom-client's default registry (as the library's providers do). */
+  /** The module. */
   static forRoot(options: OperatorMetricsModuleOptions = {}): DynamicModule {
+    const lib = nestPrometheus();
     const labelNames = [...CONTROLLER_LABELS, ...(options.perResourceLabels ? RESOURCE_LABELS : [])];
     const buckets = options.durationBuckets ?? DEFAULT_BUCKETS;
     const counter = (name: string, help: string, extra: string[] = []) =>
-      makeCounterProvider({ name, help, labelNames: [...labelNames, ...extra] });
+      lib.makeCounterProvider({ name, help, labelNames: [...labelNames, ...extra] });
     const metrics: Provider[] = [
       counter(N.reconciliationsStarted, 'Reconciliations and cleanups started'),
       counter(N.reconciliationsSucceeded, 'Reconciliations and cleanups that succeeded'),
@@ -46,21 +54,48 @@ export class OperatorMetricsModule {
       counter(N.retries, 'Retries scheduled after failed reconciliations'),
       counter(N.eventsReceived, 'Events received for primary resources'),
       counter(N.cleanups, 'Finished cleanups (finalizer removed or deleted resource forgotten)'),
-      makeGaugeProvider({ name: N.queueSize, help: 'Reconciliations waiting for a free executor slot' }),
-      makeGaugeProvider({ name: N.inFlight, help: 'Reconciliations and cleanups running' }),
-      makeHistogramProvider({ name: N.reconcileDuration, help: 'Duration of reconciliations', labelNames, buckets }),
-      makeHistogramProvider({ name: N.cleanupDuration, help: 'Duration of cleanups', labelNames, buckets }),
+      lib.makeGaugeProvider({ name: N.queueSize, help: 'Reconciliations waiting for a free executor slot' }),
+      lib.makeGaugeProvider({ name: N.inFlight, help: 'Reconciliations and cleanups running' }),
+      lib.makeHistogramProvider({ name: N.reconcileDuration, help: 'Duration of reconciliations', labelNames, buckets }),
+      lib.makeHistogramProvider({ name: N.cleanupDuration, help: 'Duration of cleanups', labelNames, buckets }),
     ];
+    const sink: Provider = {
+      provide: PrometheusOperatorMetrics,
+      inject: [
+        N.reconciliationsStarted,
+        N.reconciliationsSucceeded,
+        N.reconciliationsFailed,
+        N.retries,
+        N.eventsReceived,
+        N.cleanups,
+        N.queueSize,
+        N.inFlight,
+        N.reconcileDuration,
+        N.cleanupDuration,
+      ].map((n) => lib.getToken(n)),
+      useFactory: (...m: unknown[]) =>
+        new PrometheusOperatorMetrics(
+          { perResourceLabels: options.perResourceLabels ?? false },
+          {
+            started: m[0] as Counter<string>,
+            succeeded: m[1] as Counter<string>,
+            failed: m[2] as Counter<string>,
+            retries: m[3] as Counter<string>,
+            events: m[4] as Counter<string>,
+            cleanups: m[5] as Counter<string>,
+            queueSize: m[6] as Gauge<string>,
+            inFlight: m[7] as Gauge<string>,
+            reconcileDuration: m[8] as Histogram<string>,
+            cleanupDuration: m[9] as Histogram<string>,
+          },
+        ),
+    };
     // prom-client refuses a second registration of its default metrics (several apps in one process)
     const defaults = (options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total');
     return {
       module: OperatorMetricsModule,
-      imports: [PrometheusModule.register({ path: options.path ?? '/metrics', defaultMetrics: { enabled: defaults } })],
-      providers: [
-        { provide: OPERATOR_METRICS_OPTIONS, useValue: { perResourceLabels: options.perResourceLabels ?? false } },
-        ...metrics,
-        PrometheusOperatorMetrics,
-      ],
+      imports: [lib.PrometheusModule.register({ path: options.path ?? '/metrics', defaultMetrics: { enabled: defaults } })],
+      providers: [...metrics, sink],
       exports: [PrometheusOperatorMetrics],
     };
   }

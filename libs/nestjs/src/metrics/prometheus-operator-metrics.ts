@@ -1,12 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ControllerMetricsInfo, Event, ExecutionKind, Metrics, ResourceID } from '@tosdk/core';
 import { OperatorMetricsSink } from '../decorators/operator-metrics-sink.decorator.js';
-import { OperatorMetricNames as N } from './operator-metric-names.js';
-
-/** Token of the {@link OperatorMetricsModule} options. */
-export const OPERATOR_METRICS_OPTIONS = Symbol('tosdk:OperatorMetricsOptions');
 
 /** Options of the Prometheus metrics. */
 export interface PrometheusOperatorMetricsOptions {
@@ -15,6 +9,20 @@ export interface PrometheusOperatorMetricsOptions {
 }
 
 type Labels = Record<string, string>;
+
+/** The prom-client metrics {@link PrometheusOperatorMetrics} writes to. */
+export interface OperatorPrometheusMetrics {
+  started: Counter<string>;
+  succeeded: Counter<string>;
+  failed: Counter<string>;
+  retries: Counter<string>;
+  events: Counter<string>;
+  cleanups: Counter<string>;
+  queueSize: Gauge<string>;
+  inFlight: Gauge<string>;
+  reconcileDuration: Histogram<string>;
+  cleanupDuration: Histogram<string>;
+}
 
 /** The `error` label of a failure: its stable `code`, else its class name. */
 function errorLabel(error: unknown): string {
@@ -31,24 +39,32 @@ function errorLabel(error: unknown): string {
  * Per-controller series are labelled `controller`, `group`, `version`, `kind`.
  */
 @OperatorMetricsSink()
-@Injectable()
 export class PrometheusOperatorMetrics implements Metrics {
   private readonly perResource: boolean;
+  private readonly started: Counter<string>;
+  private readonly succeeded: Counter<string>;
+  private readonly failed: Counter<string>;
+  private readonly retries: Counter<string>;
+  private readonly events: Counter<string>;
+  private readonly cleanups: Counter<string>;
+  private readonly queueSize: Gauge<string>;
+  private readonly inFlight: Gauge<string>;
+  private readonly reconcileDuration: Histogram<string>;
+  private readonly cleanupDuration: Histogram<string>;
 
-  constructor(
-    @Inject(OPERATOR_METRICS_OPTIONS) options: PrometheusOperatorMetricsOptions,
-    @InjectMetric(N.reconciliationsStarted) private readonly started: Counter<string>,
-    @InjectMetric(N.reconciliationsSucceeded) private readonly succeeded: Counter<string>,
-    @InjectMetric(N.reconciliationsFailed) private readonly failed: Counter<string>,
-    @InjectMetric(N.retries) private readonly retries: Counter<string>,
-    @InjectMetric(N.eventsReceived) private readonly events: Counter<string>,
-    @InjectMetric(N.cleanups) private readonly cleanups: Counter<string>,
-    @InjectMetric(N.queueSize) private readonly queueSize: Gauge<string>,
-    @InjectMetric(N.inFlight) private readonly inFlight: Gauge<string>,
-    @InjectMetric(N.reconcileDuration) private readonly reconcileDuration: Histogram<string>,
-    @InjectMetric(N.cleanupDuration) private readonly cleanupDuration: Histogram<string>,
-  ) {
+  /** Made by {@link OperatorMetricsModule} from the metrics it registers. */
+  constructor(options: PrometheusOperatorMetricsOptions, metrics: OperatorPrometheusMetrics) {
     this.perResource = options.perResourceLabels ?? false;
+    this.started = metrics.started;
+    this.succeeded = metrics.succeeded;
+    this.failed = metrics.failed;
+    this.retries = metrics.retries;
+    this.events = metrics.events;
+    this.cleanups = metrics.cleanups;
+    this.queueSize = metrics.queueSize;
+    this.inFlight = metrics.inFlight;
+    this.reconcileDuration = metrics.reconcileDuration;
+    this.cleanupDuration = metrics.cleanupDuration;
   }
 
   private labels(c: ControllerMetricsInfo, id?: ResourceID): Labels {

@@ -1,0 +1,93 @@
+import { readFile } from 'node:fs/promises';
+import { parseAllDocuments } from 'yaml';
+import { defineResource, KubernetesApiError, ResourceID } from '@tosdk/core';
+import type { KubernetesClient, KubernetesResource } from '@tosdk/core';
+import { waitFor } from './wait-for.js';
+
+/** A CRD for the test environment: a path to a YAML/JSON file (one or more documents) or an object. */
+export type CrdSource = string | KubernetesResource;
+
+/** The CustomResourceDefinition kind. */
+export const CustomResourceDefinitionType = defineResource<KubernetesResource>({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  scope: 'Cluster',
+});
+
+/** Thrown when a CRD source cannot be read or is not a CustomResourceDefinition. */
+export class CrdLoadError extends Error {
+  /** Stable error code. */
+  readonly code = 'CrdLoad';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CrdLoadError';
+  }
+}
+
+/**
+ * Reads CRDs from files (YAML, several documents allowed) and objects.
+ * @throws CrdLoadError naming the file and what is wrong.
+ */
+export async function loadCrds(sources: readonly CrdSource[]): Promise<KubernetesResource[]> {
+  const out: KubernetesResource[] = [];
+  for (const source of sources) {
+    let docs: unknown[];
+    if (typeof source === 'string') {
+      let text: string;
+      try {
+        text = await readFile(source, 'utf8');
+      } catch (error) {
+        throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, { cause: error });
+      }
+      const parsed = parseAllDocuments(text);
+      const bad = parsed.find((d) => d.errors.length > 0);
+      if (bad) throw new CrdLoadError(`CRD file ${source} is not valid YAML: ${bad.errors[0]!.message}`);
+      docs = parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+    } else {
+      docs = [source];
+    }
+    for (const doc of docs) {
+      const crd = doc as KubernetesResource;
+      if (crd?.kind !== 'CustomResourceDefinition' || !crd.metadata?.name) {
+        throw new CrdLoadError(
+          `${typeof source === 'string' ? source : 'a CRD object'}: expected a CustomResourceDefinition with metadata.name, got kind ${String(crd?.kind)}`,
+        );
+      }
+      out.push(crd);
+    }
+  }
+  return out;
+}
+
+function established(crd: KubernetesResource | undefined): boolean {
+  const conditions = (crd as { status?: { conditions?: Array<{ type?: string; status?: string }> } } | undefined)
+    ?.status?.conditions;
+  return conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+}
+
+/** Creates (or replaces) each CRD and waits until every one is Established. */
+export async function applyCrds(
+  client: KubernetesClient,
+  crds: readonly KubernetesResource[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  for (const crd of crds) {
+    const body = structuredClone(crd);
+    try {
+      await client.create(CustomResourceDefinitionType, body);
+    } catch (error) {
+      if (!(error instanceof KubernetesApiError && error.isAlreadyExists())) throw error;
+      const current = await client.get(CustomResourceDefinitionType, new ResourceID(crd.metadata!.name!));
+      body.metadata = { ...body.metadata, resourceVersion: current?.metadata?.resourceVersion };
+      await client.update(CustomResourceDefinitionType, body);
+    }
+  }
+  for (const crd of crds) {
+    const name = crd.metadata!.name!;
+    await waitFor(
+      async () => established(await client.get(CustomResourceDefinitionType, new ResourceID(name))),
+      { timeoutMs, description: `CustomResourceDefinition ${name} Established` },
+    );
+  }
+}

@@ -1,0 +1,147 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { INestApplication, INestApplicationContext, ModuleMetadata } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
+import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
+import type { KubernetesResource, ResourceType } from '@tosdk/core';
+import { OperatorModule } from '../operator.module.js';
+import type { OperatorModuleOptions } from '../operator-module-options.js';
+import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
+import { OperatorTestEnvironment } from './operator-test-environment.js';
+import type { OperatorTestEnvironmentOptions } from './operator-test-environment.js';
+import type { WaitForOptions } from './wait-for.js';
+
+/** Options of {@link createOperatorTestingModule}. */
+export interface OperatorTestingModuleOptions extends Omit<OperatorTestEnvironmentOptions, 'environment'>,
+    Pick<ModuleMetadata, 'imports' | 'providers'> {
+  /**
+   * Add `OperatorModule.forRoot(operator)` to the imports (for feature modules without it). Defaults
+   * to none: `imports` must then contain the OperatorModule (e.g. the app's root module).
+   */
+  operator?: OperatorModuleOptions;
+  /** A running environment to reuse; not stopped by `close()`. Defaults to a new one started here. */
+  testEnvironment?: OperatorTestEnvironment;
+  /** Restrict every namespaced controller to the test's namespace. Defaults to true. */
+  restrictToNamespace?: boolean;
+  /** Serve HTTP on 127.0.0.1 (random port) for health and metrics. Defaults to false (an application context). */
+  http?: boolean;
+  /** Changes the testing module before compiling (more overrides). */
+  configure?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** Changes the application before init/listen (e.g. `app.useLogger(...)`). */
+  configureApp?: (app: INestApplication | INestApplicationContext) => void | Promise<void>;
+}
+
+/** What {@link createOperatorTestingModule} gives a test. */
+export interface OperatorTestingContext {
+  /** The compiled testing module. */
+  readonly module: TestingModule;
+  /** The initialised application (HTTP with `http: true`). */
+  readonly app: INestApplication | INestApplicationContext;
+  /** `http://127.0.0.1:<port>` with `http: true`. */
+  readonly url: string | undefined;
+  /** The test's own namespace. */
+  readonly namespace: string;
+  /** The environment (server, KubeConfig, admin client). */
+  readonly environment: OperatorTestEnvironment;
+  /** A client for the test, beside the operator's own. */
+  readonly adminClient: KubernetesClient;
+  /** The operator of the app. */
+  readonly operator: Operator;
+  /** Polls until the object (in the test namespace unless `namespace` is given) exists and `predicate` holds. */
+  waitForResource<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    name: string,
+    predicate?: (resource: T) => boolean,
+    options?: WaitForOptions & { namespace?: string },
+  ): Promise<T>;
+  /** Polls until the object is gone. */
+  waitForDeletion(type: ResourceType, name: string, options?: WaitForOptions & { namespace?: string }): Promise<void>;
+  /** Closes the app (stops the operator), deletes the namespace and stops an environment made here. */
+  close(): Promise<void>;
+}
+
+/**
+ * JOSDK's mock-operator test support for Nest (`@EnableMockOperator`): compiles the app's modules
+ * against an in-process API server (or, with `TOSDK_TEST_USE_EXISTING_CLUSTER=true`, the cluster of
+ * `KUBECONFIG`), with the operator's KubeConfig and client replaced, so it never reaches the user's
+ * cluster by accident; applies the CRDs, gives the test its own namespace, restricts controllers to
+ * it and starts the app.
+ *
+ * ```ts
+ * const t = await createOperatorTestingModule({ imports: [AppModule], crds: ['deploy/crd.yaml'] });
+ * await t.adminClient.create(WebPage, { metadata: { name: 'a', namespace: t.namespace }, spec });
+ * await t.waitForResource(ResourceTypes.ConfigMap, 'a');
+ * await t.close();
+ * ```
+ */
+export async function createOperatorTestingModule(
+  options: OperatorTestingModuleOptions,
+): Promise<OperatorTestingContext> {
+  const owned = !options.testEnvironment;
+  const environment = options.testEnvironment ?? (await OperatorTestEnvironment.start(options));
+  let app: INestApplication | INestApplicationContext | undefined;
+  let namespace: string | undefined;
+  try {
+    namespace = await environment.createNamespace();
+    const operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig);
+    let builder = Test.createTestingModule({
+      imports: [...(options.imports ?? []), ...(options.operator ? [OperatorModule.forRoot(options.operator)] : [])],
+      providers: [
+        ...(options.providers ?? []),
+        ...(options.restrictToNamespace === false
+          ? []
+          : [{ provide: NamespaceRestrictionOverrider, useValue: new NamespaceRestrictionOverrider(namespace) }]),
+      ],
+    })
+      .overrideProvider(KubeConfig)
+      .useValue(environment.kubeConfig)
+      .overrideProvider(KubernetesClient)
+      .useValue(operatorClient);
+    if (options.configure) builder = options.configure(builder);
+    const module = await builder.compile();
+    let url: string | undefined;
+    if (options.http) {
+      const http = module.createNestApplication();
+      app = http;
+      await options.configureApp?.(http);
+      await http.listen(0, '127.0.0.1');
+      url = (await http.getUrl()).replace('[::1]', '127.0.0.1');
+    } else {
+      app = module;
+      await options.configureApp?.(module);
+      await module.init();
+    }
+    const ns = namespace;
+    const running = app;
+    let closed = false;
+    return {
+      module,
+      app: running,
+      url,
+      namespace: ns,
+      environment,
+      adminClient: environment.adminClient,
+      operator: module.get(Operator),
+      waitForResource: (type, name, predicate, o = {}) =>
+        environment.waitForResource(type, new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined), predicate, o),
+      waitForDeletion: (type, name, o = {}) =>
+        environment.waitForDeletion(type, new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined), o),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        try {
+          await running.close();
+        } finally {
+          if (!operatorClient.isClosed) operatorClient.close();
+          if (owned) await environment.stop();
+          else await environment.deleteNamespace(ns);
+        }
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    if (owned) await environment.stop();
+    else if (namespace) await environment.deleteNamespace(namespace);
+    throw error;
+  }
+}

@@ -1,0 +1,20 @@
+import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
+import { ConfigurationOverrider } from '../decorators/configuration-overrider.decorator.js';
+import type { ControllerConfigurationOverrider } from '../decorators/configuration-overrider.decorator.js';
+
+/** Restricts every namespaced controller to the test's namespace (applied after every other source). */
+@ConfigurationOverrider()
+export class NamespaceRestrictionOverrider implements ControllerConfigurationOverrider {
+  constructor(
+    /** The namespace of the test. */
+    readonly namespace: string,
+  ) {}
+
+  overrideController(
+    _name: string,
+    options: ControllerConfigurationOptions<KubernetesResource>,
+  ): ControllerConfigurationOptions<KubernetesResource> {
+    if (options.resourceType && !options.resourceType.namespaced) return options;
+    return { ...options, namespaces: [this.namespace] };
+  }
+}

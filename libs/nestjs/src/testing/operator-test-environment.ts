@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiServer } from '@tosdk/apiserver';
+import type { KubeApiServerOptions } from '@tosdk/apiserver';
+import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
+import type { KubernetesResource, ResourceType } from '@tosdk/core';
+import { loadKubeConfig } from '../config/kube-config.loader.js';
+import { applyCrds, loadCrds } from './crd-loader.js';
+import type { CrdSource } from './crd-loader.js';
+import { waitFor } from './wait-for.js';
+import type { WaitForOptions } from './wait-for.js';
+
+/** The variable that makes tests run against the cluster of `KUBECONFIG` instead of an in-process server. */
+export const USE_EXISTING_CLUSTER_VARIABLE = 'TOSDK_TEST_USE_EXISTING_CLUSTER';
+
+/** Options of {@link OperatorTestEnvironment.start}. */
+export interface OperatorTestEnvironmentOptions {
+  /** CRDs to apply and wait for (Established): YAML/JSON file paths or objects. Defaults to none. */
+  crds?: readonly CrdSource[];
+  /** Use the cluster of `KUBECONFIG`. Defaults to `TOSDK_TEST_USE_EXISTING_CLUSTER=true`. */
+  useExistingCluster?: boolean;
+  /** Options of the in-process API server (port 0, 127.0.0.1 whatever is given). Defaults to the server's. */
+  server?: Omit<KubeApiServerOptions, 'host'>;
+  /** The environment to read. Defaults to `process.env`. */
+  environment?: Record<string, string | undefined>;
+}
+
+/**
+ * Where an operator test runs: an in-process `@tosdk/apiserver` (never the user's cluster, whatever
+ * `KUBECONFIG` says) or, opted in, the cluster of `KUBECONFIG`; an admin client; the CRDs applied;
+ * and namespaces made per test.
+ */
+export class OperatorTestEnvironment {
+  private readonly namespaces: string[] = [];
+
+  private constructor(
+    /** The in-process server; undefined against an existing cluster. */
+    readonly server: KubeApiServer | undefined,
+    /** The KubeConfig of the environment (admin user). */
+    readonly kubeConfig: KubeConfig,
+    /** A client for the test itself, beside the operator's own. */
+    readonly adminClient: KubernetesClient,
+  ) {}
+
+  /** Starts the server (or connects to the existing cluster) and applies the CRDs. */
+  static async start(options: OperatorTestEnvironmentOptions = {}): Promise<OperatorTestEnvironment> {
+    const env = options.environment ?? process.env;
+    const existing =
+      options.useExistingCluster ?? env[USE_EXISTING_CLUSTER_VARIABLE]?.toLowerCase() === 'true';
+    const server = existing ? undefined : await KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
+    const kubeConfig = server ? server.kubeConfig() : loadKubeConfig(env);
+    const environment = new OperatorTestEnvironment(server, kubeConfig, KubernetesClient.fromKubeConfig(kubeConfig));
+    try {
+      if (options.crds?.length) await applyCrds(environment.adminClient, await loadCrds(options.crds));
+    } catch (error) {
+      await environment.stop();
+      throw error;
+    }
+    return environment;
+  }
+
+  /** A new namespace (`<prefix>-<random>`), deleted by {@link stop}. */
+  async createNamespace(prefix = 'tosdk-test'): Promise<string> {
+    const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+    await this.adminClient.create(ResourceTypes.Namespace, { metadata: { name } });
+    this.namespaces.push(name);
+    return name;
+  }
+
+  /** Deletes a namespace made by {@link createNamespace} (best effort). */
+  async deleteNamespace(name: string): Promise<void> {
+    const i = this.namespaces.indexOf(name);
+    if (i >= 0) this.namespaces.splice(i, 1);
+    try {
+      await this.adminClient.delete(ResourceTypes.Namespace, new ResourceID(name));
+    } catch {
+      // already gone or the server is stopping
+    }
+  }
+
+  /** Polls until the object exists and `predicate` holds; returns it. */
+  waitForResource<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    predicate: (resource: T) => boolean = () => true,
+    options: WaitForOptions = {},
+  ): Promise<T> {
+    return waitFor(
+      async () => {
+        const r = await this.adminClient.get(type, id);
+        return r !== undefined && predicate(r) ? r : undefined;
+      },
+      { description: `${type.kind} ${id.key}`, ...options },
+    ) as Promise<T>;
+  }
+
+  /** Polls until the object is gone. */
+  async waitForDeletion(type: ResourceType, id: ResourceID, options: WaitForOptions = {}): Promise<void> {
+    await waitFor(async () => (await this.adminClient.get(type, id)) === undefined, {
+      description: `deletion of ${type.kind} ${id.key}`,
+      ...options,
+    });
+  }
+
+  /** Deletes the namespaces made here, closes the admin client and stops the server. Idempotent. */
+  async stop(): Promise<void> {
+    // the in-process server's state goes with it; a real cluster needs its namespaces deleted
+    if (!this.server) for (const ns of [...this.namespaces]) await this.deleteNamespace(ns);
+    if (!this.adminClient.isClosed) this.adminClient.close();
+    await this.server?.stop();
+  }
+}
