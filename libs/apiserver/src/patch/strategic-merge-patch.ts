@@ -6,6 +6,7 @@
 import type { JsonObject, ListInfo, PatchSchema } from '../types.js';
 import { PatchError } from './patch-error.js';
 import { cloneJson, isJsonObject, jsonEqual, jsonTypeName } from './internal/json-value.js';
+import { identity, normalizeOrder, partition } from './internal/list-order.js';
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -332,58 +333,6 @@ function elementKind(lists: unknown[][], path: readonly string[]): ValueKind {
     }
   }
   return kind ?? 'scalar';
-}
-
-function identity(item: unknown, mergeKey: string | undefined): unknown {
-  return mergeKey === undefined ? item : isJsonObject(item) ? item[mergeKey] : undefined;
-}
-
-function indexIn(list: readonly unknown[], item: unknown, mergeKey: string | undefined): number {
-  const id = identity(item, mergeKey);
-  return list.findIndex((other) => jsonEqual(identity(other, mergeKey), id));
-}
-
-/** Splits `items` into those present in `by` (by merge key or value) and the rest. */
-function partition(
-  items: unknown[],
-  by: readonly unknown[],
-  mergeKey: string | undefined,
-): [unknown[], unknown[]] {
-  const present: unknown[] = [];
-  const rest: unknown[] = [];
-  for (const item of items) (indexIn(by, item, mergeKey) >= 0 ? present : rest).push(item);
-  return [present, rest];
-}
-
-/** `normalizeElementOrder` + `mergeSortedSlice` of the strategicpatch package. */
-function normalizeOrder(
-  inPatch: unknown[],
-  serverOnly: unknown[],
-  patchOrder: readonly unknown[],
-  serverOrder: readonly unknown[],
-  mergeKey: string | undefined,
-): unknown[] {
-  const sortBy = (list: unknown[], order: readonly unknown[]): unknown[] =>
-    list
-      .map((item, i) => ({ item, i, at: indexIn(order, item, mergeKey) }))
-      .sort((a, b) => (a.at >= 0 && b.at >= 0 ? a.at - b.at : a.i - b.i))
-      .map((entry) => entry.item);
-  const left = sortBy(serverOnly, serverOrder);
-  const right = sortBy(inPatch, patchOrder);
-  const out: unknown[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length || j < right.length) {
-    if (i >= left.length) out.push(right[j++]);
-    else if (j >= right.length) out.push(left[i++]);
-    else {
-      const li = indexIn(serverOrder, left[i], mergeKey);
-      const ri = indexIn(serverOrder, right[j], mergeKey);
-      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
-      else out.push(right[j++]);
-    }
-  }
-  return out;
 }
 
 /** `validatePatchWithSetOrderList`: the patch list must follow the order `$setElementOrder` gives. */

@@ -489,6 +489,27 @@ describe('applyStrategicMergePatch order cases of the strategicpatch test suite'
       { mergingIntList: [2, 1, 7, 9, 8, 4, 3] },
     ],
   ];
+  const retain = (map: JsonObject): JsonObject => ({ retainKeysMap: map });
+  cases.push(
+    [
+      'retainKeys map should clear defaulted field',
+      retain({ value: 'foo' }),
+      retain({ $retainKeys: ['other'], other: 'bar' }),
+      retain({ other: 'bar' }),
+    ],
+    [
+      'retainKeys map adds a field and clear a field',
+      retain({ name: 'foo', other: 'a' }),
+      retain({ $retainKeys: ['name', 'value'], value: 'bar' }),
+      retain({ name: 'foo', value: 'bar' }),
+    ],
+    [
+      'retainKeys map deletes a field and clears a field',
+      retain({ name: 'foo', value: 'bar', other: 'a' }),
+      retain({ $retainKeys: ['name'], value: null }),
+      retain({ name: 'foo' }),
+    ],
+  );
   it.each(cases)('%s', (_name, current, patch, result) => {
     expect(applyStrategicMergePatch(current, patch, schema)).toEqual(result);
   });
