@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from 'nestjs-pino';
-import { ResourceTypes } from '@tosdk/core';
+import { ResourceID, ResourceTypes } from '@tosdk/core';
 import { OperatorRegistry } from '@tosdk/nestjs';
 import { createOperatorTestingModule, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
@@ -79,7 +79,7 @@ describe('@tosdk/nestjs: the example app under test', () => {
   it('counts cleanups and their durations after a delete', async () => {
     await t.adminClient.create(Greeting, greeting('bye', 'soon'));
     await t.waitForResource(Greeting, 'bye', (r) => r.status?.configMap === 'bye');
-    await t.adminClient.delete(Greeting, { name: 'bye', namespace: t.namespace, key: '' } as never);
+    await t.adminClient.delete(Greeting, new ResourceID('bye', t.namespace));
     await t.waitForDeletion(Greeting, 'bye');
     expect(t.module.get(ReconcileProbe).cleanups).toContain('bye');
     const text = await (await fetch(`${t.url}/metrics`)).text();

@@ -24,10 +24,14 @@ export interface OperatorPrometheusMetrics {
   cleanupDuration: Histogram<string>;
 }
 
-/** The `error` label of a failure: its stable `code`, else its class name. */
+/**
+ * The `error` label of a failure: the stable `code` of what failed, else its class name. Core's
+ * generic `ReconcileError` wrapper is looked through to its cause (what the reconciler threw).
+ */
 function errorLabel(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code) return code;
+  const e = error as { code?: unknown; cause?: unknown } | null;
+  if (e?.code === 'ReconcileError' && e.cause !== undefined) return errorLabel(e.cause);
+  if (typeof e?.code === 'string' && e.code) return e.code;
   if (error instanceof Error) return error.constructor.name || error.name;
   return typeof error;
 }
