@@ -1,0 +1,288 @@
+// API server benchmark: creates/s, patches/s and server-side applies/s from one client with 16
+// requests in flight; listing 10,000 objects; watch fan-out of 10,000 events to 10 watchers (with a
+// loss check); heap bytes per stored object against its JSON size; start-up time. Each figure is
+// printed with a baseline measured in the same run on the same machine: a bare node:http echo
+// server for requests and lists, the objects' JSON size for memory, a bare listen for start-up.
+// The API server runs with plain HTTP here (tls: false) so both sides pay the same transport.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { KubeApiServer } from '@tosdk/apiserver';
+
+const IN_FLIGHT = 16;
+const WRITES = 5_000;
+const LIST_SIZE = 10_000;
+const WATCHERS = 10;
+
+function gcFunction(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+async function settledHeap(gc: () => void): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+interface Target {
+  port: number;
+  token: string;
+  agent: http.Agent;
+}
+
+function send(
+  t: Target,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${t.token}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    const req = http.request(
+      { host: '127.0.0.1', port: t.port, method, path, headers, agent: t.agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `count` requests with `IN_FLIGHT` in flight; returns requests per second. */
+async function rate(
+  count: number,
+  one: (i: number) => Promise<{ status: number }>,
+  okStatus: number[],
+): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const r = await one(i);
+      if (!okStatus.includes(r.status)) throw new Error(`request ${i} answered ${r.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const secs = Number(process.hrtime.bigint() - started) / 1e9;
+  return count / secs;
+}
+
+function cm(i: number, ns: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: ns, labels: { app: 'bench', idx: String(i % 10) } },
+    data: { key: `value-${i}`, other: 'x'.repeat(64) },
+  });
+}
+
+async function echoServer(listBody: string): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer({ keepAlive: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = req.method === 'GET' ? listBody : Buffer.concat(chunks).toString('utf8');
+      res.writeHead(req.method === 'POST' ? 201 : 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function line(name: string, value: string, baseline: string, ratio: number): void {
+  console.log(
+    `${name.padEnd(34)} ${value.padStart(16)}   baseline ${baseline.padStart(16)}   ratio ${ratio.toFixed(2)}`,
+  );
+}
+
+async function timeStart(): Promise<{ api: number; bare: number }> {
+  const apiTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    let t = process.hrtime.bigint();
+    const s = await KubeApiServer.start();
+    apiTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
+    await s.stop();
+    t = process.hrtime.bigint();
+    const b = http.createServer();
+    await new Promise<void>((resolve) => b.listen(0, '127.0.0.1', resolve));
+    bareTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
+    await new Promise<void>((resolve) => b.close(() => resolve()));
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { api: median(apiTimes), bare: median(bareTimes) };
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const gc = gcFunction();
+  const start = await timeStart();
+  const server = await KubeApiServer.start({ tls: false });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const api: Target = { port: server.port, token: server.tokenOf(), agent };
+  await send(api, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'bench' } }));
+  await send(api, 'POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: 'list' } }));
+
+  // watchers for the fan-out figure, opened before the writes
+  const received = new Array<number>(WATCHERS).fill(0);
+  const watchReqs: http.ClientRequest[] = [];
+  const rv0 = (
+    JSON.parse((await send(api, 'GET', '/api/v1/namespaces/list/configmaps')).text) as {
+      metadata: { resourceVersion: string };
+    }
+  ).metadata.resourceVersion;
+  for (let w = 0; w < WATCHERS; w++) {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: api.port,
+        path: `/api/v1/namespaces/list/configmaps?watch=1&resourceVersion=${rv0}`,
+        headers: { authorization: `Bearer ${api.token}` },
+      },
+      (res) => {
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          buf += c;
+          let i: number;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            buf = buf.slice(i + 1);
+            received[w]!++;
+          }
+        });
+      },
+    );
+    req.end();
+    watchReqs.push(req);
+  }
+
+  const echoCreate = await echoServer('{}');
+  const echo: Target = {
+    port: echoCreate.port,
+    token: 'x',
+    agent: new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT }),
+  };
+  const baseline = await rate(WRITES, (i) => send(echo, 'POST', '/x', cm(i, 'bench')), [201]);
+
+  const creates = await rate(
+    WRITES,
+    (i) => send(api, 'POST', '/api/v1/namespaces/bench/configmaps', cm(i, 'bench')),
+    [201],
+  );
+  const patches = await rate(
+    WRITES,
+    (i) =>
+      send(
+        api,
+        'PATCH',
+        `/api/v1/namespaces/bench/configmaps/cm-${i}`,
+        JSON.stringify({ data: { key: `patched-${i}` } }),
+        'application/merge-patch+json',
+      ),
+    [200],
+  );
+  const applies = await rate(
+    WRITES,
+    (i) =>
+      send(
+        api,
+        'PATCH',
+        `/api/v1/namespaces/bench/configmaps/cm-${i}?fieldManager=bench`,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `cm-${i}` },
+          data: { applied: `v-${i}` },
+        }),
+        'application/apply-patch+yaml',
+      ),
+    [200],
+  );
+  line('creates/s (16 in flight)', fmt(creates), fmt(baseline), creates / baseline);
+  line('merge patches/s (16 in flight)', fmt(patches), fmt(baseline), patches / baseline);
+  line('server-side applies/s (16 in flight)', fmt(applies), fmt(baseline), applies / baseline);
+
+  // memory and fan-out: 10,000 objects in another namespace, watched by 10 watchers
+  const heapBefore = await settledHeap(gc);
+  let jsonBytes = 0;
+  const fanStart = process.hrtime.bigint();
+  await rate(
+    LIST_SIZE,
+    async (i) => {
+      const r = await send(api, 'POST', '/api/v1/namespaces/list/configmaps', cm(i, 'list'));
+      jsonBytes += Buffer.byteLength(r.text);
+      return r;
+    },
+    [201],
+  );
+  const deadline = Date.now() + 60_000;
+  while (received.some((n) => n < LIST_SIZE) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  const fanSecs = Number(process.hrtime.bigint() - fanStart) / 1e9;
+  const lost = received.reduce((n, x) => n + Math.max(0, LIST_SIZE - x), 0);
+  for (const r of watchReqs) r.destroy();
+  const heapAfter = await settledHeap(gc);
+  const perObject = (heapAfter - heapBefore) / LIST_SIZE;
+  const jsonPer = jsonBytes / LIST_SIZE;
+  line(
+    'watch fan-out events/s (10 watchers)',
+    fmt((LIST_SIZE * WATCHERS) / fanSecs),
+    fmt(LIST_SIZE / fanSecs),
+    WATCHERS,
+  );
+  console.log(
+    `${'watch events lost'.padEnd(34)} ${String(lost).padStart(16)}   (of ${fmt(LIST_SIZE * WATCHERS)})`,
+  );
+  line('heap bytes per stored object', fmt(perObject), `${fmt(jsonPer)} JSON`, perObject / jsonPer);
+
+  // list of 10,000 objects against an echo server returning a body of the same size
+  const t0 = process.hrtime.bigint();
+  const listed = await send(api, 'GET', '/api/v1/namespaces/list/configmaps');
+  const listMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const count = (JSON.parse(listed.text) as { items: unknown[] }).items.length;
+  if (count !== LIST_SIZE) throw new Error(`listed ${count} objects, expected ${LIST_SIZE}`);
+  const echoList = await echoServer(listed.text);
+  const eagent: Target = { port: echoList.port, token: 'x', agent: new http.Agent({ keepAlive: true }) };
+  const t1 = process.hrtime.bigint();
+  const el = await send(eagent, 'GET', '/');
+  JSON.parse(el.text);
+  const echoMs = Number(process.hrtime.bigint() - t1) / 1e6;
+  line('list 10,000 objects (ms)', fmt(listMs, 1), fmt(echoMs, 1), listMs / echoMs);
+  line('start-up (ms, median of 5)', fmt(start.api, 1), fmt(start.bare, 1), start.api / start.bare);
+
+  agent.destroy();
+  echo.agent.destroy();
+  eagent.agent.destroy();
+  await new Promise<void>((resolve) => echoCreate.server.close(() => resolve()));
+  await new Promise<void>((resolve) => echoList.server.close(() => resolve()));
+  echoCreate.server.closeAllConnections();
+  echoList.server.closeAllConnections();
+  await server.stop();
+}
