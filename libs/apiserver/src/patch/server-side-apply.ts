@@ -32,7 +32,10 @@ export interface ServerSideApplyArgs {
   force: boolean;
   /** The apiVersion of the request; the applied configuration must carry the same. */
   apiVersion: string;
-  /** `status` to apply to the status subresource (only `.status` of `applied` counts); absent by default. */
+  /**
+   * `status` to apply to the status subresource (only `.status` of `applied` counts); absent by default.
+   * The caller answers 404 itself when the object does not exist: only the main resource is created by apply.
+   */
   subresource?: string;
   /** RFC 3339 time to record for the applier. */
   now: string;

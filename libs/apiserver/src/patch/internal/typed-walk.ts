@@ -18,9 +18,11 @@ export type SchemaPath = readonly string[];
 /** How a node is merged and owned. */
 export type NodeShape = 'scalar' | 'atomic' | 'map' | 'listMap' | 'listSet';
 
+/** Walks JSON values by a kind's {@link PatchSchema} (shapes, field sets, comparison, removal). */
 export class TypedWalker {
   constructor(private readonly schema: PatchSchema) {}
 
+  /** The list semantics at schema path `sp`. */
   listInfo(sp: SchemaPath): ListInfo | undefined {
     return this.schema.listInfo(sp);
   }
