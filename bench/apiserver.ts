@@ -136,7 +136,7 @@ async function timeStart(): Promise<{ api: number; bare: number }> {
     bareTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
     await new Promise<void>((resolve) => b.close(() => resolve()));
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return { api: median(apiTimes), bare: median(bareTimes) };
 }
 
@@ -174,7 +174,7 @@ export async function run(): Promise<void> {
           let i: number;
           while ((i = buf.indexOf('\n')) >= 0) {
             buf = buf.slice(i + 1);
-            received[w]!++;
+            received[w]++;
           }
         });
       },
