@@ -88,15 +88,19 @@ export class ObjectGraph {
     return owner;
   }
 
-  /** Objects with an ownerReference to `owner`'s uid (whether or not it resolves). */
+  /** Objects with an ownerReference that resolves to `owner` (see {@link ownerOf}). */
   dependentsOf(owner: GcNode): GcNode[] {
-    return this.all().filter((n) => n.ownerReferences.some((r) => r.uid === owner.uid));
+    return this.all().filter((n) =>
+      n.ownerReferences.some((r) => r.uid === owner.uid && this.ownerOf(n, r) === owner),
+    );
   }
 
   /** Dependents whose reference to `owner` has `blockOwnerDeletion: true`: a foreground deletion waits for them. */
   blockingDependentsOf(owner: GcNode): GcNode[] {
     return this.all().filter((n) =>
-      n.ownerReferences.some((r) => r.uid === owner.uid && r.blockOwnerDeletion === true),
+      n.ownerReferences.some(
+        (r) => r.uid === owner.uid && r.blockOwnerDeletion === true && this.ownerOf(n, r) === owner,
+      ),
     );
   }
 }

@@ -80,7 +80,7 @@ class Planner {
     for (const dep of this.graph.dependentsOf(owner)) {
       this.setOwnerReferences(
         dep,
-        dep.ownerReferences.filter((r) => r.uid !== owner.uid),
+        dep.ownerReferences.filter((r) => this.graph.ownerOf(dep, r) !== owner),
         'orphan',
       );
     }

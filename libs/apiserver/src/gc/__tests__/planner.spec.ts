@@ -274,6 +274,18 @@ describe('planGarbageCollection: Foreground', () => {
     expect(ownerUids(after.get('child'))).toEqual(['other']);
   });
 
+  it('a blocking reference that does not resolve (other namespace) does not hold the owner', () => {
+    const objects = [
+      obj('owner'),
+      obj('stranger', { namespace: 'elsewhere', finalizers: ['x'], owners: [{ uid: 'owner', block: true }] }),
+    ];
+    const plan = planGarbageCollection(objects, { uid: 'owner', propagationPolicy: 'Foreground' });
+    const after = apply(objects, plan.writes);
+    expect(after.has('owner')).toBe(false);
+    // The stranger's reference dangles, so it is collected too (held by its own finalizer).
+    expect((after.get('stranger')!.metadata as JsonObject).deletionTimestamp).toBeDefined();
+  });
+
   it('breaks a blocking ownership cycle by unblocking', () => {
     const objects = [
       obj('a', { owners: [{ uid: 'b', block: true }] }),
