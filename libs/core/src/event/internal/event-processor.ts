@@ -109,7 +109,8 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
 
   handleEvent(event: Event): void {
     const state = this.getOrCreate(event.resourceId);
-    this.safeMetric(() => this.o.metrics.receivedEvent?.(event, this.o.controller));
+    if (this.o.metrics.receivedEvent)
+      this.safeMetric(() => this.o.metrics.receivedEvent?.(event, this.o.controller));
     this.markEvent(event, state);
     if (!this.running) {
       if (state.deleteEventPresent) this.cleanupForDeleted(state);
@@ -160,9 +161,11 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     state.underProcessing = true;
     state.eventPresent = false;
     const retryInfo = state.retry ? retryInfoOf(state.retry) : undefined;
-    this.safeMetric(() =>
-      this.o.metrics.reconcileSubmitted?.(state.id, this.o.controller, retryInfo?.attemptCount ?? 0),
-    );
+    if (this.o.metrics.reconcileSubmitted) {
+      this.safeMetric(() =>
+        this.o.metrics.reconcileSubmitted?.(state.id, this.o.controller, retryInfo?.attemptCount ?? 0),
+      );
+    }
     const accepted = this.o.executor.submit(() => this.execute(state, retryInfo));
     if (!accepted) {
       state.underProcessing = false;

@@ -15,6 +15,7 @@ import { resourceContextOf, runWithResourceContext } from '../../logging/resourc
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { InvalidControlError, ReconcileError, ReconcileTimeoutError } from '../errors.js';
+import { cloneResource } from './clone.js';
 import { DefaultContext } from './default-context.js';
 import type { SecondaryResourceSources } from './default-context.js';
 import { PrimaryWriter, hasFinalizer } from './primary-writer.js';
@@ -116,7 +117,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
 
   private async reconcile(scope: ExecutionScope<P>, logger: Logger): Promise<PostExecutionControl<P>> {
     const { resource: original, id } = scope;
-    const copy = structuredClone(original);
+    const copy = cloneResource(original);
     const context = this.context(scope, copy, logger, scope.retryInfo);
     try {
       const control = await this.withTimeout(id, () => this.o.reconciler.reconcile(copy, context));
@@ -154,7 +155,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     this.recordWarning(original, RECONCILE_FAILED_REASON, messageOf(error), logger);
     const reconciler = this.o.reconciler;
     if (!reconciler.updateErrorStatus) return { kind: 'reconcile', error: wrapped };
-    const copy = structuredClone(original);
+    const copy = cloneResource(original);
     const context = this.context(scope, copy, logger, scope.retryInfoOnFailure());
     let control: ErrorStatusUpdateControl<P>;
     try {
@@ -196,7 +197,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const cleaner = this.o.reconciler as unknown as {
       cleanup(r: P, c: DefaultContext<P>): DeleteControl | Promise<DeleteControl>;
     };
-    const copy = structuredClone(original);
+    const copy = cloneResource(original);
     const context = this.context(scope, copy, logger, scope.retryInfo);
     try {
       const control = await this.withTimeout(id, () => cleaner.cleanup(copy, context));
