@@ -85,6 +85,15 @@ export class Connection {
     return this.dynamicAuth;
   }
 
+  /** Destroys the idle keep-alive sockets (after one turned out dead, e.g. the server restarted: the others are too). */
+  dropIdleSockets(): void {
+    for (const agent of [this.requestAgent, this.watchAgent]) {
+      for (const sockets of Object.values(agent?.freeSockets ?? {})) {
+        for (const socket of sockets ?? []) socket.destroy();
+      }
+    }
+  }
+
   /** Closes idle sockets and the pools; requests in flight finish. */
   close(): void {
     this.requestAgent?.destroy();

@@ -31,8 +31,9 @@ class AbortMarker extends Error {}
 
 /**
  * Sends a request and resolves with the response head. A request that fails on a reused keep-alive
- * socket with ECONNRESET (the server closed the idle socket as we wrote) is sent once more, as Node's
- * documentation recommends: the server never saw it.
+ * socket with ECONNRESET before any answer (the server closed the idle socket as we wrote, or
+ * restarted) is sent once more on a fresh socket, as Node's documentation recommends; the other idle
+ * sockets are dropped first, since they are most likely dead too.
  */
 export async function open(
   conn: Connection,
@@ -41,7 +42,10 @@ export async function open(
   try {
     return await openOnce(conn, exchange);
   } catch (error) {
-    if ((error as { retryOnFreshSocket?: boolean }).retryOnFreshSocket) return openOnce(conn, exchange);
+    if ((error as { retryOnFreshSocket?: boolean }).retryOnFreshSocket) {
+      conn.dropIdleSockets();
+      return openOnce(conn, exchange);
+    }
     throw error;
   }
 }

@@ -153,7 +153,7 @@ describe('Informer', () => {
     );
     expect(kube.watchRequests()[2].query.get('resourceVersion')).toBe(last);
     expect(kube.listRequests()).toHaveLength(1);
-    expect(inf.health().status).toBe('synced');
+    await waitFor(() => inf.health().status === 'synced', 5_000, 'synced again');
     expect(calls.map((c) => c[0])).toEqual(['add', 'add', 'add']);
   });
 
@@ -221,7 +221,11 @@ describe('Informer', () => {
     await waitFor(() => inf.health().status === 'reconnecting', 5_000, 'the 410');
     expect(kube.listRequests()).toHaveLength(1);
     await runBackoff(800);
-    await waitFor(() => kube.listRequests().length === 2 && kube.openWatches === 1, 5_000, 're-list and watch');
+    await waitFor(
+      () => kube.listRequests().length === 2 && kube.openWatches === 1,
+      5_000,
+      're-list and watch',
+    );
     expect(inf.health().status).toBe('synced');
   });
 

@@ -1,0 +1,174 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { KubeApiServer } from '@tosdk/apiserver';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
+import { waitFor } from '../../client/__tests__/scripted-server.js';
+import { Informer } from '../informer.js';
+import type { InformerOptions } from '../informer.js';
+import { captureLogger } from './capture-logger.js';
+
+const CM = ResourceTypes.ConfigMap;
+
+describe('Informer against @tosdk/apiserver', () => {
+  let server: KubeApiServer;
+  let client: KubernetesClient;
+  let informer: Informer<V1ConfigMap> | undefined;
+  let nsCounter = 0;
+
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ port: 0 });
+    client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+  });
+  afterAll(async () => {
+    client.close();
+    await server.stop();
+  });
+  afterEach(async () => {
+    await informer?.stop();
+    informer = undefined;
+    server.faults.clear();
+  });
+
+  /** A fresh namespace per test keeps the tests independent. */
+  const namespace = async () => {
+    const name = `inf-${++nsCounter}`;
+    await client.create(ResourceTypes.Namespace, { metadata: { name } });
+    return name;
+  };
+  const make = (options: Partial<InformerOptions<V1ConfigMap>>) => {
+    informer = new Informer<V1ConfigMap>({
+      client,
+      type: CM,
+      backoff: { initialMs: 20, maxMs: 200 },
+      logger: captureLogger(),
+      ...options,
+    });
+    return informer;
+  };
+  const put = (ns: string, name: string, labels?: Record<string, string>, data?: Record<string, string>) =>
+    client.apply(CM, { metadata: { name, namespace: ns, labels }, data }, { fieldManager: 'test' });
+  const lists = (ns: string) =>
+    server.requests.count({ verb: 'list', resource: 'configmaps', namespace: ns });
+
+  it('[ES-02] has every object in cache, through several pages, when start() resolves', async () => {
+    const ns = await namespace();
+    await Promise.all(Array.from({ length: 1_100 }, (_, i) => put(ns, `cm-${i}`)));
+    const inf = make({ namespace: ns });
+    await inf.start();
+    expect(inf.hasSynced()).toBe(true);
+    expect(inf.list(ns)).toHaveLength(1_100);
+    expect(lists(ns)).toBe(3);
+    expect(inf.health().healthy).toBe(true);
+  });
+
+  it('[EP-17] caches only what the label and field selectors match, and follows objects in and out of them', async () => {
+    const ns = await namespace();
+    await put(ns, 'web-1', { app: 'web' });
+    await put(ns, 'web-2', { app: 'web' });
+    await put(ns, 'db-1', { app: 'db' });
+    const inf = make({ namespace: ns, labelSelector: 'app=web', fieldSelector: 'metadata.name!=web-2' });
+    const events: string[] = [];
+    inf.addEventHandler({
+      onAdd: (o) => events.push(`add ${o.metadata!.name}`),
+      onDelete: (o) => events.push(`delete ${o.metadata!.name}`),
+    });
+    await inf.start();
+    expect(inf.keys()).toEqual([`${ns}/web-1`]);
+    await waitFor(() => inf.health().status === 'synced');
+    await put(ns, 'db-1', { app: 'web' }); // moves into the selector
+    await put(ns, 'web-1', { app: 'db' }); // moves out
+    await put(ns, 'web-3', { app: 'web' });
+    await put(ns, 'other', { app: 'db' });
+    await waitFor(() => events.length === 4, 5_000, 'the four events');
+    expect(events).toEqual(['add web-1', 'add db-1', 'delete web-1', 'add web-3']);
+    expect(inf.keys().sort()).toEqual([`${ns}/db-1`, `${ns}/web-3`]);
+  });
+
+  it('resumes after the server closes every watch, without listing again', async () => {
+    const ns = await namespace();
+    const inf = make({ namespace: ns });
+    const names: string[] = [];
+    inf.addEventHandler({ onAdd: (o) => names.push(o.metadata!.name!) });
+    await inf.start();
+    await put(ns, 'before');
+    await waitFor(() => names.length === 1);
+    server.faults.closeAllWatches();
+    await put(ns, 'during');
+    await waitFor(() => names.length === 2, 5_000, 'the change made while disconnected');
+    await put(ns, 'after');
+    await waitFor(() => names.length === 3, 5_000, 'the change after the reconnect');
+    expect(names).toEqual(['before', 'during', 'after']);
+    expect(lists(ns)).toBe(1);
+  });
+
+  it('re-lists after compaction (410) and reports a delete-and-recreate by uid as delete then add', async () => {
+    const ns = await namespace();
+    await put(ns, 'keep', undefined, { v: '1' });
+    await put(ns, 'recreate');
+    await put(ns, 'drop');
+    const inf = make({ namespace: ns });
+    const events: Array<[string, string, boolean?]> = [];
+    inf.addEventHandler({
+      onAdd: (o) => events.push(['add', o.metadata!.name!]),
+      onUpdate: (_a, b) => events.push(['update', b.metadata!.name!]),
+      onDelete: (o, unknown) => events.push(['delete', o.metadata!.name!, unknown]),
+    });
+    await inf.start();
+    const oldUid = inf.get(new ResourceID('recreate', ns))!.metadata!.uid;
+    events.length = 0;
+    // Cut the stream and make the history unavailable; the changes happen while the informer is blind.
+    server.faults.failNext({ verb: 'watch', resource: 'configmaps', code: 503, times: 3 });
+    server.faults.closeAllWatches();
+    await client.delete(CM, new ResourceID('recreate', ns));
+    await put(ns, 'recreate');
+    await client.delete(CM, new ResourceID('drop', ns));
+    await put(ns, 'keep', undefined, { v: '2' });
+    server.faults.compact();
+    await waitFor(() => events.length >= 4, 10_000, 'the re-list diff');
+    expect(events.sort()).toEqual(
+      [
+        ['add', 'recreate'],
+        ['delete', 'drop', true],
+        ['delete', 'recreate', true],
+        ['update', 'keep'],
+      ].sort(),
+    );
+    expect(inf.get(new ResourceID('recreate', ns))!.metadata!.uid).not.toBe(oldUid);
+    expect(inf.get(new ResourceID('keep', ns))!.data).toEqual({ v: '2' });
+    expect(lists(ns)).toBe(2);
+  });
+
+  it('keeps retrying a failing first list with failFast off, unhealthy with the reason, until it succeeds', async () => {
+    const ns = await namespace();
+    await put(ns, 'a');
+    server.faults.failNext({
+      verb: 'list',
+      resource: 'configmaps',
+      namespace: ns,
+      code: 500,
+      times: 3,
+      message: 'storage down',
+    });
+    const inf = make({ namespace: ns, failFast: false });
+    await inf.start();
+    expect(inf.health()).toMatchObject({ healthy: false, status: 'failed' });
+    expect(inf.health().reason).toContain('storage down');
+    await waitFor(() => inf.hasSynced(), 10_000, 'the sync');
+    expect(inf.keys()).toEqual([`${ns}/a`]);
+    expect(inf.health().healthy).toBe(true);
+  });
+
+  it('survives a server restart and sees later changes', async () => {
+    const ns = await namespace();
+    const inf = make({ namespace: ns });
+    const names: string[] = [];
+    inf.addEventHandler({ onAdd: (o) => names.push(o.metadata!.name!) });
+    await inf.start();
+    await server.restart();
+    await put(ns, 'after-restart');
+    await waitFor(() => names.includes('after-restart'), 10_000, 'the change after the restart');
+    await waitFor(() => inf.health().healthy, 10_000, 'health');
+  });
+});
