@@ -11,6 +11,7 @@ import { pruneObject } from './internal/prune.js';
 import { SchemaValidator } from './internal/schema-validator.js';
 import { structuralChecks } from './internal/structural-checks.js';
 import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
+import { compareKubeVersions } from './kube-version.js';
 import { buildPatchSchema } from './patch-schema.js';
 import type { PrinterColumn, PrinterColumnType } from './printer-column.js';
 import { AGE_COLUMN } from './printer-column.js';
@@ -67,6 +68,11 @@ export interface CompiledVersion {
    * @returns the causes; empty when `obj` is valid.
    */
   admit(obj: JsonObject, mode: AdmitMode, options?: AdmitOptions): StatusCause[];
+  /**
+   * Applies this version's defaults to a stored object in place, as kube-apiserver does when it reads
+   * objects (a default added to the schema later shows up on read).
+   */
+  applyDefaults(obj: JsonObject): void;
   /**
    * The fields pruning would drop from `obj` (`spec.foo`, `spec.items[0].bar`), without changing it:
    * what `fieldValidation=Warn` reports as `unknown field "spec.foo"` and `Strict` rejects.
@@ -131,9 +137,8 @@ function compileUncached(crd: JsonObject): CompiledCrd {
     categories: arrayAt(rawNames, 'categories').filter((s): s is string => typeof s === 'string'),
   };
   const group = stringAt(spec, 'group') ?? '';
-  const versions = arrayAt(spec, 'versions')
-    .filter(isObject)
-    .map((v) => compileVersion(v, group, kind));
+  const rawVersions = arrayAt(spec, 'versions').filter(isObject);
+  const versions = rawVersions.map((v) => compileVersion(v, group, kind, rawVersions));
   return {
     group,
     names,
@@ -144,7 +149,12 @@ function compileUncached(crd: JsonObject): CompiledCrd {
   };
 }
 
-function compileVersion(v: JsonObject, group: string, kind: string): CompiledVersion {
+function compileVersion(
+  v: JsonObject,
+  group: string,
+  kind: string,
+  all: readonly JsonObject[],
+): CompiledVersion {
   const name = stringAt(v, 'name') ?? '';
   const schema = asSchema(objectAt(v, 'schema').openAPIV3Schema) ?? { type: 'object' };
   const subresources = objectAt(v, 'subresources');
@@ -168,6 +178,9 @@ function compileVersion(v: JsonObject, group: string, kind: string): CompiledVer
       const old = options?.old;
       return located.filter((l) => !old || !unchanged(l, obj, old)).map((l) => l.cause);
     },
+    applyDefaults(obj) {
+      applyDefaults(obj, schema, true);
+    },
     unknownFields(obj) {
       return pruneObject(obj, schema, false);
     },
@@ -179,7 +192,7 @@ function compileVersion(v: JsonObject, group: string, kind: string): CompiledVer
   if (v.deprecated === true) {
     compiled.deprecated = true;
     compiled.deprecationWarning =
-      stringAt(v, 'deprecationWarning') ?? `${group}/${name} ${kind} is deprecated`;
+      stringAt(v, 'deprecationWarning') ?? defaultDeprecationWarning(group, name, kind, all);
   }
   if (subresources.scale !== undefined) {
     const scale = objectAt(subresources, 'scale');
@@ -191,6 +204,22 @@ function compileVersion(v: JsonObject, group: string, kind: string): CompiledVer
     if (selector) compiled.scaleSubresource.labelSelectorPath = selector;
   }
   return compiled;
+}
+
+/** `<group>/<version> <Kind> is deprecated`, naming the preferred non-deprecated served version if any. */
+function defaultDeprecationWarning(
+  group: string,
+  name: string,
+  kind: string,
+  all: readonly JsonObject[],
+): string {
+  const text = `${group}/${name} ${kind} is deprecated`;
+  const replacement = all
+    .filter((x) => x.served === true && x.deprecated !== true)
+    .map((x) => stringAt(x, 'name') ?? '')
+    .filter((n) => n !== '' && n !== name)
+    .sort(compareKubeVersions)[0];
+  return replacement ? `${text}; use ${group}/${replacement} ${kind}` : text;
 }
 
 function compileColumns(raw: unknown[]): PrinterColumn[] {

@@ -32,3 +32,4 @@ export { buildOpenApiV3, OPENAPI_INFO_VERSION } from './openapi-v3.js';
 export type { OpenApiV3 } from './openapi-v3.js';
 export { buildOpenApiV2 } from './openapi-v2.js';
 export { definitionName } from './openapi/crd-definitions.js';
+export { compareKubeVersions } from './kube-version.js';

@@ -77,7 +77,9 @@ function walk(
   if (s.items !== undefined) {
     const items = asSchema(s.items);
     if (items) walk(items, child(path, 'items'), 'item', insideValidation, errs);
-    else errs.push(invalid(child(path, 'items'), s.items, 'must be a schema object'));
+    else if (Array.isArray(s.items)) {
+      errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
+    } else errs.push(invalid(child(path, 'items'), s.items, 'must be a schema object'));
   } else if (s.type === 'array' && !insideValidation) {
     errs.push(required(child(path, 'items'), 'must be specified'));
   }
@@ -92,6 +94,21 @@ function walk(
     checkValueValidation(s.not, child(path, 'not'), errs);
     walk(s.not, child(path, 'not'), lvl, true, errs);
   }
+  if (s.pattern !== undefined) {
+    if (typeof s.pattern !== 'string')
+      errs.push(invalid(child(path, 'pattern'), s.pattern, 'must be a string'));
+    else {
+      try {
+        new RegExp(s.pattern);
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        errs.push(
+          invalid(child(path, 'pattern'), s.pattern, `must be a valid regular expression, but isn't: ${why}`),
+        );
+      }
+    }
+  }
+  checkValidationRules(s, path, errs);
   checkRequired(s, path, errs);
   checkListType(s, path, errs);
   checkMapType(s, path, errs);
@@ -166,6 +183,34 @@ function checkTypeAndExtensions(
       errs.push(invalid(child(path, ext), v, 'must be a boolean'));
   }
 }
+
+/**
+ * `x-kubernetes-validations` must be well-formed. The CEL rules themselves are not evaluated by this
+ * server (see the module README); they are accepted so CRDs that use them still install.
+ */
+function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  const rules = s['x-kubernetes-validations'];
+  if (rules === undefined) return;
+  const p = child(path, 'x-kubernetes-validations');
+  if (!Array.isArray(rules)) {
+    errs.push(invalid(p, rules, 'must be a list of validation rules'));
+    return;
+  }
+  rules.forEach((r, i) => {
+    const rp = index(p, i);
+    const rule = asSchema(r);
+    if (!rule) errs.push(invalid(rp, r, 'must be an object'));
+    else if (typeof rule.rule !== 'string' || rule.rule.trim() === '') errs.push(required(child(rp, 'rule')));
+    else if (
+      rule.reason !== undefined &&
+      !(typeof rule.reason === 'string' && REASONS.includes(rule.reason))
+    ) {
+      errs.push(notSupported(child(rp, 'reason'), rule.reason, REASONS));
+    }
+  });
+}
+
+const REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 
 /** Value validations may only constrain values: they must not carry structure or defaults. */
 function checkValueValidation(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {

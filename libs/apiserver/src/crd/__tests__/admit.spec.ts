@@ -70,6 +70,31 @@ describe('compileCrd', () => {
     expect((caught as CrdError).causes.map((c) => c.field)).toEqual(['spec.scope']);
   });
 
+  it('a deprecated version warns to use the preferred non-deprecated served version', () => {
+    const compiled = compileCrd(
+      webPageCrd((c) => {
+        v0(c).deprecated = true;
+        v0(c).storage = false;
+        c.spec.versions.push({
+          ...structuredClone(v0(c)),
+          name: 'v2beta1',
+          deprecated: false,
+          storage: true,
+        });
+        c.spec.versions.push({ ...structuredClone(v0(c)), name: 'v2', deprecated: false, storage: false });
+      }),
+    );
+    expect(compiled.versions[0]?.deprecationWarning).toBe(
+      'sample.tosdk.io/v1 WebPage is deprecated; use sample.tosdk.io/v2 WebPage',
+    );
+  });
+
+  it('applyDefaults fills defaults on read without pruning or validating', () => {
+    const obj = webPage({ html: 'x', extra: true });
+    webPageVersion().applyDefaults(obj);
+    expect(obj.spec).toEqual({ html: 'x', extra: true, replicas: 1 });
+  });
+
   it('reads the scale subresource and a deprecated version with its default warning', () => {
     const compiled = compileCrd(
       webPageCrd((c) => {

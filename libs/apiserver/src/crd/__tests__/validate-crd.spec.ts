@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { validateCrd } from '../index.js';
 import type { StatusCause } from '../../types.js';
+import type { JsonSchemaProps } from '../index.js';
 import type { CrdFixture } from './fixtures.js';
 import { schemaAt, v0, webPageCrd } from './fixtures.js';
 
@@ -498,6 +499,62 @@ describe('validateCrd', () => {
       'FieldValueInvalid',
       /should be less than or equal to 10/,
     );
+  });
+
+  it('an invalid pattern gives pattern Invalid "must be a valid regular expression"; items given as a list gives items Forbidden', () => {
+    const causes = validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'html').pattern = '(')));
+    expectCause(
+      causes,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[html].pattern',
+      'FieldValueInvalid',
+      /^Invalid value: "\(": must be a valid regular expression, but isn't: /,
+    );
+    const list = validateCrd(
+      webPageCrd(
+        (c) =>
+          (schemaAt(c, 'spec').properties!.tags = {
+            type: 'array',
+            items: [{ type: 'string' }] as unknown as JsonSchemaProps,
+          }),
+      ),
+    );
+    expectCause(
+      list,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items',
+      'FieldValueForbidden',
+      'Forbidden: items must be a schema object and not an array',
+    );
+  });
+
+  it('x-kubernetes-validations: a rule without rule text gives rule Required; an unknown reason gives Unsupported; well-formed rules are accepted', () => {
+    const causes = validateCrd(
+      webPageCrd(
+        (c) =>
+          (schemaAt(c, 'spec')['x-kubernetes-validations'] = [
+            { message: 'm' },
+            { rule: 'self.replicas <= 5', reason: 'Bad' },
+          ]),
+      ),
+    );
+    expectCause(
+      causes,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+      'FieldValueRequired',
+      'Required value',
+    );
+    expectCause(
+      causes,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].reason',
+      'FieldValueNotSupported',
+      /Unsupported value: "Bad"/,
+    );
+    expect(
+      validateCrd(
+        webPageCrd(
+          (c) => (schemaAt(c, 'spec')['x-kubernetes-validations'] = [{ rule: 'self.replicas <= 5' }]),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   describe('on update', () => {

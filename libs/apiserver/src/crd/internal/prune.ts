@@ -9,6 +9,24 @@ import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema, preservesUnknown } from '../schema-types.js';
 
 const RESOURCE_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+/** The fields of ObjectMeta; anything else in an embedded resource's metadata is pruned. */
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
 
 /**
  * Removes unknown fields from `obj` in place (when `mutate`) and returns the paths of the fields that
@@ -48,7 +66,12 @@ function pruneNode(
   const mapValues = mapValueSchema(schema);
   for (const k of Object.keys(value)) {
     const childPath = path ? `${path}.${k}` : k;
-    if (resourceRoot && RESOURCE_FIELDS.has(k)) continue;
+    if (resourceRoot && RESOURCE_FIELDS.has(k)) {
+      // The root's metadata is the engine's to check; an embedded resource's is pruned to ObjectMeta here.
+      if (k === 'metadata' && path !== '' && isObject(value[k]))
+        pruneMetadata(value[k], `${childPath}`, mutate, dropped);
+      continue;
+    }
     const sub = asSchema(schema.properties?.[k]) ?? mapValues;
     if (sub) {
       pruneNode(value[k], sub, childPath, sub['x-kubernetes-embedded-resource'] === true, mutate, dropped);
@@ -56,5 +79,13 @@ function pruneNode(
       dropped.push(childPath);
       if (mutate) delete value[k];
     }
+  }
+}
+
+function pruneMetadata(meta: JsonObject, path: string, mutate: boolean, dropped: string[]): void {
+  for (const k of Object.keys(meta)) {
+    if (OBJECT_META_FIELDS.has(k)) continue;
+    dropped.push(`${path}.${k}`);
+    if (mutate) delete meta[k];
   }
 }
