@@ -275,6 +275,40 @@ describe('KubeApiServer write semantics', () => {
     expect(dep2.metadata.ownerReferences).toBeUndefined();
   });
 
+  it('[AS-GC-FG] foreground deletion keeps the owner (foregroundDeletion finalizer) until blocking dependents are gone', async () => {
+    const owner = (await call(server, 'POST', CM, { metadata: { name: 'fg-owner' } })).json<{
+      metadata: { uid: string };
+    }>();
+    const ref = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'fg-owner',
+      uid: owner.metadata.uid,
+      blockOwnerDeletion: true,
+    };
+    await call(server, 'POST', CM, {
+      metadata: { name: 'fg-dep', ownerReferences: [ref], finalizers: ['test/hold'] },
+    });
+    const del = await call(server, 'DELETE', `${CM}/fg-owner`, { propagationPolicy: 'Foreground' });
+    expect(del.json<{ metadata: { finalizers: string[] } }>().metadata.finalizers).toEqual([
+      'foregroundDeletion',
+    ]);
+    await waitFor(
+      async () =>
+        (await call(server, 'GET', `${CM}/fg-dep`)).json<{ metadata: { deletionTimestamp?: string } }>()
+          .metadata.deletionTimestamp,
+    );
+    expect((await call(server, 'GET', `${CM}/fg-owner`)).status).toBe(200);
+    await call(
+      server,
+      'PATCH',
+      `${CM}/fg-dep`,
+      { metadata: { finalizers: null } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    await waitFor(async () => (await call(server, 'GET', `${CM}/fg-owner`)).status === 404);
+  });
+
   it('[AS-FAULT] injected 429 carries Retry-After; latency and accounting are visible', async () => {
     server.requests.reset();
     server.faults.failNext({ verb: 'list', resource: 'configmaps', code: 429, retryAfterSeconds: 2 });

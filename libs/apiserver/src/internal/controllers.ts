@@ -4,7 +4,8 @@ import type { ObjectService, WriteContext } from './object-service.js';
 import type { CompiledCrd, Peers } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './resource-type.js';
-import { storageKey } from './resource-type.js';
+import { storageKey, storageVersion } from './resource-type.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../gc/index.js';
 import type { Store, StoreEvent } from './store.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -58,6 +59,8 @@ export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: 
 export class Controllers {
   private readonly unsubscribe: () => void;
   private readonly queue = new Map<string, () => void>();
+  /** Number of ownerReferences naming each owner uid. */
+  private readonly ownedBy = new Map<string, number>();
   private scheduled: NodeJS.Immediate | undefined;
   private disposed = false;
 
@@ -99,33 +102,17 @@ export class Controllers {
     if (ev.resource === CRD_KEY) this.onCrd(ev);
     const obj = JSON.parse(ev.json) as JsonObject;
     const meta = metaOf(obj);
+    this.indexOwners(ev, meta);
+    if (this.gcRelevant(ev, meta)) this.enqueue('gc', () => this.collectGarbage());
     if (ev.type === 'DELETED') {
-      this.enqueue(`gc-owner/${str(meta.uid)}`, () => this.collectDependents(str(meta.uid)));
       if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
       const rt = this.registry.byStorageKey(ev.resource);
       if (rt?.crdName) {
         const crdName = rt.crdName;
         this.enqueue(`crd/${crdName}`, () => this.reconcileCrd(crdName));
       }
-    } else if (meta.deletionTimestamp !== undefined) {
-      const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
-      if (ev.resource === '/namespaces')
-        this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
-      if (fins.includes('orphan') || fins.includes('foregroundDeletion')) {
-        this.enqueue(`gc-fin/${ev.resource}/${ev.namespace}/${ev.name}`, () =>
-          this.ownerFinalizers(ev.resource, ev.namespace, ev.name),
-        );
-      }
-    }
-    // a dependent that goes away can unblock a foreground deletion of its owners
-    if (
-      (ev.type === 'DELETED' || meta.deletionTimestamp !== undefined) &&
-      Array.isArray(meta.ownerReferences)
-    ) {
-      for (const ref of meta.ownerReferences as JsonObject[]) {
-        const uid = str(ref.uid);
-        this.enqueue(`gc-fg/${uid}`, () => this.retryForeground(uid));
-      }
+    } else if (meta.deletionTimestamp !== undefined && ev.resource === '/namespaces') {
+      this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
     }
   }
 
@@ -275,127 +262,93 @@ export class Controllers {
 
   // ---- garbage collection ----
 
-  private dependentsOf(uid: string): { rt: ResourceType; obj: JsonObject }[] {
-    const out: { rt: ResourceType; obj: JsonObject }[] = [];
+  /** Whether an event may give the garbage collector work (cheap checks, no full scan). */
+  private gcRelevant(ev: StoreEvent, meta: JsonObject): boolean {
+    const uid = str(meta.uid);
+    if (ev.type === 'DELETED' && (this.ownedBy.get(uid) ?? 0) > 0) return true;
+    const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]) : [];
+    if (
+      meta.deletionTimestamp !== undefined &&
+      (fins.includes(FOREGROUND_FINALIZER) || fins.includes(ORPHAN_FINALIZER))
+    )
+      return true;
+    const refs = Array.isArray(meta.ownerReferences) ? (meta.ownerReferences as unknown[]) : [];
+    if (refs.length === 0) return false;
+    // a dependent going away may unblock a foreground owner; a new one may point at a gone owner
+    return (
+      ev.type === 'DELETED' ||
+      meta.deletionTimestamp !== undefined ||
+      ev.type === 'ADDED' ||
+      ev.prevJson === undefined ||
+      this.refsChanged(ev)
+    );
+  }
+
+  private refsChanged(ev: StoreEvent): boolean {
+    if (ev.prevJson === undefined) return true;
+    const before = metaOf(JSON.parse(ev.prevJson) as JsonObject).ownerReferences;
+    const after = metaOf(JSON.parse(ev.json) as JsonObject).ownerReferences;
+    return JSON.stringify(before) !== JSON.stringify(after);
+  }
+
+  /** Keeps a count of ownerReferences per owner uid, so deletes of non-owners cost nothing. */
+  private indexOwners(ev: StoreEvent, meta: JsonObject): void {
+    const adjust = (m: JsonObject, by: number): void => {
+      if (!Array.isArray(m.ownerReferences)) return;
+      for (const r of m.ownerReferences as unknown[]) {
+        if (!isObject(r)) continue;
+        const uid = str(r.uid);
+        const n = (this.ownedBy.get(uid) ?? 0) + by;
+        if (n <= 0) this.ownedBy.delete(uid);
+        else this.ownedBy.set(uid, n);
+      }
+    };
+    if (ev.prevJson !== undefined) adjust(metaOf(JSON.parse(ev.prevJson) as JsonObject), -1);
+    if (ev.type !== 'DELETED') adjust(meta, 1);
+  }
+
+  /** Runs the garbage collection planner over every stored object and carries out its writes. */
+  private collectGarbage(): void {
+    const objects: JsonObject[] = [];
+    const where = new Map<string, { rt: ResourceType; namespace: string; name: string }>();
     for (const rt of this.registry.all()) {
       if (rt.virtual) continue;
       for (const e of this.store.listJson(storageKey(rt))) {
-        if (!e.json.includes(uid)) continue;
-        const o = JSON.parse(e.json) as JsonObject;
-        const refs = metaOf(o).ownerReferences;
-        if (Array.isArray(refs) && refs.some((r) => isObject(r) && r.uid === uid)) out.push({ rt, obj: o });
-      }
-    }
-    return out;
-  }
-
-  private ownerExists(uid: string): boolean {
-    for (const rt of this.registry.all()) {
-      for (const e of this.store.listJson(storageKey(rt))) {
-        if (e.json.includes(`"uid":"${uid}"`) && metaOf(JSON.parse(e.json) as JsonObject).uid === uid)
-          return true;
-      }
-    }
-    return false;
-  }
-
-  /** Background deletion: an owner is gone, delete dependents with no other living owner. */
-  private collectDependents(uid: string): void {
-    if (this.ownerExists(uid)) return;
-    for (const { rt, obj } of this.dependentsOf(uid)) {
-      const m = metaOf(obj);
-      if (m.deletionTimestamp !== undefined) continue;
-      const refs = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
-      const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
-      const ns = str(m.namespace ?? '');
-      if (refs.some((r) => this.ownerExists(str(r.uid)))) {
-        m.ownerReferences = refs;
-        this.service.commitUpdate(
-          rt,
-          sv,
-          this.store.get(storageKey(rt), rt.namespaced ? ns : '', str(m.name))!,
-          obj,
-          SYSTEM,
-          undefined,
-          'track',
-        );
-      } else {
-        this.service.delete(rt, sv, ns, str(m.name), { propagationPolicy: 'Background' }, SYSTEM);
-      }
-    }
-  }
-
-  private ownerFinalizers(resource: string, namespace: string, name: string): void {
-    const rt = this.registry.byStorageKey(resource);
-    const owner = this.store.get(resource, namespace, name);
-    if (!rt || !owner) return;
-    const om = metaOf(owner);
-    const uid = str(om.uid);
-    const fins = Array.isArray(om.finalizers) ? (om.finalizers as string[]) : [];
-    const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
-    const deps = this.dependentsOf(uid);
-    let remove: string | undefined;
-    if (fins.includes('orphan')) {
-      for (const { rt: drt, obj } of deps) {
-        const m = metaOf(obj);
-        m.ownerReferences = (m.ownerReferences as JsonObject[]).filter((r) => r.uid !== uid);
-        if ((m.ownerReferences as JsonObject[]).length === 0) delete m.ownerReferences;
-        const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
-        const ns = drt.namespaced ? str(m.namespace) : '';
-        this.service.commitUpdate(
-          drt,
-          dsv,
-          this.store.get(storageKey(drt), ns, str(m.name))!,
-          obj,
-          SYSTEM,
-          undefined,
-          'track',
-        );
-      }
-      remove = 'orphan';
-    } else if (fins.includes('foregroundDeletion')) {
-      let blocking = 0;
-      for (const { rt: drt, obj } of deps) {
-        const m = metaOf(obj);
-        const ref = (m.ownerReferences as JsonObject[]).find((r) => r.uid === uid);
-        if (ref?.blockOwnerDeletion === true) blocking++;
-        if (m.deletionTimestamp === undefined) {
-          const dsv = drt.versions.find((v) => v.storage) ?? drt.versions[0];
-          this.service.delete(
-            drt,
-            dsv,
-            str(m.namespace ?? ''),
-            str(m.name),
-            { propagationPolicy: 'Foreground' },
-            SYSTEM,
-          );
-        }
-      }
-      if (blocking > 0) return;
-      remove = 'foregroundDeletion';
-    }
-    if (!remove) return;
-    const fresh = this.store.get(resource, namespace, name);
-    if (!fresh) return;
-    const fm = metaOf(fresh);
-    const next = {
-      ...fresh,
-      metadata: { ...fm, finalizers: (fm.finalizers as string[]).filter((f) => f !== remove) },
-    };
-    this.service.commitUpdate(rt, sv, fresh, next, SYSTEM, undefined, 'track');
-  }
-
-  private retryForeground(uid: string): void {
-    for (const rt of this.registry.all()) {
-      for (const e of this.store.listJson(storageKey(rt))) {
-        if (!e.json.includes(uid)) continue;
         const o = JSON.parse(e.json) as JsonObject;
         const m = metaOf(o);
-        if (m.uid !== uid || m.deletionTimestamp === undefined) continue;
-        const fins = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
-        if (fins.includes('foregroundDeletion'))
-          this.ownerFinalizers(storageKey(rt), rt.namespaced ? str(m.namespace) : '', str(m.name));
-        return;
+        if (typeof m.uid !== 'string') continue;
+        objects.push(o);
+        where.set(m.uid, { rt, namespace: rt.namespaced ? str(m.namespace) : '', name: str(m.name) });
+      }
+    }
+    const plan = planGarbageCollection(objects);
+    for (const w of plan.writes) {
+      const at = where.get(w.uid);
+      if (!at) continue;
+      const sv = storageVersion(at.rt);
+      const live = this.store.get(storageKey(at.rt), at.namespace, at.name);
+      if (!live || metaOf(live).uid !== w.uid) continue;
+      try {
+        if (w.op === 'remove') {
+          this.service.delete(at.rt, sv, at.namespace, at.name, { propagationPolicy: 'Background' }, SYSTEM);
+        } else if (w.op === 'markDeleting') {
+          const policy = w.finalizers.includes(FOREGROUND_FINALIZER)
+            ? 'Foreground'
+            : w.finalizers.includes(ORPHAN_FINALIZER)
+              ? 'Orphan'
+              : 'Background';
+          this.service.delete(at.rt, sv, at.namespace, at.name, { propagationPolicy: policy }, SYSTEM);
+        } else if (w.op === 'setFinalizers') {
+          const next = { ...live, metadata: { ...metaOf(live), finalizers: w.finalizers } };
+          if (w.finalizers.length === 0) delete (next.metadata as JsonObject).finalizers;
+          this.service.commitUpdate(at.rt, sv, live, next, SYSTEM, undefined, 'track');
+        } else {
+          const next = { ...live, metadata: { ...metaOf(live), ownerReferences: w.ownerReferences } };
+          if (w.ownerReferences.length === 0) delete (next.metadata as JsonObject).ownerReferences;
+          this.service.commitUpdate(at.rt, sv, live, next, SYSTEM, undefined, 'track');
+        }
+      } catch {
+        // a write that fails (the object changed meanwhile) is planned again on the next event
       }
     }
   }

@@ -14,6 +14,7 @@ import type { ResourceRegistry } from './registry.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
 import type { Store } from './store.js';
+import { deletionFinalizers } from '../gc/index.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -517,10 +518,14 @@ export class ObjectService {
     const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
     const policy =
       opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
-    if (m.deletionTimestamp === undefined) {
-      if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion'))
-        finalizers.push('foregroundDeletion');
-      if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+    if (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined) {
+      const opt: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {};
+      if (policy !== undefined) opt.propagationPolicy = policy;
+      const next = deletionFinalizers(finalizers, opt);
+      // an object already being deleted gets no new finalizers
+      const allowed = m.deletionTimestamp === undefined ? next : next.filter((f) => finalizers.includes(f));
+      finalizers.length = 0;
+      finalizers.push(...allowed);
     }
     const isNamespace = rt.group === '' && rt.plural === 'namespaces';
     const isCrd = rt.crdName === undefined && rt.group === 'apiextensions.k8s.io';
@@ -529,14 +534,24 @@ export class ObjectService {
       isNamespace && Array.isArray(spec?.finalizers) ? (spec.finalizers as string[]) : [];
     if (finalizers.length > 0 || specFinalizers.length > 0 || isNamespace || isCrd) {
       if (m.deletionTimestamp !== undefined) {
-        if (finalizers.length === (Array.isArray(m.finalizers) ? m.finalizers.length : 0))
+        const before = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+        if (finalizers.length === before.length && finalizers.every((f) => before.includes(f)))
           return { object: this.present(rt, version, old), deleted: false };
+        if (finalizers.length === 0 && !isNamespace && !isCrd) {
+          if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: true };
+          delete m.finalizers;
+          const rv = this.store.nextRv();
+          m.resourceVersion = str(rv);
+          this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
+          return { object: this.present(rt, version, obj), deleted: true };
+        }
       } else {
         m.deletionTimestamp = this.now();
         m.deletionGracePeriodSeconds = 0;
         m.generation = (typeof m.generation === 'number' ? m.generation : 1) + 1;
       }
       if (finalizers.length) m.finalizers = finalizers;
+      else delete m.finalizers;
       if (isNamespace) obj.status = { ...(isObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
       if (ctx.dryRun) return { object: this.present(rt, version, obj), deleted: false };
       const rv = this.store.nextRv();
