@@ -33,6 +33,7 @@ const FAST: Partial<LeaderElectionConfiguration> = {
 let server: KubeApiServer;
 const clients: KubernetesClient[] = [];
 const electors: LeaderElector[] = [];
+const samplers: Array<ReturnType<typeof setInterval>> = [];
 
 function clientAs(user: string): KubernetesClient {
   const client = KubernetesClient.fromKubeConfig(server.kubeConfig(user));
@@ -102,6 +103,7 @@ function watchForTwoLeaders(...all: LeaderElector[]): { overlaps: () => number; 
   const timer = setInterval(() => {
     if (all.filter((e) => e.isLeader()).length > 1) overlaps++;
   }, 2);
+  samplers.push(timer);
   return { overlaps: () => overlaps, stop: () => clearInterval(timer) };
 }
 
@@ -144,6 +146,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
+  for (const timer of samplers.splice(0)) clearInterval(timer);
   server?.faults.clear();
   await Promise.all(electors.splice(0).map((e) => e.stop()));
 });
