@@ -27,6 +27,8 @@ export function startFailedMessage(error: unknown): string {
       'check that the API server is reachable and the operator may list and watch the resource (RBAC)',
     LeaderElectionPermission:
       'grant the operator get/create/update on coordination.k8s.io leases in the lease namespace',
+    LeaderElectionPermissionCheck:
+      'let the operator create selfsubjectaccessreviews (the system:basic-user ClusterRole) so it can check its lease permissions',
     EventSourceStart:
       'check that the API server is reachable and the operator may list and watch the resource (RBAC)',
     KubernetesTransport: 'check the API server address in the KubeConfig and that the server is running',
