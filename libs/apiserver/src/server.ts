@@ -289,6 +289,9 @@ export class KubeApiServer {
             } as Parameters<typeof authorizeOrThrow>[2];
             if (info.subresource) attrs.subresource = info.subresource;
             if (info.namespace) attrs.namespace = info.namespace;
+            // kube-apiserver's RequestInfo puts a namespace's own name in the namespace attribute
+            else if (info.group === '' && info.resource === 'namespaces' && info.name)
+              attrs.namespace = info.name;
             if (info.name) attrs.name = info.name;
             authorizeOrThrow(this.deps.store, this.deps.peers, attrs);
           }

@@ -294,6 +294,30 @@ describe('KubeApiServer list and watch', () => {
     expect(w.events.map((e) => (e.object.metadata as { name: string }).name)).toEqual(['c4']);
   });
 
+  it('[AS-WATCH-BOOL] boolean query parameters are parsed as Go does (watch=True, allowWatchBookmarks=T)', async () => {
+    const rv = (await call(server, 'GET', '/api/v1/namespaces/lw/configmaps')).json<List>().metadata
+      .resourceVersion;
+    const w = rawWatch(
+      server,
+      `/api/v1/namespaces/lw/configmaps?watch=True&allowWatchBookmarks=T&resourceVersion=${rv}`,
+    );
+    await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/lw/configmaps/c8',
+      { data: { b: '1' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    await waitFor(() => w.events.length >= 1);
+    w.close();
+    expect(w.events[0]).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'c8' } } });
+    expect((await call(server, 'GET', '/api/v1/namespaces/lw/configmaps?watch=maybe')).status).toBe(200);
+    expect(
+      (await call(server, 'GET', '/api/v1/namespaces/lw/configmaps?watch=1&allowWatchBookmarks=maybe'))
+        .status,
+    ).toBe(400);
+  });
+
   it('[AS-CLIENT-WATCH] client-node Watch and an informer see changes and survive closeAllWatches', async () => {
     const kc = server.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);

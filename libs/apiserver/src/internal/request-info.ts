@@ -71,8 +71,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   switch (method) {
     case 'GET':
     case 'HEAD': {
-      const w = query.get('watch');
-      const watching = watchPath || w === 'true' || w === '1';
+      const watching = watchPath || parseBool(query.get('watch') ?? '') === true;
       verb = watching ? 'watch' : name === undefined ? 'list' : 'get';
       break;
     }
@@ -100,4 +99,14 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
+}
+
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Parses a boolean as Go's strconv.ParseBool does; undefined when it is not one. */
+export function parseBool(v: string): boolean | undefined {
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  return undefined;
 }

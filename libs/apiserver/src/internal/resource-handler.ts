@@ -11,6 +11,7 @@ import type { Peers } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import type { ResourceRequestInfo } from './request-info.js';
+import { parseBool } from './request-info.js';
 import type { Store } from './store.js';
 import type { IncludeObject } from './table.js';
 import type { WatchHub } from './watch-hub.js';
@@ -93,8 +94,8 @@ function intParam(q: URLSearchParams, name: string): number | undefined {
 function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
+  const b = parseBool(v);
+  if (b !== undefined) return b;
   throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
 }
 
