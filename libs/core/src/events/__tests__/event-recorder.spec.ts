@@ -217,6 +217,24 @@ describe('EventRecorder', () => {
     expect(event.metadata!.name).toMatch(/^a+\.[0-9a-f]+$/);
   });
 
+  it('drops events beyond maxPending with a log line, and flush() waits for the pending ones', async () => {
+    const { sink, recorder, clock, lines } = setup({ maxPending: 1, retryDelayMs: 1000 });
+    sink.failures.push(new KubernetesTransportError('connection reset', 'connection'));
+    const first = recorder.normal(page, 'First', 'waits for a retry');
+    await recorder.normal(page, 'Second', 'no room');
+    expect(lines.some((l) => l.message === 'event dropped: too many events waiting to be written')).toBe(
+      true,
+    );
+    let flushed = false;
+    const flushing = recorder.flush().then(() => (flushed = true));
+    await clock.advance(0);
+    expect(flushed).toBe(false);
+    await clock.advance(1000);
+    await flushing;
+    await first;
+    expect(sink.list().map((e) => e.reason)).toEqual(['First']);
+  });
+
   it('rejects bad options with a typed error', () => {
     const sink = new EventSinkDouble();
     expect(() => new EventRecorder(sink, { component: '' })).toThrow(InvalidEventRecorderOptionsError);

@@ -2,7 +2,12 @@ import { describe, it, expect, jest, afterEach } from '@jest/globals';
 import { LeaderElector } from '../leader-elector.js';
 import type { LeaderCallbacks } from '../leader-elector.js';
 import type { LeaderElectionConfiguration } from '../leader-election-configuration.js';
-import { LeaderElectionPermissionError, LeaderElectionStateError } from '../leader-election-errors.js';
+import {
+  LeaderElectionPermissionCheckError,
+  LeaderElectionPermissionError,
+  LeaderElectionStateError,
+} from '../leader-election-errors.js';
+import { KubernetesApiError } from '../../../client/errors.js';
 import { FakeClock, flush } from './fake-clock.js';
 import { LeaseClientDouble, LeaseStore } from './lease-store-double.js';
 
@@ -326,5 +331,24 @@ describe('LeaderElector state machine (fake clock)', () => {
     ]);
     client.allowedVerbs = new Set(['get', 'create', 'update']);
     await expect(elector.checkPermissions()).resolves.toBeUndefined();
+  });
+  it('[OP-02] a review the server refuses is a LeaderElectionPermissionCheckError that says how to restore it', async () => {
+    const client = new LeaseClientDouble(new LeaseStore(), 'a');
+    client.selfSubjectAccessReview = () =>
+      Promise.reject(
+        new KubernetesApiError(403, {
+          reason: 'Forbidden',
+          message: 'cannot create selfsubjectaccessreviews',
+        }),
+      );
+    const elector = new LeaderElector({ leaseName: 'my-operator-leader', leaseNamespace: 'ops' }, client);
+    const error = await elector.checkPermissions().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(LeaderElectionPermissionCheckError);
+    expect((error as LeaderElectionPermissionCheckError).code).toBe('LeaderElectionPermissionCheck');
+    expect((error as Error).message).toContain('system:basic-user');
+    expect((error as LeaderElectionPermissionCheckError).cause).toBeInstanceOf(KubernetesApiError);
   });
 });
