@@ -27,6 +27,7 @@ export class FakeKube {
   private readonly watchers = new Set<Watcher>();
   /** Consulted in order before the fake answers; remove entries to stop them. */
   readonly overrides: Override[] = [];
+  private held?: { answer?: () => void };
 
   private constructor(readonly server: ScriptedServer) {
     server.handle((req, res) => this.answer(req, res));
@@ -90,6 +91,16 @@ export class FakeKube {
     this.objects.delete(key);
     const gone = { ...old, metadata: { ...old.metadata, resourceVersion: String(++this.rv) } };
     this.record('DELETED', gone, opts.silent);
+  }
+
+  /**
+   * The next list is answered with the state at the time it arrives, but only when `release` is
+   * called (a list whose answer is in flight while other things happen).
+   */
+  holdNextList(): { arrived: () => boolean; release: () => void } {
+    const held: { answer?: () => void } = {};
+    this.held = held;
+    return { arrived: () => held.answer !== undefined, release: () => held.answer?.() };
   }
 
   /** Old resourceVersions expire: watches from before now get a 410 ERROR event, old continue tokens a 410. */
@@ -167,12 +178,20 @@ export class FakeKube {
     const next = limit && offset + limit < all.length ? `${listRv}:${offset + limit}` : undefined;
     // Lists leave out apiVersion/kind of the items, as the real API does.
     const items = page.map((o) => ({ metadata: o.metadata, data: o.data }));
-    json(res, 200, {
+    const body = {
       kind: 'ConfigMapList',
       apiVersion: 'v1',
       metadata: { resourceVersion: String(listRv), continue: next },
       items,
-    });
+    };
+    const held = this.held;
+    if (held) {
+      this.held = undefined;
+      const snapshot = JSON.stringify(body);
+      held.answer = () => json(res, 200, JSON.parse(snapshot));
+      return;
+    }
+    json(res, 200, body);
   }
 
   private watch(req: RecordedRequest, res: ServerResponse, namespace: string | undefined): void {

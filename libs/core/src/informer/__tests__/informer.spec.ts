@@ -401,6 +401,37 @@ describe('Informer', () => {
     expect(inf.cacheIfNewer({ ...b, metadata: { ...b.metadata, name: 'c', uid: 'uid-new' } })).toBe(true);
   });
 
+  it('keeps an own write that overlaps a re-list (no stale cache) and still delivers its event (none lost)', async () => {
+    kube.put('n', 'a', { v: '1' });
+    const inf = make();
+    const calls = recorder(inf);
+    await inf.start();
+    await waitFor(() => kube.openWatches === 1);
+    const hold = kube.holdNextList();
+    kube.compact();
+    clock.advance(5_000);
+    kube.sendError(410, 'Expired'); // the informer re-lists; the answer carries the state before the write
+    await waitFor(hold.arrived, 5_000, 'the re-list request');
+    const written = kube.put('n', 'a', { v: 'own write' }, { silent: true });
+    expect(inf.cacheIfNewer(written)).toBe(true);
+    hold.release();
+    await waitFor(
+      () => kube.openWatches === 1 && kube.listRequests().length === 2,
+      5_000,
+      'the watch after the re-list',
+    );
+    expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ v: 'own write' });
+    // the watch from the re-list's resourceVersion replays the write: its event is delivered
+    await waitFor(() => calls.length === 2, 5_000, 'the event of the own write');
+    expect(calls[1]).toEqual([
+      'update',
+      'n/a@uid-1',
+      written.metadata!.resourceVersion,
+      written.metadata!.resourceVersion,
+    ]);
+    expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ v: 'own write' });
+  });
+
   it('transforms objects before caching them', async () => {
     kube.put('n', 'a', { big: 'x'.repeat(100) });
     const inf = make({ transform: (o) => ({ ...o, data: { size: String(o.data?.big?.length ?? 0) } }) });
