@@ -12,6 +12,14 @@ export interface EventSourceHealth {
 }
 
 /**
+ * When an event source starts relative to the others of its controller (JOSDK's
+ * `EventSourceStartPriority`): the controller's own source first, then `resourceStateLoader`
+ * sources (those whose state other sources or the reconciler read at once), then `default` ones.
+ * Every source has started (caches synced) before the first reconciliation.
+ */
+export type EventSourceStartPriority = 'resourceStateLoader' | 'default';
+
+/**
  * A source of events for a controller (JOSDK's `EventSource`): an informer on secondary resources,
  * a poller, a webhook. Registered through {@link Reconciler.prepareEventSources}; the controller
  * starts it before processing events and stops it on stop.
@@ -27,6 +35,15 @@ export interface EventSource {
   stop(): Promise<void>;
   /** Current health. Defaults to healthy when not implemented. */
   health?(): EventSourceHealth;
+  /** Start order among the controller's sources. Defaults to `default`. */
+  readonly startPriority?: EventSourceStartPriority;
+  /**
+   * Whether the source follows the controller's namespace changes
+   * (`RegisteredController.changeNamespaces`); it then gets {@link EventSource.changeNamespaces}.
+   */
+  followsControllerNamespaces?(): boolean;
+  /** Watches other namespaces (`[]` for all); called when the controller's namespaces change. */
+  changeNamespaces?(namespaces: readonly string[]): Promise<void>;
 }
 
 /**

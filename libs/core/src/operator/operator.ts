@@ -279,6 +279,21 @@ export class Operator {
     return this.stopping;
   }
 
+  /**
+   * Stops the operator gracefully when the process gets one of `signals` (JOSDK's
+   * `installShutdownHook`). Returns a function that removes the handlers.
+   */
+  installShutdownHook(signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): () => void {
+    const handler = (signal: NodeJS.Signals) => {
+      this.logger.info('stopping on signal', { signal });
+      void this.stop();
+    };
+    for (const s of signals) process.once(s, handler);
+    return () => {
+      for (const s of signals) process.removeListener(s, handler);
+    };
+  }
+
   private async stopNow(): Promise<void> {
     const wasStarted = this.state !== 'new';
     this.state = 'stopped';

@@ -375,4 +375,14 @@ describe('EventProcessor', () => {
     await h.runs[1].finish();
     expect(h.runs.map((r) => r.scope.id.name)).toEqual(['a', 'a', 'b']);
   });
+
+  it('forgets events for primaries it does not have (no state leak); their add event brings them back', async () => {
+    const h = harness();
+    h.ep.start();
+    await h.send(h.generic('unknown'));
+    expect(h.ep.trackedResources).toBe(0);
+    expect(h.runs).toHaveLength(0);
+    await h.send(h.event('unknown', 'ADDED'));
+    expect(h.runs).toHaveLength(1);
+  });
 });

@@ -23,6 +23,10 @@ export interface PrimaryInformer<P extends KubernetesResource> {
   health(): EventSourceHealth;
   cacheIfNewer(obj: P, previousResourceVersion?: string): boolean;
   changeNamespaces?(namespaces: string[] | 'all'): Promise<void>;
+  /** Adds an index on primaries (secondary-to-primary mapping through an index). */
+  addIndexer?(name: string, fn: (obj: P) => string[]): void;
+  /** Primaries whose index `name` includes `value`. */
+  byIndex?(name: string, value: string): P[];
 }
 
 /** The name under which a controller's own event source is registered. */

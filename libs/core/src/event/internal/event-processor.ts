@@ -148,6 +148,8 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     const latest = this.o.cache.get(state.id);
     if (!latest) {
       this.o.logger.debug('no primary resource in cache; skipping', { resource: state.id.key });
+      // nothing pending for an object we do not have: forget it (its add event brings it back)
+      if (!state.timer && !state.retry) this.states.delete(state.id.key);
       return;
     }
     state.rateLimitState ??= this.o.rateLimiter.initState();

@@ -39,6 +39,7 @@ export class Controller<P extends KubernetesResource> {
   readonly controllerEventSource: ControllerEventSource<P>;
   readonly eventProcessor: EventProcessor<P>;
   private readonly sources = new Map<string, EventSource>();
+  private startSettings: { cacheSyncTimeoutMs: number; failFast: boolean } | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly o: ControllerOptions<P>) {
@@ -105,11 +106,49 @@ export class Controller<P extends KubernetesResource> {
    * @throws EventSourceStartError when one fails or times out and `failFast` is on.
    */
   async startEventSources(cacheSyncTimeoutMs: number, failFast: boolean): Promise<void> {
+    this.startSettings = { cacheSyncTimeoutMs, failFast };
     const [own, ...others] = [...this.sources.entries()];
     await this.startOne(own[0], own[1], cacheSyncTimeoutMs, failFast);
-    await Promise.all(
-      others.map(([name, source]) => this.startOne(name, source, cacheSyncTimeoutMs, failFast)),
-    );
+    // sources that load state (read by others or by the reconciler at once) before the rest
+    const loaders = others.filter(([, s]) => s.startPriority === 'resourceStateLoader');
+    const rest = others.filter(([, s]) => s.startPriority !== 'resourceStateLoader');
+    for (const group of [loaders, rest]) {
+      await Promise.all(
+        group.map(([name, source]) => this.startOne(name, source, cacheSyncTimeoutMs, failFast)),
+      );
+    }
+  }
+
+  /**
+   * Registers an event source while the operator runs (JOSDK's dynamic registration): it gets the
+   * event processor and, when the controller's sources were started, is started (its cache synced
+   * within `cacheSyncTimeoutMs`) before this resolves.
+   * @throws DuplicateNameError when a source of that name is registered.
+   * @throws EventSourceStartError when it fails to start (it is then not registered).
+   */
+  async registerEventSource(name: string, source: EventSource): Promise<void> {
+    if (this.sources.has(name)) {
+      throw new DuplicateNameError(`controller ${this.name}: an event source named "${name}" is registered`);
+    }
+    source.setEventHandler(this.eventProcessor);
+    this.sources.set(name, source);
+    if (!this.startSettings) return;
+    try {
+      await this.startOne(name, source, this.startSettings.cacheSyncTimeoutMs, true);
+    } catch (error) {
+      this.sources.delete(name);
+      await source.stop().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops and removes an event source (not the controller's own); false when none has that name. */
+  async deregisterEventSource(name: string): Promise<boolean> {
+    const source = this.sources.get(name);
+    if (!source || source === this.controllerEventSource) return false;
+    this.sources.delete(name);
+    await source.stop();
+    return true;
   }
 
   /** Starts processing events (including those received meanwhile). */
@@ -144,9 +183,16 @@ export class Controller<P extends KubernetesResource> {
     return result;
   }
 
-  /** Changes the namespaces of the primary informer. */
+  /** Changes the namespaces of the primary informer and of the event sources that follow it. */
   async changeNamespaces(namespaces: readonly string[]): Promise<void> {
     await this.controllerEventSource.changeNamespaces(namespaces);
+    const following = [...this.sources.values()].filter(
+      (s) =>
+        s !== this.controllerEventSource &&
+        s.changeNamespaces &&
+        (s.followsControllerNamespaces?.() ?? false),
+    );
+    await Promise.all(following.map((s) => s.changeNamespaces!(namespaces)));
   }
 
   private registerUserEventSources(): void {
@@ -156,6 +202,17 @@ export class Controller<P extends KubernetesResource> {
       client: this.o.client,
       controllerName: this.name,
       namespaces: this.o.config.namespaces,
+      primaryCache: {
+        get: (id) => this.o.informer.get(id),
+        list: (namespace) => this.o.informer.list(namespace),
+        addIndexer: this.o.informer.addIndexer
+          ? (name, fn) => this.o.informer.addIndexer!(name, fn)
+          : undefined,
+        byIndex: this.o.informer.byIndex ? (name, value) => this.o.informer.byIndex!(name, value) : undefined,
+      },
+      logger: this.logger,
+      clock: this.o.clock,
+      fieldManager: this.o.config.fieldManager,
     };
     const prepared = this.o.reconciler.prepareEventSources(context);
     const entries: Array<[string | undefined, EventSource]> = Array.isArray(prepared)

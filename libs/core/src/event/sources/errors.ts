@@ -1,0 +1,43 @@
+/**
+ * A secondary lookup needs a {@link PrimaryToSecondaryMapper} and the event source has none: its
+ * secondary-to-primary mapper is custom code that may read other state (e.g. the primaries that
+ * reference a secondary), so an index built from it can be stale. Configure
+ * `primaryToSecondaryMapper`, mark the mapper as depending on the secondary only with
+ * `Mappers.indexable`, or read the cache directly (`get`, `list`, `byIndex`).
+ */
+export class MissingPrimaryToSecondaryMapperError extends Error {
+  /** Stable error code. */
+  readonly code = 'MissingPrimaryToSecondaryMapper';
+  constructor(
+    message: string,
+    /** The event source. */
+    readonly eventSource: string,
+  ) {
+    super(message);
+    this.name = 'MissingPrimaryToSecondaryMapperError';
+  }
+}
+
+/** An event source was configured or used wrongly (bad option, use before start, unknown name). */
+export class EventSourceUsageError extends Error {
+  /** Stable error code. */
+  readonly code = 'EventSourceUsage';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventSourceUsageError';
+  }
+}
+
+/** A polling fetcher did not settle within its timeout. */
+export class FetchTimeoutError extends Error {
+  /** Stable error code. */
+  readonly code = 'FetchTimeout';
+  constructor(
+    message: string,
+    /** The timeout that passed, in milliseconds. */
+    readonly timeoutMs: number,
+  ) {
+    super(message);
+    this.name = 'FetchTimeoutError';
+  }
+}

@@ -1,0 +1,165 @@
+import { LRUCache } from 'lru-cache';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { compareResourceVersions } from '../../informer/internal/resource-version.js';
+
+/** An informer event held back while an own write of the same object is in flight. */
+export interface HeldEvent<R> {
+  readonly kind: 'add' | 'update' | 'delete';
+  readonly oldObj?: R;
+  readonly obj: R;
+  readonly finalStateUnknown?: boolean;
+}
+
+interface KeyState<R> {
+  inFlight: number;
+  /** resourceVersions our writes produced whose events have not arrived yet. */
+  own: Set<string>;
+  held: HeldEvent<R>[];
+}
+
+/** What to do with an informer event. */
+export type Verdict = 'own' | 'foreign' | 'held';
+
+/**
+ * Own-write bookkeeping of an event source (JOSDK's `TemporaryResourceCache` and event filtering).
+ *
+ * Attribution is by resourceVersion equality, exact on any server: every write gets a new
+ * resourceVersion, so an event carrying the version our write returned is our change, and any
+ * other version is someone else's. Events that arrive while a write of the same object is in
+ * flight are held until it returns (we cannot know our version before) and then judged.
+ *
+ * Freshness of the temporary cache (own results served before the informer has them) uses numeric
+ * comparison when both versions are decimal (etcd): the informer's copy replaces ours once its
+ * version is not older. With opaque versions the informer's copy replaces ours on the first event
+ * of that object after the write (it may then, for a moment, be a late event older than our write).
+ */
+export class OwnWriteTracker<R extends KubernetesResource> {
+  private readonly states = new LRUCache<string, KeyState<R>>({ max: 50_000 });
+  private readonly temp = new Map<string, R>();
+
+  /** Marks a write of `key` as started. */
+  begin(key: string): void {
+    const state = this.stateOf(key);
+    state.inFlight++;
+  }
+
+  /**
+   * Marks a write as ended with its result (undefined when it failed) and returns the held events
+   * that are someone else's (to be propagated). `cached` is the informer's copy now.
+   */
+  end(key: string, result: R | undefined, cached: R | undefined): HeldEvent<R>[] {
+    const state = this.stateOf(key);
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    const version = result?.metadata?.resourceVersion;
+    if (result && version) {
+      state.own.add(version);
+      const informerVersion = cached?.metadata?.resourceVersion;
+      const order = compareResourceVersions(informerVersion, version);
+      const informerHasIt = informerVersion === version || (order !== undefined && order >= 0);
+      const tempVersion = this.temp.get(key)?.metadata?.resourceVersion;
+      const tempOrder = compareResourceVersions(tempVersion, version);
+      if (!informerHasIt && !(tempOrder !== undefined && tempOrder > 0)) this.temp.set(key, result);
+    }
+    const foreign: HeldEvent<R>[] = [];
+    if (state.inFlight === 0) {
+      for (const held of state.held) {
+        if (this.judge(state, held) === 'foreign') foreign.push(held);
+        this.freshen(key, held);
+      }
+      state.held = [];
+    }
+    // A version the informer already holds whose event was not held (a write that changed nothing
+    // returns the current version) never arrives as an event: forget it.
+    const now = cached?.metadata?.resourceVersion;
+    if (now) {
+      for (const own of state.own) {
+        const order = compareResourceVersions(own, now);
+        if (own === now || (order !== undefined && order <= 0)) state.own.delete(own);
+      }
+    }
+    this.tidy(key, state);
+    return foreign;
+  }
+
+  /** Judges an informer event: ours (suppress), someone else's (propagate) or held (write in flight). */
+  onEvent(key: string, event: HeldEvent<R>): Verdict {
+    const state = this.states.get(key);
+    if (state && state.inFlight > 0) {
+      state.held.push(event);
+      return 'held';
+    }
+    this.freshen(key, event);
+    if (!state) return 'foreign';
+    const verdict = this.judge(state, event);
+    this.tidy(key, state);
+    return verdict;
+  }
+
+  /** The own result of `key` if it is ahead of the informer. */
+  get(key: string): R | undefined {
+    return this.temp.get(key);
+  }
+
+  /** Own results ahead of the informer. */
+  entries(): IterableIterator<[string, R]> {
+    return this.temp.entries();
+  }
+
+  /** Whether nothing is held or pending for `key` (for tests and diagnostics). */
+  isIdle(key: string): boolean {
+    return !this.states.has(key) && !this.temp.has(key);
+  }
+
+  /** Forgets everything (on stop or namespace change). */
+  clear(): void {
+    this.states.clear();
+    this.temp.clear();
+  }
+
+  private judge(state: KeyState<R>, event: HeldEvent<R>): 'own' | 'foreign' {
+    if (event.kind === 'delete') return 'foreign';
+    const version = event.obj.metadata?.resourceVersion;
+    if (!version || !state.own.has(version)) {
+      if (version) this.dropOlderOwn(state, version);
+      return 'foreign';
+    }
+    state.own.delete(version);
+    this.dropOlderOwn(state, version);
+    return 'own';
+  }
+
+  /** Own versions older than a version seen will never arrive as events (merged by a re-list). */
+  private dropOlderOwn(state: KeyState<R>, seen: string): void {
+    for (const own of state.own) {
+      const order = compareResourceVersions(own, seen);
+      if (order !== undefined && order < 0) state.own.delete(own);
+    }
+  }
+
+  private freshen(key: string, event: HeldEvent<R>): void {
+    const mine = this.temp.get(key);
+    if (!mine) return;
+    if (event.kind === 'delete') {
+      this.temp.delete(key);
+      return;
+    }
+    const order = compareResourceVersions(
+      event.obj.metadata?.resourceVersion,
+      mine.metadata?.resourceVersion,
+    );
+    if (order === undefined || order >= 0) this.temp.delete(key);
+  }
+
+  private stateOf(key: string): KeyState<R> {
+    let state = this.states.get(key);
+    if (!state) {
+      state = { inFlight: 0, own: new Set(), held: [] };
+      this.states.set(key, state);
+    }
+    return state;
+  }
+
+  private tidy(key: string, state: KeyState<R>): void {
+    if (state.inFlight === 0 && state.own.size === 0 && state.held.length === 0) this.states.delete(key);
+  }
+}
