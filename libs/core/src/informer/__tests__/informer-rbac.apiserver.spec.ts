@@ -4,7 +4,7 @@ import { KubeApiServer } from '@tosdk/apiserver';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
-import { KubernetesApiError } from '../../client/errors.js';
+import type { KubernetesApiError } from '../../client/errors.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { InformerStartError } from '../errors.js';
