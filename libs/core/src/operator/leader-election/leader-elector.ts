@@ -186,6 +186,8 @@ export class LeaderElector {
     if (epoch !== this.epoch) return; // stopped or lost meanwhile: the outcome is stale
     this.reportLeader();
     const { retryPeriodMs, renewDeadlineMs } = this.configuration;
+    // an answer that came after the deadline of its own request cannot vouch for leadership any more
+    if (outcome === 'acquired' && this.clock.now() >= sentAt + renewDeadlineMs) outcome = 'failed';
     if (outcome === 'acquired') {
       const started = this.phase === 'Candidate';
       if (started) this.enter('Leading');

@@ -286,6 +286,24 @@ describe('LeaderElector state machine (fake clock)', () => {
     expect(a.events).toEqual(['leader:a', 'start', 'leader:intruder', 'stop']);
   });
 
+  it('[OP-01] an acquire answered only after its own renew deadline does not start leading', async () => {
+    const clock = new FakeClock();
+    const store = new LeaseStore();
+    const a = candidate(store, clock, 'a');
+    a.client.gated = true;
+    await clock.advance(0); // the read waits at the gate
+    clock.time += 10_000; // the event loop was blocked past the deadline (no timer ran)
+    a.client.gated = false;
+    a.client.openGate();
+    await flush();
+    expect(a.events).toEqual(['leader:a']);
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.elector.state).toBe('Candidate');
+    await clock.advance(2_000); // the next try renews the lease it holds and leads
+    expect(a.elector.isLeader()).toBe(true);
+    expect(a.events).toEqual(['leader:a', 'start']);
+  });
+
   it('[OP-01] callbacks that throw do not break the election', async () => {
     const clock = new FakeClock();
     const store = new LeaseStore();
