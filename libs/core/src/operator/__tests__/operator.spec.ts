@@ -219,4 +219,71 @@ describe('Operator against @tosdk/apiserver', () => {
     expect(r2.runs).toHaveLength(0);
     expect(two.runtimeInfo.allEventSourcesHealthy()).toBe(true);
   });
+
+  it('[EP-27] a controller per version of one CRD; a conversion failure makes that informer unhealthy (named, with the reason) while the other works', async () => {
+    const ns = await newNamespace(admin);
+    const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const version = (name: string, storage: boolean) => ({
+      name,
+      served: true,
+      storage,
+      subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: 'object', properties: { spec: open, status: open } } },
+    });
+    const CrdType = defineResource({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      scope: 'Cluster',
+    });
+    await admin.create(CrdType, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'multis.test.tosdk.io' },
+      spec: {
+        group: 'test.tosdk.io',
+        scope: 'Namespaced',
+        names: { plural: 'multis', singular: 'multi', kind: 'Multi', listKind: 'MultiList' },
+        versions: [version('v1', true), version('v2', false)],
+        conversion: {
+          strategy: 'Webhook',
+          webhook: { clientConfig: { url: 'https://127.0.0.1:1/convert' }, conversionReviewVersions: ['v1'] },
+        },
+      },
+    } as never);
+    const V1 = defineResource<Widget>({ group: 'test.tosdk.io', version: 'v1', kind: 'Multi' });
+    const V2 = defineResource<Widget>({ group: 'test.tosdk.io', version: 'v2', kind: 'Multi' });
+    await waitFor(async () => {
+      const list = await admin
+        .request<{ resources?: Array<{ name?: string }> }>('/apis/test.tosdk.io/v2')
+        .catch(() => undefined);
+      return list?.resources?.some((r) => r.name === 'multis') ?? false;
+    }, 'v2 served');
+    await admin.create(V1, {
+      apiVersion: V1.apiVersion,
+      kind: 'Multi',
+      metadata: { name: 'm', namespace: ns },
+      spec: { value: 'x' },
+    });
+    const r1 = new RecordingReconciler();
+    const r2 = new RecordingReconciler();
+    const op = operator({ stopOnInformerErrorDuringStartup: false });
+    op.register(r1, { resourceType: V1, name: 'multi-v1', namespaces: [ns] });
+    op.register(r2, { resourceType: V2, name: 'multi-v2', namespaces: [ns] });
+    await op.start();
+    await waitFor(() => r1.of('m').length === 1, 'v1 reconciled');
+    await waitFor(() => op.runtimeInfo.unhealthyEventSources().length > 0, 'v2 unhealthy');
+    const unhealthy = op.runtimeInfo.unhealthyEventSources();
+    expect(unhealthy.map((h) => [h.controller, h.eventSource])).toEqual([
+      ['multi-v2', 'ControllerResourceEventSource'],
+    ]);
+    expect(unhealthy[0].reason).toMatch(/conversion/);
+    expect(r2.runs).toHaveLength(0);
+
+    const strict = operator();
+    strict.register(new RecordingReconciler(), { resourceType: V2, name: 'multi-v2', namespaces: [ns] });
+    const error = await strict.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EventSourceStartError);
+    expect((error as EventSourceStartError).controller).toBe('multi-v2');
+  });
 });
