@@ -7,7 +7,9 @@
  * ```
  * Prints the URL and the kubeconfig path, and stops on SIGINT or SIGTERM.
  */
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeApiServer } from './server.js';
 
@@ -48,9 +50,12 @@ export async function main(
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new CliUsageError(`--port must be 0..65535\n${USAGE}`);
-  if (values['simulate-workloads'])
-    out('note: --simulate-workloads is not available in this build; workloads are stored as written');
-  const server = await KubeApiServer.start({ port, host: values.host, tls: !values['no-tls'] });
+  const server = await KubeApiServer.start({
+    port,
+    host: values.host,
+    tls: !values['no-tls'],
+    simulateWorkloads: values['simulate-workloads'],
+  });
   const path = resolve(values.kubeconfig);
   await server.writeKubeconfig(path);
   out(`tosdk-apiserver listening on ${server.url}`);
@@ -58,9 +63,18 @@ export async function main(
   return server;
 }
 
-const isEntry =
-  (process.argv[1] !== undefined && /cli\.(js|ts)$/.test(process.argv[1])) ||
-  /tosdk-apiserver$/.test(process.argv[1] ?? '');
+/** Whether this module is the process's entry point (run as `tosdk-apiserver` or `node cli.js`). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+const isEntry = isEntryPoint();
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (server) => {

@@ -33,6 +33,12 @@ export interface KubeApiServerOptions {
   maxWatchBufferBytes?: number;
   /** Entries kept in `server.requests.log`. Defaults to 100,000. */
   requestLogSize?: number;
+  /**
+   * Simulate workload controllers: Deployments, StatefulSets, ReplicaSets and DaemonSets report
+   * ready replicas, Pods reach Running and Jobs complete after `readyDelayMs` (default 200).
+   * Status only; no ReplicaSets or Pods are created. Defaults to false.
+   */
+  simulateWorkloads?: boolean | { readyDelayMs?: number };
 }
 
 /** Options with every default filled in. */
@@ -47,6 +53,8 @@ export interface ResolvedOptions {
   bookmarkIntervalMs: number;
   maxWatchBufferBytes: number;
   requestLogSize: number;
+  /** Delay of simulated readiness, or undefined when workloads are not simulated. */
+  workloadReadyDelayMs: number | undefined;
 }
 
 /** Thrown for invalid server options. */
@@ -94,5 +102,17 @@ export function resolveOptions(o: KubeApiServerOptions = {}): ResolvedOptions {
     bookmarkIntervalMs: positive('bookmarkIntervalMs', o.bookmarkIntervalMs, 30_000),
     maxWatchBufferBytes: positive('maxWatchBufferBytes', o.maxWatchBufferBytes, 64 * 1024 * 1024),
     requestLogSize: positive('requestLogSize', o.requestLogSize, 100_000),
+    workloadReadyDelayMs: workloadDelay(o.simulateWorkloads),
   };
+}
+
+function workloadDelay(v: KubeApiServerOptions['simulateWorkloads']): number | undefined {
+  if (v === undefined || v === false) return undefined;
+  if (v === true) return 200;
+  const d = v.readyDelayMs ?? 200;
+  if (!Number.isInteger(d) || d < 0)
+    throw new ApiServerOptionsError(
+      `simulateWorkloads.readyDelayMs must be an integer >= 0, got ${String(d)}`,
+    );
+  return d;
 }

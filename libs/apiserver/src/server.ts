@@ -27,6 +27,7 @@ import { authorizeOrThrow } from './internal/access-review.js';
 import type { AuthUser } from './internal/access-review.js';
 import { Controllers } from './internal/controllers.js';
 import { InternalClient } from './internal/internal-client.js';
+import { WorkloadSimulator } from './internal/workload-simulator.js';
 
 /**
  * An in-memory Kubernetes API server over HTTPS (or HTTP) that kubectl and client libraries accept.
@@ -49,6 +50,7 @@ export class KubeApiServer {
   private readonly deps: HandlerDeps;
   private readonly tokens: Map<string, Required<ApiUser>>;
   private readonly controllers: Controllers;
+  private readonly simulator: WorkloadSimulator | undefined;
   private boundPort = 0;
   private stopped = false;
 
@@ -82,6 +84,9 @@ export class KubeApiServer {
       restart: () => this.restart(),
     });
     this.controllers = new Controllers(store, registry, service, peers);
+    if (opts.workloadReadyDelayMs !== undefined) {
+      this.simulator = new WorkloadSimulator(store, registry, service, opts.workloadReadyDelayMs);
+    }
     const system = { user: { name: 'system:apiserver', groups: ['system:masters'] } };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       service.create(
@@ -175,6 +180,7 @@ export class KubeApiServer {
     if (this.stopped) return;
     this.stopped = true;
     this.controllers.dispose();
+    this.simulator?.dispose();
     this.deps.hub.dispose();
     await this.closeListener();
   }
