@@ -1,5 +1,8 @@
 import type { KubernetesClient } from '../client/kubernetes-client.js';
 import type { Logger } from '../util/logger.js';
+import type { EventSource } from '../event/event-source.js';
+import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow/workflow-result.js';
+import type { EventSourceContext } from './reconciler.js';
 import type { KubernetesResource, ResourceType } from './resource-type.js';
 
 /** Where a reconciliation stands in its retry cycle (JOSDK's `RetryInfo`). */
@@ -57,4 +60,60 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
   ): R | undefined;
   /** All secondary resources of a kind for this primary, from every event source caching the kind. */
   getSecondaryResources<R extends KubernetesResource>(type: ResourceType<R>): R[];
+  /** The managed workflow of the controller and its results in this run (JOSDK's `managedWorkflowAndDependentResourceContext()`). */
+  managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P>;
+  /** The controller's event sources, with dynamic registration (JOSDK's `eventSourceRetriever()`). */
+  eventSourceRetriever(): EventSourceRetriever<P>;
+}
+
+/**
+ * Access to a controller's managed workflow from a reconciliation (JOSDK's
+ * `ManagedWorkflowAndDependentResourceContext`).
+ */
+export interface ManagedWorkflowAndDependentResourceContext<
+  P extends KubernetesResource = KubernetesResource,
+> {
+  /**
+   * Reconciles the managed workflow now; for workflows declared with `explicitInvocation`. Returns
+   * the result (also kept for {@link getWorkflowReconcileResult}).
+   * @throws AggregatedOperatorError when dependents failed, unless the workflow handles errors in the reconciler.
+   * @throws WorkflowUsageError when the controller has no managed workflow.
+   */
+  reconcileManagedWorkflow(): Promise<WorkflowReconcileResult>;
+  /**
+   * Cleans up the managed workflow now; for explicit invocation from a Cleaner's `cleanup`.
+   * @throws AggregatedOperatorError when dependents failed, unless the workflow handles errors in the reconciler.
+   * @throws WorkflowUsageError when the controller has no managed workflow.
+   */
+  cleanupManagedWorkflow(): Promise<WorkflowCleanupResult>;
+  /** The result of this run's workflow reconciliation; undefined when it has not run. */
+  getWorkflowReconcileResult(): WorkflowReconcileResult | undefined;
+  /** The result of this run's workflow cleanup; undefined when it has not run. */
+  getWorkflowCleanupResult(): WorkflowCleanupResult | undefined;
+  /** The secondary managed by the named dependent of the managed workflow; undefined when absent. */
+  getSecondaryResource<R>(dependentName: string): R | undefined;
+  /** Per-run values shared between dependents and the reconciler (JOSDK's `put`/`get`). */
+  put(key: string, value: unknown): void;
+  /** A value stored with {@link put}. */
+  get<T>(key: string): T | undefined;
+  /** The primary of this run. */
+  readonly primary: P;
+}
+
+/**
+ * The controller's event sources (JOSDK's `EventSourceRetriever`), including dynamic registration:
+ * workflows register the informer of a dependent with an activation condition only while active.
+ */
+export interface EventSourceRetriever<P extends KubernetesResource = KubernetesResource> {
+  /** What creating an event source for this controller needs. */
+  readonly eventSourceContext: EventSourceContext<P>;
+  /** The event source registered under a name. */
+  getEventSource(name: string): EventSource | undefined;
+  /**
+   * Registers and starts an event source unless one of that name is registered; resolves (with the
+   * registered source) once it is started. `create` is called only when it is not registered.
+   */
+  dynamicallyRegisterEventSource(name: string, create: () => EventSource): Promise<EventSource>;
+  /** Stops and removes a registered event source; resolves at once when none has that name. */
+  dynamicallyDeregisterEventSource(name: string): Promise<void>;
 }

@@ -1,9 +1,17 @@
-import type { Context, ResourceEventRecorder, RetryInfo } from '../../api/context.js';
+import type {
+  Context,
+  EventSourceRetriever,
+  ManagedWorkflowAndDependentResourceContext,
+  ResourceEventRecorder,
+  RetryInfo,
+} from '../../api/context.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import { resourceTypeName } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { ResourceEventSource } from '../../event/event-source.js';
 import type { Logger } from '../../util/logger.js';
+import { ManagedWorkflowContext } from '../../workflow/internal/managed-workflow.js';
+import type { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
 import { AmbiguousSecondaryResourceError, NoEventSourceForTypeError } from '../errors.js';
 
 /** The controller's event sources that cache a kind, by name. */
@@ -21,6 +29,10 @@ export interface DefaultContextOptions<P extends KubernetesResource> {
   readonly eventRecorder: ResourceEventRecorder;
   readonly controllerName: string;
   readonly secondary: SecondaryResourceSources;
+  /** The controller's managed workflow, if any. */
+  readonly managedWorkflow?: ManagedWorkflow<P>;
+  /** The controller's event sources with dynamic registration. */
+  readonly eventSources?: EventSourceRetriever<P>;
 }
 
 const sameKind = (a: ResourceType, b: ResourceType) =>
@@ -38,6 +50,22 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
     this.logger = o.logger;
     this.eventRecorder = o.eventRecorder;
     this.controllerName = o.controllerName;
+  }
+
+  private workflowContext: ManagedWorkflowContext<P> | undefined;
+
+  managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P> {
+    this.workflowContext ??= new ManagedWorkflowContext(this.o.managedWorkflow, this.o.primary, this);
+    return this.workflowContext;
+  }
+
+  eventSourceRetriever(): EventSourceRetriever<P> {
+    if (!this.o.eventSources) {
+      throw new NoEventSourceForTypeError(
+        `${this.controllerName}: this context has no access to the controller's event sources`,
+      );
+    }
+    return this.o.eventSources;
   }
 
   getRetryInfo(): RetryInfo | undefined {

@@ -1,0 +1,166 @@
+import type { Context, ManagedWorkflowAndDependentResourceContext } from '../../api/context.js';
+import type { EventSourceContext } from '../../api/reconciler.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import type { EventSource } from '../../event/event-source.js';
+import { isEventSourceProvider } from '../../dependent/dependent-resource.js';
+import type { DependentResource } from '../../dependent/dependent-resource.js';
+import { WorkflowConfigurationError, WorkflowUsageError } from '../errors.js';
+import type { ManagedWorkflowSpec } from '../managed-workflow.js';
+import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow-result.js';
+import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
+import { DefaultWorkflow } from './default-workflow.js';
+
+/**
+ * A controller's managed workflow (JOSDK's `DefaultManagedWorkflow`): the workflow built from the
+ * declaration at registration, plus the event sources its dependents bring.
+ */
+export class ManagedWorkflow<P extends KubernetesResource> {
+  readonly workflow: DefaultWorkflow<P>;
+  readonly explicitInvocation: boolean;
+  readonly handleExceptionsInReconciler: boolean;
+  private readonly shared = new Map<string, string>();
+
+  /** @throws WorkflowConfigurationError for a bad declaration (cycle, unknown dependsOn, duplicates). */
+  constructor(spec: ManagedWorkflowSpec<P>) {
+    if (!spec || !Array.isArray(spec.dependents)) {
+      throw new WorkflowConfigurationError(
+        'InvalidWorkflow',
+        'workflow.dependents must be an array of dependent declarations',
+      );
+    }
+    const declarations = spec.dependents.map((d) => {
+      const dependent =
+        typeof d.dependent === 'function'
+          ? (d.dependent as () => DependentResource<unknown, P>)()
+          : d.dependent;
+      return { dependent, options: d };
+    });
+    this.workflow = new DefaultWorkflow(declarations, {
+      executorSize: spec.executorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE,
+      silent: true,
+    });
+    spec.dependents.forEach((d, i) => {
+      if (d.useEventSourceWithName) this.shared.set(this.workflow.nodes[i].name, d.useEventSourceWithName);
+    });
+    this.explicitInvocation = spec.explicitInvocation ?? false;
+    this.handleExceptionsInReconciler = spec.handleExceptionsInReconciler ?? false;
+  }
+
+  /**
+   * The event sources the dependents bring, to register with the controller at its creation:
+   * dependents with an activation condition register theirs only while active, and dependents with
+   * `useEventSourceWithName` get theirs from `lookup` once every source exists ({@link ManagedWorkflow.connectSharedSources}).
+   */
+  eventSources(context: EventSourceContext<P>): Array<[string, EventSource]> {
+    const result: Array<[string, EventSource]> = [];
+    for (const node of this.workflow.nodes) {
+      const d = node.dependent;
+      if (!isEventSourceProvider(d) || node.activationCondition || this.shared.has(node.name)) continue;
+      result.push([d.eventSourceName, d.eventSource(context)]);
+    }
+    return result;
+  }
+
+  /**
+   * Hands dependents declared with `useEventSourceWithName` the named source.
+   * @throws WorkflowConfigurationError when no event source has that name.
+   */
+  connectSharedSources(lookup: (name: string) => EventSource | undefined): void {
+    for (const node of this.workflow.nodes) {
+      const name = this.shared.get(node.name);
+      if (!name) continue;
+      const source = lookup(name);
+      if (!source || !isEventSourceProvider(node.dependent)) {
+        throw new WorkflowConfigurationError(
+          'InvalidWorkflow',
+          source
+            ? `dependent "${node.name}" cannot use a shared event source (it provides none of its own)`
+            : `dependent "${node.name}" uses the event source "${name}", which the controller does not have`,
+          [node.name],
+        );
+      }
+      node.dependent.useEventSource(source);
+    }
+  }
+
+  /** Whether the primary needs a finalizer for the workflow's cleanup. */
+  hasCleaner(): boolean {
+    return this.workflow.hasCleaner();
+  }
+
+  async reconcile(primary: P, context: Context<P>): Promise<WorkflowReconcileResult> {
+    const result = await this.workflow.reconcile(primary, context);
+    if (!this.handleExceptionsInReconciler) result.throwAggregatedErrorIfErrorsPresent();
+    return result;
+  }
+
+  async cleanup(primary: P, context: Context<P>): Promise<WorkflowCleanupResult> {
+    const result = await this.workflow.cleanup(primary, context);
+    if (!this.handleExceptionsInReconciler) result.throwAggregatedErrorIfErrorsPresent();
+    return result;
+  }
+}
+
+/** The per-run {@link ManagedWorkflowAndDependentResourceContext}. */
+export class ManagedWorkflowContext<
+  P extends KubernetesResource,
+> implements ManagedWorkflowAndDependentResourceContext<P> {
+  private reconcileResult: WorkflowReconcileResult | undefined;
+  private cleanupResult: WorkflowCleanupResult | undefined;
+  private readonly values = new Map<string, unknown>();
+
+  constructor(
+    private readonly managed: ManagedWorkflow<P> | undefined,
+    readonly primary: P,
+    private readonly context: Context<P>,
+  ) {}
+
+  async reconcileManagedWorkflow(): Promise<WorkflowReconcileResult> {
+    const managed = this.require('reconcileManagedWorkflow');
+    // kept before throwing, so updateErrorStatus can read it
+    this.reconcileResult = await managed.workflow.reconcile(this.primary, this.context);
+    if (!managed.handleExceptionsInReconciler) this.reconcileResult.throwAggregatedErrorIfErrorsPresent();
+    return this.reconcileResult;
+  }
+
+  async cleanupManagedWorkflow(): Promise<WorkflowCleanupResult> {
+    const managed = this.require('cleanupManagedWorkflow');
+    this.cleanupResult = await managed.workflow.cleanup(this.primary, this.context);
+    if (!managed.handleExceptionsInReconciler) this.cleanupResult.throwAggregatedErrorIfErrorsPresent();
+    return this.cleanupResult;
+  }
+
+  getWorkflowReconcileResult(): WorkflowReconcileResult | undefined {
+    return this.reconcileResult;
+  }
+
+  getWorkflowCleanupResult(): WorkflowCleanupResult | undefined {
+    return this.cleanupResult;
+  }
+
+  getSecondaryResource<R>(dependentName: string): R | undefined {
+    const dependent = this.require('getSecondaryResource')
+      .workflow.getDependentResourcesByName()
+      .get(dependentName);
+    if (!dependent)
+      throw new WorkflowUsageError(`the managed workflow has no dependent named "${dependentName}"`);
+    return dependent.getSecondaryResource(this.primary, this.context) as R | undefined;
+  }
+
+  put(key: string, value: unknown): void {
+    this.values.set(key, value);
+  }
+
+  get<T>(key: string): T | undefined {
+    return this.values.get(key) as T | undefined;
+  }
+
+  private require(method: string): ManagedWorkflow<P> {
+    if (!this.managed) {
+      throw new WorkflowUsageError(
+        `${method}(): the controller has no managed workflow (declare one with the workflow option)`,
+      );
+    }
+    return this.managed;
+  }
+}

@@ -1,0 +1,103 @@
+import type { KubernetesResource } from '../../api/resource-type.js';
+import type { ReconcileResult } from '../../dependent/dependent-resource.js';
+import { WorkflowReconcileResult } from '../workflow-result.js';
+import type { WorkflowNode } from '../workflow.js';
+import { WorkflowRun } from './workflow-run.js';
+
+/**
+ * One reconciliation of a workflow (JOSDK's `WorkflowReconcileExecutor`); the rules are those of the
+ * workflow documentation, see {@link Workflow}.
+ */
+export class WorkflowReconcileRun<P extends KubernetesResource> extends WorkflowRun<P> {
+  private readonly notReady = new Set<WorkflowNode<P>>();
+  private readonly markedForDelete = new Set<WorkflowNode<P>>();
+  private readonly deleteNotDone = new Set<WorkflowNode<P>>();
+  private readonly deleted: string[] = [];
+  private readonly reconciled: string[] = [];
+  private readonly results = new Map<string, ReconcileResult<unknown>>();
+
+  /** Runs from the roots; resolves with the result when nothing is left to do. */
+  async execute(roots: readonly WorkflowNode<P>[]): Promise<WorkflowReconcileResult> {
+    await this.runFrom(roots);
+    return new WorkflowReconcileResult(
+      this.reconciled,
+      [...this.notReady].map((n) => n.name),
+      this.deleted,
+      this.results,
+      this.errorsByName(),
+      this.conditionResults(),
+    );
+  }
+
+  protected handle(node: WorkflowNode<P>): void {
+    if (
+      this.visited.has(node) ||
+      this.executing.has(node) ||
+      this.markedForDelete.has(node) ||
+      !node.dependsOn.every((d) => this.visited.has(d) && !this.notReady.has(d) && !this.errors.has(d))
+    ) {
+      return;
+    }
+    this.submit(node, async () => {
+      const active = await this.isMet(node, 'activation', node.activationCondition);
+      await this.syncEventSource(node, active);
+      const reconcile = active && (await this.isMet(node, 'reconcile', node.reconcilePrecondition));
+      if (!reconcile) {
+        this.conditionNotMet(node, active);
+        return;
+      }
+      const result = await node.dependent.reconcile(this.primary, this.context);
+      this.results.set(node.name, result);
+      this.reconciled.push(node.name);
+      this.visited.add(node);
+      if (await this.isMet(node, 'ready', node.readyPostcondition)) {
+        for (const d of node.dependents) this.handle(d);
+      } else {
+        this.notReady.add(node);
+      }
+    });
+  }
+
+  /** A false precondition deletes the node and its dependents; an inactive node only its dependents. */
+  private conditionNotMet(node: WorkflowNode<P>, active: boolean): void {
+    const bottom = new Set<WorkflowNode<P>>();
+    this.markForDelete(node, bottom, active);
+    for (const b of bottom) this.handleDelete(b);
+  }
+
+  private markForDelete(node: WorkflowNode<P>, bottom: Set<WorkflowNode<P>>, active: boolean): void {
+    if (active) {
+      if (this.markedForDelete.has(node)) return;
+      this.markedForDelete.add(node);
+      if (node.dependents.length === 0) bottom.add(node);
+    } else {
+      // inactive: kept as is (neither reconciled nor deleted), but what depends on it goes
+      this.visited.add(node);
+      this.notReady.delete(node);
+    }
+    for (const d of node.dependents) this.markForDelete(d, bottom, true);
+  }
+
+  private handleDelete(node: WorkflowNode<P>): void {
+    if (this.visited.has(node) || this.executing.has(node)) return;
+    const dependentsDeleted = node.dependents.every(
+      (d) =>
+        !this.markedForDelete.has(d) ||
+        (this.visited.has(d) && !this.deleteNotDone.has(d) && !this.errors.has(d)),
+    );
+    if (!dependentsDeleted) return;
+    this.submit(node, async () => {
+      let done = true;
+      if (await this.isMet(node, 'activation', node.activationCondition)) {
+        if (await this.deleteIfDeletable(node)) this.deleted.push(node.name);
+        done = await this.isMet(node, 'delete', node.deletePostcondition);
+      }
+      this.visited.add(node);
+      if (!done) {
+        this.deleteNotDone.add(node);
+        return;
+      }
+      for (const parent of node.dependsOn) if (this.markedForDelete.has(parent)) this.handleDelete(parent);
+    });
+  }
+}

@@ -1,0 +1,106 @@
+import type { Context } from '../../api/context.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { isDeletable, isEventSourceProvider } from '../../dependent/dependent-resource.js';
+import type { AnyCondition, ConditionResult, ConditionType } from '../condition.js';
+import { evaluateCondition } from '../condition.js';
+import type { WorkflowNode } from '../workflow.js';
+import type { Limiter } from './limiter.js';
+
+/**
+ * State and helpers shared by one reconcile or cleanup run (JOSDK's `AbstractWorkflowExecutor`).
+ * Node steps are submitted through the limiter; bookkeeping runs synchronously between awaits, so
+ * the sets need no locking. `done` resolves once nothing is running or queued.
+ */
+export abstract class WorkflowRun<P extends KubernetesResource> {
+  protected readonly visited = new Set<WorkflowNode<P>>();
+  protected readonly executing = new Set<WorkflowNode<P>>();
+  protected readonly errors = new Map<WorkflowNode<P>, unknown>();
+  protected readonly conditions = new Map<string, Map<ConditionType, ConditionResult>>();
+  private pending = 0;
+  private finish!: () => void;
+  /** Resolves when the run is complete. */
+  readonly done = new Promise<void>((resolve) => (this.finish = resolve));
+
+  constructor(
+    protected readonly primary: P,
+    protected readonly context: Context<P>,
+    private readonly limiter: Limiter,
+  ) {}
+
+  /** Starts the run at the given nodes; resolves when it is complete. */
+  protected async runFrom(nodes: readonly WorkflowNode<P>[]): Promise<void> {
+    this.pending++;
+    for (const node of nodes) this.handle(node);
+    this.settle();
+    await this.done;
+  }
+
+  /** Decides what to do with a node; may submit work. */
+  protected abstract handle(node: WorkflowNode<P>): void;
+
+  /** Runs a node step through the limiter; an error is recorded for the node. */
+  protected submit(node: WorkflowNode<P>, step: () => Promise<void>): void {
+    this.executing.add(node);
+    this.pending++;
+    void this.limiter
+      .run(step)
+      .catch((error: unknown) => {
+        this.errors.set(node, error);
+      })
+      .finally(() => {
+        this.executing.delete(node);
+        this.settle();
+      });
+  }
+
+  private settle(): void {
+    if (--this.pending === 0) this.finish();
+  }
+
+  /** Evaluates a condition and records its outcome; an absent condition holds. */
+  protected async isMet(
+    node: WorkflowNode<P>,
+    type: ConditionType,
+    condition: AnyCondition<unknown, P> | undefined,
+  ): Promise<boolean> {
+    if (!condition) return true;
+    const result = await evaluateCondition(condition, node.dependent, this.primary, this.context);
+    let byType = this.conditions.get(node.name);
+    if (!byType) this.conditions.set(node.name, (byType = new Map()));
+    byType.set(type, result);
+    return result.met;
+  }
+
+  /**
+   * Registers the event source of a dependent with an activation condition while it is active, and
+   * deregisters it otherwise (JOSDK's `registerOrDeregisterEventSourceBasedOnActivation`).
+   */
+  protected async syncEventSource(node: WorkflowNode<P>, active: boolean): Promise<void> {
+    const dependent = node.dependent;
+    if (!node.activationCondition || !isEventSourceProvider(dependent)) return;
+    const retriever = this.context.eventSourceRetriever();
+    if (active) {
+      await retriever.dynamicallyRegisterEventSource(dependent.eventSourceName, () =>
+        dependent.eventSource(retriever.eventSourceContext),
+      );
+    } else {
+      await retriever.dynamicallyDeregisterEventSource(dependent.eventSourceName);
+    }
+  }
+
+  /** Calls `delete` on a deletable dependent; returns whether it was called. */
+  protected async deleteIfDeletable(node: WorkflowNode<P>): Promise<boolean> {
+    const dependent = node.dependent;
+    if (!isDeletable(dependent) || typeof dependent.delete !== 'function') return false;
+    await dependent.delete(this.primary, this.context);
+    return true;
+  }
+
+  protected errorsByName(): Map<string, unknown> {
+    return new Map([...this.errors].map(([n, e]) => [n.name, e]));
+  }
+
+  protected conditionResults(): Map<string, Map<ConditionType, ConditionResult>> {
+    return this.conditions;
+  }
+}
