@@ -271,7 +271,8 @@ export class KubernetesClient {
 
   /**
    * A raw request, for what has no typed method (discovery: `request('/apis')`, `request('/version')`).
-   * Resolves with the parsed JSON body (undefined for an empty one).
+   * Resolves with the parsed JSON body, the text when the answer is not JSON (`/healthz` answers
+   * `ok` as text/plain), or undefined for an empty body.
    */
   async request<T = unknown>(path: string, options: RawRequestOptions = {}): Promise<T> {
     if (!path.startsWith('/'))
@@ -283,6 +284,7 @@ export class KubernetesClient {
       options.body,
       options.contentType,
       options.signal,
+      true,
     );
   }
 
@@ -334,6 +336,7 @@ export class KubernetesClient {
     body?: unknown,
     contentType?: string,
     signal?: AbortSignal,
+    textUnlessJson = false,
   ): Promise<R> {
     const exchange: HttpExchange = {
       method,
@@ -352,6 +355,9 @@ export class KubernetesClient {
       throw apiError(answer.status, answer.headers, answer.body, { method, path });
     }
     if (answer.body.length === 0) return undefined as R;
+    if (textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
+      return answer.body.toString('utf8') as R;
+    }
     try {
       return JSON.parse(answer.body.toString('utf8')) as R;
     } catch (cause) {

@@ -197,6 +197,7 @@ describe('KubernetesClient against @tosdk/apiserver (HTTPS, CA and token from th
   it('discovers and reviews access', async () => {
     const version = await client.request<{ gitVersion?: string }>('/version');
     expect(typeof version.gitVersion).toBe('string');
+    expect(await client.request<string>('/healthz')).toBe('ok');
     const review = await client.selfSubjectAccessReview({
       verb: 'update',
       group: 'coordination.k8s.io',
