@@ -5,6 +5,8 @@
 import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
 import { CrdError } from './errors.js';
 import { fieldValue } from './field-value.js';
+import { evaluateRules, unsupportedRules } from './internal/cel/rules.js';
+import type { SkippedRule } from './internal/cel/rules.js';
 import { applyDefaults, dropNonNullableNulls } from './internal/defaulting.js';
 import type { LocatedCause } from './internal/located-cause.js';
 import { pruneObject } from './internal/prune.js';
@@ -79,6 +81,11 @@ export interface CompiledVersion {
    */
   unknownFields(obj: JsonObject): string[];
   patchSchema: PatchSchema;
+  /**
+   * `x-kubernetes-validations` rules outside the CEL subset this server evaluates (see the README);
+   * they are accepted but not enforced. Empty when every rule is enforced.
+   */
+  unevaluatedRules: SkippedRule[];
   printerColumns: PrinterColumn[];
   /** Selectable fields as `spec.color` (without the leading dot). */
   selectableFields: string[];
@@ -174,8 +181,10 @@ function compileVersion(
       pruneObject(obj, schema, true);
       applyDefaults(obj, schema, true);
       dropNonNullableNulls(obj, schema, true);
-      const located = [...validator.validate(obj), ...structuralChecks(obj, schema)];
       const old = options?.old;
+      const located = [...validator.validate(obj), ...structuralChecks(obj, schema)];
+      // CEL rules run only on values that passed the schema, as in kube-apiserver.
+      if (located.length === 0) located.push(...evaluateRules(obj, schema, old));
       return located.filter((l) => !old || !unchanged(l, obj, old)).map((l) => l.cause);
     },
     applyDefaults(obj) {
@@ -185,6 +194,7 @@ function compileVersion(
       return pruneObject(obj, schema, false);
     },
     patchSchema: buildPatchSchema(schema),
+    unevaluatedRules: unsupportedRules(schema),
     printerColumns,
     selectableFields,
     fieldValue,

@@ -33,3 +33,4 @@ export type { OpenApiV3 } from './openapi-v3.js';
 export { buildOpenApiV2 } from './openapi-v2.js';
 export { definitionName } from './openapi/crd-definitions.js';
 export { compareKubeVersions } from './kube-version.js';
+export type { SkippedRule } from './internal/cel/rules.js';

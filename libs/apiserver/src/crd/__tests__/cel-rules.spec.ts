@@ -1,0 +1,221 @@
+import { describe, expect, it } from '@jest/globals';
+import { compileCrd } from '../index.js';
+import type { CompiledVersion, JsonSchemaProps } from '../index.js';
+import { CelEvalError, evaluate } from '../internal/cel/evaluate.js';
+import { CelSyntaxError, parseCel } from '../internal/cel/parser.js';
+import type { JsonObject, StatusCause } from '../../types.js';
+import { v0, webPageCrd } from './fixtures.js';
+
+const run = (rule: string, self: unknown, oldSelf?: unknown): unknown => {
+  const vars = new Map<string, unknown>([['self', self]]);
+  if (oldSelf !== undefined) vars.set('oldSelf', oldSelf);
+  return evaluate(parseCel(rule), vars);
+};
+
+describe('CEL subset', () => {
+  const self = {
+    min: 1,
+    max: 5,
+    name: 'web-1',
+    tags: ['a', 'b'],
+    ports: [{ port: 80 }, { port: 443 }],
+    labels: { app: 'x' },
+  };
+
+  it.each([
+    ['self.min <= self.max', true],
+    ['self.max - self.min * 2 == 3', true],
+    ['self.max / 2 == 2 && self.max % 2 == 1', true],
+    ["self.name.startsWith('web') && self.name.endsWith('-1') && self.name.contains('b-')", true],
+    ["self.name.matches('^[a-z]+-[0-9]+$')", true],
+    ['size(self.tags) == 2 && self.tags.size() == 2 && self.name.size() == 5', true],
+    ["'a' in self.tags && 'app' in self.labels && !('z' in self.tags)", true],
+    ['self.ports.all(p, p.port > 0) && self.ports.exists(p, p.port == 443)', true],
+    ['self.ports.exists_one(p, p.port < 100)', true],
+    ['self.ports.map(p, p.port) == [80, 443]', true],
+    ['self.ports.filter(p, p.port > 100).size() == 1', true],
+    ['self.labels.all(k, self.labels[k].size() > 1)', false],
+    ['has(self.min) && !has(self.missing)', true],
+    ['self.min > 3 ? "big" : "small"', 'small'],
+    ["self.tags.join(',') == 'a,b' && [1, 2, 3].sum() == 6 && [3, 1].min() == 1", true],
+    ["int('42') + 1 == 43 && string(7) == '7' && double(1) == 1.0", true],
+    ['!has(self.missing) || self.missing > 0', true],
+    ['self.missing > 0 || true', true],
+    ['{"a": 1}.a == 1 && -self.min == -1', true],
+  ])('%s is %j', (rule, expected) => {
+    expect(run(rule, self)).toEqual(expected);
+  });
+
+  it('a missing field, a type mismatch and division by zero are evaluation errors', () => {
+    expect(() => run('self.missing > 0', self)).toThrow(CelEvalError);
+    expect(() => run('self.name > 1', self)).toThrow(/no such overload/);
+    expect(() => run('self.min / 0 == 1', self)).toThrow(/division by zero/);
+  });
+
+  it('malformed rules are syntax errors', () => {
+    expect(() => parseCel('self.min <=')).toThrow(CelSyntaxError);
+    expect(() => parseCel('has(self)')).toThrow(CelSyntaxError);
+    expect(() => parseCel("self.a == 'x")).toThrow(/unterminated string/);
+  });
+});
+
+function version(schema: JsonSchemaProps): CompiledVersion {
+  const crd = webPageCrd((c) => {
+    v0(c).schema = { openAPIV3Schema: schema };
+    v0(c).selectableFields = [];
+  });
+  const v = compileCrd(crd).versions[0];
+  if (!v) throw new Error('no version');
+  return v;
+}
+
+const cr = (spec: JsonObject): JsonObject => ({
+  apiVersion: 'sample.tosdk.io/v1',
+  kind: 'WebPage',
+  metadata: { name: 'x', namespace: 'default' },
+  spec,
+});
+const lines = (causes: StatusCause[]): string[] => causes.map((c) => `${c.field}: ${c.message}`);
+
+describe('x-kubernetes-validations in admit', () => {
+  const schema: JsonSchemaProps = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [
+          {
+            rule: 'self.minReplicas <= self.maxReplicas',
+            message: 'minReplicas must not exceed maxReplicas',
+          },
+          {
+            rule: '!has(self.mode) || self.mode != "legacy"',
+            fieldPath: '.mode',
+            reason: 'FieldValueForbidden',
+            message: 'legacy mode is gone',
+          },
+          { rule: 'self.size() < 10' },
+        ],
+        properties: {
+          minReplicas: { type: 'integer', default: 1 },
+          maxReplicas: { type: 'integer', default: 3 },
+          mode: { type: 'string' },
+          owner: {
+            type: 'string',
+            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'owner is immutable' }],
+          },
+          name: {
+            type: 'string',
+            'x-kubernetes-validations': [
+              {
+                rule: 'self.lowerAscii() == self',
+                messageExpression: "'name ' + self + ' must be lower case'",
+              },
+            ],
+          },
+          items: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['id'],
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                size: {
+                  type: 'integer',
+                  'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'size may only grow' }],
+                },
+              },
+            },
+          },
+          fancy: {
+            type: 'string',
+            'x-kubernetes-validations': [{ rule: 'isURL(self)' }, { rule: 'self.@@@' }],
+          },
+        },
+      },
+    },
+  };
+
+  it('passing rules give no causes (defaults applied first)', () => {
+    expect(version(schema).admit(cr({ maxReplicas: 2 }), 'create')).toEqual([]);
+  });
+
+  it('a failed rule gives Invalid with its message at the node; fieldPath and reason move and reword it', () => {
+    expect(
+      lines(version(schema).admit(cr({ minReplicas: 5, maxReplicas: 2, mode: 'legacy' }), 'create')),
+    ).toEqual([
+      'spec: Invalid value: "object": minReplicas must not exceed maxReplicas',
+      'spec.mode: Forbidden: legacy mode is gone',
+    ]);
+  });
+
+  it('a rule without message reports "failed rule: <rule>"; messageExpression builds the message', () => {
+    const big = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v']));
+    const v = version({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          'x-kubernetes-validations': [{ rule: 'self.size() < 10' }],
+        },
+      },
+    });
+    expect(lines(v.admit(cr({ ...big, a: 1, b: 2 }), 'create'))).toEqual([
+      'spec: Invalid value: "object": failed rule: self.size() < 10',
+    ]);
+    expect(lines(version(schema).admit(cr({ name: 'Web' }), 'create'))).toEqual([
+      'spec.name: Invalid value: "string": name Web must be lower case',
+    ]);
+  });
+
+  it('transition rules run only on update with the old value: immutable fields and correlated map-list items', () => {
+    const v = version(schema);
+    expect(v.admit(cr({ owner: 'a', items: [{ id: 'x', size: 5 }] }), 'create')).toEqual([]);
+    const old = cr({ owner: 'a', minReplicas: 1, maxReplicas: 3, items: [{ id: 'x', size: 5 }] });
+    expect(
+      lines(
+        v.admit(
+          cr({
+            owner: 'b',
+            items: [
+              { id: 'x', size: 4 },
+              { id: 'y', size: 1 },
+            ],
+          }),
+          'update',
+          { old },
+        ),
+      ),
+    ).toEqual([
+      'spec.owner: Invalid value: "string": owner is immutable',
+      'spec.items[0].size: Invalid value: "integer": size may only grow',
+    ]);
+  });
+
+  it('rules outside the subset are listed as unevaluated, not enforced', () => {
+    const v = version(schema);
+    expect(v.unevaluatedRules).toEqual([
+      { path: 'spec.fancy', rule: 'isURL(self)', why: 'function isURL() is not supported' },
+      { path: 'spec.fancy', rule: 'self.@@@', why: 'unexpected "@"' },
+    ]);
+    expect(v.admit(cr({ fancy: 'not a url' }), 'create')).toEqual([]);
+  });
+
+  it('a rule that cannot be evaluated (missing field) gives Invalid with the error', () => {
+    const v = version({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: { a: { type: 'integer' } },
+          'x-kubernetes-validations': [{ rule: 'self.a > 0' }],
+        },
+      },
+    });
+    expect(lines(v.admit(cr({}), 'create'))).toEqual([
+      'spec: Invalid value: "object": self.a > 0: no such key: a',
+    ]);
+  });
+});
