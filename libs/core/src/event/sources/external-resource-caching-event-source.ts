@@ -1,0 +1,116 @@
+import type { ResourceID } from '../../api/resource-id.js';
+import { ResourceID as ID } from '../../api/resource-id.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { AbstractEventSource } from './abstract-event-source.js';
+import type { EventSourceOptions } from './abstract-event-source.js';
+
+/** Options of an {@link ExternalResourceCachingEventSource}. */
+export interface ExternalResourceCachingOptions<R> extends EventSourceOptions {
+  /** Identity of an external resource among those of one primary. Defaults to the whole value as JSON (one resource per distinct value). */
+  idOf?: (resource: R) => string;
+  /** Whether two versions of one resource are equal (no event). Defaults to comparing their JSON. */
+  equals?: (a: R, b: R) => boolean;
+}
+
+/**
+ * Base of the sources that cache resources from outside Kubernetes per primary (JOSDK's
+ * `ExternalResourceCachingEventSource`): {@link ExternalResourceCachingEventSource.handleResources}
+ * replaces what is cached for a primary and emits an event only when something changed.
+ *
+ * @typeParam R - the external resource type.
+ */
+export abstract class ExternalResourceCachingEventSource<R> extends AbstractEventSource {
+  private readonly cache = new Map<string, Map<string, R>>();
+  private readonly idOf: (resource: R) => string;
+  private readonly equals: (a: R, b: R) => boolean;
+
+  protected constructor(options: ExternalResourceCachingOptions<R> = {}) {
+    super(options);
+    this.idOf = options.idOf ?? ((r) => JSON.stringify(r));
+    this.equals = options.equals ?? ((a, b) => JSON.stringify(a) === JSON.stringify(b));
+  }
+
+  /** The cached resources of a primary (`[]` when none or never fetched). */
+  getSecondaryResources(primary: KubernetesResource | ResourceID): R[] {
+    return [...(this.cache.get(keyOf(primary))?.values() ?? [])];
+  }
+
+  /** The one cached resource of a primary; undefined when none. */
+  getSecondaryResource(primary: KubernetesResource | ResourceID): R | undefined {
+    return this.getSecondaryResources(primary)[0];
+  }
+
+  /** Whether anything was cached for a primary (an empty result of a fetch counts). */
+  isCached(primary: KubernetesResource | ResourceID): boolean {
+    return this.cache.has(keyOf(primary));
+  }
+
+  /** Primaries with cached resources. */
+  cachedPrimaries(): ResourceID[] {
+    return [...this.cache.keys()].map((k) => ID.fromKey(k));
+  }
+
+  /**
+   * Replaces the cached resources of a primary; emits one event for it when the set changed (a
+   * first result that is empty changes nothing). Returns whether it changed.
+   */
+  protected handleResources(primary: ResourceID, resources: Iterable<R>): boolean {
+    const next = new Map<string, R>();
+    for (const r of resources) next.set(this.idOf(r), r);
+    const before = this.cache.get(primary.key);
+    this.cache.set(primary.key, next);
+    const changed = before ? !this.sameSet(before, next) : next.size > 0;
+    if (changed) this.emit(primary);
+    return changed;
+  }
+
+  /** Adds or replaces one resource of a primary; emits when it changed. */
+  protected handleResource(primary: ResourceID, resource: R): boolean {
+    const map = this.cache.get(primary.key) ?? new Map<string, R>();
+    const id = this.idOf(resource);
+    const old = map.get(id);
+    map.set(id, resource);
+    this.cache.set(primary.key, map);
+    const changed = !old || !this.equals(old, resource);
+    if (changed) this.emit(primary);
+    return changed;
+  }
+
+  /** Removes one resource (by its id) or all resources of a primary; emits when something was removed. */
+  protected handleDelete(primary: ResourceID, resourceId?: string): boolean {
+    const map = this.cache.get(primary.key);
+    if (!map) return false;
+    let removed: boolean;
+    if (resourceId === undefined) {
+      removed = map.size > 0;
+      this.cache.delete(primary.key);
+    } else {
+      removed = map.delete(resourceId);
+    }
+    if (removed) this.emit(primary);
+    return removed;
+  }
+
+  /** Forgets a primary without an event (its primary is gone). */
+  protected forget(primary: ResourceID): void {
+    this.cache.delete(primary.key);
+  }
+
+  /** The id of a resource (per `idOf`). */
+  protected resourceId(resource: R): string {
+    return this.idOf(resource);
+  }
+
+  private sameSet(a: Map<string, R>, b: Map<string, R>): boolean {
+    if (a.size !== b.size) return false;
+    for (const [id, r] of a) {
+      const other = b.get(id);
+      if (other === undefined || !this.equals(r, other)) return false;
+    }
+    return true;
+  }
+}
+
+function keyOf(primary: KubernetesResource | ResourceID): string {
+  return primary instanceof ID ? primary.key : ID.fromResource(primary).key;
+}

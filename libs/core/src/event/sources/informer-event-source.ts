@@ -1,0 +1,419 @@
+import type { EventSourceContext, PrimaryResourceCache } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import { resourceTypeName } from '../../api/resource-type.js';
+import { BoundedResourceCache } from '../../cache/bounded-resource-cache.js';
+import { managedFieldsTransform } from '../../cache/managed-fields.js';
+import type { ManagedFieldsPolicy } from '../../cache/managed-fields.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { IndexFunction } from '../../informer/informer.js';
+import { cacheKey } from '../../informer/internal/informer-store.js';
+import { MultiNamespaceInformer } from '../../informer/multi-namespace-informer.js';
+import type { Clock } from '../../util/clock.js';
+import type { EventSourceHealth, ResourceEventSource } from '../event-source.js';
+import { AbstractEventSource, errorMessage } from './abstract-event-source.js';
+import type { EventSourceOptions } from './abstract-event-source.js';
+import { EventSourceUsageError, MissingPrimaryToSecondaryMapperError } from './errors.js';
+import { isIndexableMapper, Mappers } from './mappers.js';
+import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
+import { OwnWriteTracker } from './own-write-tracker.js';
+import type { HeldEvent } from './own-write-tracker.js';
+
+/** The index of secondaries by the keys of their primaries (from an indexable mapper). */
+export const PRIMARY_INDEX = 'tosdk.io/primary';
+
+/** Which namespaces an {@link InformerEventSource} watches. */
+export type InformerNamespaces = readonly string[] | 'all' | 'sameAsController';
+
+/** Options of an {@link InformerEventSource}. */
+export interface InformerEventSourceOptions<
+  R extends KubernetesResource,
+  P extends KubernetesResource,
+> extends EventSourceOptions {
+  /** The secondary kind (typed, or any kind declared with `defineResource` for untyped use). */
+  type: ResourceType<R>;
+  /** Maps a secondary to its primaries. Defaults to {@link Mappers.fromOwnerReferences} of the controller's primary kind. */
+  secondaryToPrimaryMapper?: SecondaryToPrimaryMapper<R>;
+  /** Maps a primary to its secondaries (many-to-one, many-to-many). Defaults to none (the index of an indexable mapper is used). */
+  primaryToSecondaryMapper?: PrimaryToSecondaryMapper<P>;
+  /** Namespaces to watch: a list, `'all'`, or `'sameAsController'`. Defaults to `'sameAsController'`. */
+  namespaces?: InformerNamespaces;
+  /** Whether to follow the controller's `changeNamespaces`. Defaults to true with `'sameAsController'`, else false. */
+  followControllerNamespaceChanges?: boolean;
+  /** Only secondaries matching this label selector are cached. Defaults to all. */
+  labelSelector?: string;
+  /** Only secondaries matching this field selector are cached. Defaults to all. */
+  fieldSelector?: string;
+  /** An added secondary triggers only when this accepts it. Defaults to accept. */
+  onAddFilter?: (obj: R) => boolean;
+  /** An updated secondary triggers only when this accepts it. Defaults to accept. */
+  onUpdateFilter?: (newObj: R, oldObj: R) => boolean;
+  /** A deleted secondary triggers only when this accepts it. Defaults to accept. */
+  onDeleteFilter?: (obj: R, finalStateUnknown: boolean) => boolean;
+  /** Every event triggers only when this accepts the object too. Defaults to accept. */
+  genericFilter?: (obj: R) => boolean;
+  /** The client to watch with, e.g. one of another cluster. Defaults to the controller's. */
+  client?: KubernetesClient;
+  /** Extra indexes on the secondaries (read with `byIndex`). Defaults to none. */
+  indexers?: Record<string, IndexFunction<R>>;
+  /**
+   * What the cache keeps of `metadata.managedFields`. Defaults to `keepOwn` (only the entries of
+   * `fieldManager`; see `managedFieldsTransform` for why that is safe).
+   */
+  managedFields?: ManagedFieldsPolicy;
+  /** The field manager used for own writes and kept by `keepOwn`. Defaults to the controller's field manager. */
+  fieldManager?: string;
+  /**
+   * Keep full objects only while used: those not read or written for `ttlMs` are evicted (the
+   * informer keeps their metadata for events and mapping) and fetched again on demand with
+   * {@link InformerEventSource.fetch}. Defaults to off (everything cached).
+   */
+  boundedCache?: { ttlMs: number; max?: number };
+  /** Whether events of primaries that are not in the controller's cache are dropped (logged at debug). Defaults to true. */
+  skipUnknownPrimaries?: boolean;
+  /** Whether start fails when the first list fails. Defaults to true (then the operator's `stopOnInformerErrorDuringStartup` decides). */
+  failFast?: boolean;
+}
+
+/**
+ * Watches secondary Kubernetes resources and triggers the primaries they map to (JOSDK's
+ * `InformerEventSource`), with a cache readable through {@link InformerEventSource.get}, `list`,
+ * `byIndex`, `keys` and the context's `getSecondaryResource(s)`.
+ *
+ * Own writes (through {@link InformerEventSource.write} or the context's resource operations) give
+ * read-after-write and do not trigger the controller; every change by someone else still does:
+ * - The written object is served by `get`, `list`, `byIndex` and `getSecondaryResources` at once,
+ *   until the informer holds that version or a newer one (numeric resourceVersions); with opaque
+ *   resourceVersions, until the informer's next event of that object.
+ * - An event is suppressed only when its resourceVersion is one an own write returned. Events that
+ *   arrive while the write is in flight are held and judged when it returns; a change that landed
+ *   before, during or after the write, or that a re-list reports, has another version and triggers.
+ * - Deletes always trigger. A failed write suppresses nothing.
+ */
+export class InformerEventSource<
+  R extends KubernetesResource,
+  P extends KubernetesResource = KubernetesResource,
+>
+  extends AbstractEventSource
+  implements ResourceEventSource<R, P>
+{
+  readonly resourceType: ResourceType<R>;
+  /** The client this source watches and writes with. */
+  readonly client: KubernetesClient;
+  /** The field manager of own server-side applies. */
+  readonly fieldManager: string;
+  private readonly informer: MultiNamespaceInformer<R>;
+  private readonly s2p: SecondaryToPrimaryMapper<R>;
+  private readonly p2s?: PrimaryToSecondaryMapper<P>;
+  private readonly indexed: boolean;
+  private readonly follow: boolean;
+  private readonly primaries: PrimaryResourceCache<P> | undefined;
+  private readonly indexers: Record<string, IndexFunction<R>>;
+  private readonly own = new OwnWriteTracker<R>();
+  private readonly hot?: BoundedResourceCache<R>;
+  private unsubscribe?: () => void;
+  private mapperFailures = 0;
+  private readonly label: string;
+
+  /** @throws EventSourceUsageError for a missing type or an invalid namespace list. */
+  constructor(
+    private readonly o: InformerEventSourceOptions<R, P>,
+    context: EventSourceContext<P>,
+  ) {
+    super({ ...o, logger: o.logger ?? context.logger });
+    if (!o?.type) throw new EventSourceUsageError('an InformerEventSource needs a resource type');
+    this.resourceType = o.type;
+    this.label = `${this.name ?? 'InformerEventSource'}(${resourceTypeName(o.type)})`;
+    this.client = o.client ?? context.client;
+    this.fieldManager = o.fieldManager ?? context.fieldManager ?? context.controllerName;
+    this.s2p = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
+    this.p2s = o.primaryToSecondaryMapper;
+    this.indexed = !this.p2s && isIndexableMapper(this.s2p);
+    const nsOption = o.namespaces ?? 'sameAsController';
+    this.follow = o.followControllerNamespaceChanges ?? nsOption === 'sameAsController';
+    this.primaries = (o.skipUnknownPrimaries ?? true) && !o.client ? context.primaryCache : undefined;
+    this.indexers = o.indexers ?? {};
+    const namespaces = nsOption === 'sameAsController' ? [...context.namespaces] : nsOption;
+    const clock: Clock | undefined = context.clock;
+    const prune = managedFieldsTransform<R>(o.managedFields ?? 'keepOwn', [this.fieldManager]);
+    if (o.boundedCache) {
+      this.hot = new BoundedResourceCache<R>({
+        ttlMs: o.boundedCache.ttlMs,
+        max: o.boundedCache.max,
+        clock,
+        fetch: (key) =>
+          this.client.get(o.type, ResourceID.fromKey(key)).then((r) => (r && prune ? prune(r) : r)),
+      });
+    }
+    const hot = this.hot;
+    const transform =
+      hot || prune
+        ? (obj: R): R => {
+            const pruned = prune ? prune(obj) : obj;
+            if (!hot) return pruned;
+            const key = cacheKey(pruned);
+            if (key) hot.set(key, pruned);
+            return skeleton(pruned);
+          }
+        : undefined;
+    try {
+      this.informer = new MultiNamespaceInformer<R>({
+        client: this.client,
+        type: o.type,
+        namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
+        labelSelector: o.labelSelector,
+        fieldSelector: o.fieldSelector,
+        clock,
+        logger: this.logger,
+        transform,
+        failFast: o.failFast ?? true,
+      });
+    } catch (error) {
+      throw new EventSourceUsageError(`${this.label}: ${errorMessage(error)}`, { cause: error });
+    }
+    if (this.indexed) this.informer.addIndexer(PRIMARY_INDEX, (obj) => this.primaryKeys(obj));
+    for (const [name, fn] of Object.entries(this.indexers)) this.informer.addIndexer(name, fn);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.unsubscribe ??= this.informer.addEventHandler({
+      onAdd: (obj) => this.onEvent({ kind: 'add', obj }),
+      onUpdate: (oldObj, obj) => this.onEvent({ kind: 'update', oldObj, obj }),
+      onDelete: (obj, finalStateUnknown) => this.onEvent({ kind: 'delete', obj, finalStateUnknown }),
+    });
+    await this.informer.start();
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.informer.stop();
+    this.own.clear();
+  }
+
+  override health(): EventSourceHealth {
+    if (!this.isRunning()) return { healthy: false, status: 'stopped' };
+    const h = this.informer.health();
+    return { healthy: h.healthy, status: h.status, reason: h.reason };
+  }
+
+  /** Whether the cache holds a complete list. */
+  hasSynced(): boolean {
+    return this.informer.hasSynced();
+  }
+
+  /** How many events were dropped because the secondary-to-primary mapper threw. */
+  get mapperFailureCount(): number {
+    return this.mapperFailures;
+  }
+
+  followsControllerNamespaces(): boolean {
+    return this.follow;
+  }
+
+  /** Watches other namespaces (`[]` for all): lists the new ones, drops the removed ones. */
+  async changeNamespaces(namespaces: readonly string[]): Promise<void> {
+    this.own.clear();
+    await this.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
+  }
+
+  /** The namespaces watched now. */
+  get namespaces(): readonly string[] | 'all' {
+    return this.informer.namespaces;
+  }
+
+  /** The cached secondary (an own write ahead of the informer included). With a bounded cache, undefined when evicted: use {@link fetch}. */
+  get(id: ResourceID): R | undefined {
+    const mine = this.own.get(id.key);
+    if (mine) return this.full(mine);
+    const cached = this.informer.get(id);
+    return cached ? this.full(cached) : undefined;
+  }
+
+  /** The cached secondary, fetched from the API server when the bounded cache evicted it. */
+  async fetch(id: ResourceID): Promise<R | undefined> {
+    const mine = this.own.get(id.key);
+    if (mine) return mine;
+    if (!this.hot) return this.informer.get(id);
+    if (!this.informer.get(id)) return undefined;
+    return this.hot.fetch(id.key);
+  }
+
+  /** Cached secondaries, all or of one namespace, own writes included. */
+  list(namespace?: string): R[] {
+    return this.overlay(
+      this.informer.list(namespace),
+      (obj) => namespace === undefined || obj.metadata?.namespace === namespace,
+    );
+  }
+
+  /** Keys (`namespace/name`) of the cached secondaries. */
+  keys(): string[] {
+    const keys = new Set(this.informer.keys());
+    for (const [key] of this.own.entries()) keys.add(key);
+    return [...keys];
+  }
+
+  /**
+   * Cached secondaries whose index `name` (from `indexers`, or {@link PRIMARY_INDEX}) includes `value`, own writes included.
+   * @throws InformerUsageError for an unknown index.
+   */
+  byIndex(name: string, value: string): R[] {
+    const fn = name === PRIMARY_INDEX && this.indexed ? (o: R) => this.primaryKeys(o) : this.indexers[name];
+    return this.overlay(this.informer.byIndex(name, value), (obj) => safeIndex(fn, obj).includes(value));
+  }
+
+  /**
+   * The secondaries of a primary: through `primaryToSecondaryMapper`, else the index of an
+   * indexable secondary-to-primary mapper.
+   * @throws MissingPrimaryToSecondaryMapperError when the mapper is custom code not marked indexable and no primary-to-secondary mapper is configured.
+   */
+  getSecondaryResources(primary: P): R[] {
+    if (this.p2s) {
+      const out: R[] = [];
+      for (const id of this.p2s(primary)) {
+        const found = this.get(id);
+        if (found) out.push(found);
+      }
+      return out;
+    }
+    if (!this.indexed) {
+      throw new MissingPrimaryToSecondaryMapperError(
+        `${this.label}: cannot find the secondaries of ${ResourceID.fromResource(primary).key}: the secondary-to-primary mapper is custom code (it may read other state, e.g. which primaries reference a secondary), so secondaries are not indexed by primary; configure primaryToSecondaryMapper, wrap a mapper that reads only the secondary with Mappers.indexable, or read the cache with get/list/byIndex`,
+        this.name ?? 'InformerEventSource',
+      );
+    }
+    return this.byIndex(PRIMARY_INDEX, ResourceID.fromResource(primary).key);
+  }
+
+  /**
+   * Runs an own write of one secondary and caches its result (see the class comment for the
+   * guarantee). `write` must return the object as the server returned it.
+   */
+  async write(id: ResourceID, write: () => Promise<R>): Promise<R> {
+    this.own.begin(id.key);
+    let result: R | undefined;
+    try {
+      result = await write();
+      if (this.hot) this.hot.set(id.key, result);
+      return result;
+    } finally {
+      const foreign = this.own.end(id.key, result, this.informer.get(id));
+      for (const held of foreign) this.propagate(held);
+    }
+  }
+
+  private onEvent(event: HeldEvent<R>): void {
+    const key = cacheKey(event.obj);
+    if (!key) return;
+    if (event.kind === 'delete') this.hot?.delete(key);
+    const verdict = this.own.onEvent(key, event);
+    if (verdict === 'foreign') this.propagate(event);
+  }
+
+  private propagate(event: HeldEvent<R>): void {
+    const { obj, oldObj } = event;
+    try {
+      const o = this.o;
+      const accepted =
+        event.kind === 'add'
+          ? (o.onAddFilter?.(obj) ?? true)
+          : event.kind === 'update'
+            ? (o.onUpdateFilter?.(obj, oldObj!) ?? true)
+            : (o.onDeleteFilter?.(obj, event.finalStateUnknown ?? false) ?? true);
+      if (!accepted || !(o.genericFilter?.(obj) ?? true)) return;
+    } catch (error) {
+      this.logger.error('an event filter threw; event dropped', {
+        secondary: cacheKey(obj),
+        error: errorMessage(error),
+      });
+      return;
+    }
+    const ids = new Map<string, ResourceID>();
+    for (const source of oldObj ? [oldObj, obj] : [obj]) {
+      let mapped: ResourceID[];
+      try {
+        mapped = this.s2p(source);
+        if (!Array.isArray(mapped)) throw new TypeError(`the mapper returned ${typeof mapped}, not an array`);
+      } catch (error) {
+        this.mapperFailures++;
+        this.logger.error('the secondary-to-primary mapper threw; event dropped', {
+          secondary: cacheKey(source),
+          kind: this.resourceType.kind,
+          error: errorMessage(error),
+        });
+        return;
+      }
+      for (const id of mapped) if (id instanceof ResourceID) ids.set(id.key, id);
+    }
+    for (const id of ids.values()) {
+      if (this.primaries && !this.primaries.get(id)) {
+        this.logger.debug('secondary maps to a primary that is not cached (gone, or not watched); no event', {
+          secondary: cacheKey(obj),
+          primary: id.key,
+        });
+        continue;
+      }
+      this.emit(id);
+    }
+  }
+
+  private primaryKeys(obj: R): string[] {
+    return this.s2p(obj).map((id) => id.key);
+  }
+
+  private full(obj: R): R | undefined {
+    if (!this.hot) return obj;
+    const key = cacheKey(obj);
+    return key ? this.hot.get(key) : undefined;
+  }
+
+  private overlay(fromInformer: R[], matches: (obj: R) => boolean): R[] {
+    const out: R[] = [];
+    const seen = new Set<string>();
+    for (const obj of fromInformer) {
+      const key = cacheKey(obj)!;
+      seen.add(key);
+      const mine = this.own.get(key);
+      if (mine) {
+        if (matches(mine)) out.push(mine);
+        continue;
+      }
+      const full = this.full(obj);
+      if (full) out.push(full);
+    }
+    for (const [key, mine] of this.own.entries()) if (!seen.has(key) && matches(mine)) out.push(mine);
+    return out;
+  }
+}
+
+function safeIndex<R>(fn: IndexFunction<R> | undefined, obj: R): string[] {
+  if (!fn) return [];
+  try {
+    return fn(obj);
+  } catch {
+    return [];
+  }
+}
+
+/** What the informer keeps of an object under a bounded cache: its metadata (for events and mapping). */
+function skeleton<R extends KubernetesResource>(obj: R): R {
+  const m = obj.metadata ?? {};
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      generation: m.generation,
+      labels: m.labels,
+      annotations: m.annotations,
+      ownerReferences: m.ownerReferences,
+      deletionTimestamp: m.deletionTimestamp,
+    },
+  } as R;
+}

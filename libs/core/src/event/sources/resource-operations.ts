@@ -1,0 +1,255 @@
+import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { JsonPatchOperation } from '../../client/types.js';
+import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
+import type { ResourceEventSource } from '../event-source.js';
+import { EventSourceUsageError } from './errors.js';
+import { InformerEventSource } from './informer-event-source.js';
+
+/** Options of a server-side apply through {@link ResourceOperations}. */
+export interface OwnApplyOptions {
+  /** Field manager. Defaults to the event source's (the controller's) field manager. */
+  fieldManager?: string;
+  /** Take over conflicting fields. Defaults to true. */
+  force?: boolean;
+}
+
+/** Where {@link ResourceOperations} finds what it needs (the controller supplies it). */
+export interface ResourceOperationsHost<P extends KubernetesResource> {
+  readonly client: KubernetesClient;
+  readonly primaryType: ResourceType<P>;
+  readonly fieldManager: string;
+  /** Puts an own write of a primary into the controller's cache. */
+  cachePrimary(resource: P, previousResourceVersion?: string): void;
+  /** The event sources caching a kind. */
+  sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }>;
+}
+
+type Named = KubernetesResource & { metadata: { name: string } };
+
+function typeOf(resource: KubernetesResource): { group: string; version: string; kind: string } {
+  const apiVersion = resource.apiVersion ?? '';
+  const slash = apiVersion.indexOf('/');
+  if (!apiVersion || !resource.kind)
+    throw new EventSourceUsageError('the resource needs apiVersion and kind to find its event source');
+  return {
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+    kind: resource.kind,
+  };
+}
+
+/**
+ * Writes that update the controller's caches at once (JOSDK 5's `ResourceOperations` /
+ * `PrimaryUpdateAndCacheUtils`), from `context.resourceOperations()`.
+ *
+ * Secondary writes go through the {@link InformerEventSource} caching the kind (its client, so a
+ * source of another cluster writes there): the result is readable at once through `get`, `list`,
+ * `byIndex` and `context.getSecondaryResources`, and its own event does not reconcile again, while
+ * every change by someone else does (see {@link InformerEventSource} for the exact rule).
+ *
+ * Primary writes cache the result in the controller's cache when it is newer than what is cached,
+ * so the next reconciliation sees it. Their events pass the controller's usual filters: with
+ * generation-aware processing (the default) an own status or metadata write does not reconcile
+ * again; an own spec change does, as it would in JOSDK.
+ */
+export class ResourceOperations<P extends KubernetesResource = KubernetesResource> {
+  constructor(private readonly host: ResourceOperationsHost<P>) {}
+
+  /** Server-side apply of a secondary (created when absent). */
+  serverSideApply<R extends KubernetesResource>(
+    resource: R,
+    options: OwnApplyOptions & { eventSourceName?: string } = {},
+  ): Promise<R> {
+    const source = this.source<R>(resource, options.eventSourceName);
+    return source.write(ResourceID.fromResource(resource), () =>
+      source.client.apply(source.resourceType, resource as R & Named, {
+        fieldManager: options.fieldManager ?? source.fieldManager,
+        force: options.force ?? true,
+      }),
+    );
+  }
+
+  /** Server-side apply of a secondary's status. */
+  serverSideApplyStatus<R extends KubernetesResource>(
+    resource: R,
+    options: OwnApplyOptions & { eventSourceName?: string } = {},
+  ): Promise<R> {
+    const source = this.source<R>(resource, options.eventSourceName);
+    return source.write(ResourceID.fromResource(resource), () =>
+      source.client.apply(source.resourceType, resource as R & Named, {
+        fieldManager: options.fieldManager ?? source.fieldManager,
+        force: options.force ?? true,
+        subresource: 'status',
+      }),
+    );
+  }
+
+  /** Creates a secondary. */
+  create<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
+    const source = this.source<R>(resource, eventSourceName);
+    return source.write(ResourceID.fromResource(resource), () =>
+      source.client.create(source.resourceType, resource),
+    );
+  }
+
+  /** Replaces a secondary (PUT; conditional on `metadata.resourceVersion` when set). */
+  update<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
+    const source = this.source<R>(resource, eventSourceName);
+    return source.write(ResourceID.fromResource(resource), () =>
+      source.client.update(source.resourceType, resource),
+    );
+  }
+
+  /** Replaces a secondary's status (PUT on the status subresource). */
+  updateStatus<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
+    const source = this.source<R>(resource, eventSourceName);
+    return source.write(ResourceID.fromResource(resource), () =>
+      source.client.updateStatus(source.resourceType, resource),
+    );
+  }
+
+  /** JSON patch (RFC 6902) of a secondary named by `resource`. */
+  jsonPatch<R extends KubernetesResource>(
+    resource: R,
+    operations: JsonPatchOperation[],
+    eventSourceName?: string,
+  ): Promise<R> {
+    return this.patch(resource, eventSourceName, (s, id) =>
+      s.client.jsonPatch(s.resourceType, id, operations),
+    );
+  }
+
+  /** JSON patch of a secondary's status. */
+  jsonPatchStatus<R extends KubernetesResource>(
+    resource: R,
+    operations: JsonPatchOperation[],
+    eventSourceName?: string,
+  ): Promise<R> {
+    return this.patch(resource, eventSourceName, (s, id) =>
+      s.client.jsonPatch(s.resourceType, id, operations, { subresource: 'status' }),
+    );
+  }
+
+  /** JSON merge patch (RFC 7386) of a secondary named by `resource`. */
+  jsonMergePatch<R extends KubernetesResource>(
+    resource: R,
+    patch: object,
+    eventSourceName?: string,
+  ): Promise<R> {
+    return this.patch(resource, eventSourceName, (s, id) => s.client.mergePatch(s.resourceType, id, patch));
+  }
+
+  /** JSON merge patch of a secondary's status. */
+  jsonMergePatchStatus<R extends KubernetesResource>(
+    resource: R,
+    patch: object,
+    eventSourceName?: string,
+  ): Promise<R> {
+    return this.patch(resource, eventSourceName, (s, id) =>
+      s.client.mergePatch(s.resourceType, id, patch, { subresource: 'status' }),
+    );
+  }
+
+  /** Server-side apply of the primary (metadata and spec). */
+  serverSideApplyPrimary(resource: P, options: OwnApplyOptions = {}): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.apply(this.host.primaryType, resource as P & Named, {
+        fieldManager: options.fieldManager ?? this.host.fieldManager,
+        force: options.force ?? true,
+      }),
+    );
+  }
+
+  /** Server-side apply of the primary's status. */
+  serverSideApplyPrimaryStatus(resource: P, options: OwnApplyOptions = {}): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.apply(this.host.primaryType, resource as P & Named, {
+        fieldManager: options.fieldManager ?? this.host.fieldManager,
+        force: options.force ?? true,
+        subresource: 'status',
+      }),
+    );
+  }
+
+  /** Replaces the primary (PUT; conditional on `metadata.resourceVersion` when set). */
+  updatePrimary(resource: P): Promise<P> {
+    return this.primary(resource, () => this.host.client.update(this.host.primaryType, resource));
+  }
+
+  /** Replaces the primary's status. */
+  updatePrimaryStatus(resource: P): Promise<P> {
+    return this.primary(resource, () => this.host.client.updateStatus(this.host.primaryType, resource));
+  }
+
+  /** JSON patch of the primary. */
+  jsonPatchPrimary(resource: P, operations: JsonPatchOperation[]): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations),
+    );
+  }
+
+  /** JSON patch of the primary's status. */
+  jsonPatchPrimaryStatus(resource: P, operations: JsonPatchOperation[]): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations, {
+        subresource: 'status',
+      }),
+    );
+  }
+
+  /** JSON merge patch of the primary. */
+  jsonMergePatchPrimary(resource: P, patch: object): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch),
+    );
+  }
+
+  /** JSON merge patch of the primary's status. */
+  jsonMergePatchPrimaryStatus(resource: P, patch: object): Promise<P> {
+    return this.primary(resource, () =>
+      this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch, {
+        subresource: 'status',
+      }),
+    );
+  }
+
+  private async primary(resource: P, write: () => Promise<P>): Promise<P> {
+    const previous = resource.metadata?.resourceVersion;
+    const result = await write();
+    this.host.cachePrimary(result, previous);
+    return result;
+  }
+
+  private patch<R extends KubernetesResource>(
+    resource: R,
+    eventSourceName: string | undefined,
+    write: (source: InformerEventSource<R>, id: ResourceID) => Promise<R>,
+  ): Promise<R> {
+    const source = this.source<R>(resource, eventSourceName);
+    const id = ResourceID.fromResource(resource);
+    return source.write(id, () => write(source, id));
+  }
+
+  private source<R extends KubernetesResource>(
+    resource: KubernetesResource,
+    name: string | undefined,
+  ): InformerEventSource<R> {
+    const kind = typeOf(resource);
+    let found = this.host
+      .sourcesFor(kind as ResourceType)
+      .filter((s) => s.source instanceof InformerEventSource);
+    if (name !== undefined) found = found.filter((s) => s.name === name);
+    const label = `${kind.kind} (${resource.apiVersion})`;
+    if (found.length === 0)
+      throw new NoEventSourceForTypeError(
+        `no InformerEventSource${name ? ` named "${name}"` : ''} caches ${label}; register one in prepareEventSources (or write with the client, without caching)`,
+      );
+    if (found.length > 1)
+      throw new NoEventSourceForTypeError(
+        `${found.length} event sources cache ${label} (${found.map((s) => s.name).join(', ')}); pass the event source name`,
+      );
+    return found[0].source as unknown as InformerEventSource<R>;
+  }
+}
