@@ -100,6 +100,15 @@ export class Controllers {
 
   private onEvent(ev: StoreEvent): void {
     if (ev.resource === CRD_KEY) this.onCrd(ev);
+    // most events (plain creates and updates) concern no controller: skip them without parsing
+    if (
+      ev.type !== 'DELETED' &&
+      !ev.json.includes('"ownerReferences"') &&
+      !ev.json.includes('"deletionTimestamp"') &&
+      !(ev.prevJson?.includes('"ownerReferences"') ?? false)
+    ) {
+      return;
+    }
     const obj = JSON.parse(ev.json) as JsonObject;
     const meta = metaOf(obj);
     this.indexOwners(ev, meta);
