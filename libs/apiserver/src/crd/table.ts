@@ -121,11 +121,16 @@ function cellFor(column: PrinterColumn, obj: JsonObject, now: Date): unknown {
       return Number.isNaN(t) ? null : humanDuration(now.getTime() - t);
     }
     case 'integer':
-      return typeof value === 'number' ? Math.trunc(value) : null;
+      if (typeof value === 'number') return Math.trunc(value);
+      return typeof value === 'string' && /^[-+]?\d+$/.test(value) ? Number(value) : null;
     case 'number':
-      return typeof value === 'number' ? value : null;
+      if (typeof value === 'number') return value;
+      return typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))
+        ? Number(value)
+        : null;
     case 'boolean':
-      return typeof value === 'boolean' ? value : null;
+      if (typeof value === 'boolean') return value;
+      return value === 'true' || value === 'false' ? value === 'true' : null;
     default:
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
