@@ -3,6 +3,7 @@ import type { Logger } from '../util/logger.js';
 import type { EventSource } from '../event/event-source.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow/workflow-result.js';
 import type { EventSourceContext } from './reconciler.js';
+import type { ResourceOperations } from '../event/sources/resource-operations.js';
 import type { KubernetesResource, ResourceType } from './resource-type.js';
 
 /** Where a reconciliation stands in its retry cycle (JOSDK's `RetryInfo`). */
@@ -64,6 +65,12 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
   managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P>;
   /** The controller's event sources, with dynamic registration (JOSDK's `eventSourceRetriever()`). */
   eventSourceRetriever(): EventSourceRetriever<P>;
+  /**
+   * Writes of the primary, its status and secondaries (server-side apply, update, JSON patch, JSON
+   * merge patch) that update the controller's caches at once and do not re-trigger the controller
+   * with their own events (JOSDK 5's `resourceOperations()`); see `ResourceOperations`.
+   */
+  resourceOperations(): ResourceOperations<P>;
 }
 
 /**

@@ -10,6 +10,8 @@ import { resourceTypeName } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { ResourceEventSource } from '../../event/event-source.js';
 import type { Logger } from '../../util/logger.js';
+import { ResourceOperations } from '../../event/sources/resource-operations.js';
+import type { ResourceOperationsHost } from '../../event/sources/resource-operations.js';
 import { ManagedWorkflowContext } from '../../workflow/internal/managed-workflow.js';
 import type { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
 import { AmbiguousSecondaryResourceError, NoEventSourceForTypeError } from '../errors.js';
@@ -33,6 +35,8 @@ export interface DefaultContextOptions<P extends KubernetesResource> {
   readonly managedWorkflow?: ManagedWorkflow<P>;
   /** The controller's event sources with dynamic registration. */
   readonly eventSources?: EventSourceRetriever<P>;
+  /** What `resourceOperations()` writes with and caches into. */
+  readonly operations?: ResourceOperationsHost<P>;
 }
 
 const sameKind = (a: ResourceType, b: ResourceType) =>
@@ -57,6 +61,18 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
   managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P> {
     this.workflowContext ??= new ManagedWorkflowContext(this.o.managedWorkflow, this.o.primary, this);
     return this.workflowContext;
+  }
+
+  private operations: ResourceOperations<P> | undefined;
+
+  resourceOperations(): ResourceOperations<P> {
+    if (!this.o.operations) {
+      throw new NoEventSourceForTypeError(
+        `${this.controllerName}: this context has no access to the controller's caches for resource operations`,
+      );
+    }
+    this.operations ??= new ResourceOperations<P>(this.o.operations);
+    return this.operations;
   }
 
   eventSourceRetriever(): EventSourceRetriever<P> {

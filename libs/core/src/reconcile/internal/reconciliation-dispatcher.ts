@@ -238,6 +238,13 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       eventRecorder: this.o.eventRecorder,
       controllerName: this.o.config.name,
       secondary: this.o.secondary,
+      operations: {
+        client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
+        primaryType: this.o.config.resourceType,
+        fieldManager: this.o.config.fieldManager,
+        cachePrimary: (resource, previous) => void this.o.cache.cacheIfNewer(resource, previous),
+        sourcesFor: (type) => this.o.secondary.sourcesFor(type),
+      },
     });
   }
 
