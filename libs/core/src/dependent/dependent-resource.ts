@@ -43,7 +43,7 @@ export interface DependentResource<R = unknown, P extends KubernetesResource = K
   reconcile(primary: P, context: Context<P>): Promise<ReconcileResult<R>>;
   /** The secondary this dependent manages for `primary`, from its cache; undefined when absent. */
   getSecondaryResource(primary: P, context: Context<P>): R | undefined;
-  /** Explicit traits; when absent they follow from the methods present (`create`, `update`, `delete`). */
+  /** Explicit traits (a flag left out is false); when absent they follow from the methods present (`create`, `update`, `delete`). */
   readonly traits?: DependentTraits;
   /** Present on {@link Deleter}s. */
   delete?(primary: P, context: Context<P>): Promise<void>;
@@ -123,16 +123,23 @@ export interface TraitCarrier {
   readonly traits?: DependentTraits;
 }
 
-/** The resolved traits of a dependent: explicit ones, else from its methods. */
+/** The resolved traits of a dependent: its explicit `traits` (missing flags false), else from its methods. */
 export function traitsOf(dependent: TraitCarrier): Required<DependentTraits> {
-  const t = dependent.traits ?? {};
+  const t = dependent.traits;
+  if (t) {
+    return {
+      creator: t.creator ?? false,
+      updater: t.updater ?? false,
+      deleter: Boolean(t.deleter || t.garbageCollected),
+      garbageCollected: t.garbageCollected ?? false,
+    };
+  }
   const d = dependent as unknown as Record<string, unknown>;
-  const deleter = t.deleter ?? (t.garbageCollected || typeof d['delete'] === 'function');
   return {
-    creator: t.creator ?? typeof d['create'] === 'function',
-    updater: t.updater ?? typeof d['update'] === 'function',
-    deleter: Boolean(deleter),
-    garbageCollected: t.garbageCollected ?? false,
+    creator: typeof d['create'] === 'function',
+    updater: typeof d['update'] === 'function',
+    deleter: typeof d['delete'] === 'function',
+    garbageCollected: false,
   };
 }
 

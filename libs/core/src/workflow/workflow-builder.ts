@@ -33,7 +33,7 @@ export class WorkflowBuilder<P extends KubernetesResource = KubernetesResource> 
     options: DependentNodeOptions<R, P> = {},
   ): this {
     this.declarations.push({
-      dependent: dependent as DependentResource<unknown, P>,
+      dependent: dependent,
       options: { ...(options as DependentNodeOptions<unknown, P>) },
     });
     return this;

@@ -49,7 +49,7 @@ export function buildNodes<P extends KubernetesResource>(
     if (!dependent || typeof dependent.reconcile !== 'function') {
       throw new WorkflowConfigurationError(
         'InvalidWorkflow',
-        `workflow dependent ${options?.name ?? String(dependent)} must be a DependentResource (with reconcile(primary, context))`,
+        `workflow dependent ${options?.name ?? typeof dependent} must be a DependentResource (with reconcile(primary, context))`,
       );
     }
     const name = options.name ?? dependent.name;
@@ -101,7 +101,7 @@ export function buildNodes<P extends KubernetesResource>(
       }
       if (!node.dependsOn.includes(target)) {
         node.dependsOn.push(target);
-        (target as MutableNode<P>).dependents.push(node);
+        target.dependents.push(node);
       }
     }
   });

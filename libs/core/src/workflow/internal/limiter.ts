@@ -14,7 +14,9 @@ export class Limiter {
         try {
           promise = task();
         } catch (error) {
-          promise = Promise.reject(error as Error);
+          // a task may throw anything; it is passed on as thrown
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+          promise = Promise.reject(error);
         }
         promise.then(resolve, reject).finally(() => {
           this.running--;

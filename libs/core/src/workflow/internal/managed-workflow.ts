@@ -3,9 +3,8 @@ import type { EventSourceContext } from '../../api/reconciler.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import type { EventSource } from '../../event/event-source.js';
 import { isEventSourceProvider } from '../../dependent/dependent-resource.js';
-import type { DependentResource } from '../../dependent/dependent-resource.js';
 import { WorkflowConfigurationError, WorkflowUsageError } from '../errors.js';
-import type { ManagedWorkflowSpec } from '../managed-workflow.js';
+import type { ManagedDependentSpec, ManagedWorkflowSpec } from '../managed-workflow.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow-result.js';
 import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
 import { DefaultWorkflow } from './default-workflow.js';
@@ -22,24 +21,22 @@ export class ManagedWorkflow<P extends KubernetesResource> {
 
   /** @throws WorkflowConfigurationError for a bad declaration (cycle, unknown dependsOn, duplicates). */
   constructor(spec: ManagedWorkflowSpec<P>) {
-    if (!spec || !Array.isArray(spec.dependents)) {
+    const specs: ReadonlyArray<ManagedDependentSpec<P>> | undefined = spec?.dependents;
+    if (!specs || typeof specs.map !== 'function') {
       throw new WorkflowConfigurationError(
         'InvalidWorkflow',
         'workflow.dependents must be an array of dependent declarations',
       );
     }
-    const declarations = spec.dependents.map((d) => {
-      const dependent =
-        typeof d.dependent === 'function'
-          ? (d.dependent as () => DependentResource<unknown, P>)()
-          : d.dependent;
+    const declarations = specs.map((d) => {
+      const dependent = typeof d.dependent === 'function' ? d.dependent() : d.dependent;
       return { dependent, options: d };
     });
     this.workflow = new DefaultWorkflow(declarations, {
       executorSize: spec.executorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE,
       silent: true,
     });
-    spec.dependents.forEach((d, i) => {
+    specs.forEach((d, i) => {
       if (d.useEventSourceWithName) this.shared.set(this.workflow.nodes[i].name, d.useEventSourceWithName);
     });
     this.explicitInvocation = spec.explicitInvocation ?? false;

@@ -49,8 +49,10 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
       const result = await node.dependent.reconcile(this.primary, this.context);
       this.results.set(node.name, result);
       this.reconciled.push(node.name);
+      const ready = await this.isMet(node, 'ready', node.readyPostcondition);
+      // visited only once readiness is known, so no dependent starts on an unready node meanwhile
       this.visited.add(node);
-      if (await this.isMet(node, 'ready', node.readyPostcondition)) {
+      if (ready) {
         for (const d of node.dependents) this.handle(d);
       } else {
         this.notReady.add(node);

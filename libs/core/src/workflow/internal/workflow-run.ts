@@ -66,7 +66,7 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
     if (!condition) return true;
     const result = await evaluateCondition(condition, node.dependent, this.primary, this.context);
     let byType = this.conditions.get(node.name);
-    if (!byType) this.conditions.set(node.name, (byType = new Map()));
+    if (!byType) this.conditions.set(node.name, (byType = new Map<ConditionType, ConditionResult>()));
     byType.set(type, result);
     return result.met;
   }
