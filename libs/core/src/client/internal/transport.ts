@@ -175,19 +175,25 @@ export function apiError(
  */
 export async function* readLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  let pending = '';
+  // Pieces of the line in progress: each chunk is scanned once, so a long line arriving in many
+  // small chunks costs linear time.
+  const pending: string[] = [];
   for await (const chunk of stream) {
-    const text = pending + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;
-    let nl = text.indexOf('\n', start);
+    let nl = text.indexOf('\n');
     while (nl >= 0) {
-      const line = text.slice(start, nl);
-      if (line.trim()) yield line;
+      const piece = text.slice(start, nl);
+      const line = pending.length ? pending.join('') + piece : piece;
+      pending.length = 0;
+      if (NON_BLANK.test(line)) yield line;
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
-    pending = text.slice(start);
+    if (start < text.length) pending.push(start ? text.slice(start) : text);
   }
-  pending += decoder.end();
-  if (pending.trim()) yield pending;
+  const last = pending.join('') + decoder.end();
+  if (NON_BLANK.test(last)) yield last;
 }
+
+const NON_BLANK = /\S/;
