@@ -51,7 +51,7 @@ describe('@tosdk/nestjs: the example app under test', () => {
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { status: string; info: Record<string, { controllers: string[] }> };
     expect(body.status).toBe('ok');
-    expect(body.info['operator']!.controllers.sort()).toEqual(['audit', 'greetingreconciler']);
+    expect(body.info['operator'].controllers.sort()).toEqual(['audit', 'greetingreconciler']);
     expect((await fetch(`${t.url}/health/liveness`)).status).toBe(200);
   });
 
@@ -84,7 +84,9 @@ describe('@tosdk/nestjs: the example app under test', () => {
     expect(t.module.get(ReconcileProbe).cleanups).toContain('bye');
     const text = await (await fetch(`${t.url}/metrics`)).text();
     expect(text).toMatch(/^tosdk_cleanups_total\{controller="greetingreconciler"[^}]*\} [1-9]/m);
-    expect(text).toMatch(/^tosdk_cleanup_duration_seconds_count\{controller="greetingreconciler"[^}]*\} [1-9]/m);
+    expect(text).toMatch(
+      /^tosdk_cleanup_duration_seconds_count\{controller="greetingreconciler"[^}]*\} [1-9]/m,
+    );
   });
 
   it('writes every log line of a reconcile with the resource context and the controller', async () => {
@@ -105,7 +107,9 @@ describe('@tosdk/nestjs: the example app under test', () => {
       expect(typeof line!['resource.resourceVersion']).toBe('string');
     }
     // the framework's own lines inside a reconciliation carry it too (the failing one logs its error)
-    const framework = logCapture.lines.find((l) => l['context'] === 'tosdk' && l['resource.name'] === 'broken');
+    const framework = logCapture.lines.find(
+      (l) => l['context'] === 'tosdk' && l['resource.name'] === 'broken',
+    );
     expect(framework).toMatchObject({ controller: 'greetingreconciler', 'resource.kind': 'Greeting' });
     // and lines outside a reconciliation do not
     expect(logCapture.lines.find((l) => l['msg'] === 'operator started')).not.toHaveProperty('resource.name');
@@ -115,7 +119,10 @@ describe('@tosdk/nestjs: the example app under test', () => {
     const switcher = t.module.get(NamespaceSwitcher);
     expect(switcher.greetings.configuration.namespaces).toEqual([t.namespace]);
     const other = await t.environment.createNamespace('tosdk-other');
-    await t.adminClient.create(Greeting, { ...greeting('elsewhere', 'there'), metadata: { name: 'elsewhere', namespace: other } });
+    await t.adminClient.create(Greeting, {
+      ...greeting('elsewhere', 'there'),
+      metadata: { name: 'elsewhere', namespace: other },
+    });
     await switcher.watch([t.namespace, other]);
     await t.waitForResource(ResourceTypes.ConfigMap, 'elsewhere', undefined, { namespace: other });
     expect(switcher.greetings.configuration.namespaces).toEqual([t.namespace, other].sort());

@@ -10,12 +10,7 @@ import { Test } from '@nestjs/testing';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { defineResource, KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
-import {
-  ConfigurationOverrider,
-  OperatorModule,
-  OperatorRegistry,
-  Reconciler,
-} from '@tosdk/nestjs';
+import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '@tosdk/nestjs';
 import type { ControllerConfigurationOverrider, OperatorModuleOptions } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import { FixtureAppModule, fixtureLoggerModule } from './fixtures/nest-app/app.module.js';
@@ -58,7 +53,9 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
     createOperatorTestingModule({ testEnvironment: env, imports: [FixtureAppModule.forRoot({ operator })] });
 
   it('[OP-05] fails the bootstrap with a typed error naming a bad TOSDK_* variable', async () => {
-    await expect(withFixture({ environment: { TOSDK_CONCURRENT_RECONCILIATION_THREADS: 'many' } })).rejects.toMatchObject({
+    await expect(
+      withFixture({ environment: { TOSDK_CONCURRENT_RECONCILIATION_THREADS: 'many' } }),
+    ).rejects.toMatchObject({
       code: 'InvalidEnvironmentConfiguration',
       variable: 'TOSDK_CONCURRENT_RECONCILIATION_THREADS',
     });
@@ -97,7 +94,9 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
     client.close();
     // without a client the same environment has no kubeconfig to offer: a clear error
     await expect(
-      Test.createTestingModule({ imports: [OperatorModule.forRoot({ environment, autoStart: false })] }).compile(),
+      Test.createTestingModule({
+        imports: [OperatorModule.forRoot({ environment, autoStart: false })],
+      }).compile(),
     ).rejects.toMatchObject({ code: 'KubeConfigNotFound', message: expect.stringContaining('KUBECONFIG') });
   });
 
@@ -106,7 +105,14 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
     await env.server!.writeKubeconfig(path);
     const namespace = await env.createNamespace();
     const module = await Test.createTestingModule({
-      imports: [OperatorModule.forRoot({ environment: { KUBECONFIG: path }, controllers: { greetingreconciler: { namespaces: [namespace] } } }), GreetingModule, fixtureLoggerModule()],
+      imports: [
+        OperatorModule.forRoot({
+          environment: { KUBECONFIG: path },
+          controllers: { greetingreconciler: { namespaces: [namespace] } },
+        }),
+        GreetingModule,
+        fixtureLoggerModule(),
+      ],
     }).compile();
     await module.init();
     try {
@@ -139,7 +145,11 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
     const kubeConfig = gone.kubeConfig();
     await gone.stop();
     const module = await Test.createTestingModule({
-      imports: [OperatorModule.forRoot({ kubeConfig, readEnvironment: false }), GreetingModule, fixtureLoggerModule()],
+      imports: [
+        OperatorModule.forRoot({ kubeConfig, readEnvironment: false }),
+        GreetingModule,
+        fixtureLoggerModule(),
+      ],
     }).compile();
     await expect(module.init()).rejects.toMatchObject({
       code: 'OperatorBootstrap',
@@ -149,11 +159,25 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
   });
 
   it('fails the bootstrap when the operator may not use its lease, saying which permission to grant', async () => {
-    const server = await KubeApiServer.start({ port: 0, rbac: true, users: [{ name: 'operator', token: 'operator-token' }] });
+    const server = await KubeApiServer.start({
+      port: 0,
+      rbac: true,
+      users: [{ name: 'operator', token: 'operator-token' }],
+    });
     try {
       const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
-      const ClusterRole = defineResource({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', scope: 'Cluster' });
-      const ClusterRoleBinding = defineResource({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', scope: 'Cluster' });
+      const ClusterRole = defineResource({
+        group: 'rbac.authorization.k8s.io',
+        version: 'v1',
+        kind: 'ClusterRole',
+        scope: 'Cluster',
+      });
+      const ClusterRoleBinding = defineResource({
+        group: 'rbac.authorization.k8s.io',
+        version: 'v1',
+        kind: 'ClusterRoleBinding',
+        scope: 'Cluster',
+      });
       await admin.create(ClusterRole, {
         metadata: { name: 'no-leases' },
         rules: [
@@ -197,7 +221,10 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
     });
     await t.close();
     expect(logger.lines).toContainEqual(
-      expect.objectContaining({ level: 'warn', message: expect.stringContaining('no @Reconciler providers found') }),
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('no @Reconciler providers found'),
+      }),
     );
   });
 

@@ -49,7 +49,9 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
       { environment: { [`${G}NAMESPACES`]: b }, controllers: { greetingreconciler: { namespaces: [a] } } },
       false,
     );
-    expect(c.module.get(OperatorRegistry).getController('greetingreconciler').configuration.namespaces).toEqual([b]);
+    expect(
+      c.module.get(OperatorRegistry).getController('greetingreconciler').configuration.namespaces,
+    ).toEqual([b]);
     await c.adminClient.create(Greeting, greeting(a, 'in-a'));
     await c.adminClient.create(Greeting, greeting(b, 'in-b'));
     await c.waitForResource(ResourceTypes.ConfigMap, 'in-b', undefined, { namespace: b });
@@ -58,7 +60,10 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
 
   it('[OP-05] watches the namespaces given in the options when the environment says nothing', async () => {
     const a = await env.createNamespace('tosdk-a');
-    const c = await start({ environment: {}, controllers: { greetingreconciler: { namespaces: [a] } } }, false);
+    const c = await start(
+      { environment: {}, controllers: { greetingreconciler: { namespaces: [a] } } },
+      false,
+    );
     await c.adminClient.create(Greeting, greeting(a, 'opt-a'));
     await c.waitForResource(ResourceTypes.ConfigMap, 'opt-a', undefined, { namespace: a });
   });
@@ -72,9 +77,11 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
   });
 
   it('[OP-05] adds the finalizer of the options, and the one of TOSDK_CONTROLLER_<NAME>_FINALIZER over it', async () => {
-    let c = await start({ controllers: { greetingreconciler: { finalizerName: 'fixtures.tosdk.io/from-options' } } });
-    let g = await c.adminClient.create(Greeting, greeting(c.namespace, 'fin'));
-    g = await c.waitForResource(Greeting, 'fin', (r) => (r.metadata?.finalizers ?? []).length > 0);
+    let c = await start({
+      controllers: { greetingreconciler: { finalizerName: 'fixtures.tosdk.io/from-options' } },
+    });
+    await c.adminClient.create(Greeting, greeting(c.namespace, 'fin'));
+    let g = await c.waitForResource(Greeting, 'fin', (r) => (r.metadata?.finalizers ?? []).length > 0);
     expect(g.metadata?.finalizers).toEqual(['fixtures.tosdk.io/from-options']);
     await c.close();
     c = await start({
@@ -95,14 +102,21 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
       metadata: { labels: { touched: 'yes' } },
     });
     await waitFor(() => probeOf(c).attemptsOf('meta').length > before);
-    expect(probeOf(c).attemptsOf('meta').every((a) => a.generation === 1)).toBe(true);
+    expect(
+      probeOf(c)
+        .attemptsOf('meta')
+        .every((a) => a.generation === 1),
+    ).toBe(true);
   });
 
   it('[OP-05] retries as TOSDK_CONTROLLER_<NAME>_RETRY_* say (max attempts 1: the first retry is the last attempt)', async () => {
     const c = await start({
       environment: { [`${G}RETRY_MAX_ATTEMPTS`]: '1', [`${G}RETRY_INITIAL_INTERVAL`]: '10ms' },
     });
-    await c.adminClient.create(Greeting, { ...greeting(c.namespace, 'failing'), spec: { message: 'x', fail: true } });
+    await c.adminClient.create(Greeting, {
+      ...greeting(c.namespace, 'failing'),
+      spec: { message: 'x', fail: true },
+    });
     await waitFor(() => probeOf(c).attemptsOf('failing').length >= 2);
     const [first, second] = probeOf(c).attemptsOf('failing');
     expect(first).toMatchObject({ retryAttempt: undefined, lastAttempt: false });
@@ -146,7 +160,9 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
     await c.adminClient.create(Greeting, greeting(c.namespace, 'two'));
     const gauge = async (name: string) => (await register.getSingleMetric(name)!.get()).values[0]?.value;
     // one runs, the other waits in the executor's queue
-    await waitFor(async () => (await gauge('tosdk_reconciliation_queue_size')) === 1 && probeOf(c).running === 1);
+    await waitFor(
+      async () => (await gauge('tosdk_reconciliation_queue_size')) === 1 && probeOf(c).running === 1,
+    );
     releaseA();
     releaseB();
     await c.waitForResource(ResourceTypes.ConfigMap, 'one');

@@ -7,7 +7,11 @@ import { GREETING_CRD_PATH } from './fixtures/nest-app/greeting/greeting.resourc
 
 interface Probe {
   status: number;
-  body: { status: string; info?: Record<string, Record<string, unknown>>; error?: Record<string, Record<string, unknown>> };
+  body: {
+    status: string;
+    info?: Record<string, Record<string, unknown>>;
+    error?: Record<string, Record<string, unknown>>;
+  };
 }
 
 async function probe(url: string, which: 'liveness' | 'readiness'): Promise<Probe> {
@@ -57,13 +61,18 @@ describe('@tosdk/nestjs health endpoints through the operator life cycle', () =>
       const p = await probe(t.url!, 'readiness');
       return p.status === 503 ? p : undefined;
     });
-    const down = broken.body.error?.['operator'] as { unhealthy: Array<{ controller: string; eventSource: string; status: string }> };
+    const down = broken.body.error?.['operator'] as {
+      unhealthy: Array<{ controller: string; eventSource: string; status: string }>;
+    };
     expect(down.unhealthy).toEqual(
       expect.arrayContaining([expect.objectContaining({ controller: 'greetingreconciler' })]),
     );
     // the processing loop is still alive
     expect((await probe(t.url!, 'liveness')).status).toBe(200);
-    expect(broken.body.error?.['operator']).toHaveProperty('message', expect.stringContaining('greetingreconciler/'));
+    expect(broken.body.error?.['operator']).toHaveProperty(
+      'message',
+      expect.stringContaining('greetingreconciler/'),
+    );
 
     // the server heals: ready again
     env.server!.faults.clear();

@@ -44,13 +44,14 @@ describe('@tosdk/nestjs standalone application in a child process', () => {
     );
     child = proc;
     let pending = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
+    proc.stdout.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
       const parts = pending.split('\n');
       pending = parts.pop()!;
-      for (const p of parts) if (p.trim().startsWith('{')) lines.push(JSON.parse(p) as Record<string, unknown>);
+      for (const p of parts)
+        if (p.trim().startsWith('{')) lines.push(JSON.parse(p) as Record<string, unknown>);
     });
-    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       proc.on('exit', (code, signal) => resolve({ code, signal })),
     );
@@ -62,10 +63,19 @@ describe('@tosdk/nestjs standalone application in a child process', () => {
     expect({ exitCode: proc.exitCode, stderr }).toEqual({ exitCode: null, stderr: expect.any(String) });
 
     // it works (and so stays alive) with no HTTP server
-    await env.adminClient.create(Greeting, { metadata: { name: 'child', namespace }, spec: { message: 'from a child' } });
-    await env.waitForResource(ResourceTypes.ConfigMap, new ResourceID('child', namespace), undefined, { timeoutMs: 15_000 });
+    await env.adminClient.create(Greeting, {
+      metadata: { name: 'child', namespace },
+      spec: { message: 'from a child' },
+    });
+    await env.waitForResource(ResourceTypes.ConfigMap, new ResourceID('child', namespace), undefined, {
+      timeoutMs: 15_000,
+    });
     const Lease = ResourceTypes.Lease;
-    const held = await env.waitForResource(Lease, new ResourceID('fixture-app', namespace), (l) => l.spec?.holderIdentity === 'child');
+    const held = await env.waitForResource(
+      Lease,
+      new ResourceID('fixture-app', namespace),
+      (l) => l.spec?.holderIdentity === 'child',
+    );
     expect(held.spec?.holderIdentity).toBe('child');
     expect(proc.exitCode).toBeNull();
 

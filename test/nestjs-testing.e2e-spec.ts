@@ -65,7 +65,10 @@ describe('[OP-08] @tosdk/nestjs/testing: the mock-operator test module', () => {
     let env: OperatorTestEnvironment;
     const contexts: OperatorTestingContext[] = [];
     const start = async () => {
-      const t = await createOperatorTestingModule({ testEnvironment: env, imports: [FixtureAppModule.forRoot()] });
+      const t = await createOperatorTestingModule({
+        testEnvironment: env,
+        imports: [FixtureAppModule.forRoot()],
+      });
       contexts.push(t);
       return t;
     };
@@ -80,15 +83,20 @@ describe('[OP-08] @tosdk/nestjs/testing: the mock-operator test module', () => {
 
     it('[OP-08] loads CRDs from YAML files and waits until they are Established', async () => {
       const [crd] = await loadCrds([GREETING_CRD_PATH]);
-      expect(crd!.metadata!.name).toBe('greetings.fixtures.tosdk.io');
+      expect(crd.metadata!.name).toBe('greetings.fixtures.tosdk.io');
       const served = (await env.adminClient.get(
         CustomResourceDefinitionType,
         new ResourceID('greetings.fixtures.tosdk.io'),
       )) as { status?: { conditions?: Array<{ type: string; status: string }> } };
-      expect(served.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+      expect(served.status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Established', status: 'True' }),
+      );
       const bad = join(dir, 'not-a-crd.yaml');
       await writeFile(bad, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n');
-      await expect(loadCrds([bad])).rejects.toMatchObject({ code: 'CrdLoad', message: expect.stringContaining(bad) });
+      await expect(loadCrds([bad])).rejects.toMatchObject({
+        code: 'CrdLoad',
+        message: expect.stringContaining(bad),
+      });
     });
 
     it('[OP-08] gives each test its own namespace and restricts the controllers to it', async () => {
@@ -96,7 +104,9 @@ describe('[OP-08] @tosdk/nestjs/testing: the mock-operator test module', () => {
       const second = await start();
       expect(first.namespace).not.toBe(second.namespace);
       const registry = first.module.get(OperatorRegistry);
-      expect(registry.getController('greetingreconciler').configuration.namespaces).toEqual([first.namespace]);
+      expect(registry.getController('greetingreconciler').configuration.namespaces).toEqual([
+        first.namespace,
+      ]);
       expect(registry.getController('audit').configuration.namespaces).toEqual([first.namespace]);
       await first.adminClient.create(Greeting, greeting(first.namespace, 'mine'));
       await second.adminClient.create(Greeting, greeting(second.namespace, 'theirs'));
@@ -118,14 +128,19 @@ describe('[OP-08] @tosdk/nestjs/testing: the mock-operator test module', () => {
         expect.objectContaining({ manager: 'test-suite', operation: 'Apply' }),
       );
       // the operator's own client reads what the admin wrote
-      expect((await t.operator.client.get(ResourceTypes.ConfigMap, new ResourceID('applied', t.namespace)))?.data).toEqual({ a: '1' });
+      expect(
+        (await t.operator.client.get(ResourceTypes.ConfigMap, new ResourceID('applied', t.namespace)))?.data,
+      ).toEqual({ a: '1' });
     });
 
     it('[OP-08] waits for resources with a timeout that says what it waited for', async () => {
       const t = await start();
       await expect(
         t.waitForResource(ResourceTypes.ConfigMap, 'never', undefined, { timeoutMs: 200 }),
-      ).rejects.toMatchObject({ code: 'WaitForTimeout', message: expect.stringContaining(`ConfigMap ${t.namespace}/never`) });
+      ).rejects.toMatchObject({
+        code: 'WaitForTimeout',
+        message: expect.stringContaining(`ConfigMap ${t.namespace}/never`),
+      });
       await t.adminClient.create(Greeting, greeting(t.namespace, 'gone'));
       await t.waitForResource(ResourceTypes.ConfigMap, 'gone');
       await t.adminClient.delete(Greeting, new ResourceID('gone', t.namespace));
@@ -150,7 +165,10 @@ describe('[OP-08] @tosdk/nestjs/testing: the mock-operator test module', () => {
         environment: { TOSDK_TEST_USE_EXISTING_CLUSTER: 'true', KUBECONFIG: kubeconfig },
       });
       expect(env.server).toBeUndefined();
-      const t = await createOperatorTestingModule({ testEnvironment: env, imports: [FixtureAppModule.forRoot()] });
+      const t = await createOperatorTestingModule({
+        testEnvironment: env,
+        imports: [FixtureAppModule.forRoot()],
+      });
       const seen = KubernetesClient.fromKubeConfig(cluster.kubeConfig());
       await t.adminClient.create(Greeting, greeting(t.namespace, 'real'));
       await t.waitForResource(ResourceTypes.ConfigMap, 'real');

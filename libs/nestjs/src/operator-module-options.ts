@@ -40,4 +40,3 @@ export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' |
   /** The environment to read. Defaults to `process.env`. */
   environment?: Record<string, string | undefined>;
 }
-

@@ -3,7 +3,10 @@ import type { DynamicModule, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesClient, Operator } from '@tosdk/core';
-import { requestedRegisteredControllers, getRegisteredControllerToken } from './decorators/inject-registered-controller.decorator.js';
+import {
+  requestedRegisteredControllers,
+  getRegisteredControllerToken,
+} from './decorators/inject-registered-controller.decorator.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import {

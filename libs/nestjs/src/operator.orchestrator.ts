@@ -73,7 +73,11 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     const env = environmentOf(this.options);
     const overriders = this.explorer.overriders();
     const registered = this.operator.register(r.instance, (decorated) => {
-      let o: ControllerConfigurationOptions<KubernetesResource> = { ...decorated, ...rest, resourceType: resource };
+      let o: ControllerConfigurationOptions<KubernetesResource> = {
+        ...decorated,
+        ...rest,
+        resourceType: resource,
+      };
       const name = o.name ?? r.type.name.toLowerCase();
       o = { ...o, ...this.options.controllers?.[name] };
       o = { ...o, ...controllerOptionsFromEnvironment(env, name, o) };

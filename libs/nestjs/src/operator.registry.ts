@@ -50,6 +50,7 @@ export function lazyRegisteredController(registry: OperatorRegistry, reconciler:
     get configuration() {
       return registry.getController(reconciler).configuration;
     },
-    changeNamespaces: (namespaces: string[]) => registry.getController(reconciler).changeNamespaces(namespaces),
+    changeNamespaces: (namespaces: string[]) =>
+      registry.getController(reconciler).changeNamespaces(namespaces),
   };
 }

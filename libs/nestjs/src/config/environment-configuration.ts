@@ -21,7 +21,9 @@ import { EnvironmentValues, parseDuration } from './environment-values.js';
  *
  * @throws EnvironmentConfigurationError naming the variable with a bad value.
  */
-export function operatorOptionsFromEnvironment(env: Record<string, string | undefined>): Partial<OperatorOptions> {
+export function operatorOptionsFromEnvironment(
+  env: Record<string, string | undefined>,
+): Partial<OperatorOptions> {
   const v = new EnvironmentValues(env);
   const o: Partial<OperatorOptions> = {};
   const set = <K extends keyof OperatorOptions>(key: K, value: OperatorOptions[K] | undefined) => {
@@ -64,7 +66,7 @@ function rateLimit(v: EnvironmentValues, name: string): LinearRateLimiterOptions
   if (raw === undefined) return undefined;
   if (raw.toLowerCase() === 'off') return { limitForPeriod: -1 };
   const m = /^(\d+)\/(.+)$/.exec(raw);
-  const period = m ? parseDuration(m[2]!) : undefined;
+  const period = m ? parseDuration(m[2]) : undefined;
   if (!m || period === undefined || period <= 0 || Number(m[1]) < 1) {
     throw new EnvironmentConfigurationError(
       name,
@@ -119,8 +121,9 @@ export function controllerOptionsFromEnvironment(
   if (maxInterval !== undefined) retry.maxInterval = maxInterval;
   if (Object.keys(retry).length > 0) {
     const baseRetry = base.retry;
-    const isInstance = typeof (baseRetry as { initExecution?: unknown } | undefined)?.initExecution === 'function';
-    o.retry = { ...(isInstance ? {} : (baseRetry as GenericRetryOptions | undefined)), ...retry };
+    const isInstance =
+      typeof (baseRetry as { initExecution?: unknown } | undefined)?.initExecution === 'function';
+    o.retry = { ...(isInstance ? {} : baseRetry), ...retry };
   }
   return o;
 }
@@ -135,7 +138,9 @@ export function unknownControllerVariables(
 ): string[] {
   const v = new EnvironmentValues(env);
   const known = new Set(
-    controllerNames.flatMap((n) => CONTROLLER_VARIABLE_SUFFIXES.map((s) => `${controllerVariablePrefix(n)}${s}`)),
+    controllerNames.flatMap((n) =>
+      CONTROLLER_VARIABLE_SUFFIXES.map((s) => `${controllerVariablePrefix(n)}${s}`),
+    ),
   );
   return v.namesStartingWith(`${ENV_PREFIX}CONTROLLER_`).filter((name) => !known.has(name));
 }

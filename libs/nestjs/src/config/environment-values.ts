@@ -81,5 +81,5 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 export function parseDuration(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!m) return undefined;
-  return Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']!);
+  return Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']);
 }

@@ -21,7 +21,7 @@ export function loadKubeConfig(env: Record<string, string | undefined> = process
       if (existing.length === 0) {
         throw new KubeConfigNotFoundError(`KUBECONFIG names no existing file (${env['KUBECONFIG']})`);
       }
-      kc.loadFromFile(existing[0]!);
+      kc.loadFromFile(existing[0]);
       for (const p of existing.slice(1)) {
         const more = new KubeConfig();
         more.loadFromFile(p);

@@ -10,8 +10,10 @@ import { RECONCILER_METADATA } from '../operator.constants.js';
  * Options of the {@link Reconciler} decorator: core's controller configuration with the primary
  * kind named `resource`.
  */
-export interface ReconcilerOptions<P extends KubernetesResource = KubernetesResource>
-  extends Omit<ControllerConfigurationOptions<P>, 'resourceType'> {
+export interface ReconcilerOptions<P extends KubernetesResource = KubernetesResource> extends Omit<
+  ControllerConfigurationOptions<P>,
+  'resourceType'
+> {
   /** The primary kind (`defineResource(...)` or `ResourceTypes.X`). Required. */
   resource: ResourceType<P>;
 }

@@ -61,7 +61,7 @@ export class ReconcilerExplorer {
 
   /** The metrics sink providers. */
   metricsSinks(): Metrics[] {
-    return this.instancesWith(METRICS_SINK_METADATA) as Metrics[];
+    return this.instancesWith(METRICS_SINK_METADATA);
   }
 
   private instancesWith(key: string): object[] {

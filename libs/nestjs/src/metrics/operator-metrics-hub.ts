@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  ControllerMetricsInfo,
-  Event,
-  ExecutionKind,
-  Metrics,
-  ResourceID,
-} from '@tosdk/core';
+import type { ControllerMetricsInfo, Event, ExecutionKind, Metrics, ResourceID } from '@tosdk/core';
 
 /**
  * The `Metrics` the operator is built with: forwards every hook to the sinks added to it (the

@@ -56,8 +56,18 @@ export class OperatorMetricsModule {
       counter(N.cleanups, 'Finished cleanups (finalizer removed or deleted resource forgotten)'),
       lib.makeGaugeProvider({ name: N.queueSize, help: 'Reconciliations waiting for a free executor slot' }),
       lib.makeGaugeProvider({ name: N.inFlight, help: 'Reconciliations and cleanups running' }),
-      lib.makeHistogramProvider({ name: N.reconcileDuration, help: 'Duration of reconciliations', labelNames, buckets }),
-      lib.makeHistogramProvider({ name: N.cleanupDuration, help: 'Duration of cleanups', labelNames, buckets }),
+      lib.makeHistogramProvider({
+        name: N.reconcileDuration,
+        help: 'Duration of reconciliations',
+        labelNames,
+        buckets,
+      }),
+      lib.makeHistogramProvider({
+        name: N.cleanupDuration,
+        help: 'Duration of cleanups',
+        labelNames,
+        buckets,
+      }),
     ];
     const sink: Provider = {
       provide: PrometheusOperatorMetrics,
@@ -91,10 +101,16 @@ export class OperatorMetricsModule {
         ),
     };
     // prom-client refuses a second registration of its default metrics (several apps in one process)
-    const defaults = (options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total');
+    const defaults =
+      (options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total');
     return {
       module: OperatorMetricsModule,
-      imports: [lib.PrometheusModule.register({ path: options.path ?? '/metrics', defaultMetrics: { enabled: defaults } })],
+      imports: [
+        lib.PrometheusModule.register({
+          path: options.path ?? '/metrics',
+          defaultMetrics: { enabled: defaults },
+        }),
+      ],
       providers: [...metrics, sink],
       exports: [PrometheusOperatorMetrics],
     };

@@ -106,12 +106,15 @@ export class PrometheusOperatorMetrics implements Metrics {
     this.failed.inc({ ...this.labels(c, id), error: errorLabel(error) });
   }
   reconciliationFinished(id: ResourceID, c: ControllerMetricsInfo, kind: ExecutionKind, ms: number): void {
-    (kind === 'cleanup' ? this.cleanupDuration : this.reconcileDuration).observe(this.labels(c, id), ms / 1000);
+    (kind === 'cleanup' ? this.cleanupDuration : this.reconcileDuration).observe(
+      this.labels(c, id),
+      ms / 1000,
+    );
   }
   cleanupDone(id: ResourceID, c: ControllerMetricsInfo): void {
     this.cleanups.inc(this.labels(c, id));
   }
-  retrying(id: ResourceID, c: ControllerMetricsInfo): void {
+  retrying(id: ResourceID, c: ControllerMetricsInfo, _attemptCount?: number, _delayMs?: number): void {
     this.retries.inc(this.labels(c, id));
   }
   executorChanged(queued: number, inFlight: number): void {

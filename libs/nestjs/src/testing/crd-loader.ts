@@ -38,11 +38,13 @@ export async function loadCrds(sources: readonly CrdSource[]): Promise<Kubernete
       try {
         text = await readFile(source, 'utf8');
       } catch (error) {
-        throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, { cause: error });
+        throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       const parsed = parseAllDocuments(text);
       const bad = parsed.find((d) => d.errors.length > 0);
-      if (bad) throw new CrdLoadError(`CRD file ${source} is not valid YAML: ${bad.errors[0]!.message}`);
+      if (bad) throw new CrdLoadError(`CRD file ${source} is not valid YAML: ${bad.errors[0].message}`);
       docs = parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
     } else {
       docs = [source];
@@ -61,8 +63,9 @@ export async function loadCrds(sources: readonly CrdSource[]): Promise<Kubernete
 }
 
 function established(crd: KubernetesResource | undefined): boolean {
-  const conditions = (crd as { status?: { conditions?: Array<{ type?: string; status?: string }> } } | undefined)
-    ?.status?.conditions;
+  const conditions = (
+    crd as { status?: { conditions?: Array<{ type?: string; status?: string }> } } | undefined
+  )?.status?.conditions;
   return conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
 }
 

@@ -12,8 +12,8 @@ import type { OperatorTestEnvironmentOptions } from './operator-test-environment
 import type { WaitForOptions } from './wait-for.js';
 
 /** Options of {@link createOperatorTestingModule}. */
-export interface OperatorTestingModuleOptions extends Omit<OperatorTestEnvironmentOptions, 'environment'>,
-    Pick<ModuleMetadata, 'imports' | 'providers'> {
+export interface OperatorTestingModuleOptions
+  extends Omit<OperatorTestEnvironmentOptions, 'environment'>, Pick<ModuleMetadata, 'imports' | 'providers'> {
   /**
    * Add `OperatorModule.forRoot(operator)` to the imports (for feature modules without it). Defaults
    * to none: `imports` must then contain the OperatorModule (e.g. the app's root module).
@@ -55,7 +55,11 @@ export interface OperatorTestingContext {
     options?: WaitForOptions & { namespace?: string },
   ): Promise<T>;
   /** Polls until the object is gone. */
-  waitForDeletion(type: ResourceType, name: string, options?: WaitForOptions & { namespace?: string }): Promise<void>;
+  waitForDeletion(
+    type: ResourceType,
+    name: string,
+    options?: WaitForOptions & { namespace?: string },
+  ): Promise<void>;
   /** Closes the app (stops the operator), deletes the namespace and stops an environment made here. */
   close(): Promise<void>;
 }
@@ -85,12 +89,20 @@ export async function createOperatorTestingModule(
     namespace = await environment.createNamespace();
     const operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig);
     let builder = Test.createTestingModule({
-      imports: [...(options.imports ?? []), ...(options.operator ? [OperatorModule.forRoot(options.operator)] : [])],
+      imports: [
+        ...(options.imports ?? []),
+        ...(options.operator ? [OperatorModule.forRoot(options.operator)] : []),
+      ],
       providers: [
         ...(options.providers ?? []),
         ...(options.restrictToNamespace === false
           ? []
-          : [{ provide: NamespaceRestrictionOverrider, useValue: new NamespaceRestrictionOverrider(namespace) }]),
+          : [
+              {
+                provide: NamespaceRestrictionOverrider,
+                useValue: new NamespaceRestrictionOverrider(namespace),
+              },
+            ]),
       ],
     })
       .overrideProvider(KubeConfig)
@@ -123,9 +135,18 @@ export async function createOperatorTestingModule(
       adminClient: environment.adminClient,
       operator: module.get(Operator),
       waitForResource: (type, name, predicate, o = {}) =>
-        environment.waitForResource(type, new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined), predicate, o),
+        environment.waitForResource(
+          type,
+          new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined),
+          predicate,
+          o,
+        ),
       waitForDeletion: (type, name, o = {}) =>
-        environment.waitForDeletion(type, new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined), o),
+        environment.waitForDeletion(
+          type,
+          new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined),
+          o,
+        ),
       close: async () => {
         if (closed) return;
         closed = true;

@@ -9,7 +9,10 @@
 export const TESTING_ENTRY_POINT = '@tosdk/nestjs/testing';
 
 export { createOperatorTestingModule } from './create-operator-testing-module.js';
-export type { OperatorTestingContext, OperatorTestingModuleOptions } from './create-operator-testing-module.js';
+export type {
+  OperatorTestingContext,
+  OperatorTestingModuleOptions,
+} from './create-operator-testing-module.js';
 export { OperatorTestEnvironment, USE_EXISTING_CLUSTER_VARIABLE } from './operator-test-environment.js';
 export type { OperatorTestEnvironmentOptions } from './operator-test-environment.js';
 export { applyCrds, CrdLoadError, CustomResourceDefinitionType, loadCrds } from './crd-loader.js';

@@ -47,9 +47,15 @@ export class OperatorTestEnvironment {
     const env = options.environment ?? process.env;
     const existing =
       options.useExistingCluster ?? env[USE_EXISTING_CLUSTER_VARIABLE]?.toLowerCase() === 'true';
-    const server = existing ? undefined : await KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
+    const server = existing
+      ? undefined
+      : await KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
     const kubeConfig = server ? server.kubeConfig() : loadKubeConfig(env);
-    const environment = new OperatorTestEnvironment(server, kubeConfig, KubernetesClient.fromKubeConfig(kubeConfig));
+    const environment = new OperatorTestEnvironment(
+      server,
+      kubeConfig,
+      KubernetesClient.fromKubeConfig(kubeConfig),
+    );
     try {
       if (options.crds?.length) await applyCrds(environment.adminClient, await loadCrds(options.crds));
     } catch (error) {
@@ -91,7 +97,7 @@ export class OperatorTestEnvironment {
         return r !== undefined && predicate(r) ? r : undefined;
       },
       { description: `${type.kind} ${id.key}`, ...options },
-    ) as Promise<T>;
+    );
   }
 
   /** Polls until the object is gone. */

@@ -118,9 +118,13 @@ describe('TOSDK_* environment configuration', () => {
   });
 
   it('parses durations with units', () => {
-    expect([parseDuration('250ms'), parseDuration('2s'), parseDuration('3m'), parseDuration('1h'), parseDuration('40')]).toEqual([
-      250, 2000, 180_000, 3_600_000, 40,
-    ]);
+    expect([
+      parseDuration('250ms'),
+      parseDuration('2s'),
+      parseDuration('3m'),
+      parseDuration('1h'),
+      parseDuration('40'),
+    ]).toEqual([250, 2000, 180_000, 3_600_000, 40]);
     expect(parseDuration('1d')).toBeUndefined();
   });
 });
@@ -141,14 +145,18 @@ describe('loadKubeConfig', () => {
           'current-context': 'x',
         }),
       );
-      expect(loadKubeConfig({ KUBECONFIG: `${join(dir, 'missing')}:${file}`, HOME: dir }).getCurrentCluster()?.server).toBe(
-        'https://127.0.0.1:6443',
-      );
+      expect(
+        loadKubeConfig({ KUBECONFIG: `${join(dir, 'missing')}:${file}`, HOME: dir }).getCurrentCluster()
+          ?.server,
+      ).toBe('https://127.0.0.1:6443');
       expect(() => loadKubeConfig({ KUBECONFIG: join(dir, 'missing'), HOME: dir })).toThrow(
         expect.objectContaining({ code: 'KubeConfigNotFound' }),
       );
       expect(() => loadKubeConfig({ HOME: dir })).toThrow(
-        expect.objectContaining({ code: 'KubeConfigNotFound', message: expect.stringContaining('KUBECONFIG') }),
+        expect.objectContaining({
+          code: 'KubeConfigNotFound',
+          message: expect.stringContaining('KUBECONFIG'),
+        }),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

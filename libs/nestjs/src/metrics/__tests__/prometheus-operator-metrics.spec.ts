@@ -11,7 +11,13 @@ const id = new ResourceID('page', 'web');
 
 function make(perResourceLabels: boolean) {
   const registry = new Registry();
-  const labelNames = ['controller', 'group', 'version', 'kind', ...(perResourceLabels ? ['namespace', 'name'] : [])];
+  const labelNames = [
+    'controller',
+    'group',
+    'version',
+    'kind',
+    ...(perResourceLabels ? ['namespace', 'name'] : []),
+  ];
   const counter = (name: string, extra: string[] = []) =>
     new Counter({ name, help: name, labelNames: [...labelNames, ...extra], registers: [registry] });
   const histogram = (name: string) => new Histogram({ name, help: name, labelNames, registers: [registry] });
@@ -40,7 +46,12 @@ describe('PrometheusOperatorMetrics', () => {
     metrics.receivedEvent({ resourceId: id }, controller);
     metrics.reconciliationStarted(id, controller);
     const cause = Object.assign(new Error('conflict'), { code: 'KubernetesApiError' });
-    metrics.reconcileFailed(id, controller, 'reconcile', new ReconcileError('failed', 'webpage', id, { cause }));
+    metrics.reconcileFailed(
+      id,
+      controller,
+      'reconcile',
+      new ReconcileError('failed', 'webpage', id, { cause }),
+    );
     metrics.reconcileFailed(id, controller, 'reconcile', new TypeError('bad'));
     metrics.retrying(id, controller, 1, 2000);
     metrics.reconciliationFinished(id, controller, 'reconcile', 250);
@@ -78,7 +89,10 @@ describe('OperatorMetricsHub', () => {
         throw new Error('sink down');
       },
     };
-    const good: Metrics = { reconciliationStarted: (i) => calls.push(i.key), executorChanged: (q) => calls.push(`q${q}`) };
+    const good: Metrics = {
+      reconciliationStarted: (i) => calls.push(i.key),
+      executorChanged: (q) => calls.push(`q${q}`),
+    };
     hub.add(broken);
     hub.add(good);
     hub.add(good);
