@@ -204,6 +204,11 @@ export class InformerEventSource<
     return this.informer.hasSynced();
   }
 
+  /** Whether an own write of `id` is in flight or its event has not arrived yet (for tests and diagnostics). */
+  hasPendingOwnWrite(id: ResourceID): boolean {
+    return !this.own.isIdle(id.key);
+  }
+
   /** How many events were dropped because the secondary-to-primary mapper threw. */
   get mapperFailureCount(): number {
     return this.mapperFailures;
