@@ -4,6 +4,7 @@
  */
 import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
 import { CrdError } from './errors.js';
+import { CauseReason } from './field-errors.js';
 import { fieldValue } from './field-value.js';
 import { evaluateRules, unsupportedRules } from './internal/cel/rules.js';
 import type { SkippedRule } from './internal/cel/rules.js';
@@ -166,6 +167,7 @@ function compileVersion(
   const schema = asSchema(objectAt(v, 'schema').openAPIV3Schema) ?? { type: 'object' };
   const subresources = objectAt(v, 'subresources');
   const validator = new SchemaValidator(schema);
+  const hasRules = JSON.stringify(schema).includes('"x-kubernetes-validations"');
   const printerColumns = compileColumns(arrayAt(v, 'additionalPrinterColumns'));
   const selectableFields = arrayAt(v, 'selectableFields')
     .map((f) => (isObject(f) ? stringAt(f, 'jsonPath') : undefined))
@@ -183,8 +185,11 @@ function compileVersion(
       dropNonNullableNulls(obj, schema, true);
       const old = options?.old;
       const located = [...validator.validate(obj), ...structuralChecks(obj, schema)];
-      // CEL rules run only on values that passed the schema, as in kube-apiserver.
-      if (located.length === 0) located.push(...evaluateRules(obj, schema, old));
+      if (hasRules) {
+        // As kube-apiserver: CEL rules need well-typed values, so a type error blocks them.
+        if (located.some((l) => l.cause.reason === CauseReason.TypeInvalid)) located.push(RULES_NOT_CHECKED);
+        else located.push(...evaluateRules(obj, schema, old));
+      }
       return located.filter((l) => !old || !unchanged(l, obj, old)).map((l) => l.cause);
     },
     applyDefaults(obj) {
@@ -215,6 +220,16 @@ function compileVersion(
   }
   return compiled;
 }
+
+const RULES_NOT_CHECKED: LocatedCause = {
+  cause: {
+    reason: CauseReason.Invalid,
+    field: '',
+    message:
+      'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  },
+  segments: [],
+};
 
 /** `<group>/<version> <Kind> is deprecated`, naming the preferred non-deprecated served version if any. */
 function defaultDeprecationWarning(

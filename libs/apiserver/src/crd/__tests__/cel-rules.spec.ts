@@ -203,6 +203,28 @@ describe('x-kubernetes-validations in admit', () => {
     expect(v.admit(cr({ fancy: 'not a url' }), 'create')).toEqual([]);
   });
 
+  it('a type error blocks the rules and says so; other schema errors do not', () => {
+    const v = version(schema);
+    expect(lines(v.admit(cr({ minReplicas: 'one', maxReplicas: 2 }), 'create'))).toEqual([
+      'spec.minReplicas: Invalid value: "string": spec.minReplicas in body must be of type integer: "string"',
+      ': Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
+    const withEnum = version({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.a != "b"', message: 'a must not be b' }],
+          properties: { a: { type: 'string', enum: ['a', 'c'] } },
+        },
+      },
+    });
+    expect(lines(withEnum.admit(cr({ a: 'b' }), 'create'))).toEqual([
+      'spec.a: Unsupported value: "b": supported values: "a", "c"',
+      'spec: Invalid value: "object": a must not be b',
+    ]);
+  });
+
   it('a rule that cannot be evaluated (missing field) gives Invalid with the error', () => {
     const v = version({
       type: 'object',
