@@ -21,6 +21,7 @@ import { EventRecorder } from '../events/event-recorder.js';
 import { MultiNamespaceInformer } from '../informer/multi-namespace-informer.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
+import { resourceContextLogger } from '../logging/context-logger.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import { noopLogger } from '../util/logger.js';
@@ -104,7 +105,7 @@ export class Operator {
     this.options = o;
     this.cacheSyncTimeoutMs = nonNegative('cacheSyncTimeoutMs', o.cacheSyncTimeoutMs, 120_000);
     this.terminationTimeoutMs = nonNegative('terminationTimeoutMs', o.terminationTimeoutMs, 0);
-    this.logger = o.logger ?? noopLogger;
+    this.logger = resourceContextLogger(o.logger ?? noopLogger);
     this.metrics = o.metrics ?? NOOP_METRICS;
     this.clock = o.clock ?? systemClock;
     this.client = o.client ?? KubernetesClient.fromKubeConfig(o.kubeConfig!, { logger: this.logger });

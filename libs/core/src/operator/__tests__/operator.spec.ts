@@ -16,6 +16,9 @@ import {
 import { defineResource } from '../../api/resource-type.js';
 import type { OperatorOptions } from '../../config/operator-configuration.js';
 import { consoleLogger } from '../../util/logger.js';
+import type { Logger } from '../../util/logger.js';
+import { currentResourceContext } from '../../logging/resource-context.js';
+import type { ResourceContext } from '../../logging/resource-context.js';
 import { newNamespace, RecordingReconciler, startServer, waitFor, Widget, widget } from './support.js';
 
 let server: KubeApiServer;
@@ -285,5 +288,85 @@ describe('Operator against @tosdk/apiserver', () => {
     const error = await strict.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EventSourceStartError);
     expect((error as EventSourceStartError).controller).toBe('multi-v2');
+  });
+
+  it('every log line written during a reconcile carries the resource context (context.logger and currentResourceContext)', async () => {
+    const ns = await newNamespace(admin);
+    const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+    const capture = (bindings: Record<string, unknown> = {}): Logger => ({
+      debug: () => undefined,
+      info: (message, fields) => void lines.push({ message, fields: { ...bindings, ...fields } }),
+      warn: () => undefined,
+      error: () => undefined,
+      child: (b) => capture({ ...bindings, ...b }),
+    });
+    let seen: ResourceContext | undefined;
+    const op = operator({ logger: capture() });
+    op.register(
+      {
+        reconcile: async (w: Widget, context: Context<Widget>) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          context.logger.info('reconciling', { step: 1 });
+          seen = currentResourceContext();
+          return UpdateControl.noUpdate();
+        },
+      },
+      { resourceType: Widget, name: 'logging', namespaces: [ns] },
+    );
+    await op.start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => lines.some((l) => l.message === 'reconciling'), 'log line');
+    const line = lines.find((l) => l.message === 'reconciling')!;
+    expect(line.fields).toMatchObject({
+      step: 1,
+      controller: 'logging',
+      'resource.apiVersion': 'test.tosdk.io/v1',
+      'resource.kind': 'Widget',
+      'resource.name': 'w',
+      'resource.namespace': ns,
+      'resource.generation': 1,
+    });
+    expect(line.fields?.['resource.uid']).toEqual(expect.any(String));
+    expect(line.fields?.['resource.resourceVersion']).toEqual(expect.any(String));
+    expect(seen?.['resource.name']).toBe('w');
+  });
+
+  it('context.eventSourceRetriever registers an event source while running, once per name', async () => {
+    const ns = await newNamespace(admin);
+    let created = 0;
+    let started = 0;
+    let registered: unknown[] = [];
+    const op = operator();
+    op.register(
+      {
+        reconcile: async (_w: Widget, context: Context<Widget>) => {
+          const retriever = context.eventSourceRetriever();
+          const make = () => {
+            created++;
+            return {
+              name: 'dyn',
+              setEventHandler: () => undefined,
+              start: async () => void started++,
+              stop: async () => undefined,
+            };
+          };
+          registered = await Promise.all([
+            retriever.dynamicallyRegisterEventSource('dyn', make),
+            retriever.dynamicallyRegisterEventSource('dyn', make),
+          ]);
+          return UpdateControl.noUpdate();
+        },
+      },
+      { resourceType: Widget, name: 'dynamic', namespaces: [ns] },
+    );
+    await op.start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => registered.length === 2, 'registered');
+    expect([created, started]).toEqual([1, 1]);
+    expect(registered[0]).toBe(registered[1]);
+    expect(Object.keys(op.runtimeInfo.eventSourceHealth()['dynamic'])).toEqual([
+      'ControllerResourceEventSource',
+      'dyn',
+    ]);
   });
 });

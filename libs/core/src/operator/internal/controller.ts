@@ -1,4 +1,4 @@
-import type { ResourceEventRecorder } from '../../api/context.js';
+import type { EventSourceRetriever, ResourceEventRecorder } from '../../api/context.js';
 import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { isCleaner } from '../../api/reconciler.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
@@ -58,6 +58,7 @@ export class Controller<P extends KubernetesResource> {
       client: o.client,
       cache: this.controllerEventSource,
       secondary: this,
+      eventSources: this.eventSourceRetriever(),
       eventRecorder: o.eventRecorder,
       logger: this.logger,
       clock: o.clock,
@@ -195,8 +196,60 @@ export class Controller<P extends KubernetesResource> {
     await Promise.all(following.map((s) => s.changeNamespaces!(namespaces)));
   }
 
+  /**
+   * The controller's event sources for reconcilers and workflows (JOSDK's `EventSourceRetriever`):
+   * registering a name that exists returns the registered source (once started).
+   */
+  eventSourceRetriever(): EventSourceRetriever<P> {
+    const pending = new Map<string, Promise<EventSource>>();
+    return {
+      eventSourceContext: this.eventSourceContext(),
+      getEventSource: (name) => this.sources.get(name),
+      dynamicallyRegisterEventSource: (name, create) => {
+        const inFlight = pending.get(name);
+        if (inFlight) return inFlight;
+        const existing = this.sources.get(name);
+        if (existing) return Promise.resolve(existing);
+        const source = create();
+        const registering = this.registerEventSource(name, source).then(() => source);
+        pending.set(name, registering);
+        const forget = () => void pending.delete(name);
+        registering.then(forget, forget);
+        return registering;
+      },
+      dynamicallyDeregisterEventSource: async (name) => {
+        await pending.get(name)?.catch(() => undefined);
+        await this.deregisterEventSource(name);
+      },
+    };
+  }
+
+  private eventSourceContextValue: EventSourceContext<P> | undefined;
+
+  /** What event sources of this controller are made with. */
+  eventSourceContext(): EventSourceContext<P> {
+    this.eventSourceContextValue ??= this.createEventSourceContext();
+    return this.eventSourceContextValue;
+  }
+
   private registerUserEventSources(): void {
     if (!this.o.reconciler.prepareEventSources) return;
+    const context = this.eventSourceContext();
+    const prepared = this.o.reconciler.prepareEventSources(context);
+    const entries: Array<[string | undefined, EventSource]> = Array.isArray(prepared)
+      ? prepared.map((s) => [s.name, s])
+      : Object.entries(prepared);
+    entries.forEach(([name, source], index) => {
+      const key = name ?? `${source.constructor?.name ?? 'EventSource'}#${index}`;
+      if (this.sources.has(key)) {
+        throw new DuplicateNameError(`controller ${this.name}: two event sources are named "${key}"`);
+      }
+      source.setEventHandler(this.eventProcessor);
+      this.sources.set(key, source);
+    });
+  }
+
+  private createEventSourceContext(): EventSourceContext<P> {
     const context: EventSourceContext<P> = {
       primaryResourceType: this.o.config.resourceType,
       client: this.o.client,
@@ -214,18 +267,7 @@ export class Controller<P extends KubernetesResource> {
       clock: this.o.clock,
       fieldManager: this.o.config.fieldManager,
     };
-    const prepared = this.o.reconciler.prepareEventSources(context);
-    const entries: Array<[string | undefined, EventSource]> = Array.isArray(prepared)
-      ? prepared.map((s) => [s.name, s])
-      : Object.entries(prepared);
-    entries.forEach(([name, source], index) => {
-      const key = name ?? `${source.constructor?.name ?? 'EventSource'}#${index}`;
-      if (this.sources.has(key)) {
-        throw new DuplicateNameError(`controller ${this.name}: two event sources are named "${key}"`);
-      }
-      source.setEventHandler(this.eventProcessor);
-      this.sources.set(key, source);
-    });
+    return context;
   }
 
   private async startOne(

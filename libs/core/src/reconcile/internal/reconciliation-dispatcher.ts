@@ -1,4 +1,4 @@
-import type { ResourceEventRecorder } from '../../api/context.js';
+import type { EventSourceRetriever, ResourceEventRecorder } from '../../api/context.js';
 import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import { isCleaner } from '../../api/reconciler.js';
 import type { Reconciler } from '../../api/reconciler.js';
@@ -36,7 +36,10 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesResource> {
   readonly contextClient?: KubernetesClient;
   readonly cache: WritableCache<P>;
   readonly secondary: SecondaryResourceSources;
+  /** The controller's event sources with dynamic registration (for `context.eventSourceRetriever()`). */
+  readonly eventSources?: EventSourceRetriever<P>;
   readonly eventRecorder: ResourceEventRecorder;
+  /** Should add the resource context to its lines (see `resourceContextLogger`). */
   readonly logger: Logger;
   readonly clock: Clock;
 }
@@ -78,7 +81,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
   handleExecution(scope: ExecutionScope<P>): Promise<PostExecutionControl<P>> {
     const context = resourceContextOf(scope.resource, this.o.config.name);
     return runWithResourceContext(context, async () => {
-      const logger = this.o.logger.child({ ...context });
+      // the operator's logger adds the resource context to every line written in this scope
+      const logger = this.o.logger;
       try {
         return await this.dispatch(scope, logger);
       } catch (error) {
@@ -238,6 +242,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       eventRecorder: this.o.eventRecorder,
       controllerName: this.o.config.name,
       secondary: this.o.secondary,
+      eventSources: this.o.eventSources,
       operations: {
         client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
         primaryType: this.o.config.resourceType,
