@@ -41,6 +41,7 @@ export * from './reconcile/errors.js';
 export * from './metrics/metrics.js';
 export { currentResourceContext } from './logging/resource-context.js';
 export type { ResourceContext } from './logging/resource-context.js';
+export { resourceContextLogger } from './logging/context-logger.js';
 export * from './operator/errors.js';
 export * from './operator/runtime-info.js';
 export * from './operator/registered-controller.js';
