@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { Operator } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
 import {
@@ -9,6 +10,7 @@ import {
 import { OperatorBootstrapError } from './errors.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
+import { resolveWorkflowProviders } from './internal/workflow-providers.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import { noReconcilersMessage, startFailedMessage } from './operator.messages.js';
 import { environmentOf, RESOLVED_OPERATOR_OPTIONS } from './operator.providers.js';
@@ -34,6 +36,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     private readonly explorer: ReconcilerExplorer,
     private readonly registry: OperatorRegistry,
     private readonly hub: OperatorMetricsHub,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   onModuleInit(): void {
@@ -82,7 +85,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
       o = { ...o, ...this.options.controllers?.[name] };
       o = { ...o, ...controllerOptionsFromEnvironment(env, name, o) };
       for (const overrider of overriders) o = { ...overrider.overrideController(name, { ...o }) };
-      return { ...o, name: o.name ?? name };
+      return resolveWorkflowProviders({ ...o, name: o.name ?? name }, this.moduleRef);
     });
     this.registry.add(r.type, registered);
   }
