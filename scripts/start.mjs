@@ -1,9 +1,40 @@
-// `npm start`: runs the sample operator. Until the WebPage sample lands this says so and fails
-// loudly, so nobody mistakes silence for a running operator.
+// `npm start`: builds the libraries and the WebPage sample (tsc -b, incremental), then runs the
+// sample's main. Without a configured cluster (no KUBECONFIG, not in a pod) the sample starts an
+// embedded @tosdk/apiserver, writes .tosdk/kubeconfig, applies its CRD and creates an example
+// WebPage; with one it runs against that cluster. Ctrl-C (or SIGTERM) stops it cleanly; this
+// script exits with the sample's exit code.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const sample = new URL('../apps/webpage/package.json', import.meta.url);
-if (!existsSync(sample)) {
-  console.error('tosdk: no sample operator yet (apps/webpage arrives with the sample operator issue).');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const project = 'apps/webpage/tsconfig.build.json';
+const main = fileURLToPath(new URL('../apps/webpage/dist/main.js', import.meta.url));
+const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+
+if (!existsSync(tsc)) {
+  console.error('npm start: TypeScript is not installed; run `npm install` first.');
   process.exit(1);
 }
+
+console.log(`npm start: building ${project} and the libraries it uses (tsc -b)...`);
+const build = spawnSync(process.execPath, [tsc, '-b', project], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error(`npm start: the build failed (exit code ${build.status ?? build.signal}); see the errors above.`);
+  process.exit(build.status ?? 1);
+}
+
+const child = spawn(process.execPath, [main], { cwd: root, stdio: 'inherit', env: process.env });
+// Forward stop signals; the sample ignores repeats (a terminal's Ctrl-C reaches both processes).
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  });
+}
+child.on('error', (error) => {
+  console.error(`npm start: could not run ${main}: ${error.message}`);
+  process.exit(1);
+});
+child.on('exit', (code, signal) => {
+  process.exit(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1));
+});
