@@ -34,7 +34,8 @@ export function operatorProviders(): Provider[] {
       provide: KubeConfig,
       inject: [RESOLVED_OPERATOR_OPTIONS],
       useFactory: (options: OperatorModuleOptions): KubeConfig | null =>
-        options.kubeConfig ?? (options.client ? null : loadKubeConfig(environmentOf(options))),
+        // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
+        options.kubeConfig ?? (options.client ? null : loadKubeConfig(options.environment ?? process.env)),
     },
     {
       provide: KubernetesClient,
