@@ -44,6 +44,7 @@ function walk(
   lvl: Level,
   insideValidation: boolean,
   errs: StatusCause[],
+  intOrStringParent = false,
 ): void {
   checkTypeAndExtensions(s, path, lvl, insideValidation, errs);
   if (s.uniqueItems === true) {
@@ -83,11 +84,18 @@ function walk(
   } else if (s.type === 'array' && !insideValidation) {
     errs.push(required(child(path, 'items'), 'must be specified'));
   }
+  const intOrString = s['x-kubernetes-int-or-string'] === true || intOrStringParent;
   for (const kw of ['allOf', 'anyOf', 'oneOf'] as const) {
     (s[kw] ?? []).forEach((sub, i) => {
       const p = index(child(path, kw), i);
-      checkValueValidation(sub, p, errs);
-      walk(sub, p, lvl, true, errs);
+      // The one exception Kubernetes makes: int-or-string spelled as anyOf integer/string (as
+      // controller-gen writes it), directly or as the first allOf entry.
+      const exempt =
+        intOrString &&
+        ((kw === 'anyOf' && isIntOrStringAnyOf(s.anyOf)) ||
+          (kw === 'allOf' && i === 0 && isIntOrStringAnyOf(sub.anyOf)));
+      if (!exempt) checkValueValidation(sub, p, errs);
+      walk(sub, p, lvl, true, errs, exempt && kw === 'allOf');
     });
   }
   if (s.not) {
@@ -211,6 +219,14 @@ function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCaus
 }
 
 const REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+
+function isIntOrStringAnyOf(list: readonly JsonSchemaProps[] | undefined): boolean {
+  if (!Array.isArray(list) || list.length !== 2) return false;
+  const [a, b] = list as [JsonSchemaProps | undefined, JsonSchemaProps | undefined];
+  const only = (x: JsonSchemaProps | undefined, type: string): boolean =>
+    x !== undefined && x.type === type && Object.keys(x).every((k) => k === 'type');
+  return only(a, 'integer') && only(b, 'string');
+}
 
 /** Value validations may only constrain values: they must not carry structure or defaults. */
 function checkValueValidation(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {

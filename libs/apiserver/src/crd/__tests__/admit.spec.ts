@@ -334,6 +334,32 @@ describe('admit: validation', () => {
     ]);
   });
 
+  it('controller-gen style int-or-string with a pattern validates strings and accepts integers', () => {
+    const v = versionWith({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            cpu: {
+              anyOf: [{ type: 'integer' }, { type: 'string' }],
+              pattern: '^[0-9]+m?$',
+              'x-kubernetes-int-or-string': true,
+            },
+          },
+        },
+      },
+    });
+    expect(v.admit(webPage({ cpu: 2 }), 'create')).toEqual([]);
+    expect(v.admit(webPage({ cpu: '500m' }), 'create')).toEqual([]);
+    expect(lines(v.admit(webPage({ cpu: 'lots' }), 'create'))).toEqual([
+      'spec.cpu: Invalid value: "lots": spec.cpu in body should match \'^[0-9]+m?$\'',
+    ]);
+    expect(lines(v.admit(webPage({ cpu: true }), 'create'))).toEqual([
+      'spec.cpu: Invalid value: "boolean": spec.cpu in body must be of type integer,string: "boolean"',
+    ]);
+  });
+
   it('int-or-string accepts 8080 and "http" and rejects true and 1.5', () => {
     const v = webPageVersion();
     expect(v.admit(webPage({ html: 'x', port: 8080 }), 'create')).toEqual([]);

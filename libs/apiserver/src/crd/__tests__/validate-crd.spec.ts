@@ -557,6 +557,23 @@ describe('validateCrd', () => {
     ).toEqual([]);
   });
 
+  it('accepts int-or-string written as controller-gen does (anyOf integer/string), but not type inside anyOf otherwise', () => {
+    const port = { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true };
+    expect(validateCrd(webPageCrd((c) => (schemaAt(c, 'spec').properties!.port = port)))).toEqual([]);
+    const quantity = {
+      allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '^[0-9]+(m|Mi)?$' }],
+      'x-kubernetes-int-or-string': true,
+    };
+    expect(validateCrd(webPageCrd((c) => (schemaAt(c, 'spec').properties!.cpu = quantity)))).toEqual([]);
+    const notIntOrString = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
+    expectCause(
+      validateCrd(webPageCrd((c) => (schemaAt(c, 'spec').properties!.port = notIntOrString))),
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[port].anyOf[0].type',
+      'FieldValueForbidden',
+      'Forbidden: must be empty to be structural',
+    );
+  });
+
   describe('on update', () => {
     const established = (crd: CrdFixture) => ({
       ...crd,

@@ -62,11 +62,27 @@ function translate(s: JsonSchemaProps, root: boolean): JsonObject {
   const items = asSchema(s.items);
   if (items) out.items = translate(items, false);
   for (const kw of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const list = s[kw];
+    let list = s[kw];
+    // int-or-string's anyOf integer/string only restates the type (checked above with kube's wording).
+    if (s['x-kubernetes-int-or-string'] === true && Array.isArray(list)) {
+      if (kw === 'anyOf' && isIntOrStringAnyOf(list)) list = undefined;
+      else if (kw === 'allOf' && list[0] && isIntOrStringAnyOf(list[0].anyOf)) {
+        const { anyOf: _dropped, ...rest } = list[0];
+        list = [rest, ...list.slice(1)];
+      }
+    }
     if (Array.isArray(list) && list.length > 0) out[kw] = list.map((x) => translate(x, false));
   }
   if (asSchema(s.not)) out.not = translate(s.not as JsonSchemaProps, false);
   return out;
+}
+
+function isIntOrStringAnyOf(list: readonly JsonSchemaProps[] | undefined): boolean {
+  if (list?.length !== 2) return false;
+  const [a, b] = list as [JsonSchemaProps, JsonSchemaProps];
+  return (
+    a.type === 'integer' && b.type === 'string' && Object.keys(a).length === 1 && Object.keys(b).length === 1
+  );
 }
 
 /** Only `metadata.name` and `metadata.generateName` of the root are validated against the CRD schema. */
