@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { register } from 'prom-client';
-import { ResourceID, ResourceTypes } from '@tosdk/core';
+import { ResourceID, ResourceTypes, WATCH_CURRENT_NAMESPACE } from '@tosdk/core';
 import { OperatorRegistry } from '@tosdk/nestjs';
 import type { OperatorModuleOptions } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
@@ -182,5 +182,78 @@ describe('[OP-05] @tosdk/nestjs configuration from options and environment, each
     release();
     await closing;
     expect(probeOf(c).finished).toContain('slow');
+  });
+
+  it('[OP-05] resolves WATCH_CURRENT_NAMESPACE to TOSDK_CURRENT_NAMESPACE', async () => {
+    const ns = await env.createNamespace('tosdk-current');
+    const c = await start(
+      {
+        environment: { TOSDK_CURRENT_NAMESPACE: ns },
+        controllers: { greetingreconciler: { namespaces: [WATCH_CURRENT_NAMESPACE] } },
+      },
+      false,
+    );
+    expect(
+      c.module.get(OperatorRegistry).getController('greetingreconciler').configuration.namespaces,
+    ).toEqual([ns]);
+    await c.adminClient.create(Greeting, greeting(ns, 'current'));
+    await c.waitForResource(ResourceTypes.ConfigMap, 'current', undefined, { namespace: ns });
+  });
+
+  it('[OP-05] reconciles only what TOSDK_CONTROLLER_<NAME>_FIELD_SELECTOR selects', async () => {
+    const c = await start({ environment: { [`${G}FIELD_SELECTOR`]: 'metadata.name=chosen' } });
+    await c.adminClient.create(Greeting, greeting(c.namespace, 'ignored'));
+    await c.adminClient.create(Greeting, greeting(c.namespace, 'chosen'));
+    await c.waitForResource(ResourceTypes.ConfigMap, 'chosen');
+    expect(probeOf(c).attemptsOf('ignored')).toEqual([]);
+  });
+
+  it('[OP-05] times a hanging reconcile out after TOSDK_CONTROLLER_<NAME>_RECONCILE_TIMEOUT and retries it', async () => {
+    const c = await start({
+      environment: { [`${G}RECONCILE_TIMEOUT`]: '100ms', [`${G}RETRY_INITIAL_INTERVAL`]: '10ms' },
+    });
+    const release = probeOf(c).hold('hanging');
+    try {
+      await c.adminClient.create(Greeting, greeting(c.namespace, 'hanging'));
+      // still held, yet attempted again: the first attempt timed out and was retried
+      await waitFor(() => probeOf(c).attemptsOf('hanging').length >= 2);
+      expect(probeOf(c).attemptsOf('hanging')[1]).toMatchObject({ retryAttempt: expect.any(Number) });
+    } finally {
+      release();
+    }
+  });
+
+  it('[OP-05] patches the primary without server-side apply when TOSDK_USE_SSA=false', async () => {
+    const ops = async (useSsa: string) => {
+      const c = await start({ environment: { TOSDK_USE_SSA: useSsa } });
+      await c.adminClient.create(Greeting, greeting(c.namespace, 'ssa'));
+      const g = await c.waitForResource(Greeting, 'ssa', (r) => r.status?.configMap === 'ssa');
+      await c.close();
+      return (g.metadata?.managedFields ?? [])
+        .filter((m) => m.manager === 'greetingreconciler')
+        .map((m) => m.operation);
+    };
+    expect(await ops('true')).toContain('Apply');
+    expect(await ops('false')).not.toContain('Apply');
+  });
+
+  it('[OP-05] fails the bootstrap when caches do not fill within TOSDK_CACHE_SYNC_TIMEOUT', async () => {
+    env.server!.faults.addLatency({ verb: 'list', resource: 'greetings', ms: 3_000 });
+    try {
+      await expect(start({ environment: { TOSDK_CACHE_SYNC_TIMEOUT: '200ms' } })).rejects.toMatchObject({
+        code: 'OperatorBootstrap',
+        cause: expect.objectContaining({ code: 'EventSourceStart' }),
+      });
+    } finally {
+      env.server!.faults.clear();
+    }
+  });
+
+  it('[OP-05] starts despite a failing informer with TOSDK_STOP_ON_INFORMER_ERROR_DURING_STARTUP=false, and catches up', async () => {
+    env.server!.faults.failNext({ verb: 'list', resource: 'greetings', code: 500, times: 3 });
+    const c = await start({ environment: { TOSDK_STOP_ON_INFORMER_ERROR_DURING_STARTUP: 'false' } });
+    expect(c.operator.runtimeInfo.isStarted()).toBe(true);
+    await c.adminClient.create(Greeting, greeting(c.namespace, 'late'));
+    await c.waitForResource(ResourceTypes.ConfigMap, 'late', undefined, { timeoutMs: 20_000 });
   });
 });
