@@ -6,6 +6,7 @@ import { LinearRateLimiter } from './rate-limiter.js';
 import type { LinearRateLimiterOptions, RateLimiter } from './rate-limiter.js';
 import { GenericRetry } from './retry.js';
 import type { GenericRetryOptions, Retry } from './retry.js';
+import type { ManagedWorkflowSpec } from '../workflow/managed-workflow.js';
 
 /** Max reconciliation interval of a controller unless configured: 10 hours. */
 export const DEFAULT_MAX_RECONCILIATION_INTERVAL_MS = 10 * 60 * 60 * 1000;
@@ -68,6 +69,8 @@ export interface ControllerConfigurationOptions<P extends KubernetesResource = K
   reconcileTimeoutMs?: number;
   /** Publish a Warning Event on the primary when a reconciliation fails. Defaults to true. */
   recordReconcileErrorEvents?: boolean;
+  /** The managed workflow of dependent resources (JOSDK's `@Workflow`), run before `reconcile` and on cleanup. Defaults to none. */
+  workflow?: ManagedWorkflowSpec<P>;
 }
 
 /**
@@ -96,6 +99,8 @@ export interface ResolvedControllerConfiguration<P extends KubernetesResource = 
   readonly useSSA: boolean;
   readonly reconcileTimeoutMs?: number;
   readonly recordReconcileErrorEvents: boolean;
+  /** The managed workflow declaration, if any (checked when the controller is created). */
+  readonly workflow?: ManagedWorkflowSpec<P>;
 }
 
 /** Operator-level values a controller configuration inherits. */
@@ -275,5 +280,6 @@ export function resolveControllerConfiguration<P extends KubernetesResource>(
     useSSA: o.useSSA ?? defaults.useSSA,
     reconcileTimeoutMs: o.reconcileTimeoutMs,
     recordReconcileErrorEvents: o.recordReconcileErrorEvents ?? true,
+    workflow: o.workflow,
   });
 }

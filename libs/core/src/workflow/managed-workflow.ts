@@ -11,8 +11,11 @@ import type { DependentNodeOptions } from './workflow.js';
 export interface ManagedDependentSpec<
   P extends KubernetesResource = KubernetesResource,
 > extends DependentNodeOptions<unknown, P> {
-  /** The dependent, or a factory called once at registration. */
-  dependent: DependentResource<unknown, P> | (() => DependentResource<unknown, P>);
+  /** The dependent, a factory called once at registration, or a class with a no-argument constructor. */
+  dependent:
+    | DependentResource<unknown, P>
+    | (() => DependentResource<unknown, P>)
+    | (new () => DependentResource<unknown, P>);
   /** Use the controller's event source of this name (declared in `prepareEventSources` or by another dependent) instead of the dependent's own. Defaults to the dependent's own. */
   useEventSourceWithName?: string;
 }

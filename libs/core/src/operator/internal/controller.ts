@@ -14,6 +14,7 @@ import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
 import { DuplicateNameError, EventSourceStartError } from '../errors.js';
 
 /** Everything a {@link Controller} is made of. */
@@ -46,10 +47,13 @@ export class Controller<P extends KubernetesResource> {
     this.name = o.config.name;
     this.logger = o.logger.child({ controller: this.name });
     const info: ControllerMetricsInfo = { name: this.name, resourceType: o.config.resourceType };
+    // built first: a bad workflow declaration fails registration
+    const managedWorkflow = o.config.workflow ? new ManagedWorkflow<P>(o.config.workflow) : undefined;
     this.controllerEventSource = new ControllerEventSource(
       o.informer,
       o.config,
-      isCleaner(o.reconciler),
+      // a workflow deleting dependents itself needs the finalizer as a Cleaner does
+      isCleaner(o.reconciler) || (managedWorkflow?.hasCleaner() ?? false),
       this.logger,
     );
     const dispatcher = new ReconciliationDispatcher<P>({
@@ -59,6 +63,7 @@ export class Controller<P extends KubernetesResource> {
       cache: this.controllerEventSource,
       secondary: this,
       eventSources: this.eventSourceRetriever(),
+      managedWorkflow,
       eventRecorder: o.eventRecorder,
       logger: this.logger,
       clock: o.clock,
@@ -78,6 +83,22 @@ export class Controller<P extends KubernetesResource> {
     this.controllerEventSource.setEventHandler(this.eventProcessor);
     this.sources.set(this.controllerEventSource.name, this.controllerEventSource);
     this.registerUserEventSources();
+    if (managedWorkflow) this.registerWorkflowEventSources(managedWorkflow);
+  }
+
+  /** Registers the event sources of the managed workflow's dependents and connects shared ones. */
+  private registerWorkflowEventSources(workflow: ManagedWorkflow<P>): void {
+    for (const [name, source] of workflow.eventSources(this.eventSourceContext())) {
+      if (this.sources.get(name) === source) continue;
+      if (this.sources.has(name)) {
+        throw new DuplicateNameError(
+          `controller ${this.name}: the event source of a workflow dependent is named "${name}" like another; name the dependent's informer, or use useEventSourceWithName to share it`,
+        );
+      }
+      source.setEventHandler(this.eventProcessor);
+      this.sources.set(name, source);
+    }
+    workflow.connectSharedSources((name) => this.sources.get(name));
   }
 
   /** The configuration. */

@@ -14,6 +14,7 @@ import type {
 import { resourceContextOf, runWithResourceContext } from '../../logging/resource-context.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import type { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
 import { InvalidControlError, ReconcileError, ReconcileTimeoutError } from '../errors.js';
 import { cloneResource } from './clone.js';
 import { DefaultContext } from './default-context.js';
@@ -38,6 +39,8 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesResource> {
   readonly secondary: SecondaryResourceSources;
   /** The controller's event sources with dynamic registration (for `context.eventSourceRetriever()`). */
   readonly eventSources?: EventSourceRetriever<P>;
+  /** The controller's managed workflow, if any: run before reconcile and on cleanup. */
+  readonly managedWorkflow?: ManagedWorkflow<P>;
   readonly eventRecorder: ResourceEventRecorder;
   /** Should add the resource context to its lines (see `resourceContextLogger`). */
   readonly logger: Logger;
@@ -65,7 +68,9 @@ function messageOf(error: unknown): string {
  */
 export class ReconciliationDispatcher<P extends KubernetesResource> implements ExecutionHandler<P> {
   private readonly writer: PrimaryWriter<P>;
+  /** Whether the primary carries the finalizer (a Cleaner, or a workflow deleting dependents). */
   private readonly cleaner: boolean;
+  private readonly reconcilerIsCleaner: boolean;
 
   constructor(private readonly o: ReconciliationDispatcherOptions<P>) {
     this.writer = new PrimaryWriter({
@@ -75,7 +80,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       useSSA: o.config.useSSA,
       finalizerName: o.config.finalizerName,
     });
-    this.cleaner = isCleaner(o.reconciler);
+    this.reconcilerIsCleaner = isCleaner(o.reconciler);
+    this.cleaner = this.reconcilerIsCleaner || (o.managedWorkflow?.hasCleaner() ?? false);
   }
 
   handleExecution(scope: ExecutionScope<P>): Promise<PostExecutionControl<P>> {
@@ -124,7 +130,13 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const copy = cloneResource(original);
     const context = this.context(scope, copy, logger, scope.retryInfo);
     try {
-      const control = await this.withTimeout(id, () => this.o.reconciler.reconcile(copy, context));
+      const workflow = this.o.managedWorkflow;
+      const control = await this.withTimeout(id, async () => {
+        if (workflow && !workflow.explicitInvocation) {
+          await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        }
+        return this.o.reconciler.reconcile(copy, context);
+      });
       this.checkUpdateControl(control, id);
       const keepFinalizer = this.cleaner;
       let updated: P | undefined;
@@ -204,7 +216,29 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const copy = cloneResource(original);
     const context = this.context(scope, copy, logger, scope.retryInfo);
     try {
-      const control = await this.withTimeout(id, () => cleaner.cleanup(copy, context));
+      const workflow = this.o.managedWorkflow;
+      const control = await this.withTimeout(id, async () => {
+        const workflowContext = context.managedWorkflowAndDependentResourceContext();
+        // with explicit invocation a Cleaner cleans the workflow up itself; otherwise it runs first
+        if (workflow && (!workflow.explicitInvocation || !this.reconcilerIsCleaner)) {
+          await workflowContext.cleanupManagedWorkflow();
+        }
+        const result = this.reconcilerIsCleaner
+          ? await cleaner.cleanup(copy, context)
+          : DeleteControl.defaultDelete();
+        const cleaned = workflowContext.getWorkflowCleanupResult();
+        // dependents not deleted yet (a delete postcondition, or errors handled in the reconciler) keep the finalizer;
+        // the events of their deletion reconcile again
+        if (
+          result instanceof DeleteControl &&
+          result.removeFinalizer &&
+          cleaned &&
+          (!cleaned.allPostConditionsMet() || cleaned.erroredDependentsExist())
+        ) {
+          return DeleteControl.noFinalizerRemoval();
+        }
+        return result;
+      });
       if (!(control instanceof DeleteControl)) {
         throw new InvalidControlError(
           `${this.o.config.name}: cleanup must return a DeleteControl (DeleteControl.defaultDelete() or .noFinalizerRemoval()), got ${describe(control)}`,
@@ -243,6 +277,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       controllerName: this.o.config.name,
       secondary: this.o.secondary,
       eventSources: this.o.eventSources,
+      managedWorkflow: this.o.managedWorkflow,
       operations: {
         client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
         primaryType: this.o.config.resourceType,

@@ -216,7 +216,7 @@ describe('workflow executor (DAG)', () => {
         .filter((s) => s.startsWith('reconcile'))
         .sort(),
     ).toEqual(['reconcile 1', 'reconcile 2']);
-    expect(result.deletedDependents.slice().sort()).toEqual(['3', '4', '5']);
+    expect([...result.deletedDependents].sort()).toEqual(['3', '4', '5']);
     expect(result.getDependentConditionResult('3', 'reconcile')?.met).toBe(false);
 
     r.log = [];
@@ -342,7 +342,7 @@ describe('workflow executor (DAG)', () => {
     r.log = [];
     const cleanup = await w.cleanup(primary, ctx);
     expect(ends(r).sort()).toEqual(['delete b', 'delete c']);
-    expect(cleanup.deleteCalledOnDependents.sort()).toEqual(['b', 'c']);
+    expect([...cleanup.deleteCalledOnDependents].sort()).toEqual(['b', 'c']);
     expect(r.registrations).toEqual(['register a-source', 'deregister a-source']);
   });
 
@@ -401,7 +401,11 @@ describe('workflow executor (DAG)', () => {
         .addDependentResource(new FakeDependent('a', r))
         .build();
     expect(dup).toThrow(/two workflow dependents are named "a"/);
-    expect(() => new WorkflowBuilder().withExecutorSize(0).build()).toThrow(/executor size/);
-    expect(() => new WorkflowBuilder().dependsOn('x')).toThrow(/addDependentResource first/);
+    expect(() => new WorkflowBuilder<KubernetesResource>().withExecutorSize(0).build()).toThrow(
+      /executor size/,
+    );
+    expect(() => new WorkflowBuilder<KubernetesResource>().dependsOn('x')).toThrow(
+      /addDependentResource first/,
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { KubernetesResource } from '../../api/resource-type.js';
 import type { DependentResource } from '../../dependent/dependent-resource.js';
 import { isDeletable } from '../../dependent/dependent-resource.js';
 import { isCondition } from '../condition.js';
+import type { AnyCondition } from '../condition.js';
 import { WorkflowConfigurationError } from '../errors.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow-result.js';
 import type { DependentNodeOptions, Workflow, WorkflowNode } from '../workflow.js';
@@ -80,10 +81,10 @@ export function buildNodes<P extends KubernetesResource>(
       dependent,
       dependsOn: [],
       dependents: [],
-      reconcilePrecondition: options.reconcilePrecondition,
-      readyPostcondition: options.readyPostcondition,
-      deletePostcondition: options.deletePostcondition,
-      activationCondition: options.activationCondition,
+      reconcilePrecondition: conditionOf(options.reconcilePrecondition),
+      readyPostcondition: conditionOf(options.readyPostcondition),
+      deletePostcondition: conditionOf(options.deletePostcondition),
+      activationCondition: conditionOf(options.activationCondition),
     };
     byName.set(name, node);
     nodes.push(node);
@@ -107,6 +108,18 @@ export function buildNodes<P extends KubernetesResource>(
   });
   checkAcyclic(nodes);
   return nodes;
+}
+
+/** A condition class (with `isMet` or `detailedIsMet` on its prototype) becomes an instance. */
+function conditionOf<P extends KubernetesResource>(
+  condition: AnyCondition<unknown, P> | undefined,
+): AnyCondition<unknown, P> | undefined {
+  if (typeof condition !== 'function') return condition;
+  const proto = (condition as { prototype?: Record<string, unknown> }).prototype;
+  if (proto && (typeof proto['isMet'] === 'function' || typeof proto['detailedIsMet'] === 'function')) {
+    return new (condition as unknown as new () => AnyCondition<unknown, P>)();
+  }
+  return condition;
 }
 
 function checkAcyclic<P extends KubernetesResource>(nodes: readonly WorkflowNode<P>[]): void {

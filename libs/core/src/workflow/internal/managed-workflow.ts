@@ -28,10 +28,7 @@ export class ManagedWorkflow<P extends KubernetesResource> {
         'workflow.dependents must be an array of dependent declarations',
       );
     }
-    const declarations = specs.map((d) => {
-      const dependent = typeof d.dependent === 'function' ? d.dependent() : d.dependent;
-      return { dependent, options: d };
-    });
+    const declarations = specs.map((d) => ({ dependent: instantiate(d.dependent), options: d }));
     this.workflow = new DefaultWorkflow(declarations, {
       executorSize: spec.executorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE,
       silent: true,
@@ -160,4 +157,14 @@ export class ManagedWorkflowContext<
     }
     return this.managed;
   }
+}
+
+type Factory<T> = T | (() => T) | (new () => T);
+
+/** A dependent given as an instance, a factory or a class with a no-argument constructor. */
+function instantiate<T>(value: Factory<T>): T {
+  if (typeof value !== 'function') return value;
+  const proto = (value as { prototype?: { reconcile?: unknown } }).prototype;
+  if (proto && typeof proto.reconcile === 'function') return new (value as new () => T)();
+  return (value as () => T)();
 }

@@ -1,0 +1,57 @@
+import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
+import type { ManagedFieldsPolicy } from '../cache/managed-fields.js';
+import type { InformerNamespaces } from '../event/sources/informer-event-source.js';
+import type { DependentResourceOptions } from './abstract-dependent-resource.js';
+import type { DependentTraits } from './dependent-resource.js';
+
+/** The informer of a Kubernetes dependent (JOSDK's `@Informer` of `@KubernetesDependent`). */
+export interface DependentInformerOptions<R extends KubernetesResource> {
+  /** Name of the event source. Defaults to the dependent's name. */
+  name?: string;
+  /** Only secondaries matching this label selector are cached (also how several dependents of a kind keep apart). Defaults to all. */
+  labelSelector?: string;
+  /** Only secondaries matching this field selector are cached. Defaults to all. */
+  fieldSelector?: string;
+  /** Namespaces to watch. Defaults to `'sameAsController'`. */
+  namespaces?: InformerNamespaces;
+  /** An added secondary triggers only when this accepts it. Defaults to accept. */
+  onAddFilter?: (obj: R) => boolean;
+  /** An updated secondary triggers only when this accepts it. Defaults to accept. */
+  onUpdateFilter?: (newObj: R, oldObj: R) => boolean;
+  /** A deleted secondary triggers only when this accepts it. Defaults to accept. */
+  onDeleteFilter?: (obj: R, finalStateUnknown: boolean) => boolean;
+  /** Every event triggers only when this accepts the object too. Defaults to accept. */
+  genericFilter?: (obj: R) => boolean;
+  /** What the cache keeps of managedFields. Defaults to `keepOwn` (what the managed-fields matcher needs). */
+  managedFields?: ManagedFieldsPolicy;
+}
+
+/** How a secondary is written. */
+export type DependentMatcherKind = 'managedFields' | 'wholeObject';
+
+/**
+ * Configuration of a Kubernetes dependent (JOSDK's `@KubernetesDependent`), passed to its
+ * constructor.
+ *
+ * @typeParam R - the secondary kind.
+ */
+export interface KubernetesDependentOptions<R extends KubernetesResource> extends DependentResourceOptions {
+  /** The secondary kind. Required. */
+  resourceType: ResourceType<R>;
+  /** The informer. Defaults to one on the controller's namespaces with no selector. */
+  informer?: DependentInformerOptions<R>;
+  /** Write with server-side apply (else create and update). Defaults to true. */
+  useSSA?: boolean;
+  /** Create with a plain create that fails on an existing object, which is then left as it is (JOSDK's `createResourceOnlyIfNotExistingWithSSA`). Defaults to false. */
+  createOnlyIfMissing?: boolean;
+  /** How actual and desired are compared. Defaults to `managedFields` with SSA, `wholeObject` without. */
+  matcher?: DependentMatcherKind;
+  /** With the whole-object matcher, also compare labels and annotations. Defaults to false. */
+  matchLabelsAndAnnotations?: boolean;
+  /** Annotation keys naming the primary on secondaries that carry no owner reference. Defaults to `tosdk.io/primary-name` and `tosdk.io/primary-namespace`. */
+  annotationKeys?: { name: string; namespace?: string };
+  /** Field manager of the writes. Defaults to the controller's. */
+  fieldManager?: string;
+  /** What the framework may do. Defaults to the class's (read-only for a plain `KubernetesDependentResource`). */
+  traits?: DependentTraits;
+}

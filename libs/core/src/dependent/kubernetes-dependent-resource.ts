@@ -1,0 +1,325 @@
+import type { Context } from '../api/context.js';
+import type { EventSourceContext } from '../api/reconciler.js';
+import { ResourceID } from '../api/resource-id.js';
+import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
+import { KubernetesApiError } from '../client/errors.js';
+import type { EventSource } from '../event/event-source.js';
+import { InformerEventSource } from '../event/sources/informer-event-source.js';
+import {
+  DEFAULT_PRIMARY_NAME_ANNOTATION,
+  DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
+  Mappers,
+} from '../event/sources/mappers.js';
+import { AbstractDependentResource } from './abstract-dependent-resource.js';
+import { traitsOf } from './dependent-resource.js';
+import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
+import { DependentResourceError } from './errors.js';
+import { clone } from './internal/json.js';
+import type { KubernetesDependentOptions } from './kubernetes-dependent-options.js';
+import { matchesManagedFields, matchesWholeObject, sanitizeDesired } from './matchers.js';
+
+/**
+ * A dependent Kubernetes resource (JOSDK's `KubernetesDependentResource`): give
+ * {@link KubernetesDependentResource.desired}; the framework watches the kind with an
+ * {@link InformerEventSource}, writes with server-side apply under the controller's field manager,
+ * caches each written object at once and does not reconcile again for its own writes.
+ *
+ * Secondaries are linked to their primary by an owner reference when the dependent is garbage
+ * collected (see {@link CRUDKubernetesDependentResource}), else by annotations (which also work
+ * across namespaces). A plain `KubernetesDependentResource` is read-only unless `traits` say
+ * otherwise.
+ *
+ * Several dependents of one kind: give each its own informer with a label selector, or share one
+ * event source (`useEventSourceWithName`); the secondary of each is then chosen by the desired
+ * state's name and namespace, or by {@link KubernetesDependentResource.targetSecondaryResourceID}.
+ *
+ * @typeParam R - the secondary kind.
+ * @typeParam P - the primary kind.
+ */
+export abstract class KubernetesDependentResource<
+  R extends KubernetesResource,
+  P extends KubernetesResource = KubernetesResource,
+>
+  extends AbstractDependentResource<R, P>
+  implements EventSourceProvider<P>
+{
+  readonly resourceType: ResourceType<R>;
+  override readonly traits: DependentTraits;
+  readonly eventSourceName: string;
+  /** The options given. */
+  protected readonly options: KubernetesDependentOptions<R>;
+  private source: InformerEventSource<R, P> | undefined;
+  private sharedSource = false;
+  private controllerFieldManager: string | undefined;
+
+  /** @throws DependentResourceError when `resourceType` is missing. */
+  constructor(options: KubernetesDependentOptions<R>, defaultTraits: DependentTraits = {}) {
+    super(options);
+    if (!options?.resourceType?.kind) {
+      throw new DependentResourceError(
+        'InvalidDependentConfiguration',
+        `dependent ${this.name}: resourceType is required (e.g. ResourceTypes.ConfigMap)`,
+        this.name,
+      );
+    }
+    this.options = options;
+    this.resourceType = options.resourceType;
+    this.traits = Object.freeze({ ...defaultTraits, ...options.traits });
+    this.eventSourceName = options.informer?.name ?? this.name;
+  }
+
+  /** The desired state of the secondary; namespace defaults to the primary's. */
+  protected abstract override desired(primary: P, context: Context<P>): R | Promise<R>;
+
+  /**
+   * The ID of this dependent's secondary for a primary, when known without computing the desired
+   * state (JOSDK's `targetSecondaryResourceID`). Defaults to undefined (choose by desired state).
+   */
+  protected targetSecondaryResourceID(_primary: P, _context: Context<P>): ResourceID | undefined {
+    return undefined;
+  }
+
+  eventSource(context: EventSourceContext<P>): EventSource {
+    this.controllerFieldManager = context.fieldManager ?? context.controllerName;
+    if (this.source && (this.sharedSource || this.source.isRunning() || !this.started)) return this.source;
+    const i = this.options.informer ?? {};
+    const keys = this.options.annotationKeys ?? {
+      name: DEFAULT_PRIMARY_NAME_ANNOTATION,
+      namespace: DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
+    };
+    const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
+    const byAnnotation = Mappers.fromAnnotation<R>(keys.name, keys.namespace);
+    this.source = new InformerEventSource<R, P>(
+      {
+        name: this.eventSourceName,
+        type: this.resourceType,
+        secondaryToPrimaryMapper: Mappers.indexable((s: R) => {
+          const owners = byOwner(s);
+          return owners.length > 0 ? owners : byAnnotation(s);
+        }),
+        namespaces: i.namespaces,
+        labelSelector: i.labelSelector,
+        fieldSelector: i.fieldSelector,
+        onAddFilter: i.onAddFilter,
+        onUpdateFilter: i.onUpdateFilter,
+        onDeleteFilter: i.onDeleteFilter,
+        genericFilter: i.genericFilter,
+        managedFields: i.managedFields,
+        fieldManager: this.options.fieldManager,
+      },
+      context,
+    );
+    this.started = true;
+    this.sharedSource = false;
+    return this.source;
+  }
+
+  private started = false;
+
+  useEventSource(source: EventSource): void {
+    if (!(source instanceof InformerEventSource)) {
+      throw new DependentResourceError(
+        'InvalidDependentConfiguration',
+        `dependent ${this.name}: a Kubernetes dependent can only share an InformerEventSource`,
+        this.name,
+      );
+    }
+    this.source = source as InformerEventSource<R, P>;
+    this.sharedSource = true;
+  }
+
+  /** The event source, once created or shared. */
+  get informerEventSource(): InformerEventSource<R, P> | undefined {
+    return this.source;
+  }
+
+  override getSecondaryResource(primary: P, context: Context<P>): R | undefined {
+    const id = this.targetSecondaryResourceID(primary, context);
+    if (id) return this.requireSource().get(id);
+    return super.getSecondaryResource(primary, context);
+  }
+
+  protected secondaryResources(primary: P, _context: Context<P>): R[] {
+    return this.requireSource().getSecondaryResources(primary);
+  }
+
+  protected override alwaysSelectByDesired(): boolean {
+    return this.sharedSource;
+  }
+
+  protected override isTargetOf(secondary: R, desired: R): boolean {
+    const primaryless = desired.metadata ?? {};
+    return (
+      secondary.metadata?.name === primaryless.name &&
+      (primaryless.namespace === undefined || secondary.metadata?.namespace === primaryless.namespace)
+    );
+  }
+
+  protected override selectTargetSecondaryResource(
+    secondaries: R[],
+    primary: P,
+    context: Context<P>,
+  ): R | undefined {
+    if (secondaries.length <= 1 && !this.alwaysSelectByDesired()) return secondaries[0];
+    if (secondaries.length === 0) return undefined;
+    const desired = this.desired(primary, context);
+    if (desired instanceof Promise) return super.selectTargetSecondaryResource(secondaries, primary, context);
+    const target = this.withDefaults(desired, primary);
+    return secondaries.find((s) => this.isTargetOf(s, target));
+  }
+
+  /** Creates the secondary (server-side apply, or create). */
+  async create(desired: R, primary: P, context: Context<P>): Promise<R> {
+    const target = this.prepare(desired, primary);
+    const id = ResourceID.fromResource(target);
+    const client = context.client;
+    if (this.options.createOnlyIfMissing) {
+      return this.write(id, async () => {
+        try {
+          return await client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) });
+        } catch (error) {
+          if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+          const existing = await client.get(this.resourceType, id);
+          if (!existing) throw error;
+          return existing;
+        }
+      });
+    }
+    if (this.useSSA()) return this.apply(id, target, context);
+    return this.write(id, () =>
+      client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) }),
+    );
+  }
+
+  /** Updates the secondary (server-side apply, or an update of the actual object with the desired values). */
+  async update(actual: R, desired: R, primary: P, context: Context<P>): Promise<R> {
+    const target = this.prepare(desired, primary);
+    const id = ResourceID.fromResource(target);
+    if (this.useSSA()) return this.apply(id, target, context);
+    const merged = mergeForUpdate(actual, target);
+    return this.write(id, () =>
+      context.client.update(this.resourceType, merged, { fieldManager: this.fieldManager(context) }),
+    );
+  }
+
+  /** Deletes the secondary, if any (a missing one is fine). */
+  async delete(primary: P, context: Context<P>): Promise<void> {
+    const actual = this.source ? this.getSecondaryResource(primary, context) : undefined;
+    const id = actual
+      ? ResourceID.fromResource(actual)
+      : (this.targetSecondaryResourceID(primary, context) ??
+        ResourceID.fromResource(this.withDefaults(await this.desired(primary, context), primary)));
+    await context.client.delete(this.resourceType, id);
+  }
+
+  /** Compares with the managed-fields matcher under SSA, else the whole-object one; override to customise. */
+  protected override matchDesired(actual: R, desired: R, primary: P, context: Context<P>): boolean {
+    const target = this.prepare(desired, primary);
+    const kind = this.options.matcher ?? (this.useSSA() ? 'managedFields' : 'wholeObject');
+    if (kind === 'managedFields') return matchesManagedFields(actual, target, this.fieldManager(context));
+    return matchesWholeObject(actual, target, {
+      labelsAndAnnotations: this.options.matchLabelsAndAnnotations,
+    });
+  }
+
+  /** The field manager of writes. */
+  protected fieldManager(context: Context<P>): string {
+    return (
+      this.options.fieldManager ??
+      this.source?.fieldManager ??
+      this.controllerFieldManager ??
+      context.controllerName
+    );
+  }
+
+  /** Whether writes use server-side apply. */
+  protected useSSA(): boolean {
+    return this.options.useSSA ?? true;
+  }
+
+  /**
+   * The object as written: a copy of the desired state with kind, namespace (the primary's by
+   * default), the owner reference (garbage collected dependents) or the primary annotations, and
+   * the documented sanitizing (a Secret's stringData as data).
+   * @throws DependentResourceError when an owner reference would cross namespaces.
+   */
+  protected prepare(desired: R, primary: P): R {
+    const target = sanitizeDesired(this.withDefaults(clone(desired), primary));
+    const meta = (target.metadata ??= {});
+    const pm = primary.metadata ?? {};
+    if (traitsOf(this).garbageCollected) {
+      if (pm.namespace && meta.namespace !== pm.namespace) {
+        throw new DependentResourceError(
+          'DependentOwnerReference',
+          `dependent ${this.name}: ${this.resourceType.kind} ${meta.namespace ?? ''}/${meta.name ?? ''} cannot have an owner reference to a primary in namespace ${pm.namespace}; use CRUDNoGCKubernetesDependentResource (annotations) for other namespaces`,
+          this.name,
+        );
+      }
+      const refs = (meta.ownerReferences ?? []).filter((r) => r.uid !== pm.uid);
+      refs.push({
+        apiVersion: primary.apiVersion ?? '',
+        kind: primary.kind ?? '',
+        name: pm.name!,
+        uid: pm.uid!,
+      });
+      meta.ownerReferences = refs;
+    } else {
+      const keys = this.options.annotationKeys ?? {
+        name: DEFAULT_PRIMARY_NAME_ANNOTATION,
+        namespace: DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
+      };
+      meta.annotations = { ...meta.annotations, [keys.name]: pm.name! };
+      if (keys.namespace && pm.namespace) meta.annotations[keys.namespace] = pm.namespace;
+    }
+    return target;
+  }
+
+  private withDefaults(desired: R, primary: P): R {
+    desired.apiVersion ??= this.resourceType.apiVersion;
+    desired.kind ??= this.resourceType.kind;
+    const meta = (desired.metadata ??= {});
+    if (this.resourceType.namespaced && !meta.namespace) meta.namespace = primary.metadata?.namespace;
+    return desired;
+  }
+
+  private apply(id: ResourceID, target: R, context: Context<P>): Promise<R> {
+    const body = target as R & { metadata: { name: string } };
+    return this.write(id, () =>
+      context.client.apply(this.resourceType, body, {
+        fieldManager: this.fieldManager(context),
+        force: true,
+      }),
+    );
+  }
+
+  private write(id: ResourceID, fn: () => Promise<R>): Promise<R> {
+    return this.source ? this.source.write(id, fn) : fn();
+  }
+
+  private requireSource(): InformerEventSource<R, P> {
+    if (!this.source) {
+      throw new DependentResourceError(
+        'DependentNotConfigured',
+        `dependent ${this.name}: no event source yet; use it in a managed workflow, or register dependent.eventSource(context) in prepareEventSources`,
+        this.name,
+      );
+    }
+    return this.source;
+  }
+}
+
+/** The actual object with the desired values on top (for update without SSA). */
+function mergeForUpdate<R extends KubernetesResource>(actual: R, desired: R): R {
+  const merged = { ...clone(actual), ...clone(desired) };
+  const am = actual.metadata ?? {};
+  const dm = desired.metadata ?? {};
+  merged.metadata = {
+    ...am,
+    labels: { ...am.labels, ...dm.labels },
+    annotations: { ...am.annotations, ...dm.annotations },
+    ownerReferences: dm.ownerReferences ?? am.ownerReferences,
+    resourceVersion: am.resourceVersion,
+  };
+  delete (merged as { status?: unknown }).status;
+  return merged;
+}

@@ -1,0 +1,152 @@
+import type { KubernetesResource } from '../api/resource-type.js';
+import { clone, deepEqual, isSubset } from './internal/json.js';
+import { pruneToFields } from './internal/fields-v1.js';
+import type { FieldsV1 } from './internal/fields-v1.js';
+
+/** Fields of an object that apply never manages (identity, server-owned metadata, status). */
+const UNMANAGED_TOP = ['apiVersion', 'kind', 'status'];
+const UNMANAGED_METADATA = [
+  'name',
+  'namespace',
+  'generateName',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+];
+
+/**
+ * The managed-fields matcher (JOSDK's `SSABasedGenericKubernetesResourceMatcher`): compares the
+ * desired object with the part of the actual one that `fieldManager` owns through apply. Fields
+ * defaulted by the server or owned by others are ignored; a field we applied that someone else took
+ * over, changed or removed, or a field the desired state adds or drops, is a mismatch. When the
+ * actual object has no apply entry of the manager (it was created or updated otherwise), it does
+ * not match, so the next apply takes ownership (moving from update-based to apply-based management).
+ */
+export function matchesManagedFields<R extends KubernetesResource>(
+  actual: R,
+  desired: R,
+  fieldManager: string,
+): boolean {
+  const entry = actual.metadata?.managedFields?.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
+  );
+  if (!entry?.fieldsV1) return false;
+  const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
+  const wanted = sanitizeForMatch(stripUnmanaged(clone(desired) as Record<string, unknown>), actual);
+  const have = sanitizeOwned(stripUnmanaged(owned), actual);
+  return deepEqual(dropEmpty(have), dropEmpty(wanted));
+}
+
+/** Options of {@link matchesWholeObject}. */
+export interface WholeObjectMatchOptions {
+  /** Also require the desired labels and annotations to be present. Defaults to false. */
+  labelsAndAnnotations?: boolean;
+  /** Compare only `spec` (else every top-level field but metadata and status). Defaults to false. */
+  specOnly?: boolean;
+}
+
+/**
+ * The whole-object matcher (JOSDK's `GenericKubernetesResourceMatcher`): every desired value must
+ * be in the actual object; fields only the actual object has (server defaults) are fine. Metadata is
+ * ignored unless `labelsAndAnnotations`.
+ */
+export function matchesWholeObject<R extends KubernetesResource>(
+  actual: R,
+  desired: R,
+  options: WholeObjectMatchOptions = {},
+): boolean {
+  const a = actual as Record<string, unknown>;
+  const d = sanitizeDesired(clone(desired)) as Record<string, unknown>;
+  const keys = options.specOnly
+    ? ['spec']
+    : Object.keys(d).filter((k) => !['metadata', 'status', 'apiVersion', 'kind'].includes(k));
+  for (const key of keys) if (!isSubset(d[key], a[key])) return false;
+  if (options.labelsAndAnnotations) {
+    const dm = desired.metadata ?? {};
+    const am = actual.metadata ?? {};
+    if (
+      !isSubset(dm.labels ?? {}, am.labels ?? {}) ||
+      !isSubset(dm.annotations ?? {}, am.annotations ?? {})
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Rewrites a desired object so apply does not loop on known server normalisations: a Secret's
+ * `stringData` becomes base64 `data` (the server never returns `stringData`).
+ */
+export function sanitizeDesired<R extends KubernetesResource>(desired: R): R {
+  if (desired.kind === 'Secret' && (desired.apiVersion ?? 'v1') === 'v1') {
+    const s = desired as R & { stringData?: Record<string, string>; data?: Record<string, string> };
+    if (s.stringData) {
+      s.data = { ...(s.data ?? {}) };
+      for (const [k, v] of Object.entries(s.stringData))
+        s.data[k] = Buffer.from(v, 'utf8').toString('base64');
+      delete s.stringData;
+    }
+  }
+  return desired;
+}
+
+function stripUnmanaged(obj: Record<string, unknown>): Record<string, unknown> {
+  for (const k of UNMANAGED_TOP) delete obj[k];
+  const meta = obj['metadata'] as Record<string, unknown> | undefined;
+  if (meta) for (const k of UNMANAGED_METADATA) delete meta[k];
+  return obj;
+}
+
+/** Desired-side sanitizing (JOSDK's sanitizers). */
+function sanitizeForMatch(
+  desired: Record<string, unknown>,
+  actual: KubernetesResource,
+): Record<string, unknown> {
+  sanitizeDesired(desired as KubernetesResource);
+  if (actual.kind === 'StatefulSet') {
+    // the server fills apiVersion/kind of claim templates; compare as if the desired state had them
+    const templates = (
+      desired['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined
+    )?.volumeClaimTemplates;
+    for (const t of templates ?? []) {
+      t['apiVersion'] ??= 'v1';
+      t['kind'] ??= 'PersistentVolumeClaim';
+      delete t['status'];
+    }
+  }
+  return desired;
+}
+
+/** Actual-side sanitizing: parts the server may add under fields we own. */
+function sanitizeOwned(owned: Record<string, unknown>, actual: KubernetesResource): Record<string, unknown> {
+  if (actual.kind === 'StatefulSet') {
+    const templates = (owned['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined)
+      ?.volumeClaimTemplates;
+    for (const t of templates ?? []) {
+      t['apiVersion'] ??= 'v1';
+      t['kind'] ??= 'PersistentVolumeClaim';
+      delete t['status'];
+    }
+  }
+  return owned;
+}
+
+/** Drops empty objects left by pruning (an owned map whose entries were all removed). */
+function dropEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropEmpty);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const d = dropEmpty(v);
+    if (d === undefined) continue;
+    if (d && typeof d === 'object' && !Array.isArray(d) && Object.keys(d).length === 0) continue;
+    out[k] = d;
+  }
+  return out;
+}
