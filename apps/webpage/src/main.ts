@@ -14,7 +14,7 @@ function say(line = ''): void {
 
 async function main(): Promise<void> {
   const settings = settingsFromEnvironment();
-  let running: RunningWebPageOperator | undefined;
+  const state: { running?: RunningWebPageOperator } = {};
   let stopping: Promise<void> | undefined;
   const stop = (signal: NodeJS.Signals) => {
     // a terminal's Ctrl-C reaches the process twice (its group and npm's forwarding): one stop only
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
       process.stderr.write(`webpage operator: not stopped after ${STOP_DEADLINE_MS} ms, exiting\n`);
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
-    stopping = (running?.stop() ?? Promise.resolve()).then(
+    stopping = (state.running?.stop() ?? Promise.resolve()).then(
       () => {
         say('webpage operator: stopped');
         process.exit(0);
@@ -38,7 +38,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  running = await runWebPageOperator(settings);
+  const running = await runWebPageOperator(settings);
+  state.running = running;
   if (stopping) {
     // a signal arrived while starting: stop what started
     await running.stop();
@@ -46,7 +47,9 @@ async function main(): Promise<void> {
   }
   const e = running.embedded;
   say();
-  say(`WebPage operator (${settings.flavour} flavour) running against ${e ? `the embedded API server ${e.server.url}` : 'the configured cluster'}`);
+  say(
+    `WebPage operator (${settings.flavour} flavour) running against ${e ? `the embedded API server ${e.server.url}` : 'the configured cluster'}`,
+  );
   say(`  health:  ${running.httpUrl}/health/liveness  ${running.httpUrl}/health/readiness`);
   say(`  metrics: ${running.httpUrl}/metrics`);
   if (e) {

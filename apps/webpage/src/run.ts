@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { INestApplication } from '@nestjs/common';
@@ -59,7 +60,7 @@ export async function runWebPageOperator(settings: WebPageSettings): Promise<Run
     await embedded?.stop();
     throw error;
   }
-  const address = app.getHttpServer().address() as AddressInfo;
+  const address = (app.getHttpServer() as Server).address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const running = app;
   return {

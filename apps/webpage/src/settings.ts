@@ -49,7 +49,8 @@ function port(env: Record<string, string | undefined>, variable: string, fallbac
   const raw = env[variable]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new InvalidSettingError(variable, `expected a port 0..65535, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || value > 65535)
+    throw new InvalidSettingError(variable, `expected a port 0..65535, got "${raw}"`);
   return value;
 }
 

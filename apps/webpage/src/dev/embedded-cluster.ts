@@ -59,16 +59,24 @@ export interface EmbeddedCluster {
 export async function startEmbeddedCluster(options: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
   // loaded only here: with a real cluster the operator never needs the API server's code
   const { KubeApiServer } = await import('@tosdk/apiserver');
-  const server = await KubeApiServer.start({ host: '127.0.0.1', port: options.port ?? 0, simulateWorkloads: true });
+  const server = await KubeApiServer.start({
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    simulateWorkloads: true,
+  });
   const kubeConfig = server.kubeConfig();
   const client = KubernetesClient.fromKubeConfig(kubeConfig);
   try {
     await mkdir(dirname(options.kubeconfigPath), { recursive: true });
     await server.writeKubeconfig(options.kubeconfigPath);
     for (const crd of await readManifests(WEBPAGE_CRD_PATH)) {
-      await client.apply(CustomResourceDefinition, crd as KubernetesResource & { metadata: { name: string } }, {
-        fieldManager: FIELD_MANAGER,
-      });
+      await client.apply(
+        CustomResourceDefinition,
+        crd as KubernetesResource & { metadata: { name: string } },
+        {
+          fieldManager: FIELD_MANAGER,
+        },
+      );
       await waitEstablished(client, crd.metadata!.name!, options.crdTimeoutMs ?? 10_000);
     }
     const namespace = options.namespace ?? 'default';
@@ -93,10 +101,10 @@ async function waitEstablished(client: KubernetesClient, name: string, timeoutMs
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const crd = (await client.get(CustomResourceDefinition, new ResourceID(name))) as
-      | { status?: { conditions?: Array<{ type?: string; status?: string }> } }
-      | undefined;
+      { status?: { conditions?: Array<{ type?: string; status?: string }> } } | undefined;
     if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (Date.now() > deadline) throw new EmbeddedClusterError(`CRD ${name} was not Established within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new EmbeddedClusterError(`CRD ${name} was not Established within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
