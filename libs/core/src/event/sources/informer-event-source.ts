@@ -85,9 +85,11 @@ export interface InformerEventSourceOptions<
  * - The written object is served by `get`, `list`, `byIndex` and `getSecondaryResources` at once,
  *   until the informer holds that version or a newer one (numeric resourceVersions); with opaque
  *   resourceVersions, until the informer's next event of that object.
- * - An event is suppressed only when its resourceVersion is one an own write returned. Events that
- *   arrive while the write is in flight are held and judged when it returns; a change that landed
- *   before, during or after the write, or that a re-list reports, has another version and triggers.
+ * - A watch event is suppressed only when its resourceVersion is one an own write returned.
+ *   Events that arrive while the write is in flight are held and judged when it returns; a change
+ *   that landed before, during or after the write has another version and triggers.
+ * - Events of a re-list always trigger (a re-list can merge a foreign change into the version of
+ *   our write): at most one extra reconciliation after a re-list, never a lost one.
  * - Deletes always trigger. A failed write suppresses nothing.
  */
 export class InformerEventSource<
@@ -158,7 +160,7 @@ export class InformerEventSource<
         : undefined;
     try {
       this.informer = new MultiNamespaceInformer<R>({
-        client: this.client,
+        client: this.relistAwareClient(),
         type: o.type,
         namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
         labelSelector: o.labelSelector,
@@ -310,9 +312,33 @@ export class InformerEventSource<
     }
   }
 
-  private onEvent(event: HeldEvent<R>): void {
-    const key = cacheKey(event.obj);
+  /**
+   * The informer's client, noting which namespaces are between the last page of a list and the
+   * next watch: events delivered then come from a (re-)list, not from the watch.
+   */
+  private relistAwareClient(): KubernetesClient {
+    const client = this.client;
+    const listing = this.listing;
+    const proxy = Object.create(client) as KubernetesClient;
+    proxy.list = async (type, options) => {
+      const page = await client.list(type, options);
+      if (!page.continue) listing.add(options?.namespace ?? '');
+      return page;
+    };
+    proxy.watch = (type, options) => {
+      listing.delete(options?.namespace ?? '');
+      return client.watch(type, options);
+    };
+    return proxy;
+  }
+
+  private readonly listing = new Set<string>();
+
+  private onEvent(plain: HeldEvent<R>): void {
+    const key = cacheKey(plain.obj);
     if (!key) return;
+    const relisted = this.listing.has('') || this.listing.has(plain.obj.metadata?.namespace ?? '');
+    const event = relisted ? { ...plain, relisted } : plain;
     if (event.kind === 'delete') this.hot?.delete(key);
     const verdict = this.own.onEvent(key, event);
     if (verdict === 'foreign') this.propagate(event);

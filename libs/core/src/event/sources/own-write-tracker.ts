@@ -8,6 +8,8 @@ export interface HeldEvent<R> {
   readonly oldObj?: R;
   readonly obj: R;
   readonly finalStateUnknown?: boolean;
+  /** Reported by a re-list, which may merge a foreign change into the version of our write. */
+  readonly relisted?: boolean;
 }
 
 interface KeyState<R> {
@@ -24,9 +26,12 @@ export type Verdict = 'own' | 'foreign' | 'held';
  * Own-write bookkeeping of an event source (JOSDK's `TemporaryResourceCache` and event filtering).
  *
  * Attribution is by resourceVersion equality, exact on any server: every write gets a new
- * resourceVersion, so an event carrying the version our write returned is our change, and any
+ * resourceVersion, so a watch event carrying the version our write returned is our change, and any
  * other version is someone else's. Events that arrive while a write of the same object is in
- * flight are held until it returns (we cannot know our version before) and then judged.
+ * flight are held until it returns (we cannot know our version before) and then judged. A re-list
+ * may report our version with a foreign change merged into it (the watch events in between were
+ * compacted away), so events of a re-list are always someone else's: at most one extra
+ * reconciliation, never a lost one.
  *
  * Freshness of the temporary cache (own results served before the informer has them) uses numeric
  * comparison when both versions are decimal (etcd): the informer's copy replaces ours once its
@@ -125,7 +130,7 @@ export class OwnWriteTracker<R extends KubernetesResource> {
     }
     state.own.delete(version);
     this.dropOlderOwn(state, version);
-    return 'own';
+    return event.relisted ? 'foreign' : 'own';
   }
 
   /** Own versions older than a version seen will never arrive as events (merged by a re-list). */
