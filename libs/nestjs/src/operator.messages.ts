@@ -12,6 +12,11 @@ export function notAReconcilerMessage(name: string): string {
   return `provider ${name} is marked with @Reconciler but has no reconcile(resource, context) method`;
 }
 
+/** One reconciler class is a provider of two modules (two instances, two controllers). */
+export function duplicateReconcilerMessage(name: string, first: string, second: string): string {
+  return `reconciler ${name} is a provider of both ${first} and ${second}, which makes two instances; list it in the providers of one module and export it from there`;
+}
+
 /** The app has no reconciler. */
 export function noReconcilersMessage(): string {
   return 'no @Reconciler providers found: the operator starts with no controllers; mark a provider with @Reconciler({ resourceType }) and add it to a module';

@@ -8,7 +8,11 @@ import { getReconcilerOptions } from '../decorators/reconciler.decorator.js';
 import type { ReconcilerOptions } from '../decorators/reconciler.decorator.js';
 import { OperatorModuleConfigurationError } from '../errors.js';
 import { CONFIGURATION_OVERRIDER_METADATA, METRICS_SINK_METADATA } from '../operator.constants.js';
-import { notAReconcilerMessage, requestScopedReconcilerMessage } from '../operator.messages.js';
+import {
+  duplicateReconcilerMessage,
+  notAReconcilerMessage,
+  requestScopedReconcilerMessage,
+} from '../operator.messages.js';
 
 /** A reconciler provider found in the application. */
 export interface DiscoveredReconciler {
@@ -35,6 +39,7 @@ export class ReconcilerExplorer {
    */
   reconcilers(): DiscoveredReconciler[] {
     const seen = new Set<unknown>();
+    const hosts = new Map<Type, string>();
     const found: DiscoveredReconciler[] = [];
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
@@ -48,6 +53,12 @@ export class ReconcilerExplorer {
       if (typeof instance.reconcile !== 'function') {
         throw new OperatorModuleConfigurationError(notAReconcilerMessage(type.name));
       }
+      const host = wrapper.host?.name ?? 'an unnamed module';
+      const other = hosts.get(type);
+      if (other !== undefined) {
+        throw new OperatorModuleConfigurationError(duplicateReconcilerMessage(type.name, other, host));
+      }
+      hosts.set(type, host);
       seen.add(instance);
       found.push({ type, instance, options });
     }

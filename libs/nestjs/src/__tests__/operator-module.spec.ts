@@ -1,0 +1,124 @@
+import 'reflect-metadata';
+import { describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
+import type { RegisteredController } from '@tosdk/core';
+import { InjectRegisteredController, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
+import type { OperatorModuleOptions } from '../index.js';
+
+function offlineClient(): KubernetesClient {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return KubernetesClient.fromKubeConfig(kc);
+}
+const offline = (extra: OperatorModuleOptions = {}): OperatorModuleOptions => ({
+  client: offlineClient(),
+  autoStart: false,
+  readEnvironment: false,
+  ...extra,
+});
+
+@Reconciler({ resource: ResourceTypes.ConfigMap, name: 'maps' })
+class MapsReconciler {
+  reconcile() {
+    return UpdateControl.noUpdate();
+  }
+}
+
+@Injectable()
+class UsesHandle {
+  constructor(@InjectRegisteredController(MapsReconciler) readonly maps: RegisteredController) {}
+}
+
+@Injectable()
+class UsesOperator {
+  constructor(readonly operator: Operator) {}
+}
+@Module({ providers: [UsesOperator] })
+class ConsumerModule {}
+
+@Module({ providers: [MapsReconciler], exports: [MapsReconciler] })
+class MapsModule {}
+@Module({ imports: [MapsModule], providers: [MapsReconciler] })
+class AlsoListsMaps {}
+
+@Reconciler({ resource: ResourceTypes.ConfigMap })
+class NotAReconciler {}
+
+@Injectable()
+class OptionsFactory {
+  createOperatorOptions(): OperatorModuleOptions {
+    return offline({ controllers: { maps: { labelSelector: 'from=factory' } } });
+  }
+}
+
+describe('OperatorModule', () => {
+  it('is global by default, so any module injects the Operator; isGlobal: false keeps it to importers', async () => {
+    const global = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot(offline()), ConsumerModule],
+    }).compile();
+    expect(global.get(UsesOperator).operator).toBe(global.get(Operator));
+    await global.close();
+    await expect(
+      Test.createTestingModule({
+        imports: [OperatorModule.forRoot({ ...offline(), isGlobal: false }), ConsumerModule],
+      }).compile(),
+    ).rejects.toThrow(/UsesOperator/);
+  });
+
+  it('refuses a reconciler class provided by two modules, naming both', async () => {
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot(offline()), MapsModule, AlsoListsMaps],
+    }).compile();
+    await expect(module.init()).rejects.toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringMatching(
+        /MapsReconciler is a provider of both (MapsModule and AlsoListsMaps|AlsoListsMaps and MapsModule)/,
+      ),
+    });
+  });
+
+  it('hands out a reconciler controller handle after onModuleInit', async () => {
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot(offline()), MapsModule],
+      providers: [UsesHandle],
+    }).compile();
+    const handle = module.get(UsesHandle).maps;
+    expect(() => handle.name).toThrow(expect.objectContaining({ code: 'OperatorModuleConfiguration' }));
+    await module.init();
+    expect(module.get(OperatorRegistry).controllerNames()).toEqual(['maps']);
+    expect(handle.name).toBe('maps');
+    expect(handle.configuration.resourceType).toBe(ResourceTypes.ConfigMap);
+    expect(module.get(Operator).runtimeInfo.isStarted()).toBe(false);
+    await module.close();
+  });
+
+  it('takes options from forRootAsync with useClass', async () => {
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRootAsync({ useClass: OptionsFactory }), MapsModule],
+    }).compile();
+    await module.init();
+    expect(module.get(OperatorRegistry).getController('maps').configuration.labelSelector).toBe(
+      'from=factory',
+    );
+    await module.close();
+  });
+
+  it('refuses a @Reconciler provider without a reconcile method', async () => {
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot(offline())],
+      providers: [NotAReconciler],
+    }).compile();
+    await expect(module.init()).rejects.toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringContaining('NotAReconciler'),
+    });
+  });
+});
