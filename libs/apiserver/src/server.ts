@@ -61,10 +61,7 @@ export class KubeApiServer {
   ) {
     const store = new Store(opts.historySize);
     const registry = new ResourceRegistry();
-    for (const rt of builtinResources(
-      peers.patch ? (g, v, k) => peers.patch!.builtinPatchSchema(g, v, k) : undefined,
-    ))
-      registry.add(rt);
+    for (const rt of builtinResources((g, v, k) => peers.patch.builtinPatchSchema(g, v, k))) registry.add(rt);
     const service = new ObjectService(store, registry, peers);
     const hub = new WatchHub(store, opts.maxWatchBufferBytes);
     this.deps = {

@@ -2,7 +2,6 @@ import type { JsonObject } from '../types.js';
 import { errors } from './errors.js';
 import { clone, isObject, metaOf, rfc3339, str } from './json.js';
 import type { AuthorizationAttributes, Peers, RbacObjects } from './peers.js';
-import { need } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf } from './resource-type.js';
 import type { Store } from './store.js';
@@ -32,7 +31,7 @@ export function isSuperUser(user: AuthUser): boolean {
 /** Authorizes a request; 403 with Kubernetes' message when denied. */
 export function authorizeOrThrow(store: Store, peers: Peers, attrs: AuthorizationAttributes): void {
   if (attrs.groups.includes('system:masters')) return;
-  const rbac = need(peers.rbac, 'rbac');
+  const rbac = peers.rbac;
   const d = rbac.authorize(attrs, rbacObjects(store));
   if (!d.allowed) {
     const details: { name?: string; group: string; kind: string } = {
@@ -102,7 +101,7 @@ export function reviewAccess(
   if (typeof ra!.subresource === 'string' && ra!.subresource) attrs.subresource = ra!.subresource;
   if (typeof ra!.namespace === 'string' && ra!.namespace) attrs.namespace = ra!.namespace;
   if (typeof ra!.name === 'string' && ra!.name) attrs.name = ra!.name;
-  const d = need(peers.rbac, 'rbac').authorize(attrs, rbacObjects(store));
+  const d = peers.rbac.authorize(attrs, rbacObjects(store));
   const status: JsonObject = { allowed: d.allowed };
   if (d.reason) status.reason = d.reason;
   return respond(rt, version, body, status);

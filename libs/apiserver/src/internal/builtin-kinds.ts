@@ -410,11 +410,9 @@ function selectorOfService(o: JsonObject): string {
     .join(',');
 }
 
-const EMPTY_SCHEMA: PatchSchema = { listInfo: () => undefined };
-
 /** The built-in resources; `schemaOf` gives the strategic-merge/apply schema of a kind. */
 export function builtinResources(
-  schemaOf: ((group: string, version: string, kind: string) => PatchSchema) | undefined,
+  schemaOf: (group: string, version: string, kind: string) => PatchSchema,
 ): ResourceType[] {
   return DEFS.map((d) => {
     const key = `${d.group}/${d.plural}`;
@@ -428,7 +426,7 @@ export function builtinResources(
           served: true,
           storage: true,
           statusSubresource: d.status === true,
-          patchSchema: schemaOf ? schemaOf(d.group, d.version, d.kind) : EMPTY_SCHEMA,
+          patchSchema: schemaOf(d.group, d.version, d.kind),
           selectableFields: selectable,
           fieldValue,
         },

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../types.js';
 import { isObject, metaOf, rfc3339, str } from './json.js';
 import type { ObjectService, WriteContext } from './object-service.js';
+import type { NameConflict } from '../crd/index.js';
 import type { CompiledCrd, Peers } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType } from './resource-type.js';
@@ -147,21 +148,19 @@ export class Controllers {
   }
 
   /** A names conflict with another CRD of the same group (that CRD keeps its names). */
-  private conflictOf(crd: JsonObject): { reason: string; message: string } | undefined {
-    const crdModule = this.peers.crd;
-    if (!crdModule?.findNameConflict) return undefined;
+  private conflictOf(crd: JsonObject): NameConflict | undefined {
     const others = this.store
       .list(CRD_KEY)
       .filter(
         (o) =>
           metaOf(o).name !== metaOf(crd).name && isObject(o.status) && o.status.acceptedNames !== undefined,
       );
-    return crdModule.findNameConflict(crd, others);
+    return this.peers.crd.findNameConflict(crd, others);
   }
 
   private compile(crd: JsonObject): CompiledCrd | undefined {
     try {
-      return this.peers.crd?.compileCrd(crd);
+      return this.peers.crd.compileCrd(crd);
     } catch {
       return undefined;
     }
@@ -236,9 +235,7 @@ export class Controllers {
     const conflict = this.conflictOf(fresh);
     const next = {
       ...fresh,
-      status: this.peers.crd?.crdStatus
-        ? this.peers.crd.crdStatus(fresh, now, conflict)
-        : ownCrdStatus(fresh, compiled, now),
+      status: this.peers.crd.crdStatus(fresh, now, conflict),
     };
     this.service.commitUpdate(rt, version, fresh, next, SYSTEM, 'status', 'track');
   }
@@ -361,41 +358,4 @@ export class Controllers {
       }
     }
   }
-}
-
-/** CRD status when the crd/ module does not provide one. */
-function ownCrdStatus(fresh: JsonObject, compiled: CompiledCrd, now: string): JsonObject {
-  const status = isObject(fresh.status) ? { ...fresh.status } : {};
-  const conds = Array.isArray(status.conditions) ? (status.conditions as JsonObject[]) : [];
-  const want = [
-    { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
-    {
-      type: 'Established',
-      status: 'True',
-      reason: 'InitialNamesAccepted',
-      message: 'the initial names have been accepted',
-    },
-  ];
-  const conditions = want.map((w) => {
-    const old = conds.find((c) => c.type === w.type);
-    return old && old.status === w.status && old.reason === w.reason
-      ? old
-      : { ...w, lastTransitionTime: now };
-  });
-  const n = compiled.names;
-  const acceptedNames: JsonObject = {
-    plural: n.plural,
-    singular: n.singular,
-    kind: n.kind,
-    listKind: n.listKind,
-  };
-  if (n.shortNames.length) acceptedNames.shortNames = n.shortNames;
-  if (n.categories.length) acceptedNames.categories = n.categories;
-  const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
-  return {
-    ...status,
-    conditions,
-    acceptedNames,
-    storedVersions: stored.includes(compiled.storageVersion) ? stored : [...stored, compiled.storageVersion],
-  };
 }

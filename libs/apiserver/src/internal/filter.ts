@@ -2,7 +2,6 @@ import type { JsonObject } from '../types.js';
 import { errors } from './errors.js';
 import { isObject } from './json.js';
 import type { Peers } from './peers.js';
-import { need } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 
 /** A predicate over objects built from label and field selectors. */
@@ -18,12 +17,12 @@ export function buildFilter(
 ): ObjectFilter | undefined {
   const preds: ObjectFilter[] = [];
   if (labelSelector !== undefined && labelSelector.trim() !== '') {
-    const sel = need(peers.selectors, 'selectors');
+    const sel = peers.selectors;
     const parsed = sel.parseLabelSelector(labelSelector);
     preds.push((o) => sel.matchesLabels(parsed, labelsOf(o)));
   }
   if (fieldSelector !== undefined && fieldSelector.trim() !== '') {
-    const reqs = need(peers.selectors, 'selectors').parseFieldSelector(fieldSelector);
+    const reqs = peers.selectors.parseFieldSelector(fieldSelector);
     for (const r of reqs) {
       const f = r.field;
       let get: (o: JsonObject) => string | undefined;

@@ -4,12 +4,11 @@ import { ApiError, errors } from './errors.js';
 import type { ObjectFilter } from './filter.js';
 import { metaOf } from './json.js';
 import type { Peers } from './peers.js';
-import { isMissing } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey } from './resource-type.js';
 import type { Store } from './store.js';
 import type { IncludeObject } from './table.js';
-import { builtinTable, printerColumns } from './table.js';
+import { builtinTable } from './table.js';
 import type { WatchHub, Watcher } from './watch-hub.js';
 import { eventLine } from './watch-hub.js';
 
@@ -192,21 +191,15 @@ export function tableBody(
   continueToken?: string,
 ): JsonObject {
   let table: JsonObject;
-  if (rt.crdName !== undefined && peers.crd && !isMissing(peers.crd, 'buildTable'))
+  if (rt.crdName !== undefined) {
     table = peers.crd.buildTable(objects, version.printerColumns, { includeObject: include });
-  else if (rt.crdName === undefined && peers.crd?.builtinColumns && !isMissing(peers.crd, 'buildTable')) {
+  } else {
     const cols = peers.crd.builtinColumns(rt.group, version.name, rt.kind);
     table =
       cols.length > 0
         ? peers.crd.buildTable(objects, cols, { includeObject: include })
         : builtinTable(rt, objects, include);
-  } else
-    table = builtinTable(
-      rt,
-      objects,
-      include,
-      rt.crdName !== undefined ? printerColumns(version.printerColumns) : undefined,
-    );
+  }
   const meta: JsonObject = { ...((table.metadata as JsonObject | undefined) ?? {}) };
   if (rv !== undefined) meta.resourceVersion = rv;
   if (continueToken) meta.continue = continueToken;

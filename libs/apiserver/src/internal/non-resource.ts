@@ -13,13 +13,11 @@ import { builtinOpenApiV3 } from './openapi.js';
 import type { HandlerDeps } from './resource-handler.js';
 import { sendJson } from './resource-handler.js';
 import type { CompiledCrd } from './peers.js';
-import { isMissing } from './peers.js';
 
 const AGGREGATED = /as=APIGroupDiscoveryList/;
 
 function compiledCrds(deps: HandlerDeps): CompiledCrd[] {
   const crd = deps.peers.crd;
-  if (!crd) return [];
   const out: CompiledCrd[] = [];
   for (const o of deps.store.list('apiextensions.k8s.io/customresourcedefinitions')) {
     try {
@@ -32,14 +30,7 @@ function compiledCrds(deps: HandlerDeps): CompiledCrd[] {
 }
 
 function openApiV2(deps: HandlerDeps): JsonObject {
-  if (deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV2'))
-    return deps.peers.crd.buildOpenApiV2(compiledCrds(deps));
-  return {
-    swagger: '2.0',
-    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
-    paths: {},
-    definitions: {},
-  };
+  return deps.peers.crd.buildOpenApiV2(compiledCrds(deps), { infoVersion: SERVER_VERSION.gitVersion });
 }
 
 function gvPaths(deps: HandlerDeps): string[] {
@@ -47,15 +38,6 @@ function gvPaths(deps: HandlerDeps): string[] {
   for (const g of deps.registry.groups())
     for (const v of g.versions) out.push(g.name === '' ? `api/${v}` : `apis/${g.name}/${v}`);
   return out;
-}
-
-function minimalV3(): JsonObject {
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
-    paths: {},
-    components: { schemas: {} },
-  };
 }
 
 /** Serves discovery, OpenAPI, version and health endpoints. */
@@ -111,23 +93,21 @@ export async function handleNonResource(
   if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
   if (p === '/openapi/v3') {
     const paths: Record<string, JsonObject> = {};
-    const built =
-      deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3')
-        ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps))
-        : undefined;
+    const built = deps.peers.crd.buildOpenApiV3(compiledCrds(deps), {
+      infoVersion: SERVER_VERSION.gitVersion,
+    });
     for (const gv of gvPaths(deps))
       paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${hashOf(gv, deps)}` };
-    if (built) for (const [k, v] of Object.entries(built.paths)) paths[k] = v;
+    for (const [k, v] of Object.entries(built.paths)) paths[k] = v;
     return sendJson(res, 200, { paths });
   }
   m = /^\/openapi\/v3\/(.+)$/.exec(p);
   if (m) {
     const gv = m[1];
-    const built =
-      deps.peers.crd && !isMissing(deps.peers.crd, 'buildOpenApiV3')
-        ? deps.peers.crd.buildOpenApiV3(compiledCrds(deps))
-        : undefined;
-    const doc = built?.document(gv);
+    const built = deps.peers.crd.buildOpenApiV3(compiledCrds(deps), {
+      infoVersion: SERVER_VERSION.gitVersion,
+    });
+    const doc = built.document(gv);
     if (doc) return sendJson(res, 200, doc);
     const gm = /^(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(gv);
     const builtin = gm
@@ -136,7 +116,6 @@ export async function handleNonResource(
         )
       : undefined;
     if (builtin) return sendJson(res, 200, builtin);
-    if (gvPaths(deps).includes(gv)) return sendJson(res, 200, minimalV3());
     throw errors.notFound({ group: '', resource: '' });
   }
   const notFound = errors.notFound({ group: '', resource: '' });

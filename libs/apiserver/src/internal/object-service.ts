@@ -9,7 +9,6 @@ import {
   validateOwnerReferences,
 } from './names.js';
 import type { Peers } from './peers.js';
-import { isMissing, need } from './peers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
@@ -197,7 +196,7 @@ export class ObjectService {
       rt.group === 'apiextensions.k8s.io' &&
       rt.kind === 'CustomResourceDefinition'
     ) {
-      causes.push(...need(this.peers.crd, 'crd').validateCrd(obj));
+      causes.push(...this.peers.crd.validateCrd(obj));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
     meta.uid = randomUUID();
@@ -239,7 +238,6 @@ export class ObjectService {
     now: string,
   ): void {
     const patch = this.peers.patch;
-    if (!patch || isMissing(patch, 'trackUpdate')) return;
     const manager = ctx.fieldManager ?? 'unknown';
     const meta = metaOf(after);
     if (before && isObject(before.metadata) && before.metadata.managedFields !== undefined)
@@ -303,7 +301,7 @@ export class ObjectService {
     ctx: WriteContext & { force?: boolean },
     subresource?: string,
   ): JsonObject {
-    const patchMod = need(this.peers.patch, 'patch');
+    const patchMod = this.peers.patch;
     const key = rt.namespaced ? namespace : '';
     const stored = this.store.get(storageKey(rt), key, name);
     if (type === 'apply') {
@@ -462,7 +460,7 @@ export class ObjectService {
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
     if (version.admit) causes.push(...version.admit(obj, 'update'));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
-      causes.push(...need(this.peers.crd, 'crd').validateCrd(obj, old));
+      causes.push(...this.peers.crd.validateCrd(obj, old));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
     const oldGen = typeof om.generation === 'number' ? om.generation : 1;

@@ -1,3 +1,4 @@
+import type { PrinterColumn } from '../crd/index.js';
 import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
 
 /** A column of Table output. */
@@ -23,8 +24,8 @@ export interface ResourceVersion {
   /** Extra field selectors (beyond metadata.name/namespace) and how to read them. */
   fieldValue?: (obj: JsonObject, field: string) => string | undefined;
   selectableFields: readonly string[];
-  /** CRD printer columns (raw, for crd/ buildTable); undefined for built-ins. */
-  printerColumns?: unknown;
+  /** CRD printer columns (for crd/ buildTable); undefined for built-ins. */
+  printerColumns?: readonly PrinterColumn[];
   /** When set, reads of this (non-storage) version fail with this conversion error. */
   conversionError?: string;
 }

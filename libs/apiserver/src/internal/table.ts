@@ -1,5 +1,5 @@
 import type { JsonObject } from '../types.js';
-import type { ResourceType, TableColumn } from './resource-type.js';
+import type { ResourceType } from './resource-type.js';
 
 /** Which object a Table row carries (`includeObject`). */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -33,65 +33,9 @@ function rowObject(obj: JsonObject, include: IncludeObject): JsonObject | undefi
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-interface PrinterColumnSpec {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
-}
-
-function simplePath(obj: unknown, jsonPath: string): unknown {
-  let cur: unknown = obj;
-  for (const part of jsonPath.replace(/^\./, '').split('.')) {
-    if (part === '') continue;
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
-}
-
-/** Table columns from CRD additionalPrinterColumns (simple `.a.b` paths); Age when there are none. */
-export function printerColumns(raw: unknown): TableColumn[] {
-  const cols = Array.isArray(raw) ? (raw as PrinterColumnSpec[]) : [];
-  const out: TableColumn[] = cols
-    .filter((c) => c && typeof c.name === 'string' && typeof c.jsonPath === 'string')
-    .map((c) => {
-      const col: TableColumn = {
-        name: c.name,
-        type: c.type,
-        description: c.description ?? '',
-        priority: c.priority ?? 0,
-        value: (o) => {
-          const v = simplePath(o, c.jsonPath);
-          if (c.type === 'date') return v === undefined ? '<unknown>' : age(v);
-          return v === undefined || v === null ? null : typeof v === 'object' ? JSON.stringify(v) : v;
-        },
-      };
-      if (c.format !== undefined) col.format = c.format;
-      return col;
-    });
-  if (out.length === 0) {
-    out.push({
-      name: 'Age',
-      type: 'date',
-      description: 'Age',
-      priority: 0,
-      value: (o) => age((o.metadata as JsonObject | undefined)?.creationTimestamp),
-    });
-  }
-  return out;
-}
-
 /** A `meta.k8s.io/v1` Table of built-in objects: Name, the kind's columns (Age included). */
-export function builtinTable(
-  rt: ResourceType,
-  objects: JsonObject[],
-  include: IncludeObject,
-  custom?: TableColumn[],
-): JsonObject {
-  const columns = custom ?? rt.columns ?? [];
+export function builtinTable(rt: ResourceType, objects: JsonObject[], include: IncludeObject): JsonObject {
+  const columns = rt.columns ?? [];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
