@@ -9,6 +9,7 @@ import {
   OperatorTestEnvironment,
   waitFor,
 } from '@tosdk/nestjs/testing';
+import type { ResourceType } from '@tosdk/core';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { WebPageAppModule } from '../apps/webpage/src/app.module.js';
 import { WEBPAGE_FLAVOURS } from '../apps/webpage/src/webpage-flavour.js';
@@ -68,7 +69,7 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
 
   const exists = async (
     t: OperatorTestingContext,
-    type: typeof ResourceTypes.Ingress,
+    type: ResourceType,
     name: string,
     ns = t.namespace,
   ) => (await t.adminClient.get(type, new ResourceID(name, ns))) !== undefined;

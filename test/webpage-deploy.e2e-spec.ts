@@ -1,0 +1,306 @@
+// The WebPage operator's deployment assets against @tosdk/apiserver: the manifests pass a server-side
+// dry run with kubectl, and the operator works under exactly the RBAC of rbac.yaml (RBAC enforcement
+// on, a user named and grouped like the ServiceAccount), gets 403 outside it, and uses every
+// permission it is granted.
+import 'reflect-metadata';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import {
+  defineResource,
+  EventResourceType,
+  KubernetesApiError,
+  KubernetesClient,
+  ResourceID,
+  ResourceTypes,
+} from '@tosdk/core';
+import type { KubernetesResource } from '@tosdk/core';
+import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
+import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
+import { WebPageAppModule } from '../apps/webpage/src/app.module.js';
+import { WEBPAGE_FLAVOURS } from '../apps/webpage/src/webpage-flavour.js';
+import type { WebPageFlavour } from '../apps/webpage/src/webpage-flavour.js';
+import { WebPage, WEBPAGE_CRD_PATH } from '../apps/webpage/src/webpage.resource.js';
+import { quietLogs, webPage } from '../apps/webpage/src/__tests__/support/e2e-support.js';
+
+const KUBECTL = process.env['KUBECTL'] ?? '/usr/bin/kubectl';
+const DEPLOY = fileURLToPath(new URL('../apps/webpage/deploy/', import.meta.url));
+const SERVICE_ACCOUNT = 'system:serviceaccount:webpage-system:webpage-operator';
+const SA_TOKEN = 'webpage-operator-sa-token';
+const HELLO = '<html><body>hello</body></html>';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl asynchronously (the API server is in this process) with a bounded time. */
+function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/** `group/resource[/sub]:verb` for every permission the roles of rbac.yaml grant. */
+async function grantedPermissions(): Promise<Set<string>> {
+  const docs = parseAllDocuments(await readFile(join(DEPLOY, 'rbac.yaml'), 'utf8')).map(
+    (d) => d.toJS() as { kind: string; rules?: Rule[] },
+  );
+  const granted = new Set<string>();
+  for (const role of docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role')) {
+    for (const rule of role.rules ?? []) {
+      for (const group of rule.apiGroups)
+        for (const resource of rule.resources)
+          for (const verb of rule.verbs) granted.add(`${group}/${resource}:${verb}`);
+    }
+  }
+  return granted;
+}
+
+const ClusterRole = defineResource<KubernetesResource>({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  scope: 'Cluster',
+});
+const ClusterRoleBinding = defineResource<KubernetesResource>({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRoleBinding',
+  scope: 'Cluster',
+});
+
+/**
+ * kube-apiserver's bootstrap policy that lets every authenticated user review its own access
+ * (`system:basic-user`); leader election uses it to check its lease permissions before starting.
+ */
+async function bootstrapBasicUser(admin: KubernetesClient): Promise<void> {
+  await admin.create(ClusterRole, {
+    metadata: { name: 'system:basic-user' },
+    rules: [
+      {
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+        verbs: ['create'],
+      },
+    ],
+  } as KubernetesResource);
+  await admin.create(ClusterRoleBinding, {
+    metadata: { name: 'system:basic-user' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:basic-user' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
+  } as KubernetesResource);
+}
+
+const forbidden = (p: Promise<unknown>) =>
+  p.then(
+    () => 'allowed',
+    (e: unknown) => (e instanceof KubernetesApiError ? e.status : String(e)),
+  );
+
+describe('WebPage operator deployment assets', () => {
+  let env: OperatorTestEnvironment;
+  let dir: string;
+  let adminKubeconfig: string;
+
+  beforeAll(async () => {
+    env = await OperatorTestEnvironment.start({
+      crds: [WEBPAGE_CRD_PATH],
+      server: {
+        rbac: true,
+        users: [
+          {
+            name: SERVICE_ACCOUNT,
+            token: SA_TOKEN,
+            groups: ['system:serviceaccounts', 'system:serviceaccounts:webpage-system'],
+          },
+        ],
+        simulateWorkloads: { readyDelayMs: 20 },
+      },
+    });
+    dir = await mkdtemp(join(tmpdir(), 'webpage-deploy-'));
+    adminKubeconfig = join(dir, 'admin.kubeconfig');
+    await env.server!.writeKubeconfig(adminKubeconfig);
+    await bootstrapBasicUser(env.adminClient);
+  });
+  afterAll(async () => {
+    await env?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('pass `kubectl apply --dry-run=server` and nothing is persisted', async () => {
+    // a dry run cannot create the namespace the other objects go into: create it first, as a user would
+    const ns = await kubectl(adminKubeconfig, ['apply', '-f', join(DEPLOY, 'namespace.yaml')]);
+    expect(ns).toMatchObject({ code: 0, stdout: expect.stringContaining('namespace/webpage-system') });
+
+    const run = await kubectl(adminKubeconfig, ['apply', '--dry-run=server', '-f', DEPLOY]);
+    // (the only warning: the CRD was created by the test environment, not by kubectl apply)
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    for (const object of [
+      'customresourcedefinition.apiextensions.k8s.io/webpages.sample.tosdk.io',
+      'serviceaccount/webpage-operator',
+      'clusterrole.rbac.authorization.k8s.io/webpage-operator',
+      'clusterrolebinding.rbac.authorization.k8s.io/webpage-operator',
+      'role.rbac.authorization.k8s.io/webpage-operator-leader-election',
+      'rolebinding.rbac.authorization.k8s.io/webpage-operator-leader-election',
+      'deployment.apps/webpage-operator',
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^${object.replace(/\./g, '\\.')} .*\\(server dry run\\)$`, 'm'));
+    }
+    const absent = await kubectl(adminKubeconfig, [
+      'get',
+      'deployment,serviceaccount',
+      '-n',
+      'webpage-system',
+      '-o',
+      'name',
+    ]);
+    expect(absent).toMatchObject({ code: 0, stdout: '' });
+    const roles = await kubectl(adminKubeconfig, ['get', 'clusterrole', 'webpage-operator']);
+    expect(roles.code).not.toBe(0);
+    expect(roles.stderr).toContain('NotFound');
+  });
+
+  describe('the operator under exactly the RBAC of rbac.yaml', () => {
+    let saClient: KubernetesClient;
+    let t: OperatorTestingContext | undefined;
+
+    beforeAll(async () => {
+      const applied = await kubectl(adminKubeconfig, [
+        'apply',
+        '-f',
+        join(DEPLOY, 'namespace.yaml'),
+        '-f',
+        join(DEPLOY, 'rbac.yaml'),
+      ]);
+      expect(applied.code).toBe(0);
+      saClient = KubernetesClient.fromKubeConfig(env.server!.kubeConfig(SERVICE_ACCOUNT));
+    });
+    afterEach(async () => {
+      await t?.close();
+      t = undefined;
+    });
+    afterAll(() => saClient?.close());
+
+    async function startAs(flavour: WebPageFlavour): Promise<OperatorTestingContext> {
+      const kubeConfig: KubeConfig = env.server!.kubeConfig(SERVICE_ACCOUNT);
+      return createOperatorTestingModule({
+        testEnvironment: env,
+        imports: [
+          WebPageAppModule.forRoot({
+            flavour,
+            logStream: quietLogs,
+            defaultMetrics: false,
+            operator: {
+              // as deployed: every namespace, a lease in webpage-system (renewed often here, so its update shows)
+              leaderElection: {
+                leaseName: `webpage-operator-${flavour}`,
+                leaseNamespace: 'webpage-system',
+                identity: 'pod-0',
+                leaseDurationMs: 3_000,
+                renewDeadlineMs: 2_000,
+                retryPeriodMs: 200,
+              },
+            },
+          }),
+        ],
+        restrictToNamespace: false,
+        configure: (builder) =>
+          builder
+            .overrideProvider(KubeConfig)
+            .useValue(kubeConfig)
+            .overrideProvider(KubernetesClient)
+            .useValue(saClient),
+      });
+    }
+
+    it.each(WEBPAGE_FLAVOURS.map((f) => [f]))(
+      '%s flavour: reconciles, exposes, reports errors, gets 403 outside its role and uses every permission it has',
+      async (flavour) => {
+        env.server!.requests.reset();
+        t = await startAs(flavour);
+        const ns = t.namespace;
+        const id = new ResourceID('page', ns);
+        await t.adminClient.create(WebPage, webPage(ns, 'page', { html: HELLO }));
+        await t.waitForResource(WebPage, 'page', (p) => p.status?.ready === true);
+        await t.adminClient.mergePatch(WebPage, id, { spec: { exposed: true } });
+        await t.waitForResource(ResourceTypes.Ingress, 'page');
+        await t.adminClient.mergePatch(WebPage, id, { spec: { exposed: false } });
+        await t.waitForDeletion(ResourceTypes.Ingress, 'page');
+        // the same Warning twice: the second is aggregated into the first (a patch of the Event)
+        await t.adminClient.create(WebPage, webPage(ns, 'blank', { html: ' ' }));
+        await t.waitForResource(WebPage, 'blank', (p) => p.status?.errorMessage !== undefined);
+        await t.adminClient.mergePatch(WebPage, new ResourceID('blank', ns), { spec: { html: '  ' } });
+        await waitFor(async () => {
+          const events = await t!.adminClient.list(EventResourceType, { namespace: ns });
+          return events.items.some((e) => e.involvedObject.name === 'blank' && (e.count ?? 1) >= 2);
+        });
+
+        // outside the role
+        expect(await forbidden(saClient.list(ResourceTypes.Secret, { namespace: ns }))).toBe(403);
+        expect(await forbidden(saClient.delete(WebPage, id))).toBe(403);
+        expect(await forbidden(saClient.mergePatch(WebPage, id, { spec: { html: 'x' } }))).toBe(403);
+        expect(
+          await forbidden(
+            saClient.create(ResourceTypes.Pod, {
+              metadata: { name: 'p', namespace: ns },
+              spec: { containers: [{ name: 'c', image: 'x' }] },
+            }),
+          ),
+        ).toBe(403);
+        expect(
+          await forbidden(saClient.delete(ResourceTypes.ConfigMap, new ResourceID('page-html', ns))),
+        ).toBe(403);
+        expect(await forbidden(saClient.list(ResourceTypes.Lease, { namespace: ns }))).toBe(403);
+
+        // inside the role: everything granted was used. kube-apiserver authorizes a server-side apply
+        // that creates an object as `create` too; @tosdk/apiserver records it as `patch` only.
+        await waitFor(
+          () => env.server!.requests.count({ user: SERVICE_ACCOUNT, resource: 'leases', verb: 'update' }) > 0,
+        );
+        const used = new Set(
+          env
+            .server!.requests.log.filter(
+              (r) => r.user === SERVICE_ACCOUNT && r.resource !== '' && r.code !== 401 && r.code !== 403,
+            )
+            .map((r) => `${r.group}/${r.resource}${r.subresource ? `/${r.subresource}` : ''}:${r.verb}`),
+        );
+        used.delete('authorization.k8s.io/selfsubjectaccessreviews:create'); // every user may (system:basic-user)
+        const granted = await grantedPermissions();
+        const applyCreates = [...granted].filter(
+          (p) =>
+            p.endsWith(':create') && granted.has(p.replace(/:create$/, ':patch')) && !p.includes('events'),
+        );
+        expect([...used].sort()).toEqual([...granted].filter((p) => !applyCreates.includes(p)).sort());
+      },
+    );
+  });
+});
