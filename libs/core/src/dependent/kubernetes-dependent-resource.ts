@@ -144,7 +144,7 @@ export abstract class KubernetesDependentResource<
   }
 
   protected override alwaysSelectByDesired(): boolean {
-    return this.sharedSource;
+    return true;
   }
 
   protected override isTargetOf(secondary: R, desired: R): boolean {
@@ -155,16 +155,24 @@ export abstract class KubernetesDependentResource<
     );
   }
 
+  /**
+   * Picks the secondary whose name and namespace are those of
+   * {@link KubernetesDependentResource.targetSecondaryResourceID}, else of the desired state (as
+   * JOSDK does), so dependents of one kind never take each other's objects.
+   */
   protected override selectTargetSecondaryResource(
     secondaries: R[],
     primary: P,
     context: Context<P>,
   ): R | undefined {
-    if (secondaries.length <= 1 && !this.alwaysSelectByDesired()) return secondaries[0];
     if (secondaries.length === 0) return undefined;
     const desired = this.desired(primary, context);
-    if (desired instanceof Promise) return super.selectTargetSecondaryResource(secondaries, primary, context);
-    const target = this.withDefaults(desired, primary);
+    if (desired instanceof Promise) {
+      // an async desired state cannot be awaited here; its rejection is the reconcile's business
+      desired.catch(() => undefined);
+      return super.selectTargetSecondaryResource(secondaries, primary, context);
+    }
+    const target = this.withDefaults(clone(desired), primary);
     return secondaries.find((s) => this.isTargetOf(s, target));
   }
 
@@ -202,13 +210,18 @@ export abstract class KubernetesDependentResource<
     );
   }
 
-  /** Deletes the secondary, if any (a missing one is fine). */
+  /** Deletes the secondary when the cache has it (without an event source: by its desired identity; a missing one is fine). */
   async delete(primary: P, context: Context<P>): Promise<void> {
-    const actual = this.source ? this.getSecondaryResource(primary, context) : undefined;
-    const id = actual
-      ? ResourceID.fromResource(actual)
-      : (this.targetSecondaryResourceID(primary, context) ??
-        ResourceID.fromResource(this.withDefaults(await this.desired(primary, context), primary)));
+    let id: ResourceID;
+    if (this.source) {
+      const actual = this.getSecondaryResource(primary, context);
+      if (!actual) return;
+      id = ResourceID.fromResource(actual);
+    } else {
+      id =
+        this.targetSecondaryResourceID(primary, context) ??
+        ResourceID.fromResource(this.withDefaults(clone(await this.desired(primary, context)), primary));
+    }
     await context.client.delete(this.resourceType, id);
   }
 

@@ -34,7 +34,7 @@ export class WorkflowCleanupRun<P extends KubernetesResource> extends WorkflowRu
       await this.syncEventSource(node, active);
       let postConditionMet = true;
       if (active) {
-        if (await this.deleteIfDeletable(node)) this.deleteCalled.push(node.name);
+        if (await this.deleteIfDeletable(node, true)) this.deleteCalled.push(node.name);
         postConditionMet = await this.isMet(node, 'delete', node.deletePostcondition);
       }
       this.visited.add(node);

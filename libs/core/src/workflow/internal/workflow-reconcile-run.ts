@@ -91,7 +91,7 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
     this.submit(node, async () => {
       let done = true;
       if (await this.isMet(node, 'activation', node.activationCondition)) {
-        if (await this.deleteIfDeletable(node)) this.deleted.push(node.name);
+        if (await this.deleteIfDeletable(node, false)) this.deleted.push(node.name);
         done = await this.isMet(node, 'delete', node.deletePostcondition);
       }
       this.visited.add(node);

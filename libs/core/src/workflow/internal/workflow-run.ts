@@ -1,6 +1,6 @@
 import type { Context } from '../../api/context.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
-import { isDeletable, isEventSourceProvider } from '../../dependent/dependent-resource.js';
+import { isDeletable, isDeleter, isEventSourceProvider } from '../../dependent/dependent-resource.js';
 import type { AnyCondition, ConditionResult, ConditionType } from '../condition.js';
 import { evaluateCondition } from '../condition.js';
 import type { WorkflowNode } from '../workflow.js';
@@ -88,10 +88,14 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
     }
   }
 
-  /** Calls `delete` on a deletable dependent; returns whether it was called. */
-  protected async deleteIfDeletable(node: WorkflowNode<P>): Promise<boolean> {
+  /**
+   * Calls `delete` on the dependent when it is a deleter; in cleanup (`cleanup` true) not when its
+   * secondary is garbage collected (the owner reference removes it). Returns whether it was called.
+   */
+  protected async deleteIfDeletable(node: WorkflowNode<P>, cleanup: boolean): Promise<boolean> {
     const dependent = node.dependent;
-    if (!isDeletable(dependent) || typeof dependent.delete !== 'function') return false;
+    const deletes = cleanup ? isDeletable(dependent) : isDeleter(dependent);
+    if (!deletes || typeof dependent.delete !== 'function') return false;
     await dependent.delete(this.primary, this.context);
     return true;
   }

@@ -1,0 +1,265 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { KubeApiServer } from '@tosdk/apiserver';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { UpdateControl } from '../../api/controls.js';
+import type { Context } from '../../api/context.js';
+import type { Reconciler } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import {
+  ConfigMapDependent,
+  DeploymentDependent,
+  markDeploymentReady,
+  newNamespace,
+  NoGCConfigMapDependent,
+  operators,
+  ServiceDependent,
+  startServer,
+  waitFor,
+  Widget,
+  widget,
+} from './support.js';
+
+let server: KubeApiServer;
+let admin: KubernetesClient;
+const ops = operators(() => server);
+const FINALIZER = 'widgets.test.tosdk.io/finalizer';
+
+beforeAll(async () => {
+  ({ server, client: admin } = await startServer());
+});
+afterEach(() => ops.stopAll());
+afterAll(async () => {
+  admin.close();
+  await server.stop();
+});
+
+class StatusReconciler implements Reconciler<Widget> {
+  runs = 0;
+  ready: boolean[] = [];
+  reconcile(resource: Widget, context: Context<Widget>) {
+    this.runs++;
+    const result = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+    const ready = result?.allDependentResourcesReady() ?? false;
+    this.ready.push(ready);
+    resource.status = {
+      ...resource.status,
+      observed: resource.spec?.value,
+      message: ready ? 'ready' : 'waiting',
+    };
+    return UpdateControl.patchStatus(resource);
+  }
+}
+
+const cm = (ns: string, name: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const dep = (ns: string, name: string) => admin.get(ResourceTypes.Deployment, new ResourceID(name, ns));
+const svc = (ns: string, name: string) => admin.get(ResourceTypes.Service, new ResourceID(name, ns));
+
+describe('managed workflows against @tosdk/apiserver', () => {
+  it('[DR-01][DR-02][WF-01] creates ConfigMap -> Deployment -> Service in order with owner references, updates on drift, leaves matching ones alone', async () => {
+    const ns = await newNamespace(admin);
+    const r = new StatusReconciler();
+    ops.create().register(r, {
+      resourceType: Widget,
+      name: 'dr01',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new ConfigMapDependent(), name: 'configmap' },
+          { dependent: new DeploymentDependent(), name: 'deployment', dependsOn: ['configmap'] },
+          { dependent: new ServiceDependent(), name: 'service', dependsOn: ['deployment'] },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    server.requests.reset();
+    const w = await admin.create(Widget, widget('w1', ns, { value: 'a', size: 2 }));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'a',
+      'status',
+    );
+    const c = await cm(ns, 'w1-cm');
+    const d = await dep(ns, 'w1');
+    const s = await svc(ns, 'w1');
+    expect(c?.data).toEqual({ value: 'a' });
+    expect(d?.spec?.replicas).toBe(2);
+    expect(s?.spec?.ports?.[0]?.port).toBe(80);
+    for (const o of [c, d, s]) {
+      expect(o?.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Widget', name: 'w1', uid: w.metadata!.uid }),
+      ]);
+    }
+    // created in dependsOn order
+    const creates = server.requests.log.filter(
+      (q) =>
+        q.namespace === ns &&
+        q.verb === 'patch' &&
+        ['configmaps', 'deployments', 'services'].includes(q.resource),
+    );
+    expect(creates.map((q) => q.resource)).toEqual(['configmaps', 'deployments', 'services']);
+    // no finalizer: everything is garbage collected
+    expect((await admin.get(Widget, new ResourceID('w1', ns)))?.metadata?.finalizers).toBeUndefined();
+
+    // drift: someone changes the deployment's replicas; the workflow restores it
+    await admin.mergePatch(ResourceTypes.Deployment, new ResourceID('w1', ns), { spec: { replicas: 5 } });
+    await waitFor(async () => (await dep(ns, 'w1'))?.spec?.replicas === 2, 'replicas restored');
+
+    // a matching state is left alone: another reconcile writes no dependent
+    const before = server.requests.writes({ namespace: ns, resource: 'configmaps' });
+    const runs = r.runs;
+    await admin.mergePatch(Widget, new ResourceID('w1', ns), {
+      spec: { size: 2, value: 'a' },
+      metadata: { labels: { x: 'y' } },
+    });
+    await admin.mergePatch(Widget, new ResourceID('w1', ns), { spec: { value: 'b' } });
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'b',
+      'status b',
+    );
+    expect((await cm(ns, 'w1-cm'))?.data?.value).toBe('b');
+    expect(r.runs).toBeGreaterThan(runs);
+    expect(server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(before + 1);
+  });
+
+  it('[DR-02] a precondition turning false deletes the dependent and what depends on it', async () => {
+    const ns = await newNamespace(admin);
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'dr02',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new ConfigMapDependent(), name: 'configmap' },
+          {
+            dependent: new DeploymentDependent(),
+            name: 'deployment',
+            reconcilePrecondition: (_d: unknown, p: Widget) => p.spec?.value !== 'off',
+          },
+          { dependent: new ServiceDependent(), name: 'service', dependsOn: ['deployment'] },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns, { value: 'on' }));
+    await waitFor(async () => (await svc(ns, 'w')) !== undefined, 'service');
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await waitFor(
+      async () => (await dep(ns, 'w')) === undefined && (await svc(ns, 'w')) === undefined,
+      'deleted',
+    );
+    const deletes = server.requests.log
+      .filter((q) => q.namespace === ns && q.verb === 'delete')
+      .map((q) => q.resource);
+    // the service first; a reconcile before the informer saw the deletion may delete again (404)
+    expect(deletes.slice(0, 2)).toEqual(['services', 'deployments']);
+    expect(await cm(ns, 'w-cm')).toBeDefined();
+  });
+
+  it('[DR-03] a reconciler whose only deletable parts are managed dependents gets a finalizer; cleanup deletes them in reverse order', async () => {
+    const ns = await newNamespace(admin);
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'dr03',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new NoGCConfigMapDependent(), name: 'first' },
+          {
+            dependent: new NoGCConfigMapDependent({ informer: { name: 'second-es' } }, 'two'),
+            name: 'second',
+            dependsOn: ['first'],
+          },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await cm(ns, 'w-two')) !== undefined, 'created');
+    const primary = await admin.get(Widget, new ResourceID('w', ns));
+    expect(primary?.metadata?.finalizers).toEqual([FINALIZER]);
+    expect((await cm(ns, 'w-cm'))?.metadata?.ownerReferences).toBeUndefined();
+    expect((await cm(ns, 'w-cm'))?.metadata?.annotations).toEqual(
+      expect.objectContaining({ 'tosdk.io/primary-name': 'w', 'tosdk.io/primary-namespace': ns }),
+    );
+    server.requests.reset();
+    await admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      'primary gone',
+    );
+    expect(await cm(ns, 'w-cm')).toBeUndefined();
+    expect(await cm(ns, 'w-two')).toBeUndefined();
+    const deletes = server.requests.log
+      .filter((q) => q.namespace === ns && q.verb === 'delete' && q.resource === 'configmaps')
+      .map((q) => q.name);
+    expect(deletes).toEqual(['w-two', 'w-cm']);
+  });
+
+  it('[WF-02][WF-03] a ready postcondition gates what follows; the result with condition details reaches the reconciler', async () => {
+    const ns = await newNamespace(admin);
+    const r = new StatusReconciler();
+    ops.create().register(r, {
+      resourceType: Widget,
+      name: 'wf02',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new DeploymentDependent(),
+            name: 'deployment',
+            readyPostcondition: {
+              detailedIsMet: (_d: unknown, _p: Widget, ctx: Context<Widget>) => {
+                const d = ctx
+                  .managedWorkflowAndDependentResourceContext()
+                  .getSecondaryResource<import('@kubernetes/client-node').V1Deployment>('deployment');
+                const ready = d?.status?.readyReplicas ?? 0;
+                return { met: ready >= (d?.spec?.replicas ?? 1), detail: { ready } };
+              },
+            },
+          },
+          { dependent: new ServiceDependent(), name: 'service', dependsOn: ['deployment'] },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'waiting',
+      'waiting',
+    );
+    expect(await svc(ns, 'w')).toBeUndefined();
+    await markDeploymentReady(admin, ns, 'w');
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'ready',
+      'ready',
+    );
+    expect(await svc(ns, 'w')).toBeDefined();
+  });
+
+  it('[DR-07] own writes of dependents do not re-trigger the controller', async () => {
+    const ns = await newNamespace(admin);
+    const r = new StatusReconciler();
+    ops.create().register(r, {
+      resourceType: Widget,
+      name: 'dr07',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new ConfigMapDependent(), name: 'configmap' }] },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'a',
+      'status',
+    );
+    // a foreign change of the configmap triggers and is repaired
+    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), { data: { value: 'z' } });
+    await waitFor(async () => (await cm(ns, 'w-cm'))?.data?.value === 'a', 'repaired');
+    const runs = r.runs;
+    // a marker change of the primary: the run count grows by that one reconcile only
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 3 } });
+    await waitFor(() => r.runs > runs, 'reconciled');
+    await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'probe', namespace: ns } });
+    await waitFor(async () => (await cm(ns, 'probe')) !== undefined, 'probe');
+    expect(r.runs).toBe(runs + 1);
+  });
+});
