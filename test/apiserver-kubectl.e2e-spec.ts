@@ -221,14 +221,19 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(r.stdout).toMatch(/^watched-cm\s+/m);
   });
 
-  it('[AS-KUBECTL-CRD] a CRD: wait --for=condition=Established, printer columns, pruning and defaults, explain', async () => {
+  it('[AS-KUBECTL-CRD] a CRD: wait --for=condition=Established, strict field validation or pruning, defaults, printer columns, explain', async () => {
     expect((await k(['apply', '-f', join(dir, 'crd.yaml')])).stdout).toContain('created');
     const w = await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']);
     expect(w.stdout).toContain('condition met');
-    await k(['apply', '-f', '-'], {
-      input:
-        'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, unknown: 1}\n',
-    });
+    const widget =
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, unknown: 1}\n';
+    // kubectl validates strictly by default: the server rejects the unknown field
+    const strict = await k(['apply', '-f', '-'], { input: widget });
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain('strict decoding error: unknown field "spec.unknown"');
+    // without validation the server prunes it
+    const lax = await k(['apply', '--validate=false', '-f', '-'], { input: widget });
+    expect(lax.stdout).toContain('widget.example.com/w1 created');
     const g = await k(['get', 'wd']);
     expect(g.stdout).toMatch(/^NAME\s+SIZE$/m);
     expect(g.stdout).toMatch(/^w1\s+3$/m);

@@ -101,7 +101,7 @@ describe('KubeApiServer custom resources', () => {
     });
   });
 
-  it('[AS-CRD-SCHEMA] defaults, pruning (honouring preserve-unknown-fields) and 422 on invalid values', async () => {
+  it('[AS-CRD-SCHEMA] defaults, pruning (honouring preserve-unknown-fields) under fieldValidation Warn/Strict/Ignore, 422 on invalid values', async () => {
     const r = await call(server, 'POST', G, {
       apiVersion: 'example.com/v1',
       kind: 'Gadget',
@@ -110,6 +110,28 @@ describe('KubeApiServer custom resources', () => {
     });
     expect(r.status).toBe(201);
     expect(r.json<{ spec: unknown }>().spec).toEqual({ color: 'red', size: 1, free: { any: { thing: 1 } } });
+    expect(r.headers.warning).toBe('299 - "unknown field \\"spec.junk\\""');
+    const strict = await call(server, 'POST', `${G}?fieldValidation=Strict`, {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g-strict' },
+      spec: { junk: 1 },
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.json().message).toBe(
+      'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.junk"',
+    );
+    const ignored = await call(server, 'POST', `${G}?fieldValidation=Ignore&dryRun=All`, {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g-ignore' },
+      spec: { junk: 1 },
+    });
+    expect(ignored.status).toBe(201);
+    expect(ignored.headers.warning).toBeUndefined();
+    expect(
+      (await call(server, 'POST', `${G}?fieldValidation=Loose`, { metadata: { name: 'x' } })).status,
+    ).toBe(400);
     const bad = await call(server, 'POST', G, {
       apiVersion: 'example.com/v1',
       kind: 'Gadget',

@@ -27,7 +27,7 @@ export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: 
         served: v.served,
         storage: v.name === c.storageVersion,
         statusSubresource: v.statusSubresource,
-        admit: (o, mode) => v.admit(o, mode),
+        admit: (o, mode, old) => v.admit(o, mode, old ? { old } : undefined),
         patchSchema: v.patchSchema,
         selectableFields: v.selectableFields,
         fieldValue: (o, f) => v.fieldValue(o, f),

@@ -22,6 +22,10 @@ export interface WriteContext {
   dryRun?: boolean;
   /** Field manager for managedFields; required for apply. */
   fieldManager?: string;
+  /** What to do with unknown fields of custom resources. Defaults to `Warn`, as kube-apiserver. */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Collects `Warning` texts for the response (unknown fields under `Warn`). */
+  warnings?: string[];
 }
 
 /** The patch content types the server accepts. */
@@ -190,7 +194,7 @@ export class ObjectService {
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
     const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
-    if (version.admit) causes.push(...version.admit(obj, 'create'));
+    if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
       rt.crdName === undefined &&
       rt.group === 'apiextensions.k8s.io' &&
@@ -213,6 +217,36 @@ export class ObjectService {
     meta.resourceVersion = str(rv);
     this.store.put(storageKey(rt), rt.namespaced ? namespace : '', name, JSON.stringify(obj), rv);
     return this.present(rt, version, obj);
+  }
+
+  /**
+   * Runs a custom resource's schema admission; unknown fields it prunes are an error under
+   * `fieldValidation=Strict` and a warning under `Warn`, as kube-apiserver reports them.
+   */
+  private admit(
+    rt: ResourceType,
+    version: ResourceVersion,
+    obj: JsonObject,
+    mode: 'create' | 'update',
+    old: JsonObject | undefined,
+    ctx: WriteContext,
+  ): StatusCause[] {
+    const admit = version.admit;
+    if (!admit) return [];
+    const policy = ctx.fieldValidation ?? 'Warn';
+    const before = policy === 'Ignore' ? undefined : clone(obj);
+    const causes = admit(obj, mode, old);
+    if (before) {
+      const unknown = prunedPaths(before, obj, '');
+      if (unknown.length > 0 && policy === 'Strict') {
+        const kind = rt.kind;
+        throw errors.badRequest(
+          `${kind} in version "${version.name}" cannot be handled as a ${kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+        );
+      }
+      if (unknown.length > 0) ctx.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
+    }
+    return causes;
   }
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
@@ -458,7 +492,7 @@ export class ObjectService {
       m.labels = labels;
     }
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
-    if (version.admit) causes.push(...version.admit(obj, 'update'));
+    if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...this.peers.crd.validateCrd(obj, old));
     }
@@ -613,4 +647,22 @@ function sameObject(a: JsonObject, b: JsonObject): boolean {
   const { managedFields: bmf, ...brest } = bm;
   if (!deepEqual({ ...a, metadata: arest }, { ...b, metadata: brest })) return false;
   return deepEqual(stripTimes(amf), stripTimes(bmf));
+}
+
+/** Fields present in `before` and gone from `after` (pruned), as dotted paths; nulls excluded. */
+function prunedPaths(before: unknown, after: unknown, prefix: string): string[] {
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const out: string[] = [];
+    before.forEach((b, i) => out.push(...prunedPaths(b, after[i], `${prefix}[${i}]`)));
+    return out;
+  }
+  if (!isObject(before) || !isObject(after)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(before)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (!(k in after)) {
+      if (v !== null) out.push(path);
+    } else out.push(...prunedPaths(v, after[k], path));
+  }
+  return out;
 }

@@ -71,6 +71,33 @@ function dryRunOf(q: URLSearchParams, body?: JsonObject): boolean {
   return all.length > 0;
 }
 
+function fieldValidationOf(q: URLSearchParams): 'Ignore' | 'Warn' | 'Strict' | undefined {
+  const v = q.get('fieldValidation');
+  if (v === null || v === '') return undefined;
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw errors.badRequest(
+    `fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "Ignore", "Warn", "Strict"`,
+  );
+}
+
+/** A write context for a request: user, dry run, field validation and a warnings sink. */
+function writeContext(user: AuthUser, q: URLSearchParams, dryRun: boolean): WriteContext {
+  const ctx: WriteContext = { user: { name: user.name, groups: user.groups }, dryRun, warnings: [] };
+  const fv = fieldValidationOf(q);
+  if (fv !== undefined) ctx.fieldValidation = fv;
+  return ctx;
+}
+
+/** Sets the `Warning` headers a write collected. */
+function setWarnings(res: ServerResponse, ctx: WriteContext): void {
+  if (ctx.warnings && ctx.warnings.length > 0) {
+    res.setHeader(
+      'Warning',
+      ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
+  }
+}
+
 function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: boolean): string | undefined {
   const fm = q.get('fieldManager');
   if (fm !== null && fm !== '') {
@@ -134,7 +161,6 @@ export async function handleResource(
   if (!rt.namespaced && info.namespace !== undefined)
     throw errors.notFound({ group: info.group, resource: info.resource });
   const namespace = rt.namespaced ? (info.namespace ?? '') : '';
-  const ctxBase = { user: { name: user.name, groups: user.groups } };
   switch (info.verb) {
     case 'get': {
       const obj = deps.service.get(rt, version, namespace, info.name!);
@@ -172,19 +198,21 @@ export async function handleResource(
     }
     case 'create': {
       const body = await objectBody(req);
-      const ctx: WriteContext = { ...ctxBase, dryRun: dryRunOf(query) };
+      const ctx = writeContext(user, query, dryRunOf(query));
       const fm = fieldManagerOf(req, query, false);
       if (fm !== undefined) ctx.fieldManager = fm;
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
       const obj = deps.service.create(rt, version, namespace, body, ctx);
+      setWarnings(res, ctx);
       return sendJson(res, 201, obj);
     }
     case 'update': {
       const body = await objectBody(req);
-      const ctx: WriteContext = { ...ctxBase, dryRun: dryRunOf(query) };
+      const ctx = writeContext(user, query, dryRunOf(query));
       const fm = fieldManagerOf(req, query, false);
       if (fm !== undefined) ctx.fieldManager = fm;
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
+      setWarnings(res, ctx);
       return sendJson(res, 200, obj);
     }
     case 'patch': {
@@ -204,19 +232,19 @@ export async function handleResource(
       if (force !== undefined && type !== 'apply')
         throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
       const ctx: WriteContext & { force?: boolean } = {
-        ...ctxBase,
-        dryRun: dryRunOf(query),
+        ...writeContext(user, query, dryRunOf(query)),
         force: force === true,
       };
       const fm = fieldManagerOf(req, query, type === 'apply');
       if (fm !== undefined) ctx.fieldManager = fm;
       const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
       const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
+      setWarnings(res, ctx);
       return sendJson(res, existed ? 200 : 201, obj);
     }
     case 'delete': {
       const opts = await deleteOptions(req, query);
-      const ctx: WriteContext = { ...ctxBase, dryRun: opts.dryRun };
+      const ctx = writeContext(user, query, opts.dryRun);
       const r = deps.service.delete(rt, version, namespace, info.name!, opts.options, ctx);
       if (!r.deleted || rt.crdName !== undefined || rt.plural === 'pods') return sendJson(res, 200, r.object);
       const m = metaOf(r.object);
@@ -232,7 +260,7 @@ export async function handleResource(
       const opts = await deleteOptions(req, query);
       const params = listParams(deps, rt, version, query, info.namespace);
       const page = listPage(deps.store, rt, { ...params, limit: undefined, continueToken: undefined });
-      const ctx: WriteContext = { ...ctxBase, dryRun: opts.dryRun };
+      const ctx = writeContext(user, query, opts.dryRun);
       const out: string[] = [];
       for (const j of page.items) {
         const o = JSON.parse(j) as JsonObject;

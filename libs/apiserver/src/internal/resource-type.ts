@@ -19,7 +19,7 @@ export interface ResourceVersion {
   storage: boolean;
   statusSubresource: boolean;
   /** Schema admission of a custom resource (prune, default, validate); mutates obj. */
-  admit?: (obj: JsonObject, mode: 'create' | 'update') => StatusCause[];
+  admit?: (obj: JsonObject, mode: 'create' | 'update', old?: JsonObject) => StatusCause[];
   patchSchema: PatchSchema;
   /** Extra field selectors (beyond metadata.name/namespace) and how to read them. */
   fieldValue?: (obj: JsonObject, field: string) => string | undefined;
