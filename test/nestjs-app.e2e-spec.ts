@@ -106,6 +106,18 @@ describe('@tosdk/nestjs: the example app under test', () => {
       });
       expect(typeof line!['resource.resourceVersion']).toBe('string');
     }
+    // PinoLogger.assign works inside a reconcile, and its fields stay with that reconciliation
+    const assigned = lines.find((l) => l['msg'] === 'fields assigned');
+    expect(assigned).toMatchObject({
+      greeting: 'hello',
+      'resource.name': 'hello',
+      controller: 'greetingreconciler',
+    });
+    const firstOfBroken = logCapture.lines.find(
+      (l) => l['msg'] === 'reconciling greeting' && l['resource.name'] === 'broken',
+    );
+    expect(firstOfBroken).toBeDefined();
+    expect(firstOfBroken).not.toHaveProperty('greeting');
     // the framework's own lines inside a reconciliation carry it too (the failing one logs its error)
     const framework = logCapture.lines.find(
       (l) => l['context'] === 'tosdk' && l['resource.name'] === 'broken',

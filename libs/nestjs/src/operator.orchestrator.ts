@@ -11,6 +11,8 @@ import { OperatorBootstrapError } from './errors.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
 import { resolveWorkflowProviders } from './internal/workflow-providers.js';
+import { pinoContextRunner, withPinoContext } from './logging/pino-request-context.js';
+import type { PinoContextRunner } from './logging/pino-request-context.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import { noReconcilersMessage, startFailedMessage } from './operator.messages.js';
 import { environmentOf, RESOLVED_OPERATOR_OPTIONS } from './operator.providers.js';
@@ -39,11 +41,12 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     for (const sink of this.explorer.metricsSinks()) this.hub.add(sink);
     const reconcilers = this.explorer.reconcilers();
     if (reconcilers.length === 0) this.logger.warn(noReconcilersMessage());
-    for (const r of reconcilers) this.register(r);
+    const pino = reconcilers.length > 0 ? await pinoContextRunner(this.moduleRef) : undefined;
+    for (const r of reconcilers) this.register(r, pino);
     const env = environmentOf(this.options);
     for (const variable of unknownControllerVariables(env, this.registry.controllerNames())) {
       this.logger.warn(
@@ -71,11 +74,12 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     }
   }
 
-  private register(r: DiscoveredReconciler): void {
+  private register(r: DiscoveredReconciler, pino: PinoContextRunner | undefined): void {
     const { resource, ...rest } = r.options;
     const env = environmentOf(this.options);
     const overriders = this.explorer.overriders();
-    const registered = this.operator.register(r.instance, (decorated) => {
+    const reconciler = pino ? withPinoContext(r.instance, pino) : r.instance;
+    const registered = this.operator.register(reconciler, (decorated) => {
       let o: ControllerConfigurationOptions<KubernetesResource> = {
         ...decorated,
         ...rest,
