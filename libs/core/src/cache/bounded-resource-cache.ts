@@ -38,7 +38,7 @@ export class BoundedResourceCache<T extends object> {
       perf: { now: () => clock.now() },
       ...(options.max !== undefined ? { max: options.max } : { ttlAutopurge: false }),
       fetchMethod: async (key) => (await this.loader(key)) ?? undefined,
-    } as LRUCache.Options<string, T, unknown>);
+    });
   }
 
   /** The cached resource (renewing it), undefined when evicted or never cached. */

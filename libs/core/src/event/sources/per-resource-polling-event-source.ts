@@ -150,14 +150,19 @@ export class PerResourcePollingEventSource<
   }
 
   private seed(id: ResourceID, resources: R[]): void {
-    // handleResources emits only on change; a silent seed stores without an event
-    const emit = this.emit;
-    this.emit = () => undefined;
+    // handleResources emits only on change; a seed stores without an event
+    this.silent = true;
     try {
       this.handleResources(id, resources);
     } finally {
-      this.emit = emit;
+      this.silent = false;
     }
+  }
+
+  private silent = false;
+
+  protected override emit(primary: ResourceID): void {
+    if (!this.silent) super.emit(primary);
   }
 
   private safePredicate(primary: P): boolean {

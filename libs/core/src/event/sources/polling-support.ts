@@ -18,7 +18,7 @@ export function withTimeout<T>(
       started = Promise.resolve(fetch());
     } catch (error) {
       clock.clearTimeout(timer);
-      reject(error);
+      reject(asError(error));
       return;
     }
     started.then(
@@ -28,7 +28,7 @@ export function withTimeout<T>(
       },
       (error: unknown) => {
         clock.clearTimeout(timer);
-        reject(error);
+        reject(asError(error));
       },
     );
   });
@@ -39,4 +39,8 @@ export function positive(name: string, value: number): number {
   if (!(typeof value === 'number' && Number.isFinite(value) && value > 0))
     throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
   return value;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -240,11 +240,11 @@ describe('polling, inbound and bounded sources', () => {
     try {
       const id = new ResourceID('cold', ns);
       expect(source.get(id)?.data).toEqual({ v: '1' });
-      clock.advance(30_000);
+      await clock.advance(30_000);
       expect(source.get(id)).toBeDefined(); // a read renews it
-      clock.advance(59_000);
+      await clock.advance(59_000);
       expect(source.get(id)?.data).toEqual({ v: '1' });
-      clock.advance(60_001);
+      await clock.advance(60_001);
       expect(source.get(id)).toBeUndefined();
       expect(source.keys()).toEqual([`${ns}/cold`]); // still known, so events and mapping work
       const gets = server.requests.count({

@@ -235,7 +235,7 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
             kind: Widget.kind,
             metadata: { name: w.metadata!.name!, namespace: ns },
             status: { observed: 'ssa' },
-          } as Widget);
+          });
           await ops.jsonMergePatchPrimaryStatus(status, { status: { count: 1 } });
           await ops.jsonPatchPrimaryStatus(status, [{ op: 'add', path: '/status/message', value: 'json' }]);
           await ops.jsonMergePatchPrimary(status, { metadata: { labels: { merged: 'yes' } } });
