@@ -23,7 +23,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
 import { resourceContextLogger } from '../logging/context-logger.js';
 import { systemClock } from '../util/clock.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
 import { noopLogger } from '../util/logger.js';
 import type { Logger } from '../util/logger.js';
 import {
@@ -82,6 +82,7 @@ export class Operator {
   private readonly controllers = new Map<string, Controller<KubernetesResource>>();
   private readonly configurations = new Map<string, ResolvedControllerConfiguration<KubernetesResource>>();
   private readonly elector: LeaderElector | undefined;
+  private readonly recorders: EventRecorder[] = [];
   private state: State = 'new';
   private leading = false;
   private stopping: Promise<void> | undefined;
@@ -243,7 +244,6 @@ export class Operator {
       this.logger.error('operator start failed', {
         error: error instanceof Error ? error.message : String(error),
       });
-      this.state = 'started';
       await this.stop();
       throw error;
     }
@@ -315,18 +315,32 @@ export class Operator {
     }
     if (this.elector && wasStarted) await this.elector.stop();
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
+    await this.flushEventRecorders();
     if (this.closeClientOnStop && !this.client.isClosed) this.client.close();
     if (wasStarted) this.logger.info('operator stopped');
   }
 
+  /** Lets queued Kubernetes Events be written (at most 2 s) before the client closes. */
+  private async flushEventRecorders(): Promise<void> {
+    if (this.recorders.length === 0) return;
+    let timer: TimerHandle | undefined;
+    await Promise.race([
+      Promise.allSettled(this.recorders.map((r) => r.flush())),
+      new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, 2000))),
+    ]);
+    if (timer !== undefined) this.clock.clearTimeout(timer);
+  }
+
   private eventRecorderFor(component: string): ResourceEventRecorder {
     if (this.options.eventRecorder) return this.options.eventRecorder;
-    return new EventRecorder(this.client, {
+    const recorder = new EventRecorder(this.client, {
       component,
       host: process.env['HOSTNAME'] || undefined,
       clock: this.clock,
       logger: this.logger,
     });
+    this.recorders.push(recorder);
+    return recorder;
   }
 
   private async checkCrds(): Promise<void> {

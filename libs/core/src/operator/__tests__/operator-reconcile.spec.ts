@@ -4,6 +4,7 @@ import type { Context, RetryInfo } from '../../api/context.js';
 import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import type { Cleaner, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { OperatorOptions } from '../../config/operator-configuration.js';
@@ -97,40 +98,52 @@ describe('reconciliation against @tosdk/apiserver', () => {
     expect(r.cleanups).toEqual(['w']);
   });
 
-  it('[EP-05] cleanup and finalizers work on a built-in kind (ConfigMap)', async () => {
+  it('[EP-05] cleanup and finalizers work on built-in kinds without a generation (Service, Pod)', async () => {
     const ns = await newNamespace(admin);
-    const cleaned: string[] = [];
     const reconciled: string[] = [];
-    class ConfigMapReconciler implements Reconciler<
-      typeof ResourceTypes.ConfigMap extends { __type?: infer T } ? NonNullable<T> : never
-    > {
-      reconcile(resource: { metadata?: { name?: string } }) {
-        reconciled.push(resource.metadata!.name!);
+    const cleaned: string[] = [];
+    const cleaner = {
+      reconcile: (r: KubernetesResource) => {
+        reconciled.push(`${r.kind}/${r.metadata!.name}`);
         return UpdateControl.noUpdate();
-      }
-      cleanup(resource: { metadata?: { name?: string } }) {
-        cleaned.push(resource.metadata!.name!);
+      },
+      cleanup: (r: KubernetesResource) => {
+        cleaned.push(`${r.kind}/${r.metadata!.name}`);
         return DeleteControl.defaultDelete();
-      }
-    }
-    operator().register(new ConfigMapReconciler(), {
-      resourceType: ResourceTypes.ConfigMap,
-      namespaces: [ns],
-    });
-    await operators[0].start();
-    await admin.create(ResourceTypes.ConfigMap, {
+      },
+    };
+    const op = operator();
+    op.register(cleaner, { resourceType: ResourceTypes.Service, name: 'services', namespaces: [ns] });
+    op.register({ ...cleaner }, { resourceType: ResourceTypes.Pod, name: 'pods', namespaces: [ns] });
+    await op.start();
+    await admin.create(ResourceTypes.Service, {
       apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'c', namespace: ns },
+      kind: 'Service',
+      metadata: { name: 's', namespace: ns },
+      spec: { ports: [{ port: 80 }] },
     });
-    const id = new ResourceID('c', ns);
-    await waitFor(() => reconciled.includes('c'), 'reconciled');
-    expect((await admin.get(ResourceTypes.ConfigMap, id))?.metadata?.finalizers).toEqual([
-      'configmaps/finalizer',
-    ]);
-    await admin.delete(ResourceTypes.ConfigMap, id);
-    await waitFor(async () => (await admin.get(ResourceTypes.ConfigMap, id)) === undefined, 'deleted');
-    expect(cleaned).toEqual(['c']);
+    await admin.create(ResourceTypes.Pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: ns },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    await waitFor(() => reconciled.includes('Service/s') && reconciled.includes('Pod/p'), 'reconciled');
+    const service = await admin.get(ResourceTypes.Service, new ResourceID('s', ns));
+    const pod = await admin.get(ResourceTypes.Pod, new ResourceID('p', ns));
+    expect(service?.metadata?.finalizers).toEqual(['services/finalizer']);
+    expect(pod?.metadata?.finalizers).toEqual(['pods/finalizer']);
+    await admin.delete(ResourceTypes.Service, new ResourceID('s', ns));
+    await admin.delete(ResourceTypes.Pod, new ResourceID('p', ns), { gracePeriodSeconds: 0 });
+    await waitFor(
+      async () => (await admin.get(ResourceTypes.Service, new ResourceID('s', ns))) === undefined,
+      'service gone',
+    );
+    await waitFor(
+      async () => (await admin.get(ResourceTypes.Pod, new ResourceID('p', ns))) === undefined,
+      'pod gone',
+    );
+    expect(cleaned.sort()).toEqual(['Pod/p', 'Service/s']);
   });
 
   it('[EP-06] reconciles a cluster-scoped custom resource', async () => {

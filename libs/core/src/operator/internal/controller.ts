@@ -3,6 +3,7 @@ import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { isCleaner } from '../../api/reconciler.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { ResourceID } from '../../api/resource-id.js';
 import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
 import { isResourceEventSource } from '../../event/event-source.js';
 import type { EventSource, EventSourceHealth, ResourceEventSource } from '../../event/event-source.js';
@@ -173,10 +174,22 @@ export class Controller<P extends KubernetesResource> {
     return true;
   }
 
-  /** Starts processing events (including those received meanwhile). */
+  /**
+   * Starts processing events (including those received meanwhile). On a restart (leadership
+   * regained) every cached primary is queued once, since timers were dropped while stopped.
+   */
   startProcessing(): void {
+    const restart = this.processingStarted;
+    this.processingStarted = true;
     this.eventProcessor.start();
+    if (restart) {
+      for (const primary of this.o.informer.list()) {
+        this.eventProcessor.handleEvent({ resourceId: ResourceID.fromResource(primary) });
+      }
+    }
   }
+
+  private processingStarted = false;
 
   /** Stops processing: no new reconciliation starts; running ones finish. */
   stopProcessing(): void {
