@@ -41,3 +41,17 @@ export class FetchTimeoutError extends Error {
     this.name = 'FetchTimeoutError';
   }
 }
+
+/**
+ * The first list of an informer event source failed (e.g. 403 without RBAC access). The informer
+ * keeps retrying: with `stopOnInformerErrorDuringStartup` off the operator starts anyway, reports
+ * the source unhealthy and recovers once the list succeeds. `cause` is the API or transport error.
+ */
+export class InformerEventSourceStartError extends Error {
+  /** Stable error code. */
+  readonly code = 'InformerEventSourceStart';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InformerEventSourceStartError';
+  }
+}

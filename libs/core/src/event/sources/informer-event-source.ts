@@ -13,7 +13,11 @@ import type { Clock } from '../../util/clock.js';
 import type { EventSourceHealth, ResourceEventSource } from '../event-source.js';
 import { AbstractEventSource, errorMessage } from './abstract-event-source.js';
 import type { EventSourceOptions } from './abstract-event-source.js';
-import { EventSourceUsageError, MissingPrimaryToSecondaryMapperError } from './errors.js';
+import {
+  EventSourceUsageError,
+  InformerEventSourceStartError,
+  MissingPrimaryToSecondaryMapperError,
+} from './errors.js';
 import { isIndexableMapper, Mappers } from './mappers.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
 import { OwnWriteTracker } from './own-write-tracker.js';
@@ -71,7 +75,11 @@ export interface InformerEventSourceOptions<
   boundedCache?: { ttlMs: number; max?: number };
   /** Whether events of primaries that are not in the controller's cache are dropped (logged at debug). Defaults to true. */
   skipUnknownPrimaries?: boolean;
-  /** Whether start fails when the first list fails. Defaults to true (then the operator's `stopOnInformerErrorDuringStartup` decides). */
+  /**
+   * Whether `start` rejects when the first list fails (the informer keeps retrying either way).
+   * Defaults to true: the operator's `stopOnInformerErrorDuringStartup` then decides whether that
+   * stops the start or only marks the source unhealthy until a list succeeds.
+   */
   failFast?: boolean;
 }
 
@@ -133,7 +141,7 @@ export class InformerEventSource<
     this.indexed = !this.p2s && isIndexableMapper(this.s2p);
     const nsOption = o.namespaces ?? 'sameAsController';
     this.follow = o.followControllerNamespaceChanges ?? nsOption === 'sameAsController';
-    this.primaries = (o.skipUnknownPrimaries ?? true) && !o.client ? context.primaryCache : undefined;
+    this.primaries = (o.skipUnknownPrimaries ?? true) ? context.primaryCache : undefined;
     this.indexers = o.indexers ?? {};
     const namespaces = nsOption === 'sameAsController' ? [...context.namespaces] : nsOption;
     const clock: Clock | undefined = context.clock;
@@ -168,7 +176,8 @@ export class InformerEventSource<
         clock,
         logger: this.logger,
         transform,
-        failFast: o.failFast ?? true,
+        // start() decides; the informer itself keeps retrying so a lenient operator recovers
+        failFast: false,
       });
     } catch (error) {
       throw new EventSourceUsageError(`${this.label}: ${errorMessage(error)}`, { cause: error });
@@ -185,6 +194,12 @@ export class InformerEventSource<
       onDelete: (obj, finalStateUnknown) => this.onEvent({ kind: 'delete', obj, finalStateUnknown }),
     });
     await this.informer.start();
+    const h = this.informer.health();
+    if (h.status === 'failed' && (this.o.failFast ?? true)) {
+      throw new InformerEventSourceStartError(
+        `${this.label}: the first list failed (${h.reason ?? 'unknown reason'}); retrying in the background`,
+      );
+    }
   }
 
   override async stop(): Promise<void> {
