@@ -30,6 +30,8 @@ export class Connection {
   readonly basePath: string;
   private requestAgent?: http.Agent;
   private watchAgent?: http.Agent;
+  private proxyAgent?: http.Agent;
+  private readonly usesProxy: boolean;
   private auth?: ResolvedAuth;
   private authAt = 0;
   private authPromise?: Promise<ResolvedAuth>;
@@ -65,6 +67,7 @@ export class Connection {
     this.hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     this.port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     this.basePath = url.pathname.replace(/\/+$/, '');
+    this.usesProxy = Boolean(cluster.proxyUrl);
     const user = kubeConfig.getCurrentUser();
     this.dynamicAuth = Boolean(user && (user.exec || user.authProvider));
   }
@@ -103,6 +106,7 @@ export class Connection {
   }
 
   private agentFor(watch: boolean, auth: ResolvedAuth): http.Agent {
+    if (this.proxyAgent) return this.proxyAgent;
     if (watch) {
       this.watchAgent ??= this.makeAgent(auth, Infinity);
       return this.watchAgent;
@@ -141,9 +145,11 @@ export class Connection {
         { cause },
       );
     }
-    // applyToHTTPSOptions builds an agent of its own; we keep only the settings and pool ourselves.
-    if (opts.agent && typeof (opts.agent as http.Agent).destroy === 'function')
-      (opts.agent as http.Agent).destroy();
+    // applyToHTTPSOptions also hands out an agent from the KubeConfig's shared cache. We pool with
+    // our own agents (keep-alive, sized), except behind a proxy-url, where its agent does the
+    // tunnelling (HTTP CONNECT or SOCKS). Its agent is shared with other users of the KubeConfig:
+    // never destroy it.
+    if (this.usesProxy && opts.agent instanceof http.Agent) this.proxyAgent = opts.agent;
     const headers: Record<string, string> = { 'User-Agent': this.options.userAgent };
     for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
       if (typeof value === 'string' || typeof value === 'number') headers[name] = String(value);

@@ -74,21 +74,47 @@ async function openOnce(
       agent,
     };
     const req = conn.protocol === 'https:' ? https.request(options) : http.request(options);
-    const onAbort = () => req.destroy(new AbortMarker('aborted'));
+    const onAbort = () => {
+      const aborted = new AbortMarker('aborted');
+      req.destroy(aborted);
+      fail(aborted);
+    };
     exchange.signal?.addEventListener('abort', onAbort, { once: true });
     const cleanup = () => exchange.signal?.removeEventListener('abort', onAbort);
+    let headTimer: NodeJS.Timeout | undefined;
     if (exchange.idleTimeoutMs > 0) {
+      // Idle socket after the answer started; before that (no socket yet, a proxy tunnel or TLS
+      // handshake that never completes) a plain timer, since socket timeouts arm only with a socket.
       req.setTimeout(exchange.idleTimeoutMs, () => req.destroy(new TimeoutMarker('timeout')));
+      headTimer = setTimeout(() => {
+        // destroy() of a request still waiting for its socket only takes effect once a socket
+        // comes, which may be never: settle here.
+        const timeout = new TimeoutMarker('timeout');
+        req.destroy(timeout);
+        fail(timeout);
+      }, exchange.idleTimeoutMs);
+      headTimer.unref();
     }
-    req.on('error', (cause) => {
+    let settled = false;
+    const fail = (cause: unknown) => {
+      clearTimeout(headTimer);
+      if (settled) return;
+      settled = true;
       cleanup();
       const error = transportError(cause, exchange, requestInfo);
       if (req.reusedSocket && (cause as NodeJS.ErrnoException).code === 'ECONNRESET') {
         Object.assign(error, { retryOnFreshSocket: true });
       }
       reject(error);
-    });
+    };
+    req.on('error', fail);
     req.on('response', (res) => {
+      clearTimeout(headTimer);
+      if (settled) {
+        res.destroy();
+        return;
+      }
+      settled = true;
       res.on('close', cleanup);
       resolve({ req, res });
     });
