@@ -73,3 +73,8 @@ export * from './workflow/workflow-result.js';
 export * from './workflow/workflow.js';
 export * from './workflow/workflow-builder.js';
 export * from './workflow/managed-workflow.js';
+export * from './dependent/abstract-external-dependent-resource.js';
+export * from './dependent/dependent-resource-with-explicit-state.js';
+export * from './dependent/polling-dependent-resource.js';
+export * from './workflow/kubernetes-resource-deleted-condition.js';
+export * from './workflow/crd-present-activation-condition.js';

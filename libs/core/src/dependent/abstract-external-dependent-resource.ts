@@ -1,0 +1,138 @@
+import type { Context } from '../api/context.js';
+import type { EventSourceContext } from '../api/reconciler.js';
+import { ResourceID } from '../api/resource-id.js';
+import type { KubernetesResource } from '../api/resource-type.js';
+import type { EventSource } from '../event/event-source.js';
+import type { ExternalResourceCachingEventSource } from '../event/sources/external-resource-caching-event-source.js';
+import { AbstractDependentResource } from './abstract-dependent-resource.js';
+import type { DependentResourceOptions } from './abstract-dependent-resource.js';
+import { isDependentResourceWithExplicitState } from './dependent-resource-with-explicit-state.js';
+import type { EventSourceProvider } from './dependent-resource.js';
+import { DependentResourceError } from './errors.js';
+
+/** Options of an external dependent. */
+export interface ExternalDependentOptions<R> extends DependentResourceOptions {
+  /** Name of its event source. Defaults to the dependent's name. */
+  eventSourceName?: string;
+  /** Identity of an external resource among a primary's. Defaults to the whole value as JSON. */
+  idOf?: (resource: R) => string;
+}
+
+interface Recent<R> {
+  value: R;
+  /** What the event source held for that id when the write returned (JSON); the write wins until the source moves on. */
+  seen: string | undefined;
+}
+
+/**
+ * A dependent resource outside Kubernetes whose state an {@link ExternalResourceCachingEventSource}
+ * caches (JOSDK's `AbstractExternalDependentResource`). What it creates or updates is served at
+ * once (ahead of the next poll) until the event source reports a newer state. With
+ * {@link DependentResourceWithExplicitState}, the external id is kept in a Kubernetes resource
+ * (ConfigMap or Secret) created after the external resource and deleted after it.
+ *
+ * @typeParam R - the external resource type.
+ * @typeParam P - the primary kind.
+ */
+export abstract class AbstractExternalDependentResource<R, P extends KubernetesResource = KubernetesResource>
+  extends AbstractDependentResource<R, P>
+  implements EventSourceProvider<P>
+{
+  readonly eventSourceName: string;
+  protected source: ExternalResourceCachingEventSource<R> | undefined;
+  private readonly recent = new Map<string, Map<string, Recent<R>>>();
+  private readonly idOf: (resource: R) => string;
+
+  constructor(options: ExternalDependentOptions<R> = {}) {
+    super(options);
+    this.eventSourceName = options.eventSourceName ?? this.name;
+    this.idOf = options.idOf ?? ((r) => JSON.stringify(r));
+  }
+
+  /** Creates the event source that caches the external resources. */
+  protected abstract createEventSource(context: EventSourceContext<P>): ExternalResourceCachingEventSource<R>;
+
+  eventSource(context: EventSourceContext<P>): EventSource {
+    this.source ??= this.createEventSource(context);
+    return this.source;
+  }
+
+  useEventSource(source: EventSource): void {
+    this.source = source as ExternalResourceCachingEventSource<R>;
+  }
+
+  /** The cached external resources of a primary, own recent writes included. */
+  protected secondaryResources(primary: P, _context: Context<P>): R[] {
+    if (!this.source) {
+      throw new DependentResourceError(
+        'DependentNotConfigured',
+        `dependent ${this.name}: no event source yet; use it in a managed workflow, or register dependent.eventSource(context)`,
+        this.name,
+      );
+    }
+    const cached = this.source.getSecondaryResources(primary);
+    const key = ResourceID.fromResource(primary).key;
+    const recent = this.recent.get(key);
+    if (!recent?.size) return cached;
+    const byId = new Map(cached.map((r) => [this.idOf(r), r]));
+    for (const [id, entry] of recent) {
+      const now = byId.get(id);
+      const nowJson = now === undefined ? undefined : JSON.stringify(now);
+      if (nowJson !== entry.seen) {
+        recent.delete(id); // the source reported a newer state
+        continue;
+      }
+      byId.set(id, entry.value);
+    }
+    return [...byId.values()];
+  }
+
+  protected override async onCreatedOrUpdated(resource: R, primary: P, context: Context<P>): Promise<void> {
+    const key = ResourceID.fromResource(primary).key;
+    const id = this.idOf(resource);
+    const now = this.source?.getSecondaryResources(primary).find((r) => this.idOf(r) === id);
+    let map = this.recent.get(key);
+    if (!map) this.recent.set(key, (map = new Map<string, Recent<R>>()));
+    map.set(id, { value: resource, seen: now === undefined ? undefined : JSON.stringify(now) });
+    if (isDependentResourceWithExplicitState<R, P>(this) && !this.stateResourceOf(primary, context)) {
+      const state = this.stateResource(primary, resource);
+      await context.client.create(this.stateResourceType, state);
+    }
+  }
+
+  /**
+   * The state resource (ConfigMap, Secret) of this dependent for a primary, from the controller's
+   * event sources; undefined when none or when the dependent keeps no explicit state.
+   */
+  protected stateResourceOf(primary: P, context: Context<P>): KubernetesResource | undefined {
+    if (!isDependentResourceWithExplicitState<R, P>(this)) return undefined;
+    const expected = this.stateResource(primary, undefined);
+    const name = expected.metadata?.name;
+    return context
+      .getSecondaryResources(this.stateResourceType)
+      .find(
+        (s) =>
+          s.metadata?.name === name &&
+          s.metadata?.namespace === (expected.metadata?.namespace ?? primary.metadata?.namespace),
+      );
+  }
+
+  /**
+   * Deletes the external resource (through {@link AbstractExternalDependentResource.deleteResource})
+   * and then its state resource, if any.
+   */
+  async delete(primary: P, context: Context<P>): Promise<void> {
+    const actual = this.getSecondaryResource(primary, context);
+    if (actual !== undefined) await this.deleteResource(actual, primary, context);
+    this.recent.delete(ResourceID.fromResource(primary).key);
+    if (isDependentResourceWithExplicitState<R, P>(this)) {
+      const state = this.stateResourceOf(primary, context);
+      if (state) await context.client.delete(this.stateResourceType, ResourceID.fromResource(state));
+    }
+  }
+
+  /** Deletes one external resource. Defaults to nothing (override for deleters). */
+  protected deleteResource(_resource: R, _primary: P, _context: Context<P>): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,84 @@
+import type { Context } from '../api/context.js';
+import type { EventSourceContext } from '../api/reconciler.js';
+import type { ResourceID } from '../api/resource-id.js';
+import type { KubernetesResource } from '../api/resource-type.js';
+import type { ExternalResourceCachingEventSource } from '../event/sources/external-resource-caching-event-source.js';
+import { PerResourcePollingEventSource } from '../event/sources/per-resource-polling-event-source.js';
+import { PollingEventSource } from '../event/sources/polling-event-source.js';
+import { AbstractExternalDependentResource } from './abstract-external-dependent-resource.js';
+import type { ExternalDependentOptions } from './abstract-external-dependent-resource.js';
+import type { ReconcileResult } from './dependent-resource.js';
+
+/** Options of a {@link PollingDependentResource}. */
+export interface PollingDependentOptions<R> extends ExternalDependentOptions<R> {
+  /** Time between polls. Required, > 0. */
+  periodMs: number;
+  /** A poll not settled after this long fails. Defaults to `periodMs`, at least 1 s. */
+  fetchTimeoutMs?: number;
+}
+
+/**
+ * An external dependent polled for all primaries at once (JOSDK's `PollingDependentResource`):
+ * implement {@link PollingDependentResource.fetchResources} and `desired`, plus `create`,
+ * `update`, `deleteResource` as the external API allows.
+ */
+export abstract class PollingDependentResource<
+  R,
+  P extends KubernetesResource = KubernetesResource,
+> extends AbstractExternalDependentResource<R, P> {
+  constructor(private readonly pollingOptions: PollingDependentOptions<R>) {
+    super(pollingOptions);
+  }
+
+  /** Every external resource grouped by the primary it belongs to. */
+  abstract fetchResources(): Promise<Iterable<readonly [ResourceID, Iterable<R>]>>;
+
+  protected createEventSource(context: EventSourceContext<P>): ExternalResourceCachingEventSource<R> {
+    return new PollingEventSource<R>({
+      name: this.eventSourceName,
+      fetcher: () => this.fetchResources(),
+      periodMs: this.pollingOptions.periodMs,
+      fetchTimeoutMs: this.pollingOptions.fetchTimeoutMs,
+      idOf: this.pollingOptions.idOf,
+      clock: context.clock,
+      logger: context.logger,
+    });
+  }
+}
+
+/**
+ * An external dependent polled per primary (JOSDK's `PerResourcePollingDependentResource`):
+ * implement {@link PerResourcePollingDependentResource.fetchResources}. A primary not polled yet is
+ * fetched before its first reconciliation.
+ */
+export abstract class PerResourcePollingDependentResource<
+  R,
+  P extends KubernetesResource = KubernetesResource,
+> extends AbstractExternalDependentResource<R, P> {
+  constructor(private readonly pollingOptions: PollingDependentOptions<R>) {
+    super(pollingOptions);
+  }
+
+  /** The external resources of one primary. */
+  abstract fetchResources(primary: P): Promise<Iterable<R>>;
+
+  protected createEventSource(context: EventSourceContext<P>): ExternalResourceCachingEventSource<R> {
+    return new PerResourcePollingEventSource<R, P>(
+      {
+        name: this.eventSourceName,
+        fetcher: (primary) => this.fetchResources(primary),
+        periodMs: this.pollingOptions.periodMs,
+        fetchTimeoutMs: this.pollingOptions.fetchTimeoutMs,
+        idOf: this.pollingOptions.idOf,
+      },
+      context,
+    );
+  }
+
+  override async reconcile(primary: P, context: Context<P>): Promise<ReconcileResult<R>> {
+    if (this.source instanceof PerResourcePollingEventSource) {
+      await (this.source as PerResourcePollingEventSource<R, P>).getOrFetch(primary);
+    }
+    return super.reconcile(primary, context);
+  }
+}
