@@ -369,4 +369,32 @@ describe('Operator against @tosdk/apiserver', () => {
       'dyn',
     ]);
   });
+
+  it('[OP-03] losing and regaining the lease stops processing, then reconciles every cached primary again', async () => {
+    const ns = await newNamespace(admin);
+    const r = new RecordingReconciler();
+    const op = operator({
+      leaderElection: {
+        leaseName: 'regain',
+        leaseNamespace: ns,
+        identity: 'a',
+        exitOnStopLeading: false,
+        leaseDurationMs: 1000,
+        renewDeadlineMs: 800,
+        retryPeriodMs: 100,
+      },
+    });
+    op.register(r, { resourceType: Widget, name: 'regain', namespaces: [ns] });
+    await op.start();
+    await waitFor(() => op.runtimeInfo.isLeader(), 'leading');
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => r.runs.length === 1, 'first run');
+    const micro = new Date().toISOString().replace('Z', '000Z');
+    await admin.mergePatch(ResourceTypes.Lease, new ResourceID('regain', ns), {
+      spec: { holderIdentity: 'intruder', renewTime: micro, acquireTime: micro, leaseDurationSeconds: 1 },
+    });
+    await waitFor(() => !op.runtimeInfo.isLeader(), 'lost the lease');
+    await waitFor(() => op.runtimeInfo.isLeader(), 'regained the lease', 10_000);
+    await waitFor(() => r.runs.length === 2, 'reconciled again without an event');
+  });
 });
