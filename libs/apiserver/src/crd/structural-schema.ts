@@ -6,6 +6,7 @@ import type { StatusCause } from '../types.js';
 import { child, forbidden, index, invalid, key, notSupported, required } from './field-errors.js';
 import type { JsonSchemaProps } from './schema-types.js';
 import { asSchema } from './schema-types.js';
+import { compileRe2 } from './internal/re2.js';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const LIST_TYPES = ['atomic', 'map', 'set'];
@@ -107,7 +108,7 @@ function walk(
       errs.push(invalid(child(path, 'pattern'), s.pattern, 'must be a string'));
     else {
       try {
-        new RegExp(s.pattern);
+        compileRe2(s.pattern);
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
         errs.push(

@@ -42,6 +42,16 @@ describe('CEL subset', () => {
     ['!has(self.missing) || self.missing > 0', true],
     ['self.missing > 0 || true', true],
     ['{"a": 1}.a == 1 && -self.min == -1', true],
+    ["self.name.split('-') == ['web', '1'] && 'a/b/c'.split('/', 2) == ['a', 'b/c']", true],
+    [
+      "self.name.replace('-', '_') == 'web_1' && self.name.substring(1, 3) == 'eb' && self.name.indexOf('b') == 2",
+      true,
+    ],
+    ["self.name.charAt(0) == 'w' && 'abcabc'.lastIndexOf('b') == 4", true],
+    ["duration('1m30s') > duration('90s') || duration('1m30s') == duration('90s')", true],
+    ["duration('1h') > duration('59m') && duration('0s') == duration('0')", true],
+    ['self.name.matches(r"^(?i)WEB-[0-9]+$")', true],
+    ["'ab'.matches(r'^(?i)AB\\z')", true],
   ])('%s is %j', (rule, expected) => {
     expect(run(rule, self)).toEqual(expected);
   });

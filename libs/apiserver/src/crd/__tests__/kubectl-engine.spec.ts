@@ -60,17 +60,13 @@ describe('kubectl against the API server with a CRD', () => {
   });
 
   maybe(
-    'apply prunes unknown fields and applies defaults; get shows the printer columns',
+    'strict validation (the kubectl default) rejects an unknown field; without it the field is pruned, defaults are applied and get shows the printer columns',
     async () => {
-      expect(
-        (
-          await kubectl(
-            'apply',
-            '-f',
-            await file('home.json', page('home', { html: '<p/>', color: 'red', junk: 1 })),
-          )
-        ).code,
-      ).toBe(0);
+      const withJunk = await file('home.json', page('home', { html: '<p/>', color: 'red', junk: 1 }));
+      const strict = await kubectl('apply', '-f', withJunk);
+      expect(strict.code).not.toBe(0);
+      expect(strict.out).toContain('unknown field "spec.junk"');
+      expect((await kubectl('apply', '--validate=false', '-f', withJunk)).code).toBe(0);
       const json = JSON.parse((await kubectl('get', 'wp', 'home', '-o', 'json')).out) as {
         spec: Record<string, unknown>;
       };

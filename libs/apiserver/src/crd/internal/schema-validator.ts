@@ -9,6 +9,7 @@ import { invalid, notSupported, required, tooLong, tooMany, typeInvalid } from '
 import { isObject, jsonTypeOf } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { KUBERNETES_FORMATS } from './formats.js';
+import { compileRe2 } from './re2.js';
 import { toJsonSchema } from './to-json-schema.js';
 import type { LocatedCause } from './located-cause.js';
 
@@ -31,6 +32,15 @@ export class SchemaValidator {
   }
 }
 
+// Patterns are Go RE2 in Kubernetes; ajv compiles them through this translation (`code` only names it
+// for ajv's standalone mode, which is not used).
+const RE2_ENGINE = Object.assign(
+  (pattern: string, flags: string) => compileRe2(pattern, flags.replace('u', '')),
+  {
+    code: 'compileRe2',
+  },
+);
+
 let shared: Ajv | undefined;
 
 /**
@@ -46,6 +56,7 @@ function compileShared(schema: JsonObject): ValidateFunction {
     validateSchema: false,
     addUsedSchema: false,
     formats: KUBERNETES_FORMATS,
+    code: { regExp: RE2_ENGINE },
   });
   const fn = shared.compile(schema);
   shared.removeSchema(schema);

@@ -9,6 +9,7 @@ import type { JsonObject } from '../../types.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
 import { KUBERNETES_STRING_FORMATS } from './formats.js';
+import { compileRe2 } from './re2.js';
 
 const COPIED = [
   'maxLength',
@@ -97,7 +98,7 @@ function metadataSchema(s: JsonSchemaProps): JsonObject {
 
 function isValidPattern(pattern: string): boolean {
   try {
-    new RegExp(pattern);
+    compileRe2(pattern);
     return true;
   } catch {
     return false;

@@ -53,7 +53,7 @@ export function usesOldSelf(e: Expr): boolean {
   }
 }
 
-const GLOBAL_FUNCTIONS = new Set(['size', 'int', 'uint', 'double', 'string', 'bool']);
+const GLOBAL_FUNCTIONS = new Set(['size', 'int', 'uint', 'double', 'string', 'bool', 'duration']);
 const MEMBER_FUNCTIONS = new Set([
   'size',
   'startsWith',
@@ -63,6 +63,12 @@ const MEMBER_FUNCTIONS = new Set([
   'lowerAscii',
   'upperAscii',
   'trim',
+  'split',
+  'charAt',
+  'indexOf',
+  'lastIndexOf',
+  'replace',
+  'substring',
   'join',
   'sum',
   'min',

@@ -5,6 +5,7 @@
  */
 import { isObject, jsonEqual } from '../../json-util.js';
 import type { Expr } from './ast.js';
+import { compileRe2 } from '../re2.js';
 
 /** A runtime error of a rule (a missing field, a type mismatch, division by zero). */
 export class CelEvalError extends Error {
@@ -260,6 +261,11 @@ function call(fn: string, target: unknown, hasTarget: boolean, args: unknown[]):
         if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
         return noOverload(fn, v);
       }
+      case 'duration': {
+        const v = one();
+        if (typeof v !== 'string') return noOverload(fn, v);
+        return parseDuration(v);
+      }
       case 'bool': {
         const v = one();
         if (typeof v === 'boolean') return v;
@@ -281,11 +287,15 @@ function call(fn: string, target: unknown, hasTarget: boolean, args: unknown[]):
       return str(target).includes(str(one()));
     case 'matches': {
       const pattern = str(one());
+      let re: RegExp;
       try {
-        return new RegExp(pattern).test(str(target));
-      } catch {
-        throw new CelEvalError(`invalid regular expression: ${pattern}`);
+        re = compileRe2(pattern);
+      } catch (err) {
+        throw new CelEvalError(
+          `invalid regular expression ${pattern}: ${err instanceof Error ? err.message : ''}`,
+        );
       }
+      return re.test(str(target));
     }
     case 'lowerAscii':
       return str(target).replace(/[A-Z]/g, (c) => c.toLowerCase());
@@ -293,6 +303,65 @@ function call(fn: string, target: unknown, hasTarget: boolean, args: unknown[]):
       return str(target).replace(/[a-z]/g, (c) => c.toUpperCase());
     case 'trim':
       return str(target).trim();
+    case 'split': {
+      const parts = str(target).split(str(args[0]));
+      if (args.length > 1) {
+        const n = args[1];
+        if (typeof n !== 'number') return noOverload(fn, target, ...args);
+        if (n === 0) return [];
+        if (n > 0 && parts.length > n)
+          return [...parts.slice(0, n - 1), parts.slice(n - 1).join(str(args[0]))];
+      }
+      return parts;
+    }
+    case 'charAt': {
+      const i = one();
+      const chars = [...str(target)];
+      if (typeof i !== 'number' || i < 0 || i > chars.length)
+        throw new CelEvalError(`index out of range: ${String(i)}`);
+      return chars[i] ?? '';
+    }
+    case 'indexOf':
+    case 'lastIndexOf': {
+      const needle = str(args[0]);
+      const s = str(target);
+      return fn === 'indexOf' ? s.indexOf(needle) : s.lastIndexOf(needle);
+    }
+    case 'replace': {
+      if (args.length < 2) return noOverload(fn, target, ...args);
+      const from = str(args[0]);
+      const to = str(args[1]);
+      const s = str(target);
+      if (args.length > 2 && typeof args[2] === 'number' && args[2] >= 0) {
+        let out = s;
+        let count = 0;
+        let at = 0;
+        while (count < args[2]) {
+          const i = out.indexOf(from, at);
+          if (i < 0) break;
+          out = out.slice(0, i) + to + out.slice(i + from.length);
+          at = i + to.length;
+          count++;
+        }
+        return out;
+      }
+      return s.split(from).join(to);
+    }
+    case 'substring': {
+      const chars = [...str(target)];
+      const start = args[0];
+      const end = args.length > 1 ? args[1] : chars.length;
+      if (
+        typeof start !== 'number' ||
+        typeof end !== 'number' ||
+        start < 0 ||
+        end > chars.length ||
+        start > end
+      ) {
+        throw new CelEvalError('substring index out of range');
+      }
+      return chars.slice(start, end).join('');
+    }
     case 'join': {
       if (!Array.isArray(target) || !target.every((x) => typeof x === 'string'))
         return noOverload(fn, target);
@@ -319,4 +388,20 @@ function call(fn: string, target: unknown, hasTarget: boolean, args: unknown[]):
     default:
       throw new CelUnsupportedError(`function ${fn}()`);
   }
+}
+
+const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
+
+/**
+ * A Go duration string as seconds. Durations are numbers here, so they compare and add as CEL
+ * durations do; mixing them with plain numbers is not rejected as CEL would.
+ */
+function parseDuration(text: string): number {
+  const m = /^([-+])?((?:\d+(?:\.\d*)?|\.\d+)(?:h|ms|us|µs|ns|m|s))+$/.exec(text);
+  if (!m && text !== '0') throw new CelEvalError(`invalid duration: ${text}`);
+  let total = 0;
+  for (const part of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(h|ms|us|µs|ns|m|s)/g)) {
+    total += Number(part[1]) * (UNIT_SECONDS[part[2] ?? 's'] ?? 1);
+  }
+  return text.startsWith('-') ? -total : total;
 }
