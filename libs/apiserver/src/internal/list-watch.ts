@@ -6,7 +6,7 @@ import { metaOf } from './json.js';
 import type { Peers } from './peers.js';
 import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey } from './resource-type.js';
-import type { Store } from './store.js';
+import type { Store, StoreEvent } from './store.js';
 import type { IncludeObject } from './table.js';
 import { builtinTable } from './table.js';
 import type { WatchHub, Watcher } from './watch-hub.js';
@@ -310,14 +310,20 @@ export function startWatch(
     sink,
     lastRv: startRv,
     closed: false,
-    pending: undefined,
+    // live events wait here until the catch-up below is written
+    pending: [],
   };
-  for (const r of replay) sink.write(eventLine(r.type, r.json));
-  if (!sendState) for (const ev of store.eventsSince(key, startRv) ?? []) hub.deliver(w, ev);
-  if (initial === true) {
-    hub.send(w, bookmarkLine(rt, version, store.currentRv, true));
-  }
+  // registered in the same tick as the snapshot or history read above: no change falls between
   hub.add(w);
+  const catchUp: (string | StoreEvent)[] = replay.map((r) => eventLine(r.type, r.json));
+  if (!sendState) catchUp.push(...(store.eventsSince(key, startRv) ?? []));
+  void writeCatchUp(
+    hub,
+    w,
+    res,
+    catchUp,
+    initial === true ? () => bookmarkLine(rt, version, store.currentRv, true) : undefined,
+  );
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
     const t = setInterval(
@@ -338,6 +344,49 @@ export function startWatch(
   const onGone = (): void => hub.close(w);
   res.on('close', onGone);
   res.on('error', onGone);
+}
+
+/**
+ * Writes a watch's catch-up (initial state or history) and then the live events that queued
+ * meanwhile, pacing on the transport so that a large backlog never trips the slow-watcher bound.
+ */
+async function writeCatchUp(
+  hub: WatchHub,
+  w: Watcher,
+  res: ServerResponse,
+  items: (string | StoreEvent)[],
+  endBookmark: (() => string) | undefined,
+): Promise<void> {
+  const highWater = Math.max(64 * 1024, hub.maxBufferedBytes / 2);
+  const pace = async (): Promise<void> => {
+    while (!w.closed && res.writableLength > highWater) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  };
+  for (const item of items) {
+    await pace();
+    if (w.closed) return;
+    if (typeof item === 'string') w.sink.write(item);
+    else hub.deliver(w, item);
+  }
+  if (endBookmark) {
+    await pace();
+    hub.send(w, endBookmark());
+  }
+  while (!w.closed && w.pending && w.pending.length > 0) {
+    await pace();
+    const ev = w.pending.shift();
+    if (ev) hub.deliver(w, ev);
+  }
+  w.pending = undefined;
 }
 
 function bookmarkLine(rt: ResourceType, version: ResourceVersion, rv: number, initialEnd: boolean): string {

@@ -80,7 +80,10 @@ export class WatchHub {
 
   constructor(
     store: Store,
-    private readonly maxBufferedBytes: number,
+    /** Bytes a watch may fall behind before it is ended. */
+    readonly maxBufferedBytes: number,
+    /** Live events a watch may queue while its catch-up is written before it is ended. */
+    private readonly maxPending = 100_000,
   ) {
     this.unsubscribe = store.onChange((ev) => this.dispatch(ev));
   }
@@ -128,8 +131,10 @@ export class WatchHub {
     const s = this.watchers.get(ev.resource);
     if (!s || s.size === 0) return;
     for (const w of s) {
-      if (w.pending) w.pending.push(ev);
-      else this.deliver(w, ev);
+      if (w.pending) {
+        w.pending.push(ev);
+        if (w.pending.length > this.maxPending) this.close(w);
+      } else this.deliver(w, ev);
     }
   }
 
