@@ -9,7 +9,9 @@ import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { ControllerConfiguration } from '../../config/controller-configuration.js';
 import { Operator } from '../operator.js';
 import {
+  DuplicateNameError,
   EventSourceStartError,
+  InvalidOperatorConfigurationError,
   MissingCustomResourceDefinitionError,
   OperatorStateError,
 } from '../errors.js';
@@ -396,5 +398,25 @@ describe('Operator against @tosdk/apiserver', () => {
     await waitFor(() => !op.runtimeInfo.isLeader(), 'lost the lease');
     await waitFor(() => op.runtimeInfo.isLeader(), 'regained the lease', 10_000);
     await waitFor(() => r.runs.length === 2, 'reconciled again without an event');
+  });
+
+  it('rejects bad operator options and duplicate controller names with typed errors', () => {
+    expect(() => new Operator({})).toThrow(InvalidOperatorConfigurationError);
+    expect(() => new Operator({ client: admin, concurrentReconciliationThreads: 0 })).toThrow(
+      /concurrentReconciliationThreads/,
+    );
+    expect(() => new Operator({ client: admin, terminationTimeoutMs: -1 })).toThrow(/terminationTimeoutMs/);
+    expect(() => new Operator({ client: admin, leaderElection: { leaseName: 'Bad Name' } })).toThrow(
+      /leaseName/,
+    );
+    const op = operator({ client: admin });
+    op.register(new RecordingReconciler(), { resourceType: Widget, name: 'same' });
+    expect(() => op.register(new RecordingReconciler(), { resourceType: Widget, name: 'same' })).toThrow(
+      DuplicateNameError,
+    );
+    // the overrider's result is validated too
+    expect(
+      () => new Operator({ client: admin }, (o) => ({ ...o, concurrentReconciliationThreads: 0 })),
+    ).toThrow(InvalidOperatorConfigurationError);
   });
 });
