@@ -103,7 +103,7 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
           kind: 'WebPage',
           name: 'hello',
           uid: created.metadata!.uid,
-          controller: true,
+          apiVersion: WebPage.apiVersion,
         }),
       ]);
     }
@@ -155,7 +155,7 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
     expect(ingress.metadata?.ownerReferences?.[0]).toMatchObject({
       kind: 'WebPage',
       name: 'shop',
-      controller: true,
+      apiVersion: WebPage.apiVersion,
     });
 
     await t.adminClient.mergePatch(WebPage, id, { spec: { exposed: false } });

@@ -76,7 +76,7 @@ export function desiredDeployment(page: WebPage): Desired<V1Deployment> {
             {
               name: 'nginx',
               image: NGINX_IMAGE,
-              ports: [{ name: 'http', containerPort: 80 }],
+              ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
               volumeMounts: [{ name: 'html', mountPath: '/usr/share/nginx/html', readOnly: true }],
               readinessProbe: { httpGet: { path: '/', port: 'http' } },
             },
