@@ -279,7 +279,8 @@ describe('Informer', () => {
     for (let i = 0; i < 3; i++) {
       kube.dropWatches();
       delays.push(await runBackoff());
-      await waitFor(() => kube.openWatches === 1, 5_000, 'reconnect');
+      // synced is set when the client sees the response head: the healthy period starts there
+      await waitFor(() => kube.openWatches === 1 && inf.health().status === 'synced', 5_000, 'reconnect');
     }
     // 1000*(1+0.2*0.98), 2000*(1.196), min(3000, 4000*1.196)
     expect(delays).toEqual([1196, 2392, 3000]);
