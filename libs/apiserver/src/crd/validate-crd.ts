@@ -34,6 +34,24 @@ const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32',
  * @returns the causes, with Kubernetes field paths and messages; empty when the CRD is valid.
  */
 export function validateCrd(crd: JsonObject, old?: JsonObject): StatusCause[] {
+  if (old) return [...validateCreate(crd), ...validateUpdate(crd, old)];
+  return validateCreate(crd);
+}
+
+// The engine validates a CRD and then compiles it (which validates again): remember recent results.
+const recent = new Map<string, StatusCause[]>();
+
+function validateCreate(crd: JsonObject): StatusCause[] {
+  const key = JSON.stringify([crd.metadata, crd.spec]);
+  const hit = recent.get(key);
+  if (hit) return hit.map((c) => ({ ...c }));
+  const errs = validateUncached(crd);
+  if (recent.size >= 32) recent.delete(recent.keys().next().value as string);
+  recent.set(key, errs);
+  return errs.map((c) => ({ ...c }));
+}
+
+function validateUncached(crd: JsonObject): StatusCause[] {
   const errs: StatusCause[] = [];
   const spec = objectAt(crd, 'spec');
   const names = objectAt(spec, 'names');
@@ -77,7 +95,6 @@ export function validateCrd(crd: JsonObject, old?: JsonObject): StatusCause[] {
     );
   }
 
-  if (old) errs.push(...validateUpdate(crd, old));
   return errs;
 }
 

@@ -31,14 +31,30 @@ function walk(s: JsonSchemaProps, path: string, name: string, root: boolean, err
   if (items) walk(items, child(path, 'items'), name, false, errs);
 }
 
+// Generated CRDs repeat the same defaulted sub-schemas many times (across versions and fields):
+// the result depends only on the node, its default and the field name, so it is computed once.
+const memo = new Map<string, StatusCause[]>();
+
 function checkDefault(s: JsonSchemaProps, at: string, name: string): StatusCause[] {
+  const key = JSON.stringify([name, s]);
+  let found = memo.get(key);
+  if (!found) {
+    found = checkDefaultUncached(s, name);
+    if (memo.size > 5000) memo.clear();
+    memo.set(key, found);
+  }
+  return found.map((c) => ({ ...c, field: at }));
+}
+
+/** The causes for one default, with an empty field (the caller sets it). */
+function checkDefaultUncached(s: JsonSchemaProps, name: string): StatusCause[] {
   const field = name || 'default';
   // Wrap the field in an object so pruning and validation see it in its place.
   const wrapper: JsonSchemaProps = { type: 'object', properties: { [field]: s } };
   const value = { [field]: cloneJson(s.default) };
   const pruned = cloneJson(value);
   pruneObject(pruned, wrapper, true);
-  if (!jsonEqual(pruned, value)) return [invalid(at, s.default, 'must not have unknown fields')];
+  if (!jsonEqual(pruned, value)) return [invalid('', s.default, 'must not have unknown fields')];
   applyDefaults(pruned, wrapper, false);
-  return new SchemaValidator(wrapper).validate(pruned).map(({ cause }) => ({ ...cause, field: at }));
+  return new SchemaValidator(wrapper).validate(pruned).map(({ cause }) => cause);
 }
