@@ -385,4 +385,22 @@ describe('EventProcessor', () => {
     await h.send(h.event('unknown', 'ADDED'));
     expect(h.runs).toHaveLength(1);
   });
+
+  it('[EP-18] the rate limiter wins over a retry delay: the retry runs when the window allows', async () => {
+    const { ep, send, event, runs, clock } = harness({
+      retry: new GenericRetry({ initialInterval: 100 }),
+      limiter: (c) => new LinearRateLimiter({ refreshPeriodMs: 1000, limitForPeriod: 1, clock: c }),
+    });
+    ep.start();
+    await send(event('a', 'ADDED'));
+    await runs[0].fail();
+    await clock.advance(100);
+    // the retry is due, but the window holds one run: postponed to the window's end, not dropped
+    expect(runs).toHaveLength(1);
+    await clock.advance(899);
+    expect(runs).toHaveLength(1);
+    await clock.advance(1);
+    expect(runs).toHaveLength(2);
+    expect(runs[1].scope.retryInfo).toEqual({ attemptCount: 1, isLastAttempt: false });
+  });
 });

@@ -495,4 +495,22 @@ describe('event processing against @tosdk/apiserver', () => {
     await waitFor(() => r.of('out').length === 1, 'out reconciled after the namespace change');
     expect(r.maxActive).toBe(1);
   });
+
+  it('[EP-13] rescheduleAfter on DeleteControl runs cleanup again after the delay without events', async () => {
+    const ns = await newNamespace(admin);
+    let cleanups = 0;
+    const r = Object.assign(new RecordingReconciler(), {
+      cleanup: () =>
+        ++cleanups === 1
+          ? DeleteControl.noFinalizerRemoval().rescheduleAfter(50)
+          : DeleteControl.defaultDelete(),
+    });
+    operator().register(r, { resourceType: Widget, name: 'ep13-delete', namespaces: [ns] });
+    await operators[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => r.runs.length === 1, 'reconciled');
+    await admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => (await get(ns, 'w')) === undefined, 'deleted after the rescheduled cleanup');
+    expect(cleanups).toBe(2);
+  });
 });
