@@ -26,6 +26,7 @@ import {
   UpdateControl,
 } from '@tosdk/core';
 import type { CustomResource, EventHandler, EventSource, KubernetesResource } from '@tosdk/core';
+import { runEventSources } from './lib/core-event-sources.js';
 
 const RESOURCES = 1_000;
 const EVENTS = 200_000;
@@ -364,4 +365,5 @@ export async function run(): Promise<void> {
   console.log(
     `(3) API writes per reconciled resource: ${plain.toFixed(2)} (target 1), with cleanup ${withCleanup.toFixed(2)} (target 2: finalizer + status)`,
   );
+  await runEventSources();
 }
