@@ -220,10 +220,11 @@ class Parser {
   }
 
   private identifier(): string {
-    const m = /^[^.[\]()\s'"=!<>]+/.exec(this.text.slice(this.pos));
+    // Field names end at a delimiter; `\.` keeps a dot inside a name (`app\.kubernetes\.io/name`).
+    const m = /^(?:\\.|[^.[\]()\s'"=!<>\\])+/.exec(this.text.slice(this.pos));
     if (!m) return this.fail('expected a field name');
     this.pos += m[0].length;
-    return m[0];
+    return m[0].replace(/\\(.)/g, '$1');
   }
 
   private skipSpaces(): void {

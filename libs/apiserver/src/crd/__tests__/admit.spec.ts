@@ -148,6 +148,14 @@ describe('admit: pruning', () => {
     expect(obj.spec).toEqual({ anything: { deep: [1, 2] }, known: { a: 'x' }, free: { x: { y: 1 } } });
   });
 
+  it('a schemaless CRD (root x-kubernetes-preserve-unknown-fields) keeps everything and validates nothing else', () => {
+    const v = versionWith({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    const obj = webPage({ anything: [1, { deep: true }] }, { status: { free: 'form' } });
+    expect(v.unknownFields(obj)).toEqual([]);
+    expect(v.admit(obj, 'create')).toEqual([]);
+    expect(obj).toMatchObject({ spec: { anything: [1, { deep: true }] }, status: { free: 'form' } });
+  });
+
   it('prunes inside list items and map values, and reports the paths as unknown fields', () => {
     const v = versionWith({
       type: 'object',

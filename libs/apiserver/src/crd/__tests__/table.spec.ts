@@ -43,6 +43,7 @@ describe('humanDuration', () => {
 
 describe('JsonPath', () => {
   const obj = {
+    metadata: { labels: { 'app.kubernetes.io/name': 'web' } },
     spec: {
       replicas: 3,
       'a.b': 'dotted',
@@ -71,6 +72,7 @@ describe('JsonPath', () => {
     ['.spec.items[?(@.n > 2)].name', ['y']],
     ["['spec']['a.b']", ['dotted']],
     ['..name', ['x', 'y']],
+    ['.metadata.labels.app\\.kubernetes\\.io/name', ['web']],
     ['.spec.missing', []],
     ['.spec.items[7]', []],
   ])('%s selects %j', (path, expected) => {
