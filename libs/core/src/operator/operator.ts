@@ -202,6 +202,7 @@ export class Operator {
       get configuration() {
         return configurations.get(name) as unknown as ResolvedControllerConfiguration<P>;
       },
+      health: () => controller.health(),
       changeNamespaces: async (namespaces: string[]) => {
         let resolved: string[];
         try {

@@ -1,5 +1,6 @@
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { ResolvedControllerConfiguration } from '../config/controller-configuration.js';
+import type { EventSourceHealth } from '../event/event-source.js';
 
 /** The handle of a registered controller (JOSDK's `RegisteredController`). */
 export interface RegisteredController<P extends KubernetesResource = KubernetesResource> {
@@ -13,4 +14,10 @@ export interface RegisteredController<P extends KubernetesResource = KubernetesR
    * @throws InvalidControllerConfigurationError for invalid names.
    */
   changeNamespaces(namespaces: string[]): Promise<void>;
+  /**
+   * Health of this controller's event sources by name (JOSDK's `getControllerHealthInfo()`). Always
+   * present on the handles `Operator.register` returns; optional so other implementations of this
+   * interface stay valid.
+   */
+  health?(): Record<string, EventSourceHealth>;
 }

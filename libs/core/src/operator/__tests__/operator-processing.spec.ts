@@ -418,11 +418,19 @@ describe('event processing against @tosdk/apiserver', () => {
   it('[OP-06] runtime info: started flag, registered controllers, health of every event source', async () => {
     const ns = await newNamespace(admin);
     const op = operator();
-    op.register(new RecordingReconciler(), { resourceType: Widget, name: 'op06', namespaces: [ns] });
+    const registered = op.register(new RecordingReconciler(), {
+      resourceType: Widget,
+      name: 'op06',
+      namespaces: [ns],
+    });
     expect(op.runtimeInfo.isStarted()).toBe(false);
     await op.start();
     expect(op.runtimeInfo.isStarted()).toBe(true);
     expect(op.runtimeInfo.registeredControllers()).toEqual(['op06']);
+    expect(registered.health?.()['ControllerResourceEventSource']).toMatchObject({
+      healthy: true,
+      status: 'synced',
+    });
     expect(op.runtimeInfo.isLeaderElectionEnabled()).toBe(false);
     expect(op.runtimeInfo.isLeader()).toBe(true);
     expect(op.runtimeInfo.allEventSourcesHealthy()).toBe(true);
