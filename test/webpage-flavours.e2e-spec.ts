@@ -20,21 +20,23 @@ import { quietLogs, ReconcileRecorder, webPage } from '../apps/webpage/src/__tes
 
 const HELLO = '<html><body><h1>Hello</h1></body></html>';
 
+// one API server for the file; a namespace per test
+let env: OperatorTestEnvironment;
+beforeAll(async () => {
+  env = await OperatorTestEnvironment.start({
+    crds: [WEBPAGE_CRD_PATH],
+    server: { simulateWorkloads: { readyDelayMs: 20 } },
+  });
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
 describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (flavour: WebPageFlavour) => {
-  let env: OperatorTestEnvironment;
   const running: OperatorTestingContext[] = [];
 
-  beforeAll(async () => {
-    env = await OperatorTestEnvironment.start({
-      crds: [WEBPAGE_CRD_PATH],
-      server: { simulateWorkloads: { readyDelayMs: 20 } },
-    });
-  });
   afterEach(async () => {
     for (const t of running.splice(0)) await t.close();
-  });
-  afterAll(async () => {
-    await env?.stop();
   });
 
   /** The app as a user runs it (this flavour), restricted to `namespace` when given. */
@@ -67,12 +69,8 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
     return t;
   }
 
-  const exists = async (
-    t: OperatorTestingContext,
-    type: ResourceType,
-    name: string,
-    ns = t.namespace,
-  ) => (await t.adminClient.get(type, new ResourceID(name, ns))) !== undefined;
+  const exists = async (t: OperatorTestingContext, type: ResourceType, name: string, ns = t.namespace) =>
+    (await t.adminClient.get(type, new ResourceID(name, ns))) !== undefined;
 
   it('[EP-01] a new page gets a ConfigMap, an nginx Deployment mounting it, a Service, owner references and a ready status', async () => {
     const t = await startApp();
