@@ -419,4 +419,33 @@ describe('Operator against @tosdk/apiserver', () => {
       () => new Operator({ client: admin }, (o) => ({ ...o, concurrentReconciliationThreads: 0 })),
     ).toThrow(InvalidOperatorConfigurationError);
   });
+
+  it('[EP-19] after stop() nothing of the operator keeps the process alive (sockets closed, timers gone)', async () => {
+    const ns = await newNamespace(admin);
+    const count = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((r) => r !== 'TTYWrap' && r !== 'FSReqCallback')
+        .reduce<Record<string, number>>((acc, r) => ({ ...acc, [r]: (acc[r] ?? 0) + 1 }), {});
+    const within = (now: Record<string, number>, base: Record<string, number>) =>
+      Object.entries(now).every(([k, n]) => n <= (base[k] ?? 0));
+    const baseline = count();
+    const op = new Operator({ kubeConfig: server.kubeConfig(), terminationTimeoutMs: 5000 });
+    const r = new RecordingReconciler((w) => {
+      w.status = { observed: 'x' };
+      return UpdateControl.patchStatus(w).rescheduleAfter(60_000);
+    });
+    op.register(r, {
+      resourceType: Widget,
+      name: 'alive',
+      namespaces: [ns],
+      retry: { initialInterval: 60_000 },
+    });
+    await op.start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => r.runs.length >= 1, 'reconciled');
+    expect(within(count(), baseline)).toBe(false);
+    await op.stop();
+    await waitFor(() => within(count(), baseline), `no handles left beyond ${JSON.stringify(baseline)}`);
+  });
 });
