@@ -15,6 +15,7 @@ import { Operator } from '../../../operator/operator.js';
 import { newNamespace, startServer, waitFor, Widget, widget } from '../../../operator/__tests__/support.js';
 import type { LogFields, Logger } from '../../../util/logger.js';
 import { FakeClock } from '../../__tests__/fake-clock.js';
+import { AbstractEventSource } from '../abstract-event-source.js';
 import { CachingInboundEventSource, SimpleInboundEventSource } from '../inbound-event-sources.js';
 import { InformerEventSource } from '../informer-event-source.js';
 import { PerResourcePollingEventSource } from '../per-resource-polling-event-source.js';
@@ -323,6 +324,53 @@ describe('polling, inbound and bounded sources', () => {
     ).toBe(true);
     expect(source.health().healthy).toBe(true);
     expect(seen).toEqual(['w', 'w']);
+  });
+});
+
+/** A custom event source: every tick triggers one named primary. */
+class TickingEventSource extends AbstractEventSource {
+  private timer: NodeJS.Timeout | undefined;
+  ticks = 0;
+  constructor(
+    private readonly primary: ResourceID,
+    private readonly everyMs: number,
+  ) {
+    super({ name: 'ticks' });
+  }
+  override async start(): Promise<void> {
+    await super.start();
+    this.timer = setInterval(() => {
+      this.ticks++;
+      this.emit(this.primary);
+    }, this.everyMs);
+  }
+  override async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await super.stop();
+  }
+}
+
+describe('custom event sources', () => {
+  it('[ES-04] a custom event source drives reconciles on its own schedule', async () => {
+    const ns = await newNamespace(admin);
+    const ticking = new TickingEventSource(new ResourceID('w', ns), 25);
+    let runs = 0;
+    operator().register(
+      {
+        prepareEventSources: () => [ticking],
+        reconcile: () => {
+          runs++;
+          return UpdateControl.noUpdate();
+        },
+      },
+      { resourceType: Widget, name: 'es04', namespaces: [ns] },
+    );
+    await admin.create(Widget, widget('w', ns));
+    await operators[0].start();
+    await waitFor(() => runs >= 4 && ticking.ticks >= 3, 'reconciles on every tick');
+    expect(ticking.health()).toEqual({ healthy: true, status: 'running' });
+    await operators.splice(0)[0].stop();
+    expect(ticking.health().status).toBe('stopped');
   });
 });
 
