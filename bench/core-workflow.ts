@@ -43,7 +43,10 @@ const deploymentOf = (p: App): V1Deployment => {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'web', image: 'nginx' }] },
+      },
     },
   };
 };
@@ -167,7 +170,9 @@ export async function run(): Promise<void> {
       },
     } as KubernetesResource);
     await waitUntil('CRD served', async () => {
-      const r = await client.request<{ resources?: unknown[] }>('/apis/bench.tosdk.io/v1').catch(() => undefined);
+      const r = await client
+        .request<{ resources?: unknown[] }>('/apis/bench.tosdk.io/v1')
+        .catch(() => undefined);
       return (r?.resources?.length ?? 0) > 0;
     });
     await client.create(ResourceTypes.Namespace, { metadata: { name: NAMESPACE } });
@@ -187,18 +192,32 @@ export async function run(): Promise<void> {
     const t0 = performance.now();
     await pool(PRIMARIES, async (i) => {
       const p = basePrimaries[i];
-      const owner = [{ apiVersion: App.apiVersion, kind: App.kind, name: p.metadata!.name!, uid: p.metadata!.uid! }];
+      const owner = [
+        { apiVersion: App.apiVersion, kind: App.kind, name: p.metadata!.name!, uid: p.metadata!.uid! },
+      ];
       for (const [type, obj] of [
         [ResourceTypes.ConfigMap, configMapOf(p)],
         [ResourceTypes.Deployment, deploymentOf(p)],
         [ResourceTypes.Service, serviceOf(p)],
       ] as const) {
-        const body = { ...obj, metadata: { ...obj.metadata!, namespace: baselineNs, ownerReferences: owner } };
-        await client.apply(type as typeof ResourceTypes.ConfigMap, body as V1ConfigMap & { metadata: { name: string } }, {
-          fieldManager: 'baseline',
-        });
+        const body = {
+          ...obj,
+          metadata: { ...obj.metadata!, namespace: baselineNs, ownerReferences: owner },
+        };
+        await client.apply(
+          type as typeof ResourceTypes.ConfigMap,
+          body as V1ConfigMap & { metadata: { name: string } },
+          {
+            fieldManager: 'baseline',
+          },
+        );
       }
-      await client.mergePatch(App, new ResourceID(p.metadata!.name!, baselineNs), { status: { observed: 'v1' } }, { subresource: 'status' });
+      await client.mergePatch(
+        App,
+        new ResourceID(p.metadata!.name!, baselineNs),
+        { status: { observed: 'v1' } },
+        { subresource: 'status' },
+      );
     });
     const baselineMs = performance.now() - t0;
 
@@ -250,10 +269,15 @@ export async function run(): Promise<void> {
     await waitUntil('unchanged pass', () => Promise.resolve(reconciled >= PRIMARIES));
     const unchangedMs = performance.now() - t2;
     const unchangedWrites = writesPerPrimary(server);
+    const unchangedWriters = Object.entries(server.requests.summary()).filter(([k]) =>
+      /\|(create|update|patch|delete)\|/.test(k),
+    );
     await second.stop();
 
     const fmt = (n: number) => n.toFixed(2);
-    console.log(`primaries: ${PRIMARIES}, workflow ConfigMap -> Deployment -> Service, concurrency ${CONCURRENCY}`);
+    console.log(
+      `primaries: ${PRIMARIES}, workflow ConfigMap -> Deployment -> Service, concurrency ${CONCURRENCY}`,
+    );
     console.log(
       `(1) converge: ${convergeMs.toFixed(0)} ms; baseline (bare client, same writes): ${baselineMs.toFixed(0)} ms; ratio ${fmt(convergeMs / baselineMs)}`,
     );
@@ -263,6 +287,10 @@ export async function run(): Promise<void> {
     console.log(
       `(3) unchanged pass writes/primary: ${fmt(unchangedWrites.total)} (target 0.00) ${JSON.stringify(unchangedWrites.byResource)}; ${reconciled} reconciles in ${unchangedMs.toFixed(0)} ms`,
     );
+    if (unchangedWriters.length > 0)
+      console.log(
+        `    writes on the unchanged pass by user|verb|resource: ${JSON.stringify(Object.fromEntries(unchangedWriters))}`,
+      );
   } finally {
     client.close();
     await server.stop();

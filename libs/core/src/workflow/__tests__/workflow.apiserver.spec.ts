@@ -1,0 +1,474 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { KubeApiServer } from '@tosdk/apiserver';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import type { Context } from '../../api/context.js';
+import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
+import type { Cleaner, Reconciler } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { defineResource } from '../../api/resource-type.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import {
+  CRUDKubernetesDependentResource,
+  CRUDNoGCKubernetesDependentResource,
+} from '../../dependent/crud-kubernetes-dependent-resource.js';
+import { GenericKubernetesDependentResource } from '../../dependent/generic-kubernetes-dependent-resource.js';
+import {
+  ConfigMapDependent,
+  markDeploymentReady,
+  newNamespace,
+  NoGCConfigMapDependent,
+  operators,
+  startServer,
+  waitFor,
+  Widget,
+  widget,
+} from '../../dependent/__tests__/support.js';
+import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
+import { AggregatedOperatorError } from '../errors.js';
+import { KubernetesResourceDeletedCondition } from '../kubernetes-resource-deleted-condition.js';
+
+let server: KubeApiServer;
+let admin: KubernetesClient;
+const ops = operators(() => server);
+
+beforeAll(async () => {
+  ({ server, client: admin } = await startServer());
+});
+afterEach(() => ops.stopAll());
+afterAll(async () => {
+  admin.close();
+  await server.stop();
+});
+
+const cm = (ns: string, name: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const statusOf = async (ns: string, name: string) =>
+  (await admin.get(Widget, new ResourceID(name, ns)))?.status;
+
+class StatusReconciler implements Reconciler<Widget> {
+  runs = 0;
+  reconcile(resource: Widget, context: Context<Widget>) {
+    this.runs++;
+    const result = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+    const message = result?.allDependentResourcesReady() ? 'ready' : 'waiting';
+    if (resource.status?.observed === resource.spec?.value && resource.status?.message === message)
+      return UpdateControl.noUpdate<Widget>();
+    resource.status = { ...resource.status, observed: resource.spec?.value, message };
+    return UpdateControl.patchStatus(resource);
+  }
+}
+
+const sourceNames = (
+  op: { runtimeInfo: { eventSourceHealth(): Record<string, Record<string, unknown>> } },
+  controller: string,
+) => Object.keys(op.runtimeInfo.eventSourceHealth()[controller] ?? {});
+
+describe('workflows against @tosdk/apiserver', () => {
+  it('[WF-04][WF-06] activation: inactive dependents are neither reconciled nor deleted, their informer exists only while active; the others work', async () => {
+    const ns = await newNamespace(admin);
+    const optional = new ConfigMapDependent(
+      { informer: { name: 'optional-cms', labelSelector: 'app' } },
+      'optional',
+    );
+    const op = ops.create();
+    op.register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf04',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: optional,
+            name: 'optional',
+            activationCondition: (_d: unknown, p: Widget) => p.spec?.value !== 'off',
+          },
+          {
+            dependent: new ConfigMapDependent(
+              { informer: { name: 'always-cms', labelSelector: 'app' } },
+              'always',
+            ),
+            name: 'always',
+          },
+        ],
+      },
+    });
+    await op.start();
+    expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
+    await admin.create(Widget, widget('w', ns, { value: 'off' }));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'reconciled inactive');
+    expect(await cm(ns, 'w-optional')).toBeUndefined();
+    expect(await cm(ns, 'w-always')).toBeDefined();
+    expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await waitFor(async () => (await cm(ns, 'w-optional'))?.data?.value === 'on', 'activated');
+    expect(sourceNames(op, 'wf04')).toContain('optional-cms');
+    // its informer works: a drift is repaired
+    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-optional', ns), {
+      data: { value: 'x' },
+    });
+    await waitFor(
+      async () => (await cm(ns, 'w-optional'))?.data?.value === 'on',
+      'repaired through the dynamic informer',
+    );
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'deactivated');
+    expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
+    expect(await cm(ns, 'w-optional')).toBeDefined(); // not deleted
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await waitFor(async () => (await cm(ns, 'w-optional'))?.data?.value === 'on', 'active again');
+    expect(sourceNames(op, 'wf04')).toContain('optional-cms');
+  });
+
+  it('[WF-05] CRD-present activation condition', async () => {
+    const ns = await newNamespace(admin);
+    const Later = defineResource<KubernetesResource>({
+      group: 'later.tosdk.io',
+      version: 'v1',
+      kind: 'Later',
+    });
+    class LaterDependent extends GenericKubernetesDependentResource<Widget> {
+      constructor() {
+        super({ resourceType: Later, name: 'later' });
+      }
+      protected desired(p: Widget): KubernetesResource {
+        return { metadata: { name: p.metadata!.name! }, spec: { v: p.spec?.value } } as KubernetesResource;
+      }
+    }
+    const op = ops.create();
+    op.register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf05',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new LaterDependent(),
+            activationCondition: new CRDPresentActivationCondition({ checkIntervalMs: 0, checkLimit: 100 }),
+          },
+          { dependent: new ConfigMapDependent() },
+        ],
+      },
+    });
+    await op.start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled without the CRD');
+    expect(await cm(ns, 'w-cm')).toBeDefined();
+    const CRD = defineResource<KubernetesResource>({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      scope: 'Cluster',
+    });
+    await admin.create(CRD, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'laters.later.tosdk.io' },
+      spec: {
+        group: 'later.tosdk.io',
+        scope: 'Namespaced',
+        names: { plural: 'laters', singular: 'later', kind: 'Later', listKind: 'LaterList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    } as KubernetesResource);
+    await waitFor(
+      async () =>
+        (await admin.request<{ resources?: unknown[] }>('/apis/later.tosdk.io/v1').catch(() => undefined))
+          ?.resources !== undefined,
+      'served',
+    );
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await waitFor(
+      async () => (await admin.get(Later, new ResourceID('w', ns))) !== undefined,
+      'created once the CRD exists',
+    );
+  });
+
+  it('[WF-07] a false precondition under an inactive dependent: nothing created', async () => {
+    const ns = await newNamespace(admin);
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf07',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new ConfigMapDependent({ informer: { name: 'a', labelSelector: 'app' } }, 'a'),
+            name: 'a',
+            activationCondition: () => false,
+          },
+          {
+            dependent: new ConfigMapDependent({ informer: { name: 'b', labelSelector: 'app' } }, 'b'),
+            name: 'b',
+            dependsOn: ['a'],
+            reconcilePrecondition: () => false,
+          },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled');
+    expect(server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(0);
+  });
+
+  it('[WF-08] cleanup with activation conditions right after start', async () => {
+    const ns = await newNamespace(admin);
+    await admin.create(Widget, {
+      ...widget('w', ns),
+      metadata: { name: 'w', namespace: ns, finalizers: ['widgets.test.tosdk.io/finalizer'] },
+    });
+    await admin.create(ResourceTypes.ConfigMap, {
+      metadata: {
+        name: 'w-cm',
+        namespace: ns,
+        annotations: { 'tosdk.io/primary-name': 'w', 'tosdk.io/primary-namespace': ns },
+      },
+    });
+    await admin.delete(Widget, new ResourceID('w', ns));
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf08',
+      namespaces: [ns],
+      workflow: {
+        dependents: [{ dependent: new NoGCConfigMapDependent(), activationCondition: () => true }],
+      },
+    });
+    await ops.made[0].start();
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      'primary gone',
+    );
+    expect(await cm(ns, 'w-cm')).toBeUndefined();
+  });
+
+  it('[WF-09] explicit invocation: the reconciler runs the workflow itself; cleanup still runs', async () => {
+    const ns = await newNamespace(admin);
+    class Explicit implements Reconciler<Widget>, Cleaner<Widget> {
+      cleaned = 0;
+      async reconcile(resource: Widget, context: Context<Widget>) {
+        if (resource.spec?.value !== 'skip')
+          await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        resource.status = { observed: resource.spec?.value };
+        return UpdateControl.patchStatus(resource);
+      }
+      async cleanup(_r: Widget, context: Context<Widget>) {
+        const result = await context.managedWorkflowAndDependentResourceContext().cleanupManagedWorkflow();
+        this.cleaned += result.deleteCalledOnDependents.length;
+        return DeleteControl.defaultDelete();
+      }
+    }
+    const r = new Explicit();
+    ops.create().register(r, {
+      resourceType: Widget,
+      name: 'wf09',
+      namespaces: [ns],
+      workflow: { explicitInvocation: true, dependents: [{ dependent: new NoGCConfigMapDependent() }] },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('s', ns, { value: 'skip' }));
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () =>
+        (await statusOf(ns, 's'))?.observed === 'skip' && (await statusOf(ns, 'w'))?.observed === 'a',
+      'both',
+    );
+    expect(await cm(ns, 's-cm')).toBeUndefined();
+    expect(await cm(ns, 'w-cm')).toBeDefined();
+    await admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
+    expect(await cm(ns, 'w-cm')).toBeUndefined();
+    expect(r.cleaned).toBe(1);
+  });
+
+  it('[WF-10] errors in several dependents reach updateErrorStatus as one aggregated error; independent ones still reconcile', async () => {
+    const ns = await newNamespace(admin);
+    class Failing extends ConfigMapDependent {
+      protected override desired(): V1ConfigMap {
+        throw new Error(`${this.suffix} is broken`);
+      }
+    }
+    let seen: unknown;
+    class R extends StatusReconciler {
+      updateErrorStatus(resource: Widget, _c: Context<Widget>, error: unknown) {
+        seen = error;
+        resource.status = { message: (error as Error).message };
+        return ErrorStatusUpdateControl.patchStatus(resource).withNoRetry();
+      }
+    }
+    ops.create().register(new R(), {
+      resourceType: Widget,
+      name: 'wf10',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new Failing({ informer: { name: 'f1' } }, 'one'), name: 'one' },
+          { dependent: new Failing({ informer: { name: 'f2' } }, 'two'), name: 'two' },
+          { dependent: new ConfigMapDependent({ informer: { name: 'ok' } }, 'ok'), name: 'ok' },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.message !== undefined, 'error status');
+    expect(seen).toBeInstanceOf(AggregatedOperatorError);
+    expect([...(seen as AggregatedOperatorError).errorsByDependent.keys()].sort()).toEqual(['one', 'two']);
+    expect((await statusOf(ns, 'w'))?.message).toContain('one is broken');
+    expect(await cm(ns, 'w-ok')).toBeDefined();
+  });
+
+  it('[WF-12] a larger workflow of StatefulSets and Services with ready conditions converges', async () => {
+    const ns = await newNamespace(admin);
+    class Db extends CRUDKubernetesDependentResource<V1StatefulSet, Widget> {
+      constructor(readonly tier: string) {
+        super({
+          resourceType: ResourceTypes.StatefulSet,
+          name: `${tier}-set`,
+          informer: { labelSelector: `tier=${tier}` },
+        });
+      }
+      protected desired(p: Widget): V1StatefulSet {
+        const name = `${p.metadata!.name!}-${this.tier}`;
+        return {
+          metadata: { name, labels: { tier: this.tier } },
+          spec: {
+            serviceName: name,
+            replicas: 1,
+            selector: { matchLabels: { app: name } },
+            template: {
+              metadata: { labels: { app: name } },
+              spec: { containers: [{ name: 'c', image: 'busybox' }] },
+            },
+          },
+        };
+      }
+    }
+    class Svc extends CRUDKubernetesDependentResource<V1Service, Widget> {
+      constructor(readonly tier: string) {
+        super({
+          resourceType: ResourceTypes.Service,
+          name: `${tier}-svc`,
+          informer: { labelSelector: `tier=${tier}` },
+        });
+      }
+      protected desired(p: Widget): V1Service {
+        const name = `${p.metadata!.name!}-${this.tier}`;
+        return {
+          metadata: { name, labels: { tier: this.tier } },
+          spec: { selector: { app: name }, ports: [{ port: 5432 }] },
+        };
+      }
+    }
+    const ready = (tier: string) => (_d: unknown, p: Widget, c: Context<Widget>) => {
+      const s = c
+        .managedWorkflowAndDependentResourceContext()
+        .getSecondaryResource<V1StatefulSet>(`${tier}-set`);
+      void p;
+      return (s?.status?.readyReplicas ?? 0) >= 1;
+    };
+    const r = new StatusReconciler();
+    ops.create().register(r, {
+      resourceType: Widget,
+      name: 'wf12',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new Db('db'), readyPostcondition: ready('db') },
+          { dependent: new Svc('db'), dependsOn: ['db-set'] },
+          { dependent: new Db('cache'), readyPostcondition: ready('cache') },
+          { dependent: new Svc('cache'), dependsOn: ['cache-set'] },
+          { dependent: new Db('app'), dependsOn: ['db-svc', 'cache-svc'], readyPostcondition: ready('app') },
+          { dependent: new Svc('app'), dependsOn: ['app-set'] },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    const setReady = async (name: string) => {
+      await waitFor(
+        async () => (await admin.get(ResourceTypes.StatefulSet, new ResourceID(name, ns))) !== undefined,
+        name,
+      );
+      await admin.mergePatch(
+        ResourceTypes.StatefulSet,
+        new ResourceID(name, ns),
+        { status: { replicas: 1, readyReplicas: 1 } },
+        { subresource: 'status' },
+      );
+    };
+    await setReady('w-db');
+    await setReady('w-cache');
+    await setReady('w-app');
+    await waitFor(async () => (await statusOf(ns, 'w'))?.message === 'ready', 'ready');
+    for (const n of ['w-db', 'w-cache', 'w-app'])
+      expect(await admin.get(ResourceTypes.Service, new ResourceID(n, ns))).toBeDefined();
+    void markDeploymentReady;
+  });
+
+  it('[WF-13] deletion waits for a Kubernetes dependent to be gone with KubernetesResourceDeletedCondition', async () => {
+    const ns = await newNamespace(admin);
+    class Blocked extends CRUDNoGCKubernetesDependentResource<V1ConfigMap, Widget> {
+      constructor() {
+        super({
+          resourceType: ResourceTypes.ConfigMap,
+          name: 'blocked',
+          informer: { labelSelector: 'role=blocked' },
+        });
+      }
+      protected desired(p: Widget): V1ConfigMap {
+        return {
+          metadata: {
+            name: `${p.metadata!.name!}-blocked`,
+            labels: { role: 'blocked' },
+            finalizers: ['example.com/hold'],
+          },
+        };
+      }
+    }
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf13',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new NoGCConfigMapDependent({ informer: { name: 'base', labelSelector: '!role' } }),
+            name: 'base',
+          },
+          {
+            dependent: new Blocked(),
+            dependsOn: ['base'],
+            deletePostcondition: new KubernetesResourceDeletedCondition(),
+          },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await cm(ns, 'w-blocked')) !== undefined, 'created');
+    await admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(
+      async () => (await cm(ns, 'w-blocked'))?.metadata?.deletionTimestamp !== undefined,
+      'deletion requested',
+    );
+    expect(await cm(ns, 'w-cm')).toBeDefined();
+    expect((await admin.get(Widget, new ResourceID('w', ns)))?.metadata?.finalizers).toEqual([
+      'widgets.test.tosdk.io/finalizer',
+    ]);
+    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-blocked', ns), {
+      metadata: { finalizers: null },
+    });
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      'primary gone',
+    );
+    expect(await cm(ns, 'w-cm')).toBeUndefined();
+  });
+});
