@@ -142,11 +142,12 @@ function validateVersions(spec: JsonObject): StatusCause[] {
   const errs: StatusCause[] = [];
   const versions: unknown[] = Array.isArray(spec.versions) ? (spec.versions as unknown[]) : [];
   if (versions.length === 0) {
-    errs.push(required('spec.versions', 'must have exactly one version marked as storage version'));
+    errs.push(invalid('spec.versions', [], 'must have exactly one version marked as storage version'));
     return errs;
   }
   const seen = new Set<string>();
   let storage = 0;
+  let duplicateNames = false;
   versions.forEach((raw, i) => {
     const path = index('spec.versions', i);
     if (!isObject(raw)) {
@@ -159,7 +160,7 @@ function validateVersions(spec: JsonObject): StatusCause[] {
       const dns = isDns1035Label(name);
       if (dns.length > 0) errs.push(invalid(child(path, 'name'), name, dns.join(',')));
     }
-    if (seen.has(name)) errs.push(duplicate(child(path, 'name'), name));
+    if (seen.has(name)) duplicateNames = true;
     seen.add(name);
     if (raw.storage === true) storage++;
     for (const flag of ['served', 'storage'] as const) {
@@ -176,14 +177,10 @@ function validateVersions(spec: JsonObject): StatusCause[] {
     }
     errs.push(...validateVersion(raw, path));
   });
+  const names = versions.map((v) => (isObject(v) ? v.name : v));
+  if (duplicateNames) errs.push(invalid('spec.versions', names, 'must contain unique version names'));
   if (storage !== 1) {
-    errs.push(
-      invalid(
-        'spec.versions',
-        versions.map((v) => (isObject(v) ? v.name : v)),
-        'must have exactly one version marked as storage version',
-      ),
-    );
+    errs.push(invalid('spec.versions', names, 'must have exactly one version marked as storage version'));
   }
   return errs;
 }
@@ -255,29 +252,24 @@ function validateColumn(col: unknown, path: string): StatusCause[] {
   const errs: StatusCause[] = [];
   if (!isObject(col)) return [invalid(path, col, 'must be an object')];
   if (!stringAt(col, 'name')) errs.push(required(child(path, 'name')));
+  const types = `must be one of ${COLUMN_TYPES.join(',')}`;
   const type = col.type;
-  if (type === undefined || type === '') errs.push(required(child(path, 'type')));
+  if (type === undefined || type === '') errs.push(required(child(path, 'type'), types));
   else if (typeof type !== 'string' || !COLUMN_TYPES.includes(type))
-    errs.push(notSupported(child(path, 'type'), type, COLUMN_TYPES));
+    errs.push(invalid(child(path, 'type'), type, types));
   const format = col.format;
   if (
     format !== undefined &&
     format !== '' &&
     (typeof format !== 'string' || !COLUMN_FORMATS.includes(format))
   ) {
-    errs.push(notSupported(child(path, 'format'), format, COLUMN_FORMATS));
+    errs.push(invalid(child(path, 'format'), format, `must be one of ${COLUMN_FORMATS.join(',')}`));
   }
+  // kube-apiserver spells this path `JSONPath` (the Go field name), not `jsonPath`.
   const jsonPath = col.jsonPath;
-  if (jsonPath === undefined || jsonPath === '') errs.push(required(child(path, 'jsonPath')));
+  if (jsonPath === undefined || jsonPath === '') errs.push(required(child(path, 'JSONPath')));
   else if (typeof jsonPath !== 'string' || !jsonPath.startsWith('.')) {
-    errs.push(invalid(child(path, 'jsonPath'), jsonPath, 'must be a simple json path starting with .'));
-  }
-  const priority = col.priority;
-  if (
-    priority !== undefined &&
-    (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0)
-  ) {
-    errs.push(invalid(child(path, 'priority'), priority, 'must be a non-negative integer'));
+    errs.push(invalid(child(path, 'JSONPath'), jsonPath, 'must be a simple json path starting with .'));
   }
   return errs;
 }
@@ -377,8 +369,16 @@ function validateUpdate(crd: JsonObject, old: JsonObject): StatusCause[] {
   const names = new Set(arrayAt(spec, 'versions').map((v) => (isObject(v) ? v.name : undefined)));
   if (Array.isArray(stored)) {
     stored.forEach((v, i) => {
-      if (!names.has(v))
-        errs.push(invalid(index('status.storedVersions', i), v, 'must appear in spec.versions'));
+      if (!names.has(v)) {
+        const name = String(v);
+        errs.push(
+          invalid(
+            index('status.storedVersions', i),
+            v,
+            `missing from spec.versions; ${name} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${name} and removes ${name} from status.storedVersions`,
+          ),
+        );
+      }
     });
   }
   return errs;

@@ -103,13 +103,13 @@ describe('validateCrd', () => {
     );
   });
 
-  it('no versions gives spec.versions Required', () => {
+  it('no versions gives spec.versions Invalid "must have exactly one version marked as storage version"', () => {
     const causes = validateCrd(webPageCrd((c) => (c.spec.versions = [])));
     expectCause(
       causes,
       'spec.versions',
-      'FieldValueRequired',
-      /must have exactly one version marked as storage version/,
+      'FieldValueInvalid',
+      'Invalid value: []: must have exactly one version marked as storage version',
     );
   });
 
@@ -125,7 +125,7 @@ describe('validateCrd', () => {
     );
   });
 
-  it('a version name that is not a DNS-1035 label gives spec.versions[0].name Invalid; a repeated name gives Duplicate', () => {
+  it('a version name that is not a DNS-1035 label gives spec.versions[0].name Invalid; a repeated name gives spec.versions Invalid "must contain unique version names"', () => {
     expectCause(
       validateCrd(webPageCrd((c) => (v0(c).name = 'V1'))),
       'spec.versions[0].name',
@@ -135,7 +135,12 @@ describe('validateCrd', () => {
     const dup = validateCrd(
       webPageCrd((c) => c.spec.versions.push({ ...structuredClone(v0(c)), storage: false })),
     );
-    expectCause(dup, 'spec.versions[1].name', 'FieldValueDuplicate', 'Duplicate value: "v1"');
+    expectCause(
+      dup,
+      'spec.versions',
+      'FieldValueInvalid',
+      'Invalid value: ["v1","v1"]: must contain unique version names',
+    );
   });
 
   it('a version without schema gives openAPIV3Schema Required "schemas are required"', () => {
@@ -376,7 +381,7 @@ describe('validateCrd', () => {
     );
   });
 
-  it('a printer column with an unknown type gives type Unsupported; a jsonPath without a leading dot gives Invalid; a missing name gives Required', () => {
+  it('a printer column with an unknown type gives type Invalid "must be one of"; a jsonPath without a leading dot gives Invalid; a missing name gives Required', () => {
     const causes = validateCrd(
       webPageCrd((c) => {
         v0(c).additionalPrinterColumns = [
@@ -388,12 +393,12 @@ describe('validateCrd', () => {
     expectCause(
       causes,
       'spec.versions[0].additionalPrinterColumns[0].type',
-      'FieldValueNotSupported',
-      /Unsupported value: "float": supported values: "boolean", "date", "integer", "number", "string"/,
+      'FieldValueInvalid',
+      'Invalid value: "float": must be one of boolean,date,integer,number,string',
     );
     expectCause(
       causes,
-      'spec.versions[0].additionalPrinterColumns[0].jsonPath',
+      'spec.versions[0].additionalPrinterColumns[0].JSONPath',
       'FieldValueInvalid',
       'Invalid value: "spec.x": must be a simple json path starting with .',
     );
@@ -624,11 +629,11 @@ describe('validateCrd', () => {
       expect(validateCrd(changed, webPageCrd())).toEqual([]);
     });
 
-    it('removing a version that is in status.storedVersions gives status.storedVersions[0] "must appear in spec.versions"', () => {
+    it('removing a version that is in status.storedVersions gives status.storedVersions[0] "missing from spec.versions; ..."', () => {
       const old = established(webPageCrd());
       const next = webPageCrd((c) => (v0(c).name = 'v2'));
       expect(fields(validateCrd(next, old))).toEqual([
-        'status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions',
+        'status.storedVersions[0]: Invalid value: "v1": missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions',
       ]);
     });
   });
