@@ -204,13 +204,9 @@ export async function run(): Promise<void> {
           ...obj,
           metadata: { ...obj.metadata!, namespace: baselineNs, ownerReferences: owner },
         };
-        await client.apply(
-          type as typeof ResourceTypes.ConfigMap,
-          body as V1ConfigMap & { metadata: { name: string } },
-          {
-            fieldManager: 'baseline',
-          },
-        );
+        await client.apply(type, body as V1ConfigMap & { metadata: { name: string } }, {
+          fieldManager: 'baseline',
+        });
       }
       await client.mergePatch(
         App,
