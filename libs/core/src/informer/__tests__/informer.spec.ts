@@ -433,11 +433,14 @@ describe('Informer', () => {
     expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ v: 'own write' });
   });
 
-  it('transforms objects before caching them', async () => {
+  it('transforms objects before caching them (a frozen result too)', async () => {
     kube.put('n', 'a', { big: 'x'.repeat(100) });
-    const inf = make({ transform: (o) => ({ ...o, data: { size: String(o.data?.big?.length ?? 0) } }) });
+    const inf = make({
+      transform: (o) => Object.freeze({ ...o, data: { size: String(o.data?.big?.length ?? 0) } }),
+    });
     await inf.start();
     expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ size: '100' });
+    expect(inf.health().healthy).toBe(true);
   });
 
   it('caches one namespace only when given one', async () => {
