@@ -14,6 +14,7 @@ import type { ResourceType, ResourceVersion } from './resource-type.js';
 import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
 import type { Store } from './store.js';
 import { deletionFinalizers } from '../gc/index.js';
+import { applyBuiltinDefaults, ClusterIpAllocator } from './builtin-defaults.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -67,6 +68,9 @@ export class ObjectService {
     private readonly peers: Peers,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /** Cluster IPs of Services. */
+  private readonly clusterIps = new ClusterIpAllocator();
 
   /** The stored object of a resource, presented at `version`; 404 when missing. */
   get(rt: ResourceType, version: ResourceVersion, namespace: string, name: string): JsonObject {
@@ -193,6 +197,7 @@ export class ObjectService {
     obj.kind = rt.kind;
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
+    applyBuiltinDefaults(rt, obj, undefined, this.clusterIps);
     const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
@@ -259,6 +264,10 @@ export class ObjectService {
       meta.labels = labels;
     } else if (rt.group === '' && rt.plural === 'pods') {
       obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    } else if (rt.group === '' && rt.plural === 'persistentvolumeclaims') {
+      obj.status = { phase: 'Pending' };
+    } else if (rt.group === '' && rt.plural === 'services') {
+      obj.status = { loadBalancer: {} };
     }
   }
 
@@ -492,6 +501,7 @@ export class ObjectService {
       m.labels = labels;
     }
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
+    applyBuiltinDefaults(rt, obj, old, this.clusterIps);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...this.peers.crd.validateCrd(obj, old));

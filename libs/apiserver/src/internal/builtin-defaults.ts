@@ -1,0 +1,204 @@
+import type { JsonObject } from '../types.js';
+import { isObject } from './json.js';
+import type { ResourceType } from './resource-type.js';
+
+/**
+ * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
+ * patch). Only the commonly observed fields are covered; each default is set only when absent.
+ */
+function set(obj: JsonObject, key: string, value: unknown): void {
+  if (obj[key] === undefined) obj[key] = value;
+}
+
+function obj(parent: JsonObject, key: string): JsonObject {
+  const v = parent[key];
+  if (isObject(v)) return v;
+  const fresh: JsonObject = {};
+  parent[key] = fresh;
+  return fresh;
+}
+
+function list(parent: JsonObject, key: string): JsonObject[] {
+  const v = parent[key];
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+function imagePullPolicy(image: unknown): string {
+  if (typeof image !== 'string') return 'IfNotPresent';
+  const afterSlash = image.slice(image.lastIndexOf('/') + 1);
+  if (image.includes('@')) return 'IfNotPresent';
+  const tag = afterSlash.includes(':') ? afterSlash.slice(afterSlash.indexOf(':') + 1) : '';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(c: JsonObject): void {
+  set(c, 'terminationMessagePath', '/dev/termination-log');
+  set(c, 'terminationMessagePolicy', 'File');
+  set(c, 'imagePullPolicy', imagePullPolicy(c.image));
+  set(c, 'resources', {});
+  for (const p of list(c, 'ports')) set(p, 'protocol', 'TCP');
+}
+
+/** Defaults of a PodSpec (a Pod's or a template's). */
+export function defaultPodSpec(spec: JsonObject): void {
+  set(spec, 'restartPolicy', 'Always');
+  set(spec, 'terminationGracePeriodSeconds', 30);
+  set(spec, 'dnsPolicy', 'ClusterFirst');
+  set(spec, 'securityContext', {});
+  set(spec, 'schedulerName', 'default-scheduler');
+  for (const c of [...list(spec, 'containers'), ...list(spec, 'initContainers')]) defaultContainer(c);
+}
+
+function defaultTemplate(spec: JsonObject): void {
+  const template = spec.template;
+  if (!isObject(template)) return;
+  if (isObject(template.spec)) defaultPodSpec(template.spec);
+}
+
+/** Allocates Service cluster IPs from 10.96.0.0/12, never reusing one while in use. */
+export class ClusterIpAllocator {
+  private next = 10;
+  private readonly used = new Set<string>();
+
+  allocate(): string {
+    for (;;) {
+      const n = this.next++;
+      const ip = `10.96.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
+      if (!this.used.has(ip)) {
+        this.used.add(ip);
+        return ip;
+      }
+    }
+  }
+
+  reserve(ip: string): void {
+    this.used.add(ip);
+  }
+}
+
+/**
+ * Applies the defaults of a built-in kind to `o` (mutated). `old` is the stored object on updates
+ * (immutable allocated values such as a Service's clusterIP are kept from it).
+ */
+export function applyBuiltinDefaults(
+  rt: ResourceType,
+  o: JsonObject,
+  old: JsonObject | undefined,
+  ips: ClusterIpAllocator,
+): void {
+  if (rt.crdName !== undefined) return;
+  const key = `${rt.group}/${rt.plural}`;
+  const spec = isObject(o.spec) ? o.spec : undefined;
+  switch (key) {
+    case '/pods':
+      if (spec) {
+        defaultPodSpec(spec);
+        set(spec, 'enableServiceLinks', true);
+        set(spec, 'preemptionPolicy', 'PreemptLowerPriority');
+        set(spec, 'priority', 0);
+        set(spec, 'serviceAccountName', 'default');
+        set(spec, 'serviceAccount', spec.serviceAccountName);
+      }
+      return;
+    case 'apps/deployments':
+      if (spec) {
+        set(spec, 'replicas', 1);
+        set(spec, 'revisionHistoryLimit', 10);
+        set(spec, 'progressDeadlineSeconds', 600);
+        const strategy = obj(spec, 'strategy');
+        set(strategy, 'type', 'RollingUpdate');
+        if (strategy.type === 'RollingUpdate') {
+          const ru = obj(strategy, 'rollingUpdate');
+          set(ru, 'maxUnavailable', '25%');
+          set(ru, 'maxSurge', '25%');
+        }
+        defaultTemplate(spec);
+      }
+      return;
+    case 'apps/statefulsets':
+      if (spec) {
+        set(spec, 'replicas', 1);
+        set(spec, 'podManagementPolicy', 'OrderedReady');
+        set(spec, 'revisionHistoryLimit', 10);
+        const us = obj(spec, 'updateStrategy');
+        set(us, 'type', 'RollingUpdate');
+        if (us.type === 'RollingUpdate') set(obj(us, 'rollingUpdate'), 'partition', 0);
+        const retention = obj(spec, 'persistentVolumeClaimRetentionPolicy');
+        set(retention, 'whenDeleted', 'Retain');
+        set(retention, 'whenScaled', 'Retain');
+        defaultTemplate(spec);
+      }
+      return;
+    case 'apps/replicasets':
+      if (spec) {
+        set(spec, 'replicas', 1);
+        defaultTemplate(spec);
+      }
+      return;
+    case 'apps/daemonsets':
+      if (spec) {
+        set(spec, 'revisionHistoryLimit', 10);
+        const us = obj(spec, 'updateStrategy');
+        set(us, 'type', 'RollingUpdate');
+        if (us.type === 'RollingUpdate') {
+          const ru = obj(us, 'rollingUpdate');
+          set(ru, 'maxUnavailable', 1);
+          set(ru, 'maxSurge', 0);
+        }
+        defaultTemplate(spec);
+      }
+      return;
+    case 'batch/jobs':
+      if (spec) {
+        set(spec, 'parallelism', 1);
+        set(spec, 'completions', 1);
+        set(spec, 'backoffLimit', 6);
+        set(spec, 'completionMode', 'NonIndexed');
+        set(spec, 'suspend', false);
+        set(spec, 'podReplacementPolicy', 'TerminatingOrFailed');
+        defaultTemplate(spec);
+      }
+      return;
+    case '/services':
+      if (spec) defaultService(spec, old, ips);
+      return;
+    case '/secrets':
+      set(o, 'type', 'Opaque');
+      if (isObject(o.stringData)) {
+        const data = obj(o, 'data');
+        for (const [k, v] of Object.entries(o.stringData)) {
+          if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+        }
+        delete o.stringData;
+      }
+      return;
+    case '/persistentvolumeclaims':
+      if (spec) set(spec, 'volumeMode', 'Filesystem');
+      return;
+    default:
+      return;
+  }
+}
+
+function defaultService(spec: JsonObject, old: JsonObject | undefined, ips: ClusterIpAllocator): void {
+  set(spec, 'type', 'ClusterIP');
+  set(spec, 'sessionAffinity', 'None');
+  const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+  if (spec.type !== 'ExternalName') {
+    if (spec.clusterIP === undefined || spec.clusterIP === '') {
+      spec.clusterIP =
+        typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== ''
+          ? oldSpec.clusterIP
+          : ips.allocate();
+    } else if (typeof spec.clusterIP === 'string') ips.reserve(spec.clusterIP);
+    set(spec, 'clusterIPs', [spec.clusterIP]);
+    set(spec, 'ipFamilies', ['IPv4']);
+    set(spec, 'ipFamilyPolicy', 'SingleStack');
+    set(spec, 'internalTrafficPolicy', 'Cluster');
+  }
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') set(spec, 'externalTrafficPolicy', 'Cluster');
+  for (const p of list(spec, 'ports')) {
+    set(p, 'protocol', 'TCP');
+    if (p.targetPort === undefined) p.targetPort = p.port;
+  }
+}
