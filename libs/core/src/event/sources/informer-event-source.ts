@@ -311,6 +311,25 @@ export class InformerEventSource<
   }
 
   /**
+   * Like {@link getSecondaryResources}, but with a bounded cache it fetches the secondaries that
+   * were evicted (they are cached again, so they are hot for the next reads).
+   * @throws MissingPrimaryToSecondaryMapperError as {@link getSecondaryResources}.
+   */
+  async fetchSecondaryResources(primary: P): Promise<R[]> {
+    if (!this.hot) return this.getSecondaryResources(primary);
+    let ids: ResourceID[];
+    if (this.p2s) ids = this.p2s(primary);
+    else {
+      this.getSecondaryResources(primary); // same checks and errors
+      ids = this.informer
+        .byIndex(PRIMARY_INDEX, ResourceID.fromResource(primary).key)
+        .map((skeletonOf) => ResourceID.fromResource(skeletonOf));
+    }
+    const found = await Promise.all(ids.map((id) => this.fetch(id)));
+    return found.filter((r): r is R => r !== undefined);
+  }
+
+  /**
    * Runs an own write of one secondary and caches its result (see the class comment for the
    * guarantee). `write` must return the object as the server returned it.
    */

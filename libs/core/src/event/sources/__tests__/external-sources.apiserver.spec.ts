@@ -260,6 +260,13 @@ describe('polling, inbound and bounded sources', () => {
       ).toBe(gets + 1);
       expect(source.get(id)?.data).toEqual({ v: '1' });
       expect(source.getSecondaryResources(owner)).toHaveLength(1);
+      // evicted again: the primary's secondaries are fetched on demand
+      await clock.advance(60_001);
+      expect(source.getSecondaryResources(owner)).toHaveLength(0);
+      expect((await source.fetchSecondaryResources(owner)).map((c) => c.data)).toEqual([{ v: '1' }]);
+      expect(
+        server.requests.count({ verb: 'get', resource: 'configmaps', namespace: ns, name: 'cold' }),
+      ).toBe(gets + 2);
     } finally {
       await source.stop();
     }
