@@ -20,7 +20,9 @@ if (!existsSync(tsc)) {
 console.log(`npm start: building ${project} and the libraries it uses (tsc -b)...`);
 const build = spawnSync(process.execPath, [tsc, '-b', project], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) {
-  console.error(`npm start: the build failed (exit code ${build.status ?? build.signal}); see the errors above.`);
+  console.error(
+    `npm start: the build failed (exit code ${build.status ?? build.signal}); see the errors above.`,
+  );
   process.exit(build.status ?? 1);
 }
 
