@@ -145,15 +145,19 @@ export class GenericRetry implements Retry {
     return this;
   }
 
+  /** Retries after the first failure; -1 for unlimited. */
   getMaxAttempts(): number {
     return this.maxAttempts;
   }
+  /** Delay before the first retry, in ms. */
   getInitialInterval(): number {
     return this.initialInterval;
   }
+  /** Factor applied to the delay from the third retry on. */
   getIntervalMultiplier(): number {
     return this.intervalMultiplier;
   }
+  /** Upper bound of a delay in ms; -1 for none. */
   getMaxInterval(): number {
     return this.maxInterval;
   }
