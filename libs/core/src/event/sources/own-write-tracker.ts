@@ -95,6 +95,11 @@ export class OwnWriteTracker<R extends KubernetesResource> {
     }
     this.freshen(key, event);
     if (!state) return 'foreign';
+    if (event.kind === 'delete') {
+      // the object is gone: versions of it will not come back
+      this.states.delete(key);
+      return 'foreign';
+    }
     const verdict = this.judge(state, event);
     this.tidy(key, state);
     return verdict;
