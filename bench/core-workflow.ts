@@ -19,7 +19,7 @@ import {
 } from '@tosdk/core';
 import type { Context, CustomResource, KubernetesResource, Reconciler } from '@tosdk/core';
 
-const PRIMARIES = 1_000;
+const PRIMARIES = Number(process.env.TOSDK_BENCH_PRIMARIES ?? 1_000);
 const CONCURRENCY = 50;
 const NAMESPACE = 'bench-wf';
 
@@ -137,61 +137,62 @@ function writesPerPrimary(server: KubeApiServer): { total: number; byResource: R
   return { total: total / PRIMARIES, byResource };
 }
 
-export async function run(): Promise<void> {
+async function setUp(): Promise<{ server: KubeApiServer; client: KubernetesClient }> {
   const server = await KubeApiServer.start({ port: 0, requestLogSize: 100_000 });
-  const kc = server.kubeConfig();
-  const client = KubernetesClient.fromKubeConfig(kc);
-  try {
-    await client.create(CRD, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'apps.bench.tosdk.io' },
-      spec: {
-        group: 'bench.tosdk.io',
-        scope: 'Namespaced',
-        names: { plural: 'apps', singular: 'app', kind: 'App', listKind: 'AppList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                },
+  const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+  await client.create(CRD, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'apps.bench.tosdk.io' },
+    spec: {
+      group: 'bench.tosdk.io',
+      scope: 'Namespaced',
+      names: { plural: 'apps', singular: 'app', kind: 'App', listKind: 'AppList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
               },
             },
           },
-        ],
-      },
-    } as KubernetesResource);
-    await waitUntil('CRD served', async () => {
-      const r = await client
-        .request<{ resources?: unknown[] }>('/apis/bench.tosdk.io/v1')
-        .catch(() => undefined);
-      return (r?.resources?.length ?? 0) > 0;
+        },
+      ],
+    },
+  } as KubernetesResource);
+  await waitUntil('CRD served', async () => {
+    const r = await client
+      .request<{ resources?: unknown[] }>('/apis/bench.tosdk.io/v1')
+      .catch(() => undefined);
+    return (r?.resources?.length ?? 0) > 0;
+  });
+  await client.create(ResourceTypes.Namespace, { metadata: { name: NAMESPACE } });
+  await pool(PRIMARIES, async (i) => {
+    await client.create(App, {
+      apiVersion: App.apiVersion,
+      kind: App.kind,
+      metadata: { name: `app-${i}`, namespace: NAMESPACE },
+      spec: { value: 'v1' },
     });
-    await client.create(ResourceTypes.Namespace, { metadata: { name: NAMESPACE } });
+  });
+  return { server, client };
+}
 
-    // baseline: the same writes by a bare client, in order per primary
-    const baselineNs = `${NAMESPACE}-base`;
-    await client.create(ResourceTypes.Namespace, { metadata: { name: baselineNs } });
-    const basePrimaries: App[] = [];
-    await pool(PRIMARIES, async (i) => {
-      basePrimaries[i] = await client.create(App, {
-        apiVersion: App.apiVersion,
-        kind: App.kind,
-        metadata: { name: `app-${i}`, namespace: baselineNs },
-        spec: { value: 'v1' },
-      });
-    });
+/** The baseline, on a server of its own in the same state: the same writes by a bare client, in order per primary. */
+async function baseline(): Promise<number> {
+  const { server, client } = await setUp();
+  try {
+    const primaries = (await client.list(App, { namespace: NAMESPACE })).items;
     const t0 = performance.now();
-    await pool(PRIMARIES, async (i) => {
-      const p = basePrimaries[i];
+    await pool(primaries.length, async (i) => {
+      const p = primaries[i];
       const owner = [
         { apiVersion: App.apiVersion, kind: App.kind, name: p.metadata!.name!, uid: p.metadata!.uid! },
       ];
@@ -200,32 +201,31 @@ export async function run(): Promise<void> {
         [ResourceTypes.Deployment, deploymentOf(p)],
         [ResourceTypes.Service, serviceOf(p)],
       ] as const) {
-        const body = {
-          ...obj,
-          metadata: { ...obj.metadata!, namespace: baselineNs, ownerReferences: owner },
-        };
+        const body = { ...obj, metadata: { ...obj.metadata!, namespace: NAMESPACE, ownerReferences: owner } };
         await client.apply(type, body as V1ConfigMap & { metadata: { name: string } }, {
           fieldManager: 'baseline',
         });
       }
       await client.mergePatch(
         App,
-        new ResourceID(p.metadata!.name!, baselineNs),
+        new ResourceID(p.metadata!.name!, NAMESPACE),
         { status: { observed: 'v1' } },
         { subresource: 'status' },
       );
     });
-    const baselineMs = performance.now() - t0;
+    return performance.now() - t0;
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
 
+export async function run(): Promise<void> {
+  const baselineMs = await baseline();
+  const { server, client } = await setUp();
+  const kc = server.kubeConfig();
+  try {
     // (1) + (2): first pass
-    await pool(PRIMARIES, async (i) => {
-      await client.create(App, {
-        apiVersion: App.apiVersion,
-        kind: App.kind,
-        metadata: { name: `app-${i}`, namespace: NAMESPACE },
-        spec: { value: 'v1' },
-      });
-    });
     server.requests.reset();
     const first = new Operator({ kubeConfig: kc, concurrentReconciliationThreads: CONCURRENCY });
     register(first);
