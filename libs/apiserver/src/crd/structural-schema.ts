@@ -7,6 +7,7 @@ import { child, forbidden, index, invalid, key, notSupported, required } from '.
 import type { JsonSchemaProps } from './schema-types.js';
 import { asSchema } from './schema-types.js';
 import { compileRe2 } from './internal/re2.js';
+import { parseSimplePath, schemaAtPath } from './simple-path.js';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const LIST_TYPES = ['atomic', 'map', 'set'];
@@ -209,8 +210,27 @@ function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCaus
     const rp = index(p, i);
     const rule = asSchema(r);
     if (!rule) errs.push(invalid(rp, r, 'must be an object'));
-    else if (typeof rule.rule !== 'string' || rule.rule.trim() === '') errs.push(required(child(rp, 'rule')));
-    else if (
+    else if (typeof rule.rule !== 'string' || rule.rule.trim() === '') {
+      errs.push(required(child(rp, 'rule'), 'rule is not specified'));
+    } else if (typeof rule.message === 'string' && rule.message !== '' && rule.message.trim() === '') {
+      errs.push(invalid(child(rp, 'message'), rule.message, 'message must be non-empty if specified'));
+    } else if (typeof rule.message === 'string' && /[\r\n]/.test(rule.message.trim())) {
+      errs.push(invalid(child(rp, 'message'), rule.message, 'message must not contain line breaks'));
+    } else if (
+      /[\r\n]/.test(rule.rule.trim()) &&
+      !(typeof rule.message === 'string' && rule.message.trim() !== '')
+    ) {
+      errs.push(required(child(rp, 'message'), 'message must be specified if rule contains line breaks'));
+    }
+    if (rule && typeof rule.fieldPath === 'string' && rule.fieldPath !== '') {
+      const fields = parseSimplePath(rule.fieldPath.trim());
+      // Only dotted paths are checked; bracket forms are accepted as they are.
+      if (fields && !schemaAtPath(s, fields)) {
+        errs.push(invalid(child(rp, 'fieldPath'), rule.fieldPath, 'fieldPath must be a valid path'));
+      }
+    }
+    if (
+      rule &&
       rule.reason !== undefined &&
       !(typeof rule.reason === 'string' && REASONS.includes(rule.reason))
     ) {
@@ -267,19 +287,15 @@ function checkListType(s: JsonSchemaProps, path: string, errs: StatusCause[]): v
   const keys = s['x-kubernetes-list-map-keys'];
   const items = asSchema(s.items);
   if (listType !== undefined) {
+    if (s.type !== 'array') errs.push(typeMustBe(s, path, 'array if x-kubernetes-list-type is specified'));
     if (typeof listType !== 'string' || !LIST_TYPES.includes(listType)) {
       errs.push(notSupported(child(path, 'x-kubernetes-list-type'), listType, LIST_TYPES));
-    } else if (s.type !== 'array') {
-      errs.push(invalid(child(path, 'x-kubernetes-list-type'), listType, 'must only be used on type=array'));
     }
   }
-  if (keys !== undefined && listType !== 'map') {
-    errs.push(
-      forbidden(
-        child(path, 'x-kubernetes-list-map-keys'),
-        'must only be used if x-kubernetes-list-type is map',
-      ),
-    );
+  if (Array.isArray(keys) && keys.length > 0 && listType !== 'map') {
+    const what = 'must be map if x-kubernetes-list-map-keys is non-empty';
+    const p = child(path, 'x-kubernetes-list-type');
+    errs.push(listType === undefined ? required(p, what) : invalid(p, listType, what));
   }
   if (listType === 'map') {
     if (!Array.isArray(keys) || keys.length === 0) {
@@ -353,9 +369,16 @@ function checkMapType(s: JsonSchemaProps, path: string, errs: StatusCause[]): vo
   if (mapType === undefined) return;
   if (typeof mapType !== 'string' || !MAP_TYPES.includes(mapType)) {
     errs.push(notSupported(child(path, 'x-kubernetes-map-type'), mapType, MAP_TYPES));
-  } else if (s.type !== 'object') {
-    errs.push(invalid(child(path, 'x-kubernetes-map-type'), mapType, 'must only be used on type=object'));
   }
+  if (s.type !== 'object') errs.push(typeMustBe(s, path, 'object if x-kubernetes-map-type is specified'));
+}
+
+/** `type: Required value: must be <what>` when absent, `Invalid value` otherwise. */
+function typeMustBe(s: JsonSchemaProps, path: string, what: string): StatusCause {
+  const p = child(path, 'type');
+  return s.type === undefined || s.type === ''
+    ? required(p, `must be ${what}`)
+    : invalid(p, s.type, `must be ${what}`);
 }
 
 /** The root and embedded resources: apiVersion/kind are strings, metadata only restricts name/generateName. */

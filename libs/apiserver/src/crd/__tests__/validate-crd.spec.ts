@@ -289,9 +289,21 @@ describe('validateCrd', () => {
     );
     expectCause(
       validateCrd(webPageCrd((c) => (schemaAt(c, 'spec')['x-kubernetes-list-type'] = 'set'))),
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-list-type',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].type',
       'FieldValueInvalid',
-      'Invalid value: "set": must only be used on type=array',
+      'Invalid value: "object": must be array if x-kubernetes-list-type is specified',
+    );
+    expectCause(
+      validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'html')['x-kubernetes-list-map-keys'] = ['a']))),
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[html].x-kubernetes-list-type',
+      'FieldValueRequired',
+      'Required value: must be map if x-kubernetes-list-map-keys is non-empty',
+    );
+    expectCause(
+      validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'html')['x-kubernetes-map-type'] = 'atomic'))),
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[html].type',
+      'FieldValueInvalid',
+      'Invalid value: "string": must be object if x-kubernetes-map-type is specified',
     );
   });
 
@@ -545,7 +557,7 @@ describe('validateCrd', () => {
       causes,
       'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
       'FieldValueRequired',
-      'Required value',
+      'Required value: rule is not specified',
     );
     expectCause(
       causes,
@@ -560,6 +572,17 @@ describe('validateCrd', () => {
         ),
       ),
     ).toEqual([]);
+    const badPath = validateCrd(
+      webPageCrd(
+        (c) => (schemaAt(c, 'spec')['x-kubernetes-validations'] = [{ rule: 'true', fieldPath: '.nope' }]),
+      ),
+    );
+    expectCause(
+      badPath,
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath',
+      'FieldValueInvalid',
+      'Invalid value: ".nope": fieldPath must be a valid path',
+    );
   });
 
   it('accepts int-or-string written as controller-gen does (anyOf integer/string), but not type inside anyOf otherwise', () => {
