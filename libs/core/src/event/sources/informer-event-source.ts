@@ -325,8 +325,9 @@ export class InformerEventSource<
         .byIndex(PRIMARY_INDEX, ResourceID.fromResource(primary).key)
         .map((skeletonOf) => ResourceID.fromResource(skeletonOf));
     }
-    const found = await Promise.all(ids.map((id) => this.fetch(id)));
-    return found.filter((r): r is R => r !== undefined);
+    const out: R[] = [];
+    for (const found of await Promise.all(ids.map((id) => this.fetch(id)))) if (found) out.push(found);
+    return out;
   }
 
   /**
