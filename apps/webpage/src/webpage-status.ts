@@ -1,7 +1,6 @@
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { ErrorStatusUpdateControl, UpdateControl } from '@tosdk/core';
 import type { Context } from '@tosdk/core';
-import { configMapName } from './webpage-names.js';
 import { WebPage } from './webpage.resource.js';
 import type { WebPageStatus } from './webpage.resource.js';
 import { InvalidWebPageError } from './webpage-validation.js';
@@ -21,12 +20,24 @@ export function isDeploymentReady(deployment: V1Deployment | undefined): boolean
   );
 }
 
-/** The status of a page whose secondaries were reconciled: read from what exists, no error message. */
-export function reconciledStatus(page: WebPage, deployment: V1Deployment | undefined): WebPageStatus {
+/** What exists for a page after its secondaries were reconciled. */
+export interface ObservedSecondaries {
+  /** The page's ConfigMap, if it exists. */
+  configMap: V1ConfigMap | undefined;
+  /** The page's Deployment, if it exists. */
+  deployment: V1Deployment | undefined;
+}
+
+/**
+ * The status of a page whose secondaries were reconciled, read from what exists: the ConfigMap's
+ * name (absent without one), readiness of the Deployment, the generation; no error message.
+ */
+export function reconciledStatus(page: WebPage, observed: ObservedSecondaries): WebPageStatus {
+  const name = observed.configMap?.metadata?.name;
   return {
-    configMapName: configMapName(page),
+    ...(name ? { configMapName: name } : {}),
     observedGeneration: page.metadata?.generation,
-    ready: isDeploymentReady(deployment),
+    ready: isDeploymentReady(observed.deployment),
   };
 }
 

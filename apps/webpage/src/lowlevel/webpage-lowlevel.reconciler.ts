@@ -49,7 +49,13 @@ export class WebPageLowLevelReconciler implements Reconciler<WebPage> {
   async reconcile(page: WebPage, context: Context<WebPage>): Promise<UpdateControl<WebPage>> {
     validateWebPage(page);
     const sources = this.sources!;
-    await this.ensure(ResourceTypes.ConfigMap, sources.configMaps, desiredConfigMap(page), page, context);
+    const configMap = await this.ensure(
+      ResourceTypes.ConfigMap,
+      sources.configMaps,
+      desiredConfigMap(page),
+      page,
+      context,
+    );
     const deployment = await this.ensure(
       ResourceTypes.Deployment,
       sources.deployments,
@@ -66,7 +72,7 @@ export class WebPageLowLevelReconciler implements Reconciler<WebPage> {
         await context.client.delete(ResourceTypes.Ingress, ResourceID.fromResource(ingress));
       }
     }
-    return patchStatus(page, reconciledStatus(page, deployment));
+    return patchStatus(page, reconciledStatus(page, { configMap, deployment }));
   }
 
   updateErrorStatus(

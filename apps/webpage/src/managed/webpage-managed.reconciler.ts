@@ -1,4 +1,4 @@
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import type { Context, ErrorStatusUpdateControl, UpdateControl } from '@tosdk/core';
 import { Reconciler } from '@tosdk/nestjs';
 import {
@@ -35,10 +35,14 @@ import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-st
 })
 export class WebPageManagedReconciler implements Reconciler<WebPage> {
   reconcile(page: WebPage, context: Context<WebPage>): UpdateControl<WebPage> {
-    const deployment = context
-      .managedWorkflowAndDependentResourceContext()
-      .getSecondaryResource<V1Deployment>(DependentNames.deployment);
-    return patchStatus(page, reconciledStatus(page, deployment));
+    const workflow = context.managedWorkflowAndDependentResourceContext();
+    return patchStatus(
+      page,
+      reconciledStatus(page, {
+        configMap: workflow.getSecondaryResource<V1ConfigMap>(DependentNames.configMap),
+        deployment: workflow.getSecondaryResource<V1Deployment>(DependentNames.deployment),
+      }),
+    );
   }
 
   updateErrorStatus(

@@ -55,7 +55,13 @@ export class WebPageStandaloneReconciler implements Reconciler<WebPage> {
   async reconcile(page: WebPage, context: Context<WebPage>): Promise<UpdateControl<WebPage>> {
     validateWebPage(page);
     await this.workflow.reconcile(page, context);
-    return patchStatus(page, reconciledStatus(page, this.deployment.getSecondaryResource(page, context)));
+    return patchStatus(
+      page,
+      reconciledStatus(page, {
+        configMap: this.configMap.getSecondaryResource(page, context),
+        deployment: this.deployment.getSecondaryResource(page, context),
+      }),
+    );
   }
 
   updateErrorStatus(
