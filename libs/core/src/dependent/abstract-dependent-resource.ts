@@ -119,7 +119,12 @@ export abstract class AbstractDependentResource<
   }
 
   /** Called after the secondary was created or updated (e.g. to cache it). Defaults to nothing. */
-  protected onCreatedOrUpdated(_resource: R, _primary: P, _context: Context<P>): void | Promise<void> {}
+  protected onCreatedOrUpdated(
+    _resource: R,
+    _primary: P,
+    _context: Context<P>,
+    _operation: 'created' | 'updated',
+  ): void | Promise<void> {}
 
   private async reconcileOne(
     actual: R | undefined,
@@ -136,7 +141,7 @@ export abstract class AbstractDependentResource<
     if (actual === undefined) {
       if (!traits.creator || !self.create) return { operation: 'none', resource: undefined };
       const created = await self.create(await desiredOf(), primary, context);
-      await this.onCreatedOrUpdated(created, primary, context);
+      await this.onCreatedOrUpdated(created, primary, context, 'created');
       return { operation: 'created', resource: created };
     }
     if (!traits.updater || !self.update) return { operation: 'none', resource: actual };
@@ -150,7 +155,7 @@ export abstract class AbstractDependentResource<
       desired = result.computedDesired ?? (await desiredOf());
     }
     const updated = await self.update(actual, desired, primary, context);
-    await this.onCreatedOrUpdated(updated, primary, context);
+    await this.onCreatedOrUpdated(updated, primary, context, 'updated');
     return { operation: 'updated', resource: updated };
   }
 

@@ -87,14 +87,23 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
     return [...byId.values()];
   }
 
-  protected override async onCreatedOrUpdated(resource: R, primary: P, context: Context<P>): Promise<void> {
+  protected override async onCreatedOrUpdated(
+    resource: R,
+    primary: P,
+    context: Context<P>,
+    operation: 'created' | 'updated',
+  ): Promise<void> {
     const key = ResourceID.fromResource(primary).key;
     const id = this.idOf(resource);
     const now = this.source?.getSecondaryResources(primary).find((r) => this.idOf(r) === id);
     let map = this.recent.get(key);
     if (!map) this.recent.set(key, (map = new Map<string, Recent<R>>()));
     map.set(id, { value: resource, seen: now === undefined ? undefined : JSON.stringify(now) });
-    if (isDependentResourceWithExplicitState<R, P>(this) && !this.stateResourceOf(primary, context)) {
+    if (
+      operation === 'created' &&
+      isDependentResourceWithExplicitState<R, P>(this) &&
+      !this.stateResourceOf(primary, context)
+    ) {
       const state = this.stateResource(primary, resource);
       await context.client.create(this.stateResourceType, state);
     }

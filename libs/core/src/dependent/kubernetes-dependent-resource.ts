@@ -5,6 +5,7 @@ import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import { KubernetesApiError } from '../client/errors.js';
 import type { EventSource } from '../event/event-source.js';
 import { InformerEventSource } from '../event/sources/informer-event-source.js';
+import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from '../event/sources/mappers.js';
 import {
   DEFAULT_PRIMARY_NAME_ANNOTATION,
   DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
@@ -79,6 +80,23 @@ export abstract class KubernetesDependentResource<
     return undefined;
   }
 
+  /**
+   * Custom mapping between secondaries and primaries, e.g. when primaries name a shared secondary
+   * (many-to-one): a secondary-to-primary mapper (typically reading an index added to
+   * `context.primaryCache`) and a primary-to-secondary mapper. Defaults to none: owner references,
+   * else the primary annotations.
+   */
+  protected mappers(
+    _context: EventSourceContext<P>,
+  ):
+    | {
+        secondaryToPrimaryMapper?: SecondaryToPrimaryMapper<R>;
+        primaryToSecondaryMapper?: PrimaryToSecondaryMapper<P>;
+      }
+    | undefined {
+    return undefined;
+  }
+
   eventSource(context: EventSourceContext<P>): EventSource {
     this.controllerFieldManager = context.fieldManager ?? context.controllerName;
     if (this.source && (this.sharedSource || this.source.isRunning() || !this.started)) return this.source;
@@ -89,14 +107,18 @@ export abstract class KubernetesDependentResource<
     };
     const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
     const byAnnotation = Mappers.fromAnnotation<R>(keys.name, keys.namespace);
+    const custom = this.mappers(context);
     this.source = new InformerEventSource<R, P>(
       {
         name: this.eventSourceName,
         type: this.resourceType,
-        secondaryToPrimaryMapper: Mappers.indexable((s: R) => {
-          const owners = byOwner(s);
-          return owners.length > 0 ? owners : byAnnotation(s);
-        }),
+        secondaryToPrimaryMapper:
+          custom?.secondaryToPrimaryMapper ??
+          Mappers.indexable((s: R) => {
+            const owners = byOwner(s);
+            return owners.length > 0 ? owners : byAnnotation(s);
+          }),
+        primaryToSecondaryMapper: custom?.primaryToSecondaryMapper,
         namespaces: i.namespaces,
         labelSelector: i.labelSelector,
         fieldSelector: i.fieldSelector,
