@@ -13,42 +13,37 @@ const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const LIST_TYPES = ['atomic', 'map', 'set'];
 const MAP_TYPES = ['atomic', 'granular'];
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
-/** Keys a value validation (inside allOf/anyOf/oneOf/not) may not set, or the schema is not structural. */
-const NOT_IN_VALUE_VALIDATION = [
-  'type',
-  'additionalProperties',
-  'default',
-  'nullable',
-  'description',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
+/** What a value validation (inside allOf/anyOf/oneOf/not) must not set, and kube-apiserver's words for it. */
+const NOT_IN_VALUE_VALIDATION: [string, string][] = [
+  ['type', 'must be empty to be structural'],
+  ['additionalProperties', 'must be undefined to be structural'],
+  ['default', 'must be undefined to be structural'],
+  ['title', 'must be empty to be structural'],
+  ['description', 'must be empty to be structural'],
+  ['nullable', 'must be false to be structural'],
+  ['x-kubernetes-preserve-unknown-fields', 'must be false to be structural'],
+  ['x-kubernetes-embedded-resource', 'must be false to be structural'],
+  ['x-kubernetes-int-or-string', 'must be false to be structural'],
+  ['x-kubernetes-list-map-keys', 'must be empty to be structural'],
+  ['x-kubernetes-list-type', 'must be undefined to be structural'],
 ];
 
 type Level = 'root' | 'field' | 'item';
 
 /**
  * Validates a version's `openAPIV3Schema` found at `path`
- * (e.g. `spec.versions[0].schema.openAPIV3Schema`). Returns the causes; empty when the schema is valid.
+ * (e.g. `spec.versions[0].schema.openAPIV3Schema`). Returns the causes, sorted as kube-apiserver sorts
+ * them; empty when the schema is valid.
  */
 export function validateStructuralSchema(schema: JsonSchemaProps, path: string): StatusCause[] {
   const errs: StatusCause[] = [];
-  walk(schema, path, 'root', false, errs);
-  return errs;
+  walk(schema, path, 'root', errs);
+  const text = (c: StatusCause): string => `${c.field}: ${c.message}`;
+  return errs.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
 }
 
-function walk(
-  s: JsonSchemaProps,
-  path: string,
-  lvl: Level,
-  insideValidation: boolean,
-  errs: StatusCause[],
-  intOrStringParent = false,
-): void {
-  checkTypeAndExtensions(s, path, lvl, insideValidation, errs);
+function walk(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[]): void {
+  checkTypeAndExtensions(s, path, lvl, errs);
   if (s.uniqueItems === true) {
     errs.push(
       forbidden(
@@ -58,6 +53,8 @@ function walk(
     );
   }
   if (s.additionalProperties !== undefined) {
+    if (lvl === 'root')
+      errs.push(forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
     if (s.properties && Object.keys(s.properties).length > 0 && s.additionalProperties !== true) {
       errs.push(
         forbidden(
@@ -66,44 +63,54 @@ function walk(
         ),
       );
     }
-    if (s.additionalProperties === false) {
-      errs.push(forbidden(child(path, 'additionalProperties'), 'must not be false'));
-    }
     const ap = asSchema(s.additionalProperties);
-    if (ap) walk(ap, child(path, 'additionalProperties'), 'field', insideValidation, errs);
+    if (ap) walk(ap, child(path, 'additionalProperties'), 'field', errs);
   }
   for (const [name, prop] of Object.entries(s.properties ?? {})) {
     const p = asSchema(prop);
-    if (p) walk(p, key(child(path, 'properties'), name), 'field', insideValidation, errs);
+    if (p) walk(p, key(child(path, 'properties'), name), 'field', errs);
     else errs.push(invalid(key(child(path, 'properties'), name), prop, 'must be a schema object'));
   }
   if (s.items !== undefined) {
     const items = asSchema(s.items);
-    if (items) walk(items, child(path, 'items'), 'item', insideValidation, errs);
+    if (items) walk(items, child(path, 'items'), 'item', errs);
     else if (Array.isArray(s.items)) {
       errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
     } else errs.push(invalid(child(path, 'items'), s.items, 'must be a schema object'));
-  } else if (s.type === 'array' && !insideValidation) {
+  } else if (s.type === 'array') {
     errs.push(required(child(path, 'items'), 'must be specified'));
   }
-  const intOrString = s['x-kubernetes-int-or-string'] === true || intOrStringParent;
-  for (const kw of ['allOf', 'anyOf', 'oneOf'] as const) {
-    (s[kw] ?? []).forEach((sub, i) => {
-      const p = index(child(path, kw), i);
-      // The one exception Kubernetes makes: int-or-string spelled as anyOf integer/string (as
-      // controller-gen writes it), directly or as the first allOf entry.
-      const exempt =
-        intOrString &&
-        ((kw === 'anyOf' && isIntOrStringAnyOf(s.anyOf)) ||
-          (kw === 'allOf' && i === 0 && isIntOrStringAnyOf(sub.anyOf)));
-      if (!exempt) checkValueValidation(sub, p, errs);
-      walk(sub, p, lvl, true, errs, exempt && kw === 'allOf');
-    });
-  }
-  if (s.not) {
-    checkValueValidation(s.not, child(path, 'not'), errs);
-    walk(s.not, child(path, 'not'), lvl, true, errs);
-  }
+  // The int-or-string exception: anyOf [integer, string] directly or as allOf's first entry.
+  const intOrString = s['x-kubernetes-int-or-string'] === true;
+  checkValueValidations(
+    s,
+    path,
+    intOrString && isIntOrStringAnyOf(s.anyOf),
+    intOrString && isIntOrStringAnyOf(s.allOf?.[0]?.anyOf),
+    errs,
+  );
+  checkValidationRules(s, path, errs);
+  checkRequired(s, path, errs);
+  checkListType(s, path, errs);
+  checkMapType(s, path, errs);
+  if (lvl === 'root' || s['x-kubernetes-embedded-resource'] === true) checkResourceRoot(s, path, lvl, errs);
+}
+
+/** allOf/anyOf/oneOf/not and pattern of a node (structural or nested in a value validation). */
+function checkValueValidations(
+  s: JsonSchemaProps,
+  path: string,
+  skipAnyOf: boolean,
+  skipFirstAllOfAnyOf: boolean,
+  errs: StatusCause[],
+): void {
+  if (!skipAnyOf)
+    (s.anyOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'anyOf'), i), false, errs));
+  (s.allOf ?? []).forEach((v, i) =>
+    checkNested(v, index(child(path, 'allOf'), i), skipFirstAllOfAnyOf && i === 0, errs),
+  );
+  (s.oneOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'oneOf'), i), false, errs));
+  if (asSchema(s.not)) checkNested(s.not as JsonSchemaProps, child(path, 'not'), false, errs);
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string')
       errs.push(invalid(child(path, 'pattern'), s.pattern, 'must be a string'));
@@ -118,27 +125,38 @@ function walk(
       }
     }
   }
-  checkValidationRules(s, path, errs);
-  checkRequired(s, path, errs);
-  checkListType(s, path, errs);
-  checkMapType(s, path, errs);
-  if (lvl === 'root' || s['x-kubernetes-embedded-resource'] === true) checkResourceRoot(s, path, lvl, errs);
 }
 
-function checkTypeAndExtensions(
-  s: JsonSchemaProps,
-  path: string,
-  lvl: Level,
-  insideValidation: boolean,
-  errs: StatusCause[],
-): void {
+/** A schema inside a value validation: it may only constrain values, never add structure. */
+function checkNested(v: JsonSchemaProps, path: string, skipAnyOf: boolean, errs: StatusCause[]): void {
+  checkValueValidations(v, path, skipAnyOf, false, errs);
+  const items = asSchema(v.items);
+  if (items) checkNested(items, child(path, 'items'), false, errs);
+  for (const [k, sub] of Object.entries(v.properties ?? {})) {
+    const p = asSchema(sub);
+    if (p) checkNested(p, key(child(path, 'properties'), k), false, errs);
+  }
+  for (const [k, message] of NOT_IN_VALUE_VALIDATION) {
+    const value = v[k];
+    const set =
+      value !== undefined && value !== false && value !== '' && !(Array.isArray(value) && value.length === 0);
+    if (set) errs.push(forbidden(child(path, k), message));
+  }
+  if (v.properties && 'metadata' in v.properties) {
+    errs.push(
+      forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'),
+    );
+  }
+}
+
+function checkTypeAndExtensions(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[]): void {
   const type = s.type;
   const embedded = s['x-kubernetes-embedded-resource'] === true;
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   if (type !== undefined && (typeof type !== 'string' || !TYPES.includes(type))) {
     errs.push(notSupported(child(path, 'type'), type, TYPES));
   }
-  if (insideValidation) return;
+  const preserves = s['x-kubernetes-preserve-unknown-fields'] === true;
   if (embedded && type !== 'object') {
     if (type === undefined || type === '') {
       errs.push(required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
@@ -146,7 +164,7 @@ function checkTypeAndExtensions(
       errs.push(
         invalid(child(path, 'type'), type, 'must be object if x-kubernetes-embedded-resource is true'),
       );
-  } else if ((type === undefined || type === '') && !intOrString) {
+  } else if ((type === undefined || type === '') && !intOrString && !preserves) {
     const what =
       lvl === 'root'
         ? 'must not be empty at the root'
@@ -155,8 +173,23 @@ function checkTypeAndExtensions(
           : 'must not be empty for specified object fields';
     errs.push(required(child(path, 'type'), what));
   }
-  if (intOrString && type !== undefined && type !== '') {
-    errs.push(invalid(child(path, 'type'), type, 'must be empty if x-kubernetes-int-or-string is true'));
+  if (intOrString && preserves) {
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-preserve-unknown-fields'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
+  }
+  if (intOrString && embedded) {
+    errs.push(
+      invalid(
+        child(path, 'x-kubernetes-embedded-resource'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
   if (lvl === 'root' && typeof type === 'string' && type !== '' && type !== 'object') {
     errs.push(invalid(child(path, 'type'), type, 'must be object at the root'));
@@ -247,13 +280,6 @@ function isIntOrStringAnyOf(list: readonly JsonSchemaProps[] | undefined): boole
   const only = (x: JsonSchemaProps | undefined, type: string): boolean =>
     x !== undefined && x.type === type && Object.keys(x).every((k) => k === 'type');
   return only(a, 'integer') && only(b, 'string');
-}
-
-/** Value validations may only constrain values: they must not carry structure or defaults. */
-function checkValueValidation(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
-  for (const k of NOT_IN_VALUE_VALIDATION) {
-    if (s[k] !== undefined) errs.push(forbidden(child(path, k), 'must be empty to be structural'));
-  }
 }
 
 function checkRequired(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {

@@ -223,14 +223,57 @@ describe('validateCrd', () => {
     );
   });
 
-  it('int-or-string with a type gives type Invalid "must be empty if x-kubernetes-int-or-string is true"', () => {
-    const causes = validateCrd(webPageCrd((c) => (schemaAt(c, 'spec', 'port').type = 'string')));
+  it('int-or-string with preserve-unknown-fields gives x-kubernetes-preserve-unknown-fields Invalid "must be false if x-kubernetes-int-or-string is true"', () => {
+    const causes = validateCrd(
+      webPageCrd((c) => (schemaAt(c, 'spec', 'port')['x-kubernetes-preserve-unknown-fields'] = true)),
+    );
+    expect(fields(causes)).toEqual([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[port].x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true',
+    ]);
+  });
+
+  it('a field with only x-kubernetes-preserve-unknown-fields (any JSON value) needs no type', () => {
+    expect(
+      validateCrd(
+        webPageCrd(
+          (c) =>
+            (schemaAt(c, 'spec').properties!.anything = { 'x-kubernetes-preserve-unknown-fields': true }),
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it('additionalProperties at the root gives additionalProperties Forbidden "must not be used at the root"', () => {
+    const causes = validateCrd(
+      webPageCrd((c) => {
+        delete schemaAt(c).properties;
+        schemaAt(c).additionalProperties = { type: 'string' };
+        v0(c).selectableFields = [];
+      }),
+    );
     expectCause(
       causes,
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[port].type',
-      'FieldValueInvalid',
-      'Invalid value: "string": must be empty if x-kubernetes-int-or-string is true',
+      'spec.versions[0].schema.openAPIV3Schema.additionalProperties',
+      'FieldValueForbidden',
+      'Forbidden: must not be used at the root',
     );
+  });
+
+  it("value validations may not carry structure: description, default, nested type and metadata give kube's Forbidden causes (sorted)", () => {
+    const causes = validateCrd(
+      webPageCrd(
+        (c) =>
+          (schemaAt(c, 'spec').oneOf = [
+            { description: 'x', default: {}, properties: { html: { type: 'string' }, metadata: {} } },
+          ]),
+      ),
+    );
+    expect(fields(causes)).toEqual([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].oneOf[0].default: Forbidden: must be undefined to be structural',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].oneOf[0].description: Forbidden: must be empty to be structural',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].oneOf[0].properties[html].type: Forbidden: must be empty to be structural',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].oneOf[0].properties[metadata]: Forbidden: must not be specified in a nested context',
+    ]);
   });
 
   it('an embedded resource of type string gives type Invalid; one without properties or preserve gives properties Required', () => {
