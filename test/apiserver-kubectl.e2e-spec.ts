@@ -128,6 +128,26 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(r.stdout).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
   });
 
+  it('[AS-KUBECTL-CREATE] imperative create (protobuf bodies) of namespaces, configmaps, secrets and service accounts; auth can-i', async () => {
+    expect((await k(['create', 'ns', 'imperative'])).stdout).toContain('namespace/imperative created');
+    expect((await k(['create', 'cm', 'c1', '-n', 'imperative', '--from-literal=a=b'])).stdout).toContain(
+      'configmap/c1 created',
+    );
+    expect(
+      (await k(['create', 'secret', 'generic', 's1', '-n', 'imperative', '--from-literal=user=bob'])).stdout,
+    ).toContain('secret/s1 created');
+    expect((await k(['create', 'sa', 'robot', '-n', 'imperative'])).stdout).toContain(
+      'serviceaccount/robot created',
+    );
+    expect((await k(['get', 'cm', 'c1', '-n', 'imperative', '-o', 'jsonpath={.data.a}'])).stdout).toBe('b');
+    const secret = (await k(['get', 'secret', 's1', '-n', 'imperative', '-o', 'jsonpath={.data.user}']))
+      .stdout;
+    expect(Buffer.from(secret, 'base64').toString()).toBe('bob');
+    expect((await k(['auth', 'can-i', 'create', 'pods'])).stdout.trim()).toBe('yes');
+    const unsupported = await k(['create', 'deployment', 'imp', '--image=nginx', '-n', 'imperative']);
+    expect(unsupported.stderr).toContain('send application/json or application/yaml');
+  });
+
   it('[AS-KUBECTL-APPLY] client-side apply creates then configures; get -o yaml and -o wide show the objects', async () => {
     const a = await k(['apply', '-f', join(dir, 'app.yaml')]);
     expect(a.stderr).toBe('');

@@ -247,7 +247,7 @@ describe('KubeApiServer write semantics', () => {
     expect(r.status).toBe(409);
   });
 
-  it('[AS-413] bodies over 3 MiB give 413; malformed JSON and YAML give 400; protobuf gives 415', async () => {
+  it('[AS-413] bodies over 3 MiB give 413; malformed JSON, YAML and protobuf give 400; unknown media types 415', async () => {
     const big = Buffer.alloc(3 * 1024 * 1024 + 10, 'a');
     const r = await call(server, 'POST', CM, big);
     expect(r.status).toBe(413);
@@ -258,14 +258,35 @@ describe('KubeApiServer write semantics', () => {
       contentType: 'application/yaml',
     });
     expect(y.status).toBe(201);
+    expect((await call(server, 'POST', CM, 'x', { contentType: 'application/msgpack' })).status).toBe(415);
     expect(
       (await call(server, 'POST', CM, 'x', { contentType: 'application/vnd.kubernetes.protobuf' })).status,
-    ).toBe(415);
+    ).toBe(400);
     expect((await call(server, 'GET', '/apis/nope.io/v1/things')).status).toBe(404);
     expect(
       (await call(server, 'PUT', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'q' } }))
         .status,
     ).toBe(405);
+  });
+
+  it('[AS-PROTOBUF] protobuf bodies: a ConfigMap in the k8s envelope is created; a broken one gives 400', async () => {
+    const str = (field: number, value: Buffer | string): Buffer => {
+      const b = Buffer.isBuffer(value) ? value : Buffer.from(value);
+      return Buffer.concat([Buffer.from([(field << 3) | 2, b.length]), b]);
+    };
+    const meta = str(1, 'from-proto');
+    const entry = Buffer.concat([str(1, 'k'), str(2, 'v')]);
+    const raw = Buffer.concat([str(1, meta), str(2, entry)]);
+    const typeMeta = Buffer.concat([str(1, 'v1'), str(2, 'ConfigMap')]);
+    const body = Buffer.concat([Buffer.from('k8s\0', 'latin1'), str(1, typeMeta), str(2, raw)]);
+    const r = await call(server, 'POST', CM, body, { contentType: 'application/vnd.kubernetes.protobuf' });
+    expect(r.status).toBe(201);
+    expect(r.json()).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'from-proto' }, data: { k: 'v' } });
+    const broken = await call(server, 'POST', CM, Buffer.from('k8s\0\x0a\x7f', 'latin1'), {
+      contentType: 'application/vnd.kubernetes.protobuf',
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.json().kind).toBe('Status');
   });
 
   it('[AS-NSTERM] a deleted namespace goes Terminating, refuses creates with 403 and is removed with its contents', async () => {

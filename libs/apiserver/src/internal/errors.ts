@@ -106,7 +106,7 @@ export const errors = {
     return new ApiError(
       415,
       'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf; got ${JSON.stringify(contentType)}`,
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml; got ${JSON.stringify(contentType)}`,
     );
   },
   forbidden(message: string, ref?: ResourceRef): ApiError {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
+import { decodeProtobuf } from './protobuf.js';
 import { errors } from './errors.js';
 import { buildFilter } from './filter.js';
 import { isObject, metaOf } from './json.js';
@@ -37,6 +38,7 @@ const PATCH_TYPES: Record<string, PatchType> = {
 };
 
 const BODY_TYPES = new Set(['', 'application/json', 'application/yaml', '*/*']);
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** Writes a JSON answer. */
 export function sendJson(res: ServerResponse, status: number, body: JsonObject | string): void {
@@ -322,6 +324,7 @@ function listParams(
 
 async function objectBody(req: IncomingMessage): Promise<JsonObject> {
   const media = mediaType(req.headers['content-type']);
+  if (media === PROTOBUF) return decodeProtobuf(await readBody(req));
   if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
   const buf = await readBody(req);
   const body = parseBody(buf, media);

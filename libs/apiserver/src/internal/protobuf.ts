@@ -1,0 +1,247 @@
+import type { JsonObject } from '../types.js';
+import { ApiError } from './errors.js';
+
+/**
+ * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):
+ * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
+ * namespace|configmap|secret|serviceaccount`, `auth can-i`). Other kinds answer 415 and ask for JSON.
+ */
+type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes';
+
+interface Field {
+  name: string;
+  type: FieldType;
+  repeated?: boolean;
+  schema?: Schema;
+}
+
+type Schema = Record<number, Field>;
+
+const OWNER_REFERENCE: Schema = {
+  1: { name: 'kind', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+  5: { name: 'apiVersion', type: 'string' },
+  6: { name: 'controller', type: 'bool' },
+  7: { name: 'blockOwnerDeletion', type: 'bool' },
+};
+
+const OBJECT_META: Schema = {
+  1: { name: 'name', type: 'string' },
+  2: { name: 'generateName', type: 'string' },
+  3: { name: 'namespace', type: 'string' },
+  5: { name: 'uid', type: 'string' },
+  6: { name: 'resourceVersion', type: 'string' },
+  7: { name: 'generation', type: 'int' },
+  11: { name: 'labels', type: 'map' },
+  12: { name: 'annotations', type: 'map' },
+  13: { name: 'ownerReferences', type: 'message', repeated: true, schema: OWNER_REFERENCE },
+  14: { name: 'finalizers', type: 'string', repeated: true },
+};
+
+const OBJECT_REFERENCE: Schema = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'namespace', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+  5: { name: 'apiVersion', type: 'string' },
+  6: { name: 'resourceVersion', type: 'string' },
+  7: { name: 'fieldPath', type: 'string' },
+};
+
+const LOCAL_OBJECT_REFERENCE: Schema = { 1: { name: 'name', type: 'string' } };
+
+const META: Field = { name: 'metadata', type: 'message', schema: OBJECT_META };
+
+const KINDS: Record<string, Schema> = {
+  'v1/Namespace': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: { 1: { name: 'finalizers', type: 'string', repeated: true } },
+    },
+  },
+  'v1/ConfigMap': {
+    1: META,
+    2: { name: 'data', type: 'map' },
+    3: { name: 'binaryData', type: 'mapBytes' },
+    4: { name: 'immutable', type: 'bool' },
+  },
+  'v1/Secret': {
+    1: META,
+    2: { name: 'data', type: 'mapBytes' },
+    3: { name: 'type', type: 'string' },
+    4: { name: 'stringData', type: 'map' },
+    5: { name: 'immutable', type: 'bool' },
+  },
+  'v1/ServiceAccount': {
+    1: META,
+    2: { name: 'secrets', type: 'message', repeated: true, schema: OBJECT_REFERENCE },
+    3: { name: 'imagePullSecrets', type: 'message', repeated: true, schema: LOCAL_OBJECT_REFERENCE },
+    4: { name: 'automountServiceAccountToken', type: 'bool' },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: {
+          name: 'resourceAttributes',
+          type: 'message',
+          schema: {
+            1: { name: 'namespace', type: 'string' },
+            2: { name: 'verb', type: 'string' },
+            3: { name: 'group', type: 'string' },
+            4: { name: 'version', type: 'string' },
+            5: { name: 'resource', type: 'string' },
+            6: { name: 'subresource', type: 'string' },
+            7: { name: 'name', type: 'string' },
+          },
+        },
+        2: {
+          name: 'nonResourceAttributes',
+          type: 'message',
+          schema: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } },
+        },
+      },
+    },
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: META,
+    2: { name: 'spec', type: 'message', schema: { 1: { name: 'namespace', type: 'string' } } },
+  },
+};
+
+const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+class Reader {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+
+  get done(): boolean {
+    return this.pos >= this.buf.length;
+  }
+
+  varint(): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      if (this.pos >= this.buf.length) throw bad('truncated varint');
+      const b = this.buf[this.pos++];
+      result |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return result;
+      shift += 7n;
+      if (shift > 63n) throw bad('varint too long');
+    }
+  }
+
+  bytes(): Buffer {
+    const len = Number(this.varint());
+    if (len < 0 || this.pos + len > this.buf.length) throw bad('truncated field');
+    const out = this.buf.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return out;
+  }
+
+  skip(wire: number): void {
+    if (wire === 0) this.varint();
+    else if (wire === 1) this.pos += 8;
+    else if (wire === 2) this.bytes();
+    else if (wire === 5) this.pos += 4;
+    else throw bad(`unsupported wire type ${wire}`);
+    if (this.pos > this.buf.length) throw bad('truncated field');
+  }
+}
+
+function bad(why: string): ApiError {
+  return new ApiError(400, 'BadRequest', `the protobuf body could not be decoded: ${why}`);
+}
+
+function decodeMapEntry(buf: Buffer, bytesValue: boolean): [string, string] {
+  const r = new Reader(buf);
+  let key = '';
+  let value = '';
+  while (!r.done) {
+    const tag = Number(r.varint());
+    const field = tag >> 3;
+    const wire = tag & 7;
+    if (wire !== 2) {
+      r.skip(wire);
+      continue;
+    }
+    const b = r.bytes();
+    if (field === 1) key = b.toString('utf8');
+    else if (field === 2) value = bytesValue ? b.toString('base64') : b.toString('utf8');
+  }
+  return [key, value];
+}
+
+function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
+  const r = new Reader(buf);
+  const out: JsonObject = {};
+  while (!r.done) {
+    const tag = Number(r.varint());
+    const f = schema[tag >> 3];
+    const wire = tag & 7;
+    if (!f) {
+      r.skip(wire);
+      continue;
+    }
+    let value: unknown;
+    if (f.type === 'bool' || f.type === 'int') {
+      if (wire !== 0) throw bad(`field ${f.name} has the wrong wire type`);
+      const n = r.varint();
+      value = f.type === 'bool' ? n !== 0n : Number(BigInt.asIntN(64, n));
+    } else {
+      if (wire !== 2) throw bad(`field ${f.name} has the wrong wire type`);
+      const b = r.bytes();
+      if (f.type === 'string') value = b.toString('utf8');
+      else if (f.type === 'bytes') value = b.toString('base64');
+      else if (f.type === 'message') value = decodeMessage(b, f.schema ?? {});
+      else {
+        const [k, v] = decodeMapEntry(b, f.type === 'mapBytes');
+        const m = (out[f.name] as Record<string, string> | undefined) ?? {};
+        m[k] = v;
+        out[f.name] = m;
+        continue;
+      }
+    }
+    if (f.repeated) {
+      const arr = (out[f.name] as unknown[] | undefined) ?? [];
+      arr.push(value);
+      out[f.name] = arr;
+    } else out[f.name] = value;
+  }
+  return out;
+}
+
+/** Decodes a protobuf request body into the JSON form of the object. */
+export function decodeProtobuf(buf: Buffer): JsonObject {
+  if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw bad('missing the k8s protobuf envelope');
+  }
+  const unknown = decodeMessage(buf.subarray(MAGIC.length), {
+    1: {
+      name: 'typeMeta',
+      type: 'message',
+      schema: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } },
+    },
+    2: { name: 'raw', type: 'bytes' },
+  });
+  const typeMeta = (unknown.typeMeta as { apiVersion?: string; kind?: string } | undefined) ?? {};
+  const apiVersion = typeMeta.apiVersion ?? '';
+  const kind = typeMeta.kind ?? '';
+  const schema = KINDS[`${apiVersion}/${kind}`];
+  if (!schema) {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+    );
+  }
+  const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');
+  const obj = decodeMessage(raw, schema);
+  return { apiVersion, kind, ...obj };
+}
