@@ -26,53 +26,56 @@ async function settledHeap(gc: () => void): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
-/** Lists every page with bare node:https and JSON.parse (the floor for any informer); with `keep`, keeps the objects and returns their JSON bytes. */
-async function bareList(server: KubeApiServer, ca: string, token: string, keep?: unknown[]): Promise<number> {
-  const agent = new https.Agent({ keepAlive: true, ca });
+/**
+ * Lists every page with bare node:https and JSON.parse; with `index`, keeps the objects by key (the
+ * floor for any cache); with `keep`, keeps them in an array and returns their JSON bytes.
+ */
+async function bareList(
+  server: KubeApiServer,
+  agent: https.Agent,
+  token: string,
+  keep?: unknown[],
+  index?: Map<string, unknown>,
+): Promise<number> {
   let token_: string | undefined;
   let bytes = 0;
-  try {
-    do {
-      const path = `/api/v1/namespaces/${NAMESPACE}/configmaps?limit=${PAGE}${token_ ? `&continue=${encodeURIComponent(token_)}` : ''}`;
-      const body = await new Promise<string>((resolve, reject) => {
-        const req = https.request(
-          {
-            host: '127.0.0.1',
-            port: server.port,
-            path,
-            agent,
-            headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
-      const list = JSON.parse(body) as { items: unknown[]; metadata: { continue?: string } };
+  do {
+    const path = `/api/v1/namespaces/${NAMESPACE}/configmaps?limit=${PAGE}${token_ ? `&continue=${encodeURIComponent(token_)}` : ''}`;
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path,
+          agent,
+          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    const list = JSON.parse(body) as { items: unknown[]; metadata: { continue?: string } };
+    for (const item of list.items as Array<{ metadata: { namespace: string; name: string } }>) {
+      index?.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
       if (keep) {
-        for (const item of list.items) {
-          bytes += Buffer.byteLength(JSON.stringify(item));
-          keep.push(item);
-        }
+        bytes += Buffer.byteLength(JSON.stringify(item));
+        keep.push(item);
       }
-      token_ = list.metadata.continue || undefined;
-    } while (token_);
-  } finally {
-    agent.destroy();
-  }
+    }
+    token_ = list.metadata.continue || undefined;
+  } while (token_);
   return bytes;
 }
 
-async function median(runs: number, fn: () => Promise<number>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) times.push(await fn());
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Entry point of `npm run bench -- core-informer`. */
@@ -100,32 +103,37 @@ export async function run(): Promise<void> {
         }
       }),
     );
-    const ca = server.caPem!;
+    // one keep-alive pool for the baseline too, as the client has
+    const agent = new https.Agent({ keepAlive: true, ca: server.caPem });
     const token = server.tokenOf();
 
     // (1) time to synced
-    await bareList(server, ca, token); // warm-up
-    const bareMs = await median(3, async () => {
-      const t0 = performance.now();
-      await bareList(server, ca, token);
-      return performance.now() - t0;
-    });
-    const informerMs = await median(3, async () => {
+    await bareList(server, agent, token); // warm-up
+    // Rounds alternate between the baseline and the informer so load changes hit both alike.
+    const bareTimes: number[] = [];
+    const informerTimes: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      let t0 = performance.now();
+      const cache = new Map<string, unknown>();
+      await bareList(server, agent, token, undefined, cache);
+      bareTimes.push(performance.now() - t0);
+      if (cache.size !== COUNT) throw new Error(`baseline kept ${cache.size} of ${COUNT}`);
       const informer = new Informer<V1ConfigMap>({
         client,
         type: ResourceTypes.ConfigMap,
         namespace: NAMESPACE,
       });
-      const t0 = performance.now();
+      t0 = performance.now();
       await informer.start();
-      const ms = performance.now() - t0;
+      informerTimes.push(performance.now() - t0);
       if (informer.list().length !== COUNT)
         throw new Error(`informer cached ${informer.list().length} of ${COUNT}`);
       await informer.stop();
-      return ms;
-    });
-    console.log(`informer start() → synced, ${COUNT} ConfigMaps: ${informerMs.toFixed(0)} ms`);
-    console.log(`  baseline bare paginated list (https + JSON.parse): ${bareMs.toFixed(0)} ms`);
+    }
+    const bareMs = median(bareTimes);
+    const informerMs = median(informerTimes);
+    console.log(`informer start() → synced, ${COUNT} ConfigMaps: ${informerMs.toFixed(0)} ms (median of 5)`);
+    console.log(`  baseline bare paginated list into a Map (https + JSON.parse): ${bareMs.toFixed(0)} ms`);
     console.log(`  ratio: ${(informerMs / bareMs).toFixed(2)}x`);
 
     // (2) heap bytes per cached object against its JSON size
@@ -143,7 +151,7 @@ export async function run(): Promise<void> {
 
     const baseBefore = await settledHeap(gc);
     const kept: unknown[] = [];
-    await bareList(server, ca, token, kept);
+    await bareList(server, agent, token, kept);
     const baseAfter = await settledHeap(gc);
     const baselineHeap = baseAfter - baseBefore;
     const perObject = (n: number) => (n / COUNT).toFixed(0);
@@ -154,6 +162,7 @@ export async function run(): Promise<void> {
       `  baseline JSON.parse'd objects in an array: ${perObject(baselineHeap)} B: ${(baselineHeap / jsonBytes).toFixed(2)}x; informer / baseline ${(informerHeap / baselineHeap).toFixed(2)}x`,
     );
     if (kept.length !== COUNT || informer.keys().length !== COUNT) throw new Error('lost objects');
+    agent.destroy();
   } finally {
     client.close();
     await server.stop();
