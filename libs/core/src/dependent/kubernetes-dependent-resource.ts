@@ -86,9 +86,7 @@ export abstract class KubernetesDependentResource<
    * `context.primaryCache`) and a primary-to-secondary mapper. Defaults to none: owner references,
    * else the primary annotations.
    */
-  protected mappers(
-    _context: EventSourceContext<P>,
-  ):
+  protected mappers(_context: EventSourceContext<P>):
     | {
         secondaryToPrimaryMapper?: SecondaryToPrimaryMapper<R>;
         primaryToSecondaryMapper?: PrimaryToSecondaryMapper<P>;

@@ -37,8 +37,9 @@ export function matchesManagedFields<R extends KubernetesResource>(
   );
   if (!entry?.fieldsV1) return false;
   const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
-  const wanted = sanitizeForMatch(stripUnmanaged(clone(desired) as Record<string, unknown>), actual);
-  const have = sanitizeOwned(stripUnmanaged(owned), actual);
+  const kind = actual.kind ?? desired.kind;
+  const wanted = sanitizeForMatch(stripUnmanaged(clone(desired) as Record<string, unknown>), kind);
+  const have = sanitizeOwned(stripUnmanaged(owned), kind);
   return deepEqual(dropEmpty(have), dropEmpty(wanted));
 }
 
@@ -103,38 +104,40 @@ function stripUnmanaged(obj: Record<string, unknown>): Record<string, unknown> {
   return obj;
 }
 
+function sanitizeSecretFields(s: Record<string, unknown>): void {
+  const stringData = s['stringData'] as Record<string, string> | undefined;
+  if (!stringData) return;
+  const data = { ...((s['data'] as Record<string, string> | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+  s['data'] = data;
+  delete s['stringData'];
+}
+
 /** Desired-side sanitizing (JOSDK's sanitizers). */
 function sanitizeForMatch(
   desired: Record<string, unknown>,
-  actual: KubernetesResource,
+  kind: string | undefined,
 ): Record<string, unknown> {
-  sanitizeDesired(desired as KubernetesResource);
-  if (actual.kind === 'StatefulSet') {
-    // the server fills apiVersion/kind of claim templates; compare as if the desired state had them
-    const templates = (
-      desired['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined
-    )?.volumeClaimTemplates;
-    for (const t of templates ?? []) {
-      t['apiVersion'] ??= 'v1';
-      t['kind'] ??= 'PersistentVolumeClaim';
-      delete t['status'];
-    }
-  }
+  if (kind === 'Secret') sanitizeSecretFields(desired);
+  if (kind === 'StatefulSet') normalizeClaimTemplates(desired);
   return desired;
 }
 
 /** Actual-side sanitizing: parts the server may add under fields we own. */
-function sanitizeOwned(owned: Record<string, unknown>, actual: KubernetesResource): Record<string, unknown> {
-  if (actual.kind === 'StatefulSet') {
-    const templates = (owned['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined)
-      ?.volumeClaimTemplates;
-    for (const t of templates ?? []) {
-      t['apiVersion'] ??= 'v1';
-      t['kind'] ??= 'PersistentVolumeClaim';
-      delete t['status'];
-    }
-  }
+function sanitizeOwned(owned: Record<string, unknown>, kind: string | undefined): Record<string, unknown> {
+  if (kind === 'StatefulSet') normalizeClaimTemplates(owned);
   return owned;
+}
+
+/** The server fills apiVersion, kind and status of claim templates; compare without that difference. */
+function normalizeClaimTemplates(obj: Record<string, unknown>): void {
+  const templates = (obj['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined)
+    ?.volumeClaimTemplates;
+  for (const t of templates ?? []) {
+    t['apiVersion'] ??= 'v1';
+    t['kind'] ??= 'PersistentVolumeClaim';
+    delete t['status'];
+  }
 }
 
 /** Drops empty objects left by pruning (an owned map whose entries were all removed). */

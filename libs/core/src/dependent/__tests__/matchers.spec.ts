@@ -1,0 +1,164 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import { pruneToFields } from '../internal/fields-v1.js';
+import { matchesManagedFields, matchesWholeObject, sanitizeDesired } from '../matchers.js';
+
+const applied = (fieldsV1: object, manager = 'me') => [
+  { manager, operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 },
+];
+
+describe('fieldsV1 pruning', () => {
+  it('keeps named fields, keyed and set list items, and whole leaves', () => {
+    const obj = {
+      spec: {
+        ports: [
+          { port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30000 },
+          { port: 443, protocol: 'TCP', targetPort: 8443 },
+        ],
+        finalizers: ['a', 'b'],
+        selector: { app: 'x', extra: 'y' },
+        clusterIP: '10.0.0.1',
+      },
+    };
+    const fields = {
+      'f:spec': {
+        'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:targetPort': {} } },
+        'f:finalizers': { 'v:"b"': {} },
+        'f:selector': {},
+      },
+    };
+    expect(pruneToFields(obj, fields)).toEqual({
+      spec: {
+        ports: [{ port: 80, targetPort: 8080 }],
+        finalizers: ['b'],
+        selector: { app: 'x', extra: 'y' },
+      },
+    });
+  });
+});
+
+describe('managed-fields matcher', () => {
+  const actual: V1ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'c',
+      namespace: 'n',
+      labels: { mine: '1', theirs: '2' },
+      managedFields: applied({ 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:mine': {} } } }),
+    },
+    data: { a: '1', b: 'theirs' },
+  };
+
+  it('[DR-10] compares only what our manager owns', () => {
+    expect(
+      matchesManagedFields(
+        actual,
+        { metadata: { name: 'c', labels: { mine: '1' } }, data: { a: '1' } },
+        'me',
+      ),
+    ).toBe(true);
+    expect(
+      matchesManagedFields(
+        actual,
+        { metadata: { name: 'c', labels: { mine: '1' } }, data: { a: '2' } },
+        'me',
+      ),
+    ).toBe(false);
+    // a field the desired state adds or drops is a mismatch
+    expect(
+      matchesManagedFields(
+        actual,
+        { metadata: { name: 'c', labels: { mine: '1' } }, data: { a: '1', c: '3' } },
+        'me',
+      ),
+    ).toBe(false);
+    expect(matchesManagedFields(actual, { metadata: { name: 'c' }, data: { a: '1' } }, 'me')).toBe(false);
+  });
+
+  it('[DR-10] an object without an apply entry of the manager does not match (take-over by apply)', () => {
+    expect(
+      matchesManagedFields(
+        actual,
+        { metadata: { name: 'c', labels: { mine: '1' } }, data: { a: '1' } },
+        'other',
+      ),
+    ).toBe(false);
+  });
+
+  it('[DR-17] StatefulSet claim templates filled in by the server still match', () => {
+    const desired: V1StatefulSet = {
+      metadata: { name: 's' },
+      spec: {
+        selector: {},
+        serviceName: 's',
+        template: {},
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } }],
+      },
+    };
+    const server: V1StatefulSet = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: {
+        name: 's',
+        managedFields: applied({
+          'f:spec': {
+            'f:selector': {},
+            'f:serviceName': {},
+            'f:template': {},
+            'f:volumeClaimTemplates': {},
+          },
+        }),
+      },
+      spec: {
+        selector: {},
+        serviceName: 's',
+        template: {},
+        volumeClaimTemplates: [
+          {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'] },
+            status: { phase: 'Pending' },
+          },
+        ],
+      },
+    };
+    expect(matchesManagedFields(server, desired, 'me')).toBe(true);
+  });
+});
+
+describe('whole-object matcher and sanitizing', () => {
+  it('[DR-16] server defaults are fine; changed values and (optionally) labels are not', () => {
+    const actual = { metadata: { name: 'x', labels: { a: '1' } }, spec: { replicas: 1, paused: false } };
+    expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 1 } })).toBe(true);
+    expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 2 } })).toBe(false);
+    expect(
+      matchesWholeObject(actual, { metadata: { name: 'x', labels: { a: '2' } }, spec: { replicas: 1 } }),
+    ).toBe(true);
+    expect(
+      matchesWholeObject(
+        actual,
+        { metadata: { name: 'x', labels: { a: '2' } }, spec: { replicas: 1 } },
+        { labelsAndAnnotations: true },
+      ),
+    ).toBe(false);
+  });
+
+  it('a Secret stringData becomes base64 data', () => {
+    const s: V1Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      stringData: { k: 'v' },
+      data: { o: 'eA==' },
+    };
+    expect(sanitizeDesired(s)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { o: 'eA==', k: 'dg==' },
+    });
+  });
+});
