@@ -24,18 +24,24 @@ import { validateCrd } from './validate-crd.js';
 
 /** The names of a custom resource kind. */
 export interface CrdNames {
+  /** The resource name in URLs (`webpages`). */
   plural: string;
+  /** Defaults to the lower-cased kind. */
   singular: string;
   kind: string;
+  /** Defaults to `<kind>List`. */
   listKind: string;
+  /** Defaults to none. */
   shortNames: string[];
+  /** Defaults to none (`kubectl get all` uses the `all` category). */
   categories: string[];
 }
 
-/** The scale subresource's paths. */
+/** The scale subresource's paths (simple JSONPaths such as `.spec.replicas`). */
 export interface ScaleSubresource {
   specReplicasPath: string;
   statusReplicasPath: string;
+  /** Defaults to none (the Scale's `status.selector` stays empty). */
   labelSelectorPath?: string;
 }
 
@@ -53,14 +59,19 @@ export interface AdmitOptions {
 
 /** One version of a compiled CRD. */
 export interface CompiledVersion {
+  /** The version name (`v1`). */
   name: string;
+  /** Whether the version is served over REST. */
   served: boolean;
+  /** Whether objects are stored in this version (exactly one version is). */
   storage: boolean;
   /** True when the version is deprecated. Defaults to absent (false). */
   deprecated?: boolean;
   /** The warning for a deprecated version (the CRD's or Kubernetes' default text). */
   deprecationWarning?: string;
+  /** Whether `/status` is a subresource (then main-resource writes ignore status). */
   statusSubresource: boolean;
+  /** The scale subresource, when declared. Defaults to absent. */
   scaleSubresource?: ScaleSubresource;
   /** The version's `openAPIV3Schema` as declared (for OpenAPI documents). */
   schema: JsonSchemaProps;
@@ -81,12 +92,14 @@ export interface CompiledVersion {
    * what `fieldValidation=Warn` reports as `unknown field "spec.foo"` and `Strict` rejects.
    */
   unknownFields(obj: JsonObject): string[];
+  /** List and map semantics for strategic merge patch and server-side apply. */
   patchSchema: PatchSchema;
   /**
    * `x-kubernetes-validations` rules outside the CEL subset this server evaluates (see the README);
    * they are accepted but not enforced. Empty when every rule is enforced.
    */
   unevaluatedRules: SkippedRule[];
+  /** The Table columns after Name (the CRD's, or Age when it declares none). */
   printerColumns: PrinterColumn[];
   /** Selectable fields as `spec.color` (without the leading dot). */
   selectableFields: string[];
@@ -96,11 +109,15 @@ export interface CompiledVersion {
 
 /** A CRD ready to serve. */
 export interface CompiledCrd {
+  /** The API group (`sample.tosdk.io`). */
   group: string;
   names: CrdNames;
   scope: 'Namespaced' | 'Cluster';
+  /** All versions in declaration order, served or not. */
   versions: CompiledVersion[];
+  /** The name of the storage version. */
   storageVersion: string;
+  /** The conversion strategy; webhooks are not called by this server. */
   conversion: 'None' | 'Webhook';
 }
 
