@@ -228,13 +228,14 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
     const id = new ResourceID('site', namespace);
     const first = await startApp(namespace);
     await first.adminClient.create(WebPage, webPage(namespace, 'site', { html: HELLO }));
-    await first.waitForResource(WebPage, 'site', (p) => p.status?.ready === true, { namespace });
+    // stopped in the middle: as soon as the first secondary exists, before the page is ready
+    await first.waitForResource(ResourceTypes.ConfigMap, 'site-html', undefined, { namespace });
     await first.close();
 
     // while no operator runs: a new page, exposure, and someone deletes the Deployment
     const changed = '<html><body>changed while down</body></html>';
     await first.adminClient.mergePatch(WebPage, id, { spec: { html: changed, exposed: true } });
-    await first.adminClient.delete(ResourceTypes.Deployment, id);
+    await first.adminClient.delete(ResourceTypes.Deployment, id); // 404 (undefined) when it was not made yet
     await env.waitForDeletion(ResourceTypes.Deployment, id);
 
     const second = await startApp(namespace);
