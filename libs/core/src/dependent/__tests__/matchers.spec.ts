@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import type { CustomResource } from '../../api/resource-type.js';
+
+type Spec = CustomResource<{ replicas?: number; paused?: boolean }>;
 import { pruneToFields } from '../internal/fields-v1.js';
 import { matchesManagedFields, matchesWholeObject, sanitizeDesired } from '../matchers.js';
 
@@ -131,7 +134,10 @@ describe('managed-fields matcher', () => {
 
 describe('whole-object matcher and sanitizing', () => {
   it('[DR-16] server defaults are fine; changed values and (optionally) labels are not', () => {
-    const actual = { metadata: { name: 'x', labels: { a: '1' } }, spec: { replicas: 1, paused: false } };
+    const actual: Spec = {
+      metadata: { name: 'x', labels: { a: '1' } },
+      spec: { replicas: 1, paused: false },
+    };
     expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 1 } })).toBe(true);
     expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 2 } })).toBe(false);
     expect(
