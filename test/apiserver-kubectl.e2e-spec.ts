@@ -212,6 +212,11 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(d.stdout).toBe('yes,yes');
   });
 
+  it('[AS-KUBECTL-SCALE] scale through the scale subresource', async () => {
+    expect((await k(['scale', 'deploy/web', '--replicas=3'])).stdout).toContain('deployment.apps/web scaled');
+    expect((await k(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}'])).stdout).toBe('3');
+  });
+
   it('[AS-KUBECTL-DIFF] diff shows a pending change and exits 1', async () => {
     await writeFile(join(dir, 'changed.yaml'), APP.replace('mode: blue', 'mode: green'));
     const r = await k(['diff', '-f', join(dir, 'changed.yaml')]);

@@ -119,6 +119,45 @@ describe('KubeApiServer write semantics', () => {
     expect(sp.json<Record<string, any>>().status).toEqual({ readyReplicas: 1, availableReplicas: 1 });
   });
 
+  it('[AS-SCALE] the scale subresource reads and writes replicas; 409 on a stale resourceVersion; 422 on negative', async () => {
+    const path = '/apis/apps/v1/namespaces/default/deployments/d1/scale';
+    const scale = (await call(server, 'GET', path)).json<Record<string, any>>();
+    expect(scale).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'd1' },
+      spec: { replicas: 3 },
+      status: { selector: 'a=b' },
+    });
+    const patched = await call(
+      server,
+      'PATCH',
+      path,
+      { spec: { replicas: 4 } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(patched.json<Record<string, any>>().spec.replicas).toBe(4);
+    expect(
+      (await call(server, 'GET', '/apis/apps/v1/namespaces/default/deployments/d1')).json<
+        Record<string, any>
+      >().spec.replicas,
+    ).toBe(4);
+    const stale = await call(server, 'PUT', path, { ...scale, spec: { replicas: 1 } });
+    expect(stale.status).toBe(409);
+    expect(
+      (
+        await call(
+          server,
+          'PATCH',
+          path,
+          { spec: { replicas: -1 } },
+          { contentType: 'application/merge-patch+json' },
+        )
+      ).status,
+    ).toBe(422);
+    expect((await call(server, 'GET', '/api/v1/namespaces/default/configmaps/pocc/scale')).status).toBe(404);
+  });
+
   it('[AS-DRYRUN] dryRun=All answers fully and stores nothing', async () => {
     const before = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata
       .resourceVersion;

@@ -2,6 +2,9 @@ import type { JsonObject, PatchSchema } from '../types.js';
 import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
 import { age } from './table.js';
 
+/** Built-ins with a scale subresource. */
+const SCALABLE = new Set(['apps/deployments', 'apps/statefulsets', 'apps/replicasets']);
+
 const ALL_VERBS = [
   'create',
   'delete',
@@ -429,6 +432,15 @@ export function builtinResources(
           patchSchema: schemaOf(d.group, d.version, d.kind),
           selectableFields: selectable,
           fieldValue,
+          ...(SCALABLE.has(key)
+            ? {
+                scale: {
+                  specReplicasPath: '.spec.replicas',
+                  statusReplicasPath: '.status.replicas',
+                  labelSelectorPath: '.spec.selector',
+                },
+              }
+            : {}),
         },
       ],
       kind: d.kind,

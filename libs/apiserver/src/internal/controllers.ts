@@ -33,6 +33,7 @@ export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: 
         fieldValue: (o, f) => v.fieldValue(o, f),
         printerColumns: v.printerColumns,
       };
+      if (v.scaleSubresource) rv.scale = v.scaleSubresource;
       if (conversionWebhook && v.name !== c.storageVersion) {
         rv.conversionError = `conversion webhook for ${c.group}/${c.storageVersion}, Kind=${c.names.kind} failed: the conversion webhook of this CRD cannot be called by the in-memory API server`;
       }

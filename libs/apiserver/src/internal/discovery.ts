@@ -51,7 +51,7 @@ function subresourceVerbs(): string[] {
   return ['get', 'patch', 'update'];
 }
 
-function resourceEntries(rt: ResourceType, hasStatus: boolean): JsonObject[] {
+function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): JsonObject[] {
   const main: JsonObject = {
     name: rt.plural,
     singularName: rt.singular,
@@ -62,6 +62,17 @@ function resourceEntries(rt: ResourceType, hasStatus: boolean): JsonObject[] {
   if (rt.shortNames.length) main.shortNames = [...rt.shortNames];
   if (rt.categories.length) main.categories = [...rt.categories];
   const out = [main];
+  if (scale) {
+    out.push({
+      name: `${rt.plural}/scale`,
+      singularName: '',
+      namespaced: rt.namespaced,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: subresourceVerbs(),
+    });
+  }
   if (hasStatus) {
     out.push({
       name: `${rt.plural}/status`,
@@ -83,7 +94,8 @@ export function apiResourceList(
   const rs = reg.inGroupVersion(group, version);
   if (rs.length === 0) return undefined;
   const resources: JsonObject[] = [];
-  for (const { rt, version: v } of rs) resources.push(...resourceEntries(rt, v.statusSubresource));
+  for (const { rt, version: v } of rs)
+    resources.push(...resourceEntries(rt, v.statusSubresource, v.scale !== undefined));
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
@@ -114,15 +126,22 @@ export function aggregatedDiscovery(reg: ResourceRegistry, core: boolean, apiVer
           };
           if (rt.shortNames.length) r.shortNames = [...rt.shortNames];
           if (rt.categories.length) r.categories = [...rt.categories];
-          if (rv.statusSubresource) {
-            r.subresources = [
-              {
-                subresource: 'status',
-                responseKind: { group: rt.group, version: v, kind: rt.kind },
-                verbs: subresourceVerbs(),
-              },
-            ];
+          const subs: JsonObject[] = [];
+          if (rv.scale) {
+            subs.push({
+              subresource: 'scale',
+              responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+              verbs: subresourceVerbs(),
+            });
           }
+          if (rv.statusSubresource) {
+            subs.push({
+              subresource: 'status',
+              responseKind: { group: rt.group, version: v, kind: rt.kind },
+              verbs: subresourceVerbs(),
+            });
+          }
+          if (subs.length) r.subresources = subs;
           return r;
         }),
       })),

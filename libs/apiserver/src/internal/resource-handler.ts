@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from './protobuf.js';
+import { scaleOf, writeScale } from './scale.js';
 import { errors } from './errors.js';
 import { buildFilter } from './filter.js';
 import { isObject, metaOf } from './json.js';
@@ -146,7 +147,12 @@ export async function handleResource(
     });
   }
   const { rt, version } = resolved;
-  if (info.subresource !== undefined && (info.subresource !== 'status' || !version.statusSubresource)) {
+  const scalePaths = info.subresource === 'scale' ? version.scale : undefined;
+  if (
+    info.subresource !== undefined &&
+    !(info.subresource === 'status' && version.statusSubresource) &&
+    scalePaths === undefined
+  ) {
     throw errors.notFound({ group: info.group, resource: `${info.resource}/${info.subresource}` });
   }
   if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb))
@@ -165,6 +171,8 @@ export async function handleResource(
   const namespace = rt.namespaced ? (info.namespace ?? '') : '';
   switch (info.verb) {
     case 'get': {
+      if (scalePaths)
+        return sendJson(res, 200, scaleOf(deps.service.get(rt, version, namespace, info.name!), scalePaths));
       const obj = deps.service.get(rt, version, namespace, info.name!);
       if (wantsTable(req))
         return sendJson(res, 200, tableBody(rt, version, deps.peers, [obj], includeObject(query), rvOf(obj)));
@@ -213,6 +221,23 @@ export async function handleResource(
       const ctx = writeContext(user, query, dryRunOf(query));
       const fm = fieldManagerOf(req, query, false);
       if (fm !== undefined) ctx.fieldManager = fm;
+      if (scalePaths) {
+        return sendJson(
+          res,
+          200,
+          writeScale(
+            deps.service,
+            deps.peers,
+            rt,
+            version,
+            namespace,
+            info.name!,
+            scalePaths,
+            { put: body },
+            ctx,
+          ),
+        );
+      }
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
       setWarnings(res, ctx);
       return sendJson(res, 200, obj);
@@ -239,6 +264,20 @@ export async function handleResource(
       };
       const fm = fieldManagerOf(req, query, type === 'apply');
       if (fm !== undefined) ctx.fieldManager = fm;
+      if (scalePaths) {
+        const scale = writeScale(
+          deps.service,
+          deps.peers,
+          rt,
+          version,
+          namespace,
+          info.name!,
+          scalePaths,
+          { patch, type },
+          ctx,
+        );
+        return sendJson(res, 200, scale);
+      }
       const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
       const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
       setWarnings(res, ctx);

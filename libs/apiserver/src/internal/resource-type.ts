@@ -26,8 +26,17 @@ export interface ResourceVersion {
   selectableFields: readonly string[];
   /** CRD printer columns (for crd/ buildTable); undefined for built-ins. */
   printerColumns?: readonly PrinterColumn[];
+  /** The scale subresource's paths, when the version has one. */
+  scale?: ScalePaths;
   /** When set, reads of this (non-storage) version fail with this conversion error. */
   conversionError?: string;
+}
+
+/** Where a scale subresource reads and writes replicas (simple `.a.b` paths). */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
 }
 
 /** How names of a kind are validated. */
