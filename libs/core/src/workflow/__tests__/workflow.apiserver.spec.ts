@@ -14,6 +14,7 @@ import {
   CRUDNoGCKubernetesDependentResource,
 } from '../../dependent/crud-kubernetes-dependent-resource.js';
 import { GenericKubernetesDependentResource } from '../../dependent/generic-kubernetes-dependent-resource.js';
+import type { BulkDependentResource } from '../../dependent/bulk-dependent-resource.js';
 import {
   ConfigMapDependent,
   markDeploymentReady,
@@ -322,6 +323,59 @@ describe('workflows against @tosdk/apiserver', () => {
     expect([...(seen as AggregatedOperatorError).errorsByDependent.keys()].sort()).toEqual(['one', 'two']);
     expect((await statusOf(ns, 'w'))?.message).toContain('one is broken');
     expect(await cm(ns, 'w-ok')).toBeDefined();
+  });
+
+  it('[WF-11] a bulk dependent with an activation condition before its event source exists', async () => {
+    const ns = await newNamespace(admin);
+    class Bulk
+      extends CRUDKubernetesDependentResource<V1ConfigMap, Widget>
+      implements BulkDependentResource<V1ConfigMap, Widget>
+    {
+      constructor() {
+        super({ resourceType: ResourceTypes.ConfigMap, name: 'bulk', informer: { name: 'bulk-cms' } });
+      }
+      protected desired(): V1ConfigMap {
+        throw new Error('bulk: desiredResources is used');
+      }
+      desiredResources(p: Widget): Map<string, V1ConfigMap> {
+        const out = new Map<string, V1ConfigMap>();
+        for (let i = 0; i < (p.spec?.size ?? 0); i++)
+          out.set(String(i), { metadata: { name: `${p.metadata!.name!}-${i}` } });
+        return out;
+      }
+      getSecondaryResources(p: Widget): Map<string, V1ConfigMap> {
+        return new Map(
+          this.informerEventSource!.getSecondaryResources(p).map((c) => [
+            c.metadata!.name!.split('-').pop()!,
+            c,
+          ]),
+        );
+      }
+      async deleteTargetResource(_p: Widget, r: V1ConfigMap, _k: string, c: Context<Widget>): Promise<void> {
+        await c.client.delete(ResourceTypes.ConfigMap, ResourceID.fromResource(r));
+      }
+    }
+    const op = ops.create();
+    op.register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf11',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new Bulk(), activationCondition: (_d: unknown, p: Widget) => p.spec?.value === 'on' },
+        ],
+      },
+    });
+    await op.start();
+    await admin.create(Widget, widget('w', ns, { value: 'off', size: 2 }));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'reconciled while inactive');
+    expect(sourceNames(op, 'wf11')).not.toContain('bulk-cms');
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await waitFor(
+      async () => (await cm(ns, 'w-0')) !== undefined && (await cm(ns, 'w-1')) !== undefined,
+      'bulk created',
+    );
+    expect(sourceNames(op, 'wf11')).toContain('bulk-cms');
   });
 
   it('[WF-12] a larger workflow of StatefulSets and Services with ready conditions converges', async () => {
