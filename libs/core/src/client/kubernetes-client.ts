@@ -1,13 +1,22 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
-import { resourceTypeName } from '../api/resource-type.js';
-import { ResourceID } from '../api/resource-id.js';
+import type { ResourceID } from '../api/resource-id.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from './errors.js';
 import type { KubernetesStatus } from './errors.js';
 import { Connection } from './internal/connection.js';
 import { apiError, open, readLines, send, transportError } from './internal/transport.js';
+import {
+  collectionPath,
+  idOf,
+  itemPath,
+  queryString,
+  requireNamespace,
+  withKind,
+  writeQuery,
+} from './internal/paths.js';
+import { parseWatchLine } from './internal/watch-line.js';
 import type { HttpExchange } from './internal/transport.js';
 import type {
   AccessReviewResult,
@@ -37,8 +46,6 @@ export interface KubernetesClientOptions {
   /** How long credentials of exec plugins and auth providers are reused before asking the KubeConfig again. Defaults to 60,000 ms (a 401 refreshes at once). */
   authRefreshMs?: number;
 }
-
-const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 /**
  * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
@@ -421,95 +428,4 @@ export class KubernetesClient {
       req.destroy();
     }
   }
-}
-
-function parseWatchLine<T>(line: string, request: { method: string; path: string }): WatchEvent<T> {
-  let event: { type?: unknown; object?: unknown };
-  try {
-    event = JSON.parse(line) as { type?: unknown; object?: unknown };
-  } catch (cause) {
-    throw new KubernetesTransportError(
-      `a watch line is not JSON: ${line.slice(0, 200)}`,
-      'unparsable-watch-event',
-      { cause, request },
-    );
-  }
-  if (
-    !event ||
-    typeof event !== 'object' ||
-    typeof event.type !== 'string' ||
-    !WATCH_EVENT_TYPES.has(event.type) ||
-    !event.object ||
-    typeof event.object !== 'object'
-  ) {
-    throw new KubernetesTransportError(
-      `a watch line is not a watch event: ${line.slice(0, 200)}`,
-      'unparsable-watch-event',
-      { request },
-    );
-  }
-  if (event.type === 'ERROR') {
-    const status = event.object as KubernetesStatus;
-    return {
-      type: 'ERROR',
-      object: status,
-      error: new KubernetesApiError(typeof status.code === 'number' ? status.code : 500, status, { request }),
-    };
-  }
-  return event as WatchEvent<T>;
-}
-
-function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T): T;
-function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T | undefined): T | undefined;
-function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T | undefined): T | undefined {
-  if (!obj || (obj.apiVersion !== undefined && obj.kind !== undefined)) return obj;
-  return { ...obj, apiVersion: obj.apiVersion ?? type.apiVersion, kind: obj.kind ?? type.kind };
-}
-
-function idOf(obj: KubernetesResource): ResourceID {
-  const name = obj?.metadata?.name;
-  if (!name) throw new KubernetesClientUsageError('the object has no metadata.name');
-  return new ResourceID(name, obj.metadata?.namespace || undefined);
-}
-
-function requireNamespace(
-  type: ResourceType,
-  namespace: string | undefined,
-  verb: string,
-): string | undefined {
-  if (!type.namespaced) return undefined;
-  if (!namespace) {
-    throw new KubernetesClientUsageError(`cannot ${verb} a ${resourceTypeName(type)} without a namespace`);
-  }
-  return namespace;
-}
-
-function groupPath(type: ResourceType): string {
-  return type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
-}
-
-function collectionPath(type: ResourceType, namespace: string | undefined): string {
-  if (type.namespaced && namespace) {
-    return `${groupPath(type)}/namespaces/${encodeURIComponent(namespace)}/${type.plural}`;
-  }
-  return `${groupPath(type)}/${type.plural}`;
-}
-
-function itemPath(type: ResourceType, id: ResourceID): string {
-  if (!id?.name) throw new KubernetesClientUsageError(`a ${resourceTypeName(type)} request needs a name`);
-  const namespace = requireNamespace(type, id.namespace, 'address');
-  return `${collectionPath(type, namespace)}/${encodeURIComponent(id.name)}`;
-}
-
-function writeQuery(options: WriteOptions): string {
-  return queryString({ fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined });
-}
-
-function queryString(params: Record<string, string | number | boolean | undefined>): string {
-  let out = '';
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === '') continue;
-    out += `${out ? '&' : '?'}${key}=${encodeURIComponent(String(value))}`;
-  }
-  return out;
 }

@@ -1,0 +1,85 @@
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import { resourceTypeName } from '../../api/resource-type.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClientUsageError } from '../errors.js';
+import type { WriteOptions } from '../types.js';
+
+// URL paths and query strings of the API, and the small object helpers the client's methods share.
+
+/** The object with `apiVersion` and `kind` of its type filled in when missing (a copy then). */
+export function withKind<T extends KubernetesResource>(type: ResourceType<T>, obj: T): T;
+export function withKind<T extends KubernetesResource>(
+  type: ResourceType<T>,
+  obj: T | undefined,
+): T | undefined;
+export function withKind<T extends KubernetesResource>(
+  type: ResourceType<T>,
+  obj: T | undefined,
+): T | undefined {
+  if (!obj || (obj.apiVersion !== undefined && obj.kind !== undefined)) return obj;
+  return { ...obj, apiVersion: obj.apiVersion ?? type.apiVersion, kind: obj.kind ?? type.kind };
+}
+
+/**
+ * The ID of an object.
+ * @throws KubernetesClientUsageError when it has no name.
+ */
+export function idOf(obj: KubernetesResource): ResourceID {
+  const name = obj?.metadata?.name;
+  if (!name) throw new KubernetesClientUsageError('the object has no metadata.name');
+  return new ResourceID(name, obj.metadata?.namespace || undefined);
+}
+
+/**
+ * The namespace of a request: undefined for cluster-scoped kinds.
+ * @throws KubernetesClientUsageError when a namespaced kind has none.
+ */
+export function requireNamespace(
+  type: ResourceType,
+  namespace: string | undefined,
+  verb: string,
+): string | undefined {
+  if (!type.namespaced) return undefined;
+  if (!namespace) {
+    throw new KubernetesClientUsageError(`cannot ${verb} a ${resourceTypeName(type)} without a namespace`);
+  }
+  return namespace;
+}
+
+/** `/api/v1` or `/apis/<group>/<version>`. */
+export function groupPath(type: ResourceType): string {
+  return type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
+}
+
+/** The collection URL, in a namespace or across all. */
+export function collectionPath(type: ResourceType, namespace: string | undefined): string {
+  if (type.namespaced && namespace) {
+    return `${groupPath(type)}/namespaces/${encodeURIComponent(namespace)}/${type.plural}`;
+  }
+  return `${groupPath(type)}/${type.plural}`;
+}
+
+/**
+ * The URL of one object.
+ * @throws KubernetesClientUsageError without a name, or without a namespace for a namespaced kind.
+ */
+export function itemPath(type: ResourceType, id: ResourceID): string {
+  if (!id?.name) throw new KubernetesClientUsageError(`a ${resourceTypeName(type)} request needs a name`);
+  const namespace = requireNamespace(type, id.namespace, 'address');
+  return `${collectionPath(type, namespace)}/${encodeURIComponent(id.name)}`;
+}
+
+/** The query string of a write (`fieldManager`, `dryRun=All`). */
+export function writeQuery(options: WriteOptions): string {
+  return queryString({ fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+}
+
+/** A query string (`?a=1&b=x`) of the defined, non-empty parameters; `''` when none. */
+export function queryString(params: Record<string, string | number | boolean | undefined>): string {
+  let out = '';
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === '') continue;
+    out += `${out ? '&' : '?'}${key}=${encodeURIComponent(String(value))}`;
+  }
+  return out;
+}
