@@ -207,7 +207,9 @@ function compileVersion(
         if (located.some((l) => l.cause.reason === CauseReason.TypeInvalid)) located.push(RULES_NOT_CHECKED);
         else located.push(...evaluateRules(obj, schema, old));
       }
-      return located.filter((l) => !old || !unchanged(l, obj, old)).map((l) => l.cause);
+      return located
+        .filter((l) => !old || l.noRatchet === true || !unchanged(l, obj, old))
+        .map((l) => l.cause);
     },
     applyDefaults(obj) {
       applyDefaults(obj, schema, true);

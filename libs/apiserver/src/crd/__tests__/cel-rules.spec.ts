@@ -204,6 +204,42 @@ describe('x-kubernetes-validations in admit', () => {
     ]);
   });
 
+  it('optionalOldSelf: the rule also runs on create with oldSelf empty (immutable once set)', () => {
+    const v = version({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            id: {
+              type: 'string',
+              'x-kubernetes-validations': [
+                {
+                  rule: '!oldSelf.hasValue() || self == oldSelf.value()',
+                  optionalOldSelf: true,
+                  message: 'id is immutable once set',
+                },
+                { rule: "self != oldSelf.orValue('')", optionalOldSelf: true, message: 'id must change' },
+              ],
+            },
+          },
+        },
+      },
+    });
+    expect(lines(v.admit(cr({ id: 'a' }), 'create'))).toEqual([]);
+    expect(lines(v.admit(cr({ id: 'b' }), 'update', { old: cr({ id: 'a' }) }))).toEqual([
+      'spec.id: Invalid value: "string": id is immutable once set',
+    ]);
+    // Transition rules are not ratcheted: an unchanged value still fails "must change".
+    expect(lines(v.admit(cr({ id: 'a' }), 'update', { old: cr({ id: 'a' }) }))).toEqual([
+      'spec.id: Invalid value: "string": id must change',
+    ]);
+    expect(lines(v.admit(cr({ id: '' }), 'create'))).toEqual([
+      'spec.id: Invalid value: "string": id must change',
+    ]);
+    expect(v.unevaluatedRules).toEqual([]);
+  });
+
   it('rules outside the subset are listed as unevaluated, not enforced', () => {
     const v = version(schema);
     expect(v.unevaluatedRules).toEqual([

@@ -4,4 +4,6 @@ import type { StatusCause } from '../../types.js';
 export interface LocatedCause {
   cause: StatusCause;
   segments: (string | number)[];
+  /** Reported even when the value is unchanged (transition rules are not ratcheted). Defaults to false. */
+  noRatchet?: boolean;
 }

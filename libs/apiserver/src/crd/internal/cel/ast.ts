@@ -74,6 +74,9 @@ const MEMBER_FUNCTIONS = new Set([
   'min',
   'max',
   'isSorted',
+  'hasValue',
+  'value',
+  'orValue',
 ]);
 
 /** The first function the evaluator does not implement, written `name()`, or undefined. */

@@ -17,9 +17,20 @@ export class CelUnsupportedError extends Error {
   readonly code = 'CEL_UNSUPPORTED';
 }
 
+/** A CEL optional value (`oldSelf` of rules with `optionalOldSelf: true`). */
+export class CelOptional {
+  constructor(
+    /** Whether a value is present. */
+    readonly present: boolean,
+    /** The value when present. */
+    readonly value?: unknown,
+  ) {}
+}
+
 type Vars = ReadonlyMap<string, unknown>;
 
 const typeName = (v: unknown): string => {
+  if (v instanceof CelOptional) return 'optional_type';
   if (v === null) return 'null_type';
   if (Array.isArray(v)) return 'list';
   if (isObject(v)) return 'map';
@@ -123,6 +134,13 @@ function binary(op: string, left: Expr, right: Expr, vars: Vars): unknown {
   if (op === '&&' || op === '||') return logical(op, left, right, vars);
   const l = evaluate(left, vars);
   const r = evaluate(right, vars);
+  if (l instanceof CelOptional || r instanceof CelOptional) {
+    if ((op === '==' || op === '!=') && l instanceof CelOptional && r instanceof CelOptional) {
+      const same = l.present === r.present && (!l.present || jsonEqual(l.value, r.value));
+      return op === '==' ? same : !same;
+    }
+    return noOverload(`_${op}_`, l, r);
+  }
   switch (op) {
     case '==':
       return jsonEqual(l, r);
@@ -274,6 +292,19 @@ function call(fn: string, target: unknown, hasTarget: boolean, args: unknown[]):
       }
       default:
         throw new CelUnsupportedError(`function ${fn}()`);
+    }
+  }
+  if (target instanceof CelOptional) {
+    switch (fn) {
+      case 'hasValue':
+        return target.present;
+      case 'value':
+        if (!target.present) throw new CelEvalError('optional.none() dereference');
+        return target.value;
+      case 'orValue':
+        return target.present ? target.value : one();
+      default:
+        return noOverload(fn, target, ...args);
     }
   }
   switch (fn) {

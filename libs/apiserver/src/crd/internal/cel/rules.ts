@@ -11,7 +11,7 @@ import type { LocatedCause } from '../located-cause.js';
 import { renderPath } from '../schema-validator.js';
 import type { Expr } from './ast.js';
 import { unsupportedFunction, usesOldSelf } from './ast.js';
-import { CelEvalError, CelUnsupportedError, evaluate } from './evaluate.js';
+import { CelEvalError, CelOptional, CelUnsupportedError, evaluate } from './evaluate.js';
 import { CelSyntaxError, parseCel } from './parser.js';
 
 interface CompiledRule {
@@ -150,9 +150,11 @@ function check(
   segs: (string | number)[],
   out: LocatedCause[],
 ): void {
-  if (rule.transition && old === undefined) return;
+  // A transition rule runs only with an old value, unless optionalOldSelf makes oldSelf an optional.
+  if (rule.transition && old === undefined && !rule.optionalOldSelf) return;
   const vars = new Map<string, unknown>([['self', value]]);
-  if (old !== undefined) vars.set('oldSelf', old);
+  if (rule.optionalOldSelf && rule.transition) vars.set('oldSelf', new CelOptional(old !== undefined, old));
+  else if (old !== undefined) vars.set('oldSelf', old);
   const typeName = s.type ?? (s['x-kubernetes-int-or-string'] === true ? 'string' : 'object');
   const at = rule.fieldPath ? [...segs, ...rule.fieldPath] : segs;
   const field = renderPath(at);
@@ -162,14 +164,22 @@ function check(
   } catch (err) {
     if (err instanceof CelUnsupportedError) return;
     if (err instanceof CelEvalError) {
-      out.push({ cause: invalid(field, typeName, `${rule.rule}: ${err.message}`), segments: segs });
+      out.push({
+        cause: invalid(field, typeName, `${rule.rule}: ${err.message}`),
+        segments: segs,
+        noRatchet: rule.transition,
+      });
       return;
     }
     throw err;
   }
   if (result === true) return;
   const detail = result === false ? messageOf(rule, vars) : `rule did not evaluate to a bool: ${rule.rule}`;
-  out.push({ cause: causeFor(rule.reason, field, typeName, detail), segments: segs });
+  out.push({
+    cause: causeFor(rule.reason, field, typeName, detail),
+    segments: segs,
+    noRatchet: rule.transition,
+  });
 }
 
 function messageOf(rule: CompiledRule, vars: ReadonlyMap<string, unknown>): string {
