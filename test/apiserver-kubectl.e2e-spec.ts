@@ -128,7 +128,7 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(r.stdout).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
   });
 
-  it('[AS-KUBECTL-CREATE] imperative create (protobuf bodies) of namespaces, configmaps, secrets and service accounts; auth can-i', async () => {
+  it('[AS-KUBECTL-CREATE] imperative create (protobuf bodies) of namespaces, configmaps, secrets, service accounts, deployments and services; auth can-i', async () => {
     expect((await k(['create', 'ns', 'imperative'])).stdout).toContain('namespace/imperative created');
     expect((await k(['create', 'cm', 'c1', '-n', 'imperative', '--from-literal=a=b'])).stdout).toContain(
       'configmap/c1 created',
@@ -144,8 +144,33 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
       .stdout;
     expect(Buffer.from(secret, 'base64').toString()).toBe('bob');
     expect((await k(['auth', 'can-i', 'create', 'pods'])).stdout.trim()).toBe('yes');
-    const unsupported = await k(['create', 'deployment', 'imp', '--image=nginx', '-n', 'imperative']);
-    expect(unsupported.stderr).toContain('send application/json or application/yaml');
+    expect(
+      (await k(['create', 'deployment', 'imp', '--image=nginx:1.27', '--replicas=2', '-n', 'imperative']))
+        .stdout,
+    ).toContain('deployment.apps/imp created');
+    const spec = JSON.parse(
+      (await k(['get', 'deploy', 'imp', '-n', 'imperative', '-o', 'jsonpath={.spec}'])).stdout,
+    ) as Record<string, unknown>;
+    expect(spec).toMatchObject({
+      replicas: 2,
+      selector: { matchLabels: { app: 'imp' } },
+      strategy: { type: 'RollingUpdate' },
+    });
+    expect(
+      (await k(['create', 'service', 'clusterip', 'imp', '--tcp=80:8080', '-n', 'imperative'])).stdout,
+    ).toContain('service/imp created');
+    const ports = (
+      await k([
+        'get',
+        'svc',
+        'imp',
+        '-n',
+        'imperative',
+        '-o',
+        'jsonpath={.spec.ports[0].port}:{.spec.ports[0].targetPort}',
+      ])
+    ).stdout;
+    expect(ports).toBe('80:8080');
   });
 
   it('[AS-KUBECTL-APPLY] client-side apply creates then configures; get -o yaml and -o wide show the objects', async () => {

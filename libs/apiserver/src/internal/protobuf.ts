@@ -6,13 +6,18 @@ import { ApiError } from './errors.js';
  * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
  * namespace|configmap|secret|serviceaccount`, `auth can-i`). Other kinds answer 415 and ask for JSON.
  */
-type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes';
+type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes' | 'intOrString';
 
 interface Field {
   name: string;
   type: FieldType;
   repeated?: boolean;
   schema?: Schema;
+  /**
+   * A pointer field in Go (`*int32`, `*bool`): a zero value is meaningful and kept. Other scalar
+   * fields are omitted when zero, as Go's JSON `omitempty` does, since gogo-protobuf writes them.
+   */
+  pointer?: boolean;
 }
 
 type Schema = Record<number, Field>;
@@ -22,8 +27,8 @@ const OWNER_REFERENCE: Schema = {
   3: { name: 'name', type: 'string' },
   4: { name: 'uid', type: 'string' },
   5: { name: 'apiVersion', type: 'string' },
-  6: { name: 'controller', type: 'bool' },
-  7: { name: 'blockOwnerDeletion', type: 'bool' },
+  6: { name: 'controller', type: 'bool', pointer: true },
+  7: { name: 'blockOwnerDeletion', type: 'bool', pointer: true },
 };
 
 const OBJECT_META: Schema = {
@@ -53,7 +58,135 @@ const LOCAL_OBJECT_REFERENCE: Schema = { 1: { name: 'name', type: 'string' } };
 
 const META: Field = { name: 'metadata', type: 'message', schema: OBJECT_META };
 
+const LABEL_SELECTOR: Schema = {
+  1: { name: 'matchLabels', type: 'map' },
+  2: {
+    name: 'matchExpressions',
+    type: 'message',
+    repeated: true,
+    schema: {
+      1: { name: 'key', type: 'string' },
+      2: { name: 'operator', type: 'string' },
+      3: { name: 'values', type: 'string', repeated: true },
+    },
+  },
+};
+
+const CONTAINER: Schema = {
+  1: { name: 'name', type: 'string' },
+  2: { name: 'image', type: 'string' },
+  3: { name: 'command', type: 'string', repeated: true },
+  4: { name: 'args', type: 'string', repeated: true },
+  5: { name: 'workingDir', type: 'string' },
+  6: {
+    name: 'ports',
+    type: 'message',
+    repeated: true,
+    schema: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'hostPort', type: 'int' },
+      3: { name: 'containerPort', type: 'int' },
+      4: { name: 'protocol', type: 'string' },
+      5: { name: 'hostIP', type: 'string' },
+    },
+  },
+  7: {
+    name: 'env',
+    type: 'message',
+    repeated: true,
+    schema: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } },
+  },
+  8: { name: 'resources', type: 'message', schema: {} },
+  13: { name: 'terminationMessagePath', type: 'string' },
+  14: { name: 'imagePullPolicy', type: 'string' },
+  20: { name: 'terminationMessagePolicy', type: 'string' },
+};
+
+const POD_TEMPLATE: Schema = {
+  1: META_FIELD(),
+  2: {
+    name: 'spec',
+    type: 'message',
+    schema: {
+      2: { name: 'containers', type: 'message', repeated: true, schema: CONTAINER },
+      3: { name: 'restartPolicy', type: 'string' },
+      4: { name: 'terminationGracePeriodSeconds', type: 'int', pointer: true },
+      6: { name: 'dnsPolicy', type: 'string' },
+      7: { name: 'nodeSelector', type: 'map' },
+      8: { name: 'serviceAccountName', type: 'string' },
+      20: { name: 'initContainers', type: 'message', repeated: true, schema: CONTAINER },
+    },
+  },
+};
+
+function META_FIELD(): Field {
+  return { name: 'metadata', type: 'message', schema: OBJECT_META };
+}
+
 const KINDS: Record<string, Schema> = {
+  'apps/v1/Deployment': {
+    1: META_FIELD(),
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'replicas', type: 'int', pointer: true },
+        2: { name: 'selector', type: 'message', schema: LABEL_SELECTOR },
+        3: { name: 'template', type: 'message', schema: POD_TEMPLATE },
+        4: { name: 'strategy', type: 'message', schema: { 1: { name: 'type', type: 'string' } } },
+        5: { name: 'minReadySeconds', type: 'int' },
+        6: { name: 'revisionHistoryLimit', type: 'int', pointer: true },
+        7: { name: 'paused', type: 'bool' },
+        9: { name: 'progressDeadlineSeconds', type: 'int', pointer: true },
+      },
+    },
+  },
+  'batch/v1/Job': {
+    1: META_FIELD(),
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'parallelism', type: 'int', pointer: true },
+        2: { name: 'completions', type: 'int', pointer: true },
+        3: { name: 'activeDeadlineSeconds', type: 'int', pointer: true },
+        4: { name: 'selector', type: 'message', schema: LABEL_SELECTOR },
+        5: { name: 'manualSelector', type: 'bool', pointer: true },
+        6: { name: 'template', type: 'message', schema: POD_TEMPLATE },
+        7: { name: 'backoffLimit', type: 'int', pointer: true },
+        8: { name: 'ttlSecondsAfterFinished', type: 'int', pointer: true },
+        9: { name: 'completionMode', type: 'string' },
+        10: { name: 'suspend', type: 'bool', pointer: true },
+      },
+    },
+  },
+  'v1/Service': {
+    1: META_FIELD(),
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: {
+          name: 'ports',
+          type: 'message',
+          repeated: true,
+          schema: {
+            1: { name: 'name', type: 'string' },
+            2: { name: 'protocol', type: 'string' },
+            3: { name: 'port', type: 'int' },
+            4: { name: 'targetPort', type: 'intOrString' },
+            5: { name: 'nodePort', type: 'int' },
+          },
+        },
+        2: { name: 'selector', type: 'map' },
+        3: { name: 'clusterIP', type: 'string' },
+        4: { name: 'type', type: 'string' },
+        5: { name: 'externalIPs', type: 'string', repeated: true },
+        7: { name: 'sessionAffinity', type: 'string' },
+        11: { name: 'externalName', type: 'string' },
+      },
+    },
+  },
   'v1/Namespace': {
     1: META,
     2: {
@@ -66,20 +199,20 @@ const KINDS: Record<string, Schema> = {
     1: META,
     2: { name: 'data', type: 'map' },
     3: { name: 'binaryData', type: 'mapBytes' },
-    4: { name: 'immutable', type: 'bool' },
+    4: { name: 'immutable', type: 'bool', pointer: true },
   },
   'v1/Secret': {
     1: META,
     2: { name: 'data', type: 'mapBytes' },
     3: { name: 'type', type: 'string' },
     4: { name: 'stringData', type: 'map' },
-    5: { name: 'immutable', type: 'bool' },
+    5: { name: 'immutable', type: 'bool', pointer: true },
   },
   'v1/ServiceAccount': {
     1: META,
     2: { name: 'secrets', type: 'message', repeated: true, schema: OBJECT_REFERENCE },
     3: { name: 'imagePullSecrets', type: 'message', repeated: true, schema: LOCAL_OBJECT_REFERENCE },
-    4: { name: 'automountServiceAccountToken', type: 'bool' },
+    4: { name: 'automountServiceAccountToken', type: 'bool', pointer: true },
   },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: META,
@@ -200,7 +333,14 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
       if (f.type === 'string') value = b.toString('utf8');
       else if (f.type === 'bytes') value = b.toString('base64');
       else if (f.type === 'message') value = decodeMessage(b, f.schema ?? {});
-      else {
+      else if (f.type === 'intOrString') {
+        const ios = decodeMessage(b, {
+          1: { name: 'type', type: 'int' },
+          2: { name: 'intVal', type: 'int' },
+          3: { name: 'strVal', type: 'string' },
+        });
+        value = ios.type === 1 ? (ios.strVal ?? '') : (ios.intVal ?? 0);
+      } else {
         const [k, v] = decodeMapEntry(b, f.type === 'mapBytes');
         const m = (out[f.name] as Record<string, string> | undefined) ?? {};
         m[k] = v;
@@ -208,6 +348,7 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
         continue;
       }
     }
+    if (!f.pointer && !f.repeated && (value === '' || value === 0 || value === false)) continue;
     if (f.repeated) {
       const arr = (out[f.name] as unknown[] | undefined) ?? [];
       arr.push(value);
@@ -238,7 +379,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');
