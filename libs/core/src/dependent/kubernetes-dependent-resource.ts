@@ -50,7 +50,6 @@ export abstract class KubernetesDependentResource<
   /** The options given. */
   protected readonly options: KubernetesDependentOptions<R>;
   private source: InformerEventSource<R, P> | undefined;
-  private sharedSource = false;
   private controllerFieldManager: string | undefined;
 
   /** @throws DependentResourceError when `resourceType` is missing. */
@@ -97,7 +96,8 @@ export abstract class KubernetesDependentResource<
 
   eventSource(context: EventSourceContext<P>): EventSource {
     this.controllerFieldManager = context.fieldManager ?? context.controllerName;
-    if (this.source && (this.sharedSource || this.source.isRunning() || !this.started)) return this.source;
+    // a stopped informer cannot start again: after deregistration (activation) a new one is made
+    if (this.source && !this.stale) return this.source;
     const i = this.options.informer ?? {};
     const keys = this.options.annotationKeys ?? {
       name: DEFAULT_PRIMARY_NAME_ANNOTATION,
@@ -106,7 +106,7 @@ export abstract class KubernetesDependentResource<
     const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
     const byAnnotation = Mappers.fromAnnotation<R>(keys.name, keys.namespace);
     const custom = this.mappers(context);
-    this.source = new InformerEventSource<R, P>(
+    const source = new InformerEventSource<R, P>(
       {
         name: this.eventSourceName,
         type: this.resourceType,
@@ -129,12 +129,19 @@ export abstract class KubernetesDependentResource<
       },
       context,
     );
-    this.started = true;
-    this.sharedSource = false;
-    return this.source;
+    const stop = source.stop.bind(source);
+    source.stop = async () => {
+      // reads keep the last cache until a new source replaces it
+      if (this.source === source) this.stale = true;
+      await stop();
+    };
+    this.source = source;
+    this.stale = false;
+    return source;
   }
 
-  private started = false;
+  /** Whether the own event source was stopped. */
+  private stale = false;
 
   useEventSource(source: EventSource): void {
     if (!(source instanceof InformerEventSource)) {
@@ -145,7 +152,7 @@ export abstract class KubernetesDependentResource<
       );
     }
     this.source = source as InformerEventSource<R, P>;
-    this.sharedSource = true;
+    this.stale = false;
   }
 
   /** The event source, once created or shared. */
