@@ -346,6 +346,43 @@ describe('Informer', () => {
     expect(warnings.map((l) => l.fields.informer)).toEqual(['configmaps', 'configmaps']);
   });
 
+  it('re-lists after the server refused the watch three times in a row without progress (as client-go does)', async () => {
+    kube.put('n', 'a');
+    let refusals = 0;
+    kube.overrides.push((req, res) => {
+      if (req.query.get('watch') !== 'true' || refusals >= 3) return false;
+      refusals++;
+      json(res, 504, status(504, 'Timeout', 'Too large resource version'));
+      return true;
+    });
+    const inf = make();
+    await inf.start();
+    for (const expected of [800, 1600, 3200]) await runBackoff(expected);
+    await waitFor(
+      () => kube.listRequests().length === 2 && kube.openWatches === 1,
+      5_000,
+      're-list and watch',
+    );
+    expect(kube.watchRequests()).toHaveLength(4);
+    expect(logs.lines.some((l) => l.message.includes('3 times without progress; re-listing'))).toBe(true);
+  });
+
+  it('keeps resuming (no re-list) while the watch fails below the HTTP level', async () => {
+    kube.put('n', 'a');
+    let cuts = 0;
+    kube.overrides.push((req, res) => {
+      if (req.query.get('watch') !== 'true' || cuts >= 4) return false;
+      cuts++;
+      res.destroy();
+      return true;
+    });
+    const inf = make();
+    await inf.start();
+    for (const expected of [800, 1600, 3200, 6400]) await runBackoff(expected);
+    await waitFor(() => kube.openWatches === 1, 5_000, 'the watch');
+    expect(kube.listRequests()).toHaveLength(1);
+  });
+
   it('keeps going when a handler throws, and calls the next handlers', async () => {
     const inf = make();
     inf.addEventHandler({

@@ -47,6 +47,9 @@ type LoopState =
 /** A stream that ends cleanly sooner than this, with nothing in it, counts as a failure (no tight loop). */
 const MIN_HEALTHY_WATCH_MS = 1_000;
 
+/** Watches refused in a row (API errors, no progress) before the loop re-lists. */
+const REFUSALS_BEFORE_RELIST = 3;
+
 /**
  * The list-then-watch engine of an informer: a state machine driven by one `step` function.
  * Every failure is logged with the informer's name and reported through `sink.status`.
@@ -56,6 +59,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
   private resourceVersion = '';
   private synced = false;
   private listAttempts = 0;
+  /** Watches in a row the server refused with an API error, with no event or bookmark between. */
+  private refusedWatches = 0;
   private healthySince?: number;
   private running?: Promise<void>;
   private startPromise?: Promise<void>;
@@ -118,7 +123,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
    *   `backoff` → `list` (failure), or `stopped` (first list failed with failFast).
    * - `watch` → `watch` (the server ended the stream after events or ≥ 1 s), `list` (410; via
    *   backoff when it came < 1 s after a fresh list with no event between), `backoff` → `watch`
-   *   (transport failure, ERROR event, unparsable line, dead stream, quick empty end).
+   *   (transport failure, ERROR event, unparsable line, dead stream, quick empty end), or
+   *   `backoff` → `list` (the third API refusal in a row without progress).
    * - `backoff` → its `then` state after the delay.
    */
   private async step(state: LoopState): Promise<LoopState> {
@@ -232,20 +238,18 @@ export class ListWatchLoop<T extends KubernetesResource> {
         lastActivity = clock.now();
         if (event.type === 'ERROR') {
           if (event.error.isGone()) return this.gone(event.error, afterList && progress === 0 && quick());
-          return this.failure('watch stream sent an ERROR event', event.error, {
-            kind: 'watch',
-            afterList: false,
-          });
+          return this.watchFailed('watch stream sent an ERROR event', event.error, progress);
         }
         const version = event.object.metadata?.resourceVersion;
         if (event.type !== 'BOOKMARK') this.sink.event(event.type, event.object);
         if (version) this.resourceVersion = version;
         progress++;
+        this.refusedWatches = 0;
       }
     } catch (error) {
       if (this.stopping) return { kind: 'stopped' };
       if (isGone(error)) return this.gone(error, afterList && progress === 0 && quick());
-      return this.failure('watch failed', error, { kind: 'watch', afterList: false });
+      return this.watchFailed('watch failed', error, progress);
     } finally {
       if (timer) clock.clearTimeout(timer);
       streamController.abort();
@@ -265,6 +269,26 @@ export class ListWatchLoop<T extends KubernetesResource> {
     }
     this.s.logger.debug('watch stream ended; resuming', { resourceVersion: this.resourceVersion });
     return { kind: 'watch', afterList: false };
+  }
+
+  /**
+   * A failed watch resumes from the same resourceVersion, unless the server refused it with an API
+   * error 3 times in a row without progress (e.g. "too large resource version"): then re-list, as
+   * client-go's reflector does. Transport failures always resume (a list would not fare better).
+   */
+  private watchFailed(what: string, error: unknown, progress: number): LoopState {
+    if (progress > 0) this.refusedWatches = 0;
+    if (!(error instanceof KubernetesApiError)) {
+      return this.failure(what, error, { kind: 'watch', afterList: false });
+    }
+    this.refusedWatches++;
+    if (this.refusedWatches < REFUSALS_BEFORE_RELIST) {
+      return this.failure(what, error, { kind: 'watch', afterList: false });
+    }
+    this.refusedWatches = 0;
+    return this.failure(`${what} (${REFUSALS_BEFORE_RELIST} times without progress; re-listing)`, error, {
+      kind: 'list',
+    });
   }
 
   private gone(error: unknown, noProgress: boolean): LoopState {
