@@ -6,6 +6,7 @@ import type { Context } from '../../api/context.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { WorkflowConfigurationError } from '../../workflow/errors.js';
 import {
   ConfigMapDependent,
   DeploymentDependent,
@@ -261,5 +262,67 @@ describe('managed workflows against @tosdk/apiserver', () => {
     await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'probe', namespace: ns } });
     await waitFor(async () => (await cm(ns, 'probe')) !== undefined, 'probe');
     expect(r.runs).toBe(runs + 1);
+  });
+  it('a cycle or an unknown dependsOn fails registration naming them', () => {
+    const op = ops.create();
+    const register = (dependents: Array<{ name: string; dependsOn?: string[] }>) => () =>
+      op.register(new StatusReconciler(), {
+        resourceType: Widget,
+        name: `bad-${dependents.length}`,
+        workflow: {
+          dependents: dependents.map((d) => ({
+            ...d,
+            dependent: new ConfigMapDependent({ informer: { name: d.name } }, d.name),
+          })),
+        },
+      });
+    expect(
+      register([
+        { name: 'a', dependsOn: ['b'] },
+        { name: 'b', dependsOn: ['a'] },
+      ]),
+    ).toThrow(
+      new WorkflowConfigurationError(
+        'WorkflowCycle',
+        "the workflow's dependsOn relations form a cycle: a -> b -> a",
+      ),
+    );
+    expect(register([{ name: 'a', dependsOn: ['ghost'] }])).toThrow(/"a" depends on "ghost"/);
+  });
+
+  it('[WF-10] silent mode: with handleExceptionsInReconciler the reconciler reads the errors from the result', async () => {
+    const ns = await newNamespace(admin);
+    class Failing extends ConfigMapDependent {
+      protected override desired(): never {
+        throw new Error('external outage');
+      }
+    }
+    const seen: string[] = [];
+    ops.create().register(
+      {
+        reconcile(resource: Widget, context: Context<Widget>) {
+          const result = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult()!;
+          seen.push(...[...result.erroredDependents.values()].map((e) => (e as Error).message));
+          resource.status = { message: result.erroredDependentsExist() ? 'degraded' : 'ok' };
+          return UpdateControl.patchStatus(resource);
+        },
+      },
+      {
+        resourceType: Widget,
+        name: 'silent',
+        namespaces: [ns],
+        workflow: {
+          handleExceptionsInReconciler: true,
+          dependents: [{ dependent: new Failing({ informer: { name: 'failing' } }, 'bad'), name: 'bad' }],
+        },
+      },
+    );
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(
+      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'degraded',
+      'degraded',
+    );
+    expect(seen[0]).toBe('external outage');
   });
 });
