@@ -339,7 +339,9 @@ describe('KubeApiServer write semantics', () => {
       metadata: { name: 'c2' },
     });
     expect(refused.status).toBe(403);
-    expect(refused.json().message).toContain('because it is being terminated');
+    expect(refused.json().message).toBe(
+      'configmaps "c2" is forbidden: unable to create new content in namespace term because it is being terminated',
+    );
     await waitFor(
       async () =>
         (await call(server, 'GET', '/api/v1/namespaces/term/configmaps/c1')).json<Record<string, any>>()

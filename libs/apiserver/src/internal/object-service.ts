@@ -100,15 +100,17 @@ export class ObjectService {
   }
 
   /** Checks that a namespace exists and accepts new objects. */
-  private checkNamespace(rt: ResourceType, namespace: string): void {
+  private checkNamespace(rt: ResourceType, namespace: string, name: string): void {
     if (!rt.namespaced) return;
-    const ns = this.store.get('/namespaces', '', namespace);
-    if (!ns) throw errors.notFound({ group: '', resource: 'namespaces', name: namespace });
-    if (isObject(ns.metadata) && ns.metadata.deletionTimestamp !== undefined) {
+    const json = this.store.getJson('/namespaces', '', namespace);
+    if (json === undefined) throw errors.notFound({ group: '', resource: 'namespaces', name: namespace });
+    // parse only a namespace that may be terminating
+    const ns = json.includes('"deletionTimestamp"') ? (JSON.parse(json) as JsonObject) : undefined;
+    if (ns && isObject(ns.metadata) && ns.metadata.deletionTimestamp !== undefined) {
       throw new ApiError(
         403,
         'Forbidden',
-        `${rt.plural}${rt.group ? '.' + rt.group : ''} "${''}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        `${rt.plural}${rt.group ? '.' + rt.group : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
         {
           group: rt.group,
           kind: rt.plural,
@@ -188,7 +190,7 @@ export class ObjectService {
     }
     const nameCauses = validateName(name, rt.nameRule);
     if (nameCauses.length) throw errors.invalid(this.ref(rt, name), nameCauses);
-    this.checkNamespace(rt, namespace);
+    this.checkNamespace(rt, namespace, name);
     if (this.store.getJson(storageKey(rt), rt.namespaced ? namespace : '', name) !== undefined) {
       throw errors.alreadyExists(this.ref(rt, name));
     }
