@@ -197,7 +197,12 @@ export abstract class KubernetesDependentResource<
     if (desired instanceof Promise) {
       // an async desired state cannot be awaited here; its rejection is the reconcile's business
       desired.catch(() => undefined);
-      return super.selectTargetSecondaryResource(secondaries, primary, context);
+      if (secondaries.length === 1) return secondaries[0];
+      throw new DependentResourceError(
+        'AmbiguousDependentSecondary',
+        `dependent ${this.name}: ${secondaries.length} ${this.resourceType.kind}s belong to the primary and desired() is async; override targetSecondaryResourceID to choose`,
+        this.name,
+      );
     }
     const target = this.withDefaults(clone(desired), primary);
     return secondaries.find((s) => this.isTargetOf(s, target));
