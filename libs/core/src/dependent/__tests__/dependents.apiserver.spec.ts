@@ -389,6 +389,33 @@ describe('dependent resources against @tosdk/apiserver', () => {
     expect(cmWrites(ns) - before).toBe(3); // their patch, our repair, the marker's configmap
   });
 
+  it("[DR-16] without server-side apply: created with create, drift repaired with update, other managers' fields kept", async () => {
+    const ns = await newNamespace(admin);
+    ops.create().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'nossa',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new ConfigMapDependent({ useSSA: false }) }] },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => observed(ns, 'w'), 'status');
+    const verbs = () =>
+      server.requests.log.filter((q) => q.namespace === ns && q.resource === 'configmaps').map((q) => q.verb);
+    expect(verbs().filter((v) => v !== 'list' && v !== 'watch')).toEqual(['create']);
+    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+      metadata: { annotations: { theirs: 'yes' } },
+      data: { value: 'drift' },
+    });
+    await waitFor(async () => (await cm(ns, 'w-cm'))?.data?.value === 'a', 'repaired');
+    expect((await cm(ns, 'w-cm'))?.metadata?.annotations?.['theirs']).toBe('yes');
+    expect(
+      server.requests.log.filter(
+        (q) => q.namespace === ns && q.resource === 'configmaps' && q.verb === 'update',
+      ),
+    ).toHaveLength(1);
+  });
+
   it('[DR-17] StatefulSet desired state with claim templates is sanitized so apply does not loop', async () => {
     const ns = await newNamespace(admin);
     class Set_ extends CRUDKubernetesDependentResource<V1StatefulSet, Widget> {

@@ -289,6 +289,31 @@ describe('workflows against @tosdk/apiserver', () => {
     expect(r.cleaned).toBe(1);
   });
 
+  it('[WF-09] explicit invocation without a Cleaner: cleanup runs implicitly', async () => {
+    const ns = await newNamespace(admin);
+    ops.create().register(
+      {
+        async reconcile(resource: Widget, context: Context<Widget>) {
+          await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+          resource.status = { observed: resource.spec?.value };
+          return UpdateControl.patchStatus(resource);
+        },
+      },
+      {
+        resourceType: Widget,
+        name: 'wf09b',
+        namespaces: [ns],
+        workflow: { explicitInvocation: true, dependents: [{ dependent: new NoGCConfigMapDependent() }] },
+      },
+    );
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await cm(ns, 'w-cm')) !== undefined, 'created');
+    await admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
+    expect(await cm(ns, 'w-cm')).toBeUndefined();
+  });
+
   it('[WF-10] errors in several dependents reach updateErrorStatus as one aggregated error; independent ones still reconcile', async () => {
     const ns = await newNamespace(admin);
     class Failing extends ConfigMapDependent {
