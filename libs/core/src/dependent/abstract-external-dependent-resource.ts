@@ -59,6 +59,19 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
 
   useEventSource(source: EventSource): void {
     this.source = source as ExternalResourceCachingEventSource<R>;
+    this.shared = true;
+  }
+
+  private shared = false;
+
+  /** With a shared event source (several dependents of one kind) the secondary is always chosen by the desired state's id. */
+  protected override alwaysSelectByDesired(): boolean {
+    return this.shared;
+  }
+
+  /** A secondary is this dependent's when its id (`idOf`) is the desired state's. */
+  protected override isTargetOf(secondary: R, desired: R): boolean {
+    return this.idOf(secondary) === this.idOf(desired);
   }
 
   /** The cached external resources of a primary, own recent writes included. */

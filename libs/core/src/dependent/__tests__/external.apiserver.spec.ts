@@ -234,4 +234,51 @@ describe('external dependents against @tosdk/apiserver', () => {
       'one state left',
     );
   });
+  it('[DR-13] several external dependents of one kind share an event source and are told apart by id', async () => {
+    const ns = await newNamespace(admin);
+    const store = new Map<string, External>();
+    class Named extends PerResourcePollingDependentResource<External, Widget> {
+      constructor(readonly suffix: string) {
+        super({ periodMs: 60_000, idOf: (e) => e.id, name: `named-${suffix}` });
+      }
+      protected desired(p: Widget): External {
+        return { id: `${p.metadata!.name!}-${this.suffix}`, value: `${this.suffix}:${p.spec?.value ?? ''}` };
+      }
+      protected override matchDesired(actual: External, desired: External): boolean {
+        return actual.value === desired.value;
+      }
+      fetchResources(p: Widget): Promise<External[]> {
+        return Promise.resolve([...store.values()].filter((e) => e.id.startsWith(`${p.metadata!.name!}-`)));
+      }
+      create(desired: External): Promise<External> {
+        store.set(desired.id, { ...desired });
+        return Promise.resolve({ ...desired });
+      }
+      update(actual: External, desired: External): Promise<External> {
+        // writes to the actual resource: a wrong pick would overwrite the other dependent's
+        const next = { id: actual.id, value: desired.value };
+        store.set(actual.id, next);
+        return Promise.resolve({ ...next });
+      }
+    }
+    ops.create().register(new StateReconciler(), {
+      resourceType: Widget,
+      name: 'dr13x',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new Named('one') },
+          { dependent: new Named('two'), useEventSourceWithName: 'named-one' },
+        ],
+      },
+    });
+    await ops.made[0].start();
+    await admin.create(Widget, widget('w', ns));
+    await waitFor(() => observed(ns, 'w', 'a'), 'status');
+    expect(store.get('w-one')?.value).toBe('one:a');
+    expect(store.get('w-two')?.value).toBe('two:a');
+    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await waitFor(() => observed(ns, 'w', 'b'), 'status b');
+    expect([...store.values()].map((e) => e.value).sort()).toEqual(['one:b', 'two:b']);
+  });
 });
