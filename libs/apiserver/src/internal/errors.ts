@@ -52,6 +52,7 @@ function detailsOf(ref: ResourceRef, extra?: Partial<ApiErrorDetails>): ApiError
   return d;
 }
 
+/** Constructors of the Kubernetes errors the engine raises, worded as kube-apiserver words them. */
 export const errors = {
   notFound(ref: ResourceRef): ApiError {
     const msg =

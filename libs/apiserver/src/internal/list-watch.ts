@@ -267,7 +267,7 @@ export function startWatch(
     }
   } else {
     startRv = rvParam === '' || rvParam === '0' ? store.currentRv : parseRv(rvParam);
-    if (startRv > store.currentRv) startRv = store.currentRv;
+    // a resourceVersion ahead of the store (a client that saw a newer server) skips up to it
     const evs = store.eventsSince(key, startRv);
     if (!evs) expired = tooOld(startRv, store.oldestRv);
     else replay = [];

@@ -19,6 +19,7 @@ export interface NonResourceRequestInfo {
   verb: string;
 }
 
+/** What a request addresses: a resource or a non-resource path. */
 export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
