@@ -13,6 +13,7 @@ import type { ResourceEventHandler } from './resource-event-handler.js';
 import { InformerCache } from './internal/informer-cache.js';
 import type { IndexFunction } from './internal/informer-store.js';
 import { ListWatchLoop } from './internal/list-watch-loop.js';
+import { selectorMatcher } from './internal/selector-match.js';
 
 export type { IndexFunction } from './internal/informer-store.js';
 
@@ -120,7 +121,13 @@ export class Informer<T extends KubernetesResource> {
       namespace: namespace ?? '*',
     });
     this.state = { healthy: false, status: 'stopped', since: this.clock.now() };
-    this.cache = new InformerCache<T>(logger, options.transform);
+    const selection = selectorMatcher(options.labelSelector, options.fieldSelector);
+    if (selection.unparsable) {
+      logger.warn('selector not understood on the client; own writes will not be cached', {
+        selector: selection.unparsable,
+      });
+    }
+    this.cache = new InformerCache<T>(logger, options.transform, selection.matches);
     this.loop = new ListWatchLoop<T>(
       {
         name: this.name,
@@ -139,7 +146,7 @@ export class Informer<T extends KubernetesResource> {
         failFast: options.failFast ?? true,
       },
       {
-        listed: (items) => this.cache.replace(items),
+        listed: (items, resourceVersion) => this.cache.replace(items, resourceVersion),
         event: (type, obj) => this.cache.apply(type, obj),
         status: (status, reason) => this.setStatus(status, reason),
       },
@@ -226,14 +233,23 @@ export class Informer<T extends KubernetesResource> {
   /**
    * Puts the result of an own write in the cache so the next read sees it before its watch event
    * arrives. Fires no events. Accepted when:
-   * - the object has a name and a resourceVersion, and its uid was not seen deleted; and
+   * - the object has a name and a resourceVersion, and its uid was not seen deleted;
+   * - it matches the informer's `labelSelector` and `fieldSelector` (evaluated on the client; a
+   *   write that moved the object out of the selection is refused and drops an earlier own write of
+   *   it, since the stream will report it gone; a selector the client cannot parse refuses all); and
    * - nothing is cached under its key (e.g. after a create), or the cached object has the same uid
    *   and an older resourceVersion. resourceVersions are compared as integers when both are decimal
    *   (etcd's); when either is opaque, the write is accepted only if its resourceVersion differs and
    *   the cached one equals `previousResourceVersion` (the version the write was based on, so no newer
    *   event has arrived since; JOSDK's rule). Without `previousResourceVersion` an opaque one is refused.
    *
-   * Watch events older than a cached own write are not applied (the write's own event follows).
+   * The own write is an overlay over the watched objects (JOSDK's `TemporaryResourceCache`): reads
+   * ({@link Informer.get}, {@link Informer.list}, {@link Informer.byIndex}) return it while it is
+   * newer than the watched object; it is dropped once a watch event or list reaches its
+   * resourceVersion (opaque versions: on the next event of that object), on a delete or a new uid.
+   * Events are never suppressed by it: every watch event, older than the overlay or not, is emitted
+   * with the previously watched object as `oldObj`, so a change made by someone else before our
+   * write (and contained in it) is still reported.
    * @returns whether the cache took the object.
    */
   cacheIfNewer(obj: T, previousResourceVersion?: string): boolean {

@@ -7,8 +7,8 @@ export interface ResourceEventHandler<T> {
   /** An object appeared (first list, watch ADDED, re-list, or re-creation under a new uid). */
   onAdd?(obj: T): void;
   /**
-   * An object changed. `oldObj` is what the cache held (it may carry the same resourceVersion as
-   * `newObj` when the cache already had the object from an own write, see `Informer.cacheIfNewer`).
+   * An object changed. `oldObj` is the object the list/watch delivered before `newObj` (never an
+   * own write cached with `Informer.cacheIfNewer`, so the difference is always a real change).
    */
   onUpdate?(oldObj: T, newObj: T): void;
   /**

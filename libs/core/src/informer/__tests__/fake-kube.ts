@@ -113,6 +113,11 @@ export class FakeKube {
     for (const w of this.watchers) w.res.write(line);
   }
 
+  /** Writes one event to every open watch (e.g. to deliver late a change made with `silent`). */
+  sendEvent(type: EventType, obj: V1ConfigMap): void {
+    this.sendRaw(`${JSON.stringify({ type, object: obj })}\n`);
+  }
+
   bookmark(): string {
     const version = String(++this.rv);
     this.sendRaw(

@@ -400,7 +400,7 @@ describe('Informer', () => {
     expect(inf.health().status).toBe('synced');
   });
 
-  it('caches own writes only when newer, fires no events for them, and skips older stream events', async () => {
+  it('[ES-12] caches own writes only when newer and fires no events for them; older stream events are emitted while reads keep the own write', async () => {
     const a = kube.put('n', 'a', { v: '1' });
     const inf = make();
     const calls = recorder(inf);
@@ -418,9 +418,15 @@ describe('Informer', () => {
     expect(inf.cacheIfNewer(write('500'))).toBe(true);
     expect(inf.get(id)?.data).toEqual({ v: 'own' });
     expect(calls).toHaveLength(1); // only the initial add
-    kube.put('n', 'a', { v: 'stream-older' }); // rv 102 < 500: not applied
+    const older = kube.put('n', 'a', { v: 'stream-older' }); // rv 102 < 500: emitted, reads keep the own write
     kube.put('n', 'b');
-    await waitFor(() => calls.length === 2);
+    await waitFor(() => calls.length === 3);
+    expect(calls[1]).toEqual([
+      'update',
+      'n/a@uid-1',
+      a.metadata!.resourceVersion,
+      older.metadata!.resourceVersion,
+    ]);
     expect(inf.get(id)?.data).toEqual({ v: 'own' });
     // opaque resourceVersions: accepted only on top of the version the write started from
     expect(inf.cacheIfNewer(write('x1'))).toBe(false);
@@ -429,7 +435,7 @@ describe('Informer', () => {
     expect(inf.get(id)?.data).toEqual({ v: 'opaque' });
     // a deleted object is not resurrected by a late write
     kube.remove('n', 'b');
-    await waitFor(() => calls.length === 3);
+    await waitFor(() => calls.length === 4);
     const b = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -439,8 +445,81 @@ describe('Informer', () => {
     expect(inf.cacheIfNewer({ ...b, metadata: { ...b.metadata, name: 'c', uid: 'uid-new' } })).toBe(true);
   });
 
-  it('keeps an own write that overlaps a re-list (no stale cache) and still delivers its event (none lost)', async () => {
-    kube.put('n', 'a', { v: '1' });
+  it('[ES-12] emits a watch event older than a cached own write (no lost spec edit), computed from the watched objects', async () => {
+    const a = kube.put('n', 'a', { spec: 'v1' });
+    const inf = make();
+    const calls = recorder(inf);
+    await inf.start();
+    await waitFor(() => kube.openWatches === 1);
+    const id = new ResourceID('a', 'n');
+    // a user's spec edit (rv 102) and then our status patch (rv 103, which contains the edit) are made
+    // while the stream is behind; the patch response is cached before either event arrives
+    const edit = kube.put('n', 'a', { spec: 'v2' }, { silent: true });
+    const patched = kube.put('n', 'a', { spec: 'v2', status: 'done' }, { silent: true });
+    expect(inf.cacheIfNewer(patched, a.metadata!.resourceVersion)).toBe(true);
+    expect(inf.get(id)?.data).toEqual({ spec: 'v2', status: 'done' });
+    kube.sendEvent('MODIFIED', edit);
+    await waitFor(() => calls.length === 2, 5_000, 'the event of the spec edit');
+    expect(calls[1]).toEqual([
+      'update',
+      'n/a@uid-1',
+      a.metadata!.resourceVersion,
+      edit.metadata!.resourceVersion,
+    ]);
+    // reads keep the own write while it is newer than the watched object
+    expect(inf.get(id)?.data).toEqual({ spec: 'v2', status: 'done' });
+    expect(inf.list().map((o) => o.metadata?.resourceVersion)).toEqual([patched.metadata!.resourceVersion]);
+    kube.sendEvent('MODIFIED', patched);
+    await waitFor(() => calls.length === 3, 5_000, 'the event of the status patch');
+    expect(calls[2]).toEqual([
+      'update',
+      'n/a@uid-1',
+      edit.metadata!.resourceVersion,
+      patched.metadata!.resourceVersion,
+    ]);
+    expect(inf.get(id)).toEqual(patched);
+  });
+
+  it('[EP-17] refuses an own write that does not match the label selector and drops an older overlay of it', async () => {
+    const a = kube.put('n', 'a', { v: '1' }, { labels: { app: 'x' } });
+    const inf = make({ labelSelector: 'app=x,tier notin (db)' });
+    const calls = recorder(inf);
+    await inf.start();
+    await waitFor(() => kube.openWatches === 1);
+    const id = new ResourceID('a', 'n');
+    const write = (rv: string, labels: Record<string, string>, v: string) => ({
+      ...a,
+      metadata: { ...a.metadata, resourceVersion: rv, labels },
+      data: { v },
+    });
+    expect(inf.cacheIfNewer(write('500', { app: 'x', tier: 'web' }, 'mine'))).toBe(true);
+    expect(inf.get(id)?.data).toEqual({ v: 'mine' });
+    // the next write moves it out of the selection: not cached, and the older overlay is gone too
+    expect(inf.cacheIfNewer(write('501', { app: 'x', tier: 'db' }, 'moved'))).toBe(false);
+    expect(inf.get(id)?.data).toEqual({ v: '1' });
+    expect(inf.cacheIfNewer(write('502', { app: 'y' }, 'other'))).toBe(false);
+    const stranger = { ...a, metadata: { ...a.metadata, name: 'b', uid: 'uid-b', labels: {} } };
+    expect(inf.cacheIfNewer(stranger)).toBe(false);
+    expect(inf.keys()).toEqual(['n/a']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('[EP-17] refuses an own write outside the field selector', async () => {
+    kube.put('n', 'a');
+    const inf = make({ fieldSelector: 'metadata.name=a' });
+    await inf.start();
+    const b = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'n', uid: 'uid-b', resourceVersion: '900' },
+    };
+    expect(inf.cacheIfNewer(b)).toBe(false);
+    expect(inf.cacheIfNewer({ ...b, metadata: { ...b.metadata, name: 'c2' } })).toBe(false);
+    expect(inf.keys()).toEqual(['n/a']);
+  });
+
+  it('[ES-12] keeps an own write that overlaps a re-list (no stale cache) and still delivers its event (none lost)', async () => {
+    const before = kube.put('n', 'a', { v: '1' });
     const inf = make();
     const calls = recorder(inf);
     await inf.start();
@@ -464,7 +543,7 @@ describe('Informer', () => {
     expect(calls[1]).toEqual([
       'update',
       'n/a@uid-1',
-      written.metadata!.resourceVersion,
+      before.metadata!.resourceVersion,
       written.metadata!.resourceVersion,
     ]);
     expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ v: 'own write' });

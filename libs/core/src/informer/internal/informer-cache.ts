@@ -5,14 +5,26 @@ import type { ResourceEventHandler } from '../resource-event-handler.js';
 import { cacheKey, InformerStore } from './informer-store.js';
 import type { IndexFunction } from './informer-store.js';
 import { compareResourceVersions } from './resource-version.js';
+import type { ObjectMatcher } from './selector-match.js';
 
 /**
  * The informer's view of the cluster and its listeners: applies listed snapshots and watch events
- * to the store and tells the handlers what changed. The cache is keyed by `namespace/name`; the uid
- * tells incarnations of one name apart (a delete and re-create is a delete then an add).
+ * and tells the handlers what changed. The cache is keyed by `namespace/name`; the uid tells
+ * incarnations of one name apart (a delete and re-create is a delete then an add).
+ *
+ * Two layers, as JOSDK's informer plus `TemporaryResourceCache`:
+ * - `watched`: the last object the list/watch delivered per key. Events are computed from it alone
+ *   (old watched → new watched), so no watch event is ever swallowed because an own write is newer.
+ * - `overlay`: results of own writes ({@link InformerCache.cacheIfNewer}) ahead of the stream. Reads
+ *   (`store`: get, list, indexes) see the overlay while it is newer than the watched object; it is
+ *   dropped once the stream reaches its resourceVersion (decimal versions), on the next event of that
+ *   object (opaque versions), on a delete or a new uid.
  */
 export class InformerCache<T extends KubernetesResource> {
+  /** What reads see: the overlay where there is one, else the watched object. */
   readonly store: InformerStore<T>;
+  private readonly watched = new Map<string, T>();
+  private readonly overlay = new Map<string, T>();
   private handlers: ResourceEventHandler<T>[] = [];
   /** Uids seen deleted recently, so a late own write cannot resurrect a deleted object. */
   private readonly deletedUids = new LRUCache<string, true>({ max: 10_000 });
@@ -20,6 +32,8 @@ export class InformerCache<T extends KubernetesResource> {
   constructor(
     private readonly logger: Logger,
     private readonly transform: ((obj: T) => T) | undefined,
+    /** Whether an object is in the informer's selection (own writes outside it are refused). */
+    private readonly inSelection: ObjectMatcher = () => true,
   ) {
     this.store = new InformerStore<T>((index, key, error) =>
       this.logger.error('index function failed; the object is left out of the index', {
@@ -30,11 +44,11 @@ export class InformerCache<T extends KubernetesResource> {
     );
   }
 
-  /** Adds a handler; replays what is cached as adds (as client-go does). Returns the remover. */
+  /** Adds a handler; replays what was watched as adds (as client-go does). Returns the remover. */
   addHandler(handler: ResourceEventHandler<T>): () => void {
     this.handlers = [...this.handlers, handler];
     if (handler.onAdd) {
-      for (const obj of this.store.list()) this.call(handler, 'onAdd', () => handler.onAdd!(obj));
+      for (const obj of [...this.watched.values()]) this.call(handler, 'onAdd', () => handler.onAdd!(obj));
     }
     return () => {
       this.handlers = this.handlers.filter((h) => h !== handler);
@@ -46,11 +60,12 @@ export class InformerCache<T extends KubernetesResource> {
   }
 
   /**
-   * Replaces the content with a complete list and emits the difference: deletes (final state
-   * unknown) for what is gone or has a new uid, adds for what is new, updates for what changed.
-   * An object cached from an own write that is newer than the listed one is kept.
+   * Replaces the watched content with a complete list (taken at `listResourceVersion`) and emits
+   * the difference: deletes (final state unknown) for what is gone or has a new uid, adds for what
+   * is new, updates for what changed. Overlays newer than what was listed are kept; an overlay of
+   * an object the list does not contain is kept only when it is newer than the list (its event follows).
    */
-  replace(items: T[]): { added: number; updated: number; deleted: number } {
+  replace(items: T[], listResourceVersion = ''): { added: number; updated: number; deleted: number } {
     const listed = new Map<string, T>();
     for (const raw of items) {
       const obj = this.prepare(raw);
@@ -60,33 +75,51 @@ export class InformerCache<T extends KubernetesResource> {
     let added = 0;
     let updated = 0;
     let deleted = 0;
-    for (const [key, old] of [...this.store.entries()]) {
+    for (const [key, old] of [...this.watched]) {
       const now = listed.get(key);
-      if (!now || (now.metadata?.uid && old.metadata?.uid && now.metadata.uid !== old.metadata.uid)) {
-        this.store.remove(key);
+      if (!now || differentUid(now, old)) {
+        this.watched.delete(key);
         this.rememberDeleted(old);
+        if (!now) this.settle(key, undefined, true);
+        this.refresh(key);
         this.emitDelete(old, true);
         deleted++;
       }
     }
+    for (const [key, overlaid] of [...this.overlay]) {
+      if (listed.has(key) || this.watched.has(key)) continue;
+      const order = compareResourceVersions(overlaid.metadata?.resourceVersion, listResourceVersion);
+      if (order === undefined || order <= 0) {
+        this.overlay.delete(key);
+        this.refresh(key);
+      }
+    }
     for (const [key, obj] of listed) {
-      const old = this.store.get(key);
+      const old = this.watched.get(key);
       if (!old) {
-        this.store.put(key, obj);
+        this.watched.set(key, obj);
+        this.settle(key, obj, true);
+        this.refresh(key);
         this.emitAdd(obj);
         added++;
       } else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) {
+        // a list from a lagging cache must not move the watched state backwards
         if ((compareResourceVersions(old.metadata?.resourceVersion, obj.metadata?.resourceVersion) ?? -1) > 0)
           continue;
-        this.store.put(key, obj);
+        this.watched.set(key, obj);
+        this.settle(key, obj, true);
+        this.refresh(key);
         this.emitUpdate(old, obj);
         updated++;
+      } else {
+        this.settle(key, obj, false);
+        this.refresh(key);
       }
     }
     return { added, updated, deleted };
   }
 
-  /** Applies one watch event. */
+  /** Applies one watch event: the event is always emitted from the watched state. */
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): void {
     const obj = this.prepare(raw);
     const key = cacheKey(obj);
@@ -94,37 +127,36 @@ export class InformerCache<T extends KubernetesResource> {
       this.logger.warn('watch event without metadata.name ignored', { type });
       return;
     }
-    const old = this.store.get(key);
+    const old = this.watched.get(key);
     if (type === 'DELETED') {
       this.rememberDeleted(obj);
+      this.watched.delete(key);
+      this.settle(key, undefined, true);
+      this.refresh(key);
       if (!old) return;
-      this.store.remove(key);
-      const sameIncarnation =
-        !old.metadata?.uid || !obj.metadata?.uid || old.metadata.uid === obj.metadata.uid;
+      const sameIncarnation = !differentUid(old, obj);
       this.emitDelete(sameIncarnation ? obj : old, !sameIncarnation);
       return;
     }
+    this.watched.set(key, obj);
+    this.settle(key, obj, true);
+    this.refresh(key);
     if (!old) {
-      this.store.put(key, obj);
       this.emitAdd(obj);
-      return;
-    }
-    if (old.metadata?.uid && obj.metadata?.uid && old.metadata.uid !== obj.metadata.uid) {
-      this.store.remove(key);
+    } else if (differentUid(old, obj)) {
       this.rememberDeleted(old);
       this.emitDelete(old, true);
-      this.store.put(key, obj);
       this.emitAdd(obj);
-      return;
+    } else {
+      this.emitUpdate(old, obj);
     }
-    // An own write cached with cacheIfNewer may be ahead of the stream: keep it, its own event follows.
-    if ((compareResourceVersions(old.metadata?.resourceVersion, obj.metadata?.resourceVersion) ?? -1) > 0)
-      return;
-    this.store.put(key, obj);
-    this.emitUpdate(old, obj);
   }
 
-  /** See `Informer.cacheIfNewer` for the rule. */
+  /**
+   * See `Informer.cacheIfNewer` for the rule. The write is compared with what reads see now (an
+   * earlier overlay or the watched object). An object outside the informer's label/field selection
+   * is refused, and an older overlay of it is dropped (the stream will report it gone).
+   */
   cacheIfNewer(raw: T, previousResourceVersion?: string): boolean {
     const obj = this.prepare(raw);
     const key = cacheKey(obj);
@@ -133,21 +165,59 @@ export class InformerCache<T extends KubernetesResource> {
     if (!key || !version) return false;
     if (uid && this.deletedUids.has(uid)) return false;
     const cached = this.store.get(key);
-    if (!cached) {
-      this.store.put(key, obj);
-      return true;
+    if (cached && uid && cached.metadata?.uid && uid !== cached.metadata.uid) return false;
+    if (cached) {
+      const order = compareResourceVersions(version, cached.metadata?.resourceVersion);
+      const newer =
+        order !== undefined
+          ? order > 0
+          : version !== cached.metadata?.resourceVersion &&
+            previousResourceVersion !== undefined &&
+            cached.metadata?.resourceVersion === previousResourceVersion;
+      if (!newer) return false;
     }
-    if (uid && cached.metadata?.uid && uid !== cached.metadata.uid) return false;
-    const order = compareResourceVersions(version, cached.metadata?.resourceVersion);
-    const newer =
-      order !== undefined
-        ? order > 0
-        : version !== cached.metadata?.resourceVersion &&
-          previousResourceVersion !== undefined &&
-          cached.metadata?.resourceVersion === previousResourceVersion;
-    if (!newer) return false;
-    this.store.put(key, obj);
+    if (!this.inSelection(obj)) {
+      if (this.overlay.delete(key)) this.refresh(key);
+      return false;
+    }
+    this.overlay.set(key, obj);
+    this.refresh(key);
     return true;
+  }
+
+  /** Whether an own write of `key` is ahead of the watched object (for tests and diagnostics). */
+  hasOverlay(key: string): boolean {
+    return this.overlay.has(key);
+  }
+
+  /**
+   * Drops the overlay of `key` when the watched state caught up with it: `seen` (the watched object
+   * now, undefined after a delete) has its resourceVersion or a newer one, another uid, or (opaque
+   * versions) any version when `isEvent` says the object changed.
+   */
+  private settle(key: string, seen: T | undefined, isEvent: boolean): void {
+    const mine = this.overlay.get(key);
+    if (!mine) return;
+    if (!seen) {
+      if (isEvent) this.overlay.delete(key);
+      return;
+    }
+    if (differentUid(mine, seen)) {
+      this.overlay.delete(key);
+      return;
+    }
+    const order = compareResourceVersions(seen.metadata?.resourceVersion, mine.metadata?.resourceVersion);
+    if (order === undefined ? isEvent : order >= 0) this.overlay.delete(key);
+  }
+
+  /** Puts what reads should see for `key` into the store. */
+  private refresh(key: string): void {
+    const view = this.overlay.get(key) ?? this.watched.get(key);
+    if (view) {
+      if (this.store.get(key) !== view) this.store.put(key, view);
+    } else {
+      this.store.remove(key);
+    }
   }
 
   private prepare(obj: T): T {
@@ -189,6 +259,11 @@ export class InformerCache<T extends KubernetesResource> {
       this.logger.error(`event handler ${what} threw; the informer goes on`, { error: errorText(error) });
     }
   }
+}
+
+/** Whether two objects carry different uids (both known). */
+function differentUid(a: KubernetesResource, b: KubernetesResource): boolean {
+  return Boolean(a.metadata?.uid && b.metadata?.uid && a.metadata.uid !== b.metadata.uid);
 }
 
 /** A short description of a thrown value for a log line. */

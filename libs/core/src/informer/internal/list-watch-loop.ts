@@ -30,7 +30,7 @@ export interface LoopSettings<T extends KubernetesResource> {
 /** Where the loop delivers what it learns. */
 export interface LoopSink<T> {
   /** A complete, consistent list. */
-  listed(items: T[]): void;
+  listed(items: T[], resourceVersion: string): void;
   /** One watch event. */
   event(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
   /** The loop's status changed. */
@@ -176,7 +176,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
       }
     }
     if (this.stopping) return { kind: 'stopped' };
-    this.sink.listed(items);
+    this.sink.listed(items, resourceVersion);
     this.resourceVersion = resourceVersion;
     this.synced = true;
     this.listAttempts = 0;
