@@ -46,6 +46,7 @@ export * from './operator/errors.js';
 export * from './operator/runtime-info.js';
 export * from './operator/registered-controller.js';
 export * from './operator/operator.js';
+export * from './operator/operator-leader-election.js';
 export * from './informer/multi-namespace-informer.js';
 export * from './event/sources/errors.js';
 export * from './event/sources/mappers.js';

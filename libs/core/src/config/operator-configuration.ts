@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceEventRecorder } from '../api/context.js';
 import type { KubernetesClient } from '../client/kubernetes-client.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { LeaderElectionConfiguration } from '../operator/leader-election/leader-election-configuration.js';
+import type { OperatorLeaderElectionConfiguration } from '../operator/operator-leader-election.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -35,7 +35,7 @@ export interface OperatorOptions {
   /** Time source. Defaults to the system clock. */
   clock?: Clock;
   /** Leader election; only the leader processes events. Defaults to off. */
-  leaderElection?: LeaderElectionConfiguration;
+  leaderElection?: OperatorLeaderElectionConfiguration;
   /** Publishes Kubernetes Events (context.eventRecorder and Warning events on failures). Defaults to a recorder writing core/v1 Events with the client, component `tosdk-operator`. */
   eventRecorder?: ResourceEventRecorder;
   /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the in-cluster namespace file, else the KubeConfig context's namespace, else `default`. */

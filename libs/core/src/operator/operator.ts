@@ -89,7 +89,7 @@ export class Operator {
 
   /**
    * @param overrider - changes the options before use (JOSDK's overrider).
-   * @throws InvalidOperatorConfigurationError when neither kubeConfig nor client is given or a number is out of range.
+   * @throws InvalidOperatorConfigurationError when neither kubeConfig nor client is given, a number is out of range or `leaderElection.exit` is not a function.
    * @throws InvalidLeaderElectionConfigurationError for a bad leader election configuration.
    */
   constructor(options: OperatorOptions, overrider?: OperatorOptionsOverrider) {
@@ -119,11 +119,18 @@ export class Operator {
         // a metrics hook must not break the executor
       }
     });
+    const exit = o.leaderElection?.exit;
+    if (exit !== undefined && typeof exit !== 'function') {
+      throw new InvalidOperatorConfigurationError(
+        `leaderElection.exit must be a function of the exit code, got ${typeof exit}`,
+      );
+    }
     this.elector = o.leaderElection
       ? new LeaderElector(o.leaderElection, this.client, {
           clock: this.clock,
           logger: this.logger,
           kubeConfig: o.kubeConfig,
+          exit,
         })
       : undefined;
     this.runtimeInfo = this.createRuntimeInfo();
