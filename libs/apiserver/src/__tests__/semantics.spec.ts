@@ -411,6 +411,21 @@ describe('KubeApiServer write semantics', () => {
     await waitFor(async () => (await call(server, 'GET', `${CM}/fg-owner`)).status === 404);
   });
 
+  it('[AS-GC-DANGLING] a dependent created with only a dangling owner reference is collected; one with a live owner stays', async () => {
+    const owner = (await call(server, 'POST', CM, { metadata: { name: 'live-owner' } })).json<{
+      metadata: { uid: string };
+    }>();
+    const ref = (name: string, uid: string) => [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid }];
+    await call(server, 'POST', CM, {
+      metadata: { name: 'kept', ownerReferences: ref('live-owner', owner.metadata.uid) },
+    });
+    await call(server, 'POST', CM, {
+      metadata: { name: 'orphaned', ownerReferences: ref('ghost', '00000000-0000-0000-0000-000000000000') },
+    });
+    await waitFor(async () => (await call(server, 'GET', `${CM}/orphaned`)).status === 404);
+    expect((await call(server, 'GET', `${CM}/kept`)).status).toBe(200);
+  });
+
   it('[AS-FAULT] injected 429 carries Retry-After; latency and accounting are visible', async () => {
     server.requests.reset();
     server.faults.failNext({ verb: 'list', resource: 'configmaps', code: 429, retryAfterSeconds: 2 });

@@ -63,6 +63,10 @@ export class Controllers {
   private readonly queue = new Map<string, () => void>();
   /** Number of ownerReferences naming each owner uid. */
   private readonly ownedBy = new Map<string, number>();
+  /** Uids of the stored objects. */
+  private readonly liveUids = new Set<string>();
+  /** Uids of objects being deleted in the foreground (waiting on their dependents). */
+  private readonly foregroundOwners = new Set<string>();
   private scheduled: NodeJS.Immediate | undefined;
   private disposed = false;
 
@@ -102,9 +106,9 @@ export class Controllers {
 
   private onEvent(ev: StoreEvent): void {
     if (ev.resource === CRD_KEY) this.onCrd(ev);
-    // most events (plain creates and updates) concern no controller: skip them without parsing
+    // most updates concern no controller: skip them without parsing (creates are parsed for their uid)
     if (
-      ev.type !== 'DELETED' &&
+      ev.type === 'MODIFIED' &&
       !ev.json.includes('"ownerReferences"') &&
       !ev.json.includes('"deletionTimestamp"') &&
       !(ev.prevJson?.includes('"ownerReferences"') ?? false)
@@ -113,6 +117,7 @@ export class Controllers {
     }
     const obj = JSON.parse(ev.json) as JsonObject;
     const meta = metaOf(obj);
+    this.indexUids(ev, meta);
     this.indexOwners(ev, meta);
     if (this.gcRelevant(ev, meta)) this.enqueue('gc', () => this.collectGarbage());
     if (ev.type === 'DELETED') {
@@ -270,6 +275,13 @@ export class Controllers {
   // ---- garbage collection ----
 
   /** Whether an event may give the garbage collector work (cheap checks, no full scan). */
+  /**
+   * Whether an event may give the garbage collector work, from indexes kept up to date by every
+   * event, so that plain writes never cost a scan of the store:
+   * an owner that goes away with dependents; an object deleted with `orphan` or
+   * `foregroundDeletion`; a dependent of a gone owner; a dependent that goes away or changes its
+   * references while an owner waits on it in the foreground.
+   */
   private gcRelevant(ev: StoreEvent, meta: JsonObject): boolean {
     const uid = str(meta.uid);
     if (ev.type === 'DELETED' && (this.ownedBy.get(uid) ?? 0) > 0) return true;
@@ -279,23 +291,32 @@ export class Controllers {
       (fins.includes(FOREGROUND_FINALIZER) || fins.includes(ORPHAN_FINALIZER))
     )
       return true;
-    const refs = Array.isArray(meta.ownerReferences) ? (meta.ownerReferences as unknown[]) : [];
-    if (refs.length === 0) return false;
-    // a dependent going away may unblock a foreground owner; a new one may point at a gone owner
+    const owners = (m: JsonObject): string[] =>
+      Array.isArray(m.ownerReferences)
+        ? (m.ownerReferences as unknown[]).filter(isObject).map((r) => str(r.uid))
+        : [];
+    const now = owners(meta);
+    const before = ev.prevJson === undefined ? [] : owners(metaOf(JSON.parse(ev.prevJson) as JsonObject));
+    if ([...now, ...before].some((o) => this.foregroundOwners.has(o))) return true;
     return (
-      ev.type === 'DELETED' ||
-      meta.deletionTimestamp !== undefined ||
-      ev.type === 'ADDED' ||
-      ev.prevJson === undefined ||
-      this.refsChanged(ev)
+      ev.type !== 'DELETED' && meta.deletionTimestamp === undefined && now.some((o) => !this.liveUids.has(o))
     );
   }
 
-  private refsChanged(ev: StoreEvent): boolean {
-    if (ev.prevJson === undefined) return true;
-    const before = metaOf(JSON.parse(ev.prevJson) as JsonObject).ownerReferences;
-    const after = metaOf(JSON.parse(ev.json) as JsonObject).ownerReferences;
-    return JSON.stringify(before) !== JSON.stringify(after);
+  /** Keeps the sets of live uids and of owners being deleted in the foreground. */
+  private indexUids(ev: StoreEvent, meta: JsonObject): void {
+    const uid = str(meta.uid);
+    if (!uid) return;
+    if (ev.type === 'DELETED') {
+      this.liveUids.delete(uid);
+      this.foregroundOwners.delete(uid);
+      return;
+    }
+    this.liveUids.add(uid);
+    const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]) : [];
+    if (meta.deletionTimestamp !== undefined && fins.includes(FOREGROUND_FINALIZER))
+      this.foregroundOwners.add(uid);
+    else this.foregroundOwners.delete(uid);
   }
 
   /** Keeps a count of ownerReferences per owner uid, so deletes of non-owners cost nothing. */
