@@ -426,6 +426,77 @@ describe('KubeApiServer write semantics', () => {
     expect((await call(server, 'GET', `${CM}/kept`)).status).toBe(200);
   });
 
+  it('[AS-GC-DANGLING] dependents of a deleted owner, of a recreated owner name and of a reference changed to a gone uid are collected', async () => {
+    const first = (await call(server, 'POST', CM, { metadata: { name: 'reborn' } })).json<any>();
+    const goneUid: string = first.metadata.uid;
+    await call(server, 'DELETE', `${CM}/reborn`);
+    await waitFor(async () => (await call(server, 'GET', `${CM}/reborn`)).status === 404);
+    const ref = (uid: string) => [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'reborn', uid }];
+    // created after its owner was deleted
+    await call(server, 'POST', CM, { metadata: { name: 'late-dep', ownerReferences: ref(goneUid) } });
+    await waitFor(async () => (await call(server, 'GET', `${CM}/late-dep`)).status === 404);
+    // an object of the same name but another uid is not the owner
+    const second = (await call(server, 'POST', CM, { metadata: { name: 'reborn' } })).json<any>();
+    expect(second.metadata.uid).not.toBe(goneUid);
+    await call(server, 'POST', CM, { metadata: { name: 'stale-dep', ownerReferences: ref(goneUid) } });
+    await call(server, 'POST', CM, {
+      metadata: { name: 'true-dep', ownerReferences: ref(second.metadata.uid) },
+    });
+    await waitFor(async () => (await call(server, 'GET', `${CM}/stale-dep`)).status === 404);
+    expect((await call(server, 'GET', `${CM}/true-dep`)).status).toBe(200);
+    // an update that points the reference at a gone uid
+    await call(
+      server,
+      'PATCH',
+      `${CM}/true-dep`,
+      { metadata: { ownerReferences: ref(goneUid) } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    await waitFor(async () => (await call(server, 'GET', `${CM}/true-dep`)).status === 404);
+    expect((await call(server, 'GET', `${CM}/reborn`)).status).toBe(200);
+  });
+
+  it('[AS-SSA-STATUS] server-side apply on the main resource of a kind with a status subresource owns no status fields', async () => {
+    const res = await call(
+      server,
+      'PATCH',
+      '/apis/apps/v1/namespaces/default/deployments/ssa-st?fieldManager=me',
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'ssa-st' },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
+        status: { replicas: 7 },
+      },
+      { contentType: 'application/apply-patch+yaml' },
+    );
+    expect(res.status).toBe(201);
+    const mine = (res.json<any>().metadata.managedFields as any[]).filter((m) => m.manager === 'me');
+    expect(mine).toHaveLength(1);
+    expect(mine[0].fieldsV1['f:spec']).toBeDefined();
+    expect(mine[0].fieldsV1['f:status']).toBeUndefined();
+    expect(res.json<any>().status?.replicas).toBeUndefined();
+    const again = await call(
+      server,
+      'PATCH',
+      '/apis/apps/v1/namespaces/default/deployments/ssa-st?fieldManager=me',
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'ssa-st', labels: { x: 'y' } },
+        status: { replicas: 9 },
+      },
+      { contentType: 'application/apply-patch+yaml' },
+    );
+    expect(again.status).toBe(200);
+    const entries = (again.json<any>().metadata.managedFields as any[]).filter((m) => m.manager === 'me');
+    expect(entries.map((m) => m.fieldsV1['f:status'])).toEqual([undefined]);
+    expect(again.json<any>().status?.replicas).toBeUndefined();
+  });
+
   it('[AS-FAULT] injected 429 carries Retry-After; latency and accounting are visible', async () => {
     server.requests.reset();
     server.faults.failNext({ verb: 'list', resource: 'configmaps', code: 429, retryAfterSeconds: 2 });

@@ -389,6 +389,8 @@ export class ObjectService {
         schema: version.patchSchema,
       };
       if (subresource !== undefined) args.subresource = subresource;
+      // with a status subresource the main resource neither changes nor owns status fields
+      else if (version.statusSubresource) args.ignoreStatus = true;
       const result = patchMod.serverSideApply(args);
       if (!stored) {
         if (subresource !== undefined) throw errors.notFound(this.ref(rt, name));
