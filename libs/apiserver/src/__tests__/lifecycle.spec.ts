@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
 import { call, rawWatch, waitFor } from './http-helper.js';
+import { trackTimers } from './timer-tracker.js';
 
 function handles(): Record<string, number> {
   const out: Record<string, number> = {};
@@ -9,24 +10,40 @@ function handles(): Record<string, number> {
 }
 
 describe('KubeApiServer lifecycle', () => {
-  it('[AS-STOP] stop() ends open watches and leaves no sockets, servers or timers behind', async () => {
+  it("[AS-STOP] stop() ends open watches and leaves no sockets, servers or timers behind (unref'd ones included)", async () => {
     const before = handles();
-    const server = await KubeApiServer.start({ bookmarkIntervalMs: 50, simulateWorkloads: true });
-    await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a' } });
-    const w = rawWatch(
-      server,
-      '/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=0',
-    );
-    await waitFor(() => w.events.length > 0);
-    await call(server, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
-      metadata: { name: 'd' },
-      spec: {
-        selector: { matchLabels: { a: 'b' } },
-        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
-      },
-    });
-    await server.stop();
-    await w.ended;
+    const timers = trackTimers();
+    let server: KubeApiServer | undefined;
+    try {
+      server = await KubeApiServer.start({
+        bookmarkIntervalMs: 50,
+        simulateWorkloads: { readyDelayMs: 60_000 },
+      });
+      const s = server;
+      await call(s, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a' } });
+      const w = rawWatch(
+        s,
+        '/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=0',
+      );
+      await waitFor(() => w.events.some((e) => e.type === 'BOOKMARK'));
+      await call(s, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+        metadata: { name: 'd' },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
+      });
+      // the bookmark interval, the watch timeout and the simulator's (unref'd) timer are pending now
+      expect(timers.pending().length).toBeGreaterThanOrEqual(3);
+      await s.stop();
+      await w.ended;
+    } finally {
+      timers.uninstall();
+      await server?.stop();
+    }
+    // immediates queued by the stop itself run on the next turns; nothing else may stay
+    await waitFor(() => timers.pending().length === 0, 2000).catch(() => undefined);
+    expect(timers.pending().map((t) => `${t.kind}\n${t.stack}`)).toEqual([]);
     await waitFor(() => {
       const after = handles();
       return ['TCPServerWrap', 'TCPSocketWrap', 'TLSWrap', 'Timeout', 'Immediate'].every(

@@ -440,7 +440,7 @@ describe('KubeApiServer write semantics', () => {
     expect(second.metadata.uid).not.toBe(goneUid);
     await call(server, 'POST', CM, { metadata: { name: 'stale-dep', ownerReferences: ref(goneUid) } });
     await call(server, 'POST', CM, {
-      metadata: { name: 'true-dep', ownerReferences: ref(second.metadata.uid) },
+      metadata: { name: 'true-dep', ownerReferences: ref(second.metadata.uid as string) },
     });
     await waitFor(async () => (await call(server, 'GET', `${CM}/stale-dep`)).status === 404);
     expect((await call(server, 'GET', `${CM}/true-dep`)).status).toBe(200);
