@@ -249,7 +249,11 @@ export class Informer<T extends KubernetesResource> {
    * resourceVersion (opaque versions: on the next event of that object), on a delete or a new uid.
    * Events are never suppressed by it: every watch event, older than the overlay or not, is emitted
    * with the previously watched object as `oldObj`, so a change made by someone else before our
-   * write (and contained in it) is still reported.
+   * write (and contained in it) is still reported. The one event that carries exactly the overlay's
+   * resourceVersion (the write itself) is reported with the overlay as `oldObj`: both carry the same
+   * version, so generation- or finalizer-based filters see no change and a write does not trigger
+   * its writer again (any foreign change before it had its own event). A re-list always reports the
+   * difference from the watched object.
    * @returns whether the cache took the object.
    */
   cacheIfNewer(obj: T, previousResourceVersion?: string): boolean {

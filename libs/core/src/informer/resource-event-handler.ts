@@ -7,8 +7,9 @@ export interface ResourceEventHandler<T> {
   /** An object appeared (first list, watch ADDED, re-list, or re-creation under a new uid). */
   onAdd?(obj: T): void;
   /**
-   * An object changed. `oldObj` is the object the list/watch delivered before `newObj` (never an
-   * own write cached with `Informer.cacheIfNewer`, so the difference is always a real change).
+   * An object changed. `oldObj` is the object the list/watch delivered before `newObj`, except for
+   * the watch event of an own write cached with `Informer.cacheIfNewer`: then `oldObj` is that write
+   * (same resourceVersion as `newObj`), since the writer already knows the change.
    */
   onUpdate?(oldObj: T, newObj: T): void;
   /**

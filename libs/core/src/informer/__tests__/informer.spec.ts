@@ -469,12 +469,13 @@ describe('Informer', () => {
     // reads keep the own write while it is newer than the watched object
     expect(inf.get(id)?.data).toEqual({ spec: 'v2', status: 'done' });
     expect(inf.list().map((o) => o.metadata?.resourceVersion)).toEqual([patched.metadata!.resourceVersion]);
+    // the event of the own write itself is reported against the write (nothing new to its writer)
     kube.sendEvent('MODIFIED', patched);
     await waitFor(() => calls.length === 3, 5_000, 'the event of the status patch');
     expect(calls[2]).toEqual([
       'update',
       'n/a@uid-1',
-      edit.metadata!.resourceVersion,
+      patched.metadata!.resourceVersion,
       patched.metadata!.resourceVersion,
     ]);
     expect(inf.get(id)).toEqual(patched);
@@ -519,7 +520,7 @@ describe('Informer', () => {
   });
 
   it('[ES-12] keeps an own write that overlaps a re-list (no stale cache) and still delivers its event (none lost)', async () => {
-    const before = kube.put('n', 'a', { v: '1' });
+    kube.put('n', 'a', { v: '1' });
     const inf = make();
     const calls = recorder(inf);
     await inf.start();
@@ -543,7 +544,7 @@ describe('Informer', () => {
     expect(calls[1]).toEqual([
       'update',
       'n/a@uid-1',
-      before.metadata!.resourceVersion,
+      written.metadata!.resourceVersion,
       written.metadata!.resourceVersion,
     ]);
     expect(inf.get(new ResourceID('a', 'n'))?.data).toEqual({ v: 'own write' });

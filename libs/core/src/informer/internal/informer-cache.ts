@@ -13,8 +13,10 @@ import type { ObjectMatcher } from './selector-match.js';
  * incarnations of one name apart (a delete and re-create is a delete then an add).
  *
  * Two layers, as JOSDK's informer plus `TemporaryResourceCache`:
- * - `watched`: the last object the list/watch delivered per key. Events are computed from it alone
+ * - `watched`: the last object the list/watch delivered per key. Events are computed from it
  *   (old watched → new watched), so no watch event is ever swallowed because an own write is newer.
+ *   One exception: the watch event carrying exactly the version of the current own write is
+ *   reported with that write as the old object (nothing the writer does not know changed).
  * - `overlay`: results of own writes ({@link InformerCache.cacheIfNewer}) ahead of the stream. Reads
  *   (`store`: get, list, indexes) see the overlay while it is newer than the watched object; it is
  *   dropped once the stream reaches its resourceVersion (decimal versions), on the next event of that
@@ -138,6 +140,12 @@ export class InformerCache<T extends KubernetesResource> {
       this.emitDelete(sameIncarnation ? obj : old, !sameIncarnation);
       return;
     }
+    // The event of an own write itself (exactly its resourceVersion) is reported against that
+    // write, which the writer already knows: old and new carry the same version, so filters see no
+    // change and the write does not trigger its writer again. A watch delivers every version in
+    // order, so any foreign change before it had its own event, already emitted.
+    const mine = this.overlay.get(key);
+    const ownEvent = mine !== undefined && mine.metadata?.resourceVersion === obj.metadata?.resourceVersion;
     this.watched.set(key, obj);
     this.settle(key, obj, true);
     this.refresh(key);
@@ -148,7 +156,7 @@ export class InformerCache<T extends KubernetesResource> {
       this.emitDelete(old, true);
       this.emitAdd(obj);
     } else {
-      this.emitUpdate(old, obj);
+      this.emitUpdate(ownEvent && !differentUid(mine, obj) ? mine : old, obj);
     }
   }
 
