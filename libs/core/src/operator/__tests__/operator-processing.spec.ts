@@ -1,47 +1,31 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeApiServer } from '@tosdk/apiserver';
+import { describe, expect, it } from '@jest/globals';
 import { DeleteControl, UpdateControl } from '../../api/controls.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { OperatorOptions } from '../../config/operator-configuration.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { consoleLogger } from '../../util/logger.js';
-import { Operator } from '../operator.js';
+import type { Operator } from '../operator.js';
 import type { Widget as WidgetType } from './support.js';
-import { gate, newNamespace, RecordingReconciler, startServer, waitFor, Widget, widget } from './support.js';
+import {
+  gate,
+  apiServerSuite,
+  newNamespace,
+  RecordingReconciler,
+  waitFor,
+  Widget,
+  widget,
+} from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
+const bed = apiServerSuite();
+const { operators } = bed;
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
+const operator = (options: Partial<OperatorOptions> = {}): Operator => bed.operator(options);
 
-function operator(options: Partial<OperatorOptions> = {}): Operator {
-  const op = new Operator({
-    kubeConfig: server.kubeConfig(),
-    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-    ...options,
-  });
-  operators.push(op);
-  return op;
-}
-
-const get = (ns: string, name: string) => admin.get(Widget, new ResourceID(name, ns));
+const get = (ns: string, name: string) => bed.admin.get(Widget, new ResourceID(name, ns));
 
 describe('event processing against @tosdk/apiserver', () => {
   it('[EP-02] under 50 creates, 20 updates and 30 deletes at once, the secondaries converge to exactly the expected set', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler(async (w, context) => {
       await context.client.apply(
         ResourceTypes.ConfigMap,
@@ -70,7 +54,7 @@ describe('event processing against @tosdk/apiserver', () => {
     // cleanup deletes the ConfigMap, so a reconcile racing a deletion cannot leave one behind
     const cleaner = Object.assign(r, {
       cleanup: async (w: WidgetType) => {
-        await admin.delete(ResourceTypes.ConfigMap, new ResourceID(`${w.metadata!.name}-cm`, ns));
+        await bed.admin.delete(ResourceTypes.ConfigMap, new ResourceID(`${w.metadata!.name}-cm`, ns));
         return DeleteControl.defaultDelete();
       },
     });
@@ -81,17 +65,17 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     await operators[0].start();
     const names = Array.from({ length: 50 }, (_, i) => `w${i}`);
-    await Promise.all(names.map((n) => admin.create(Widget, widget(n, ns, { value: 'v1' }))));
+    await Promise.all(names.map((n) => bed.admin.create(Widget, widget(n, ns, { value: 'v1' }))));
     await Promise.all([
       ...names
         .slice(0, 20)
-        .map((n) => admin.mergePatch(Widget, new ResourceID(n, ns), { spec: { value: 'v2' } })),
-      ...names.slice(20).map((n) => admin.delete(Widget, new ResourceID(n, ns))),
+        .map((n) => bed.admin.mergePatch(Widget, new ResourceID(n, ns), { spec: { value: 'v2' } })),
+      ...names.slice(20).map((n) => bed.admin.delete(Widget, new ResourceID(n, ns))),
     ]);
     const expected = new Map(names.slice(0, 20).map((n) => [`${n}-cm`, 'v2']));
     await waitFor(
       async () => {
-        const cms = (await admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.filter((c) =>
+        const cms = (await bed.admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.filter((c) =>
           c.metadata?.name?.endsWith('-cm'),
         );
         const live = cms.filter((c) => !c.metadata?.deletionTimestamp);
@@ -103,7 +87,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-11] no two reconciliations of one resource overlap; different resources run in parallel up to the limit', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const open = gate();
     const perResource = new Map<string, number>();
     let overlap = false;
@@ -122,10 +106,10 @@ describe('event processing against @tosdk/apiserver', () => {
       generationAware: false,
     });
     await operators[0].start();
-    for (let i = 0; i < 6; i++) await admin.create(Widget, widget(`w${i}`, ns));
+    for (let i = 0; i < 6; i++) await bed.admin.create(Widget, widget(`w${i}`, ns));
     await waitFor(() => r.active === 3, 'three running');
     for (let i = 0; i < 3; i++)
-      await admin.mergePatch(Widget, new ResourceID(`w${i}`, ns), { metadata: { labels: { x: '1' } } });
+      await bed.admin.mergePatch(Widget, new ResourceID(`w${i}`, ns), { metadata: { labels: { x: '1' } } });
     open.open();
     await waitFor(() => r.runs.length >= 9, 'all reconciled, with follow-ups');
     expect(r.maxActive).toBe(3);
@@ -133,7 +117,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-12] [EP-21] events during a reconciliation become one follow-up that sees the newest state; isNextReconciliationImminent tells', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const first = gate();
     let imminentSeen = false;
     const r = new RecordingReconciler(async (w, context) => {
@@ -145,23 +129,23 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     operator().register(r, { resourceType: Widget, name: 'ep12', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'v0' }));
+    await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
     await waitFor(() => r.of('w').length === 1, 'first run');
     for (const v of ['v1', 'v2', 'v3'])
-      await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: v } });
+      await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: v } });
     // one watch stream delivers in order: once the marker is reconciled, the cache holds v3
-    await admin.create(Widget, widget('marker1', ns));
+    await bed.admin.create(Widget, widget('marker1', ns));
     await waitFor(() => r.of('marker1').length === 1, 'marker1 reconciled');
     first.open();
     await waitFor(() => r.of('w').length === 2, 'follow-up');
-    await admin.create(Widget, widget('marker2', ns));
+    await bed.admin.create(Widget, widget('marker2', ns));
     await waitFor(() => r.of('marker2').length === 1, 'marker2 reconciled');
     expect(imminentSeen).toBe(true);
     expect(r.of('w').map((x) => x.value)).toEqual(['v0', 'v3']);
   });
 
   it('[EP-07] an event while the resource waits for a retry reconciles it at once without using up an attempt', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler((w) => {
       if (w.spec?.value !== 'good') throw new Error('not good yet');
       return UpdateControl.noUpdate();
@@ -173,11 +157,11 @@ describe('event processing against @tosdk/apiserver', () => {
       retry: { maxAttempts: 3, initialInterval: 60_000 },
     });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'bad' }));
+    await bed.admin.create(Widget, widget('w', ns, { value: 'bad' }));
     await waitFor(() => r.runs.length === 1, 'first failure');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'still-bad' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'still-bad' } });
     await waitFor(() => r.runs.length === 2, 'event-triggered run during backoff');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'good' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'good' } });
     await waitFor(() => r.runs.length === 3, 'second event-triggered run');
     // both runs came long before the 60 s retry, and neither used an attempt
     expect(r.runs.map((x) => x.retry)).toEqual([
@@ -188,7 +172,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-10] retries follow the policy and stop after the last attempt; a new event after exhaustion still reconciles; success resets', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler((w) => {
       if (w.spec?.value !== 'good') throw new Error('bad value');
       return UpdateControl.noUpdate();
@@ -201,7 +185,7 @@ describe('event processing against @tosdk/apiserver', () => {
       retry: { maxAttempts: 2, initialInterval: 30, intervalMultiplier: 1 },
     });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'bad' }));
+    await bed.admin.create(Widget, widget('w', ns, { value: 'bad' }));
     await waitFor(() => r.runs.length === 3, 'first try and two retries');
     expect(r.runs.map((x) => x.retry)).toEqual([
       undefined,
@@ -209,19 +193,19 @@ describe('event processing against @tosdk/apiserver', () => {
       { attemptCount: 2, isLastAttempt: true },
     ]);
     // exhausted: a new event still reconciles (still the last attempt); no retry follows its failure
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'worse' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'worse' } });
     await waitFor(() => r.runs.length === 4, 'event after exhaustion');
     expect(r.runs[3].retry).toEqual({ attemptCount: 2, isLastAttempt: true });
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'good' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'good' } });
     await waitFor(() => r.runs.length === 5, 'success');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'bad again' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'bad again' } });
     await waitFor(() => r.runs.length === 8, 'a fresh retry cycle');
     expect(r.runs[5].retry).toBeUndefined();
     expect(retries).toEqual([1, 2, 1, 2]);
   });
 
   it('[EP-13] rescheduleAfter reconciles after the delay without events; an event before then replaces it', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler((_w, _c, run) =>
       run === 1
         ? UpdateControl.noUpdate<Widget>().rescheduleAfter(50)
@@ -231,19 +215,19 @@ describe('event processing against @tosdk/apiserver', () => {
     );
     operator().register(r, { resourceType: Widget, name: 'ep13', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length === 2, 'rescheduled run');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(() => r.runs.length === 3, 'event run (requests a 60 s reschedule)');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'c' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'c' } });
     await waitFor(() => r.runs.length === 4, 'event replaces the pending reschedule');
-    await admin.create(Widget, widget('marker', ns));
+    await bed.admin.create(Widget, widget('marker', ns));
     await waitFor(() => r.of('marker').length === 1, 'marker');
     expect(r.of('w').map((x) => x.value)).toEqual(['a', 'a', 'b', 'c']);
   });
 
   it('[EP-14] maxReconciliationInterval reconciles when nothing else happens; a non-positive value turns it off', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const on = new RecordingReconciler();
     const off = new RecordingReconciler();
     const op = operator();
@@ -261,13 +245,13 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     expect(op.register.length).toBe(2);
     await op.start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => on.runs.length >= 3, 'periodic runs');
     expect(off.runs.length).toBe(1);
   });
 
   it('[EP-15] generation-aware: metadata- or status-only changes do not trigger; spec changes and a deletion mark do; it can be switched off', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const cleanups: string[] = [];
     const cleaning = (name: string) =>
       Object.assign(new RecordingReconciler(), {
@@ -285,21 +269,21 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     await op.start();
     const id = new ResourceID('w', ns);
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => aware.runs.length === 1 && unaware.runs.length >= 1, 'first runs');
     const unawareBefore = unaware.runs.length;
-    await admin.mergePatch(Widget, id, { metadata: { labels: { l: '1' } } });
-    await admin.mergePatch(Widget, id, { status: { observed: 'x' } }, { subresource: 'status' });
+    await bed.admin.mergePatch(Widget, id, { metadata: { labels: { l: '1' } } });
+    await bed.admin.mergePatch(Widget, id, { status: { observed: 'x' } }, { subresource: 'status' });
     await waitFor(() => unaware.runs.length >= unawareBefore + 2, 'unaware sees both');
-    await admin.mergePatch(Widget, id, { spec: { value: 'b' } });
+    await bed.admin.mergePatch(Widget, id, { spec: { value: 'b' } });
     await waitFor(() => aware.runs.length === 2, 'spec change');
-    await admin.delete(Widget, id);
+    await bed.admin.delete(Widget, id);
     await waitFor(() => cleanups.length === 2, 'deletion mark reaches cleanup of both');
     expect(aware.runs.map((x) => x.value)).toEqual(['a', 'b']);
   });
 
   it('[EP-16] user filters decide on add/update/delete/generic events; with default filters off the user filter alone decides', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const filtered = new RecordingReconciler();
     const userOnly = new RecordingReconciler();
     const op = operator();
@@ -319,17 +303,17 @@ describe('event processing against @tosdk/apiserver', () => {
       onUpdateFilter: (n, o) => n.metadata?.labels?.['go'] !== o.metadata?.labels?.['go'],
     });
     await op.start();
-    await admin.create(Widget, widget('ignored', ns));
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('ignored', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => filtered.of('w').length === 1 && userOnly.of('w').length === 1, 'adds');
     const id = new ResourceID('w', ns);
-    await admin.mergePatch(Widget, id, { spec: { value: 'skip' } });
-    await admin.mergePatch(Widget, id, { metadata: { labels: { go: '1' } } });
+    await bed.admin.mergePatch(Widget, id, { spec: { value: 'skip' } });
+    await bed.admin.mergePatch(Widget, id, { metadata: { labels: { go: '1' } } });
     await waitFor(() => userOnly.of('w').length === 2, 'label-only change passes the user filter alone');
-    await admin.mergePatch(Widget, id, { spec: { value: 'c' } });
+    await bed.admin.mergePatch(Widget, id, { spec: { value: 'c' } });
     await waitFor(() => filtered.of('w').length === 2, 'spec change');
-    await admin.mergePatch(Widget, id, { metadata: { labels: { mute: 'yes' } }, spec: { value: 'd' } });
-    await admin.create(Widget, widget('marker', ns));
+    await bed.admin.mergePatch(Widget, id, { metadata: { labels: { mute: 'yes' } }, spec: { value: 'd' } });
+    await bed.admin.create(Widget, widget('marker', ns));
     await waitFor(() => filtered.of('marker').length === 1 && userOnly.of('marker').length === 1, 'marker');
     expect(filtered.of('ignored')).toHaveLength(0);
     expect(filtered.of('w').map((x) => x.value)).toEqual(['a', 'c']);
@@ -337,7 +321,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-17] [EP-26] label and field selectors restrict what is reconciled; two controllers split a kind by label', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const blue = new RecordingReconciler();
     const green = new RecordingReconciler();
     const named = new RecordingReconciler();
@@ -360,14 +344,14 @@ describe('event processing against @tosdk/apiserver', () => {
       ...widget(name, ns),
       metadata: { name, namespace: ns, labels: { team } },
     });
-    await admin.create(Widget, labelled('b1', 'blue'));
-    await admin.create(Widget, labelled('g1', 'green'));
-    await admin.create(Widget, labelled('b2', 'blue'));
+    await bed.admin.create(Widget, labelled('b1', 'blue'));
+    await bed.admin.create(Widget, labelled('g1', 'green'));
+    await bed.admin.create(Widget, labelled('b2', 'blue'));
     await waitFor(
       () => blue.runs.length === 2 && green.runs.length === 1 && named.runs.length === 1,
       'split',
     );
-    await admin.create(Widget, labelled('marker', 'green'));
+    await bed.admin.create(Widget, labelled('marker', 'green'));
     await waitFor(() => green.of('marker').length === 1, 'marker');
     expect(blue.runs.map((x) => x.name).sort()).toEqual(['b1', 'b2']);
     expect(green.runs.map((x) => x.name).sort()).toEqual(['g1', 'marker']);
@@ -375,7 +359,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-18] the rate limiter postpones (never drops) reconciliations and wins over reschedule timing', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler(() => UpdateControl.noUpdate<Widget>().rescheduleAfter(0));
     operator().register(r, {
       resourceType: Widget,
@@ -385,14 +369,14 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     await operators[0].start();
     const started = Date.now();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length >= 5, 'five runs', 5_000);
     // 2 per 300 ms window: the fifth run cannot start before the third window
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
   });
 
   it('[EP-19] graceful stop: the running reconciliation finishes within the termination timeout; no new one starts', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const hold = gate();
     let finished = false;
     const r = new RecordingReconciler(async (w) => {
@@ -404,8 +388,8 @@ describe('event processing against @tosdk/apiserver', () => {
     const op = operator({ terminationTimeoutMs: 10_000, concurrentReconciliationThreads: 1 });
     op.register(r, { resourceType: Widget, name: 'ep19', namespaces: [ns] });
     await op.start();
-    await admin.create(Widget, widget('a', ns));
-    await admin.create(Widget, widget('b', ns));
+    await bed.admin.create(Widget, widget('a', ns));
+    await bed.admin.create(Widget, widget('b', ns));
     await waitFor(() => r.runs.length === 1, 'one running');
     const stopped = op.stop();
     setImmediate(hold.open);
@@ -416,7 +400,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[OP-06] runtime info: started flag, registered controllers, health of every event source', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const op = operator();
     const registered = op.register(new RecordingReconciler(), {
       resourceType: Widget,
@@ -445,7 +429,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[OP-07] metrics hooks fire for events, reconciles, successes, failures, cleanup and retries', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const seen = new Map<string, number>();
     const count = (k: string) => () => void seen.set(k, (seen.get(k) ?? 0) + 1);
     const metrics: Metrics = {
@@ -471,17 +455,17 @@ describe('event processing against @tosdk/apiserver', () => {
       retry: { initialInterval: 10 },
     });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length === 2, 'retried');
-    await admin.delete(Widget, new ResourceID('w', ns));
+    await bed.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(() => (seen.get('cleanupDone') ?? 0) >= 1, 'cleanup done');
     await waitFor(() => (seen.get('reconcileSucceeded') ?? 0) >= 1, 'success');
     for (const hook of Object.keys(metrics)) expect([hook, seen.get(hook) ?? 0]).not.toEqual([hook, 0]);
   });
 
   it('[OP-05] options have observable effects: per-controller finalizer name and namespaces, operator SSA default and thread count', async () => {
-    const ns = await newNamespace(admin);
-    const other = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
+    const other = await newNamespace(bed.admin);
     const r = Object.assign(new RecordingReconciler(), { cleanup: () => DeleteControl.defaultDelete() });
     const op = operator({ useSSAToPatchPrimaryResource: false, concurrentReconciliationThreads: 1 });
     const registered = op.register(r, (o) => ({
@@ -494,8 +478,8 @@ describe('event processing against @tosdk/apiserver', () => {
     expect(registered.configuration.useSSA).toBe(false);
     expect(registered.configuration.fieldManager).toBe('op05');
     await op.start();
-    await admin.create(Widget, widget('in', ns));
-    await admin.create(Widget, widget('out', other));
+    await bed.admin.create(Widget, widget('in', ns));
+    await bed.admin.create(Widget, widget('out', other));
     await waitFor(() => r.of('in').length === 1, 'in reconciled');
     expect((await get(ns, 'in'))?.metadata?.finalizers).toEqual(['example.com/op05']);
     await registered.changeNamespaces([ns, other]);
@@ -505,7 +489,7 @@ describe('event processing against @tosdk/apiserver', () => {
   });
 
   it('[EP-13] rescheduleAfter on DeleteControl runs cleanup again after the delay without events', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     let cleanups = 0;
     const r = Object.assign(new RecordingReconciler(), {
       cleanup: () =>
@@ -515,9 +499,9 @@ describe('event processing against @tosdk/apiserver', () => {
     });
     operator().register(r, { resourceType: Widget, name: 'ep13-delete', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length === 1, 'reconciled');
-    await admin.delete(Widget, new ResourceID('w', ns));
+    await bed.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(async () => (await get(ns, 'w')) === undefined, 'deleted after the rescheduled cleanup');
     expect(cleanups).toBe(2);
   });

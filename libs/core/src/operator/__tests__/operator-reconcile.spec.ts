@@ -1,51 +1,27 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeApiServer } from '@tosdk/apiserver';
+import { describe, expect, it } from '@jest/globals';
 import type { Context, RetryInfo } from '../../api/context.js';
 import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import type { Cleaner, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { OperatorOptions } from '../../config/operator-configuration.js';
-import { consoleLogger } from '../../util/logger.js';
-import { Operator } from '../operator.js';
+import type { Operator } from '../operator.js';
 import {
   Gadget,
+  apiServerSuite,
   newNamespace,
   RecordingReconciler,
-  startServer,
   waitFor,
   Widget,
   widget,
 } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
 const FINALIZER = 'widgets.test.tosdk.io/finalizer';
+const bed = apiServerSuite();
+const { operators } = bed;
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
-
-function operator(options: Partial<OperatorOptions> = {}): Operator {
-  const op = new Operator({
-    kubeConfig: server.kubeConfig(),
-    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-    ...options,
-  });
-  operators.push(op);
-  return op;
-}
+const operator = (options: Partial<OperatorOptions> = {}): Operator => bed.operator(options);
 
 class CleaningReconciler extends RecordingReconciler implements Cleaner<Widget> {
   cleanups: string[] = [];
@@ -62,44 +38,46 @@ const statusOf = (value: string | undefined) => (r: Widget) => {
 
 describe('reconciliation against @tosdk/apiserver', () => {
   it('[EP-04] adds the finalizer in a separate write before the first reconcile and removes it after cleanup', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new CleaningReconciler(statusOf(undefined));
     operator().register(r, { resourceType: Widget, name: 'ep04', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     const id = new ResourceID('w', ns);
-    await waitFor(async () => (await admin.get(Widget, id))?.status?.observed === 'a', 'status');
+    await waitFor(async () => (await bed.admin.get(Widget, id))?.status?.observed === 'a', 'status');
     expect(r.runs[0].finalizers).toEqual([FINALIZER]);
-    const writes = server.requests.log.filter(
+    const writes = bed.server.requests.log.filter(
       (q) => q.resource === 'widgets' && q.namespace === ns && q.verb === 'patch',
     );
     expect(writes[0].subresource).toBeUndefined();
     expect(writes.some((q) => q.subresource === 'status')).toBe(true);
     expect(writes.findIndex((q) => q.subresource === 'status')).toBeGreaterThan(0);
-    await admin.delete(Widget, id);
-    await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'deleted');
+    await bed.admin.delete(Widget, id);
+    await waitFor(async () => (await bed.admin.get(Widget, id)) === undefined, 'deleted');
     expect(r.cleanups).toEqual(['w']);
   });
 
   it('[EP-22] finalizer add and remove work with server-side apply off (JSON patch, retried on conflict)', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new CleaningReconciler();
     operator().register(r, { resourceType: Widget, name: 'ep22', namespaces: [ns], useSSA: false });
     await operators[0].start();
-    server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 2 });
-    await admin.create(Widget, widget('w', ns));
+    bed.server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 2 });
+    await bed.admin.create(Widget, widget('w', ns));
     const id = new ResourceID('w', ns);
     await waitFor(() => r.of('w').length > 0, 'reconciled');
-    expect((await admin.get(Widget, id))?.metadata?.finalizers).toEqual([FINALIZER]);
-    expect(server.requests.count({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409 })).toBe(2);
-    server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 1 });
-    await admin.delete(Widget, id);
-    await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'deleted');
+    expect((await bed.admin.get(Widget, id))?.metadata?.finalizers).toEqual([FINALIZER]);
+    expect(bed.server.requests.count({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409 })).toBe(
+      2,
+    );
+    bed.server.faults.failNext({ verb: 'patch', resource: 'widgets', namespace: ns, code: 409, times: 1 });
+    await bed.admin.delete(Widget, id);
+    await waitFor(async () => (await bed.admin.get(Widget, id)) === undefined, 'deleted');
     expect(r.cleanups).toEqual(['w']);
   });
 
   it('[EP-05] cleanup and finalizers work on built-in kinds without a generation (Service, Pod)', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const reconciled: string[] = [];
     const cleaned: string[] = [];
     const cleaner = {
@@ -116,31 +94,31 @@ describe('reconciliation against @tosdk/apiserver', () => {
     op.register(cleaner, { resourceType: ResourceTypes.Service, name: 'services', namespaces: [ns] });
     op.register({ ...cleaner }, { resourceType: ResourceTypes.Pod, name: 'pods', namespaces: [ns] });
     await op.start();
-    await admin.create(ResourceTypes.Service, {
+    await bed.admin.create(ResourceTypes.Service, {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 's', namespace: ns },
       spec: { ports: [{ port: 80 }] },
     });
-    await admin.create(ResourceTypes.Pod, {
+    await bed.admin.create(ResourceTypes.Pod, {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p', namespace: ns },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
     await waitFor(() => reconciled.includes('Service/s') && reconciled.includes('Pod/p'), 'reconciled');
-    const service = await admin.get(ResourceTypes.Service, new ResourceID('s', ns));
-    const pod = await admin.get(ResourceTypes.Pod, new ResourceID('p', ns));
+    const service = await bed.admin.get(ResourceTypes.Service, new ResourceID('s', ns));
+    const pod = await bed.admin.get(ResourceTypes.Pod, new ResourceID('p', ns));
     expect(service?.metadata?.finalizers).toEqual(['services/finalizer']);
     expect(pod?.metadata?.finalizers).toEqual(['pods/finalizer']);
-    await admin.delete(ResourceTypes.Service, new ResourceID('s', ns));
-    await admin.delete(ResourceTypes.Pod, new ResourceID('p', ns), { gracePeriodSeconds: 0 });
+    await bed.admin.delete(ResourceTypes.Service, new ResourceID('s', ns));
+    await bed.admin.delete(ResourceTypes.Pod, new ResourceID('p', ns), { gracePeriodSeconds: 0 });
     await waitFor(
-      async () => (await admin.get(ResourceTypes.Service, new ResourceID('s', ns))) === undefined,
+      async () => (await bed.admin.get(ResourceTypes.Service, new ResourceID('s', ns))) === undefined,
       'service gone',
     );
     await waitFor(
-      async () => (await admin.get(ResourceTypes.Pod, new ResourceID('p', ns))) === undefined,
+      async () => (await bed.admin.get(ResourceTypes.Pod, new ResourceID('p', ns))) === undefined,
       'pod gone',
     );
     expect(cleaned.sort()).toEqual(['Pod/p', 'Service/s']);
@@ -159,21 +137,21 @@ describe('reconciliation against @tosdk/apiserver', () => {
       { resourceType: Gadget, name: 'gadgets' },
     );
     await operators[0].start();
-    await admin.create(Gadget, {
+    await bed.admin.create(Gadget, {
       apiVersion: Gadget.apiVersion,
       kind: Gadget.kind,
       metadata: { name: 'g1' },
       spec: { value: 'x' },
     });
     await waitFor(
-      async () => (await admin.get(Gadget, new ResourceID('g1')))?.status?.observed === 'x',
+      async () => (await bed.admin.get(Gadget, new ResourceID('g1')))?.status?.observed === 'x',
       'gadget status',
     );
     expect(seen).toContain('g1');
   });
 
   it('[EP-08] a Deployment is a primary: reconciled and its status updated', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     type Deployment = NonNullable<(typeof ResourceTypes.Deployment)['__type']>;
     operator().register(
       {
@@ -185,7 +163,7 @@ describe('reconciliation against @tosdk/apiserver', () => {
       { resourceType: ResourceTypes.Deployment, name: 'deployments', namespaces: [ns] },
     );
     await operators[0].start();
-    await admin.create(ResourceTypes.Deployment, {
+    await bed.admin.create(ResourceTypes.Deployment, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'd', namespace: ns },
@@ -200,14 +178,14 @@ describe('reconciliation against @tosdk/apiserver', () => {
     });
     await waitFor(
       async () =>
-        (await admin.get(ResourceTypes.Deployment, new ResourceID('d', ns)))?.status?.observedGeneration ===
-        1,
+        (await bed.admin.get(ResourceTypes.Deployment, new ResourceID('d', ns)))?.status
+          ?.observedGeneration === 1,
       'deployment status',
     );
   });
 
   it('[EP-09] updateErrorStatus gets the retry info after every failed attempt, its status patch lands, noRetry stops retries', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const infos: RetryInfo[] = [];
     let attempts = 0;
     const r: Reconciler<Widget> = {
@@ -230,9 +208,9 @@ describe('reconciliation against @tosdk/apiserver', () => {
       retry: { maxAttempts: 5, initialInterval: 20 },
     });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 2,
+      async () => (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 2,
       'error status',
     );
     expect(infos).toEqual([
@@ -240,23 +218,23 @@ describe('reconciliation against @tosdk/apiserver', () => {
       { attemptCount: 1, isLastAttempt: false },
       { attemptCount: 2, isLastAttempt: false },
     ]);
-    const status = (await admin.get(Widget, new ResourceID('w', ns)))?.status;
+    const status = (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status;
     expect(status?.message).toBe('failure 3');
     // noRetry ended the retry cycle: the next event starts a fresh one (attempt count 0, not 3)
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'next' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'next' } });
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'failure 4',
+      async () => (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'failure 4',
       'fourth',
     );
     expect(infos[3]).toEqual({ attemptCount: 0, isLastAttempt: false });
     await waitFor(async () => {
-      const events = await admin.list(ResourceTypes.Event, { namespace: ns });
+      const events = await bed.admin.list(ResourceTypes.Event, { namespace: ns });
       return events.items.some((e) => e.reason === 'ReconcileFailed' && e.type === 'Warning');
     }, 'Warning event');
   });
 
   it('[EP-23] patchStatus, patchResource and patchResourceAndStatus work with server-side apply; the finalizer is never dropped', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new CleaningReconciler((w, _c, run) => {
       if (run === 1) {
         w.metadata!.labels = { touched: 'yes' };
@@ -273,10 +251,10 @@ describe('reconciliation against @tosdk/apiserver', () => {
     });
     operator().register(r, { resourceType: Widget, name: 'ep23', namespaces: [ns], generationAware: false });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     const id = new ResourceID('w', ns);
-    await waitFor(async () => (await admin.get(Widget, id))?.status?.extra === 'second', 'second status');
-    const w = (await admin.get(Widget, id))!;
+    await waitFor(async () => (await bed.admin.get(Widget, id))?.status?.extra === 'second', 'second status');
+    const w = (await bed.admin.get(Widget, id))!;
     expect(w.metadata?.labels).toEqual({ touched: 'yes' });
     expect(w.metadata?.finalizers).toEqual([FINALIZER]);
     expect(w.spec).toEqual({ value: 'a', size: 2 });
@@ -286,7 +264,7 @@ describe('reconciliation against @tosdk/apiserver', () => {
   });
 
   it('[EP-23] [EP-24] without server-side apply: merge patches, no optimistic locking, null removes a status field', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler((w, _c, run) => {
       if (run === 1) {
         w.spec = { ...w.spec, size: 5 };
@@ -307,45 +285,48 @@ describe('reconciliation against @tosdk/apiserver', () => {
       generationAware: false,
     });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     const id = new ResourceID('w', ns);
-    await waitFor(async () => (await admin.get(Widget, id))?.spec?.size === 5, 'spec patched');
+    await waitFor(async () => (await bed.admin.get(Widget, id))?.spec?.size === 5, 'spec patched');
     // a concurrent spec change makes the reconciler's copy stale; the status patch must not conflict
-    await admin.mergePatch(Widget, id, { spec: { value: 'b' } });
+    await bed.admin.mergePatch(Widget, id, { spec: { value: 'b' } });
     await waitFor(async () => {
-      const s = (await admin.get(Widget, id))?.status;
+      const s = (await bed.admin.get(Widget, id))?.status;
       return s?.observed === 'x' && s.message === undefined;
     }, 'message removed');
-    expect(server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
+    expect(bed.server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
   });
 
   it('[EP-25] status updates do not re-trigger the controller and do not conflict with concurrent spec changes', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler(async (w) => {
       w.status = { observed: w.spec?.value, count: (w.status?.count ?? 0) + 1 };
       return UpdateControl.patchStatus(w);
     });
     operator().register(r, { resourceType: Widget, name: 'ep25', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     const id = new ResourceID('w', ns);
-    await waitFor(async () => (await admin.get(Widget, id))?.status?.count === 1, 'first status');
-    for (const v of ['b', 'c', 'd']) await admin.mergePatch(Widget, id, { spec: { value: v } });
-    await waitFor(async () => (await admin.get(Widget, id))?.status?.observed === 'd', 'last spec observed');
+    await waitFor(async () => (await bed.admin.get(Widget, id))?.status?.count === 1, 'first status');
+    for (const v of ['b', 'c', 'd']) await bed.admin.mergePatch(Widget, id, { spec: { value: v } });
+    await waitFor(
+      async () => (await bed.admin.get(Widget, id))?.status?.observed === 'd',
+      'last spec observed',
+    );
     const runs = r.of('w').length;
     // a marker change proves the watch delivered everything before it, status events included
-    await admin.mergePatch(Widget, id, { metadata: { labels: { marker: '1' } } });
-    await waitFor(async () => (await admin.get(Widget, id))?.metadata?.labels?.marker === '1', 'marker');
+    await bed.admin.mergePatch(Widget, id, { metadata: { labels: { marker: '1' } } });
+    await waitFor(async () => (await bed.admin.get(Widget, id))?.metadata?.labels?.marker === '1', 'marker');
     expect(r.of('w').length).toBe(runs);
     expect(runs).toBeLessThanOrEqual(4);
-    expect(server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
+    expect(bed.server.requests.count({ resource: 'widgets', namespace: ns, code: 409 })).toBe(0);
   });
 
   it('[EP-28] a status patched by the reconciler is visible (or newer) in the next reconcile, before its watch event', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler((w) => {
       // cut the watch: the next reconcile can only see this patch through the cache of own writes
-      server.faults.closeAllWatches();
+      bed.server.faults.closeAllWatches();
       const count = (w.status?.count ?? 0) + 1;
       w.status = { count };
       const control = UpdateControl.patchStatus(w);
@@ -353,9 +334,9 @@ describe('reconciliation against @tosdk/apiserver', () => {
     });
     operator().register(r, { resourceType: Widget, name: 'ep28', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 10,
+      async () => (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status?.count === 10,
       'count 10',
     );
     const seen = r.of('w').map((x) => x.status?.count ?? 0);

@@ -1,11 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeApiServer } from '@tosdk/apiserver';
+import { describe, expect, it } from '@jest/globals';
 import type { Context } from '../../api/context.js';
 import { DeleteControl, UpdateControl } from '../../api/controls.js';
 import type { Cleaner, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { ControllerConfiguration } from '../../config/controller-configuration.js';
 import { Operator } from '../operator.js';
 import {
@@ -17,37 +15,14 @@ import {
 } from '../errors.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { OperatorOptions } from '../../config/operator-configuration.js';
-import { consoleLogger } from '../../util/logger.js';
 import type { Logger } from '../../util/logger.js';
 import { currentResourceContext } from '../../logging/resource-context.js';
 import type { ResourceContext } from '../../logging/resource-context.js';
-import { newNamespace, RecordingReconciler, startServer, waitFor, Widget, widget } from './support.js';
+import { apiServerSuite, newNamespace, RecordingReconciler, waitFor, Widget, widget } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
+const bed = apiServerSuite();
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
-
-function operator(options: Partial<OperatorOptions> = {}): Operator {
-  const op = new Operator({
-    kubeConfig: server.kubeConfig(),
-    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-    ...options,
-  });
-  operators.push(op);
-  return op;
-}
+const operator = (options: Partial<OperatorOptions> = {}): Operator => bed.operator(options);
 
 @ControllerConfiguration({ resourceType: Widget })
 class ConfigMapWidgetReconciler implements Reconciler<Widget>, Cleaner<Widget> {
@@ -86,26 +61,29 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('[EP-01] [EP-20] creates a ConfigMap from the primary, patches its status (observedGeneration), and deleting the primary runs cleanup', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const op = operator();
     const reconciler = new ConfigMapWidgetReconciler();
     op.register(reconciler, { namespaces: [ns] });
     await op.start();
-    await admin.create(Widget, widget('w1', ns, { value: 'hello' }));
+    await bed.admin.create(Widget, widget('w1', ns, { value: 'hello' }));
     const id = new ResourceID('w1', ns);
-    await waitFor(async () => (await admin.get(Widget, id))?.status?.observed === 'hello', 'status patched');
-    const cm = await admin.get(ResourceTypes.ConfigMap, new ResourceID('w1-cm', ns));
+    await waitFor(
+      async () => (await bed.admin.get(Widget, id))?.status?.observed === 'hello',
+      'status patched',
+    );
+    const cm = await bed.admin.get(ResourceTypes.ConfigMap, new ResourceID('w1-cm', ns));
     expect(cm?.data).toEqual({ value: 'hello' });
-    const w = await admin.get(Widget, id);
+    const w = await bed.admin.get(Widget, id);
     expect(w?.status?.observedGeneration).toBe(w?.metadata?.generation);
-    await admin.delete(Widget, id);
-    await waitFor(async () => (await admin.get(Widget, id)) === undefined, 'primary gone');
+    await bed.admin.delete(Widget, id);
+    await waitFor(async () => (await bed.admin.get(Widget, id)) === undefined, 'primary gone');
     expect(reconciler.cleanups).toBe(1);
-    expect(await admin.get(ResourceTypes.ConfigMap, new ResourceID('w1-cm', ns))).toBeUndefined();
+    expect(await bed.admin.get(ResourceTypes.ConfigMap, new ResourceID('w1-cm', ns))).toBeUndefined();
   });
 
   it('registering after start is an error; start fails clearly when a CRD is not served (checkCrdAndValidateLocalModel)', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const op = operator();
     op.register(new ConfigMapWidgetReconciler(), { namespaces: [ns] });
     await op.start();
@@ -148,17 +126,17 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('a 500 or 429 from the API server on the status patch is a failed attempt that is retried until the patch lands', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const op = operator();
     op.register(new ConfigMapWidgetReconciler(), { namespaces: [ns], retry: { initialInterval: 20 } });
-    server.faults.failNext({
+    bed.server.faults.failNext({
       verb: 'patch',
       resource: 'widgets',
       subresource: 'status',
       namespace: ns,
       code: 500,
     });
-    server.faults.failNext({
+    bed.server.faults.failNext({
       verb: 'patch',
       resource: 'widgets',
       subresource: 'status',
@@ -167,13 +145,13 @@ describe('Operator against @tosdk/apiserver', () => {
       retryAfterSeconds: 0,
     });
     await op.start();
-    await admin.create(Widget, widget('w', ns, { value: 'v' }));
+    await bed.admin.create(Widget, widget('w', ns, { value: 'v' }));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'v',
+      async () => (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'v',
       'status after retries',
     );
     expect(
-      server.requests.count({
+      bed.server.requests.count({
         verb: 'patch',
         resource: 'widgets',
         subresource: 'status',
@@ -182,7 +160,7 @@ describe('Operator against @tosdk/apiserver', () => {
       }),
     ).toBe(1);
     expect(
-      server.requests.count({
+      bed.server.requests.count({
         verb: 'patch',
         resource: 'widgets',
         subresource: 'status',
@@ -193,8 +171,8 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('[OP-03] with leader election only the leader reconciles; a namespace change on a non-leader does not start processing', async () => {
-    const ns = await newNamespace(admin);
-    const extra = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
+    const extra = await newNamespace(bed.admin);
     const leaderElection = (identity: string) => ({
       leaseName: 'op03',
       leaseNamespace: ns,
@@ -215,18 +193,18 @@ describe('Operator against @tosdk/apiserver', () => {
     await two.start();
     expect(two.runtimeInfo.isLeaderElectionEnabled()).toBe(true);
     expect(two.runtimeInfo.isLeader()).toBe(false);
-    await admin.create(Widget, widget('w', extra));
+    await bed.admin.create(Widget, widget('w', extra));
     await c2.changeNamespaces([ns, extra]);
     await c1.changeNamespaces([ns, extra]);
     await waitFor(() => r1.of('w').length === 1, 'leader reconciles the new namespace');
-    await admin.create(Widget, widget('marker', ns));
+    await bed.admin.create(Widget, widget('marker', ns));
     await waitFor(() => r1.of('marker').length === 1, 'marker');
     expect(r2.runs).toHaveLength(0);
     expect(two.runtimeInfo.allEventSourcesHealthy()).toBe(true);
   });
 
   it('[EP-27] a controller per version of one CRD; a conversion failure makes that informer unhealthy (named, with the reason) while the other works', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     const version = (name: string, storage: boolean) => ({
       name,
@@ -241,7 +219,7 @@ describe('Operator against @tosdk/apiserver', () => {
       kind: 'CustomResourceDefinition',
       scope: 'Cluster',
     });
-    await admin.create(CrdType, {
+    await bed.admin.create(CrdType, {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'multis.test.tosdk.io' },
@@ -259,12 +237,12 @@ describe('Operator against @tosdk/apiserver', () => {
     const V1 = defineResource<Widget>({ group: 'test.tosdk.io', version: 'v1', kind: 'Multi' });
     const V2 = defineResource<Widget>({ group: 'test.tosdk.io', version: 'v2', kind: 'Multi' });
     await waitFor(async () => {
-      const list = await admin
+      const list = await bed.admin
         .request<{ resources?: Array<{ name?: string }> }>('/apis/test.tosdk.io/v2')
         .catch(() => undefined);
       return list?.resources?.some((r) => r.name === 'multis') ?? false;
     }, 'v2 served');
-    await admin.create(V1, {
+    await bed.admin.create(V1, {
       apiVersion: V1.apiVersion,
       kind: 'Multi',
       metadata: { name: 'm', namespace: ns },
@@ -293,7 +271,7 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('every log line written during a reconcile carries the resource context (context.logger and currentResourceContext)', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const lines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
     const capture = (bindings: Record<string, unknown> = {}): Logger => ({
       debug: () => undefined,
@@ -316,7 +294,7 @@ describe('Operator against @tosdk/apiserver', () => {
       { resourceType: Widget, name: 'logging', namespaces: [ns] },
     );
     await op.start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => lines.some((l) => l.message === 'reconciling'), 'log line');
     const line = lines.find((l) => l.message === 'reconciling')!;
     expect(line.fields).toMatchObject({
@@ -334,7 +312,7 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('context.eventSourceRetriever registers an event source while running, once per name', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     let created = 0;
     let started = 0;
     let registered: unknown[] = [];
@@ -362,7 +340,7 @@ describe('Operator against @tosdk/apiserver', () => {
       { resourceType: Widget, name: 'dynamic', namespaces: [ns] },
     );
     await op.start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => registered.length === 2, 'registered');
     expect([created, started]).toEqual([1, 1]);
     expect(registered[0]).toBe(registered[1]);
@@ -373,7 +351,7 @@ describe('Operator against @tosdk/apiserver', () => {
   });
 
   it('[OP-03] losing and regaining the lease stops processing, then reconciles every cached primary again', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler();
     const op = operator({
       leaderElection: {
@@ -389,10 +367,10 @@ describe('Operator against @tosdk/apiserver', () => {
     op.register(r, { resourceType: Widget, name: 'regain', namespaces: [ns] });
     await op.start();
     await waitFor(() => op.runtimeInfo.isLeader(), 'leading');
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length === 1, 'first run');
     const micro = new Date().toISOString().replace('Z', '000Z');
-    await admin.mergePatch(ResourceTypes.Lease, new ResourceID('regain', ns), {
+    await bed.admin.mergePatch(ResourceTypes.Lease, new ResourceID('regain', ns), {
       spec: { holderIdentity: 'intruder', renewTime: micro, acquireTime: micro, leaseDurationSeconds: 1 },
     });
     await waitFor(() => !op.runtimeInfo.isLeader(), 'lost the lease');
@@ -402,26 +380,28 @@ describe('Operator against @tosdk/apiserver', () => {
 
   it('rejects bad operator options and duplicate controller names with typed errors', () => {
     expect(() => new Operator({})).toThrow(InvalidOperatorConfigurationError);
-    expect(() => new Operator({ client: admin, concurrentReconciliationThreads: 0 })).toThrow(
+    expect(() => new Operator({ client: bed.admin, concurrentReconciliationThreads: 0 })).toThrow(
       /concurrentReconciliationThreads/,
     );
-    expect(() => new Operator({ client: admin, terminationTimeoutMs: -1 })).toThrow(/terminationTimeoutMs/);
-    expect(() => new Operator({ client: admin, leaderElection: { leaseName: 'Bad Name' } })).toThrow(
+    expect(() => new Operator({ client: bed.admin, terminationTimeoutMs: -1 })).toThrow(
+      /terminationTimeoutMs/,
+    );
+    expect(() => new Operator({ client: bed.admin, leaderElection: { leaseName: 'Bad Name' } })).toThrow(
       /leaseName/,
     );
-    const op = operator({ client: admin });
+    const op = operator({ client: bed.admin });
     op.register(new RecordingReconciler(), { resourceType: Widget, name: 'same' });
     expect(() => op.register(new RecordingReconciler(), { resourceType: Widget, name: 'same' })).toThrow(
       DuplicateNameError,
     );
     // the overrider's result is validated too
     expect(
-      () => new Operator({ client: admin }, (o) => ({ ...o, concurrentReconciliationThreads: 0 })),
+      () => new Operator({ client: bed.admin }, (o) => ({ ...o, concurrentReconciliationThreads: 0 })),
     ).toThrow(InvalidOperatorConfigurationError);
   });
 
   it('[EP-19] after stop() nothing of the operator keeps the process alive (sockets closed, timers gone)', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const count = () =>
       process
         .getActiveResourcesInfo()
@@ -430,7 +410,7 @@ describe('Operator against @tosdk/apiserver', () => {
     const within = (now: Record<string, number>, base: Record<string, number>) =>
       Object.entries(now).every(([k, n]) => n <= (base[k] ?? 0));
     const baseline = count();
-    const op = new Operator({ kubeConfig: server.kubeConfig(), terminationTimeoutMs: 5000 });
+    const op = new Operator({ kubeConfig: bed.server.kubeConfig(), terminationTimeoutMs: 5000 });
     const r = new RecordingReconciler((w) => {
       w.status = { observed: 'x' };
       return UpdateControl.patchStatus(w).rescheduleAfter(60_000);
@@ -442,7 +422,7 @@ describe('Operator against @tosdk/apiserver', () => {
       retry: { initialInterval: 60_000 },
     });
     await op.start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => r.runs.length >= 1, 'reconciled');
     expect(within(count(), baseline)).toBe(false);
     await op.stop();

@@ -1,7 +1,12 @@
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import { KubeApiServer } from '@tosdk/apiserver';
+import type { KubeApiServerOptions } from '@tosdk/apiserver';
 import type { CustomResource, KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import { defineResource } from '../../api/resource-type.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { OperatorOptions } from '../../config/operator-configuration.js';
+import { consoleLogger } from '../../util/logger.js';
+import { Operator } from '../operator.js';
 
 /** The test kind: `Widget` in `test.tosdk.io`, namespaced, with status subresource. */
 export type Widget = CustomResource<
@@ -70,9 +75,11 @@ export async function waitFor(
   }
 }
 
-/** A server with the test CRDs, and an admin client. */
-export async function startServer(): Promise<{ server: KubeApiServer; client: KubernetesClient }> {
-  const server = await KubeApiServer.start();
+/** A server (with `options`, e.g. RBAC and users) serving the test CRDs, and an admin client. */
+export async function startServer(
+  options: KubeApiServerOptions = {},
+): Promise<{ server: KubeApiServer; client: KubernetesClient }> {
+  const server = await KubeApiServer.start(options);
   const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
   for (const type of [Widget, Gadget]) await client.create(CRD, crdOf(type));
   await waitFor(async () => {
@@ -165,4 +172,64 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/** One API server shared by the tests of a file, see {@link apiServerSuite}. */
+export interface ApiServerSuite {
+  /** The server (available from `beforeAll` on). */
+  readonly server: KubeApiServer;
+  /** A client of the server's admin user. */
+  readonly admin: KubernetesClient;
+  /** Operators stopped after each test (those made by {@link ApiServerSuite.operator} are added). */
+  readonly operators: Operator[];
+  /**
+   * An operator on the admin's kubeConfig (logging to the console at debug level when
+   * `TOSDK_TEST_LOG` is set), stopped after the test.
+   */
+  operator(options?: Partial<OperatorOptions>): Operator;
+}
+
+/**
+ * Registers the hooks every API-server suite of core repeats: start a server with the test CRDs
+ * (Widget, Gadget) before all tests, clear its faults and stop the test's operators after each,
+ * close the admin client and stop the server after all. Call it once at the top level of a file.
+ */
+export function apiServerSuite(options: KubeApiServerOptions = {}): ApiServerSuite {
+  let server: KubeApiServer | undefined;
+  let admin: KubernetesClient | undefined;
+  const operators: Operator[] = [];
+  beforeAll(async () => {
+    ({ server, client: admin } = await startServer(options));
+  });
+  afterEach(async () => {
+    server?.faults.clear();
+    await Promise.all(operators.splice(0).map((o) => o.stop()));
+  });
+  afterAll(async () => {
+    admin?.close();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error('the API server is not started yet: use it inside a test or hook');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get admin() {
+      return started(admin);
+    },
+    operators,
+    operator(more: Partial<OperatorOptions> = {}) {
+      const op = new Operator({
+        kubeConfig: started(server).kubeConfig(),
+        logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
+        ...more,
+      });
+      operators.push(op);
+      return op;
+    },
+  };
 }

@@ -1,18 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import type { Context } from '../../../api/context.js';
 import { UpdateControl } from '../../../api/controls.js';
 import { ResourceTypes } from '../../../api/builtin-types.js';
 import type { EventSourceContext } from '../../../api/reconciler.js';
 import { ResourceID } from '../../../api/resource-id.js';
 import { managedFieldsTransform } from '../../../cache/managed-fields.js';
-import type { KubernetesClient } from '../../../client/kubernetes-client.js';
-import { Operator } from '../../../operator/operator.js';
-import { newNamespace, startServer, waitFor, Widget, widget } from '../../../operator/__tests__/support.js';
+import type { Operator } from '../../../operator/operator.js';
+import {
+  apiServerSuite,
+  newNamespace,
+  waitFor,
+  Widget,
+  widget,
+} from '../../../operator/__tests__/support.js';
 import type { LogFields, Logger } from '../../../util/logger.js';
 import { FakeClock } from '../../__tests__/fake-clock.js';
 import { AbstractEventSource } from '../abstract-event-source.js';
@@ -23,21 +27,8 @@ import { PollingEventSource } from '../polling-event-source.js';
 import { ownedConfigMap } from './helpers.js';
 
 const CM = ResourceTypes.ConfigMap;
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
+const bed = apiServerSuite();
+const { operators } = bed;
 
 class CaptureLogger implements Logger {
   lines: Array<{ level: string; message: string; fields: LogFields }> = [];
@@ -65,15 +56,12 @@ class CaptureLogger implements Logger {
   }
 }
 
-function operator(logger?: Logger): Operator {
-  const op = new Operator({ kubeConfig: server.kubeConfig(), logger });
-  operators.push(op);
-  return op;
-}
+/** An operator logging to `logger` (none without one). */
+const operator = (logger?: Logger): Operator => bed.operator({ logger });
 
 describe('polling, inbound and bounded sources', () => {
   it('[ES-03][ES-04][ES-14] a polling source (periodic, several secondary sources) reconciles on its own schedule; a failing or hanging poll marks it unhealthy and keeps the rest running', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     let external = 'v1';
     let mode: 'ok' | 'fail' | 'hang' = 'ok';
     const seen: string[] = [];
@@ -101,8 +89,8 @@ describe('polling, inbound and bounded sources', () => {
       },
       { resourceType: Widget, name: 'es14', namespaces: [ns] },
     );
-    const w = await admin.create(Widget, widget('w', ns));
-    await admin.create(CM, ownedConfigMap('c', ns, w));
+    const w = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(CM, ownedConfigMap('c', ns, w));
     await operators[0].start();
     await waitFor(() => seen.length >= 1, 'initial');
     expect(seen[0]).toBe('v1|1');
@@ -118,7 +106,7 @@ describe('polling, inbound and bounded sources', () => {
       'hanging poll times out',
     );
     // the rest of the operator works meanwhile
-    await admin.mergePatch(CM, new ResourceID('c', ns), { data: { x: 'y' } });
+    await bed.admin.mergePatch(CM, new ResourceID('c', ns), { data: { x: 'y' } });
     const before = seen.length;
     await waitFor(() => seen.length > before, 'informer source still reconciles');
     mode = 'ok';
@@ -127,7 +115,7 @@ describe('polling, inbound and bounded sources', () => {
   });
 
   it('[ES-14] per-resource polling: the cache is checked (and filled) before the first poll, then each primary is polled', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const fetches: string[] = [];
     const values = new Map<string, string>([
       ['a', 'a1'],
@@ -158,8 +146,8 @@ describe('polling, inbound and bounded sources', () => {
       },
       { resourceType: Widget, name: 'es14b', namespaces: [ns] },
     );
-    await admin.create(Widget, widget('a', ns));
-    await admin.create(Widget, widget('b', ns));
+    await bed.admin.create(Widget, widget('a', ns));
+    await bed.admin.create(Widget, widget('b', ns));
     await operators[0].start();
     await waitFor(() => seen.length >= 2, 'first reconciles');
     expect(seen.slice(0, 2).sort()).toEqual(['a=a1', 'b=b1']);
@@ -170,7 +158,7 @@ describe('polling, inbound and bounded sources', () => {
   });
 
   it('[ES-15] inbound sources fed by a webhook: a simple one triggers, a caching one keeps what was pushed', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const simple = new SimpleInboundEventSource({ name: 'hook' });
     const caching = new CachingInboundEventSource<{ id: string; state: string }>({
       name: 'pushed',
@@ -188,7 +176,7 @@ describe('polling, inbound and bounded sources', () => {
       },
       { resourceType: Widget, name: 'es15', namespaces: [ns] },
     );
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await operators[0].start();
     await waitFor(() => seen.length === 1, 'initial');
     const hook: Server = createServer((req, res) => {
@@ -221,13 +209,13 @@ describe('polling, inbound and bounded sources', () => {
   });
 
   it('[ES-20] a bounded cache evicts cold secondaries and fetches them again on demand', async () => {
-    const ns = await newNamespace(admin);
-    const owner = await admin.create(Widget, widget('w', ns));
-    await admin.create(CM, ownedConfigMap('cold', ns, owner, { v: '1' }));
+    const ns = await newNamespace(bed.admin);
+    const owner = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(CM, ownedConfigMap('cold', ns, owner, { v: '1' }));
     const clock = new FakeClock();
     const context: EventSourceContext<Widget> = {
       primaryResourceType: Widget,
-      client: admin,
+      client: bed.admin,
       controllerName: 'es20',
       namespaces: [ns],
       primaryCache: { get: () => undefined, list: () => [] },
@@ -248,7 +236,7 @@ describe('polling, inbound and bounded sources', () => {
       await clock.advance(60_001);
       expect(source.get(id)).toBeUndefined();
       expect(source.keys()).toEqual([`${ns}/cold`]); // still known, so events and mapping work
-      const gets = server.requests.count({
+      const gets = bed.server.requests.count({
         verb: 'get',
         resource: 'configmaps',
         namespace: ns,
@@ -256,7 +244,7 @@ describe('polling, inbound and bounded sources', () => {
       });
       expect((await source.fetch(id))?.data).toEqual({ v: '1' });
       expect(
-        server.requests.count({ verb: 'get', resource: 'configmaps', namespace: ns, name: 'cold' }),
+        bed.server.requests.count({ verb: 'get', resource: 'configmaps', namespace: ns, name: 'cold' }),
       ).toBe(gets + 1);
       expect(source.get(id)?.data).toEqual({ v: '1' });
       expect(source.getSecondaryResources(owner)).toHaveLength(1);
@@ -265,7 +253,7 @@ describe('polling, inbound and bounded sources', () => {
       expect(source.getSecondaryResources(owner)).toHaveLength(0);
       expect((await source.fetchSecondaryResources(owner)).map((c) => c.data)).toEqual([{ v: '1' }]);
       expect(
-        server.requests.count({ verb: 'get', resource: 'configmaps', namespace: ns, name: 'cold' }),
+        bed.server.requests.count({ verb: 'get', resource: 'configmaps', namespace: ns, name: 'cold' }),
       ).toBe(gets + 2);
     } finally {
       await source.stop();
@@ -273,7 +261,7 @@ describe('polling, inbound and bounded sources', () => {
   });
 
   it('[ES-06] bad input: a throwing mapper, a foreign-kind owner and a secondary whose primary is gone are logged and leave the rest working', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const logger = new CaptureLogger();
     const seen: string[] = [];
     let source!: InformerEventSource<V1ConfigMap, Widget>;
@@ -301,11 +289,11 @@ describe('polling, inbound and bounded sources', () => {
       },
       { resourceType: Widget, name: 'bad', namespaces: [ns] },
     );
-    const w = await admin.create(Widget, widget('w', ns));
+    const w = await bed.admin.create(Widget, widget('w', ns));
     await operators[0].start();
     await waitFor(() => seen.length === 1, 'initial');
-    await admin.create(CM, ownedConfigMap('boom', ns, w, { boom: 'yes' }));
-    await admin.create(CM, {
+    await bed.admin.create(CM, ownedConfigMap('boom', ns, w, { boom: 'yes' }));
+    await bed.admin.create(CM, {
       ...ownedConfigMap('foreign', ns, w),
       metadata: {
         name: 'foreign',
@@ -313,11 +301,11 @@ describe('polling, inbound and bounded sources', () => {
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'x' }],
       },
     });
-    await admin.create(
+    await bed.admin.create(
       CM,
       ownedConfigMap('orphan', ns, { ...w, metadata: { ...w.metadata, name: 'gone', uid: 'gone-uid' } }),
     );
-    await admin.create(CM, ownedConfigMap('good', ns, w));
+    await bed.admin.create(CM, ownedConfigMap('good', ns, w));
     await waitFor(() => seen.length === 2, 'the good secondary still reconciles');
     await waitFor(() => source.mapperFailureCount === 1, 'mapper failure counted');
     const failure = logger.lines.find((l) => l.message.includes('mapper threw'));
@@ -359,7 +347,7 @@ class TickingEventSource extends AbstractEventSource {
 
 describe('custom event sources', () => {
   it('[ES-04] a custom event source drives reconciles on its own schedule', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const ticking = new TickingEventSource(new ResourceID('w', ns), 25);
     let runs = 0;
     operator().register(
@@ -372,7 +360,7 @@ describe('custom event sources', () => {
       },
       { resourceType: Widget, name: 'es04', namespaces: [ns] },
     );
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     await operators[0].start();
     await waitFor(() => runs >= 4 && ticking.ticks >= 3, 'reconciles on every tick');
     expect(ticking.health()).toEqual({ healthy: true, status: 'running' });

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
 import type { Context } from '../../../api/context.js';
@@ -9,42 +9,27 @@ import { ResourceID } from '../../../api/resource-id.js';
 import { defineResource } from '../../../api/resource-type.js';
 import type { KubernetesResource } from '../../../api/resource-type.js';
 import { KubernetesClient } from '../../../client/kubernetes-client.js';
-import { Operator } from '../../../operator/operator.js';
-import { newNamespace, startServer, waitFor, Widget, widget } from '../../../operator/__tests__/support.js';
-import { consoleLogger } from '../../../util/logger.js';
+import type { Operator } from '../../../operator/operator.js';
+import {
+  apiServerSuite,
+  newNamespace,
+  waitFor,
+  Widget,
+  widget,
+} from '../../../operator/__tests__/support.js';
 import { InformerEventSource } from '../informer-event-source.js';
 import { Mappers, primaryAnnotations } from '../mappers.js';
 import { configMap, ownedConfigMap } from './helpers.js';
 
 const CM = ResourceTypes.ConfigMap;
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
+const bed = apiServerSuite();
+const { operators } = bed;
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
-
-function operator(): Operator {
-  const op = new Operator({
-    kubeConfig: server.kubeConfig(),
-    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-  });
-  operators.push(op);
-  return op;
-}
+const operator = (): Operator => bed.operator();
 
 describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
   it('[ES-12] an own write that overlaps a re-list and a foreign change loses no event and leaves no stale cache', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const runs: Array<Record<string, string> | undefined> = [];
     let source!: InformerEventSource<V1ConfigMap, Widget>;
     let overlap = false;
@@ -60,9 +45,9 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
             overlap = false;
             // while our write is on its way: history is compacted and watches dropped (the informer
             // re-lists), and someone else changes the object first
-            server.faults.compact();
-            server.faults.closeAllWatches();
-            await admin.mergePatch(CM, id, { data: { foreign: 'yes' } });
+            bed.server.faults.compact();
+            bed.server.faults.closeAllWatches();
+            await bed.admin.mergePatch(CM, id, { data: { foreign: 'yes' } });
           }
           await c
             .resourceOperations()
@@ -73,15 +58,15 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
       { resourceType: Widget, name: 'es12', namespaces: [ns] },
     );
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'one' }));
-    await waitFor(async () => (await admin.get(CM, id)) !== undefined, 'created');
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await waitFor(async () => (await bed.admin.get(CM, id)) !== undefined, 'created');
     await waitFor(() => !source.hasPendingOwnWrite(id), 'quiet');
     overlap = true;
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'two' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'two' } });
     // the foreign change landed during our reconciliation: it must reconcile once more
     await waitFor(() => runs.some((d) => d?.foreign === 'yes'), 'foreign change reconciled');
     await waitFor(async () => {
-      const live = await admin.get(CM, id);
+      const live = await bed.admin.get(CM, id);
       return (
         !source.hasPendingOwnWrite(id) &&
         source.get(id)?.metadata?.resourceVersion === live?.metadata?.resourceVersion
@@ -95,7 +80,7 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
     const other = await KubeApiServer.start({ port: 0 });
     const remote = KubernetesClient.fromKubeConfig(other.kubeConfig());
     try {
-      const ns = await newNamespace(admin);
+      const ns = await newNamespace(bed.admin);
       await remote.create(ResourceTypes.Namespace, {
         apiVersion: 'v1',
         kind: 'Namespace',
@@ -124,7 +109,7 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
         { resourceType: Widget, name: 'es13', namespaces: [ns] },
       );
       await operators[0].start();
-      const w = await admin.create(Widget, widget('w', ns));
+      const w = await bed.admin.create(Widget, widget('w', ns));
       await waitFor(() => seen.length === 1, 'initial');
       await remote.create(
         CM,
@@ -132,7 +117,9 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
       );
       await waitFor(() => seen.includes('remote-1'), 'remote secondary reconciles the local primary');
       expect(other.requests.count({ verb: 'watch', resource: 'configmaps' })).toBeGreaterThan(0);
-      expect(server.requests.count({ verb: 'list', resource: 'configmaps', namespace: 'remote' })).toBe(0);
+      expect(bed.server.requests.count({ verb: 'list', resource: 'configmaps', namespace: 'remote' })).toBe(
+        0,
+      );
     } finally {
       await operators.splice(0).map((o) => o.stop())[0];
       remote.close();
@@ -141,7 +128,7 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
   });
 
   it('[ES-16] generic (untyped) resources as secondaries', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const Untyped = defineResource<KubernetesResource & { data?: Record<string, string> }>({
       group: '',
       version: 'v1',
@@ -161,9 +148,9 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
       { resourceType: Widget, name: 'es16', namespaces: [ns] },
     );
     await operators[0].start();
-    const w = await admin.create(Widget, widget('w', ns));
+    const w = await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => seen.length === 1, 'initial');
-    await admin.create(Untyped, {
+    await bed.admin.create(Untyped, {
       ...ownedConfigMap('s', ns, w),
       kind: 'Secret',
       data: { k: Buffer.from('v').toString('base64') },
@@ -172,8 +159,8 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
   });
 
   it('[ES-17] informers that follow the controller change namespaces with it, to and from all namespaces', async () => {
-    const ns1 = await newNamespace(admin);
-    const ns2 = await newNamespace(admin);
+    const ns1 = await newNamespace(bed.admin);
+    const ns2 = await newNamespace(bed.admin);
     const seen: string[] = [];
     let following!: InformerEventSource<V1ConfigMap, Widget>;
     let fixed!: InformerEventSource<V1ConfigMap, Widget>;
@@ -196,8 +183,8 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
     );
     await operators[0].start();
     expect(following.namespaces).toEqual([ns1]);
-    const w2 = await admin.create(Widget, widget('w', ns2));
-    await admin.create(CM, ownedConfigMap('c', ns2, w2, { v: 'two' }));
+    const w2 = await bed.admin.create(Widget, widget('w', ns2));
+    await bed.admin.create(CM, ownedConfigMap('c', ns2, w2, { v: 'two' }));
     await registered.changeNamespaces([ns1, ns2]);
     expect(following.namespaces).toEqual([ns1, ns2]);
     await waitFor(
@@ -212,7 +199,7 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
   });
 
   it('[ES-19] primary, status and secondary operations persist and are filtered as documented', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const runs: string[] = [];
     let source!: InformerEventSource<V1ConfigMap, Widget>;
     const results: Record<string, unknown> = {};
@@ -245,36 +232,40 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
       { resourceType: Widget, name: 'es19', namespaces: [ns] },
     );
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Widget, widget('w', ns));
     const wid = new ResourceID('w', ns);
     await waitFor(
-      async () => (await admin.get(Widget, wid))?.metadata?.labels?.merged === 'yes',
+      async () => (await bed.admin.get(Widget, wid))?.metadata?.labels?.merged === 'yes',
       'all written',
     );
     expect(results.secondary).toEqual({ step: 'update', json: 'yes', merge: 'yes' });
-    expect((await admin.get(CM, new ResourceID('c', ns)))?.data).toEqual({
+    expect((await bed.admin.get(CM, new ResourceID('c', ns)))?.data).toEqual({
       step: 'update',
       json: 'yes',
       merge: 'yes',
     });
-    expect((await admin.get(Widget, wid))?.status).toEqual({ observed: 'ssa', count: 1, message: 'json' });
+    expect((await bed.admin.get(Widget, wid))?.status).toEqual({
+      observed: 'ssa',
+      count: 1,
+      message: 'json',
+    });
     // a foreign change is the barrier: status and metadata writes (generation unchanged) and own
     // secondary writes did not reconcile again
     await waitFor(() => !source.hasPendingOwnWrite(new ResourceID('c', ns)), 'own events consumed');
-    await admin.mergePatch(CM, new ResourceID('c', ns), { data: { foreign: 'x' } });
+    await bed.admin.mergePatch(CM, new ResourceID('c', ns), { data: { foreign: 'x' } });
     await waitFor(() => runs.length >= 2, 'foreign change reconciles');
     await waitFor(
       async () =>
         source.get(new ResourceID('c', ns))?.metadata?.resourceVersion ===
-        (await admin.get(CM, new ResourceID('c', ns)))?.metadata?.resourceVersion,
+        (await bed.admin.get(CM, new ResourceID('c', ns)))?.metadata?.resourceVersion,
       'quiet',
     );
     expect(runs).toHaveLength(2);
-    expect(server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(5);
+    expect(bed.server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(5);
   });
 
   it('[ES-05] event sources registered and deregistered while the operator runs', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const seen: Array<string | undefined> = [];
     let mode: 'register' | 'deregister' | 'none' = 'none';
     operator().register(
@@ -298,18 +289,18 @@ describe('InformerEventSource: writes, clusters, kinds and namespaces', () => {
       { resourceType: Widget, name: 'es05', namespaces: [ns] },
     );
     await operators[0].start();
-    const w = await admin.create(Widget, widget('w', ns, { value: '1' }));
+    const w = await bed.admin.create(Widget, widget('w', ns, { value: '1' }));
     await waitFor(() => seen.length === 1, 'initial');
     mode = 'register';
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: '2' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: '2' } });
     await waitFor(() => seen.includes('registered'), 'registered');
     mode = 'none';
-    await admin.create(CM, ownedConfigMap('c', ns, w, { v: 'live' }));
+    await bed.admin.create(CM, ownedConfigMap('c', ns, w, { v: 'live' }));
     await waitFor(() => seen.includes('live'), 'the late source reconciles');
     mode = 'deregister';
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: '3' } });
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: '3' } });
     await waitFor(() => seen[seen.length - 1] === 'none', 'deregistered');
-    const watchesBefore = server.requests.count({ verb: 'watch', resource: 'configmaps', namespace: ns });
+    const watchesBefore = bed.server.requests.count({ verb: 'watch', resource: 'configmaps', namespace: ns });
     expect(operators[0].runtimeInfo.eventSourceHealth().es05.late).toBeUndefined();
     expect(watchesBefore).toBeGreaterThan(0);
   });

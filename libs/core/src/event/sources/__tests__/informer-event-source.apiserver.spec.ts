@@ -1,45 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import type { Context } from '../../../api/context.js';
 import { UpdateControl } from '../../../api/controls.js';
 import { ResourceTypes } from '../../../api/builtin-types.js';
 import type { EventSourceContext, EventSources } from '../../../api/reconciler.js';
 import { ResourceID } from '../../../api/resource-id.js';
-import type { KubernetesClient } from '../../../client/kubernetes-client.js';
-import { Operator } from '../../../operator/operator.js';
-import { newNamespace, startServer, waitFor, Widget, widget } from '../../../operator/__tests__/support.js';
-import { consoleLogger } from '../../../util/logger.js';
+import type { Operator } from '../../../operator/operator.js';
+import {
+  apiServerSuite,
+  newNamespace,
+  waitFor,
+  Widget,
+  widget,
+} from '../../../operator/__tests__/support.js';
 import { MissingPrimaryToSecondaryMapperError } from '../errors.js';
 import { InformerEventSource, PRIMARY_INDEX } from '../informer-event-source.js';
 import { Mappers } from '../mappers.js';
 import { configMap, ownedConfigMap } from './helpers.js';
 
 const CM = ResourceTypes.ConfigMap;
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
+const bed = apiServerSuite();
+const { operators } = bed;
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
-
-function operator(): Operator {
-  const op = new Operator({
-    kubeConfig: server.kubeConfig(),
-    logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-  });
-  operators.push(op);
-  return op;
-}
+const operator = (): Operator => bed.operator();
 
 interface Run {
   name: string;
@@ -85,11 +68,11 @@ class ConfigMapReconciler {
 
 describe('InformerEventSource against @tosdk/apiserver', () => {
   it('[ES-01][ES-10][ES-11] an owned secondary triggers its primary; our own apply is readable at once and does not re-trigger, a change by someone else does', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const r = new ConfigMapReconciler();
     operator().register(r, { resourceType: Widget, name: 'es01', namespaces: [ns] });
     await operators[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
     await waitFor(() => r.runs.length === 1, 'first reconcile');
     const cmId = new ResourceID('w-cm', ns);
     // read after write inside the reconciliation: get, list and the primary index
@@ -98,34 +81,34 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
     // our own event arrives and is recognised as ours
     await waitFor(() => r.source.get(cmId)?.metadata?.resourceVersion !== undefined, 'cm cached');
     await waitFor(async () => {
-      const live = await admin.get(CM, cmId);
+      const live = await bed.admin.get(CM, cmId);
       return (
         !r.source.hasPendingOwnWrite(cmId) &&
         r.source.get(cmId)?.metadata?.resourceVersion === live?.metadata?.resourceVersion
       );
     }, 'own event consumed');
     // someone else changes the secondary: one reconcile, which sees the change
-    await admin.mergePatch(CM, cmId, { data: { value: 'theirs' } });
+    await bed.admin.mergePatch(CM, cmId, { data: { value: 'theirs' } });
     await waitFor(() => r.runs.length >= 2, 'reconcile after foreign change');
     expect(r.runs[1].secondary).toEqual({ value: 'theirs' });
     // the reconcile put our value back with its own write: no further reconcile follows
-    await waitFor(async () => (await admin.get(CM, cmId))?.data?.value === 'one', 'restored');
+    await waitFor(async () => (await bed.admin.get(CM, cmId))?.data?.value === 'one', 'restored');
     await waitFor(() => !r.source.hasPendingOwnWrite(cmId), 'own event consumed again');
     // a last foreign change as a barrier: had the own write re-triggered, there would be 4 runs
-    await admin.mergePatch(CM, cmId, { metadata: { labels: { touched: 'yes' } } });
+    await bed.admin.mergePatch(CM, cmId, { metadata: { labels: { touched: 'yes' } } });
     await waitFor(() => r.runs.length >= 3, 'barrier reconcile');
     await waitFor(() => !r.source.hasPendingOwnWrite(cmId), 'quiet');
     expect(r.runs.length).toBe(3);
-    expect(server.requests.writes({ resource: 'configmaps', namespace: ns, user: 'admin' })).toBe(5);
+    expect(bed.server.requests.writes({ resource: 'configmaps', namespace: ns, user: 'admin' })).toBe(5);
   });
 
   it('[ES-02] every secondary is cached before the first reconcile after start', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const owners: Widget[] = [];
-    for (let i = 0; i < 10; i++) owners.push(await admin.create(Widget, widget(`w${i}`, ns)));
+    for (let i = 0; i < 10; i++) owners.push(await bed.admin.create(Widget, widget(`w${i}`, ns)));
     for (const [i, w] of owners.entries()) {
-      await admin.create(CM, ownedConfigMap(`w${i}-a`, ns, w));
-      await admin.create(CM, ownedConfigMap(`w${i}-b`, ns, w));
+      await bed.admin.create(CM, ownedConfigMap(`w${i}-a`, ns, w));
+      await bed.admin.create(CM, ownedConfigMap(`w${i}-b`, ns, w));
     }
     const seen: number[] = [];
     let source!: InformerEventSource<V1ConfigMap, Widget>;
@@ -148,7 +131,7 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
   });
 
   it('[ES-06] annotation (default keys) and label mappers trigger their primaries; an empty mapping reconciles nothing', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const runs: string[] = [];
     operator().register(
       {
@@ -174,10 +157,10 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
       { resourceType: Widget, name: 'es06', namespaces: [ns] },
     );
     await operators[0].start();
-    await admin.create(Widget, widget('a', ns));
-    await admin.create(Widget, widget('b', ns));
+    await bed.admin.create(Widget, widget('a', ns));
+    await bed.admin.create(Widget, widget('b', ns));
     await waitFor(() => runs.length === 2, 'initial');
-    await admin.create(
+    await bed.admin.create(
       CM,
       configMap(
         'x',
@@ -188,14 +171,14 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
     );
     await waitFor(() => runs.filter((n) => n === 'a').length === 2, 'annotation maps to a');
     // no annotation: the mapper returns nothing
-    await admin.create(CM, configMap('none', ns, { v: '1' }, { labels: { via: 'annotation' } }));
-    await admin.create(CM, configMap('y', ns, { v: '1' }, { labels: { via: 'label', primary: 'b' } }));
+    await bed.admin.create(CM, configMap('none', ns, { v: '1' }, { labels: { via: 'annotation' } }));
+    await bed.admin.create(CM, configMap('y', ns, { v: '1' }, { labels: { via: 'label', primary: 'b' } }));
     await waitFor(() => runs.filter((n) => n === 'b').length === 2, 'label maps to b');
     expect(runs.filter((n) => n === 'a')).toHaveLength(2);
   });
 
   it('[ES-07][ES-08] many primaries share one secondary: an index on primaries maps the secondary to all of them, the primary-to-secondary mapper finds it, and without one the lookup fails clearly while the cache still serves it', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const seen: Record<string, string | undefined> = {};
     let unmapped!: InformerEventSource<V1ConfigMap, Widget>;
     let failure: unknown;
@@ -239,11 +222,11 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
       { resourceType: Widget, name: 'es07', namespaces: [ns] },
     );
     await operators[0].start();
-    await admin.create(CM, configMap('common', ns, { v: '1' }, { labels: { shared: 'yes' } }));
-    await admin.create(Widget, widget('p1', ns, { value: 'common' }));
-    await admin.create(Widget, widget('p2', ns, { value: 'common' }));
+    await bed.admin.create(CM, configMap('common', ns, { v: '1' }, { labels: { shared: 'yes' } }));
+    await bed.admin.create(Widget, widget('p1', ns, { value: 'common' }));
+    await bed.admin.create(Widget, widget('p2', ns, { value: 'common' }));
     await waitFor(() => seen.p1 === '1' && seen.p2 === '1', 'both see the shared secondary');
-    await admin.mergePatch(CM, new ResourceID('common', ns), { data: { v: '2' } });
+    await bed.admin.mergePatch(CM, new ResourceID('common', ns), { data: { v: '2' } });
     await waitFor(
       () => seen.p1 === '2' && seen.p2 === '2',
       'a change of the shared secondary reconciles both',
@@ -254,7 +237,7 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
   });
 
   it('[ES-09] user filters decide which secondary events reconcile', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const runs: Array<string | undefined> = [];
     let source!: InformerEventSource<V1ConfigMap, Widget>;
     operator().register(
@@ -278,25 +261,26 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
       { resourceType: Widget, name: 'es09', namespaces: [ns] },
     );
     await operators[0].start();
-    const w = await admin.create(Widget, widget('w', ns));
+    const w = await bed.admin.create(Widget, widget('w', ns));
     await waitFor(() => runs.length === 1, 'initial');
-    await admin.create(CM, ownedConfigMap('c', ns, w, { trigger: 'no' }));
+    await bed.admin.create(CM, ownedConfigMap('c', ns, w, { trigger: 'no' }));
     const id = new ResourceID('c', ns);
     await waitFor(() => source.get(id) !== undefined, 'cached');
-    await admin.mergePatch(CM, id, { data: { trigger: 'no', other: 'x' } });
+    await bed.admin.mergePatch(CM, id, { data: { trigger: 'no', other: 'x' } });
     await waitFor(() => source.get(id)?.data?.other === 'x', 'update cached');
-    await admin.mergePatch(CM, id, { data: { trigger: 'yes' } });
+    await bed.admin.mergePatch(CM, id, { data: { trigger: 'yes' } });
     await waitFor(() => runs.length >= 2, 'accepted update reconciles');
     await waitFor(
       async () =>
-        source.get(id)?.metadata?.resourceVersion === (await admin.get(CM, id))?.metadata?.resourceVersion,
+        source.get(id)?.metadata?.resourceVersion ===
+        (await bed.admin.get(CM, id))?.metadata?.resourceVersion,
       'quiet',
     );
     expect(runs).toEqual([undefined, 'yes']);
   });
 
   it('[ES-21] two ConfigMap event sources; the context lists their secondaries once each', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     let names: string[] = [];
     operator().register(
       {
@@ -314,10 +298,10 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
       },
       { resourceType: Widget, name: 'es21', namespaces: [ns] },
     );
-    const w = await admin.create(Widget, widget('w', ns));
-    await admin.create(CM, ownedConfigMap('r', ns, w, {}, { red: 'yes' }));
-    await admin.create(CM, ownedConfigMap('b', ns, w, {}, { blue: 'yes' }));
-    await admin.create(CM, ownedConfigMap('both', ns, w, {}, { red: 'yes', blue: 'yes' }));
+    const w = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(CM, ownedConfigMap('r', ns, w, {}, { red: 'yes' }));
+    await bed.admin.create(CM, ownedConfigMap('b', ns, w, {}, { blue: 'yes' }));
+    await bed.admin.create(CM, ownedConfigMap('both', ns, w, {}, { red: 'yes', blue: 'yes' }));
     await operators[0].start();
     await waitFor(() => names.length > 0, 'reconciled');
     expect(names).toEqual(['b', 'both', 'r']);
