@@ -8,7 +8,13 @@ const APPLY = 'application/apply-patch+yaml';
 describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
   let server: KubeApiServer;
   beforeAll(async () => {
-    server = await KubeApiServer.start({ rbac: true, users: [{ name: 'bob', token: 'bob-token' }] });
+    server = await KubeApiServer.start({
+      rbac: true,
+      users: [
+        { name: 'bob', token: 'bob-token' },
+        { name: 'carol', token: 'carol-token' },
+      ],
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -220,5 +226,45 @@ describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
     const after = await call(server, 'POST', review, ask, { token: 'bob-token' });
     expect(after.json<{ status: { allowed: boolean } }>().status.allowed).toBe(true);
     expect(server.requests.count({ user: 'bob', verb: 'list', resource: 'configmaps' })).toBe(2);
+  });
+
+  it('[AS-RBAC-NS] a namespace and its status and finalize subresources are authorized in that namespace', async () => {
+    const carol = { token: 'carol-token' };
+    const get = await call(server, 'GET', '/api/v1/namespaces/default', undefined, carol);
+    expect(get.status).toBe(403);
+    expect(get.json().message).toBe(
+      'namespaces "default" is forbidden: User "carol" cannot get resource "namespaces" in API group "" in the namespace "default"',
+    );
+    const status = await call(server, 'GET', '/api/v1/namespaces/default/status', undefined, carol);
+    expect(status.json().message).toBe(
+      'namespaces "default" is forbidden: User "carol" cannot get resource "namespaces/status" in API group "" in the namespace "default"',
+    );
+    const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } };
+    const fin = await call(server, 'PUT', '/api/v1/namespaces/default/finalize', body, carol);
+    expect(fin.status).toBe(403);
+    expect(fin.json().message).toBe(
+      'namespaces "default" is forbidden: User "carol" cannot update resource "namespaces/finalize" in API group "" in the namespace "default"',
+    );
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'ns-reader' },
+      rules: [{ apiGroups: [''], resources: ['namespaces', 'namespaces/status'], verbs: ['get'] }],
+    });
+    await call(server, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'carol-ns' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ns-reader' },
+      subjects: [{ kind: 'User', name: 'carol' }],
+    });
+    // a RoleBinding in the namespace grants access to the namespace object itself, and only to it
+    expect((await call(server, 'GET', '/api/v1/namespaces/default', undefined, carol)).status).toBe(200);
+    expect((await call(server, 'GET', '/api/v1/namespaces/default/status', undefined, carol)).status).toBe(
+      200,
+    );
+    const other = await call(server, 'GET', '/api/v1/namespaces/kube-public', undefined, carol);
+    expect(other.status).toBe(403);
+    expect(other.json().message).toContain('in the namespace "kube-public"');
+    const list = await call(server, 'GET', '/api/v1/namespaces', undefined, carol);
+    expect(list.json().message).toBe(
+      'namespaces is forbidden: User "carol" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
   });
 });
