@@ -1,45 +1,35 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
-import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { Informer } from '../informer.js';
 import type { InformerOptions } from '../informer.js';
+import { apiServerSuite } from '../../operator/__tests__/support.js';
 import { captureLogger } from './capture-logger.js';
 
 const CM = ResourceTypes.ConfigMap;
 
+const bed = apiServerSuite();
+
 describe('Informer against @tosdk/apiserver', () => {
-  let server: KubeApiServer;
-  let client: KubernetesClient;
   let informer: Informer<V1ConfigMap> | undefined;
   let nsCounter = 0;
 
-  beforeAll(async () => {
-    server = await KubeApiServer.start({ port: 0 });
-    client = KubernetesClient.fromKubeConfig(server.kubeConfig());
-  });
-  afterAll(async () => {
-    client.close();
-    await server.stop();
-  });
   afterEach(async () => {
     await informer?.stop();
     informer = undefined;
-    server.faults.clear();
   });
 
   /** A fresh namespace per test keeps the tests independent. */
   const namespace = async () => {
     const name = `inf-${++nsCounter}`;
-    await client.create(ResourceTypes.Namespace, { metadata: { name } });
+    await bed.admin.create(ResourceTypes.Namespace, { metadata: { name } });
     return name;
   };
   const make = (options: Partial<InformerOptions<V1ConfigMap>>) => {
     informer = new Informer<V1ConfigMap>({
-      client,
+      client: bed.admin,
       type: CM,
       backoff: { initialMs: 20, maxMs: 200 },
       logger: captureLogger(),
@@ -48,9 +38,9 @@ describe('Informer against @tosdk/apiserver', () => {
     return informer;
   };
   const put = (ns: string, name: string, labels?: Record<string, string>, data?: Record<string, string>) =>
-    client.apply(CM, { metadata: { name, namespace: ns, labels }, data }, { fieldManager: 'test' });
+    bed.admin.apply(CM, { metadata: { name, namespace: ns, labels }, data }, { fieldManager: 'test' });
   const lists = (ns: string) =>
-    server.requests.count({ verb: 'list', resource: 'configmaps', namespace: ns });
+    bed.server.requests.count({ verb: 'list', resource: 'configmaps', namespace: ns });
 
   it('[ES-02] has every object in cache, through several pages, when start() resolves', async () => {
     const ns = await namespace();
@@ -94,7 +84,7 @@ describe('Informer against @tosdk/apiserver', () => {
     await inf.start();
     await put(ns, 'before');
     await waitFor(() => names.length === 1);
-    server.faults.closeAllWatches();
+    bed.server.faults.closeAllWatches();
     await put(ns, 'during');
     await waitFor(() => names.length === 2, 5_000, 'the change made while disconnected');
     await put(ns, 'after');
@@ -119,13 +109,13 @@ describe('Informer against @tosdk/apiserver', () => {
     const oldUid = inf.get(new ResourceID('recreate', ns))!.metadata!.uid;
     events.length = 0;
     // Cut the stream and make the history unavailable; the changes happen while the informer is blind.
-    server.faults.failNext({ verb: 'watch', resource: 'configmaps', code: 503, times: 3 });
-    server.faults.closeAllWatches();
-    await client.delete(CM, new ResourceID('recreate', ns));
+    bed.server.faults.failNext({ verb: 'watch', resource: 'configmaps', code: 503, times: 3 });
+    bed.server.faults.closeAllWatches();
+    await bed.admin.delete(CM, new ResourceID('recreate', ns));
     await put(ns, 'recreate');
-    await client.delete(CM, new ResourceID('drop', ns));
+    await bed.admin.delete(CM, new ResourceID('drop', ns));
     await put(ns, 'keep', undefined, { v: '2' });
-    server.faults.compact();
+    bed.server.faults.compact();
     await waitFor(() => events.length >= 4, 10_000, 'the re-list diff');
     expect(events.sort()).toEqual(
       [
@@ -143,7 +133,7 @@ describe('Informer against @tosdk/apiserver', () => {
   it('keeps retrying a failing first list with failFast off, unhealthy with the reason, until it succeeds', async () => {
     const ns = await namespace();
     await put(ns, 'a');
-    server.faults.failNext({
+    bed.server.faults.failNext({
       verb: 'list',
       resource: 'configmaps',
       namespace: ns,
@@ -166,7 +156,7 @@ describe('Informer against @tosdk/apiserver', () => {
     const names: string[] = [];
     inf.addEventHandler({ onAdd: (o) => names.push(o.metadata!.name!) });
     await inf.start();
-    await server.restart();
+    await bed.server.restart();
     await put(ns, 'after-restart');
     await waitFor(() => names.includes('after-restart'), 10_000, 'the change after the restart');
     await waitFor(() => inf.health().healthy, 10_000, 'health');

@@ -1,26 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeApiServer } from '@tosdk/apiserver';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { describe, expect, it } from '@jest/globals';
 import { InvalidOperatorConfigurationError } from '../errors.js';
 import { Operator } from '../operator.js';
 import type { OperatorLeaderElectionConfiguration } from '../operator-leader-election.js';
-import { newNamespace, RecordingReconciler, startServer, waitFor, Widget, widget } from './support.js';
+import { apiServerSuite, newNamespace, RecordingReconciler, waitFor, Widget, widget } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const operators: Operator[] = [];
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(async () => {
-  server?.faults.clear();
-  await Promise.all(operators.splice(0).map((o) => o.stop()));
-});
-afterAll(async () => {
-  admin?.close();
-  await server?.stop();
-});
+const bed = apiServerSuite();
 
 function leaderOf(namespace: string, exit: (code: number) => void, reconciler = new RecordingReconciler()) {
   const leaderElection: OperatorLeaderElectionConfiguration = {
@@ -32,24 +16,23 @@ function leaderOf(namespace: string, exit: (code: number) => void, reconciler = 
     retryPeriodMs: 250,
     exit,
   };
-  const op = new Operator({ kubeConfig: server.kubeConfig(), leaderElection });
+  const op = bed.operator({ leaderElection });
   op.register(reconciler, { resourceType: Widget, name: 'widgets', namespaces: [namespace] });
-  operators.push(op);
   return op;
 }
 
 describe('Operator leader election exit', () => {
   it('[OP-01] losing the lease calls the configured exit with a non-zero code after processing stopped', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const codes: Array<{ code: number; leading: boolean }> = [];
     const reconciler = new RecordingReconciler();
     const op = leaderOf(ns, (code) => codes.push({ code, leading: op.runtimeInfo.isLeader() }), reconciler);
     await op.start();
     await waitFor(() => op.runtimeInfo.isLeader(), 'the operator leads');
-    await admin.create(Widget, widget('w1', ns));
+    await bed.admin.create(Widget, widget('w1', ns));
     await waitFor(() => reconciler.of('w1').length > 0, 'w1 reconciled');
     // every renewal fails from now on: the renew deadline passes
-    server.faults.failNext({
+    bed.server.faults.failNext({
       verb: 'update',
       resource: 'leases',
       namespace: ns,
@@ -65,7 +48,7 @@ describe('Operator leader election exit', () => {
   });
 
   it('[OP-01] a graceful stop never calls exit', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(bed.admin);
     const codes: number[] = [];
     const op = leaderOf(ns, (code) => codes.push(code));
     await op.start();
@@ -80,7 +63,7 @@ describe('Operator leader election exit', () => {
       leaseNamespace: 'default',
       exit: 1,
     } as unknown as OperatorLeaderElectionConfiguration;
-    expect(() => new Operator({ kubeConfig: server.kubeConfig(), leaderElection })).toThrow(
+    expect(() => new Operator({ kubeConfig: bed.server.kubeConfig(), leaderElection })).toThrow(
       InvalidOperatorConfigurationError,
     );
   });
