@@ -343,4 +343,29 @@ describe('reconciliation against @tosdk/apiserver', () => {
     // every run saw the previous run's patch: 0, 1, 2, ... 9 (never a stale repeat)
     expect(seen.slice(0, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
+
+  it('[EP-15] [ES-12] a spec edit contained in the response of our status patch still reconciles (its watch event arrives after the patch)', async () => {
+    const ns = await newNamespace(bed.admin);
+    const id = new ResourceID('w', ns);
+    const r = new RecordingReconciler(async (w, _c, run) => {
+      if (run === 1) {
+        // the stream is down (re-watching is slow) while a user edits the spec: the status patch
+        // response (newer) carries the edit and is cached before the edit's own watch event arrives
+        bed.server.faults.addLatency({ verb: 'watch', resource: 'widgets', namespace: ns, ms: 1_000 });
+        bed.server.faults.closeAllWatches();
+        await bed.admin.mergePatch(Widget, id, { spec: { value: 'edited' } });
+      }
+      w.status = { ...w.status, observed: w.spec?.value };
+      return UpdateControl.patchStatus(w);
+    });
+    operator().register(r, { resourceType: Widget, name: 'lost-edit', namespaces: [ns] });
+    await operators[0].start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'first' }));
+    await waitFor(
+      async () => (await bed.admin.get(Widget, id))?.status?.observed === 'edited',
+      'the edited spec reconciled',
+    );
+    expect(r.of('w').map((run) => run.value)).toEqual(['first', 'edited']);
+    expect(r.of('w')[1].generation).toBe(2);
+  });
 });
