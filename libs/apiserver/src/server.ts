@@ -28,6 +28,7 @@ import type { AuthUser } from './internal/access-review.js';
 import { Controllers } from './internal/controllers.js';
 import { InternalClient } from './internal/internal-client.js';
 import { WorkloadSimulator } from './internal/workload-simulator.js';
+import { bootstrapPolicy } from './internal/bootstrap-policy.js';
 
 /**
  * An in-memory Kubernetes API server over HTTPS (or HTTP) that kubectl and client libraries accept.
@@ -94,6 +95,7 @@ export class KubeApiServer {
         { ...system, fieldManager: 'kube-apiserver' },
       );
     }
+    this.ensureBootstrapPolicy();
     service.create(
       registry.resolve('', 'v1', 'serviceaccounts')!.rt,
       registry.resolve('', 'v1', 'serviceaccounts')!.version,
@@ -101,6 +103,30 @@ export class KubeApiServer {
       { metadata: { name: 'default' } },
       { ...system, fieldManager: 'kube-apiserver' },
     );
+  }
+
+  /**
+   * Creates the bootstrap ClusterRoles and ClusterRoleBindings that are missing, as kube-apiserver
+   * does at each start (it re-creates deleted ones); existing ones are left as they are.
+   */
+  private ensureBootstrapPolicy(): void {
+    const { registry, service, store } = this.deps;
+    const ctx = {
+      user: { name: 'system:apiserver', groups: ['system:masters'] },
+      fieldManager: 'kube-apiserver',
+    };
+    const policy = bootstrapPolicy();
+    for (const [plural, objects] of [
+      ['clusterroles', policy.clusterRoles],
+      ['clusterrolebindings', policy.clusterRoleBindings],
+    ] as const) {
+      const { rt, version } = registry.resolve('rbac.authorization.k8s.io', 'v1', plural)!;
+      for (const o of objects) {
+        const name = String((o.metadata as { name: string }).name);
+        if (!store.get(`rbac.authorization.k8s.io/${plural}`, '', name))
+          service.create(rt, version, '', o, ctx);
+      }
+    }
   }
 
   /** Starts a server; resolves once it listens. */
@@ -187,6 +213,7 @@ export class KubeApiServer {
     if (this.stopped) throw new Error('the server is stopped');
     this.deps.hub.closeAll();
     await this.closeListener();
+    this.ensureBootstrapPolicy();
     await this.listen(this.boundPort);
   }
 
@@ -300,6 +327,17 @@ export class KubeApiServer {
           }
           await handleResource(this.deps, req, res, info, url.searchParams, u);
         } else {
+          if (this.opts.rbac) {
+            // discovery, openapi and version are allowed by the bootstrap role system:discovery
+            authorizeOrThrow(this.deps.store, this.deps.peers, {
+              user: u.name,
+              groups: u.groups,
+              verb: info.verb,
+              apiGroup: '',
+              resource: '',
+              nonResourceURL: info.path,
+            });
+          }
           await handleNonResource(this.deps, req, res, info.path, this.hostPort());
         }
       } else if (!info.isResource) {

@@ -86,11 +86,22 @@ export function reviewAccess(
       allowed: true,
       reason: rbacEnabled ? 'system:masters' : 'RBAC is not enforced',
     });
-  if (nra)
-    return respond(rt, version, body, {
-      allowed: false,
-      reason: 'non-resource URLs are not authorized by this server',
-    });
+  if (nra) {
+    const d = peers.rbac.authorize(
+      {
+        user: user.name,
+        groups: user.groups,
+        verb: str(nra.verb ?? ''),
+        apiGroup: '',
+        resource: '',
+        nonResourceURL: str(nra.path ?? ''),
+      },
+      rbacObjects(store),
+    );
+    const status: JsonObject = { allowed: d.allowed };
+    if (d.reason) status.reason = d.reason;
+    return respond(rt, version, body, status);
+  }
   const attrs: AuthorizationAttributes = {
     user: user.name,
     groups: user.groups,
@@ -107,22 +118,10 @@ export function reviewAccess(
   return respond(rt, version, body, status);
 }
 
-function subjectMatches(subjects: unknown, user: AuthUser, namespace: string | undefined): boolean {
-  if (!Array.isArray(subjects)) return false;
-  return subjects.some((s) => {
-    if (!isObject(s)) return false;
-    if (s.kind === 'User') return s.name === user.name;
-    if (s.kind === 'Group') return typeof s.name === 'string' && user.groups.includes(s.name);
-    if (s.kind === 'ServiceAccount')
-      return user.name === `system:serviceaccount:${str(s.namespace ?? namespace)}:${str(s.name)}`;
-    return false;
-  });
-}
-
 /** SelfSubjectRulesReview: the rules that apply to the caller in a namespace. */
 export function reviewRules(
   store: Store,
-  _peers: Peers,
+  peers: Peers,
   rbacEnabled: boolean,
   rt: ResourceType,
   version: ResourceVersion,
@@ -138,30 +137,6 @@ export function reviewRules(
       incomplete: false,
     });
   }
-  const objs = rbacObjects(store);
-  const roleRules = (kind: string, name: string, ns: string | undefined): unknown[] => {
-    const pool =
-      kind === 'ClusterRole' ? objs.clusterRoles : objs.roles.filter((r) => metaOf(r).namespace === ns);
-    const r = pool.find((x) => metaOf(x).name === name);
-    return r && Array.isArray(r.rules) ? r.rules : [];
-  };
-  const rules: unknown[] = [];
-  for (const b of objs.clusterRoleBindings) {
-    if (!subjectMatches(b.subjects, user, undefined) || !isObject(b.roleRef)) continue;
-    rules.push(...roleRules('ClusterRole', str(b.roleRef.name), undefined));
-  }
-  if (namespace) {
-    for (const b of objs.roleBindings) {
-      if (
-        metaOf(b).namespace !== namespace ||
-        !subjectMatches(b.subjects, user, namespace) ||
-        !isObject(b.roleRef)
-      )
-        continue;
-      rules.push(...roleRules(str(b.roleRef.kind), str(b.roleRef.name), namespace));
-    }
-  }
-  const resourceRules = rules.filter((r) => isObject(r) && Array.isArray(r.resources));
-  const nonResourceRules = rules.filter((r) => isObject(r) && Array.isArray(r.nonResourceURLs));
-  return respond(rt, version, body, { resourceRules, nonResourceRules, incomplete: false });
+  const rules = peers.rbac.rulesFor(user.name, user.groups, namespace, rbacObjects(store));
+  return respond(rt, version, body, rules as unknown as JsonObject);
 }
