@@ -58,45 +58,6 @@ async function grant(user: string, rules: object[]): Promise<void> {
   } as KubernetesResource);
 }
 
-const ClusterRole = defineResource<KubernetesResource>({
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRole',
-  scope: 'Cluster',
-});
-const ClusterRoleBinding = defineResource<KubernetesResource>({
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRoleBinding',
-  scope: 'Cluster',
-});
-
-/**
- * kube-apiserver's bootstrap policy lets every authenticated user create SelfSubjectAccessReviews
- * (ClusterRole system:basic-user); the in-memory server has no bootstrap policy, so the test adds it.
- */
-export async function basicUserPolicy(admin: KubernetesClient): Promise<void> {
-  await admin.create(ClusterRole, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'system:basic-user' },
-    rules: [
-      {
-        apiGroups: ['authorization.k8s.io'],
-        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
-        verbs: ['create'],
-      },
-    ],
-  } as KubernetesResource);
-  await admin.create(ClusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'system:basic-user' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:basic-user' },
-    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:authenticated' }],
-  } as KubernetesResource);
-}
-
 /** Samples isLeader() of every elector every few ms; counts samples with more than one leader. */
 function watchForTwoLeaders(...all: LeaderElector[]): { overlaps: () => number; stop: () => void } {
   let overlaps = 0;
@@ -130,7 +91,6 @@ beforeAll(async () => {
       { name: 'nobody', token: 'nobody-token' },
     ],
   });
-  await basicUserPolicy(clientAs('admin'));
   await clientAs('admin').create(ResourceTypes.Namespace, {
     apiVersion: 'v1',
     kind: 'Namespace',
