@@ -117,6 +117,14 @@ describe('selector matching on the client', () => {
     expect(m('shard>2')(obj({ shard: '3' }))).toBe(true);
     expect(m('shard<2')(obj({ shard: 'x' }))).toBe(false);
     expect(m('empty=')(obj({ empty: '' }))).toBe(true);
+    expect(
+      m('app.kubernetes.io/managed-by=webpage-operator')(
+        obj({ 'app.kubernetes.io/managed-by': 'webpage-operator' }),
+      ),
+    ).toBe(true);
+    expect(
+      m('app.kubernetes.io/managed-by=webpage-operator')(obj({ 'app.kubernetes.io/managed-by': 'other' })),
+    ).toBe(false);
     for (const bad of ['a in (x', '=x', 'a b', 'a in x', 'a>b', '!'])
       expect(parseLabelSelector(bad)).toBeUndefined();
     const broken = selectorMatcher('a in (x', undefined);
