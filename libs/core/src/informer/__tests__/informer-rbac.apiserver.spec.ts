@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { KubeApiServer } from '@tosdk/apiserver';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
@@ -9,6 +8,7 @@ import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { InformerStartError } from '../errors.js';
 import { Informer } from '../informer.js';
+import { apiServerSuite } from '../../operator/__tests__/support.js';
 
 const Role = defineResource<KubernetesResource & { rules: unknown[] }>({
   group: 'rbac.authorization.k8s.io',
@@ -22,25 +22,14 @@ const RoleBinding = defineResource<KubernetesResource & { roleRef: unknown; subj
 });
 
 describe('Informer without permission to list (RBAC on)', () => {
-  let server: KubeApiServer;
-  let admin: KubernetesClient;
+  const bed = apiServerSuite({ rbac: true, users: [{ name: 'operator', token: 'operator-token' }] });
   let operator: KubernetesClient;
 
   beforeAll(async () => {
-    server = await KubeApiServer.start({
-      port: 0,
-      rbac: true,
-      users: [{ name: 'operator', token: 'operator-token' }],
-    });
-    admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
-    operator = KubernetesClient.fromKubeConfig(server.kubeConfig('operator'));
-    await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'seen', namespace: 'default' } });
+    operator = KubernetesClient.fromKubeConfig(bed.server.kubeConfig('operator'));
+    await bed.admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'seen', namespace: 'default' } });
   });
-  afterAll(async () => {
-    admin.close();
-    operator.close();
-    await server.stop();
-  });
+  afterAll(() => operator.close());
 
   it('fails start with the 403 as cause when failFast is on; with it off, reports unhealthy and recovers once access is granted', async () => {
     const strict = new Informer<V1ConfigMap>({
@@ -64,11 +53,11 @@ describe('Informer without permission to list (RBAC on)', () => {
       await lenient.start();
       expect(lenient.health()).toMatchObject({ healthy: false, status: 'failed' });
       expect(lenient.health().reason).toContain('403');
-      await admin.create(Role, {
+      await bed.admin.create(Role, {
         metadata: { name: 'cm-watcher', namespace: 'default' },
         rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
       });
-      await admin.create(RoleBinding, {
+      await bed.admin.create(RoleBinding, {
         metadata: { name: 'operator-cm', namespace: 'default' },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-watcher' },
         subjects: [{ kind: 'User', name: 'operator' }],
@@ -76,7 +65,7 @@ describe('Informer without permission to list (RBAC on)', () => {
       await waitFor(() => lenient.hasSynced(), 10_000, 'the sync after the grant');
       expect(lenient.keys()).toEqual(['default/seen']);
       expect(lenient.health().healthy).toBe(true);
-      await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'later', namespace: 'default' } });
+      await bed.admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'later', namespace: 'default' } });
       await waitFor(() => lenient.keys().includes('default/later'), 5_000, 'the watch');
     } finally {
       await lenient.stop();
