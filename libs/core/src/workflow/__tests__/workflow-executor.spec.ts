@@ -184,6 +184,20 @@ describe('workflow executor (DAG)', () => {
     expect(ends(r2)).toEqual(['reconcile 1']);
   });
 
+  it('[WF-02] a false reconcile precondition on a leaf deletes that leaf (nothing depends on it)', async () => {
+    const r = new Recorder();
+    const workflow = new WorkflowBuilder<KubernetesResource>()
+      .addDependentResource(new FakeDependent('1', r))
+      .addDependentResource(new FakeDependent('2', r), {
+        dependsOn: ['1'],
+        reconcilePrecondition: () => false,
+      })
+      .build();
+    const result = await workflow.reconcile(primary, r.context());
+    expect(ends(r)).toEqual(['reconcile 1', 'delete 2']);
+    expect(result.erroredDependentsExist()).toBe(false);
+  });
+
   it('[WF-02] a false reconcile precondition deletes the node and all that depend on it, in reverse order', async () => {
     const r = new Recorder();
     const d = (n: string) => new FakeDependent(n, r);

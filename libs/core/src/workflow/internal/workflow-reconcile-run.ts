@@ -38,26 +38,34 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
     ) {
       return;
     }
-    this.submit(node, async () => {
-      const active = await this.isMet(node, 'activation', node.activationCondition);
-      await this.syncEventSource(node, active);
-      const reconcile = active && (await this.isMet(node, 'reconcile', node.reconcilePrecondition));
-      if (!reconcile) {
-        this.conditionNotMet(node, active);
-        return;
-      }
-      const result = await node.dependent.reconcile(this.primary, this.context);
-      this.results.set(node.name, result);
-      this.reconciled.push(node.name);
-      const ready = await this.isMet(node, 'ready', node.readyPostcondition);
-      // visited only once readiness is known, so no dependent starts on an unready node meanwhile
-      this.visited.add(node);
-      if (ready) {
-        for (const d of node.dependents) this.handle(d);
-      } else {
-        this.notReady.add(node);
-      }
-    });
+    // set when a condition is not met; handled after the step, once the node no longer executes
+    let notMetWhileActive: boolean | undefined;
+    this.submit(
+      node,
+      async () => {
+        const active = await this.isMet(node, 'activation', node.activationCondition);
+        await this.syncEventSource(node, active);
+        const reconcile = active && (await this.isMet(node, 'reconcile', node.reconcilePrecondition));
+        if (!reconcile) {
+          notMetWhileActive = active;
+          return;
+        }
+        const result = await node.dependent.reconcile(this.primary, this.context);
+        this.results.set(node.name, result);
+        this.reconciled.push(node.name);
+        const ready = await this.isMet(node, 'ready', node.readyPostcondition);
+        // visited only once readiness is known, so no dependent starts on an unready node meanwhile
+        this.visited.add(node);
+        if (ready) {
+          for (const d of node.dependents) this.handle(d);
+        } else {
+          this.notReady.add(node);
+        }
+      },
+      () => {
+        if (notMetWhileActive !== undefined) this.conditionNotMet(node, notMetWhileActive);
+      },
+    );
   }
 
   /** A false precondition deletes the node and its dependents; an inactive node only its dependents. */

@@ -39,7 +39,12 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
   protected abstract handle(node: WorkflowNode<P>): void;
 
   /** Runs a node step through the limiter; an error is recorded for the node. */
-  protected submit(node: WorkflowNode<P>, step: () => Promise<void>): void {
+  /**
+   * Runs `step` for `node` through the limiter. `after` runs once the node has left the executing
+   * set and before the run can settle, so it may submit work for the same node (a node whose
+   * precondition turned false deletes itself).
+   */
+  protected submit(node: WorkflowNode<P>, step: () => Promise<void>, after?: () => void): void {
     this.executing.add(node);
     this.pending++;
     void this.limiter
@@ -49,6 +54,11 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
       })
       .finally(() => {
         this.executing.delete(node);
+        try {
+          after?.();
+        } catch (error: unknown) {
+          this.errors.set(node, error);
+        }
         this.settle();
       });
   }
