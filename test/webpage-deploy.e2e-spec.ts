@@ -100,9 +100,14 @@ const ClusterRoleBinding = defineResource<KubernetesResource>({
 /**
  * kube-apiserver's bootstrap policy that lets every authenticated user review its own access
  * (`system:basic-user`); leader election uses it to check its lease permissions before starting.
+ * Created unless the server already has it.
  */
 async function bootstrapBasicUser(admin: KubernetesClient): Promise<void> {
-  await admin.create(ClusterRole, {
+  const createUnlessPresent = (type: typeof ClusterRole, obj: KubernetesResource) =>
+    admin.create(type, obj).catch((error: unknown) => {
+      if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+    });
+  await createUnlessPresent(ClusterRole, {
     metadata: { name: 'system:basic-user' },
     rules: [
       {
@@ -112,7 +117,7 @@ async function bootstrapBasicUser(admin: KubernetesClient): Promise<void> {
       },
     ],
   } as KubernetesResource);
-  await admin.create(ClusterRoleBinding, {
+  await createUnlessPresent(ClusterRoleBinding, {
     metadata: { name: 'system:basic-user' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:basic-user' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
