@@ -251,6 +251,259 @@ describe('workflow executor (DAG)', () => {
     expect(failed.erroredDependents.get('5')).toEqual(new Error('boom'));
   });
 
+  describe('no step acts on a node that is still executing', () => {
+    it('[WF-02] a node whose precondition turns false after its shared dependent was deleted is still deleted', async () => {
+      // x depends on n1 and n2, both with a false precondition; n2's precondition answers only
+      // after x's delete (started by n1) has finished, so x's step cannot hand n2 over
+      const r = new Recorder();
+      const n2Answer = deferred();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('n1', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('n2', r), {
+          reconcilePrecondition: async () => {
+            await n2Answer.promise;
+            return false;
+          },
+        })
+        .addDependentResource(new FakeDependent('x', r), { dependsOn: ['n1', 'n2'] })
+        .build();
+      const run = w.reconcile(primary, r.context());
+      await flush();
+      // n1 is deleted once x is; n2 has not answered yet
+      expect(ends(r)).toEqual(['delete x', 'delete n1']);
+      n2Answer.resolve();
+      const result = await run;
+      expect(ends(r)).toEqual(['delete x', 'delete n1', 'delete n2']);
+      expect([...result.deletedDependents].sort()).toEqual(['n1', 'n2', 'x']);
+      expect(result.erroredDependentsExist()).toBe(false);
+    });
+
+    it('[WF-02] a node whose precondition turns false while its shared dependent is being deleted waits for that delete', async () => {
+      const r = new Recorder();
+      const n2Answer = deferred();
+      const gx = r.gate('delete x');
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('n1', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('n2', r), {
+          reconcilePrecondition: async () => {
+            await n2Answer.promise;
+            return false;
+          },
+        })
+        .addDependentResource(new FakeDependent('x', r), { dependsOn: ['n1', 'n2'] })
+        .build();
+      const run = w.reconcile(primary, r.context());
+      await flush();
+      expect(r.log).toEqual(['start delete x']);
+      n2Answer.resolve();
+      await flush();
+      // x is still executing: neither parent may start
+      expect(r.log).toEqual(['start delete x']);
+      gx.resolve();
+      await run;
+      expect(ends(r)[0]).toBe('delete x');
+      expect(ends(r).slice(1).sort()).toEqual(['delete n1', 'delete n2']);
+    });
+
+    it('[WF-02] a root with a false precondition and nothing depending on it deletes itself', async () => {
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('b', r))
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r).sort()).toEqual(['delete a', 'reconcile b']);
+      expect(result.deletedDependents).toEqual(['a']);
+      expect(result.reconciledDependents).toEqual(['b']);
+    });
+
+    it('[WF-02] a leaf that is not a deleter is not deleted when its precondition is false, its delete postcondition is still checked', async () => {
+      const r = new Recorder();
+      let checked = 0;
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r))
+        .addDependentResource(new FakeDependent('b', r, { creator: true }), {
+          dependsOn: ['a'],
+          reconcilePrecondition: () => false,
+          deletePostcondition: () => ++checked > 0,
+        })
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)).toEqual(['reconcile a']);
+      expect(checked).toBe(1);
+      expect(result.deletedDependents).toEqual([]);
+      expect(result.getDependentConditionResult('b', 'delete')?.met).toBe(true);
+    });
+
+    it('[WF-02] a false delete postcondition on a leaf deleted by its own precondition keeps its parents', async () => {
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('b', r), {
+          dependsOn: ['a'],
+          deletePostcondition: () => false,
+        })
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)).toEqual(['delete b']);
+      expect(result.deletedDependents).toEqual(['b']);
+      expect(result.getDependentConditionResult('b', 'delete')?.met).toBe(false);
+    });
+
+    it('[WF-04] a node marked for delete whose activation condition is false is left alone, and what it depends on is deleted', async () => {
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('b', r), {
+          dependsOn: ['a'],
+          activationCondition: () => false,
+        })
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)).toEqual(['delete a']);
+      expect(result.getDependentConditionResult('b', 'activation')?.met).toBe(false);
+      expect(result.getDependentConditionResult('b', 'delete')).toBeUndefined();
+    });
+
+    it('[WF-04] an activation condition toggling across runs: a leaf is reconciled, left alone while inactive (event source gone), reconciled again', async () => {
+      const r = new Recorder();
+      let active = true;
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r))
+        .addDependentResource(new FakeDependent('b', r), {
+          dependsOn: ['a'],
+          activationCondition: () => active,
+        })
+        .build();
+      const ctx = r.context();
+      await w.reconcile(primary, ctx);
+      expect(ends(r)).toEqual(['reconcile a', 'reconcile b']);
+      active = false;
+      r.log = [];
+      const inactive = await w.reconcile(primary, ctx);
+      expect(ends(r)).toEqual(['reconcile a']);
+      expect(inactive.deletedDependents).toEqual([]);
+      active = true;
+      r.log = [];
+      await w.reconcile(primary, ctx);
+      expect(ends(r)).toEqual(['reconcile a', 'reconcile b']);
+      expect(r.registrations).toEqual(['register b-source', 'deregister b-source', 'register b-source']);
+    });
+
+    it('[WF-04] an inactive node with two dependents: both deleted, a shared grandchild first, nothing reconciled below it', async () => {
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), { activationCondition: () => false })
+        .addDependentResource(new FakeDependent('b', r), { dependsOn: ['a'] })
+        .addDependentResource(new FakeDependent('c', r), { dependsOn: ['a'] })
+        .addDependentResource(new FakeDependent('d', r), { dependsOn: ['b', 'c'] })
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)[0]).toBe('delete d');
+      expect(ends(r).slice(1).sort()).toEqual(['delete b', 'delete c']);
+      expect([...result.deletedDependents].sort()).toEqual(['b', 'c', 'd']);
+      expect(result.reconciledDependents).toEqual([]);
+    });
+
+    it('[WF-10] an error in an activation condition or reconcile precondition marks the node errored; nothing below it runs or is deleted', async () => {
+      for (const key of ['activationCondition', 'reconcilePrecondition'] as const) {
+        const r = new Recorder();
+        const w = new WorkflowBuilder<KubernetesResource>()
+          .addDependentResource(new FakeDependent('a', r), {
+            [key]: () => {
+              throw new Error(`${key} failed`);
+            },
+          })
+          .addDependentResource(new FakeDependent('b', r), { dependsOn: ['a'] })
+          .addDependentResource(new FakeDependent('c', r))
+          .withThrowExceptionFurther(false)
+          .build();
+        const result = await w.reconcile(primary, r.context());
+        expect(ends(r)).toEqual(['reconcile c']);
+        expect(result.erroredDependents.get('a')).toEqual(new Error(`${key} failed`));
+        expect(result.deletedDependents).toEqual([]);
+      }
+    });
+
+    it('[WF-10] an error in a ready postcondition keeps the dependents from running', async () => {
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), {
+          readyPostcondition: () => Promise.reject(new Error('ready failed')),
+        })
+        .addDependentResource(new FakeDependent('b', r), { dependsOn: ['a'] })
+        .withThrowExceptionFurther(false)
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)).toEqual(['reconcile a']);
+      expect(result.reconciledDependents).toEqual(['a']);
+      expect(result.erroredDependents.get('a')).toEqual(new Error('ready failed'));
+    });
+
+    it('[WF-10] an error in a delete postcondition, in reconcile or cleanup, keeps what the node depends on', async () => {
+      const failing = () => {
+        throw new Error('post failed');
+      };
+      const r = new Recorder();
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r), { reconcilePrecondition: () => false })
+        .addDependentResource(new FakeDependent('b', r), { dependsOn: ['a'], deletePostcondition: failing })
+        .withThrowExceptionFurther(false)
+        .build();
+      const result = await w.reconcile(primary, r.context());
+      expect(ends(r)).toEqual(['delete b']);
+      expect(result.erroredDependents.get('b')).toEqual(new Error('post failed'));
+
+      const r2 = new Recorder();
+      const w2 = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r2))
+        .addDependentResource(new FakeDependent('b', r2), { dependsOn: ['a'], deletePostcondition: failing })
+        .withThrowExceptionFurther(false)
+        .build();
+      const cleanup = await w2.cleanup(primary, r2.context());
+      expect(ends(r2)).toEqual(['delete b']);
+      expect(cleanup.erroredDependents.get('b')).toEqual(new Error('post failed'));
+    });
+
+    it('[WF-02] cleanup: a parent is deleted once, after the last of its dependents, even when they finish in any order', async () => {
+      const r = new Recorder();
+      const gb = r.gate('delete b');
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r))
+        .addDependentResource(new FakeDependent('b', r), { dependsOn: ['a'] })
+        .addDependentResource(new FakeDependent('c', r), { dependsOn: ['a'] })
+        .build();
+      const run = w.cleanup(primary, r.context());
+      await flush();
+      expect(ends(r)).toEqual(['delete c']);
+      expect(r.log).not.toContain('start delete a');
+      gb.resolve();
+      const result = await run;
+      expect(ends(r)).toEqual(['delete c', 'delete b', 'delete a']);
+      expect(result.deleteCalledOnDependents).toEqual(['c', 'b', 'a']);
+    });
+
+    it('[WF-02] cleanup: a false delete postcondition then a true one on the next cleanup deletes the parent then', async () => {
+      const r = new Recorder();
+      let gone = false;
+      const w = new WorkflowBuilder<KubernetesResource>()
+        .addDependentResource(new FakeDependent('a', r))
+        .addDependentResource(new FakeDependent('b', r), {
+          dependsOn: ['a'],
+          deletePostcondition: () => gone,
+        })
+        .build();
+      const first = await w.cleanup(primary, r.context());
+      expect(ends(r)).toEqual(['delete b']);
+      expect(first.postConditionNotMetDependents).toEqual(['b']);
+      gone = true;
+      r.log = [];
+      const second = await w.cleanup(primary, r.context());
+      expect(ends(r)).toEqual(['delete b', 'delete a']);
+      expect(second.allPostConditionsMet()).toBe(true);
+    });
+  });
+
   it('[WF-10] errors in several nodes are aggregated; independent nodes still reconcile', async () => {
     const r = new Recorder();
     r.failures.set('reconcile 2', new Error('two failed'));

@@ -68,24 +68,29 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
     );
   }
 
-  /** A false precondition deletes the node and its dependents; an inactive node only its dependents. */
+  /**
+   * A false precondition deletes the node and its dependents; an inactive node only its dependents.
+   * Every node marked now is offered to `handleDelete`, which starts those whose dependents are
+   * all deleted: the leaves, but also a node whose dependents were already deleted for another node
+   * whose precondition failed earlier in this run (their steps could not start it, it was not marked).
+   */
   private conditionNotMet(node: WorkflowNode<P>, active: boolean): void {
-    const bottom = new Set<WorkflowNode<P>>();
-    this.markForDelete(node, bottom, active);
-    for (const b of bottom) this.handleDelete(b);
+    const marked: WorkflowNode<P>[] = [];
+    this.markForDelete(node, marked, active);
+    for (const m of marked) this.handleDelete(m);
   }
 
-  private markForDelete(node: WorkflowNode<P>, bottom: Set<WorkflowNode<P>>, active: boolean): void {
+  private markForDelete(node: WorkflowNode<P>, marked: WorkflowNode<P>[], active: boolean): void {
     if (active) {
       if (this.markedForDelete.has(node)) return;
       this.markedForDelete.add(node);
-      if (node.dependents.length === 0) bottom.add(node);
+      marked.push(node);
     } else {
       // inactive: kept as is (neither reconciled nor deleted), but what depends on it goes
       this.visited.add(node);
       this.notReady.delete(node);
     }
-    for (const d of node.dependents) this.markForDelete(d, bottom, true);
+    for (const d of node.dependents) this.markForDelete(d, marked, true);
   }
 
   private handleDelete(node: WorkflowNode<P>): void {
