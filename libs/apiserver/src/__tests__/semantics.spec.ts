@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Store } from '../internal/store.js';
 import { KubeApiServer } from '../server.js';
 import { call, rawWatch, waitFor } from './http-helper.js';
 
@@ -454,6 +455,29 @@ describe('KubeApiServer write semantics', () => {
     );
     await waitFor(async () => (await call(server, 'GET', `${CM}/true-dep`)).status === 404);
     expect((await call(server, 'GET', `${CM}/reborn`)).status).toBe(200);
+  });
+
+  it('[AS-GC-BOUNDED] collecting the dependents of a deleted owner reads only their ownership component, not the store', async () => {
+    const client = server.internalClient();
+    for (let i = 0; i < 300; i++)
+      client.create('', 'v1', 'configmaps', 'default', { metadata: { name: `bulk-${i}` } });
+    const owner = (await call(server, 'POST', CM, { metadata: { name: 'small-owner' } })).json<any>();
+    const ref = [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'small-owner', uid: owner.metadata.uid as string },
+    ];
+    await call(server, 'POST', CM, { metadata: { name: 'small-dep', ownerReferences: ref } });
+    const lists = jest.spyOn(Store.prototype, 'listJson');
+    const reads = jest.spyOn(Store.prototype, 'get');
+    try {
+      await call(server, 'DELETE', `${CM}/small-owner`);
+      await waitFor(async () => (await call(server, 'GET', `${CM}/small-dep`)).status === 404);
+      expect(lists).not.toHaveBeenCalled();
+      // the delete, the collection and the polling GETs: nowhere near one read per stored object
+      expect(reads.mock.calls.length).toBeLessThan(100);
+    } finally {
+      lists.mockRestore();
+      reads.mockRestore();
+    }
   });
 
   it('[AS-SSA-STATUS] server-side apply on the main resource of a kind with a status subresource owns no status fields', async () => {

@@ -61,10 +61,12 @@ export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: 
 export class Controllers {
   private readonly unsubscribe: () => void;
   private readonly queue = new Map<string, () => void>();
-  /** Number of ownerReferences naming each owner uid. */
-  private readonly ownedBy = new Map<string, number>();
-  /** Uids of the stored objects. */
-  private readonly liveUids = new Set<string>();
+  /** Uids of the objects whose ownerReferences name each owner uid. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Where each stored object is, by uid. */
+  private readonly located = new Map<string, { resource: string; namespace: string; name: string }>();
+  /** Uids whose ownership component the garbage collector has to look at. */
+  private readonly dirty = new Set<string>();
   /** Uids of objects being deleted in the foreground (waiting on their dependents). */
   private readonly foregroundOwners = new Set<string>();
   private scheduled: NodeJS.Immediate | undefined;
@@ -119,7 +121,15 @@ export class Controllers {
     const meta = metaOf(obj);
     this.indexUids(ev, meta);
     this.indexOwners(ev, meta);
-    if (this.gcRelevant(ev, meta)) this.enqueue('gc', () => this.collectGarbage());
+    if (this.gcRelevant(ev, meta)) {
+      // the object, and its owners before and after (one it stopped naming may be waiting on it)
+      this.dirty.add(str(meta.uid));
+      const prev = ev.prevJson === undefined ? {} : metaOf(JSON.parse(ev.prevJson) as JsonObject);
+      for (const m of [meta, prev])
+        if (Array.isArray(m.ownerReferences))
+          for (const r of m.ownerReferences as unknown[]) if (isObject(r)) this.dirty.add(str(r.uid));
+      this.enqueue('gc', () => this.collectGarbage());
+    }
     if (ev.type === 'DELETED') {
       if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
       const rt = this.registry.byStorageKey(ev.resource);
@@ -284,7 +294,7 @@ export class Controllers {
    */
   private gcRelevant(ev: StoreEvent, meta: JsonObject): boolean {
     const uid = str(meta.uid);
-    if (ev.type === 'DELETED' && (this.ownedBy.get(uid) ?? 0) > 0) return true;
+    if (ev.type === 'DELETED' && (this.dependents.get(uid)?.size ?? 0) > 0) return true;
     const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]) : [];
     if (
       meta.deletionTimestamp !== undefined &&
@@ -299,7 +309,7 @@ export class Controllers {
     const before = ev.prevJson === undefined ? [] : owners(metaOf(JSON.parse(ev.prevJson) as JsonObject));
     if ([...now, ...before].some((o) => this.foregroundOwners.has(o))) return true;
     return (
-      ev.type !== 'DELETED' && meta.deletionTimestamp === undefined && now.some((o) => !this.liveUids.has(o))
+      ev.type !== 'DELETED' && meta.deletionTimestamp === undefined && now.some((o) => !this.located.has(o))
     );
   }
 
@@ -308,47 +318,74 @@ export class Controllers {
     const uid = str(meta.uid);
     if (!uid) return;
     if (ev.type === 'DELETED') {
-      this.liveUids.delete(uid);
+      this.located.delete(uid);
       this.foregroundOwners.delete(uid);
       return;
     }
-    this.liveUids.add(uid);
+    this.located.set(uid, { resource: ev.resource, namespace: ev.namespace, name: ev.name });
     const fins = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]) : [];
     if (meta.deletionTimestamp !== undefined && fins.includes(FOREGROUND_FINALIZER))
       this.foregroundOwners.add(uid);
     else this.foregroundOwners.delete(uid);
   }
 
-  /** Keeps a count of ownerReferences per owner uid, so deletes of non-owners cost nothing. */
+  /** Keeps the dependents of each owner uid, so deletes of non-owners cost nothing. */
   private indexOwners(ev: StoreEvent, meta: JsonObject): void {
-    const adjust = (m: JsonObject, by: number): void => {
-      if (!Array.isArray(m.ownerReferences)) return;
-      for (const r of m.ownerReferences as unknown[]) {
-        if (!isObject(r)) continue;
-        const uid = str(r.uid);
-        const n = (this.ownedBy.get(uid) ?? 0) + by;
-        if (n <= 0) this.ownedBy.delete(uid);
-        else this.ownedBy.set(uid, n);
-      }
-    };
-    if (ev.prevJson !== undefined) adjust(metaOf(JSON.parse(ev.prevJson) as JsonObject), -1);
-    if (ev.type !== 'DELETED') adjust(meta, 1);
-  }
-
-  /** Runs the garbage collection planner over every stored object and carries out its writes. */
-  private collectGarbage(): void {
-    const objects: JsonObject[] = [];
-    const where = new Map<string, { rt: ResourceType; namespace: string; name: string }>();
-    for (const rt of this.registry.all()) {
-      if (rt.virtual) continue;
-      for (const e of this.store.listJson(storageKey(rt))) {
-        const o = JSON.parse(e.json) as JsonObject;
-        const m = metaOf(o);
-        if (typeof m.uid !== 'string') continue;
-        objects.push(o);
-        where.set(m.uid, { rt, namespace: rt.namespaced ? str(m.namespace) : '', name: str(m.name) });
+    const self = str(meta.uid);
+    const refs = (m: JsonObject): string[] =>
+      Array.isArray(m.ownerReferences)
+        ? (m.ownerReferences as unknown[]).filter(isObject).map((r) => str(r.uid))
+        : [];
+    if (ev.prevJson !== undefined) {
+      for (const owner of refs(metaOf(JSON.parse(ev.prevJson) as JsonObject))) {
+        const set = this.dependents.get(owner);
+        set?.delete(self);
+        if (set?.size === 0) this.dependents.delete(owner);
       }
     }
+    if (ev.type === 'DELETED') return;
+    for (const owner of refs(meta)) {
+      let set = this.dependents.get(owner);
+      if (!set) this.dependents.set(owner, (set = new Set()));
+      set.add(self);
+    }
+  }
+
+  /**
+   * The ownership component of the dirty uids: every object linked to them through ownerReferences,
+   * in either direction. The collector's decisions about an object depend only on its owners and
+   * dependents, so it runs on this component instead of the whole store.
+   */
+  private dirtyComponent(): {
+    objects: JsonObject[];
+    where: Map<string, { rt: ResourceType; namespace: string; name: string }>;
+  } {
+    const seen = new Set<string>();
+    const todo = [...this.dirty];
+    this.dirty.clear();
+    const objects: JsonObject[] = [];
+    const where = new Map<string, { rt: ResourceType; namespace: string; name: string }>();
+    while (todo.length > 0) {
+      const uid = todo.pop()!;
+      if (seen.has(uid)) continue;
+      seen.add(uid);
+      for (const d of this.dependents.get(uid) ?? []) todo.push(d);
+      const at = this.located.get(uid);
+      const rt = at ? this.registry.byStorageKey(at.resource) : undefined;
+      const o = at && rt && !rt.virtual ? this.store.get(at.resource, at.namespace, at.name) : undefined;
+      if (!at || !rt || !o || metaOf(o).uid !== uid) continue;
+      objects.push(o);
+      where.set(uid, { rt, namespace: at.namespace, name: at.name });
+      const refs = metaOf(o).ownerReferences;
+      if (Array.isArray(refs)) for (const r of refs) if (isObject(r)) todo.push(str(r.uid));
+    }
+    return { objects, where };
+  }
+
+  /** Runs the garbage collection planner over the dirty ownership component and carries out its writes. */
+  private collectGarbage(): void {
+    const { objects, where } = this.dirtyComponent();
+    if (objects.length === 0) return;
     const plan = planGarbageCollection(objects);
     for (const w of plan.writes) {
       const at = where.get(w.uid);
