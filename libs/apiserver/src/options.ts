@@ -23,7 +23,11 @@ export interface KubeApiServerOptions {
   users?: ApiUser[];
   /** Require a bearer token (401 without a known one). Defaults to true. */
   authentication?: boolean;
-  /** Enforce RBAC for users outside `system:masters`. Defaults to false. */
+  /**
+   * Enforce RBAC for users outside `system:masters`, on resource and non-resource paths (health
+   * checks excepted). The bootstrap policy of a cluster exists either way (`cluster-admin`, `admin`,
+   * `edit`, `view`, `system:basic-user`, `system:discovery`, ...). Defaults to false.
+   */
   rbac?: boolean;
   /** Changes kept for watch resume and paged lists. Defaults to 10,000. */
   historySize?: number;
@@ -34,9 +38,10 @@ export interface KubeApiServerOptions {
   /** Entries kept in `server.requests.log`. Defaults to 100,000. */
   requestLogSize?: number;
   /**
-   * Simulate workload controllers: Deployments, StatefulSets, ReplicaSets and DaemonSets report
-   * ready replicas, Pods reach Running and Jobs complete after `readyDelayMs` (default 200).
-   * Status only; no ReplicaSets or Pods are created. Defaults to false.
+   * Simulate workload controllers and a one-node kubelet: Deployments create ReplicaSets;
+   * ReplicaSets, StatefulSets, DaemonSets and Jobs create Pods (with owner references); Pods reach
+   * Running and Ready `readyDelayMs` (default 200) after they are created, Job pods then succeed;
+   * workload statuses are derived from them. Defaults to false.
    */
   simulateWorkloads?: boolean | { readyDelayMs?: number };
 }
