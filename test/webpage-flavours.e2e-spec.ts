@@ -10,6 +10,7 @@ import {
   waitFor,
 } from '@tosdk/nestjs/testing';
 import type { ResourceType } from '@tosdk/core';
+import { OperatorRegistry } from '@tosdk/nestjs';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { WebPageAppModule } from '../apps/webpage/src/app.module.js';
 import { WEBPAGE_FLAVOURS } from '../apps/webpage/src/webpage-flavour.js';
@@ -221,6 +222,30 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
       (p) => p.status?.ready === true && p.status.errorMessage === undefined,
     );
     expect(fixed.status).toEqual({ configMapName: 'blank-html', observedGeneration: 2, ready: true });
+  });
+
+  it("[ES-17] when the controller's namespaces change at run time, pages and secondaries of the new namespace are handled", async () => {
+    const t = await startApp();
+    const other = await env.createNamespace('webpage-more');
+    await t.adminClient.create(WebPage, webPage(other, 'later', { html: HELLO }));
+    await t.adminClient.create(WebPage, webPage(t.namespace, 'here', { html: HELLO }));
+    await t.waitForResource(WebPage, 'here', (p) => p.status?.ready === true);
+    // the page of the other namespace waited, untouched
+    expect((await t.adminClient.get(WebPage, new ResourceID('later', other)))?.status).toBeUndefined();
+
+    await t.module.get(OperatorRegistry).getController('webpage').changeNamespaces([t.namespace, other]);
+    const later = await t.waitForResource(WebPage, 'later', (p) => p.status?.ready === true, {
+      namespace: other,
+    });
+    expect(later.status?.configMapName).toBe('later-html');
+    // the secondaries' informers followed: a change of a secondary there is seen and repaired
+    await t.adminClient.mergePatch(ResourceTypes.ConfigMap, new ResourceID('later-html', other), {
+      data: { 'index.html': 'tampered' },
+    });
+    await t.waitForResource(ResourceTypes.ConfigMap, 'later-html', (c) => c.data?.['index.html'] === HELLO, {
+      namespace: other,
+    });
+    await env.deleteNamespace(other);
   });
 
   it('[DR-08] an operator restarted in the middle converges to the changes made while it was down', async () => {

@@ -66,6 +66,16 @@ export class OwnedResourceEventSource<R extends KubernetesResource> implements R
     return { healthy: h.healthy, status: h.status, ...(h.reason ? { reason: h.reason } : {}) };
   }
 
+  /** The source watches the controller's namespaces, also after they change at run time. */
+  followsControllerNamespaces(): boolean {
+    return true;
+  }
+
+  /** Watches other namespaces (`[]` for all), as the controller now does. */
+  changeNamespaces(namespaces: readonly string[]): Promise<void> {
+    return this.informer.changeNamespaces(namespaces.length > 0 ? [...namespaces] : 'all');
+  }
+
   /** The cached objects of this kind that the page owns. */
   getSecondaryResources(primary: WebPage): R[] {
     const uid = primary.metadata?.uid;
