@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1ServiceAccount, V1StatefulSet } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
@@ -8,7 +7,6 @@ import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import { WorkflowBuilder } from '../../workflow/workflow-builder.js';
 import {
@@ -22,25 +20,14 @@ import type { BulkDependentResource } from '../bulk-dependent-resource.js';
 import {
   ConfigMapDependent,
   newNamespace,
-  operators,
-  startServer,
+  apiServerSuite,
+  stopOperators,
   waitFor,
   Widget,
   widget,
 } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const ops = operators(() => server);
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(() => ops.stopAll());
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
+const suite = apiServerSuite();
 
 class StatusReconciler implements Reconciler<Widget> {
   runs: Array<{ name: string; value?: string }> = [];
@@ -52,36 +39,36 @@ class StatusReconciler implements Reconciler<Widget> {
   }
 }
 
-const cm = (ns: string, name: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const cm = (ns: string, name: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
 const observed = async (ns: string, name: string, value = 'a') =>
-  (await admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
-const cmWrites = (ns: string) => server.requests.writes({ namespace: ns, resource: 'configmaps' });
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
+const cmWrites = (ns: string) => suite.server.requests.writes({ namespace: ns, resource: 'configmaps' });
 
 describe('dependent resources against @tosdk/apiserver', () => {
   it('[DR-04] create-only-if-missing never overwrites an existing resource', async () => {
-    const ns = await newNamespace(admin);
-    await admin.create(ResourceTypes.ConfigMap, {
+    const ns = await newNamespace(suite.admin);
+    await suite.admin.create(ResourceTypes.ConfigMap, {
       metadata: { name: 'w-cm', namespace: ns },
       data: { value: 'mine' },
     });
     const dependent = new ConfigMapDependent({ createOnlyIfMissing: true, traits: { creator: true } });
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr04',
       namespaces: [ns],
       workflow: { dependents: [{ dependent }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
-    await admin.create(Widget, widget('v', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await suite.admin.create(Widget, widget('v', ns));
     await waitFor(async () => (await observed(ns, 'w')) && (await observed(ns, 'v')), 'status');
     expect((await cm(ns, 'w-cm'))?.data).toEqual({ value: 'mine' });
     expect((await cm(ns, 'v-cm'))?.data).toEqual({ value: 'a' });
   });
 
   it('[DR-05] dependents in another namespace are mapped by annotations with custom keys', async () => {
-    const ns = await newNamespace(admin);
-    const other = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
+    const other = await newNamespace(suite.admin);
     class Remote extends CRUDNoGCKubernetesDependentResource<V1ConfigMap, Widget> {
       constructor() {
         super({
@@ -97,43 +84,45 @@ describe('dependent resources against @tosdk/apiserver', () => {
         };
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr05',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new Remote() }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await cm(other, 'w')) !== undefined, 'remote configmap');
     expect((await cm(other, 'w'))?.metadata?.annotations).toEqual({
       'example.com/owner': 'w',
       'example.com/owner-ns': ns,
     });
     // a change there maps back to the primary, which repairs it
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w', other), { data: { value: 'x' } });
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w', other), {
+      data: { value: 'x' },
+    });
     await waitFor(async () => (await cm(other, 'w'))?.data?.value === 'a', 'repaired');
     // and deletion of the primary deletes it (the primary has a finalizer for that)
-    await admin.delete(Widget, new ResourceID('w', ns));
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(async () => (await cm(other, 'w')) === undefined, 'deleted with the primary');
   });
 
   it('[DR-06] filters on a dependent informer decide which changes reconcile', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const r = new StatusReconciler();
     const dependent = new ConfigMapDependent({
       informer: { onUpdateFilter: (n: V1ConfigMap) => n.metadata?.labels?.['ignore'] !== 'true' },
     });
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'dr06',
       namespaces: [ns],
       workflow: { dependents: [{ dependent }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
       metadata: { labels: { ignore: 'true' } },
       data: { value: 'drift' },
     });
@@ -141,10 +130,10 @@ describe('dependent resources against @tosdk/apiserver', () => {
       () => dependent.informerEventSource?.get(new ResourceID('w-cm', ns))?.data?.value === 'drift',
       'cached',
     );
-    await admin.create(Widget, widget('marker', ns));
+    await suite.admin.create(Widget, widget('marker', ns));
     await waitFor(() => observed(ns, 'marker'), 'marker reconciled');
     expect((await cm(ns, 'w-cm'))?.data?.value).toBe('drift');
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
       metadata: { labels: { ignore: 'false' } },
     });
     await waitFor(
@@ -154,39 +143,39 @@ describe('dependent resources against @tosdk/apiserver', () => {
   });
 
   it('[DR-08] dependents survive an operator stop and start: the new operator writes nothing', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const register = () =>
-      ops.create().register(new StatusReconciler(), {
+      suite.operator().register(new StatusReconciler(), {
         resourceType: Widget,
         name: 'dr08',
         namespaces: [ns],
         workflow: { dependents: [{ dependent: new ConfigMapDependent() }] },
       });
     register();
-    await ops.made[0].start();
-    for (const n of ['a1', 'a2', 'a3']) await admin.create(Widget, widget(n, ns));
+    await suite.operators[0].start();
+    for (const n of ['a1', 'a2', 'a3']) await suite.admin.create(Widget, widget(n, ns));
     await waitFor(
       async () => (await observed(ns, 'a1')) && (await observed(ns, 'a2')) && (await observed(ns, 'a3')),
       'all',
     );
-    await ops.stopAll();
-    const before = server.requests.writes({ namespace: ns });
+    await stopOperators(suite);
+    const before = suite.server.requests.writes({ namespace: ns });
     const r2 = new StatusReconciler();
-    ops.create().register(r2, {
+    suite.operator().register(r2, {
       resourceType: Widget,
       name: 'dr08',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new ConfigMapDependent() }] },
     });
-    await ops.made[0].start();
+    await suite.operators[0].start();
     await waitFor(() => new Set(r2.runs.map((x) => x.name)).size === 3, 'reconciled again');
-    expect(server.requests.writes({ namespace: ns })).toBe(before);
+    expect(suite.server.requests.writes({ namespace: ns })).toBe(before);
   });
 
   it('[DR-10][DR-18] managed-fields matching: an update-created object is taken over by apply once; fields of other managers are kept and ignored', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     // created by someone else with update semantics, already annotated for our primary
-    await admin.create(
+    await suite.admin.create(
       ResourceTypes.ConfigMap,
       {
         metadata: {
@@ -206,15 +195,15 @@ describe('dependent resources against @tosdk/apiserver', () => {
         return { metadata: { name: `${p.metadata!.name!}-cm` }, data: { value: p.spec?.value ?? '' } };
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr10',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new NoGC() }] },
     });
-    await ops.made[0].start();
+    await suite.operators[0].start();
     const writes0 = cmWrites(ns);
-    await admin.create(Widget, widget('w', ns));
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     const taken = await cm(ns, 'w-cm');
     expect(taken?.metadata?.managedFields?.some((m) => m.manager === 'dr10' && m.operation === 'Apply')).toBe(
@@ -222,13 +211,13 @@ describe('dependent resources against @tosdk/apiserver', () => {
     );
     expect(cmWrites(ns)).toBe(writes0 + 1);
     // someone else adds a label and a data key: we do not own them, so no write and they stay
-    await admin.mergePatch(
+    await suite.admin.mergePatch(
       ResourceTypes.ConfigMap,
       new ResourceID('w-cm', ns),
       { metadata: { labels: { team: 'x' } }, data: { extra: 'theirs' } },
       { fieldManager: 'other' },
     );
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(() => observed(ns, 'w', 'b'), 'status b');
     const after = await cm(ns, 'w-cm');
     expect(after?.data).toEqual({ value: 'b', extra: 'theirs' });
@@ -237,7 +226,7 @@ describe('dependent resources against @tosdk/apiserver', () => {
   });
 
   it('[DR-12] generic (untyped) dependents, managed and standalone', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const UntypedConfigMap = defineResource<KubernetesResource>({
       group: '',
       version: 'v1',
@@ -266,21 +255,21 @@ describe('dependent resources against @tosdk/apiserver', () => {
         return status.reconcile(resource);
       }
     }
-    ops.create().register(new StandaloneReconciler(), {
+    suite.operator().register(new StandaloneReconciler(), {
       resourceType: Widget,
       name: 'dr12',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new Generic('managed') }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     expect((await cm(ns, 'w-managed'))?.data).toEqual({ v: 'a' });
     expect((await cm(ns, 'w-standalone'))?.data).toEqual({ v: 'a' });
   });
 
   it('[DR-13] several dependents of one kind: a shared event source by name, and one informer each with label selectors', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Labeled extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
       constructor(
         readonly suffix: string,
@@ -305,7 +294,7 @@ describe('dependent resources against @tosdk/apiserver', () => {
         };
       }
     }
-    ops.create().register(new Shared(), {
+    suite.operator().register(new Shared(), {
       resourceType: Widget,
       name: 'dr13',
       namespaces: [ns],
@@ -318,13 +307,13 @@ describe('dependent resources against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     for (const s of ['one', 'two', 'three', 'four'])
       expect((await cm(ns, `w-${s}`))?.data).toEqual({ value: `${s}:a` });
     const before = cmWrites(ns);
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-two', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-two', ns), {
       data: { value: 'drift' },
     });
     await waitFor(async () => (await cm(ns, 'w-two'))?.data?.value === 'two:a', 'two repaired');
@@ -333,7 +322,7 @@ describe('dependent resources against @tosdk/apiserver', () => {
   });
 
   it('[DR-15] kinds without spec (ServiceAccount) as dependents, not rewritten when unchanged', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Account extends CRUDKubernetesDependentResource<V1ServiceAccount, Widget> {
       constructor() {
         super({ resourceType: ResourceTypes.ServiceAccount });
@@ -345,27 +334,27 @@ describe('dependent resources against @tosdk/apiserver', () => {
         };
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr15',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new Account() }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
-    const sa = await admin.get(ResourceTypes.ServiceAccount, new ResourceID('w', ns));
+    const sa = await suite.admin.get(ResourceTypes.ServiceAccount, new ResourceID('w', ns));
     expect(sa?.automountServiceAccountToken).toBe(false);
-    const before = server.requests.writes({ namespace: ns, resource: 'serviceaccounts' });
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 2 } });
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    const before = suite.server.requests.writes({ namespace: ns, resource: 'serviceaccounts' });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 2 } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(() => observed(ns, 'w', 'b'), 'status b');
-    expect(server.requests.writes({ namespace: ns, resource: 'serviceaccounts' })).toBe(before + 1);
+    expect(suite.server.requests.writes({ namespace: ns, resource: 'serviceaccounts' })).toBe(before + 1);
   });
 
   it('[DR-16] apply-based writes with the whole-object matcher: drift repaired, no write when matching', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr16',
       namespaces: [ns],
@@ -375,49 +364,51 @@ describe('dependent resources against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     const before = cmWrites(ns);
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
       metadata: { labels: { app: 'other' } },
     });
     await waitFor(async () => (await cm(ns, 'w-cm'))?.metadata?.labels?.['app'] === 'w', 'label restored');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 4 } });
-    await admin.create(Widget, widget('marker', ns));
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 4 } });
+    await suite.admin.create(Widget, widget('marker', ns));
     await waitFor(() => observed(ns, 'marker'), 'marker');
     expect(cmWrites(ns) - before).toBe(3); // their patch, our repair, the marker's configmap
   });
 
   it("[DR-16] without server-side apply: created with create, drift repaired with update, other managers' fields kept", async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'nossa',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new ConfigMapDependent({ useSSA: false }) }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     const verbs = () =>
-      server.requests.log.filter((q) => q.namespace === ns && q.resource === 'configmaps').map((q) => q.verb);
+      suite.server.requests.log
+        .filter((q) => q.namespace === ns && q.resource === 'configmaps')
+        .map((q) => q.verb);
     expect(verbs().filter((v) => v !== 'list' && v !== 'watch')).toEqual(['create']);
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
       metadata: { annotations: { theirs: 'yes' } },
       data: { value: 'drift' },
     });
     await waitFor(async () => (await cm(ns, 'w-cm'))?.data?.value === 'a', 'repaired');
     expect((await cm(ns, 'w-cm'))?.metadata?.annotations?.['theirs']).toBe('yes');
     expect(
-      server.requests.log.filter(
+      suite.server.requests.log.filter(
         (q) => q.namespace === ns && q.resource === 'configmaps' && q.verb === 'update',
       ),
     ).toHaveLength(1);
   });
 
   it('[DR-17] StatefulSet desired state with claim templates is sanitized so apply does not loop', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Set_ extends CRUDKubernetesDependentResource<V1StatefulSet, Widget> {
       constructor() {
         super({ resourceType: ResourceTypes.StatefulSet });
@@ -445,26 +436,26 @@ describe('dependent resources against @tosdk/apiserver', () => {
       }
     }
     const r = new StatusReconciler();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'dr17',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new Set_() }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     for (let i = 1; i <= 3; i++) {
-      await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: i } });
+      await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: i } });
       await waitFor(() => r.runs.length >= i + 1, `reconcile ${i}`);
     }
-    await admin.create(Widget, widget('marker', ns));
+    await suite.admin.create(Widget, widget('marker', ns));
     await waitFor(() => observed(ns, 'marker'), 'marker');
-    expect(server.requests.writes({ namespace: ns, resource: 'statefulsets' })).toBe(2);
+    expect(suite.server.requests.writes({ namespace: ns, resource: 'statefulsets' })).toBe(2);
   });
 
   it('[DR-19] bulk dependents create, update and delete to match the desired map', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Bulk
       extends CRUDKubernetesDependentResource<V1ConfigMap, Widget>
       implements BulkDependentResource<V1ConfigMap, Widget>
@@ -500,21 +491,21 @@ describe('dependent resources against @tosdk/apiserver', () => {
         await context.client.delete(ResourceTypes.ConfigMap, ResourceID.fromResource(resource));
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr19',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new Bulk() }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'a', size: 3 }));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'a', size: 3 }));
     const names = async () =>
-      (await admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items
+      (await suite.admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items
         .map((c) => c.metadata!.name!)
         .filter((n) => n.startsWith('w-'))
         .sort();
     await waitFor(async () => (await names()).length === 3, 'three');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 1, value: 'b' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 1, value: 'b' } });
     await waitFor(
       async () => (await names()).join() === 'w-0' && (await cm(ns, 'w-0'))?.data?.['v'] === 'b',
       'one updated',
@@ -522,7 +513,7 @@ describe('dependent resources against @tosdk/apiserver', () => {
   });
 
   it('[DR-20] read-only dependents take part in conditions', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Settings extends KubernetesDependentResource<V1ConfigMap, Widget> {
       constructor() {
         super({
@@ -539,7 +530,7 @@ describe('dependent resources against @tosdk/apiserver', () => {
       }
     }
     const settings = new Settings();
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr20',
       namespaces: [ns],
@@ -557,12 +548,12 @@ describe('dependent resources against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w'), 'status');
     expect(await cm(ns, 'w-cm')).toBeUndefined();
     expect(settings.traits).toEqual({});
-    await admin.create(ResourceTypes.ConfigMap, {
+    await suite.admin.create(ResourceTypes.ConfigMap, {
       metadata: {
         name: 'w-settings',
         namespace: ns,

@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
@@ -12,20 +11,9 @@ import { Mappers, primaryAnnotations } from '../../event/sources/mappers.js';
 import type { BulkDependentResource } from '../bulk-dependent-resource.js';
 import type { DependentResourceWithExplicitState } from '../dependent-resource-with-explicit-state.js';
 import { PerResourcePollingDependentResource } from '../polling-dependent-resource.js';
-import { newNamespace, operators, startServer, waitFor, Widget, widget } from './support.js';
+import { apiServerSuite, newNamespace, stopOperators, waitFor, Widget, widget } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const ops = operators(() => server);
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(() => ops.stopAll());
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
+const suite = apiServerSuite();
 
 interface External {
   id: string;
@@ -119,46 +107,46 @@ class StateReconciler implements Reconciler<Widget> {
 }
 
 const observed = async (ns: string, name: string, value: string) =>
-  (await admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
 
 describe('external dependents against @tosdk/apiserver', () => {
   it('[DR-11] external dependents keep their id in a ConfigMap; it survives restarts; deletion removes both', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const system = new ExternalSystem();
     const register = () =>
-      ops.create().register(new StateReconciler(), {
+      suite.operator().register(new StateReconciler(), {
         resourceType: Widget,
         name: 'dr11',
         namespaces: [ns],
-        workflow: { dependents: [{ dependent: new WithState(system, admin) }] },
+        workflow: { dependents: [{ dependent: new WithState(system, suite.admin) }] },
       });
     register();
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w', 'a'), 'status');
     expect(system.creates).toBe(1);
-    const state = await admin.get(ResourceTypes.ConfigMap, new ResourceID('w-state', ns));
+    const state = await suite.admin.get(ResourceTypes.ConfigMap, new ResourceID('w-state', ns));
     expect(state?.data).toEqual({ id: 'ext-1' });
-    await ops.stopAll();
+    await stopOperators(suite);
 
     register();
-    await ops.made[0].start();
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await suite.operators[0].start();
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(() => observed(ns, 'w', 'b'), 'status b');
     expect(system.creates).toBe(1);
     expect(system.get('ext-1')?.value).toBe('b');
 
-    await admin.delete(Widget, new ResourceID('w', ns));
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined,
       'primary gone',
     );
     expect(system.items.size).toBe(0);
-    expect(await admin.get(ResourceTypes.ConfigMap, new ResourceID('w-state', ns))).toBeUndefined();
+    expect(await suite.admin.get(ResourceTypes.ConfigMap, new ResourceID('w-state', ns))).toBeUndefined();
   });
 
   it('[DR-11][DR-19] bulk external dependents, one state ConfigMap each', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const system = new ExternalSystem();
     class BulkExternal extends WithState implements BulkDependentResource<External, Widget> {
       desiredResources(p: Widget): Map<string, External> {
@@ -210,32 +198,32 @@ describe('external dependents against @tosdk/apiserver', () => {
         return undefined; // each bulk item creates its own state resource
       }
     }
-    ops.create().register(new StateReconciler(), {
+    suite.operator().register(new StateReconciler(), {
       resourceType: Widget,
       name: 'dr11b',
       namespaces: [ns],
-      workflow: { dependents: [{ dependent: new BulkExternal(system, admin) }] },
+      workflow: { dependents: [{ dependent: new BulkExternal(system, suite.admin) }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'v', size: 3 }));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'v', size: 3 }));
     await waitFor(() => observed(ns, 'w', 'v'), 'status');
     await waitFor(
-      async () => (await admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.length >= 3,
+      async () => (await suite.admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.length >= 3,
       'three states',
     );
     expect([...system.items.values()].map((e) => e.value).sort()).toEqual(['v-0', 'v-1', 'v-2']);
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 1 } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 1 } });
     await waitFor(() => system.items.size === 1, 'two deleted');
     await waitFor(
       async () =>
-        (await admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.filter((c) =>
+        (await suite.admin.list(ResourceTypes.ConfigMap, { namespace: ns })).items.filter((c) =>
           c.metadata?.name?.startsWith('w-state'),
         ).length === 1,
       'one state left',
     );
   });
   it('[DR-13] several external dependents of one kind share an event source and are told apart by id', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const store = new Map<string, External>();
     class Named extends PerResourcePollingDependentResource<External, Widget> {
       constructor(readonly suffix: string) {
@@ -261,7 +249,7 @@ describe('external dependents against @tosdk/apiserver', () => {
         return Promise.resolve({ ...next });
       }
     }
-    ops.create().register(new StateReconciler(), {
+    suite.operator().register(new StateReconciler(), {
       resourceType: Widget,
       name: 'dr13x',
       namespaces: [ns],
@@ -272,12 +260,12 @@ describe('external dependents against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(() => observed(ns, 'w', 'a'), 'status');
     expect(store.get('w-one')?.value).toBe('one:a');
     expect(store.get('w-two')?.value).toBe('two:a');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(() => observed(ns, 'w', 'b'), 'status b');
     expect([...store.values()].map((e) => e.value).sort()).toEqual(['one:b', 'two:b']);
   });

@@ -1,11 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubeApiServer } from '@tosdk/apiserver';
+import { describe, expect, it } from '@jest/globals';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { UpdateControl } from '../../api/controls.js';
 import type { Context } from '../../api/context.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { WorkflowConfigurationError } from '../../workflow/errors.js';
 import {
   ConfigMapDependent,
@@ -13,27 +11,15 @@ import {
   markDeploymentReady,
   newNamespace,
   NoGCConfigMapDependent,
-  operators,
+  apiServerSuite,
   ServiceDependent,
-  startServer,
   waitFor,
   Widget,
   widget,
 } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const ops = operators(() => server);
+const suite = apiServerSuite();
 const FINALIZER = 'widgets.test.tosdk.io/finalizer';
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(() => ops.stopAll());
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
 
 class StatusReconciler implements Reconciler<Widget> {
   runs = 0;
@@ -52,15 +38,15 @@ class StatusReconciler implements Reconciler<Widget> {
   }
 }
 
-const cm = (ns: string, name: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
-const dep = (ns: string, name: string) => admin.get(ResourceTypes.Deployment, new ResourceID(name, ns));
-const svc = (ns: string, name: string) => admin.get(ResourceTypes.Service, new ResourceID(name, ns));
+const cm = (ns: string, name: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const dep = (ns: string, name: string) => suite.admin.get(ResourceTypes.Deployment, new ResourceID(name, ns));
+const svc = (ns: string, name: string) => suite.admin.get(ResourceTypes.Service, new ResourceID(name, ns));
 
 describe('managed workflows against @tosdk/apiserver', () => {
   it('[DR-01][DR-02][WF-01] creates ConfigMap -> Deployment -> Service in order with owner references, updates on drift, leaves matching ones alone', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const r = new StatusReconciler();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'dr01',
       namespaces: [ns],
@@ -72,11 +58,11 @@ describe('managed workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    server.requests.reset();
-    const w = await admin.create(Widget, widget('w1', ns, { value: 'a', size: 2 }));
+    await suite.operators[0].start();
+    suite.server.requests.reset();
+    const w = await suite.admin.create(Widget, widget('w1', ns, { value: 'a', size: 2 }));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'a',
+      async () => (await suite.admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'a',
       'status',
     );
     const c = await cm(ns, 'w1-cm');
@@ -91,7 +77,7 @@ describe('managed workflows against @tosdk/apiserver', () => {
       ]);
     }
     // created in dependsOn order
-    const creates = server.requests.log.filter(
+    const creates = suite.server.requests.log.filter(
       (q) =>
         q.namespace === ns &&
         q.verb === 'patch' &&
@@ -99,32 +85,34 @@ describe('managed workflows against @tosdk/apiserver', () => {
     );
     expect(creates.map((q) => q.resource)).toEqual(['configmaps', 'deployments', 'services']);
     // no finalizer: everything is garbage collected
-    expect((await admin.get(Widget, new ResourceID('w1', ns)))?.metadata?.finalizers).toBeUndefined();
+    expect((await suite.admin.get(Widget, new ResourceID('w1', ns)))?.metadata?.finalizers).toBeUndefined();
 
     // drift: someone changes the deployment's replicas; the workflow restores it
-    await admin.mergePatch(ResourceTypes.Deployment, new ResourceID('w1', ns), { spec: { replicas: 5 } });
+    await suite.admin.mergePatch(ResourceTypes.Deployment, new ResourceID('w1', ns), {
+      spec: { replicas: 5 },
+    });
     await waitFor(async () => (await dep(ns, 'w1'))?.spec?.replicas === 2, 'replicas restored');
 
     // a matching state is left alone: another reconcile writes no dependent
-    const before = server.requests.writes({ namespace: ns, resource: 'configmaps' });
+    const before = suite.server.requests.writes({ namespace: ns, resource: 'configmaps' });
     const runs = r.runs;
-    await admin.mergePatch(Widget, new ResourceID('w1', ns), {
+    await suite.admin.mergePatch(Widget, new ResourceID('w1', ns), {
       spec: { size: 2, value: 'a' },
       metadata: { labels: { x: 'y' } },
     });
-    await admin.mergePatch(Widget, new ResourceID('w1', ns), { spec: { value: 'b' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w1', ns), { spec: { value: 'b' } });
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'b',
+      async () => (await suite.admin.get(Widget, new ResourceID('w1', ns)))?.status?.observed === 'b',
       'status b',
     );
     expect((await cm(ns, 'w1-cm'))?.data?.value).toBe('b');
     expect(r.runs).toBeGreaterThan(runs);
-    expect(server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(before + 1);
+    expect(suite.server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(before + 1);
   });
 
   it('[DR-02] a precondition turning false deletes the dependent and what depends on it', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr02',
       namespaces: [ns],
@@ -140,15 +128,15 @@ describe('managed workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns, { value: 'on' }));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'on' }));
     await waitFor(async () => (await svc(ns, 'w')) !== undefined, 'service');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
     await waitFor(
       async () => (await dep(ns, 'w')) === undefined && (await svc(ns, 'w')) === undefined,
       'deleted',
     );
-    const deletes = server.requests.log
+    const deletes = suite.server.requests.log
       .filter((q) => q.namespace === ns && q.verb === 'delete')
       .map((q) => q.resource);
     // the service first; a reconcile before the informer saw the deletion may delete again (404)
@@ -157,8 +145,8 @@ describe('managed workflows against @tosdk/apiserver', () => {
   });
 
   it('[DR-03] a reconciler whose only deletable parts are managed dependents gets a finalizer; cleanup deletes them in reverse order', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr03',
       namespaces: [ns],
@@ -173,33 +161,33 @@ describe('managed workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await cm(ns, 'w-two')) !== undefined, 'created');
-    const primary = await admin.get(Widget, new ResourceID('w', ns));
+    const primary = await suite.admin.get(Widget, new ResourceID('w', ns));
     expect(primary?.metadata?.finalizers).toEqual([FINALIZER]);
     expect((await cm(ns, 'w-cm'))?.metadata?.ownerReferences).toBeUndefined();
     expect((await cm(ns, 'w-cm'))?.metadata?.annotations).toEqual(
       expect.objectContaining({ 'tosdk.io/primary-name': 'w', 'tosdk.io/primary-namespace': ns }),
     );
-    server.requests.reset();
-    await admin.delete(Widget, new ResourceID('w', ns));
+    suite.server.requests.reset();
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined,
       'primary gone',
     );
     expect(await cm(ns, 'w-cm')).toBeUndefined();
     expect(await cm(ns, 'w-two')).toBeUndefined();
-    const deletes = server.requests.log
+    const deletes = suite.server.requests.log
       .filter((q) => q.namespace === ns && q.verb === 'delete' && q.resource === 'configmaps')
       .map((q) => q.name);
     expect(deletes).toEqual(['w-two', 'w-cm']);
   });
 
   it('[WF-02][WF-03] a ready postcondition gates what follows; the result with condition details reaches the reconciler', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const r = new StatusReconciler();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'wf02',
       namespaces: [ns],
@@ -222,49 +210,51 @@ describe('managed workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'waiting',
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'waiting',
       'waiting',
     );
     expect(await svc(ns, 'w')).toBeUndefined();
-    await markDeploymentReady(admin, ns, 'w');
+    await markDeploymentReady(suite.admin, ns, 'w');
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'ready',
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'ready',
       'ready',
     );
     expect(await svc(ns, 'w')).toBeDefined();
   });
 
   it('[DR-07] own writes of dependents do not re-trigger the controller', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const r = new StatusReconciler();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'dr07',
       namespaces: [ns],
       workflow: { dependents: [{ dependent: new ConfigMapDependent(), name: 'configmap' }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'a',
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'a',
       'status',
     );
     // a foreign change of the configmap triggers and is repaired
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), { data: { value: 'z' } });
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-cm', ns), {
+      data: { value: 'z' },
+    });
     await waitFor(async () => (await cm(ns, 'w-cm'))?.data?.value === 'a', 'repaired');
     const runs = r.runs;
     // a marker change of the primary: the run count grows by that one reconcile only
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 3 } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'a', size: 3 } });
     await waitFor(() => r.runs > runs, 'reconciled');
-    await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'probe', namespace: ns } });
+    await suite.admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'probe', namespace: ns } });
     await waitFor(async () => (await cm(ns, 'probe')) !== undefined, 'probe');
     expect(r.runs).toBe(runs + 1);
   });
   it('a cycle or an unknown dependsOn fails registration naming them', () => {
-    const op = ops.create();
+    const op = suite.operator();
     const register = (dependents: Array<{ name: string; dependsOn?: string[] }>) => () =>
       op.register(new StatusReconciler(), {
         resourceType: Widget,
@@ -291,14 +281,14 @@ describe('managed workflows against @tosdk/apiserver', () => {
   });
 
   it('[WF-10] silent mode: with handleExceptionsInReconciler the reconciler reads the errors from the result', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Failing extends ConfigMapDependent {
       protected override desired(): never {
         throw new Error('external outage');
       }
     }
     const seen: string[] = [];
-    ops.create().register(
+    suite.operator().register(
       {
         reconcile(resource: Widget, context: Context<Widget>) {
           const result = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult()!;
@@ -317,10 +307,10 @@ describe('managed workflows against @tosdk/apiserver', () => {
         },
       },
     );
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'degraded',
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns)))?.status?.message === 'degraded',
       'degraded',
     );
     expect(seen[0]).toBe('external outage');

@@ -1,31 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
 import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { CRUDKubernetesDependentResource } from '../crud-kubernetes-dependent-resource.js';
 import { KubernetesDependentResource } from '../kubernetes-dependent-resource.js';
-import { newNamespace, operators, startServer, waitFor, Widget, widget } from './support.js';
+import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const ops = operators(() => server);
-
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(() => ops.stopAll());
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
+const suite = apiServerSuite();
 
 const observed = async (ns: string, name: string, value = 'a') =>
-  (await admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
 
 class StatusReconciler implements Reconciler<Widget> {
   reconcile(resource: Widget) {
@@ -61,8 +48,8 @@ class ConfigMapOf extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
 
 describe('dependents referring to each other against @tosdk/apiserver', () => {
   it('[DR-09] dependents that reference each other converge for many primaries at once; Secret stringData does not loop', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr09',
       namespaces: [ns],
@@ -73,29 +60,29 @@ describe('dependents referring to each other against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
+    await suite.operators[0].start();
     const names = Array.from({ length: 20 }, (_, i) => `w${i}`);
-    await Promise.all(names.map((n) => admin.create(Widget, widget(n, ns, { value: n }))));
+    await Promise.all(names.map((n) => suite.admin.create(Widget, widget(n, ns, { value: n }))));
     await waitFor(
       async () => (await Promise.all(names.map((n) => observed(ns, n, n)))).every(Boolean),
       'all reconciled',
     );
     for (const n of names) {
-      const s = await admin.get(ResourceTypes.Secret, new ResourceID(`${n}-secret`, ns));
+      const s = await suite.admin.get(ResourceTypes.Secret, new ResourceID(`${n}-secret`, ns));
       expect(Buffer.from(s!.data!['copy'], 'base64').toString()).toBe(n);
     }
     // a further pass with unchanged dependents writes no secret (stringData sanitized to data)
-    const before = server.requests.writes({ namespace: ns, resource: 'secrets' });
+    const before = suite.server.requests.writes({ namespace: ns, resource: 'secrets' });
     await Promise.all(
-      names.map((n) => admin.mergePatch(Widget, new ResourceID(n, ns), { spec: { size: 9 } })),
+      names.map((n) => suite.admin.mergePatch(Widget, new ResourceID(n, ns), { spec: { size: 9 } })),
     );
-    await admin.create(Widget, widget('marker', ns, { value: 'm' }));
+    await suite.admin.create(Widget, widget('marker', ns, { value: 'm' }));
     await waitFor(() => observed(ns, 'marker', 'm'), 'marker');
-    expect(server.requests.writes({ namespace: ns, resource: 'secrets' })).toBe(before + 1);
+    expect(suite.server.requests.writes({ namespace: ns, resource: 'secrets' })).toBe(before + 1);
   });
 
   it('[DR-14] a dependent read through a primary-to-secondary relation (a ConfigMap named in the spec), with a primary index', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     /** A shared ConfigMap that primaries name in spec.value: many primaries to one secondary. */
     class Shared extends KubernetesDependentResource<V1ConfigMap, Widget> {
       constructor() {
@@ -145,7 +132,7 @@ describe('dependents referring to each other against @tosdk/apiserver', () => {
         };
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'dr14',
       namespaces: [ns],
@@ -160,20 +147,22 @@ describe('dependents referring to each other against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(ResourceTypes.ConfigMap, {
+    await suite.operators[0].start();
+    await suite.admin.create(ResourceTypes.ConfigMap, {
       metadata: { name: 'common', namespace: ns, labels: { shared: 'true' } },
       data: { k: 'v1' },
     });
-    await admin.create(Widget, widget('a', ns, { value: 'common' }));
-    await admin.create(Widget, widget('b', ns, { value: 'common' }));
-    const copy = (n: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(`${n}-copy`, ns));
+    await suite.admin.create(Widget, widget('a', ns, { value: 'common' }));
+    await suite.admin.create(Widget, widget('b', ns, { value: 'common' }));
+    const copy = (n: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(`${n}-copy`, ns));
     await waitFor(
       async () => (await copy('a'))?.data?.['k'] === 'v1' && (await copy('b'))?.data?.['k'] === 'v1',
       'copied',
     );
     // the shared ConfigMap carries no owner or annotation: its change reaches every primary naming it
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('common', ns), { data: { k: 'v2' } });
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('common', ns), {
+      data: { k: 'v2' },
+    });
     await waitFor(
       async () => (await copy('a'))?.data?.['k'] === 'v2' && (await copy('b'))?.data?.['k'] === 'v2',
       'both see v2',

@@ -1,39 +1,23 @@
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import type { Context } from '../../api/context.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
-import type { OperatorOptions } from '../../config/operator-configuration.js';
-import { Operator } from '../../operator/operator.js';
-import { consoleLogger } from '../../util/logger.js';
-import type { Widget } from '../../operator/__tests__/support.js';
+import type { ApiServerSuite, Widget } from '../../operator/__tests__/support.js';
 import {
   CRUDKubernetesDependentResource,
   CRUDNoGCKubernetesDependentResource,
 } from '../crud-kubernetes-dependent-resource.js';
 import type { KubernetesDependentOptions } from '../kubernetes-dependent-options.js';
 
-export { newNamespace, startServer, waitFor, Widget, widget } from '../../operator/__tests__/support.js';
+export { apiServerSuite, newNamespace, waitFor, Widget, widget } from '../../operator/__tests__/support.js';
 
-/** Operators made by a test, stopped after it. */
-export function operators(server: () => KubeApiServer) {
-  const made: Operator[] = [];
-  return {
-    made,
-    create(options: Partial<OperatorOptions> = {}): Operator {
-      const op = new Operator({
-        kubeConfig: server().kubeConfig(),
-        logger: process.env.TOSDK_TEST_LOG ? consoleLogger('debug') : undefined,
-        ...options,
-      });
-      made.push(op);
-      return op;
-    },
-    async stopAll(): Promise<void> {
-      await Promise.all(made.splice(0).map((o) => o.stop()));
-    },
-  };
+/**
+ * Stops the operators the test made so far (a restart within a test); the suite stops those made
+ * later after the test.
+ */
+export async function stopOperators(suite: ApiServerSuite): Promise<void> {
+  await Promise.all(suite.operators.splice(0).map((o) => o.stop()));
 }
 
 /** A ConfigMap named `<primary>-cm` holding the widget's value. */

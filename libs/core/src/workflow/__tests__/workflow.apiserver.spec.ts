@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import type { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
@@ -8,7 +7,6 @@ import type { Cleaner, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import {
   CRUDKubernetesDependentResource,
   CRUDNoGCKubernetesDependentResource,
@@ -20,8 +18,7 @@ import {
   markDeploymentReady,
   newNamespace,
   NoGCConfigMapDependent,
-  operators,
-  startServer,
+  apiServerSuite,
   waitFor,
   Widget,
   widget,
@@ -30,22 +27,11 @@ import { CRDPresentActivationCondition } from '../crd-present-activation-conditi
 import { AggregatedOperatorError } from '../errors.js';
 import { KubernetesResourceDeletedCondition } from '../kubernetes-resource-deleted-condition.js';
 
-let server: KubeApiServer;
-let admin: KubernetesClient;
-const ops = operators(() => server);
+const suite = apiServerSuite();
 
-beforeAll(async () => {
-  ({ server, client: admin } = await startServer());
-});
-afterEach(() => ops.stopAll());
-afterAll(async () => {
-  admin.close();
-  await server.stop();
-});
-
-const cm = (ns: string, name: string) => admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const cm = (ns: string, name: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
 const statusOf = async (ns: string, name: string) =>
-  (await admin.get(Widget, new ResourceID(name, ns)))?.status;
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status;
 
 class StatusReconciler implements Reconciler<Widget> {
   runs = 0;
@@ -67,12 +53,12 @@ const sourceNames = (
 
 describe('workflows against @tosdk/apiserver', () => {
   it('[WF-04][WF-06] activation: inactive dependents are neither reconciled nor deleted, their informer exists only while active; the others work', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const optional = new ConfigMapDependent(
       { informer: { name: 'optional-cms', labelSelector: 'app' } },
       'optional',
     );
-    const op = ops.create();
+    const op = suite.operator();
     op.register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf04',
@@ -96,33 +82,33 @@ describe('workflows against @tosdk/apiserver', () => {
     });
     await op.start();
     expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
-    await admin.create(Widget, widget('w', ns, { value: 'off' }));
+    await suite.admin.create(Widget, widget('w', ns, { value: 'off' }));
     await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'reconciled inactive');
     expect(await cm(ns, 'w-optional')).toBeUndefined();
     expect(await cm(ns, 'w-always')).toBeDefined();
     expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
     await waitFor(async () => (await cm(ns, 'w-optional'))?.data?.value === 'on', 'activated');
     expect(sourceNames(op, 'wf04')).toContain('optional-cms');
     // its informer works: a drift is repaired
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-optional', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-optional', ns), {
       data: { value: 'x' },
     });
     await waitFor(
       async () => (await cm(ns, 'w-optional'))?.data?.value === 'on',
       'repaired through the dynamic informer',
     );
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
     await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'deactivated');
     expect(sourceNames(op, 'wf04')).not.toContain('optional-cms');
     expect(await cm(ns, 'w-optional')).toBeDefined(); // not deleted
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
     await waitFor(async () => (await cm(ns, 'w-optional'))?.data?.value === 'on', 'active again');
     expect(sourceNames(op, 'wf04')).toContain('optional-cms');
   });
 
   it('[WF-05] CRD-present activation condition', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     const Later = defineResource<KubernetesResource>({
       group: 'later.tosdk.io',
       version: 'v1',
@@ -136,7 +122,7 @@ describe('workflows against @tosdk/apiserver', () => {
         return { metadata: { name: p.metadata!.name! }, spec: { v: p.spec?.value } } as KubernetesResource;
       }
     }
-    const op = ops.create();
+    const op = suite.operator();
     op.register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf05',
@@ -152,7 +138,7 @@ describe('workflows against @tosdk/apiserver', () => {
       },
     });
     await op.start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled without the CRD');
     expect(await cm(ns, 'w-cm')).toBeDefined();
     const CRD = defineResource<KubernetesResource>({
@@ -161,7 +147,7 @@ describe('workflows against @tosdk/apiserver', () => {
       kind: 'CustomResourceDefinition',
       scope: 'Cluster',
     });
-    await admin.create(CRD, {
+    await suite.admin.create(CRD, {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'laters.later.tosdk.io' },
@@ -181,20 +167,23 @@ describe('workflows against @tosdk/apiserver', () => {
     } as KubernetesResource);
     await waitFor(
       async () =>
-        (await admin.request<{ resources?: unknown[] }>('/apis/later.tosdk.io/v1').catch(() => undefined))
-          ?.resources !== undefined,
+        (
+          await suite.admin
+            .request<{ resources?: unknown[] }>('/apis/later.tosdk.io/v1')
+            .catch(() => undefined)
+        )?.resources !== undefined,
       'served',
     );
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
     await waitFor(
-      async () => (await admin.get(Later, new ResourceID('w', ns))) !== undefined,
+      async () => (await suite.admin.get(Later, new ResourceID('w', ns))) !== undefined,
       'created once the CRD exists',
     );
   });
 
   it('[WF-07] a false precondition under an inactive dependent: nothing created', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(new StatusReconciler(), {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf07',
       namespaces: [ns],
@@ -214,27 +203,27 @@ describe('workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled');
-    expect(server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(0);
+    expect(suite.server.requests.writes({ namespace: ns, resource: 'configmaps' })).toBe(0);
   });
 
   it('[WF-08] cleanup with activation conditions right after start', async () => {
-    const ns = await newNamespace(admin);
-    await admin.create(Widget, {
+    const ns = await newNamespace(suite.admin);
+    await suite.admin.create(Widget, {
       ...widget('w', ns),
       metadata: { name: 'w', namespace: ns, finalizers: ['widgets.test.tosdk.io/finalizer'] },
     });
-    await admin.create(ResourceTypes.ConfigMap, {
+    await suite.admin.create(ResourceTypes.ConfigMap, {
       metadata: {
         name: 'w-cm',
         namespace: ns,
         annotations: { 'tosdk.io/primary-name': 'w', 'tosdk.io/primary-namespace': ns },
       },
     });
-    await admin.delete(Widget, new ResourceID('w', ns));
-    ops.create().register(new StatusReconciler(), {
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf08',
       namespaces: [ns],
@@ -242,16 +231,16 @@ describe('workflows against @tosdk/apiserver', () => {
         dependents: [{ dependent: new NoGCConfigMapDependent(), activationCondition: () => true }],
       },
     });
-    await ops.made[0].start();
+    await suite.operators[0].start();
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined,
       'primary gone',
     );
     expect(await cm(ns, 'w-cm')).toBeUndefined();
   });
 
   it('[WF-09] explicit invocation: the reconciler runs the workflow itself; cleanup still runs', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Explicit implements Reconciler<Widget>, Cleaner<Widget> {
       cleaned = 0;
       async reconcile(resource: Widget, context: Context<Widget>) {
@@ -267,15 +256,15 @@ describe('workflows against @tosdk/apiserver', () => {
       }
     }
     const r = new Explicit();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'wf09',
       namespaces: [ns],
       workflow: { explicitInvocation: true, dependents: [{ dependent: new NoGCConfigMapDependent() }] },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('s', ns, { value: 'skip' }));
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('s', ns, { value: 'skip' }));
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(
       async () =>
         (await statusOf(ns, 's'))?.observed === 'skip' && (await statusOf(ns, 'w'))?.observed === 'a',
@@ -283,15 +272,15 @@ describe('workflows against @tosdk/apiserver', () => {
     );
     expect(await cm(ns, 's-cm')).toBeUndefined();
     expect(await cm(ns, 'w-cm')).toBeDefined();
-    await admin.delete(Widget, new ResourceID('w', ns));
-    await waitFor(async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
     expect(await cm(ns, 'w-cm')).toBeUndefined();
     expect(r.cleaned).toBe(1);
   });
 
   it('[WF-09] explicit invocation without a Cleaner: cleanup runs implicitly', async () => {
-    const ns = await newNamespace(admin);
-    ops.create().register(
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(
       {
         async reconcile(resource: Widget, context: Context<Widget>) {
           await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
@@ -306,16 +295,16 @@ describe('workflows against @tosdk/apiserver', () => {
         workflow: { explicitInvocation: true, dependents: [{ dependent: new NoGCConfigMapDependent() }] },
       },
     );
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await cm(ns, 'w-cm')) !== undefined, 'created');
-    await admin.delete(Widget, new ResourceID('w', ns));
-    await waitFor(async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined, 'gone');
     expect(await cm(ns, 'w-cm')).toBeUndefined();
   });
 
   it('[WF-10] errors in several dependents reach updateErrorStatus as one aggregated error; independent ones still reconcile', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Failing extends ConfigMapDependent {
       protected override desired(): V1ConfigMap {
         throw new Error(`${this.suffix} is broken`);
@@ -329,7 +318,7 @@ describe('workflows against @tosdk/apiserver', () => {
         return ErrorStatusUpdateControl.patchStatus(resource).withNoRetry();
       }
     }
-    ops.create().register(new R(), {
+    suite.operator().register(new R(), {
       resourceType: Widget,
       name: 'wf10',
       namespaces: [ns],
@@ -341,8 +330,8 @@ describe('workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await statusOf(ns, 'w'))?.message !== undefined, 'error status');
     expect(seen).toBeInstanceOf(AggregatedOperatorError);
     expect([...(seen as AggregatedOperatorError).errorsByDependent.keys()].sort()).toEqual(['one', 'two']);
@@ -351,7 +340,7 @@ describe('workflows against @tosdk/apiserver', () => {
   });
 
   it('[WF-11] a bulk dependent with an activation condition before its event source exists', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Bulk
       extends CRUDKubernetesDependentResource<V1ConfigMap, Widget>
       implements BulkDependentResource<V1ConfigMap, Widget>
@@ -380,7 +369,7 @@ describe('workflows against @tosdk/apiserver', () => {
         await c.client.delete(ResourceTypes.ConfigMap, ResourceID.fromResource(r));
       }
     }
-    const op = ops.create();
+    const op = suite.operator();
     op.register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf11',
@@ -392,10 +381,10 @@ describe('workflows against @tosdk/apiserver', () => {
       },
     });
     await op.start();
-    await admin.create(Widget, widget('w', ns, { value: 'off', size: 2 }));
+    await suite.admin.create(Widget, widget('w', ns, { value: 'off', size: 2 }));
     await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'reconciled while inactive');
     expect(sourceNames(op, 'wf11')).not.toContain('bulk-cms');
-    await admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
     await waitFor(
       async () => (await cm(ns, 'w-0')) !== undefined && (await cm(ns, 'w-1')) !== undefined,
       'bulk created',
@@ -404,7 +393,7 @@ describe('workflows against @tosdk/apiserver', () => {
   });
 
   it('[WF-12] a larger workflow of StatefulSets and Services with ready conditions converges', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Db extends CRUDKubernetesDependentResource<V1StatefulSet, Widget> {
       constructor(readonly tier: string) {
         super({
@@ -453,7 +442,7 @@ describe('workflows against @tosdk/apiserver', () => {
       return (s?.status?.readyReplicas ?? 0) >= 1;
     };
     const r = new StatusReconciler();
-    ops.create().register(r, {
+    suite.operator().register(r, {
       resourceType: Widget,
       name: 'wf12',
       namespaces: [ns],
@@ -468,14 +457,15 @@ describe('workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     const setReady = async (name: string) => {
       await waitFor(
-        async () => (await admin.get(ResourceTypes.StatefulSet, new ResourceID(name, ns))) !== undefined,
+        async () =>
+          (await suite.admin.get(ResourceTypes.StatefulSet, new ResourceID(name, ns))) !== undefined,
         name,
       );
-      await admin.mergePatch(
+      await suite.admin.mergePatch(
         ResourceTypes.StatefulSet,
         new ResourceID(name, ns),
         { status: { replicas: 1, readyReplicas: 1 } },
@@ -487,12 +477,12 @@ describe('workflows against @tosdk/apiserver', () => {
     await setReady('w-app');
     await waitFor(async () => (await statusOf(ns, 'w'))?.message === 'ready', 'ready');
     for (const n of ['w-db', 'w-cache', 'w-app'])
-      expect(await admin.get(ResourceTypes.Service, new ResourceID(n, ns))).toBeDefined();
+      expect(await suite.admin.get(ResourceTypes.Service, new ResourceID(n, ns))).toBeDefined();
     void markDeploymentReady;
   });
 
   it('[WF-13] deletion waits for a Kubernetes dependent to be gone with KubernetesResourceDeletedCondition', async () => {
-    const ns = await newNamespace(admin);
+    const ns = await newNamespace(suite.admin);
     class Blocked extends CRUDNoGCKubernetesDependentResource<V1ConfigMap, Widget> {
       constructor() {
         super({
@@ -511,7 +501,7 @@ describe('workflows against @tosdk/apiserver', () => {
         };
       }
     }
-    ops.create().register(new StatusReconciler(), {
+    suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 'wf13',
       namespaces: [ns],
@@ -529,23 +519,23 @@ describe('workflows against @tosdk/apiserver', () => {
         ],
       },
     });
-    await ops.made[0].start();
-    await admin.create(Widget, widget('w', ns));
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
     await waitFor(async () => (await cm(ns, 'w-blocked')) !== undefined, 'created');
-    await admin.delete(Widget, new ResourceID('w', ns));
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
     await waitFor(
       async () => (await cm(ns, 'w-blocked'))?.metadata?.deletionTimestamp !== undefined,
       'deletion requested',
     );
     expect(await cm(ns, 'w-cm')).toBeDefined();
-    expect((await admin.get(Widget, new ResourceID('w', ns)))?.metadata?.finalizers).toEqual([
+    expect((await suite.admin.get(Widget, new ResourceID('w', ns)))?.metadata?.finalizers).toEqual([
       'widgets.test.tosdk.io/finalizer',
     ]);
-    await admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-blocked', ns), {
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-blocked', ns), {
       metadata: { finalizers: null },
     });
     await waitFor(
-      async () => (await admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined,
       'primary gone',
     );
     expect(await cm(ns, 'w-cm')).toBeUndefined();
