@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ApiException, CoreV1Api } from '@kubernetes/client-node';
 import { KubeApiServer } from '../server.js';
 import { call } from './http-helper.js';
 
@@ -239,6 +240,17 @@ describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
     expect(status.json().message).toBe(
       'namespaces "default" is forbidden: User "carol" cannot get resource "namespaces/status" in API group "" in the namespace "default"',
     );
+    // the same through @kubernetes/client-node
+    const core = server.kubeConfig('carol').makeApiClient(CoreV1Api);
+    const err = await core.readNamespaceStatus({ name: 'default' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiException);
+    expect((err as ApiException<string>).code).toBe(403);
+    expect((JSON.parse((err as ApiException<string>).body) as { message: string }).message).toContain(
+      'cannot get resource "namespaces/status" in API group "" in the namespace "default"',
+    );
     const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } };
     const fin = await call(server, 'PUT', '/api/v1/namespaces/default/finalize', body, carol);
     expect(fin.status).toBe(403);
@@ -259,6 +271,7 @@ describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
     expect((await call(server, 'GET', '/api/v1/namespaces/default/status', undefined, carol)).status).toBe(
       200,
     );
+    expect((await core.readNamespaceStatus({ name: 'default' })).metadata?.name).toBe('default');
     const other = await call(server, 'GET', '/api/v1/namespaces/kube-public', undefined, carol);
     expect(other.status).toBe(403);
     expect(other.json().message).toContain('in the namespace "kube-public"');
