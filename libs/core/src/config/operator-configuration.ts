@@ -38,6 +38,14 @@ export interface OperatorOptions {
   leaderElection?: OperatorLeaderElectionConfiguration;
   /** Publishes Kubernetes Events (context.eventRecorder and Warning events on failures). Defaults to a recorder writing core/v1 Events with the client, component `tosdk-operator`. */
   eventRecorder?: ResourceEventRecorder;
+  /**
+   * Most dependent steps (reconcile, delete, their conditions) a managed workflow runs at once,
+   * across all primaries of its controller, when its declaration sets no `executorSize` (which wins).
+   * JOSDK bounds all workflows together with `concurrentWorkflowDependentResourceReconciliationThreads`;
+   * here each workflow gets its own bound of this size. A positive integer. Defaults to 10
+   * (`DEFAULT_WORKFLOW_EXECUTOR_SIZE`).
+   */
+  defaultWorkflowExecutorSize?: number;
   /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the in-cluster namespace file, else the KubeConfig context's namespace, else `default`. */
   currentNamespace?: string;
 }

@@ -103,6 +103,12 @@ export class Operator {
         `concurrentReconciliationThreads must be a positive integer, got ${String(threads)}`,
       );
     }
+    const workflowSize = o.defaultWorkflowExecutorSize;
+    if (workflowSize !== undefined && (!Number.isInteger(workflowSize) || workflowSize < 1)) {
+      throw new InvalidOperatorConfigurationError(
+        `defaultWorkflowExecutorSize must be a positive integer, got ${String(workflowSize)}`,
+      );
+    }
     this.options = o;
     this.cacheSyncTimeoutMs = nonNegative('cacheSyncTimeoutMs', o.cacheSyncTimeoutMs, 120_000);
     this.terminationTimeoutMs = nonNegative('terminationTimeoutMs', o.terminationTimeoutMs, 0);
@@ -186,6 +192,7 @@ export class Operator {
       logger: this.logger,
       clock: this.clock,
       eventRecorder: this.eventRecorderFor(config.name),
+      workflowExecutorSize: this.options.defaultWorkflowExecutorSize,
     });
     this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
     this.configurations.set(

@@ -32,6 +32,9 @@ export interface ManagedWorkflowSpec<P extends KubernetesResource = KubernetesRe
   explicitInvocation?: boolean;
   /** Errors of dependents do not fail the reconciliation; the reconciler reads them from the result (silent mode). Defaults to false. */
   handleExceptionsInReconciler?: boolean;
-  /** Most dependents worked on at once per primary. Defaults to {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}. */
+  /**
+   * Most dependent steps worked on at once by this workflow, across all primaries of the controller.
+   * Defaults to the operator's `defaultWorkflowExecutorSize`, else {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}.
+   */
   executorSize?: number;
 }

@@ -29,6 +29,8 @@ export interface ControllerOptions<P extends KubernetesResource> {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly eventRecorder: ResourceEventRecorder;
+  /** Executor size of a managed workflow that sets none (the operator's `defaultWorkflowExecutorSize`). */
+  readonly workflowExecutorSize?: number;
 }
 
 /**
@@ -49,7 +51,9 @@ export class Controller<P extends KubernetesResource> {
     this.logger = o.logger.child({ controller: this.name });
     const info: ControllerMetricsInfo = { name: this.name, resourceType: o.config.resourceType };
     // built first: a bad workflow declaration fails registration
-    const managedWorkflow = o.config.workflow ? new ManagedWorkflow<P>(o.config.workflow) : undefined;
+    const managedWorkflow = o.config.workflow
+      ? new ManagedWorkflow<P>(o.config.workflow, { executorSize: o.workflowExecutorSize })
+      : undefined;
     this.controllerEventSource = new ControllerEventSource(
       o.informer,
       o.config,

@@ -13,6 +13,10 @@ import {
 } from '../../dependent/crud-kubernetes-dependent-resource.js';
 import { GenericKubernetesDependentResource } from '../../dependent/generic-kubernetes-dependent-resource.js';
 import type { BulkDependentResource } from '../../dependent/bulk-dependent-resource.js';
+import type { DependentResource, ReconcileResult } from '../../dependent/dependent-resource.js';
+import { reconcileResult } from '../../dependent/dependent-resource.js';
+import { InvalidOperatorConfigurationError } from '../../operator/errors.js';
+import { Operator } from '../../operator/operator.js';
 import {
   ConfigMapDependent,
   markDeploymentReady,
@@ -26,6 +30,7 @@ import {
 import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
 import { AggregatedOperatorError } from '../errors.js';
 import { KubernetesResourceDeletedCondition } from '../kubernetes-resource-deleted-condition.js';
+import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
 
 const suite = apiServerSuite();
 
@@ -50,6 +55,44 @@ const sourceNames = (
   op: { runtimeInfo: { eventSourceHealth(): Record<string, Record<string, unknown>> } },
   controller: string,
 ) => Object.keys(op.runtimeInfo.eventSourceHealth()[controller] ?? {});
+
+/** Counts the dependent steps running at once; the first `held` steps wait until released one by one. */
+class StepProbe {
+  active = 0;
+  maxActive = 0;
+  started = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly held: number) {}
+
+  async step(): Promise<void> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      if (++this.started <= this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } finally {
+      this.active--;
+    }
+  }
+
+  releaseOne(): void {
+    this.waiting.shift()?.();
+  }
+}
+
+/** A dependent with no secondary of its own whose reconcile is one step of a {@link StepProbe}. */
+class ProbeDependent implements DependentResource<string, Widget> {
+  constructor(
+    readonly name: string,
+    private readonly probe: StepProbe,
+  ) {}
+  async reconcile(): Promise<ReconcileResult<string>> {
+    await this.probe.step();
+    return reconcileResult({ operation: 'none', resource: this.name });
+  }
+  getSecondaryResource(): string | undefined {
+    return undefined;
+  }
+}
 
 describe('workflows against @tosdk/apiserver', () => {
   it('[WF-04][WF-06] activation: inactive dependents are neither reconciled nor deleted, their informer exists only while active; the others work', async () => {
@@ -539,5 +582,65 @@ describe('workflows against @tosdk/apiserver', () => {
       'primary gone',
     );
     expect(await cm(ns, 'w-cm')).toBeUndefined();
+  });
+
+  it("[WF-01] the operator-level defaultWorkflowExecutorSize bounds a managed workflow that sets no executorSize; the workflow's own size wins", async () => {
+    const count = 12;
+    const bound = async (
+      name: string,
+      operatorSize: number | undefined,
+      workflowSize: number | undefined,
+    ): Promise<number> => {
+      const ns = await newNamespace(suite.admin);
+      const probe = new StepProbe(count);
+      const reconciler = new StatusReconciler();
+      const op = suite.operator(
+        operatorSize === undefined ? {} : { defaultWorkflowExecutorSize: operatorSize },
+      );
+      op.register(reconciler, {
+        resourceType: Widget,
+        name,
+        namespaces: [ns],
+        workflow: {
+          executorSize: workflowSize,
+          // independent: without a bound all would run at once
+          dependents: Array.from({ length: count }, (_, i) => ({
+            dependent: new ProbeDependent(`d${i}`, probe),
+          })),
+        },
+      });
+      await op.start();
+      await suite.admin.create(Widget, widget('w', ns));
+      const expected = workflowSize ?? operatorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE;
+      for (let released = 0; released < count; released++) {
+        // the bound is reached, and one more step starts only once one is released (counting starts,
+        // since a released step leaves `active` a moment later)
+        await waitFor(
+          () =>
+            probe.started === Math.min(count, expected + released) &&
+            probe.active === Math.min(expected, count - released),
+          `${name}: ${released} released`,
+        );
+        probe.releaseOne();
+      }
+      await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', `${name}: reconciled`);
+      expect(probe.started).toBeGreaterThanOrEqual(count);
+      return probe.maxActive;
+    };
+    expect(await bound('wf-size-op', 2, undefined)).toBe(2);
+    expect(await bound('wf-size-own', 2, 3)).toBe(3);
+    expect(await bound('wf-size-default', undefined, undefined)).toBe(DEFAULT_WORKFLOW_EXECUTOR_SIZE);
+
+    for (const bad of [0, -1, 1.5]) {
+      let error: unknown;
+      try {
+        new Operator({ kubeConfig: suite.server.kubeConfig(), defaultWorkflowExecutorSize: bad });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(InvalidOperatorConfigurationError);
+      expect((error as InvalidOperatorConfigurationError).code).toBe('InvalidOperatorConfiguration');
+      expect((error as Error).message).toContain('defaultWorkflowExecutorSize');
+    }
   });
 });

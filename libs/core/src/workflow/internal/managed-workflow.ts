@@ -19,8 +19,13 @@ export class ManagedWorkflow<P extends KubernetesResource> {
   readonly handleExceptionsInReconciler: boolean;
   private readonly shared = new Map<string, string>();
 
-  /** @throws WorkflowConfigurationError for a bad declaration (cycle, unknown dependsOn, duplicates). */
-  constructor(spec: ManagedWorkflowSpec<P>) {
+  /**
+   * @param defaults - what the declaration may leave out: `executorSize` (the operator's
+   * `defaultWorkflowExecutorSize`; without it {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}).
+   * @throws WorkflowConfigurationError for a bad declaration (cycle, unknown dependsOn, duplicates,
+   * an executor size that is not a positive integer).
+   */
+  constructor(spec: ManagedWorkflowSpec<P>, defaults: { executorSize?: number } = {}) {
     const specs: ReadonlyArray<ManagedDependentSpec<P>> | undefined = spec?.dependents;
     if (!specs || typeof specs.map !== 'function') {
       throw new WorkflowConfigurationError(
@@ -30,7 +35,7 @@ export class ManagedWorkflow<P extends KubernetesResource> {
     }
     const declarations = specs.map((d) => ({ dependent: instantiate(d.dependent), options: d }));
     this.workflow = new DefaultWorkflow(declarations, {
-      executorSize: spec.executorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE,
+      executorSize: spec.executorSize ?? defaults.executorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE,
       silent: true,
     });
     specs.forEach((d, i) => {
