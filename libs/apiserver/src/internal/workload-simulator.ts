@@ -105,11 +105,6 @@ export class WorkloadSimulator {
     this.unsubscribe = store.onChange((ev) => this.onEvent(ev));
   }
 
-  /** Timers and queued reconciles still pending (0 after {@link dispose}). */
-  get pending(): number {
-    return this.timers.size + (this.scheduled ? 1 : 0);
-  }
-
   dispose(): void {
     this.disposed = true;
     this.unsubscribe();
