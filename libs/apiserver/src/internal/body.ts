@@ -51,6 +51,16 @@ export function parseBody(buf: Buffer, media: string): unknown {
     media === 'text/yaml' ||
     media === 'application/x-yaml'
   ) {
+    // JSON is YAML: a body that parses as JSON gives the same value without the YAML composer
+    // (kubectl and client libraries send apply patches as JSON); anything else goes to YAML
+    const c = text.trimStart().charCodeAt(0);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        // not JSON: YAML flow syntax, comments, or malformed; the YAML parser decides and words the error
+      }
+    }
     try {
       const docs = parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
       return docs;

@@ -49,8 +49,17 @@ export function pathValue(obj: unknown, path: string): unknown {
 
 /** RFC 3339 time with second precision, as Kubernetes writes timestamps. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const sec = Math.floor(d.getTime() / 1000);
+  if (sec !== lastSecond || lastStamp === undefined) {
+    lastStamp = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = sec;
+  }
+  return lastStamp;
 }
+
+// every write stamps the current second (often twice); format each second once
+let lastSecond = Number.NaN;
+let lastStamp: string | undefined;
 
 /** A scalar as text ('' for objects, arrays, null and undefined), for messages and keys. */
 export function str(v: unknown): string {
