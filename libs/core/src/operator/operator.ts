@@ -19,6 +19,7 @@ import type { EventSourceHealth } from '../event/event-source.js';
 import { BoundedExecutor } from '../event/internal/bounded-executor.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { MultiNamespaceInformer } from '../informer/multi-namespace-informer.js';
+import { RelistWindow } from '../event/sources/relist-window.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
 import { resourceContextLogger } from '../logging/context-logger.js';
@@ -172,8 +173,10 @@ export class Operator {
       );
     }
     const logger = this.logger.child({ controller: config.name });
+    // tells own-write attribution which primary events come from a (re-)list
+    const relists = new RelistWindow();
     const informer = new MultiNamespaceInformer<P>({
-      client: this.client,
+      client: relists.wrap(this.client),
       type: config.resourceType,
       namespaces: config.namespaces.length === 0 ? 'all' : [...config.namespaces],
       labelSelector: config.labelSelector,
@@ -187,6 +190,7 @@ export class Operator {
       config,
       client: this.client,
       informer,
+      relists,
       executor: this.executor,
       metrics: this.metrics,
       logger: this.logger,

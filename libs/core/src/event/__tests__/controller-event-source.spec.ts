@@ -8,6 +8,9 @@ import { noopLogger } from '../../util/logger.js';
 import type { Event } from '../event.js';
 import { ControllerEventSource } from '../internal/controller-event-source.js';
 import type { InformerEventHandler, PrimaryInformer } from '../internal/controller-event-source.js';
+import { RelistWindow } from '../sources/relist-window.js';
+import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
 
 type W = CustomResource<{ v?: string }>;
 const W = defineResource<W>({ group: 'test.tosdk.io', version: 'v1', kind: 'W' });
@@ -72,5 +75,104 @@ describe('ControllerEventSource filters', () => {
     d.handler().onDelete?.(w(1), true);
     d.handler().onDelete?.(w(1), false);
     expect(d.events.map((e) => (e as unknown as { action: string }).action)).toEqual(['ADDED', 'DELETED']);
+  });
+});
+
+const rv = (version: string, labels: Record<string, string> = {}): W => ({
+  ...w(1, { resourceVersion: version, labels }),
+});
+
+/** A controller event source on a fake informer, generation-unaware so every update would reconcile. */
+function tracking() {
+  let handler: InformerEventHandler<W> = {};
+  let cached: W | undefined;
+  const informer = {
+    addEventHandler: (h: InformerEventHandler<W>) => ((handler = h), () => undefined),
+    start: async () => undefined,
+    get: () => cached,
+    cacheIfNewer: (obj: W) => ((cached = obj), true),
+  } as unknown as PrimaryInformer<W>;
+  const relists = new RelistWindow();
+  const client = relists.wrap({
+    list: async () => ({ items: [], continue: undefined }),
+    watch: () => undefined,
+  } as unknown as KubernetesClient);
+  const config = resolveControllerConfiguration(
+    { reconcile: () => UpdateControl.noUpdate<W>() },
+    { resourceType: W, name: 'w', generationAware: false },
+    { currentNamespace: 'default', useSSA: true },
+  );
+  const es = new ControllerEventSource<W>(informer, config, false, noopLogger, relists);
+  const events: string[] = [];
+  es.setEventHandler({
+    handleEvent: (e) =>
+      void events.push(
+        `${(e as { action?: string }).action}:${(e as { resource?: W }).resource?.metadata?.resourceVersion}`,
+      ),
+  });
+  /** The informer delivers `obj` (and caches it, as the informer does before its handlers run). */
+  const update = (obj: W) => {
+    const old = cached ?? obj;
+    cached = obj;
+    handler.onUpdate?.(old, obj);
+  };
+  return {
+    es,
+    events,
+    update,
+    remove: (obj: W) => handler.onDelete?.(obj, false),
+    relist: () => client.list(W),
+    watch: () => client.watch(W, {}),
+    start: () => es.start(),
+  };
+}
+
+describe('ControllerEventSource own writes', () => {
+  const id = new ResourceID('a', 'n');
+
+  it('[ES-19] the event of an own write is dropped, later and earlier foreign events pass', async () => {
+    const t = tracking();
+    await t.start();
+    await t.es.write(id, '1', async () => rv('2'));
+    t.update(rv('2'));
+    expect(t.events).toEqual([]);
+    expect(t.es.hasPendingOwnWrite(id)).toBe(false);
+    t.update(rv('3'));
+    expect(t.events).toEqual(['UPDATED:3']);
+  });
+
+  it('[ES-19] events during an own write are held: a foreign one passes when the write returns, ours is dropped', async () => {
+    const t = tracking();
+    await t.start();
+    let finish!: (value: W) => void;
+    const writing = t.es.write(id, '1', () => new Promise<W>((resolve) => (finish = resolve)));
+    t.update(rv('2', { foreign: 'yes' }));
+    t.update(rv('3', { foreign: 'yes', own: 'yes' }));
+    expect(t.events).toEqual([]);
+    finish(rv('3', { foreign: 'yes', own: 'yes' }));
+    await writing;
+    expect(t.events).toEqual(['UPDATED:2']);
+    expect(t.es.hasPendingOwnWrite(id)).toBe(false);
+  });
+
+  it('[ES-19] a failed own write suppresses nothing; events of a re-list and deletes always pass', async () => {
+    const t = tracking();
+    await t.start();
+    await expect(
+      t.es.write(id, '1', async () => {
+        throw new Error('conflict');
+      }),
+    ).rejects.toThrow('conflict');
+    t.update(rv('2'));
+    expect(t.events).toEqual(['UPDATED:2']);
+    // our version reported by a re-list may carry a foreign change merged into it
+    await t.es.write(id, '2', async () => rv('3'));
+    await t.relist();
+    t.update(rv('3'));
+    expect(t.events).toEqual(['UPDATED:2', 'UPDATED:3']);
+    t.watch();
+    await t.es.write(id, '3', async () => rv('4'));
+    t.remove(rv('4'));
+    expect(t.events).toEqual(['UPDATED:2', 'UPDATED:3', 'DELETED:4']);
   });
 });

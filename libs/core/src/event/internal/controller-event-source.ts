@@ -4,6 +4,9 @@ import type { ResolvedControllerConfiguration } from '../../config/controller-co
 import type { Logger } from '../../util/logger.js';
 import type { EventHandler, ResourceEvent } from '../event.js';
 import type { EventSource, EventSourceHealth } from '../event-source.js';
+import { OwnWriteTracker } from '../sources/own-write-tracker.js';
+import type { HeldEvent } from '../sources/own-write-tracker.js';
+import type { RelistWindow } from '../sources/relist-window.js';
 
 /** Handlers an informer calls (the informer module's `ResourceEventHandler`). */
 export interface InformerEventHandler<T> {
@@ -53,17 +56,32 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  * (or the kind has none, or generation awareness is off), the controller's finalizer was added or
  * removed, or the resource is marked for deletion; then the user's update and generic filters must
  * accept it too. With the default filters off, only the user's filters decide.
+ *
+ * Own writes ({@link ControllerEventSource.write}, used by `context.resourceOperations()`'s primary
+ * operations) do not trigger the controller again, with the rule of `InformerEventSource`: only the
+ * watch event whose resourceVersion equals the one our write returned is dropped; events arriving
+ * while the write is in flight are held and judged when it returns; events of a (re-)list and
+ * deletes always pass to the filters. The framework's own writes (finalizer add and removal,
+ * `UpdateControl` patches) are not tracked: the dispatcher reconciles right after adding the
+ * finalizer, and a spec change returned through `UpdateControl.patchResource` reconciles again once
+ * its generation grows, as in JOSDK, where only writes through `ResourceOperations` are filtered.
  */
 export class ControllerEventSource<P extends KubernetesResource> implements EventSource {
   readonly name = CONTROLLER_EVENT_SOURCE_NAME;
   private handler: EventHandler | undefined;
   private unsubscribe: (() => void) | undefined;
+  private readonly own = new OwnWriteTracker<P>();
 
+  /**
+   * @param relists tells which events come from a (re-)list of `informer` (it must list with the
+   * client this window wrapped); without it every event counts as a watch event.
+   */
   constructor(
     readonly informer: PrimaryInformer<P>,
     private readonly config: ResolvedControllerConfiguration<P>,
     private readonly usesFinalizer: boolean,
     private readonly logger: Logger,
+    private readonly relists?: RelistWindow,
   ) {}
 
   setEventHandler(handler: EventHandler): void {
@@ -72,9 +90,9 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
 
   async start(): Promise<void> {
     this.unsubscribe ??= this.informer.addEventHandler({
-      onAdd: (obj) => this.guard(() => this.onAdd(obj)),
-      onUpdate: (oldObj, newObj) => this.guard(() => this.onUpdate(oldObj, newObj)),
-      onDelete: (obj, unknown) => this.guard(() => this.onDelete(obj, unknown)),
+      onAdd: (obj) => this.arrive({ kind: 'add', obj }),
+      onUpdate: (oldObj, obj) => this.arrive({ kind: 'update', oldObj, obj }),
+      onDelete: (obj, finalStateUnknown) => this.arrive({ kind: 'delete', obj, finalStateUnknown }),
     });
     await this.informer.start();
   }
@@ -83,6 +101,35 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.informer.stop();
+    this.own.clear();
+  }
+
+  /**
+   * Runs an own write of the primary `id` and caches its result: the watch event of that result
+   * does not reach the event processor, every other change does (see the class comment).
+   * `write` must return the object as the server returned it; a failed write suppresses nothing.
+   */
+  async write(
+    id: ResourceID,
+    previousResourceVersion: string | undefined,
+    write: () => Promise<P>,
+  ): Promise<P> {
+    this.own.begin(id.key);
+    let result: P | undefined;
+    try {
+      result = await write();
+      return result;
+    } finally {
+      // judged against the informer's copy before ours is cached over it
+      const foreign = this.own.end(id.key, result, this.informer.get(id));
+      if (result) this.informer.cacheIfNewer(result, previousResourceVersion);
+      for (const held of foreign) this.dispatch(held);
+    }
+  }
+
+  /** Whether an own write of `id` is in flight or its event has not arrived yet (for tests and diagnostics). */
+  hasPendingOwnWrite(id: ResourceID): boolean {
+    return !this.own.isIdle(id.key);
   }
 
   health(): EventSourceHealth {
@@ -105,6 +152,7 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
    */
   async changeNamespaces(namespaces: readonly string[]): Promise<void> {
     if (!this.informer.changeNamespaces) return;
+    this.own.clear();
     const before = this.informer.list();
     await this.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
     for (const obj of before) {
@@ -126,6 +174,23 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
       if (!internal) return false;
     }
     return (c.onUpdateFilter?.(newR, oldR) ?? true) && (c.genericFilter?.(newR) ?? true);
+  }
+
+  private arrive(plain: HeldEvent<P>): void {
+    const meta = plain.obj.metadata;
+    if (!meta?.name) return this.dispatch(plain);
+    const key = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
+    const relisted = this.relists?.covers(meta.namespace) ?? false;
+    const verdict = this.own.onEvent(key, relisted ? { ...plain, relisted } : plain);
+    if (verdict === 'foreign') this.dispatch(plain);
+  }
+
+  private dispatch(event: HeldEvent<P>): void {
+    this.guard(() => {
+      if (event.kind === 'add') this.onAdd(event.obj);
+      else if (event.kind === 'update') this.onUpdate(event.oldObj ?? event.obj, event.obj);
+      else this.onDelete(event.obj, event.finalStateUnknown ?? false);
+    });
   }
 
   private onAdd(obj: P): void {

@@ -21,6 +21,7 @@ import {
 import { isIndexableMapper, Mappers } from './mappers.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
 import { OwnWriteTracker } from './own-write-tracker.js';
+import { RelistWindow } from './relist-window.js';
 import type { HeldEvent } from './own-write-tracker.js';
 
 /** The index of secondaries by the keys of their primaries (from an indexable mapper). */
@@ -168,7 +169,7 @@ export class InformerEventSource<
         : undefined;
     try {
       this.informer = new MultiNamespaceInformer<R>({
-        client: this.relistAwareClient(),
+        client: this.relists.wrap(this.client),
         type: o.type,
         namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
         labelSelector: o.labelSelector,
@@ -347,32 +348,12 @@ export class InformerEventSource<
     }
   }
 
-  /**
-   * The informer's client, noting which namespaces are between the last page of a list and the
-   * next watch: events delivered then come from a (re-)list, not from the watch.
-   */
-  private relistAwareClient(): KubernetesClient {
-    const client = this.client;
-    const listing = this.listing;
-    const proxy = Object.create(client) as KubernetesClient;
-    proxy.list = async (type, options) => {
-      const page = await client.list(type, options);
-      if (!page.continue) listing.add(options?.namespace ?? '');
-      return page;
-    };
-    proxy.watch = (type, options) => {
-      listing.delete(options?.namespace ?? '');
-      return client.watch(type, options);
-    };
-    return proxy;
-  }
-
-  private readonly listing = new Set<string>();
+  private readonly relists = new RelistWindow();
 
   private onEvent(plain: HeldEvent<R>): void {
     const key = cacheKey(plain.obj);
     if (!key) return;
-    const relisted = this.listing.has('') || this.listing.has(plain.obj.metadata?.namespace ?? '');
+    const relisted = this.relists.covers(plain.obj.metadata?.namespace);
     const event = relisted ? { ...plain, relisted } : plain;
     if (event.kind === 'delete') this.hot?.delete(key);
     const verdict = this.own.onEvent(key, event);

@@ -22,6 +22,16 @@ export interface ResourceOperationsHost<P extends KubernetesResource> {
   readonly fieldManager: string;
   /** Puts an own write of a primary into the controller's cache. */
   cachePrimary(resource: P, previousResourceVersion?: string): void;
+  /**
+   * Runs an own write of a primary so that its watch event does not trigger the controller again,
+   * and caches the result (the controller's event source). When absent, writes are only cached
+   * with {@link ResourceOperationsHost.cachePrimary}.
+   */
+  writePrimary?(
+    id: ResourceID,
+    previousResourceVersion: string | undefined,
+    write: () => Promise<P>,
+  ): Promise<P>;
   /** The event sources caching a kind. */
   sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }>;
 }
@@ -50,9 +60,12 @@ function typeOf(resource: KubernetesResource): { group: string; version: string;
  * every change by someone else does (see {@link InformerEventSource} for the exact rule).
  *
  * Primary writes cache the result in the controller's cache when it is newer than what is cached,
- * so the next reconciliation sees it. Their events pass the controller's usual filters: with
- * generation-aware processing (the default) an own status or metadata write does not reconcile
- * again; an own spec change does, as it would in JOSDK.
+ * so the next reconciliation sees it, and do not trigger the controller again: the watch event
+ * carrying the resourceVersion a write returned is dropped (spec, metadata and status writes alike,
+ * generation-aware or not), while every change by someone else still reconciles, including one
+ * that lands while our write is in flight or during a re-list, and deletes (the controller's event
+ * source applies the rule of {@link InformerEventSource}). `UpdateControl` patches and the
+ * framework's finalizer writes are not filtered this way (see the controller's event source).
  */
 export class ResourceOperations<P extends KubernetesResource = KubernetesResource> {
   constructor(private readonly host: ResourceOperationsHost<P>) {}
@@ -217,6 +230,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
 
   private async primary(resource: P, write: () => Promise<P>): Promise<P> {
     const previous = resource.metadata?.resourceVersion;
+    if (this.host.writePrimary)
+      return this.host.writePrimary(ResourceID.fromResource(resource), previous, write);
     const result = await write();
     this.host.cachePrimary(result, previous);
     return result;

@@ -10,6 +10,7 @@ import type { EventSource, EventSourceHealth, ResourceEventSource } from '../../
 import type { BoundedExecutor } from '../../event/internal/bounded-executor.js';
 import { ControllerEventSource } from '../../event/internal/controller-event-source.js';
 import type { PrimaryInformer } from '../../event/internal/controller-event-source.js';
+import type { RelistWindow } from '../../event/sources/relist-window.js';
 import { EventProcessor } from '../../event/internal/event-processor.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
@@ -24,6 +25,8 @@ export interface ControllerOptions<P extends KubernetesResource> {
   readonly config: ResolvedControllerConfiguration<P>;
   readonly client: KubernetesClient;
   readonly informer: PrimaryInformer<P>;
+  /** Which primary events come from a (re-)list (the informer must list with the client it wrapped). */
+  readonly relists?: RelistWindow;
   readonly executor: BoundedExecutor;
   readonly metrics: Metrics;
   readonly logger: Logger;
@@ -60,6 +63,7 @@ export class Controller<P extends KubernetesResource> {
       // a workflow deleting dependents itself needs the finalizer as a Cleaner does
       isCleaner(o.reconciler) || (managedWorkflow?.hasCleaner() ?? false),
       this.logger,
+      o.relists,
     );
     const dispatcher = new ReconciliationDispatcher<P>({
       config: o.config,

@@ -26,6 +26,11 @@ import type { DispatcherClient } from './primary-writer.js';
 export interface WritableCache<P extends KubernetesResource> {
   /** @param previousResourceVersion - the version the write was based on. */
   cacheIfNewer(resource: P, previousResourceVersion?: string): boolean;
+  /**
+   * Runs an own write of the primary whose watch event must not trigger the controller again
+   * (`resourceOperations()` primary writes); caches the result. When absent, they are only cached.
+   */
+  write?(id: ResourceID, previousResourceVersion: string | undefined, write: () => Promise<P>): Promise<P>;
 }
 
 /** Settings of a {@link ReconciliationDispatcher}. */
@@ -283,6 +288,9 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         primaryType: this.o.config.resourceType,
         fieldManager: this.o.config.fieldManager,
         cachePrimary: (resource, previous) => void this.o.cache.cacheIfNewer(resource, previous),
+        writePrimary: this.o.cache.write
+          ? (id, previous, write) => this.o.cache.write!(id, previous, write)
+          : undefined,
         sourcesFor: (type) => this.o.secondary.sourcesFor(type),
       },
     });
