@@ -78,7 +78,7 @@ export class Controllers {
     private readonly service: ObjectService,
     private readonly peers: Peers,
   ) {
-    this.unsubscribe = store.onChange((ev) => this.onEvent(ev));
+    this.unsubscribe = store.onChange((ev, object) => this.onEvent(ev, object));
   }
 
   dispose(): void {
@@ -106,7 +106,7 @@ export class Controllers {
     }
   }
 
-  private onEvent(ev: StoreEvent): void {
+  private onEvent(ev: StoreEvent, object: JsonObject | undefined): void {
     if (ev.resource === CRD_KEY) this.onCrd(ev);
     // most updates concern no controller: skip them without parsing (creates are parsed for their uid)
     if (
@@ -117,8 +117,9 @@ export class Controllers {
     ) {
       return;
     }
-    const obj = JSON.parse(ev.json) as JsonObject;
-    const meta = metaOf(obj);
+    // read only: the writer's parsed object when it passed one, else a parse of the stored JSON
+    const obj = object ?? (JSON.parse(ev.json) as JsonObject);
+    const meta = isObject(obj.metadata) ? obj.metadata : {};
     this.indexUids(ev, meta);
     this.indexOwners(ev, meta);
     if (this.gcRelevant(ev, meta)) {

@@ -93,6 +93,7 @@ export class InternalClient {
 
   /** Listens to every committed change (in commit order; do not write from inside the listener). */
   onChange(listener: ChangeListener): () => void {
-    return this.store.onChange(listener);
+    // the parsed object is the server's own; a public listener gets the event only
+    return this.store.onChange((ev) => listener(ev));
   }
 }

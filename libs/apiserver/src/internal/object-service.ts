@@ -27,6 +27,11 @@ export interface WriteContext {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** Collects `Warning` texts for the response (unknown fields under `Warn`). */
   warnings?: string[];
+  /**
+   * When set, a write that stores an object served in its storage version records here the object it
+   * returns and that object's stored JSON, so an HTTP answer need not serialize it again.
+   */
+  response?: { object?: JsonObject; json?: string };
 }
 
 /** The patch content types the server accepts. */
@@ -222,8 +227,9 @@ export class ObjectService {
     if (ctx.dryRun) return this.present(rt, version, obj);
     const rv = this.store.nextRv();
     meta.resourceVersion = str(rv);
-    this.store.put(storageKey(rt), rt.namespaced ? namespace : '', name, JSON.stringify(obj), rv);
-    return this.present(rt, version, obj);
+    const json = JSON.stringify(obj);
+    this.store.put(storageKey(rt), rt.namespaced ? namespace : '', name, json, rv, obj);
+    return this.answer(rt, version, obj, json, ctx);
   }
 
   /**
@@ -529,8 +535,25 @@ export class ObjectService {
     if (ctx.dryRun) return this.present(rt, version, obj);
     const rv = this.store.nextRv();
     m.resourceVersion = str(rv);
-    this.store.put(storageKey(rt), k, name, JSON.stringify(obj), rv);
-    return this.present(rt, version, obj);
+    const json = JSON.stringify(obj);
+    this.store.put(storageKey(rt), k, name, json, rv, obj);
+    return this.answer(rt, version, obj, json, ctx);
+  }
+
+  /** Presents a just stored object; records its JSON for the response when that is what is served. */
+  private answer(
+    rt: ResourceType,
+    version: ResourceVersion,
+    obj: JsonObject,
+    json: string,
+    ctx: WriteContext,
+  ): JsonObject {
+    const out = this.present(rt, version, obj);
+    if (ctx.response && version.storage && version.conversionError === undefined) {
+      ctx.response.object = out;
+      ctx.response.json = json;
+    }
+    return out;
   }
 
   /** Deletes an object: marks it when it has finalizers, removes it otherwise. */

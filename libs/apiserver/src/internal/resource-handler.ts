@@ -83,9 +83,20 @@ function fieldValidationOf(q: URLSearchParams): 'Ignore' | 'Warn' | 'Strict' | u
   );
 }
 
+/** Answers a write with the object it returned, reusing the stored JSON the service recorded for it. */
+function sendWritten(res: ServerResponse, status: number, obj: JsonObject, ctx: WriteContext): void {
+  const r = ctx.response;
+  sendJson(res, status, r?.object === obj && r.json !== undefined ? r.json : obj);
+}
+
 /** A write context for a request: user, dry run, field validation and a warnings sink. */
 function writeContext(user: AuthUser, q: URLSearchParams, dryRun: boolean): WriteContext {
-  const ctx: WriteContext = { user: { name: user.name, groups: user.groups }, dryRun, warnings: [] };
+  const ctx: WriteContext = {
+    user: { name: user.name, groups: user.groups },
+    dryRun,
+    warnings: [],
+    response: {},
+  };
   const fv = fieldValidationOf(q);
   if (fv !== undefined) ctx.fieldValidation = fv;
   return ctx;
@@ -214,7 +225,7 @@ export async function handleResource(
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
       const obj = deps.service.create(rt, version, namespace, body, ctx);
       setWarnings(res, ctx);
-      return sendJson(res, 201, obj);
+      return sendWritten(res, 201, obj, ctx);
     }
     case 'update': {
       const body = await objectBody(req);
@@ -240,7 +251,7 @@ export async function handleResource(
       }
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
       setWarnings(res, ctx);
-      return sendJson(res, 200, obj);
+      return sendWritten(res, 200, obj, ctx);
     }
     case 'patch': {
       const media = mediaType(req.headers['content-type']);
@@ -281,7 +292,7 @@ export async function handleResource(
       const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
       const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
       setWarnings(res, ctx);
-      return sendJson(res, existed ? 200 : 201, obj);
+      return sendWritten(res, existed ? 200 : 201, obj, ctx);
     }
     case 'delete': {
       const opts = await deleteOptions(req, query);

@@ -23,8 +23,11 @@ interface Entry {
   rv: number;
 }
 
-/** Listener of committed changes (in commit order). */
-export type ChangeListener = (event: StoreEvent) => void;
+/**
+ * Listener of committed changes (in commit order). `object`, when the writer had it, is the change's
+ * `json` already parsed: listeners may read it during the call but must neither change nor keep it.
+ */
+export type ChangeListener = (event: StoreEvent, object?: JsonObject) => void;
 
 /**
  * The in-memory storage: objects per resource, one global increasing resourceVersion, and a
@@ -151,22 +154,35 @@ export class Store {
     return out;
   }
 
-  /** Stores `json` (already carrying resourceVersion `rv`, which must be {@link nextRv}). */
-  put(resource: string, namespace: string, name: string, json: string, rv: number): StoreEvent {
+  /**
+   * Stores `json` (already carrying resourceVersion `rv`, which must be {@link nextRv}). `object`, the
+   * value `json` serializes, is handed to listeners so they need not parse it again; it is not kept.
+   */
+  put(
+    resource: string,
+    namespace: string,
+    name: string,
+    json: string,
+    rv: number,
+    object?: JsonObject,
+  ): StoreEvent {
     this.assertRv(rv);
     const b = this.bucket(resource);
     const k = key(namespace, name);
     const prev = b.get(k);
     b.set(k, { json, rv });
-    return this.commit({
-      type: prev ? 'MODIFIED' : 'ADDED',
-      resource,
-      namespace,
-      name,
-      rv,
-      json,
-      prevJson: prev?.json,
-    });
+    return this.commit(
+      {
+        type: prev ? 'MODIFIED' : 'ADDED',
+        resource,
+        namespace,
+        name,
+        rv,
+        json,
+        prevJson: prev?.json,
+      },
+      object,
+    );
   }
 
   /** Removes an object; `json` is its last state with resourceVersion `rv` ({@link nextRv}). */
@@ -209,7 +225,7 @@ export class Store {
       throw new Error(`resourceVersion ${rv} is not the next one (${this.version + 1})`);
   }
 
-  private commit(ev: StoreEvent): StoreEvent {
+  private commit(ev: StoreEvent, object?: JsonObject): StoreEvent {
     this.version = ev.rv;
     this.history.push(ev);
     if (this.history.length - this.historyStart > this.historySize) {
@@ -222,7 +238,7 @@ export class Store {
         this.historyStart = 0;
       }
     }
-    for (const l of this.listeners) l(ev);
+    for (const l of this.listeners) l(ev, object);
     return ev;
   }
 }
