@@ -376,7 +376,8 @@ export class ObjectService {
       am.name = name;
       if (rt.namespaced) am.namespace = namespace;
       const now = this.now();
-      const presented = stored ? this.present(rt, version, clone(stored)) : undefined;
+      // a fresh parse no one else holds: copied only when presenting rewrites it for another version
+      const presented = stored ? this.present(rt, version, this.ownCopy(version, stored)) : undefined;
       if (
         stored &&
         precondition !== undefined &&
@@ -407,7 +408,8 @@ export class ObjectService {
       return this.commitUpdate(rt, version, stored, result, ctx, subresource, 'preset');
     }
     if (!stored) throw errors.notFound(this.ref(rt, name));
-    const presented = this.present(rt, version, clone(stored));
+    // every patch engine works on its own deep copy of the target
+    const presented = this.present(rt, version, this.ownCopy(version, stored));
     let result: JsonObject;
     if (type === 'json') result = patchMod.applyJsonPatch(presented, patchBody);
     else if (type === 'merge') result = patchMod.applyMergePatch(presented, patchBody);
@@ -419,9 +421,16 @@ export class ObjectService {
     return this.commitUpdate(rt, version, stored, result, ctx, subresource, 'track');
   }
 
+  /** `stored` itself when presenting it changes nothing, else a copy that presenting may rewrite. */
+  private ownCopy(version: ResourceVersion, stored: JsonObject): JsonObject {
+    return version.storage ? stored : clone(stored);
+  }
+
+  /** The live object for apply without server-owned metadata (shallow: apply deep-copies its live). */
   private stripForPatch(obj: JsonObject): JsonObject {
-    const o = clone(obj);
-    const m = metaOf(o);
+    const o: JsonObject = { ...obj };
+    const m: JsonObject = { ...metaOf(obj) };
+    o.metadata = m;
     for (const k of SERVER_META) if (k !== 'managedFields') delete m[k];
     return o;
   }

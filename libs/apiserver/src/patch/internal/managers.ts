@@ -4,7 +4,7 @@
  */
 import type { JsonObject, ManagedFieldsEntry } from '../../types.js';
 import { FieldSet } from '../field-set.js';
-import { cloneJson, isJsonObject } from './json-value.js';
+import { isJsonObject } from './json-value.js';
 
 /** A decoded managedFields entry. */
 export interface Manager {
@@ -128,13 +128,17 @@ const SERVER_METADATA = [
   'deletionGracePeriodSeconds',
 ];
 
-/** A copy of `object` without apiVersion, kind and server-owned metadata, for field-set work. */
+/** A shallow copy of `object` without apiVersion, kind and server-owned metadata, for read-only field-set work. */
 export function stripServerFields(object: JsonObject): JsonObject {
-  const out = cloneJson(object);
+  // shallow: only the top level and metadata are copied (the result shares every other value with
+  // `object`, which is all the read-only walks over it need, at a fraction of a deep copy's cost)
+  const out: JsonObject = { ...object };
   delete out.apiVersion;
   delete out.kind;
   if (isJsonObject(out.metadata)) {
-    for (const field of SERVER_METADATA) delete out.metadata[field];
+    const meta: JsonObject = { ...out.metadata };
+    for (const field of SERVER_METADATA) delete meta[field];
+    out.metadata = meta;
   }
   return out;
 }
