@@ -4,10 +4,14 @@
 // printed with a baseline measured in the same run on the same machine: a bare node:http echo
 // server for requests and lists, the objects' JSON size for memory, a bare listen for start-up.
 // The API server runs with plain HTTP here (tls: false) so both sides pay the same transport.
+// The write rates use one client in a worker thread (its own core, as a separate client process would
+// be), identical for the echo baseline and the API server; each figure also gives the CPU time per
+// request of the server's thread and of the client's, which the machine's load does not inflate.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { KubeApiServer } from '@tosdk/apiserver';
 
 const IN_FLIGHT = 16;
@@ -86,6 +90,87 @@ async function rate(
   return count / secs;
 }
 
+/** What the load client sends: creates, merge patches or applies of ConfigMap `cm-<i>`. */
+type WriteKind = 'create' | 'patch' | 'apply';
+
+interface LoadResult {
+  /** Requests per second. */
+  rate: number;
+  /** CPU microseconds per request of the serving thread (this one). */
+  serverCpuUs: number;
+  /** CPU microseconds per request of the client thread. */
+  clientCpuUs: number;
+}
+
+// The load client, run in a worker thread (CommonJS, evaluated): `count` requests, `inFlight` at a
+// time over keep-alive connections; fails on the first unexpected status.
+const LOAD_CLIENT = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: w.inFlight });
+const cm = (i) => JSON.stringify({
+  apiVersion: 'v1', kind: 'ConfigMap',
+  metadata: { name: 'cm-' + i, namespace: w.ns, labels: { app: 'bench', idx: String(i % 10) } },
+  data: { key: 'value-' + i, other: 'x'.repeat(64) },
+});
+function request(i) {
+  if (w.kind === 'create') return ['POST', w.base, cm(i), 'application/json', 201];
+  if (w.kind === 'patch')
+    return ['PATCH', w.base + '/cm-' + i, JSON.stringify({ data: { key: 'patched-' + i } }),
+      'application/merge-patch+json', 200];
+  return ['PATCH', w.base + '/cm-' + i + '?fieldManager=bench',
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-' + i }, data: { applied: 'v-' + i } }),
+    'application/apply-patch+yaml', 200];
+}
+function send(i) {
+  const [method, path, body, type, ok] = request(i);
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: 'Bearer ' + w.token, accept: 'application/json',
+      'content-type': type, 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request({ host: '127.0.0.1', port: w.port, method, path, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== ok) reject(new Error(method + ' ' + path + ' answered ' + res.statusCode));
+        else resolve();
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+(async () => {
+  let next = 0;
+  const cpu0 = process.threadCpuUsage();
+  const t0 = process.hrtime.bigint();
+  const worker = async () => { while (next < w.count) await send(next++); };
+  await Promise.all(Array.from({ length: w.inFlight }, worker));
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.threadCpuUsage(cpu0);
+  agent.destroy();
+  parentPort.postMessage({ rate: w.count / secs, cpuUs: (cpu.user + cpu.system) / w.count });
+})().catch((e) => parentPort.postMessage({ error: String(e && e.stack || e) }));
+`;
+
+/** Runs `WRITES` writes of one kind from the worker-thread client against `t`. */
+async function load(t: Target, kind: WriteKind, base: string): Promise<LoadResult> {
+  const cpu0 = process.threadCpuUsage();
+  const worker = new Worker(LOAD_CLIENT, {
+    eval: true,
+    workerData: { port: t.port, token: t.token, kind, base, ns: 'bench', count: WRITES, inFlight: IN_FLIGHT },
+  });
+  const msg = await new Promise<{ rate: number; cpuUs: number; error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const cpu = process.threadCpuUsage(cpu0);
+  await worker.terminate();
+  if (msg.error !== undefined) throw new Error(`load client: ${msg.error}`);
+  return { rate: msg.rate, serverCpuUs: (cpu.user + cpu.system) / WRITES, clientCpuUs: msg.cpuUs };
+}
+
 function cm(i: number, ns: string): string {
   return JSON.stringify({
     apiVersion: 'v1',
@@ -95,12 +180,24 @@ function cm(i: number, ns: string): string {
   });
 }
 
-async function echoServer(listBody: string): Promise<{ server: http.Server; port: number }> {
+/**
+ * A bare node:http server: GET answers `listBody`; a write parses its JSON body and answers `written`
+ * (an API server's answer to a create) with the body's `data` in it, so it reads, parses and
+ * serializes about as many bytes as the API server does, and does nothing else.
+ */
+async function echoServer(
+  listBody: string,
+  written: Record<string, unknown> = {},
+): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = req.method === 'GET' ? listBody : Buffer.concat(chunks).toString('utf8');
+      let body = listBody;
+      if (req.method !== 'GET') {
+        const sent = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: unknown };
+        body = JSON.stringify({ ...written, data: sent.data });
+      }
       res.writeHead(req.method === 'POST' ? 201 : 200, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
@@ -114,6 +211,10 @@ async function echoServer(listBody: string): Promise<{ server: http.Server; port
 
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function cpuNote(r: LoadResult): string {
+  return `      CPU us/request: server ${r.serverCpuUs.toFixed(0)}, client ${r.clientCpuUs.toFixed(0)}`;
 }
 
 function line(name: string, value: string, baseline: string, ratio: number): void {
@@ -183,51 +284,28 @@ export async function run(): Promise<void> {
     watchReqs.push(req);
   }
 
-  const echoCreate = await echoServer('{}');
+  // the echo answers what the API server answers to a create (same size, same shape)
+  const sample = await send(api, 'POST', '/api/v1/namespaces/bench/configmaps', cm(-1, 'bench'));
+  const echoCreate = await echoServer('{}', JSON.parse(sample.text) as Record<string, unknown>);
   const echo: Target = {
     port: echoCreate.port,
     token: 'x',
     agent: new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT }),
   };
-  const baseline = await rate(WRITES, (i) => send(echo, 'POST', '/x', cm(i, 'bench')), [201]);
-
-  const creates = await rate(
-    WRITES,
-    (i) => send(api, 'POST', '/api/v1/namespaces/bench/configmaps', cm(i, 'bench')),
-    [201],
-  );
-  const patches = await rate(
-    WRITES,
-    (i) =>
-      send(
-        api,
-        'PATCH',
-        `/api/v1/namespaces/bench/configmaps/cm-${i}`,
-        JSON.stringify({ data: { key: `patched-${i}` } }),
-        'application/merge-patch+json',
-      ),
-    [200],
-  );
-  const applies = await rate(
-    WRITES,
-    (i) =>
-      send(
-        api,
-        'PATCH',
-        `/api/v1/namespaces/bench/configmaps/cm-${i}?fieldManager=bench`,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: `cm-${i}` },
-          data: { applied: `v-${i}` },
-        }),
-        'application/apply-patch+yaml',
-      ),
-    [200],
-  );
-  line('creates/s (16 in flight)', fmt(creates), fmt(baseline), creates / baseline);
-  line('merge patches/s (16 in flight)', fmt(patches), fmt(baseline), patches / baseline);
-  line('server-side applies/s (16 in flight)', fmt(applies), fmt(baseline), applies / baseline);
+  const base = '/api/v1/namespaces/bench/configmaps';
+  const baseline = await load(echo, 'create', base);
+  const creates = await load(api, 'create', base);
+  const patches = await load(api, 'patch', base);
+  const applies = await load(api, 'apply', base);
+  console.log(`${'echo baseline'.padEnd(34)} ${fmt(baseline.rate).padStart(16)}/s${cpuNote(baseline)}`);
+  for (const [name, r] of [
+    ['creates/s (16 in flight)', creates],
+    ['merge patches/s (16 in flight)', patches],
+    ['server-side applies/s (16 in flight)', applies],
+  ] as const) {
+    line(name, fmt(r.rate), fmt(baseline.rate), r.rate / baseline.rate);
+    console.log(`${''.padEnd(34)}${cpuNote(r)}`);
+  }
 
   // memory and fan-out: 10,000 objects in another namespace, watched by 10 watchers
   const heapBefore = await settledHeap(gc);
