@@ -111,12 +111,16 @@ export class FieldSet {
   /** Whether some path strictly below `path` is in the set. */
   hasDescendant(path: FieldPath): boolean {
     const node = this.node(path);
-    return node !== undefined && [...node.children.values()].some((child) => !child.isEmpty());
+    if (node === undefined) return false;
+    for (const child of node.children.values()) if (!child.isEmpty()) return true;
+    return false;
   }
 
   /** Whether the set has no path. */
   isEmpty(): boolean {
-    return !this.member && [...this.children.values()].every((child) => child.isEmpty());
+    if (this.member) return false;
+    for (const child of this.children.values()) if (!child.isEmpty()) return false;
+    return true;
   }
 
   /** Every path in the set, in structured-merge-diff order. */
@@ -134,19 +138,17 @@ export class FieldSet {
 
   /** A copy of this set. */
   clone(): FieldSet {
-    return FieldSet.of(...this.paths());
+    return FieldSet.combine(this, undefined, 'union', true) ?? new FieldSet();
   }
 
   /** Paths in this set or in `other`. */
   union(other: FieldSet): FieldSet {
-    const out = this.clone();
-    for (const path of other.paths()) out.insert(path);
-    return out;
+    return FieldSet.combine(this, other, 'union', true) ?? new FieldSet();
   }
 
   /** Paths in this set and not in `other` (exact paths; children of a removed path stay). */
   difference(other: FieldSet): FieldSet {
-    return FieldSet.of(...this.paths().filter((path) => !other.has(path)));
+    return FieldSet.combine(this, other, 'difference', true) ?? new FieldSet();
   }
 
   /** Paths in this set and not in `other` nor below a path of `other`. */
@@ -158,7 +160,39 @@ export class FieldSet {
 
   /** Paths in both sets. */
   intersection(other: FieldSet): FieldSet {
-    return FieldSet.of(...this.paths().filter((path) => other.has(path)));
+    return FieldSet.combine(this, other, 'intersection', true) ?? new FieldSet();
+  }
+
+  /**
+   * One node of `a op b`, built by walking both trees together: a node is a member when the operation
+   * keeps its path (the root never is, as paths are non-empty), and branches that keep no path are
+   * dropped, so the result holds exactly the paths `op` selects from `paths()` of both.
+   * @returns undefined when the result below this node is empty
+   */
+  private static combine(
+    a: FieldSet | undefined,
+    b: FieldSet | undefined,
+    op: 'union' | 'difference' | 'intersection',
+    root: boolean,
+  ): FieldSet | undefined {
+    const out = new FieldSet();
+    const inA = a?.member === true;
+    const inB = b?.member === true;
+    out.member = !root && (op === 'union' ? inA || inB : op === 'difference' ? inA && !inB : inA && inB);
+    if (a !== undefined)
+      for (const [element, child] of a.children) {
+        const other = b?.children.get(element);
+        if (op === 'intersection' && other === undefined) continue;
+        const r = FieldSet.combine(child, other, op, false);
+        if (r !== undefined) out.children.set(element, r);
+      }
+    if (op === 'union' && b !== undefined)
+      for (const [element, child] of b.children) {
+        if (a?.children.has(element) === true) continue;
+        const r = FieldSet.combine(undefined, child, op, false);
+        if (r !== undefined) out.children.set(element, r);
+      }
+    return out.member || out.children.size > 0 ? out : undefined;
   }
 
   /** Whether both sets hold the same paths. */
