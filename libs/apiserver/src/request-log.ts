@@ -32,23 +32,23 @@ export class RequestAccounting {
 
   /** The recorded requests, oldest first. */
   get log(): readonly RequestRecord[] {
-    return this.entries;
+    return this.kept();
   }
 
   /** Number of requests matching `filter` (all when omitted). */
   count(filter: RequestFilter = {}): number {
-    return this.entries.filter((r) => matches(r, filter)).length;
+    return this.kept().filter((r) => matches(r, filter)).length;
   }
 
   /** Number of write requests (create, update, patch, delete, deletecollection) matching `filter`. */
   writes(filter: RequestFilter = {}): number {
-    return this.entries.filter((r) => WRITE_VERBS.has(r.verb) && matches(r, filter)).length;
+    return this.kept().filter((r) => WRITE_VERBS.has(r.verb) && matches(r, filter)).length;
   }
 
   /** Counts grouped by `user|verb|resource[/subresource]`. */
   summary(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const r of this.entries) {
+    for (const r of this.kept()) {
       const k = `${r.user}|${r.verb}|${r.resource}${r.subresource ? `/${r.subresource}` : ''}`;
       out[k] = (out[k] ?? 0) + 1;
     }
@@ -63,7 +63,15 @@ export class RequestAccounting {
   /** @internal */
   record(r: RequestRecord): void {
     this.entries.push(r);
+    // trim in batches (a quarter of the limit over it): dropping the oldest entry on every request
+    // would move the whole log each time once it is full
+    if (this.entries.length > this.limit + Math.ceil(this.limit / 4)) this.kept();
+  }
+
+  /** The entries, first trimmed to the newest `limit` (every read sees exactly those). */
+  private kept(): RequestRecord[] {
     if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit);
+    return this.entries;
   }
 }
 
