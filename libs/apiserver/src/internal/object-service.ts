@@ -32,6 +32,11 @@ export interface WriteContext {
    * returns and that object's stored JSON, so an HTTP answer need not serialize it again.
    */
   response?: { object?: JsonObject; json?: string };
+  /**
+   * The request body is the service's to change (a fresh parse no caller keeps), so create, update and
+   * apply use it without a copy. Default false: the body is copied first.
+   */
+  ownsBody?: boolean;
 }
 
 /** The patch content types the server accepts. */
@@ -156,7 +161,7 @@ export class ObjectService {
   ): JsonObject {
     if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
     this.checkKind(rt, version, body);
-    const obj = clone(body);
+    const obj = ctx.ownsBody === true ? body : clone(body);
     const meta = metaOf(obj);
     const bodyNs = meta.namespace;
     if (rt.namespaced) {
@@ -338,7 +343,8 @@ export class ObjectService {
     const key = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), key, name);
     if (!old) throw errors.notFound(this.ref(rt, name));
-    return this.commitUpdate(rt, version, old, clone(body), ctx, subresource, 'track');
+    const next = ctx.ownsBody === true ? body : clone(body);
+    return this.commitUpdate(rt, version, old, next, ctx, subresource, 'track');
   }
 
   /** Patches an object; apply creates it when missing. */
@@ -363,7 +369,7 @@ export class ObjectService {
       if (patchBody.apiVersion === undefined || patchBody.kind === undefined) {
         throw errors.badRequest('apiVersion and kind must be set in the applied object');
       }
-      const applied = clone(patchBody);
+      const applied = ctx.ownsBody === true ? patchBody : clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
         throw errors.badRequest(

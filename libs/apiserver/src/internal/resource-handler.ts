@@ -223,6 +223,7 @@ export async function handleResource(
       const fm = fieldManagerOf(req, query, false);
       if (fm !== undefined) ctx.fieldManager = fm;
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
+      ctx.ownsBody = true;
       const obj = deps.service.create(rt, version, namespace, body, ctx);
       setWarnings(res, ctx);
       return sendWritten(res, 201, obj, ctx);
@@ -249,6 +250,7 @@ export async function handleResource(
           ),
         );
       }
+      ctx.ownsBody = true;
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
       setWarnings(res, ctx);
       return sendWritten(res, 200, obj, ctx);
@@ -290,6 +292,7 @@ export async function handleResource(
         return sendJson(res, 200, scale);
       }
       const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
+      ctx.ownsBody = true;
       const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
       setWarnings(res, ctx);
       return sendWritten(res, existed ? 200 : 201, obj, ctx);
