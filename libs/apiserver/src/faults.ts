@@ -82,6 +82,7 @@ export class FaultInjector {
 
   /** @internal The failure for a request, consuming one use. */
   takeFailure(req: Required<Pick<FaultMatch, 'verb' | 'resource'>> & FaultMatch): FailureSpec | undefined {
+    if (this.failures.length === 0) return undefined;
     const i = this.failures.findIndex((f) => matches(f, req));
     if (i < 0) return undefined;
     const f = this.failures[i];
@@ -92,6 +93,7 @@ export class FaultInjector {
 
   /** @internal Total latency for a request. */
   latencyFor(req: FaultMatch): number {
+    if (this.latencies.length === 0) return 0;
     return this.latencies.filter((l) => matches(l, req)).reduce((n, l) => n + l.ms, 0);
   }
 }

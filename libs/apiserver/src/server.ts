@@ -287,19 +287,15 @@ export class KubeApiServer {
         const u = this.authenticate(req);
         user = u.name;
         if (info.isResource) {
-          const latency = this.faults.latencyFor({
+          const match = {
             verb: info.verb,
             resource: info.resource,
             namespace: info.namespace,
             subresource: info.subresource,
-          });
+          };
+          const latency = this.faults.latencyFor(match);
           if (latency > 0) await new Promise((r) => setTimeout(r, latency));
-          const fault = this.faults.takeFailure({
-            verb: info.verb,
-            resource: info.resource,
-            namespace: info.namespace,
-            subresource: info.subresource,
-          });
+          const fault = this.faults.takeFailure(match);
           if (fault) {
             const retry = fault.retryAfterSeconds ?? 1;
             throw new ApiError(
