@@ -19,6 +19,9 @@ interface KeyState<R> {
   held: HeldEvent<R>[];
 }
 
+/** How many objects with pending own writes a tracker remembers (least recently used go first). */
+export const MAX_TRACKED_KEYS = 50_000;
+
 /** What to do with an informer event. */
 export type Verdict = 'own' | 'foreign' | 'held';
 
@@ -39,7 +42,12 @@ export type Verdict = 'own' | 'foreign' | 'held';
  * of that object after the write (it may then, for a moment, be a late event older than our write).
  */
 export class OwnWriteTracker<R extends KubernetesResource> {
-  private readonly states = new LRUCache<string, KeyState<R>>({ max: 50_000 });
+  // bounded by a size count, not `max`: lru-cache preallocates `max` slots (about 1 MB and 8 ms for
+  // 50,000) in every tracker, i.e. every event source, although most hold a handful of keys
+  private readonly states = new LRUCache<string, KeyState<R>>({
+    maxSize: MAX_TRACKED_KEYS,
+    sizeCalculation: () => 1,
+  });
   private readonly temp = new Map<string, R>();
 
   /** Marks a write of `key` as started. */

@@ -29,7 +29,8 @@ export class InformerCache<T extends KubernetesResource> {
   private readonly overlay = new Map<string, T>();
   private handlers: ResourceEventHandler<T>[] = [];
   /** Uids seen deleted recently, so a late own write cannot resurrect a deleted object. */
-  private readonly deletedUids = new LRUCache<string, true>({ max: 10_000 });
+  // a size count instead of `max`, which would preallocate all 10,000 slots in every informer
+  private readonly deletedUids = new LRUCache<string, true>({ maxSize: 10_000, sizeCalculation: () => 1 });
 
   constructor(
     private readonly logger: Logger,

@@ -12,6 +12,7 @@ import { ControllerEventSource } from '../../event/internal/controller-event-sou
 import type { PrimaryInformer } from '../../event/internal/controller-event-source.js';
 import type { RelistWindow } from '../../event/sources/relist-window.js';
 import { EventProcessor } from '../../event/internal/event-processor.js';
+import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
@@ -133,21 +134,31 @@ export class Controller<P extends KubernetesResource> {
   }
 
   /**
-   * Starts the controller's own event source, then the others, each within `cacheSyncTimeoutMs`.
+   * Starts the event sources, each within `cacheSyncTimeoutMs`: the controller's own, and at the
+   * same time every informer-backed secondary source (their start is a list; nothing is reconciled
+   * before all caches are synced, and each primary's own add event triggers its first
+   * reconciliation, so secondary events of the first list need not find their primary cached);
+   * other sources (polling, custom) after the controller's own, those of `resourceStateLoader`
+   * priority before the rest.
    * @throws EventSourceStartError when one fails or times out and `failFast` is on.
    */
   async startEventSources(cacheSyncTimeoutMs: number, failFast: boolean): Promise<void> {
     this.startSettings = { cacheSyncTimeoutMs, failFast };
     const [own, ...others] = [...this.sources.entries()];
-    await this.startOne(own[0], own[1], cacheSyncTimeoutMs, failFast);
+    const start = ([name, source]: [string, EventSource]) =>
+      this.startOne(name, source, cacheSyncTimeoutMs, failFast);
+    const listing = others.filter(([, s]) => s instanceof InformerEventSource);
+    const later = others.filter(([, s]) => !(s instanceof InformerEventSource));
     // sources that load state (read by others or by the reconciler at once) before the rest
-    const loaders = others.filter(([, s]) => s.startPriority === 'resourceStateLoader');
-    const rest = others.filter(([, s]) => s.startPriority !== 'resourceStateLoader');
-    for (const group of [loaders, rest]) {
-      await Promise.all(
-        group.map(([name, source]) => this.startOne(name, source, cacheSyncTimeoutMs, failFast)),
-      );
-    }
+    const loaders = later.filter(([, s]) => s.startPriority === 'resourceStateLoader');
+    const rest = later.filter(([, s]) => s.startPriority !== 'resourceStateLoader');
+    const ordered = async () => {
+      await start(own);
+      for (const group of [loaders, rest]) await Promise.all(group.map(start));
+    };
+    const results = await Promise.allSettled([ordered(), ...listing.map(start)]);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw (failed).reason;
   }
 
   /**

@@ -130,6 +130,35 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
     expect(source.list(ns)).toHaveLength(20);
   });
 
+  it('[ES-02] secondary informers list while the primaries are listed; the first reconcile still sees them all', async () => {
+    const ns = await newNamespace(bed.admin);
+    const w = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(CM, ownedConfigMap('w-a', ns, w));
+    // the primaries' list is slow: the secondaries' list need not wait for it
+    bed.server.faults.addLatency({ verb: 'list', resource: 'widgets', namespace: ns, ms: 500 });
+    const seen: number[] = [];
+    operator().register(
+      {
+        prepareEventSources: (c: EventSourceContext<Widget>) => [
+          new InformerEventSource({ type: CM, name: 'cms' }, c),
+        ],
+        reconcile: (_w: Widget, c: Context<Widget>) => {
+          seen.push(c.getSecondaryResources(CM).length);
+          return UpdateControl.noUpdate();
+        },
+      },
+      { resourceType: Widget, name: 'es02-parallel', namespaces: [ns] },
+    );
+    await operators[0].start();
+    await waitFor(() => seen.length >= 1, 'reconciled');
+    expect(seen[0]).toBe(1);
+    // the log is in order of answers: the ConfigMaps were listed before the slow Widget list ended
+    const lists = bed.server.requests.log
+      .filter((r) => r.verb === 'list' && r.namespace === ns)
+      .map((r) => r.resource);
+    expect(lists).toEqual(['configmaps', 'widgets']);
+  });
+
   it('[ES-06] annotation (default keys) and label mappers trigger their primaries; an empty mapping reconciles nothing', async () => {
     const ns = await newNamespace(bed.admin);
     const runs: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { OwnWriteTracker } from '../own-write-tracker.js';
+import { MAX_TRACKED_KEYS, OwnWriteTracker } from '../own-write-tracker.js';
 
 const at = (resourceVersion: string, value = resourceVersion): V1ConfigMap => ({
   metadata: { name: 'c', namespace: 'ns', resourceVersion },
@@ -66,5 +66,16 @@ describe('OwnWriteTracker', () => {
     expect(t.onEvent(K, { kind: 'delete', obj: at('11'), finalStateUnknown: false })).toBe('foreign');
     expect(t.get(K)).toBeUndefined();
     expect(t.isIdle(K)).toBe(true);
+  });
+
+  it('[ES-10] a tracker costs nothing until it tracks (every event source has one) and stays bounded', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const trackers = Array.from({ length: 20 }, () => new OwnWriteTracker<V1ConfigMap>());
+    // preallocated LRU slots were typed arrays of 50,000 entries (400 kB each tracker)
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1_000_000);
+    const t = trackers[0];
+    for (let i = 0; i < MAX_TRACKED_KEYS + 10; i++) t.begin(`ns/c${i}`);
+    expect(t.isIdle('ns/c0')).toBe(true); // the least recently used went first
+    expect(t.isIdle(`ns/c${MAX_TRACKED_KEYS + 9}`)).toBe(false);
   });
 });
