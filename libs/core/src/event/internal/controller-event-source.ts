@@ -65,6 +65,20 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  * `UpdateControl` patches) are not tracked: the dispatcher reconciles right after adding the
  * finalizer, and a spec change returned through `UpdateControl.patchResource` reconciles again once
  * its generation grows, as in JOSDK, where only writes through `ResourceOperations` are filtered.
+ *
+ * No bounded cache for primaries (unlike `InformerEventSource`'s `boundedCache`, JOSDK offers one
+ * for the primary informer too). It is not offered here because the primary cache is read
+ * synchronously as the truth about which primaries exist, and an evicted primary would be taken for
+ * a deleted one: the event processor drops an event (and the resource's state) when `get` finds no
+ * primary; secondary events of primaries not cached are skipped (`skipUnknownPrimaries`); a restart
+ * of processing queues `list()`. The update filters (generation, finalizer, deletion mark) and the
+ * user's `onUpdateFilter`/`genericFilter` receive the previous object, which a skeleton kept for an
+ * evicted primary (as the secondaries' bounded cache keeps) cannot give them in full; indexers on
+ * primaries (ES-08) and the read-after-write overlay need whole objects too. Making these paths
+ * fetch on a miss means an asynchronous submit racing the primary's delete event, for a saving that
+ * the docs (004) themselves limit: every primary is reconciled at start and then at least every
+ * `maxReconciliationIntervalMs` (10 h), so primaries only cool down between those. Secondaries,
+ * usually the bulk of the memory, can be bounded with `boundedCache`.
  */
 export class ControllerEventSource<P extends KubernetesResource> implements EventSource {
   readonly name = CONTROLLER_EVENT_SOURCE_NAME;

@@ -71,7 +71,8 @@ export interface InformerEventSourceOptions<
   /**
    * Keep full objects only while used: those not read or written for `ttlMs` are evicted (the
    * informer keeps their metadata for events and mapping) and fetched again on demand with
-   * {@link InformerEventSource.fetch}. Defaults to off (everything cached).
+   * {@link InformerEventSource.fetch}. Defaults to off (everything cached). Secondaries only: the
+   * controller's primary cache is never bounded (see `ControllerEventSource` for why).
    */
   boundedCache?: { ttlMs: number; max?: number };
   /** Whether events of primaries that are not in the controller's cache are dropped (logged at debug). Defaults to true. */

@@ -158,7 +158,7 @@ export class Controller<P extends KubernetesResource> {
     };
     const results = await Promise.allSettled([ordered(), ...listing.map(start)]);
     const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed).reason;
+    if (failed) throw failed.reason;
   }
 
   /**
