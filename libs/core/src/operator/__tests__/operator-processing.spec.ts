@@ -358,6 +358,53 @@ describe('event processing against @tosdk/apiserver', () => {
     expect(named.runs.map((x) => x.name)).toEqual(['b1']);
   });
 
+  it('[OP-04] two operators shard one kind by label selector: each resource is reconciled by exactly one, also after it changes shard', async () => {
+    const ns = await newNamespace(bed.admin);
+    // each operator stamps its shard into the status, so the split is visible on the API server
+    const stamping = (shard: string) =>
+      new RecordingReconciler((w) =>
+        UpdateControl.patchStatus<Widget>({
+          ...w,
+          status: { ...(w.status ?? {}), message: `shard ${shard}` },
+        }),
+      );
+    const shardA = stamping('a');
+    const shardB = stamping('b');
+    const a = operator();
+    const b = operator();
+    a.register(shardA, { resourceType: Widget, name: 'sharded', namespaces: [ns], labelSelector: 'shard=a' });
+    b.register(shardB, { resourceType: Widget, name: 'sharded', namespaces: [ns], labelSelector: 'shard=b' });
+    await Promise.all([a.start(), b.start()]);
+    const names = Array.from({ length: 10 }, (_, i) => `w${i}`);
+    const shardOf = (i: number) => (i % 2 === 0 ? 'a' : 'b');
+    await Promise.all(
+      names.map((name, i) =>
+        bed.admin.create(Widget, {
+          ...widget(name, ns),
+          metadata: { name, namespace: ns, labels: { shard: shardOf(i) } },
+        }),
+      ),
+    );
+    const stampedShard = async (name: string) =>
+      (await get(ns, name))?.status?.message?.replace('shard ', '');
+    await waitFor(
+      async () => (await Promise.all(names.map(stampedShard))).every((s, i) => s === shardOf(i)),
+      'every resource stamped by its own shard',
+    );
+    for (const [i, name] of names.entries()) {
+      const mine = shardOf(i) === 'a' ? shardA : shardB;
+      const other = shardOf(i) === 'a' ? shardB : shardA;
+      expect(mine.of(name).length).toBeGreaterThanOrEqual(1);
+      expect(other.of(name)).toHaveLength(0);
+    }
+    // moving w0 from shard a to shard b hands it over: b reconciles it from then on, a never again
+    const runsOfW0InA = shardA.of('w0').length;
+    await bed.admin.mergePatch(Widget, new ResourceID('w0', ns), { metadata: { labels: { shard: 'b' } } });
+    await waitFor(async () => (await stampedShard('w0')) === 'b', 'w0 stamped by shard b');
+    expect(shardB.of('w0').length).toBeGreaterThanOrEqual(1);
+    expect(shardA.of('w0')).toHaveLength(runsOfW0InA);
+  });
+
   it('[EP-18] the rate limiter postpones (never drops) reconciliations and wins over reschedule timing', async () => {
     const ns = await newNamespace(bed.admin);
     const r = new RecordingReconciler(() => UpdateControl.noUpdate<Widget>().rescheduleAfter(0));
