@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -12,7 +11,6 @@ import type { JsonObject } from '../../types.js';
 import { v0, webPageCrd } from './fixtures.js';
 
 const KUBECTL = '/usr/bin/kubectl';
-const hasKubectl = existsSync(KUBECTL);
 
 /** Discovery for one CRD plus the OpenAPI v3 documents under test; nothing else. */
 function startServer(): Promise<Server> {
@@ -89,7 +87,6 @@ describe('kubectl explain against the OpenAPI v3 documents', () => {
   let kubeconfig: string;
 
   beforeAll(async () => {
-    if (!hasKubectl) return;
     server = await startServer();
     dir = await mkdtemp(join(tmpdir(), 'crd-explain-'));
     kubeconfig = join(dir, 'kubeconfig');
@@ -109,7 +106,6 @@ describe('kubectl explain against the OpenAPI v3 documents', () => {
   });
 
   afterAll(async () => {
-    if (!hasKubectl) return;
     await new Promise((resolve) => server.close(resolve));
     await rm(dir, { recursive: true, force: true });
   });
@@ -124,40 +120,28 @@ describe('kubectl explain against the OpenAPI v3 documents', () => {
       );
     });
 
-  (hasKubectl ? it : it.skip)(
-    'explains the kind, its description and fields',
-    async () => {
-      const out = await explain('webpages');
-      expect(out).toMatch(/GROUP:\s+sample\.tosdk\.io/);
-      expect(out).toMatch(/KIND:\s+WebPage/);
-      expect(out).toMatch(/VERSION:\s+v1/);
-      expect(out).toContain('A web page served by nginx.');
-      expect(out).toMatch(/spec\s+<Object>/);
-      expect(out).toMatch(/metadata\s+<ObjectMeta>/);
-    },
-    30_000,
-  );
+  it('explains the kind, its description and fields', async () => {
+    const out = await explain('webpages');
+    expect(out).toMatch(/GROUP:\s+sample\.tosdk\.io/);
+    expect(out).toMatch(/KIND:\s+WebPage/);
+    expect(out).toMatch(/VERSION:\s+v1/);
+    expect(out).toContain('A web page served by nginx.');
+    expect(out).toMatch(/spec\s+<Object>/);
+    expect(out).toMatch(/metadata\s+<ObjectMeta>/);
+  }, 30_000);
 
-  (hasKubectl ? it : it.skip)(
-    'explains a field path and metadata through the ObjectMeta schema',
-    async () => {
-      const replicas = await explain('webpages.spec.replicas');
-      expect(replicas).toMatch(/FIELD:\s+replicas <integer>/);
-      const meta = await explain('wp.metadata.labels');
-      expect(meta).toMatch(/FIELD:\s+labels <map\[string\]string>/);
-    },
-    30_000,
-  );
+  it('explains a field path and metadata through the ObjectMeta schema', async () => {
+    const replicas = await explain('webpages.spec.replicas');
+    expect(replicas).toMatch(/FIELD:\s+replicas <integer>/);
+    const meta = await explain('wp.metadata.labels');
+    expect(meta).toMatch(/FIELD:\s+labels <map\[string\]string>/);
+  }, 30_000);
 
-  (hasKubectl ? it : it.skip)(
-    'explains recursively',
-    async () => {
-      const out = await explain('webpages', '--recursive');
-      expect(out).toMatch(/spec\s+<Object>/);
-      expect(out).toMatch(/html\s+<string> -required-/);
-      expect(out).toMatch(/conditions\s+<\[\]Object>/);
-      expect(out).toMatch(/ownerReferences\s+<\[\]OwnerReference>/);
-    },
-    30_000,
-  );
+  it('explains recursively', async () => {
+    const out = await explain('webpages', '--recursive');
+    expect(out).toMatch(/spec\s+<Object>/);
+    expect(out).toMatch(/html\s+<string> -required-/);
+    expect(out).toMatch(/conditions\s+<\[\]Object>/);
+    expect(out).toMatch(/ownerReferences\s+<\[\]OwnerReference>/);
+  }, 30_000);
 });
