@@ -41,7 +41,10 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
   });
 
   /** The app as a user runs it (this flavour), restricted to `namespace` when given. */
-  async function startApp(namespace?: string): Promise<OperatorTestingContext> {
+  async function startApp(
+    namespace?: string,
+    terminationTimeoutMs?: number,
+  ): Promise<OperatorTestingContext> {
     const t = await createOperatorTestingModule({
       testEnvironment: env,
       imports: [
@@ -50,7 +53,10 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
           logStream: quietLogs,
           defaultMetrics: false,
           // a fast retry, so a retry storm would show within the tests' own waiting
-          operator: { controllers: { webpage: { retry: { maxAttempts: 3, initialInterval: 20 } } } },
+          operator: {
+            terminationTimeoutMs,
+            controllers: { webpage: { retry: { maxAttempts: 3, initialInterval: 20 } } },
+          },
         }),
       ],
       providers: [
@@ -251,7 +257,9 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))('WebPage sample, %s flavour', (f
   it('[DR-08] an operator restarted in the middle converges to the changes made while it was down', async () => {
     const namespace = await env.createNamespace('webpage-restart');
     const id = new ResourceID('site', namespace);
-    const first = await startApp(namespace);
+    // a termination timeout, so the reconciliation running at close() finishes before the operator is
+    // down: with the default 0 it is abandoned and may still write after close() (see the runtime README)
+    const first = await startApp(namespace, 10_000);
     await first.adminClient.create(WebPage, webPage(namespace, 'site', { html: HELLO }));
     // stopped in the middle: as soon as the first secondary exists, before the page is ready
     await first.waitForResource(ResourceTypes.ConfigMap, 'site-html', undefined, { namespace });
