@@ -76,7 +76,7 @@ export function desiredDeployment(page: WebPage): Desired<V1Deployment> {
             {
               name: 'nginx',
               image: NGINX_IMAGE,
-              ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
+              ports: [{ name: 'http', containerPort: 80 }],
               volumeMounts: [{ name: 'html', mountPath: '/usr/share/nginx/html', readOnly: true }],
               readinessProbe: { httpGet: { path: '/', port: 'http' } },
             },
@@ -96,7 +96,7 @@ export function desiredService(page: WebPage): Desired<V1Service> {
     metadata: metadata(page, workloadName(page)),
     spec: {
       selector: { [WEBPAGE_LABEL]: page.metadata!.name! },
-      ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }],
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
     },
   };
 }
