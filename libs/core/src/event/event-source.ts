@@ -33,7 +33,7 @@ export interface EventSource {
   start(): Promise<void>;
   /** Stops emitting and releases resources. */
   stop(): Promise<void>;
-  /** Current health. Defaults to healthy when not implemented. */
+  /** Current health. Optional: a source without this method is reported healthy. */
   health?(): EventSourceHealth;
   /** Start order among the controller's sources. Defaults to `default`. */
   readonly startPriority?: EventSourceStartPriority;
