@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Store } from '../internal/store.js';
+import { Store } from '../internal/storage/store.js';
 import { KubeApiServer } from '../server.js';
 import { call, rawWatch, waitFor } from './http-helper.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 import {
   aggregatedDiscovery,
   apiGroup,
@@ -7,12 +7,12 @@ import {
   apiResourceList,
   apiVersions,
   SERVER_VERSION,
-} from './discovery.js';
-import { ApiError, errors } from './errors.js';
-import { builtinOpenApiV3 } from './openapi.js';
+} from '../discovery/discovery.js';
+import { ApiError, errors } from '../common/errors.js';
+import { builtinOpenApiV3 } from '../openapi/openapi.js';
 import type { HandlerDeps } from './resource-handler.js';
 import { sendJson } from './resource-handler.js';
-import type { CompiledCrd } from './peers.js';
+import type { CompiledCrd } from '../common/peers.js';
 
 const AGGREGATED = /as=APIGroupDiscoveryList/;
 

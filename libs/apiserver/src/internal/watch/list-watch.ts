@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonObject } from '../types.js';
-import { ApiError, errors } from './errors.js';
+import type { JsonObject } from '../../types.js';
+import { ApiError, errors } from '../common/errors.js';
 import type { ObjectFilter } from './filter.js';
-import { metaOf } from './json.js';
-import type { Peers } from './peers.js';
-import type { ResourceType, ResourceVersion } from './resource-type.js';
-import { apiVersionOf, storageKey } from './resource-type.js';
-import type { Store, StoreEvent } from './store.js';
-import type { IncludeObject } from './table.js';
-import { builtinTable } from './table.js';
+import { metaOf } from '../common/json.js';
+import type { Peers } from '../common/peers.js';
+import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
+import { apiVersionOf, storageKey } from '../resources/resource-type.js';
+import type { Store, StoreEvent } from '../storage/store.js';
+import type { IncludeObject } from '../encoding/table.js';
+import { builtinTable } from '../encoding/table.js';
 import type { WatchHub, Watcher } from './watch-hub.js';
 import { eventLine } from './watch-hub.js';
 

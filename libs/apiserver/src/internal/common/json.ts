@@ -1,4 +1,4 @@
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 
 /** Whether a value is a plain JSON object. */
 export function isObject(v: unknown): v is JsonObject {

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../types.js';
-import type { ResourceType } from './resource-type.js';
+import type { JsonObject } from '../../types.js';
+import type { ResourceType } from '../resources/resource-type.js';
 
 /** Which object a Table row carries (`includeObject`). */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

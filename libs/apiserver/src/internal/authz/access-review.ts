@@ -1,10 +1,10 @@
-import type { JsonObject } from '../types.js';
-import { errors } from './errors.js';
-import { clone, isObject, metaOf, rfc3339, str } from './json.js';
-import type { AuthorizationAttributes, Peers, RbacObjects } from './peers.js';
-import type { ResourceType, ResourceVersion } from './resource-type.js';
-import { apiVersionOf } from './resource-type.js';
-import type { Store } from './store.js';
+import type { JsonObject } from '../../types.js';
+import { errors } from '../common/errors.js';
+import { clone, isObject, metaOf, rfc3339, str } from '../common/json.js';
+import type { AuthorizationAttributes, Peers, RbacObjects } from '../common/peers.js';
+import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
+import { apiVersionOf } from '../resources/resource-type.js';
+import type { Store } from '../storage/store.js';
 
 /** An authenticated user. */
 export interface AuthUser {

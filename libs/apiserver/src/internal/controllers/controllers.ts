@@ -1,13 +1,13 @@
-import type { JsonObject } from '../types.js';
-import { isObject, metaOf, rfc3339, str } from './json.js';
-import type { ObjectService, WriteContext } from './object-service.js';
-import type { NameConflict } from '../crd/index.js';
-import type { CompiledCrd, Peers } from './peers.js';
-import type { ResourceRegistry } from './registry.js';
-import type { ResourceType } from './resource-type.js';
-import { storageKey, storageVersion } from './resource-type.js';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../gc/index.js';
-import type { Store, StoreEvent } from './store.js';
+import type { JsonObject } from '../../types.js';
+import { isObject, metaOf, rfc3339, str } from '../common/json.js';
+import type { ObjectService, WriteContext } from '../storage/object-service.js';
+import type { NameConflict } from '../../crd/index.js';
+import type { CompiledCrd, Peers } from '../common/peers.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/resource-type.js';
+import { storageKey, storageVersion } from '../resources/resource-type.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../../gc/index.js';
+import type { Store, StoreEvent } from '../storage/store.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';

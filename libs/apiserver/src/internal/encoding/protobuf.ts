@@ -1,5 +1,5 @@
-import type { JsonObject } from '../types.js';
-import { ApiError } from './errors.js';
+import type { JsonObject } from '../../types.js';
+import { ApiError } from '../common/errors.js';
 
 /**
  * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):

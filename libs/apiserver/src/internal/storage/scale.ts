@@ -1,9 +1,9 @@
-import type { JsonObject } from '../types.js';
-import { errors } from './errors.js';
-import { clone, isObject, metaOf, str } from './json.js';
+import type { JsonObject } from '../../types.js';
+import { errors } from '../common/errors.js';
+import { clone, isObject, metaOf, str } from '../common/json.js';
 import type { ObjectService, PatchType, WriteContext } from './object-service.js';
-import type { Peers } from './peers.js';
-import type { ResourceType, ResourceVersion, ScalePaths } from './resource-type.js';
+import type { Peers } from '../common/peers.js';
+import type { ResourceType, ResourceVersion, ScalePaths } from '../resources/resource-type.js';
 
 function segments(path: string): string[] {
   return path

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors } from '../common/errors.js';
 
 /** Largest accepted request body (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;

@@ -1,6 +1,6 @@
-import type { JsonObject, PatchSchema } from '../types.js';
+import type { JsonObject, PatchSchema } from '../../types.js';
 import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
-import { age } from './table.js';
+import { age } from '../encoding/table.js';
 
 /** Built-ins with a scale subresource. */
 const SCALABLE = new Set(['apps/deployments', 'apps/statefulsets', 'apps/replicasets']);

@@ -1,6 +1,6 @@
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 import type { ObjectFilter } from './filter.js';
-import type { Store, StoreEvent } from './store.js';
+import type { Store, StoreEvent } from '../storage/store.js';
 
 /** Where a watch writes its lines (an HTTP response in practice). */
 export interface WatchSink {

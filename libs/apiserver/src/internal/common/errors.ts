@@ -1,4 +1,4 @@
-import type { JsonObject, StatusCause } from '../types.js';
+import type { JsonObject, StatusCause } from '../../types.js';
 
 /** Details of a failed request, as in a Kubernetes `Status.details`. */
 export interface ApiErrorDetails {

@@ -1,24 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
-import { decodeProtobuf } from './protobuf.js';
-import { scaleOf, writeScale } from './scale.js';
-import { errors } from './errors.js';
-import { buildFilter } from './filter.js';
-import { isObject, metaOf } from './json.js';
-import type { ListParams, WatchParams } from './list-watch.js';
-import { listBody, listPage, rvOf, startWatch, tableBody } from './list-watch.js';
-import type { DeleteOptions, ObjectService, PatchType, WriteContext } from './object-service.js';
-import type { Peers } from './peers.js';
-import type { ResourceRegistry } from './registry.js';
-import type { ResourceType, ResourceVersion } from './resource-type.js';
+import { decodeProtobuf } from '../encoding/protobuf.js';
+import { scaleOf, writeScale } from '../storage/scale.js';
+import { errors } from '../common/errors.js';
+import { buildFilter } from '../watch/filter.js';
+import { isObject, metaOf } from '../common/json.js';
+import type { ListParams, WatchParams } from '../watch/list-watch.js';
+import { listBody, listPage, rvOf, startWatch, tableBody } from '../watch/list-watch.js';
+import type { DeleteOptions, ObjectService, PatchType, WriteContext } from '../storage/object-service.js';
+import type { Peers } from '../common/peers.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { parseBool } from './request-info.js';
-import type { Store } from './store.js';
-import type { IncludeObject } from './table.js';
-import type { WatchHub } from './watch-hub.js';
-import { reviewAccess, reviewRules } from './access-review.js';
-import type { AuthUser } from './access-review.js';
+import type { Store } from '../storage/store.js';
+import type { IncludeObject } from '../encoding/table.js';
+import type { WatchHub } from '../watch/watch-hub.js';
+import { reviewAccess, reviewRules } from '../authz/access-review.js';
+import type { AuthUser } from '../authz/access-review.js';
 
 /** What the resource handler needs from the server. */
 export interface HandlerDeps {

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 
 /**
  * The RBAC policy kube-apiserver creates at start (its `bootstrappolicy` package), reduced to the

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../types.js';
-import { isObject, metaOf, str } from './json.js';
+import type { JsonObject } from '../../types.js';
+import { isObject, metaOf, str } from '../common/json.js';
 
 /**
  * What the simulated controllers and kubelet write: pod phases and the workload statuses that

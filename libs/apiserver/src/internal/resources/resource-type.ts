@@ -1,5 +1,5 @@
-import type { PrinterColumn } from '../crd/index.js';
-import type { JsonObject, PatchSchema, StatusCause } from '../types.js';
+import type { PrinterColumn } from '../../crd/index.js';
+import type { JsonObject, PatchSchema, StatusCause } from '../../types.js';
 
 /** A column of Table output. */
 export interface TableColumn {

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../types.js';
-import { isObject } from './json.js';
+import type { JsonObject } from '../../types.js';
+import { isObject } from '../common/json.js';
 import type { ResourceType } from './resource-type.js';
 
 /**

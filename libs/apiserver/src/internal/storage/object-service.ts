@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../types.js';
-import { ApiError, errors } from './errors.js';
-import { clone, deepEqual, isObject, metaOf, rfc3339, str } from './json.js';
+import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../../types.js';
+import { ApiError, errors } from '../common/errors.js';
+import { clone, deepEqual, isObject, metaOf, rfc3339, str } from '../common/json.js';
 import {
   generatedName,
   validateLabelsAndAnnotations,
   validateName,
   validateOwnerReferences,
 } from './names.js';
-import type { Peers } from './peers.js';
-import type { ResourceRegistry } from './registry.js';
-import type { ResourceType, ResourceVersion } from './resource-type.js';
-import { apiVersionOf, storageKey, storageVersion } from './resource-type.js';
+import type { Peers } from '../common/peers.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
+import { apiVersionOf, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
-import { deletionFinalizers } from '../gc/index.js';
-import { applyBuiltinDefaults, ClusterIpAllocator } from './builtin-defaults.js';
+import { deletionFinalizers } from '../../gc/index.js';
+import { applyBuiltinDefaults, ClusterIpAllocator } from '../resources/builtin-defaults.js';
 
 /** Who is writing and how. */
 export interface WriteContext {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { StatusCause } from '../types.js';
-import type { NameRule } from './resource-type.js';
+import type { StatusCause } from '../../types.js';
+import type { NameRule } from '../resources/resource-type.js';
 
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

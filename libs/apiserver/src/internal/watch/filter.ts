@@ -1,8 +1,8 @@
-import type { JsonObject } from '../types.js';
-import { errors } from './errors.js';
-import { isObject } from './json.js';
-import type { Peers } from './peers.js';
-import type { ResourceType, ResourceVersion } from './resource-type.js';
+import type { JsonObject } from '../../types.js';
+import { errors } from '../common/errors.js';
+import { isObject } from '../common/json.js';
+import type { Peers } from '../common/peers.js';
+import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
 
 /** A predicate over objects built from label and field selectors. */
 export type ObjectFilter = (obj: JsonObject) => boolean;

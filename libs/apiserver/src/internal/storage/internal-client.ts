@@ -1,9 +1,9 @@
-import type { JsonObject } from '../types.js';
-import { str } from './json.js';
-import { errors } from './errors.js';
+import type { JsonObject } from '../../types.js';
+import { str } from '../common/json.js';
+import { errors } from '../common/errors.js';
 import type { DeleteOptions, DeleteResult, ObjectService, PatchType } from './object-service.js';
-import type { ResolvedResource, ResourceRegistry } from './registry.js';
-import { storageKey } from './resource-type.js';
+import type { ResolvedResource, ResourceRegistry } from '../resources/registry.js';
+import { storageKey } from '../resources/resource-type.js';
 import type { ChangeListener, Store } from './store.js';
 
 const SYSTEM = {

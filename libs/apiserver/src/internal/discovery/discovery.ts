@@ -1,6 +1,6 @@
-import type { JsonObject } from '../types.js';
-import type { ResourceRegistry } from './registry.js';
-import type { ResourceType } from './resource-type.js';
+import type { JsonObject } from '../../types.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/resource-type.js';
 
 /** The version this server reports (kubectl 1.32 era). */
 export const SERVER_VERSION = {

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../types.js';
+import type { JsonObject } from '../../types.js';
 
 /** The kind of a stored change, as in a watch event. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';

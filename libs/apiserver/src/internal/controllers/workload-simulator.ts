@@ -1,9 +1,9 @@
-import type { JsonObject } from '../types.js';
-import { isObject, metaOf, rfc3339, str } from './json.js';
-import type { ObjectService, WriteContext } from './object-service.js';
-import type { ResourceRegistry } from './registry.js';
-import { storageVersion } from './resource-type.js';
-import type { Store, StoreEvent } from './store.js';
+import type { JsonObject } from '../../types.js';
+import { isObject, metaOf, rfc3339, str } from '../common/json.js';
+import type { ObjectService, WriteContext } from '../storage/object-service.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import { storageVersion } from '../resources/resource-type.js';
+import type { Store, StoreEvent } from '../storage/store.js';
 import {
   counts,
   deploymentCondition,

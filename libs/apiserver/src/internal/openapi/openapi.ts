@@ -1,7 +1,7 @@
-import type { JsonObject } from '../types.js';
-import { SERVER_VERSION } from './discovery.js';
-import { isObject } from './json.js';
-import type { ResourceRegistry } from './registry.js';
+import type { JsonObject } from '../../types.js';
+import { SERVER_VERSION } from '../discovery/discovery.js';
+import { isObject } from '../common/json.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'].map((name) => ({
   name,
