@@ -13,7 +13,7 @@ export { ApiServerOptionsError } from './options.js';
 export { RequestAccounting } from './request-log.js';
 export type { RequestRecord, RequestFilter } from './request-log.js';
 export { FaultInjector } from './faults.js';
-export type { FailureSpec, FaultMatch, LatencySpec } from './faults.js';
+export type { FailureSpec, FaultMatch, LatencySpec, RateFailureSpec, RateFault } from './faults.js';
 export { ApiError } from './internal/common/errors.js';
 export type { InternalClient } from './internal/storage/internal-client.js';
 export type { StoreEvent, ChangeType } from './internal/storage/store.js';
