@@ -71,6 +71,7 @@ export async function waitFor<T>(
 export function rawWatch(
   server: KubeApiServer,
   path: string,
+  opts: { accept?: string } = {},
 ): { events: { type: string; object: Record<string, unknown> }[]; ended: Promise<void>; close: () => void } {
   const url = new URL(path, server.url);
   const events: { type: string; object: Record<string, unknown> }[] = [];
@@ -79,7 +80,14 @@ export function rawWatch(
   const ended = new Promise<void>((resolve, reject) => {
     const req = doRequest(
       url,
-      { method: 'GET', headers: { authorization: `Bearer ${server.tokenOf()}` }, ca: server.caPem },
+      {
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${server.tokenOf()}`,
+          ...(opts.accept !== undefined ? { accept: opts.accept } : {}),
+        },
+        ca: server.caPem,
+      },
       (res) => {
         let buf = '';
         res.setEncoding('utf8');

@@ -7,7 +7,13 @@ import { errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
 import { isObject, metaOf } from '../common/json.js';
 import type { ListParams, WatchParams } from '../watch/list-watch.js';
-import { listBody, listPage, rvOf, startWatch, tableBody } from '../watch/list-watch.js';
+import { listBody, listMetaOf, listPage, rvOf, startWatch, tableBody } from '../watch/list-watch.js';
+import {
+  negotiateConversion,
+  notAcceptable,
+  partialObjectMetadata,
+  partialObjectMetadataListBody,
+} from '../encoding/partial-metadata.js';
 import type { DeleteOptions, ObjectService, PatchType, WriteContext } from '../storage/object-service.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -51,6 +57,21 @@ export function sendJson(res: ServerResponse, status: number, body: JsonObject |
 function wantsTable(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? '';
   return /as=Table/.test(accept);
+}
+
+/** The `PartialObjectMetadata` apiVersion an `Accept` header asks for; 406 when it does not fit the answer. */
+function metadataAs(req: IncomingMessage, rt: ResourceType, list: boolean): string | undefined {
+  const c = negotiateConversion(req.headers.accept);
+  if (c === undefined || c.as === 'Table') return undefined;
+  if (list && c.as === 'PartialObjectMetadata')
+    throw notAcceptable(
+      `you requested PartialObjectMetadata, but the requested object is a list (${rt.listKind})`,
+    );
+  if (!list && c.as === 'PartialObjectMetadataList')
+    throw notAcceptable(
+      `you requested PartialObjectMetadataList, but the requested object is not a list (${rt.kind})`,
+    );
+  return c.apiVersion;
 }
 
 function includeObject(q: URLSearchParams): IncludeObject {
@@ -187,6 +208,8 @@ export async function handleResource(
       const obj = deps.service.get(rt, version, namespace, info.name!);
       if (wantsTable(req))
         return sendJson(res, 200, tableBody(rt, version, deps.peers, [obj], includeObject(query), rvOf(obj)));
+      const asMeta = metadataAs(req, rt, false);
+      if (asMeta !== undefined) return sendJson(res, 200, partialObjectMetadata(obj, asMeta));
       return sendJson(res, 200, obj);
     }
     case 'list': {
@@ -200,6 +223,9 @@ export async function handleResource(
           tableBody(rt, version, deps.peers, objs, includeObject(query), String(page.rv), page.continueToken),
         );
       }
+      const asMeta = metadataAs(req, rt, true);
+      if (asMeta !== undefined)
+        return sendJson(res, 200, partialObjectMetadataListBody(page.items, listMetaOf(page), asMeta));
       return sendJson(res, 200, listBody(rt, version, page));
     }
     case 'watch': {
@@ -208,6 +234,7 @@ export async function handleResource(
         allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks') === true,
         sendInitialEvents: boolParam(query, 'sendInitialEvents'),
         timeoutSeconds: intParam(query, 'timeoutSeconds'),
+        metadataAs: wantsTable(req) ? undefined : metadataAs(req, rt, false),
       };
       if (info.name !== undefined) {
         const byName = buildFilter(rt, version, deps.peers, undefined, `metadata.name=${info.name}`);

@@ -11,6 +11,7 @@ import type { IncludeObject } from '../encoding/table.js';
 import { builtinTable } from '../encoding/table.js';
 import type { WatchHub, Watcher } from './watch-hub.js';
 import { eventLine } from './watch-hub.js';
+import { partialObjectMetadata, partialObjectMetadataJson } from '../encoding/partial-metadata.js';
 
 /** Query parameters of list and watch. */
 export interface ListParams {
@@ -168,11 +169,17 @@ function rewriteApiVersion(json: string, apiVersion: string): string {
   return JSON.stringify(o);
 }
 
-/** Serializes a list response without re-serializing stored objects. */
-export function listBody(rt: ResourceType, version: ResourceVersion, page: ListPage): string {
+/** The `metadata` of a list answer for a page. */
+export function listMetaOf(page: ListPage): JsonObject {
   const meta: JsonObject = { resourceVersion: String(page.rv) };
   if (page.continueToken) meta.continue = page.continueToken;
   if (page.remaining !== undefined) meta.remainingItemCount = page.remaining;
+  return meta;
+}
+
+/** Serializes a list response without re-serializing stored objects. */
+export function listBody(rt: ResourceType, version: ResourceVersion, page: ListPage): string {
+  const meta = listMetaOf(page);
   const av = apiVersionOf(rt.group, version.name);
   if (version.conversionError !== undefined && page.items.length > 0)
     throw errors.internal(version.conversionError);
@@ -214,6 +221,8 @@ export interface WatchParams extends ListParams {
   allowWatchBookmarks: boolean;
   sendInitialEvents: boolean | undefined;
   timeoutSeconds: number | undefined;
+  /** Send objects as `PartialObjectMetadata` of this apiVersion (`meta.k8s.io/v1`); undefined: whole objects. */
+  metadataAs?: string | undefined;
 }
 
 /** Starts a watch stream on `res`; returns once set up (the stream stays open). */
@@ -263,7 +272,13 @@ export function startWatch(
     startRv = store.currentRv;
     for (const e of store.listJson(key, p.namespace)) {
       if (p.filter && !p.filter(JSON.parse(e.json) as JsonObject)) continue;
-      replay.push({ type: 'ADDED', json: av ? rewriteApiVersion(e.json, av) : e.json });
+      const json =
+        p.metadataAs !== undefined
+          ? partialObjectMetadataJson(e.json, p.metadataAs)
+          : av
+            ? rewriteApiVersion(e.json, av)
+            : e.json;
+      replay.push({ type: 'ADDED', json });
     }
   } else {
     startRv = rvParam === '' || rvParam === '0' ? store.currentRv : parseRv(rvParam);
@@ -307,6 +322,7 @@ export function startWatch(
     namespace: p.namespace,
     filter: p.filter,
     apiVersion: av,
+    metadataAs: p.metadataAs,
     sink,
     lastRv: startRv,
     closed: false,
@@ -322,12 +338,12 @@ export function startWatch(
     w,
     res,
     catchUp,
-    initial === true ? () => bookmarkLine(rt, version, store.currentRv, true) : undefined,
+    initial === true ? () => bookmarkLine(rt, version, store.currentRv, true, p.metadataAs) : undefined,
   );
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
     const t = setInterval(
-      () => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false)),
+      () => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false, p.metadataAs)),
       bookmarkIntervalMs,
     );
     t.unref();
@@ -389,14 +405,17 @@ async function writeCatchUp(
   w.pending = undefined;
 }
 
-function bookmarkLine(rt: ResourceType, version: ResourceVersion, rv: number, initialEnd: boolean): string {
+function bookmarkLine(
+  rt: ResourceType,
+  version: ResourceVersion,
+  rv: number,
+  initialEnd: boolean,
+  metadataAs: string | undefined,
+): string {
   const meta: JsonObject = { resourceVersion: String(rv) };
   if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };
-  return eventLine('BOOKMARK', {
-    kind: rt.kind,
-    apiVersion: apiVersionOf(rt.group, version.name),
-    metadata: meta,
-  });
+  const obj: JsonObject = { kind: rt.kind, apiVersion: apiVersionOf(rt.group, version.name), metadata: meta };
+  return eventLine('BOOKMARK', metadataAs !== undefined ? partialObjectMetadata(obj, metadataAs) : obj);
 }
 
 /** The metadata.resourceVersion of an object (for table metadata). */

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../types.js';
 import type { ObjectFilter } from './filter.js';
 import type { Store, StoreEvent } from '../storage/store.js';
+import { partialObjectMetadataJson } from '../encoding/partial-metadata.js';
 
 /** Where a watch writes its lines (an HTTP response in practice). */
 export interface WatchSink {
@@ -18,6 +19,8 @@ export interface Watcher {
   readonly filter: ObjectFilter | undefined;
   /** Rewrites an object's apiVersion for the watched version (undefined: the stored one). */
   readonly apiVersion: string | undefined;
+  /** Sends objects as `PartialObjectMetadata` of this apiVersion (`meta.k8s.io/v1`); undefined: whole objects. */
+  readonly metadataAs?: string | undefined;
   readonly sink: WatchSink;
   /** Highest resourceVersion sent so far. */
   lastRv: number;
@@ -42,17 +45,24 @@ function parsed(ev: StoreEvent, which: 'now' | 'prev'): JsonObject | undefined {
 }
 
 /** The serialized line of an event, shared by every watcher that sees it the same way. */
-function lineOf(ev: StoreEvent, type: string, json: string, apiVersion: string | undefined): string {
+function lineOf(
+  ev: StoreEvent,
+  type: string,
+  json: string,
+  apiVersion: string | undefined,
+  metadataAs: string | undefined,
+): string {
   let m = lineCache.get(ev);
   if (!m) {
     m = new Map();
     lineCache.set(ev, m);
   }
-  const k = `${type}|${apiVersion ?? ''}|${json === ev.json ? 'n' : 'p'}`;
+  const k = `${type}|${apiVersion ?? ''}|${json === ev.json ? 'n' : 'p'}|${metadataAs ?? ''}`;
   let line = m.get(k);
   if (line === undefined) {
     let body = json;
-    if (apiVersion !== undefined) {
+    if (metadataAs !== undefined) body = partialObjectMetadataJson(json, metadataAs);
+    else if (apiVersion !== undefined) {
       const o = JSON.parse(json) as JsonObject;
       o.apiVersion = apiVersion;
       body = JSON.stringify(o);
@@ -157,7 +167,7 @@ export class WatchHub {
       } else if (!nowMatch && !prevMatch) return;
     }
     w.lastRv = ev.rv;
-    this.send(w, lineOf(ev, type, json, w.apiVersion));
+    this.send(w, lineOf(ev, type, json, w.apiVersion, w.metadataAs));
   }
 
   /** Writes a line, ending the watch when the client is too far behind. */
