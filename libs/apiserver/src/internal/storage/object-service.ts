@@ -37,6 +37,12 @@ export interface WriteContext {
    * apply use it without a copy. Default false: the body is copied first.
    */
   ownsBody?: boolean;
+  /**
+   * The admission point (see `admission/`): called on create and update after defaults and before
+   * validation with the object about to be stored and the stored one; it may change `obj` in place
+   * (mutating webhooks) or throw. Unset (the default) for writes no webhook sees.
+   */
+  admission?: (obj: JsonObject, old: JsonObject | undefined) => void;
 }
 
 /** The patch content types the server accepts. */
@@ -210,6 +216,7 @@ export class ObjectService {
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
     applyBuiltinDefaults(rt, obj, undefined, this.clusterIps);
+    if (ctx.admission) ctx.admission(obj, undefined);
     const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
@@ -525,6 +532,7 @@ export class ObjectService {
       labels['kubernetes.io/metadata.name'] = om.name;
       m.labels = labels;
     }
+    if (ctx.admission) ctx.admission(obj, old);
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
     applyBuiltinDefaults(rt, obj, old, this.clusterIps);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
