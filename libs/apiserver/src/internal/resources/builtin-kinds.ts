@@ -393,6 +393,24 @@ const DEFS: Def[] = [
     virtual: true,
   },
   {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingWebhookConfiguration',
+    plural: 'validatingwebhookconfigurations',
+    cats: ['api-extensions'],
+    cluster: true,
+    columns: [webhooksColumn(), AGE],
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'MutatingWebhookConfiguration',
+    plural: 'mutatingwebhookconfigurations',
+    cats: ['api-extensions'],
+    cluster: true,
+    columns: [webhooksColumn(), AGE],
+  },
+  {
     group: 'apiextensions.k8s.io',
     version: 'v1',
     kind: 'CustomResourceDefinition',
@@ -404,6 +422,14 @@ const DEFS: Def[] = [
     columns: [col('Created At', 'date', (o) => get(o, 'metadata.creationTimestamp'))],
   },
 ];
+
+/** The WEBHOOKS column of the webhook configuration kinds: how many webhooks the object lists. */
+function webhooksColumn(): TableColumn {
+  return col('Webhooks', 'integer', (o) => {
+    const hooks = get(o, 'webhooks');
+    return Array.isArray(hooks) ? hooks.length : 0;
+  });
+}
 
 function selectorOfService(o: JsonObject): string {
   const s = get(o, 'spec.selector');
