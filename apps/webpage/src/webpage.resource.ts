@@ -1,32 +1,69 @@
 import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { defineResource } from '@tosdk/core';
 import type { CustomResource } from '@tosdk/core';
 
-/** What a user asks for: the page and whether it is reachable from outside the cluster. */
-export interface WebPageSpec {
-  /** The page, served as `index.html`. Required; must not be blank. */
-  html: string;
-  /** Whether an Ingress routes `/<namespace>/<name>` to the page. Defaults to false. */
-  exposed?: boolean;
-}
+/**
+ * The schemas of `WebPage` v1: the one source of the TypeScript types below and of the CRD in
+ * `deploy/webpage-crd.yaml` (`tosdk generate crds`; a later version is another `defineResource` of
+ * the same kind with its own schemas, `storage` on exactly one of them).
+ */
+export const WebPageV1Schema = {
+  description:
+    'A web page served by nginx; the operator keeps a ConfigMap, a Deployment, a Service and (when exposed) an Ingress for it.',
+  spec: Type.Object({
+    html: Type.String({
+      minLength: 1,
+      maxLength: 524288,
+      description:
+        'The page, served as index.html. Blank (whitespace only) pages are rejected by the operator with an error status.',
+    }),
+    exposed: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Whether an Ingress makes the page reachable from outside the cluster.',
+      }),
+    ),
+  }),
+  status: Type.Object({
+    configMapName: Type.Optional(Type.String({ description: 'The ConfigMap holding the page.' })),
+    observedGeneration: Type.Optional(
+      Type.Integer({ format: 'int64', description: 'The generation of the spec this status describes.' }),
+    ),
+    ready: Type.Optional(
+      Type.Boolean({ description: 'Whether the nginx Deployment has all its replicas ready.' }),
+    ),
+    errorMessage: Type.Optional(
+      Type.String({ description: 'Why the last reconciliation failed; absent when it succeeded.' }),
+    ),
+  }),
+};
+
+/** What a user asks for: the page (required, not blank) and whether it is reachable from outside the cluster (default false). */
+export type WebPageSpec = Static<typeof WebPageV1Schema.spec>;
 
 /** What the operator reports. */
-export interface WebPageStatus {
-  /** The ConfigMap that holds the page. */
-  configMapName?: string;
-  /** The `metadata.generation` this status describes. */
-  observedGeneration?: number;
-  /** Whether the nginx Deployment has all its replicas ready. */
-  ready?: boolean;
-  /** Why the last reconciliation failed; absent after a success. */
-  errorMessage?: string;
-}
+export type WebPageStatus = Static<typeof WebPageV1Schema.status>;
 
 /** A `WebPage` object (`sample.tosdk.io/v1`). */
 export type WebPage = CustomResource<WebPageSpec, WebPageStatus>;
 
-/** The `WebPage` kind: group `sample.tosdk.io`, version `v1`, namespaced, plural `webpages`. */
-export const WebPage = defineResource<WebPage>({ group: 'sample.tosdk.io', version: 'v1', kind: 'WebPage' });
+/** The `WebPage` kind: group `sample.tosdk.io`, version `v1`, namespaced, plural `webpages`, with its CRD data. */
+export const WebPage = defineResource({
+  group: 'sample.tosdk.io',
+  version: 'v1',
+  kind: 'WebPage',
+  shortNames: ['wp'],
+  schema: WebPageV1Schema,
+  printerColumns: [
+    { name: 'Exposed', type: 'boolean', jsonPath: '.spec.exposed' },
+    { name: 'ConfigMap', type: 'string', jsonPath: '.status.configMapName' },
+    { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+    { name: 'Error', type: 'string', jsonPath: '.status.errorMessage', priority: 1 },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+});
 
-/** The CRD manifest of {@link WebPage} (the same file `kubectl apply -f apps/webpage/deploy/` applies). */
+/** The CRD manifest of {@link WebPage}, generated from it by `tosdk generate crds` (the same file `kubectl apply -f apps/webpage/deploy/` applies). */
 export const WEBPAGE_CRD_PATH = fileURLToPath(new URL('../deploy/webpage-crd.yaml', import.meta.url));

@@ -8,6 +8,12 @@
 export const PACKAGE_NAME = '@tosdk/core';
 
 export * from './api/resource-type.js';
+export * from './api/rbac-rules.js';
+export * from './api/schema/resource-definition.js';
+export * from './api/schema/errors.js';
+export * from './api/schema/k8s-types.js';
+export * from './api/schema/structural-schema.js';
+export * from './api/schema/custom-resource-definition.js';
 export * from './api/builtin-types.js';
 export * from './api/resource-id.js';
 export * from './util/clock.js';

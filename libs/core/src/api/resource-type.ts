@@ -1,4 +1,11 @@
 import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type {
+  ResourceDefinition,
+  ResourceNamesOptions,
+  ResourceSchemaOptions,
+  ResourceVersionOptions,
+} from './schema/resource-definition.js';
 
 /**
  * A Kubernetes object as tosdk handles it: `apiVersion`, `kind`, `metadata`, and whatever the kind adds.
@@ -43,6 +50,11 @@ export interface ResourceType<T extends KubernetesResource = KubernetesResource>
   readonly namespaced: boolean;
   /** Phantom field carrying the object type; never set at run time. */
   readonly __type?: T;
+  /**
+   * The CRD data of a kind declared with a schema ({@link defineResource} with `schema`); absent for
+   * kinds declared without one (built-in kinds, or custom kinds whose CRD is written by hand).
+   */
+  readonly definition?: ResourceDefinition;
 }
 
 /** Options of {@link defineResource}. */
@@ -59,6 +71,25 @@ export interface ResourceTypeOptions {
   scope?: ResourceScope;
 }
 
+/**
+ * Options of {@link defineResource} for a custom resource declared with its schema: the object type,
+ * the CRD and the runtime declaration come from this one value.
+ *
+ * @typeParam Spec - the TypeBox schema of `.spec`.
+ * @typeParam Status - the TypeBox schema of `.status`.
+ */
+export interface CustomResourceTypeOptions<Spec extends TSchema, Status extends TSchema>
+  extends ResourceTypeOptions, ResourceVersionOptions, ResourceNamesOptions {
+  /** The schemas of spec and status (TypeBox), with the object's description and CEL rules. */
+  schema: ResourceSchemaOptions<Spec, Status>;
+}
+
+/** The object type of a kind declared with schemas `Spec` and `Status`. */
+export type CustomResourceOf<Spec extends TSchema, Status extends TSchema> = CustomResource<
+  Static<Spec>,
+  TSchema extends Status ? never : Static<Status>
+>;
+
 /** Thrown when a resource declaration is not valid. */
 export class InvalidResourceTypeError extends Error {
   /** Stable error code. */
@@ -72,7 +103,31 @@ export class InvalidResourceTypeError extends Error {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * Declares a kind. Example:
+ * Declares a custom kind with its schema: the object type is inferred from the TypeBox schemas and
+ * the CRD is generated from the same value (`tosdk generate crds`, {@link customResourceDefinitions}).
+ *
+ * ```ts
+ * import { Type } from '@sinclair/typebox';
+ * import { defineResource } from '@tosdk/core';
+ *
+ * export const WebPage = defineResource({
+ *   group: 'sample.tosdk.io', version: 'v1', kind: 'WebPage', shortNames: ['wp'],
+ *   schema: {
+ *     spec: Type.Object({ html: Type.String({ minLength: 1 }), exposed: Type.Optional(Type.Boolean()) }),
+ *     status: Type.Object({ ready: Type.Optional(Type.Boolean()) }),
+ *   },
+ * });
+ * export type WebPage = ResourceOf<typeof WebPage>;
+ * ```
+ *
+ * @throws InvalidResourceTypeError when the version, kind or plural is not valid.
+ */
+export function defineResource<Spec extends TSchema, Status extends TSchema = TSchema>(
+  options: CustomResourceTypeOptions<Spec, Status>,
+): ResourceType<CustomResourceOf<Spec, Status>>;
+/**
+ * Declares a kind by its coordinates only (a built-in kind, or a custom kind whose CRD is written by
+ * hand). Example:
  *
  * ```ts
  * interface WebPageSpec { html: string; exposed?: boolean }
@@ -83,7 +138,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  *
  * @throws InvalidResourceTypeError when the version, kind or plural is not valid.
  */
-export function defineResource<T extends KubernetesResource>(options: ResourceTypeOptions): ResourceType<T> {
+export function defineResource<T extends KubernetesResource>(options: ResourceTypeOptions): ResourceType<T>;
+export function defineResource(
+  options: ResourceTypeOptions | CustomResourceTypeOptions<TSchema, TSchema>,
+): ResourceType {
   const { group, version, kind } = options;
   if (!version || !DNS_LABEL.test(version)) {
     throw new InvalidResourceTypeError(
@@ -101,15 +159,38 @@ export function defineResource<T extends KubernetesResource>(options: ResourceTy
       `resource plural "${plural}" of kind "${kind}" must be a lower-case DNS label`,
     );
   }
-  return Object.freeze({
+  const type: ResourceType = {
     group,
     version,
     apiVersion: group ? `${group}/${version}` : version,
     kind,
     plural,
     namespaced: (options.scope ?? 'Namespaced') === 'Namespaced',
+  };
+  if (!('schema' in options) || options.schema === undefined) return Object.freeze(type);
+  if (!group) {
+    throw new InvalidResourceTypeError(
+      `custom resource kind "${kind}" needs an API group such as "example.com" (the core group is for built-in kinds)`,
+    );
+  }
+  const o = options;
+  const definition: ResourceDefinition = Object.freeze({
+    schema: o.schema,
+    version: Object.freeze({
+      served: o.served,
+      storage: o.storage,
+      deprecated: o.deprecated,
+      printerColumns: o.printerColumns,
+      statusSubresource: o.statusSubresource,
+      scale: o.scale,
+    }),
+    names: Object.freeze({ singular: o.singular, shortNames: o.shortNames, categories: o.categories }),
   });
+  return Object.freeze({ ...type, definition });
 }
+
+/** The object type of a resource type: `ResourceOf<typeof WebPage>`. */
+export type ResourceOf<R> = R extends ResourceType<infer T> ? T : never;
 
 /** A short human-readable name of a kind, e.g. `webpages.sample.tosdk.io/v1`. */
 export function resourceTypeName(type: ResourceType): string {
