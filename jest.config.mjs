@@ -21,10 +21,10 @@ const common = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   testEnvironment: 'node',
   moduleNameMapper: {
-    '^@tosdk/core$': '<rootDir>/libs/core/src/index.ts',
-    '^@tosdk/apiserver$': '<rootDir>/libs/apiserver/src/index.ts',
-    '^@tosdk/nestjs$': '<rootDir>/libs/nestjs/src/index.ts',
-    '^@tosdk/nestjs/testing$': '<rootDir>/libs/nestjs/src/testing/index.ts',
+    // the same mapping as tsconfig.json's paths: @tosdk/x to libs/x/src/index.ts and an entry point
+    // @tosdk/x/y to libs/x/src/y/index.ts (the published exports map points at dist/ only)
+    '^@tosdk/([^/]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@tosdk/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2/index.ts',
     // NodeNext requires '.js' on relative imports; map them back to the TypeScript sources.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -33,15 +33,11 @@ describe('@tosdk/nestjs standalone application in a child process', () => {
     const namespace = await env.createNamespace();
     const lines: Record<string, unknown>[] = [];
     let stderr = '';
-    const proc = spawn(
-      process.execPath,
-      ['--conditions=@tosdk/source', '--import', fixture('ts-hooks.mjs'), fixture('main.ts')],
-      {
-        cwd: root,
-        env: { ...process.env, KUBECONFIG: kubeconfig, FIXTURE_NAMESPACE: namespace, NODE_OPTIONS: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const proc = spawn(process.execPath, ['--import', fixture('ts-hooks.mjs'), fixture('main.ts')], {
+      cwd: root,
+      env: { ...process.env, KUBECONFIG: kubeconfig, FIXTURE_NAMESPACE: namespace, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     let pending = '';
     proc.stdout.on('data', (chunk: Buffer) => {

@@ -1,12 +1,9 @@
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import {
-  OperatorHealthModule,
-  OperatorMetricsModule,
-  OperatorModule,
-  resourceContextMixin,
-} from '@tosdk/nestjs';
+import { OperatorModule, resourceContextMixin } from '@tosdk/nestjs';
+import { OperatorHealthModule } from '@tosdk/nestjs/health';
+import { OperatorMetricsModule } from '@tosdk/nestjs/metrics';
 import type { OperatorModuleOptions } from '@tosdk/nestjs';
 import { flavourFromEnvironment } from './webpage-flavour.js';
 import type { WebPageFlavour } from './webpage-flavour.js';

@@ -1,7 +1,8 @@
 /**
  * `@tosdk/nestjs`: the NestJS integration of tosdk (JOSDK's Spring Boot starter): the
- * OperatorModule with reconciler discovery, Terminus health, Prometheus metrics and pino logging
- * with the resource context.
+ * OperatorModule with reconciler discovery and logging with the resource context. Terminus health
+ * is in `@tosdk/nestjs/health`, Prometheus metrics in `@tosdk/nestjs/metrics`, the test module in
+ * `@tosdk/nestjs/testing`.
  *
  * @packageDocumentation
  */
@@ -14,6 +15,7 @@ export type { OperatorModuleOptions } from './operator-module-options.js';
 export { OPERATOR_MODULE_OPTIONS } from './operator.module-definition.js';
 export type { OperatorModuleExtras } from './operator.module-definition.js';
 export { OperatorModule } from './operator.module.js';
+export { KUBE_CONFIG } from './operator.constants.js';
 export { OperatorRegistry } from './operator.registry.js';
 export { Reconciler, getReconcilerOptions } from './decorators/reconciler.decorator.js';
 export type { ReconcilerOptions } from './decorators/reconciler.decorator.js';
@@ -31,15 +33,8 @@ export {
   operatorOptionsFromEnvironment,
 } from './config/environment-configuration.js';
 export { loadKubeConfig } from './config/kube-config.loader.js';
-export { OperatorHealthIndicator } from './health/operator-health.indicator.js';
-export { OperatorHealthController } from './health/operator-health.controller.js';
-export { OperatorHealthModule } from './health/operator-health.module.js';
-export type { OperatorHealthModuleOptions } from './health/operator-health.module.js';
 export { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
-export { OperatorMetricNames } from './metrics/operator-metric-names.js';
-export { PrometheusOperatorMetrics } from './metrics/prometheus-operator-metrics.js';
-export type { PrometheusOperatorMetricsOptions } from './metrics/prometheus-operator-metrics.js';
-export { OperatorMetricsModule } from './metrics/operator-metrics.module.js';
-export type { OperatorMetricsModuleOptions } from './metrics/operator-metrics.module.js';
+// Health (@nestjs/terminus) and Prometheus metrics (prom-client) have their own entry points,
+// '@tosdk/nestjs/health' and '@tosdk/nestjs/metrics', so this one needs neither installed.
 export { resourceContextMixin } from './logging/resource-context.mixin.js';
 export { NestOperatorLogger } from './logging/nest-operator-logger.js';

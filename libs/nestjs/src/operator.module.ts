@@ -14,6 +14,7 @@ import {
   OPERATOR_MODULE_ASYNC_OPTIONS_TYPE,
   OPERATOR_MODULE_OPTIONS_TYPE,
 } from './operator.module-definition.js';
+import { KUBE_CONFIG } from './operator.constants.js';
 import { OperatorOrchestrator } from './operator.orchestrator.js';
 import { operatorProviders } from './operator.providers.js';
 import { lazyRegisteredController, OperatorRegistry } from './operator.registry.js';
@@ -34,7 +35,8 @@ function withControllerHandles(definition: DynamicModule): DynamicModule {
 /**
  * The operator in a Nest application (JOSDK's Spring Boot starter): discovers `@Reconciler`
  * providers in every module and runs them on one core `Operator` with the application's life cycle.
- * Injectable: `Operator`, `KubeConfig` (null when the app gave its own client), `KubernetesClient`,
+ * Injectable: `Operator`, the KubeConfig as `@Inject(KUBE_CONFIG)` or by its class (null when the app
+ * gave its own client), `KubernetesClient`,
  * `OperatorRegistry` and `@InjectRegisteredController(X)` handles. Global unless `isGlobal: false`.
  *
  * ```ts
@@ -45,7 +47,7 @@ function withControllerHandles(definition: DynamicModule): DynamicModule {
 @Module({
   imports: [DiscoveryModule],
   providers: [...operatorProviders(), OperatorRegistry, ReconcilerExplorer, OperatorOrchestrator],
-  exports: [Operator, KubeConfig, KubernetesClient, OperatorRegistry, OperatorMetricsHub],
+  exports: [Operator, KubeConfig, KUBE_CONFIG, KubernetesClient, OperatorRegistry, OperatorMetricsHub],
 })
 export class OperatorModule extends ConfigurableOperatorModule {
   /** The module with options given directly (and `isGlobal`). */

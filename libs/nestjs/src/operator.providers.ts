@@ -5,6 +5,7 @@ import { operatorOptionsFromEnvironment } from './config/environment-configurati
 import { loadKubeConfig } from './config/kube-config.loader.js';
 import { NestOperatorLogger } from './logging/nest-operator-logger.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
+import { KUBE_CONFIG } from './operator.constants.js';
 import { OPERATOR_MODULE_OPTIONS } from './operator.module-definition.js';
 import type { OperatorModuleOptions } from './operator-module-options.js';
 
@@ -37,16 +38,18 @@ export function operatorProviders(): Provider[] {
         // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
         options.kubeConfig ?? (options.client ? null : loadKubeConfig(options.environment ?? process.env)),
     },
+    // the string token follows the class token (overriding either reaches the client and operator)
+    { provide: KUBE_CONFIG, useExisting: KubeConfig },
     {
       provide: KubernetesClient,
-      inject: [RESOLVED_OPERATOR_OPTIONS, KubeConfig],
+      inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG],
       useFactory: (options: OperatorModuleOptions, kubeConfig: KubeConfig | null): KubernetesClient =>
         options.client ?? KubernetesClient.fromKubeConfig(kubeConfig!),
     },
     OperatorMetricsHub,
     {
       provide: Operator,
-      inject: [RESOLVED_OPERATOR_OPTIONS, KubeConfig, KubernetesClient, OperatorMetricsHub],
+      inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG, KubernetesClient, OperatorMetricsHub],
       useFactory: (
         options: OperatorModuleOptions,
         kubeConfig: KubeConfig | null,

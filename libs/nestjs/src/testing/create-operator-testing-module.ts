@@ -1,12 +1,12 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { INestApplication, INestApplicationContext, ModuleMetadata } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { OperatorModule } from '../operator.module.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
+import { importOptionalPeer } from './optional-peer.js';
 import { OperatorTestEnvironment } from './operator-test-environment.js';
 import type { OperatorTestEnvironmentOptions } from './operator-test-environment.js';
 import type { WaitForOptions } from './wait-for.js';
@@ -69,7 +69,8 @@ export interface OperatorTestingContext {
  * against an in-process API server (or, with `TOSDK_TEST_USE_EXISTING_CLUSTER=true`, the cluster of
  * `KUBECONFIG`), with the operator's KubeConfig and client replaced, so it never reaches the user's
  * cluster by accident; applies the CRDs, gives the test its own namespace, restricts controllers to
- * it and starts the app.
+ * it and starts the app. Needs the dev dependencies `@nestjs/testing` and `@tosdk/apiserver`
+ * (optional peers; a {@link MissingPeerDependencyError} names a missing one).
  *
  * ```ts
  * const t = await createOperatorTestingModule({ imports: [AppModule], crds: ['deploy/crd.yaml'] });
@@ -81,6 +82,12 @@ export interface OperatorTestingContext {
 export async function createOperatorTestingModule(
   options: OperatorTestingModuleOptions,
 ): Promise<OperatorTestingContext> {
+  // @nestjs/testing is an optional peer: loaded here so loadCrds, applyCrds and waitFor import without it
+  const { Test } = await importOptionalPeer(
+    '@nestjs/testing',
+    'createOperatorTestingModule (@tosdk/nestjs/testing)',
+    () => import('@nestjs/testing'),
+  );
   const owned = !options.testEnvironment;
   const environment = options.testEnvironment ?? (await OperatorTestEnvironment.start(options));
   let app: INestApplication | INestApplicationContext | undefined;

@@ -1,6 +1,9 @@
 /**
  * `@tosdk/nestjs/testing`: the mock-operator test module (JOSDK's Spring Boot test support): an
  * in-process API server, CRDs from files, a namespace per test, an admin client and `waitFor` helpers.
+ * Loads without its optional peers: `createOperatorTestingModule` needs `@nestjs/testing`, the
+ * in-process server needs `@tosdk/apiserver` (dev dependencies); `loadCrds`, `applyCrds` and
+ * `waitFor` need neither.
  *
  * @packageDocumentation
  */
@@ -19,4 +22,5 @@ export { applyCrds, CrdLoadError, CustomResourceDefinitionType, loadCrds } from 
 export type { CrdSource } from './crd-loader.js';
 export { waitFor, WaitForTimeoutError } from './wait-for.js';
 export type { WaitForOptions } from './wait-for.js';
+export { MissingPeerDependencyError } from './optional-peer.js';
 export { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';

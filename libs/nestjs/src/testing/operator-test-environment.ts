@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeApiServer } from '@tosdk/apiserver';
-import type { KubeApiServerOptions } from '@tosdk/apiserver';
+import type { KubeApiServer, KubeApiServerOptions } from '@tosdk/apiserver';
 import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { loadKubeConfig } from '../config/kube-config.loader.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
+import { importOptionalPeer } from './optional-peer.js';
 import type { CrdSource } from './crd-loader.js';
 import { waitFor } from './wait-for.js';
 import type { WaitForOptions } from './wait-for.js';
@@ -47,9 +47,16 @@ export class OperatorTestEnvironment {
     const env = options.environment ?? process.env;
     const existing =
       options.useExistingCluster ?? env[USE_EXISTING_CLUSTER_VARIABLE]?.toLowerCase() === 'true';
+    // @tosdk/apiserver is an optional peer (a dev dependency): not needed against an existing cluster
     const server = existing
       ? undefined
-      : await KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
+      : await (
+          await importOptionalPeer(
+            '@tosdk/apiserver',
+            'OperatorTestEnvironment (@tosdk/nestjs/testing)',
+            () => import('@tosdk/apiserver'),
+          )
+        ).KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
     const kubeConfig = server ? server.kubeConfig() : loadKubeConfig(env);
     const environment = new OperatorTestEnvironment(
       server,

@@ -5,7 +5,8 @@ import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
 import { KubernetesClient } from '@tosdk/core';
-import { OperatorHealthIndicator, OperatorHealthModule, OperatorModule } from '../../index.js';
+import { OperatorModule } from '../../index.js';
+import { OperatorHealthIndicator, OperatorHealthModule } from '../index.js';
 
 @Controller('probe')
 class MyProbes {
