@@ -160,6 +160,27 @@ export class KubernetesTransportError extends Error {
   readonly request?: { method: string; path: string };
 }
 
+/**
+ * The client was closed ({@link KubernetesClient.close}): it sends nothing more. Requests made
+ * after `close()` fail with this at once; requests and watches in flight when it was called end
+ * with it (their `cause` is the interrupted transport failure, if any). Not worth retrying: make a
+ * new client if one is needed.
+ */
+export class KubernetesClientClosedError extends Error {
+  /** Stable error code. */
+  readonly code = 'KubernetesClientClosed';
+  /** HTTP method and path of the refused or interrupted request. */
+  readonly request?: { method: string; path: string };
+  constructor(request?: { method: string; path: string }, options: { cause?: unknown } = {}) {
+    super(
+      `the Kubernetes client is closed and sends no more requests${request ? ` (${request.method} ${request.path})` : ''}; a stopped operator's client stays closed, create a new client (or operator) to talk to the API server again`,
+      options,
+    );
+    this.name = 'KubernetesClientClosedError';
+    this.request = request;
+  }
+}
+
 /** The KubeConfig cannot be used (no current cluster, unsupported server URL, unreadable credentials). */
 export class KubernetesClientConfigError extends Error {
   /** Stable error code. */

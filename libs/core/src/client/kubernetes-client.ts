@@ -1,11 +1,25 @@
+import { setMaxListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import type { ResourceID } from '../api/resource-id.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
-import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from './errors.js';
+import {
+  KubernetesApiError,
+  KubernetesClientClosedError,
+  KubernetesClientUsageError,
+  KubernetesTransportError,
+} from './errors.js';
 import type { KubernetesStatus } from './errors.js';
 import { Connection } from './internal/connection.js';
+import { Retrier } from './internal/retrier.js';
+import type { RetrySafety } from './internal/retrier.js';
+import { resolveClientRetryOptions } from './retry-policy.js';
+import type { ClientRetryOptions, ClientRetryReason } from './retry-policy.js';
+
+export { DEFAULT_CLIENT_RETRY, resolveClientRetryOptions } from './retry-policy.js';
+export type { ClientRetryOptions, ClientRetryReason, ResolvedClientRetryOptions } from './retry-policy.js';
 import { apiError, open, readLines, send, transportError } from './internal/transport.js';
 import {
   collectionPath,
@@ -45,6 +59,38 @@ export interface KubernetesClientOptions {
   requestTimeoutMs?: number;
   /** How long credentials of exec plugins and auth providers are reused before asking the KubeConfig again. Defaults to 60,000 ms (a 401 refreshes at once). */
   authRefreshMs?: number;
+  /**
+   * Retrying of transient failures (429 honouring `Retry-After`, 500/503/504, connection resets)
+   * inside the client, for requests a repeat cannot harm; `false` turns it off. Defaults to
+   * {@link DEFAULT_CLIENT_RETRY} (3 retries, 50 ms doubling to 1 s with jitter, `Retry-After` up to
+   * 5 s, a budget of 20% extra requests plus 50 for bursts). See {@link ClientRetryOptions}.
+   */
+  retry?: ClientRetryOptions | false;
+  /** Told of every retry the client makes (e.g. the operator's `Metrics`). Defaults to none. */
+  metrics?: ClientRetryMetrics;
+}
+
+/** The client's metrics hook (a part of the operator's `Metrics`). */
+export interface ClientRetryMetrics {
+  /**
+   * The client retries a request: `verb` is the client call (`get`, `list`, `create`, `update`,
+   * `patch`, `apply`, `delete`, `request`), `reason` the transient failure.
+   */
+  clientRetry?(verb: string, reason: ClientRetryReason): void;
+}
+
+/** One request as the client's methods describe it. */
+interface CallSpec {
+  /** The client call, for metrics and logs. */
+  verb: string;
+  method: string;
+  path: string;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  textUnlessJson?: boolean;
+  /** Whether a repeat could do harm; see `ClientRetryOptions`. */
+  retry: RetrySafety;
 }
 
 /**
@@ -63,14 +109,22 @@ export interface KubernetesClientOptions {
 export class KubernetesClient {
   private readonly logger: Logger;
   private readonly requestTimeoutMs: number;
-  private closed = false;
+  private readonly retrier: Retrier;
+  private readonly metrics: ClientRetryMetrics;
+  /** Aborted by {@link KubernetesClient.close}: ends every request and watch in flight. */
+  private readonly closing = new AbortController();
 
   private constructor(
     private readonly connection: Connection,
     options: KubernetesClientOptions,
+    retrier: Retrier,
   ) {
     this.logger = options.logger ?? noopLogger;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.retrier = retrier;
+    this.metrics = options.metrics ?? {};
+    // every request in flight listens on it; no leak warning for thousands of them
+    setMaxListeners(0, this.closing.signal);
   }
 
   /**
@@ -86,18 +140,22 @@ export class KubernetesClient {
     if (options.requestTimeoutMs !== undefined && !(options.requestTimeoutMs >= 0)) {
       throw new KubernetesClientUsageError(`requestTimeoutMs must be >= 0, got ${options.requestTimeoutMs}`);
     }
+    const retrier = new Retrier(resolveClientRetryOptions(options.retry));
     const connection = new Connection(kubeConfig, {
       userAgent: options.userAgent ?? 'tosdk/0.1.0',
       maxSockets,
       authRefreshMs: options.authRefreshMs ?? 60_000,
     });
-    return new KubernetesClient(connection, options);
+    return new KubernetesClient(connection, options, retrier);
   }
 
   /** Reads one object; undefined when it does not exist (404). */
   async get<T extends KubernetesResource>(type: ResourceType<T>, id: ResourceID): Promise<T | undefined> {
     try {
-      return withKind(type, await this.call<T>('GET', itemPath(type, id)));
+      return withKind(
+        type,
+        await this.call<T>({ verb: 'get', method: 'GET', path: itemPath(type, id), retry: 'repeatable' }),
+      );
     } catch (error) {
       if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
       throw error;
@@ -120,7 +178,13 @@ export class KubernetesClient {
     const list = await this.call<{
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
-    }>('GET', collectionPath(type, options.namespace) + query, undefined, undefined, options.signal);
+    }>({
+      verb: 'list',
+      method: 'GET',
+      path: collectionPath(type, options.namespace) + query,
+      signal: options.signal,
+      retry: 'repeatable',
+    });
     const items = list.items ?? [];
     for (const item of items) {
       if (item.apiVersion === undefined) item.apiVersion = type.apiVersion;
@@ -140,7 +204,15 @@ export class KubernetesClient {
     options: WriteOptions = {},
   ): Promise<T> {
     const namespace = requireNamespace(type, obj.metadata?.namespace, 'create');
-    return this.call<T>('POST', collectionPath(type, namespace) + writeQuery(options), withKind(type, obj));
+    return this.call<T>({
+      verb: 'create',
+      method: 'POST',
+      path: collectionPath(type, namespace) + writeQuery(options),
+      body: withKind(type, obj),
+      // a named create repeated after it landed answers 409 AlreadyExists; a generateName one
+      // would create a second object
+      retry: obj.metadata?.name ? 'repeatable' : 'refused-only',
+    });
   }
 
   /** Replaces an object (PUT); `metadata.resourceVersion`, when set, makes it conditional (409 on a stale one). */
@@ -149,7 +221,13 @@ export class KubernetesClient {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.call<T>('PUT', itemPath(type, idOf(obj)) + writeQuery(options), withKind(type, obj));
+    return this.call<T>({
+      verb: 'update',
+      method: 'PUT',
+      path: itemPath(type, idOf(obj)) + writeQuery(options),
+      body: withKind(type, obj),
+      retry: preconditioned(obj),
+    });
   }
 
   /** Replaces an object's status (PUT on the status subresource). */
@@ -158,11 +236,13 @@ export class KubernetesClient {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.call<T>(
-      'PUT',
-      `${itemPath(type, idOf(obj))}/status${writeQuery(options)}`,
-      withKind(type, obj),
-    );
+    return this.call<T>({
+      verb: 'update',
+      method: 'PUT',
+      path: `${itemPath(type, idOf(obj))}/status${writeQuery(options)}`,
+      body: withKind(type, obj),
+      retry: preconditioned(obj),
+    });
   }
 
   /**
@@ -182,7 +262,14 @@ export class KubernetesClient {
       dryRun: options.dryRun ? 'All' : undefined,
     });
     const path = itemPath(type, idOf(obj)) + (options.subresource ? `/${options.subresource}` : '') + query;
-    return this.call<T>('PATCH', path, withKind(type, obj as T), 'application/apply-patch+yaml');
+    return this.call<T>({
+      verb: 'apply',
+      method: 'PATCH',
+      path,
+      body: withKind(type, obj as T),
+      contentType: 'application/apply-patch+yaml',
+      retry: 'repeatable',
+    });
   }
 
   /** JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced. */
@@ -236,11 +323,14 @@ export class KubernetesClient {
           }
         : undefined;
     try {
-      const result = await this.call<T | KubernetesStatus>(
-        'DELETE',
-        itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
+      // a repeat of a delete that landed finds 404: "already gone"
+      const result = await this.call<T | KubernetesStatus>({
+        verb: 'delete',
+        method: 'DELETE',
+        path: itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
         body,
-      );
+        retry: 'repeatable',
+      });
       return result && result.kind !== 'Status' ? (result as T) : undefined;
     } catch (error) {
       if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
@@ -285,27 +375,33 @@ export class KubernetesClient {
     if (!path.startsWith('/'))
       throw new KubernetesClientUsageError(`request path must start with "/", got "${path}"`);
     const query = options.query ? queryString(options.query) : '';
-    return this.call<T>(
-      options.method ?? 'GET',
-      path + query,
-      options.body,
-      options.contentType,
-      options.signal,
-      true,
-    );
+    const method = options.method ?? 'GET';
+    return this.call<T>({
+      verb: 'request',
+      method,
+      path: path + query,
+      body: options.body,
+      contentType: options.contentType,
+      signal: options.signal,
+      textUnlessJson: true,
+      retry: method === 'GET' ? 'repeatable' : 'refused-only',
+    });
   }
 
   /** Asks the server whether the client's identity may do something (SelfSubjectAccessReview). */
   async selfSubjectAccessReview(attributes: ResourceAttributes): Promise<AccessReviewResult> {
-    const review = await this.call<{ status?: AccessReviewResult }>(
-      'POST',
-      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-      {
+    const review = await this.call<{ status?: AccessReviewResult }>({
+      verb: 'create',
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: {
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SelfSubjectAccessReview',
         spec: { resourceAttributes: attributes },
       },
-    );
+      // a review is a question: asking twice changes nothing
+      retry: 'repeatable',
+    });
     return {
       allowed: review.status?.allowed === true,
       denied: review.status?.denied,
@@ -314,15 +410,26 @@ export class KubernetesClient {
     };
   }
 
-  /** Closes pooled connections. Requests in flight finish; later requests open new connections. */
+  /**
+   * Closes the client for good: requests and watches in flight are aborted and reject with
+   * {@link KubernetesClientClosedError} (a watch's iteration throws it), every later request
+   * rejects with it at once, and the connection pools are destroyed and never rebuilt. So a
+   * stopped operator cannot write, even from a reconcile that outlived `stop()`. Idempotent.
+   */
   close(): void {
-    this.closed = true;
+    if (this.closing.signal.aborted) return;
+    this.closing.abort();
     this.connection.close();
   }
 
   /** Whether {@link KubernetesClient.close} was called. */
   get isClosed(): boolean {
-    return this.closed;
+    return this.closing.signal.aborted;
+  }
+
+  /** Retries the client's global retry budget allows right now (see {@link ClientRetryOptions}). */
+  get retryBudget(): number {
+    return this.retrier.available;
   }
 
   private async patch<T extends KubernetesResource>(
@@ -334,22 +441,75 @@ export class KubernetesClient {
   ): Promise<T> {
     const path =
       itemPath(type, id) + (options.subresource ? `/${options.subresource}` : '') + writeQuery(options);
-    return this.call<T>('PATCH', path, patch, contentType);
+    return this.call<T>({
+      verb: 'patch',
+      method: 'PATCH',
+      path,
+      body: patch,
+      contentType,
+      retry: patchSafety(patch, contentType),
+    });
   }
 
-  private async call<R>(
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-    signal?: AbortSignal,
-    textUnlessJson = false,
-  ): Promise<R> {
+  /**
+   * Sends a request, retrying transient failures as the retry options allow (see
+   * {@link ClientRetryOptions}); a closed client refuses and interrupts.
+   */
+  private async call<R>(spec: CallSpec): Promise<R> {
+    const request = { method: spec.method, path: spec.path };
+    if (this.isClosed) throw new KubernetesClientClosedError(request);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, this.closing.signal]) : this.closing.signal;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    this.retrier.deposit();
+    let previous: unknown;
+    for (let retries = 0; ; retries++) {
+      try {
+        return await this.attempt<R>(spec, body, signal);
+      } catch (error) {
+        if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
+        if (spec.signal?.aborted) throw error;
+        const decision = this.retrier.decide(error, spec.retry, retries);
+        if (!decision) {
+          // e.g. 409 AlreadyExists of a repeated create: say what led to the repeat
+          if (previous !== undefined && error instanceof Error && error.cause === undefined) {
+            Object.defineProperty(error, 'cause', { value: previous, configurable: true, writable: true });
+          }
+          throw error;
+        }
+        previous = error;
+        this.logger.debug('Kubernetes API request failed transiently; retrying', {
+          method: spec.method,
+          path: spec.path,
+          reason: decision.reason,
+          retry: retries + 1,
+          delayMs: decision.delayMs,
+        });
+        try {
+          this.metrics.clientRetry?.(spec.verb, decision.reason);
+        } catch {
+          // a metrics hook must not fail a request
+        }
+        try {
+          await delay(decision.delayMs, undefined, { signal });
+        } catch (aborted) {
+          if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
+          throw new KubernetesTransportError('the request was aborted', 'aborted', {
+            request,
+            cause: aborted,
+          });
+        }
+      }
+    }
+  }
+
+  /** One attempt (plus one more after a 401 when credentials can be refreshed). */
+  private async attempt<R>(spec: CallSpec, body: string | undefined, signal: AbortSignal): Promise<R> {
+    const { method, path } = spec;
     const exchange: HttpExchange = {
       method,
       path,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      contentType,
+      body,
+      contentType: spec.contentType,
       signal,
       idleTimeoutMs: this.requestTimeoutMs,
     };
@@ -362,7 +522,7 @@ export class KubernetesClient {
       throw apiError(answer.status, answer.headers, answer.body, { method, path });
     }
     if (answer.body.length === 0) return undefined as R;
-    if (textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
+    if (spec.textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
       return answer.body.toString('utf8') as R;
     }
     try {
@@ -394,13 +554,16 @@ export class KubernetesClient {
     signal: AbortSignal | undefined,
     onConnected: (() => void) | undefined,
   ): AsyncGenerator<WatchEvent<T>> {
-    if (signal?.aborted) return;
     const request = { method: 'GET', path };
-    const exchange: HttpExchange = { method: 'GET', path, signal, idleTimeoutMs: 0, watch: true };
+    if (this.isClosed) throw new KubernetesClientClosedError(request);
+    if (signal?.aborted) return;
+    const both = signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
+    const exchange: HttpExchange = { method: 'GET', path, signal: both, idleTimeoutMs: 0, watch: true };
     let opened;
     try {
       opened = await open(this.connection, exchange);
     } catch (error) {
+      if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
       if (signal?.aborted) return;
       throw error;
     }
@@ -416,10 +579,13 @@ export class KubernetesClient {
       for await (const line of readLines(res as AsyncIterable<Buffer>)) {
         yield parseWatchLine<T>(line, request);
       }
+      if (this.isClosed) throw new KubernetesClientClosedError(request);
       if (!res.complete && !signal?.aborted) {
         throw new KubernetesTransportError('the watch stream was cut off', 'stream-ended', { request });
       }
     } catch (error) {
+      if (error instanceof KubernetesClientClosedError) throw error;
+      if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
       if (signal?.aborted) return;
       if (error instanceof KubernetesApiError || error instanceof KubernetesTransportError) throw error;
       throw transportError(error, exchange, request);
@@ -428,4 +594,21 @@ export class KubernetesClient {
       req.destroy();
     }
   }
+}
+
+/** A replace is conflict-free with a resourceVersion precondition (a landed repeat gets 409). */
+function preconditioned(obj: KubernetesResource): RetrySafety {
+  return obj.metadata?.resourceVersion ? 'repeatable' : 'refused-only';
+}
+
+/** Merge patches are idempotent; a JSON patch is conflict-free with a `test`; strategic merge with a resourceVersion. */
+function patchSafety(patch: unknown, contentType: string): RetrySafety {
+  if (contentType === 'application/merge-patch+json') return 'repeatable';
+  if (contentType === 'application/json-patch+json') {
+    return Array.isArray(patch) && patch.some((op) => (op as { op?: string })?.op === 'test')
+      ? 'repeatable'
+      : 'refused-only';
+  }
+  const metadata = (patch as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata;
+  return metadata?.resourceVersion ? 'repeatable' : 'refused-only';
 }

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceEventRecorder } from '../api/context.js';
-import type { KubernetesClient } from '../client/kubernetes-client.js';
+import type { KubernetesClient, KubernetesClientOptions } from '../client/kubernetes-client.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OperatorLeaderElectionConfiguration } from '../operator/operator-leader-election.js';
 import type { Clock } from '../util/clock.js';
@@ -14,6 +14,13 @@ export interface OperatorOptions {
   kubeConfig?: KubeConfig;
   /** A client to use instead of one made from `kubeConfig`. */
   client?: KubernetesClient;
+  /**
+   * Options of the client made from `kubeConfig` (ignored with `client`): e.g. `retry` to tune or
+   * turn off (`false`) the client's own retrying of transient failures. The operator's `logger`
+   * and `metrics` (its `clientRetry` hook) are passed in unless given here. Defaults to the
+   * client's defaults (see `KubernetesClientOptions`).
+   */
+  clientOptions?: KubernetesClientOptions;
   /** Reconciliations running at once across all controllers; more wait in a queue. Defaults to 50. */
   concurrentReconciliationThreads?: number;
   /** How long `start()` waits for each event source's cache to fill. Defaults to 120 000 ms. */

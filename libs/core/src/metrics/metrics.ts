@@ -1,6 +1,7 @@
 import type { ResourceID } from '../api/resource-id.js';
 import type { ResourceType } from '../api/resource-type.js';
 import type { Event } from '../event/event.js';
+import type { ClientRetryReason } from '../client/retry-policy.js';
 
 /** Identifies the controller a metric is about. */
 export interface ControllerMetricsInfo {
@@ -49,6 +50,13 @@ export interface Metrics {
   retrying?(id: ResourceID, controller: ControllerMetricsInfo, attemptCount: number, delayMs: number): void;
   /** The operator's executor changed: reconciliations waiting for a slot and running. */
   executorChanged?(queued: number, inFlight: number): void;
+  /**
+   * The operator's Kubernetes client retries a request after a transient failure, before any
+   * reconcile retry is spent (see `ClientRetryOptions`): `verb` is the client call (`get`, `list`,
+   * `create`, `update`, `patch`, `apply`, `delete`, `request`), `reason` the failure (`429`, `500`,
+   * `503`, `504`, `connection`, `timeout`).
+   */
+  clientRetry?(verb: string, reason: ClientRetryReason): void;
 }
 
 /** Metrics that record nothing (the default). */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubernetesClientConfigError } from '../errors.js';
+import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
 
 /** Resolved connection settings of a client (engine side: every default filled in). */
 export interface ConnectionOptions {
@@ -36,6 +36,7 @@ export class Connection {
   private authAt = 0;
   private authPromise?: Promise<ResolvedAuth>;
   private readonly dynamicAuth: boolean;
+  private closed = false;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -97,8 +98,16 @@ export class Connection {
     }
   }
 
-  /** Closes idle sockets and the pools; requests in flight finish. */
+  /**
+   * Closes the pools for good: their sockets are destroyed (requests on them fail) and no request
+   * gets an agent afterwards ({@link KubernetesClientClosedError}).
+   */
   close(): void {
+    this.closed = true;
+    this.dropPools();
+  }
+
+  private dropPools(): void {
     this.requestAgent?.destroy();
     this.watchAgent?.destroy();
     this.requestAgent = undefined;
@@ -106,6 +115,7 @@ export class Connection {
   }
 
   private agentFor(watch: boolean, auth: ResolvedAuth): http.Agent {
+    if (this.closed) throw new KubernetesClientClosedError();
     if (this.proxyAgent) return this.proxyAgent;
     if (watch) {
       this.watchAgent ??= this.makeAgent(auth, Infinity);
@@ -168,7 +178,7 @@ export class Connection {
     const auth = { headers, tls };
     if (this.auth && !sameCredentials(this.auth.tls, tls)) {
       // An exec plugin rotated the client certificate: new connections must present the new one.
-      this.close();
+      this.dropPools();
     }
     this.auth = auth;
     this.authAt = Date.now();
