@@ -116,7 +116,13 @@ export class Operator {
     this.logger = resourceContextLogger(o.logger ?? noopLogger);
     this.metrics = o.metrics ?? NOOP_METRICS;
     this.clock = o.clock ?? systemClock;
-    this.client = o.client ?? KubernetesClient.fromKubeConfig(o.kubeConfig!, { logger: this.logger });
+    this.client =
+      o.client ??
+      KubernetesClient.fromKubeConfig(o.kubeConfig!, {
+        logger: this.logger,
+        metrics: this.metrics,
+        ...o.clientOptions,
+      });
     this.closeClientOnStop = o.closeClientOnStop ?? !o.client;
     this.currentNamespace = o.currentNamespace ?? operatorNamespace({ kubeConfig: o.kubeConfig });
     this.executor = new BoundedExecutor(threads, (queued, inFlight) => {
@@ -318,7 +324,8 @@ export class Operator {
     const wasStarted = this.state !== 'new';
     this.state = 'stopped';
     this.leading = false;
-    for (const c of this.controllers.values()) c.stopProcessing();
+    // running reconciliations may still write during terminationTimeoutMs, not after
+    for (const c of this.controllers.values()) c.stopProcessing({ keepWrites: true });
     this.executor.shutdown();
     if (this.executor.inFlight > 0 && this.terminationTimeoutMs > 0) {
       await new Promise<void>((resolve) => {
@@ -329,8 +336,11 @@ export class Operator {
         });
       });
     }
+    for (const c of this.controllers.values()) c.fenceWrites();
     if (this.executor.inFlight > 0) {
-      this.logger.warn('stopping with reconciliations still running', { inFlight: this.executor.inFlight });
+      this.logger.warn('stopping with reconciliations still running; their writes are refused', {
+        inFlight: this.executor.inFlight,
+      });
     }
     if (this.elector && wasStarted) await this.elector.stop();
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
