@@ -1,0 +1,162 @@
+import { createPool } from 'mysql2/promise';
+import type { Pool, RowDataPacket } from 'mysql2/promise';
+import { MySQLConnectionError, MySQLQueryError } from './mysql-errors.js';
+import { describeConnection } from './mysql-settings.js';
+import type { MySQLSettings } from './mysql-settings.js';
+
+/** A database schema as the server reports it. */
+export interface SchemaState {
+  /** The schema's name. */
+  readonly name: string;
+  /** Its default character set (`utf8mb4`, `latin1`, ...). */
+  readonly encoding: string;
+}
+
+/** A user account as the server reports it. */
+export interface UserState {
+  /** The user name. */
+  readonly name: string;
+  /** The host part (`%` for any host). */
+  readonly host: string;
+}
+
+// Errors of the driver that mean "no usable connection" rather than "this statement failed".
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_ACCESS_DENIED_NO_PASSWORD_ERROR',
+  'ER_HOST_NOT_PRIVILEGED',
+  'ER_HOST_IS_BLOCKED',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+/**
+ * The operator's access to MariaDB/MySQL: a `mysql2` connection pool (reconnects by itself after
+ * the server comes back) and the few statements the sample needs. Every failure is typed: a
+ * {@link MySQLConnectionError} naming `mysql://user@host:port` when the server is unreachable or
+ * refuses the account, a {@link MySQLQueryError} (with the driver's code) when a statement fails.
+ * Names are escaped as identifiers and values sent as parameters.
+ */
+export class MySQLDatabase {
+  /** `mysql://<user>@<host>:<port>`, as messages name it. */
+  readonly connection: string;
+  private readonly pool: Pool;
+
+  constructor(readonly settings: MySQLSettings) {
+    this.connection = describeConnection(settings);
+    this.pool = createPool({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+      connectionLimit: settings.poolSize,
+      maxIdle: settings.poolSize,
+      idleTimeout: 30_000,
+      connectTimeout: settings.connectTimeoutMs,
+      enableKeepAlive: true,
+      // the operator only sends short statements; a long queue means a sick server
+      queueLimit: 100,
+    });
+  }
+
+  /** The schema, or undefined when it does not exist. */
+  async schema(name: string): Promise<SchemaState | undefined> {
+    const rows = await this.rows(
+      'SELECT SCHEMA_NAME AS name, DEFAULT_CHARACTER_SET_NAME AS encoding FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
+      [name],
+    );
+    const row = rows[0];
+    return row ? { name: String(row['name']), encoding: String(row['encoding']) } : undefined;
+  }
+
+  /** Creates the schema with a default character set (nothing when it exists). */
+  async createSchema(name: string, encoding: string): Promise<void> {
+    await this.execute(
+      `CREATE DATABASE IF NOT EXISTS ${escapeIdentifier(name)} CHARACTER SET ${escapeCharset(encoding)}`,
+    );
+  }
+
+  /** Changes the schema's default character set. */
+  async alterSchemaEncoding(name: string, encoding: string): Promise<void> {
+    await this.execute(`ALTER DATABASE ${escapeIdentifier(name)} CHARACTER SET ${escapeCharset(encoding)}`);
+  }
+
+  /** Drops the schema and everything in it (nothing when it does not exist). */
+  async dropSchema(name: string): Promise<void> {
+    await this.execute(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)}`);
+  }
+
+  /** The user of that name on {@link MySQLSettings.userHost}, or undefined. */
+  async user(name: string): Promise<UserState | undefined> {
+    const rows = await this.rows(
+      'SELECT User AS name, Host AS host FROM mysql.user WHERE User = ? AND Host = ?',
+      [name, this.settings.userHost],
+    );
+    const row = rows[0];
+    return row ? { name: String(row['name']), host: String(row['host']) } : undefined;
+  }
+
+  /** Creates the user with the password and every privilege on one schema (nothing when the user exists). */
+  async createUser(name: string, password: string, schema: string): Promise<void> {
+    const host = this.settings.userHost;
+    await this.execute('CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?', [name, host, password]);
+    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(schema)}.* TO ?@?`, [name, host]);
+  }
+
+  /** Drops the user (nothing when it does not exist). */
+  async dropUser(name: string): Promise<void> {
+    await this.execute('DROP USER IF EXISTS ?@?', [name, this.settings.userHost]);
+  }
+
+  /** Closes the pool (waits for running statements). */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async rows(sql: string, params: unknown[] = []): Promise<RowDataPacket[]> {
+    try {
+      const [rows] = await this.pool.query<RowDataPacket[]>(sql, params);
+      return rows;
+    } catch (error) {
+      throw this.typed(error);
+    }
+  }
+
+  private async execute(sql: string, params: unknown[] = []): Promise<void> {
+    try {
+      await this.pool.query(sql, params);
+    } catch (error) {
+      throw this.typed(error);
+    }
+  }
+
+  private typed(error: unknown): Error {
+    const e = error as { code?: unknown; fatal?: unknown; message?: unknown };
+    const code = typeof e?.code === 'string' ? e.code : undefined;
+    const message = typeof e?.message === 'string' && e.message ? e.message : String(error);
+    if ((code && CONNECTION_CODES.has(code)) || e?.fatal === true) {
+      return new MySQLConnectionError(this.connection, code, message, { cause: error });
+    }
+    return new MySQLQueryError(code, `${this.connection}: ${message}`, { cause: error });
+  }
+}
+
+/** A schema or user name as a quoted identifier. */
+export function escapeIdentifier(name: string): string {
+  return '`' + name.replaceAll('`', '``') + '`';
+}
+
+/** A character set name; only letters, digits and `_` can name one, anything else is refused before SQL. */
+export function escapeCharset(encoding: string): string {
+  if (!/^[A-Za-z0-9_]{1,32}$/.test(encoding)) throw new TypeError(`not a character set name: ${encoding}`);
+  return encoding;
+}
