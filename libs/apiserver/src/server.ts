@@ -18,7 +18,8 @@ import { generateTls } from './internal/http/tls.js';
 import type { TlsMaterial } from './internal/http/tls.js';
 import { parseRequestInfo } from './internal/http/request-info.js';
 import type { RequestInfo } from './internal/http/request-info.js';
-import { handleResource, sendJson } from './internal/http/resource-handler.js';
+import { sendJson } from './internal/http/resource-handler.js';
+import { ServerAdmission } from './admission/server-admission.js';
 import type { HandlerDeps } from './internal/http/resource-handler.js';
 import { handleNonResource } from './internal/http/non-resource.js';
 import { RequestAccounting } from './request-log.js';
@@ -49,6 +50,8 @@ export class KubeApiServer {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly deps: HandlerDeps;
+  /** Admission and conversion webhooks in front of the resource handler. */
+  private readonly admission: ServerAdmission;
   private readonly tokens: Map<string, Required<ApiUser>>;
   private readonly controllers: Controllers;
   private readonly simulator: WorkloadSimulator | undefined;
@@ -74,6 +77,7 @@ export class KubeApiServer {
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
       rbacEnabled: opts.rbac,
     };
+    this.admission = new ServerAdmission(this.deps);
     this.tokens = new Map(opts.users.map((u) => [u.token, u]));
     this.requests = new RequestAccounting(opts.requestLogSize);
     this.faults = new FaultInjector({
@@ -325,7 +329,7 @@ export class KubeApiServer {
             if (info.name) attrs.name = info.name;
             authorizeOrThrow(this.deps.store, this.deps.peers, attrs);
           }
-          await handleResource(this.deps, req, res, info, url.searchParams, u);
+          await this.admission.handle(req, res, info, url.searchParams, u);
         } else {
           if (this.opts.rbac) {
             // discovery, openapi and version are allowed by the bootstrap role system:discovery

@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../../server.js';
+import { call } from '../../__tests__/http-helper.js';
+import { patchResponse, TestWebhookServer } from './webhook-test-server.js';
+
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const CM = '/api/v1/namespaces/default/configmaps';
+
+function hook(
+  name: string,
+  cc: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    clientConfig: cc,
+    rules: [
+      { operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+    ],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  };
+}
+
+function config(kind: 'Validating' | 'Mutating', name: string, webhooks: unknown[]): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: `${kind}WebhookConfiguration`,
+    metadata: { name },
+    webhooks,
+  };
+}
+
+function cm(
+  name: string,
+  data: Record<string, string>,
+  labels?: Record<string, string>,
+): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data };
+}
+
+describe('admission webhooks called by the API server', () => {
+  let server: KubeApiServer;
+  let hooks: TestWebhookServer;
+
+  beforeAll(async () => {
+    [server, hooks] = await Promise.all([KubeApiServer.start(), TestWebhookServer.start()]);
+    hooks
+      .on('/deny-blank', (r) =>
+        (r.request.object?.data?.html ?? 'x').trim() === ''
+          ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'spec.html is blank' } }
+          : { allowed: true },
+      )
+      .on('/allow', () => ({ allowed: true }))
+      .on('/hang', () => 'hang')
+      .on('/fill-html', (r) =>
+        r.request.object?.data?.html === undefined
+          ? patchResponse([{ op: 'add', path: '/data/html', value: '<p>default</p>' }])
+          : { allowed: true },
+      );
+  });
+
+  afterAll(async () => {
+    await Promise.all([server.stop(), hooks.stop()]);
+  });
+
+  beforeEach(async () => {
+    for (const path of [VWC, MWC]) await call(server, 'DELETE', path);
+    hooks.reviews.length = 0;
+  });
+
+  it("a validating webhook denial refuses the write with kube-apiserver's text and stores nothing", async () => {
+    expect(
+      (
+        await call(
+          server,
+          'POST',
+          VWC,
+          config('Validating', 'pages', [hook('deny-blank.example.com', hooks.clientConfig('/deny-blank'))]),
+        )
+      ).status,
+    ).toBe(201);
+    const r = await call(server, 'POST', CM, cm('blank', { html: '   ' }));
+    expect(r.status).toBe(403);
+    expect(r.json().message).toBe(
+      'admission webhook "deny-blank.example.com" denied the request: spec.html is blank',
+    );
+    expect((await call(server, 'GET', `${CM}/blank`)).status).toBe(404);
+    const ok = await call(server, 'POST', CM, cm('fine', { html: '<p>hi</p>' }));
+    expect(ok.status).toBe(201);
+    const review = hooks.at('/deny-blank').at(-1)!;
+    expect(review).toMatchObject({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        operation: 'CREATE',
+        kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+        resource: { group: '', version: 'v1', resource: 'configmaps' },
+        namespace: 'default',
+        name: 'fine',
+        dryRun: false,
+        options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+      },
+    });
+    // updates are checked too, with the stored object as oldObject
+    const upd = await call(
+      server,
+      'PATCH',
+      `${CM}/fine`,
+      { data: { html: '' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(upd.status).toBe(403);
+    expect(hooks.at('/deny-blank').at(-1)!.request.oldObject?.data?.html).toBe('<p>hi</p>');
+  });
+
+  it('a mutating webhook fills a field that a later validating webhook checks', async () => {
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'defaults', [hook('fill-html.example.com', hooks.clientConfig('/fill-html'))]),
+    );
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'pages', [hook('deny-blank.example.com', hooks.clientConfig('/deny-blank'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('filled', {}));
+    expect(r.status).toBe(201);
+    expect(r.json<{ data: Record<string, string> }>().data.html).toBe('<p>default</p>');
+    expect(
+      (await call(server, 'GET', `${CM}/filled`)).json<{ data: Record<string, string> }>().data.html,
+    ).toBe('<p>default</p>');
+    expect(hooks.at('/deny-blank').at(-1)!.request.object?.data?.html).toBe('<p>default</p>');
+  });
+
+  it('failurePolicy Fail refuses the write when the webhook is down; Ignore admits it', async () => {
+    const down = { url: 'https://127.0.0.1:1/validate', caBundle: hooks.caBundle };
+    await call(server, 'POST', VWC, config('Validating', 'down', [hook('down.example.com', down)]));
+    const r = await call(server, 'POST', CM, cm('refused', {}));
+    expect(r.status).toBe(500);
+    expect(r.json().message).toBe(
+      'Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "https://127.0.0.1:1/validate?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused',
+    );
+    await call(
+      server,
+      'PUT',
+      `${VWC}/down`,
+      config('Validating', 'down', [hook('down.example.com', down, { failurePolicy: 'Ignore' })]),
+    );
+    expect((await call(server, 'POST', CM, cm('admitted', {}))).status).toBe(201);
+  });
+
+  it('a webhook slower than its timeoutSeconds fails the call with kube-apiserver deadline text', async () => {
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'slow', [
+        hook('slow.example.com', hooks.clientConfig('/hang'), { timeoutSeconds: 1 }),
+      ]),
+    );
+    const r = await call(server, 'POST', CM, cm('slow', {}));
+    expect(r.status).toBe(500);
+    expect(r.json().message).toMatch(
+      /failed calling webhook "slow.example.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=1s": context deadline exceeded$/,
+    );
+  });
+
+  it('dry run: webhooks get dryRun true, nothing is stored; a webhook with side effects cannot be configured', async () => {
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'pages', [
+        hook('allow.example.com', hooks.clientConfig('/allow'), { sideEffects: 'NoneOnDryRun' }),
+      ]),
+    );
+    const r = await call(server, 'POST', `${CM}?dryRun=All`, cm('dry', {}));
+    expect(r.status).toBe(201);
+    expect(hooks.at('/allow').at(-1)!.request.dryRun).toBe(true);
+    expect((await call(server, 'GET', `${CM}/dry`)).status).toBe(404);
+    const bad = await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'effects', [
+        hook('effects.example.com', hooks.clientConfig('/allow'), { sideEffects: 'Some' }),
+      ]),
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.json().message).toBe(
+      'ValidatingWebhookConfiguration.admissionregistration.k8s.io "effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+    );
+  });
+
+  it('rules, namespace and object selectors decide which writes a webhook sees', async () => {
+    await call(server, 'POST', '/api/v1/namespaces', {
+      metadata: { name: 'guarded', labels: { guard: 'on' } },
+    });
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'sel', [
+        hook('ns.example.com', hooks.clientConfig('/deny-blank'), {
+          namespaceSelector: { matchLabels: { guard: 'on' } },
+        }),
+        hook('obj.example.com', hooks.clientConfig('/allow'), {
+          objectSelector: { matchLabels: { check: 'yes' } },
+        }),
+        hook('upd.example.com', hooks.clientConfig('/allow'), {
+          rules: [
+            { operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+          ],
+        }),
+        hook('cluster.example.com', hooks.clientConfig('/allow'), {
+          rules: [
+            { operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Cluster' },
+          ],
+        }),
+      ]),
+    );
+    expect((await call(server, 'POST', CM, cm('blank-default', { html: '' }))).status).toBe(201);
+    const g = await call(server, 'POST', '/api/v1/namespaces/guarded/configmaps', cm('blank', { html: '' }));
+    expect(g.status).toBe(403);
+    expect(hooks.at('/allow')).toHaveLength(0);
+    expect((await call(server, 'POST', CM, cm('labelled', {}, { check: 'yes' }))).status).toBe(201);
+    expect(hooks.at('/allow').map((r) => r.request.name)).toEqual(['labelled']);
+    await call(
+      server,
+      'PATCH',
+      `${CM}/labelled`,
+      { data: { a: 'b' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(hooks.at('/allow').filter((r) => r.request.operation === 'UPDATE')).toHaveLength(2);
+    await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 'another' } });
+    expect(hooks.at('/allow').at(-1)!.request.resource.resource).toBe('namespaces');
+  });
+
+  it('reinvocationPolicy IfNeeded calls a mutating webhook again after a later one changed the object', async () => {
+    let calls = 0;
+    hooks.on('/first', () => {
+      calls++;
+      return { allowed: true };
+    });
+    hooks.on('/second', (r) =>
+      r.request.object?.data?.second
+        ? { allowed: true }
+        : patchResponse([{ op: 'add', path: '/data/second', value: 'x' }]),
+    );
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'a-first', [
+        hook('first.example.com', hooks.clientConfig('/first'), { reinvocationPolicy: 'IfNeeded' }),
+      ]),
+    );
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'b-second', [hook('second.example.com', hooks.clientConfig('/second'))]),
+    );
+    expect((await call(server, 'POST', CM, cm('reinvoked', {}))).status).toBe(201);
+    expect(calls).toBe(2);
+    expect(hooks.at('/first').at(-1)!.request.object?.data?.second).toBe('x');
+  });
+
+  it('a webhook that answers nonsense fails the call with the reason', async () => {
+    hooks.on('/nonsense', () => ({ allowed: true, uid: 'wrong' }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'bad', [hook('bad.example.com', hooks.clientConfig('/nonsense'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('nonsense', {}));
+    expect(r.status).toBe(500);
+    expect(r.json().message).toMatch(
+      /failed calling webhook "bad.example.com": received invalid webhook response: expected response.uid=".+", got "wrong"/,
+    );
+  });
+
+  it('deletes are admitted with the stored object as oldObject', async () => {
+    await call(server, 'POST', CM, cm('keep', {}, { protected: 'true' }));
+    hooks.on('/no-delete', (r) => ({
+      allowed: r.request.oldObject?.metadata?.labels?.protected !== 'true',
+      status: { message: 'protected' },
+    }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'del', [
+        hook('del.example.com', hooks.clientConfig('/no-delete'), {
+          rules: [
+            { operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+          ],
+        }),
+      ]),
+    );
+    const r = await call(server, 'DELETE', `${CM}/keep`);
+    expect(r.status).toBe(400);
+    expect(r.json().message).toBe('admission webhook "del.example.com" denied the request: protected');
+    expect((await call(server, 'GET', `${CM}/keep`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,43 @@
+import type { JsonObject } from '../types.js';
+
+/** The operations admission webhooks are called for. */
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/**
+ * What one write asks for, as the admission chain sees it (kube-apiserver's `admission.Attributes`):
+ * the resource as requested, the object before and after, who asks and whether it is a dry run.
+ */
+export interface AdmissionAttributes {
+  operation: AdmissionOperation;
+  group: string;
+  /** The version the request used. */
+  version: string;
+  /** The plural resource name. */
+  resource: string;
+  /** `status`, or `''` for the main resource. */
+  subresource: string;
+  kind: string;
+  /** Whether the resource is namespaced. */
+  namespaced: boolean;
+  /** The object's namespace; `''` for cluster-scoped objects. */
+  namespace: string;
+  /** The object's name (`''` while a generated name is still to be chosen). */
+  name: string;
+  /** The object as it would be stored (absent on DELETE). */
+  object?: JsonObject;
+  /** The stored object (UPDATE and DELETE). */
+  oldObject?: JsonObject;
+  dryRun: boolean;
+  user: { name: string; groups: readonly string[] };
+  /** The field manager of the write, when the request named one. */
+  fieldManager?: string;
+}
+
+/** The labels of an object (empty when it has none). */
+export function labelsOf(obj: JsonObject | undefined): Record<string, string> {
+  const meta = obj?.metadata;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return {};
+  const labels = (meta as JsonObject).labels;
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) return {};
+  return labels as Record<string, string>;
+}

@@ -1,0 +1,367 @@
+/**
+ * Where admission and conversion webhooks meet the API server's HTTP layer. Every resource request
+ * passes {@link ServerAdmission.handle}:
+ *
+ * - a request at a version that a CRD converts by webhook is run at the storage version and its
+ *   body and answer (object, list, watch events) go through the conversion webhook
+ *   ({@link handleConvertedVersion});
+ * - a create, update or patch that admission webhooks may see runs as kube-apiserver orders it:
+ *   the write is computed up to its admission point as a dry run, mutating webhooks change the
+ *   object, the write is computed again with that object and validated (schema, CEL), validating
+ *   webhooks see the result, and only then the write is made, with the same object (started over
+ *   when the stored object changed in between);
+ * - anything else goes straight to the resource handler, at the cost of one map lookup.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonObject } from '../types.js';
+import type { AuthUser } from '../internal/authz/access-review.js';
+import { errors } from '../internal/common/errors.js';
+import { clone, isObject, metaOf, str } from '../internal/common/json.js';
+import { readBody } from '../internal/http/body.js';
+import type { ResourceRequestInfo } from '../internal/http/request-info.js';
+import { handleResource } from '../internal/http/resource-handler.js';
+import type { HandlerDeps } from '../internal/http/resource-handler.js';
+import type { ResourceType, ResourceVersion } from '../internal/resources/resource-type.js';
+import { apiVersionOf, storageKey } from '../internal/resources/resource-type.js';
+import type { ObjectService, WriteContext } from '../internal/storage/object-service.js';
+import type { AdmissionAttributes } from './admission-attributes.js';
+import { CapturedResponse, replayRequest } from './captured-http.js';
+import { handleConvertedVersion } from './converted-version.js';
+import { convertThroughWebhook } from './conversion-webhook.js';
+import type { ResolvedWebhook, WebhookClientConfig } from './webhook-configuration.js';
+import {
+  MUTATING_KEY,
+  readClientConfig,
+  resolveWebhooks,
+  VALIDATING_KEY,
+  validateWebhookConfiguration,
+} from './webhook-configuration.js';
+import { WebhookAdmission } from './webhook-admission.js';
+import type { WebhookSource } from './webhook-admission.js';
+
+const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+const WRITES = new Set(['create', 'update', 'patch']);
+/** Attempts of an admitted write when the stored object keeps changing under it. */
+const MAX_ATTEMPTS = 3;
+
+/** Thrown by the capturing admission point to stop the first dry run there. */
+class Captured extends Error {}
+/** Thrown when the stored object changed since the webhooks saw it. */
+class Stale extends Error {}
+
+type Hook = NonNullable<WriteContext['admission']>;
+
+/** A handler that runs resource requests (the resource handler, or admission in front of it). */
+export type ResourceDispatch = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  user: AuthUser,
+) => Promise<void>;
+
+/** Replaces `obj`'s content by `src`'s, keeping apiVersion, kind, name and namespace (what the write already fixed). */
+function replaceContent(obj: JsonObject, src: JsonObject): void {
+  const meta = metaOf(obj);
+  const keep = { name: meta.name, namespace: meta.namespace, apiVersion: obj.apiVersion, kind: obj.kind };
+  for (const k of Object.keys(obj)) if (k !== 'metadata') delete obj[k];
+  for (const [k, v] of Object.entries(src)) if (k !== 'metadata') obj[k] = clone(v);
+  for (const k of Object.keys(meta)) delete meta[k];
+  Object.assign(meta, clone(isObject(src.metadata) ? src.metadata : {}));
+  obj.metadata = meta;
+  if (keep.name !== undefined) meta.name = keep.name;
+  else delete meta.name;
+  if (keep.namespace !== undefined) meta.namespace = keep.namespace;
+  else delete meta.namespace;
+  obj.apiVersion = keep.apiVersion;
+  obj.kind = keep.kind;
+}
+
+function rvOf(obj: JsonObject | undefined): unknown {
+  return obj ? metaOf(obj).resourceVersion : undefined;
+}
+
+/** Admission and conversion webhooks of one API server. */
+export class ServerAdmission implements WebhookSource {
+  private readonly chain = new WebhookAdmission(this);
+  private cache: { validating: ResolvedWebhook[]; mutating: ResolvedWebhook[] } | undefined;
+
+  constructor(private readonly deps: HandlerDeps) {
+    deps.store.onChange((ev) => {
+      if (ev.resource === VALIDATING_KEY || ev.resource === MUTATING_KEY) this.cache = undefined;
+    });
+  }
+
+  /** The configured webhooks of a type, ordered by configuration name, then position. */
+  webhooks(type: 'validating' | 'mutating'): readonly ResolvedWebhook[] {
+    if (!this.cache) {
+      const read = (key: string, t: 'validating' | 'mutating'): ResolvedWebhook[] =>
+        this.deps.store
+          .list(key)
+          .sort((a, b) => String(metaOf(a).name).localeCompare(String(metaOf(b).name)))
+          .flatMap((c) => {
+            try {
+              return resolveWebhooks(c, t);
+            } catch {
+              return [];
+            }
+          });
+      this.cache = {
+        validating: read(VALIDATING_KEY, 'validating'),
+        mutating: read(MUTATING_KEY, 'mutating'),
+      };
+    }
+    return this.cache[type];
+  }
+
+  /** Whether any admission webhook is configured. */
+  get active(): boolean {
+    return this.webhooks('validating').length + this.webhooks('mutating').length > 0;
+  }
+
+  namespaceLabels(name: string): Record<string, string> | undefined {
+    const ns = this.deps.store.get('/namespaces', '', name);
+    if (!ns) return undefined;
+    const labels = metaOf(ns).labels;
+    return isObject(labels) ? (labels as Record<string, string>) : {};
+  }
+
+  equivalentVersions(group: string, resource: string): readonly string[] {
+    const rt = this.deps.registry.byStorageKey(`${group}/${resource}`);
+    return rt ? rt.versions.filter((v) => v.served).map((v) => v.name) : [];
+  }
+
+  /** The conversion webhook of a CRD version that is converted by one (not the storage version). */
+  conversionWebhookOf(rt: ResourceType, version: ResourceVersion): WebhookClientConfig | undefined {
+    if (rt.crdName === undefined || version.storage) return undefined;
+    const crd = this.deps.store.get(CRD_KEY, '', rt.crdName);
+    const spec = crd && isObject(crd.spec) ? crd.spec : undefined;
+    const conversion = spec && isObject(spec.conversion) ? spec.conversion : undefined;
+    if (!conversion || conversion.strategy !== 'Webhook' || !isObject(conversion.webhook)) return undefined;
+    return readClientConfig(conversion.webhook.clientConfig);
+  }
+
+  /** Converts objects of one kind to `apiVersion` (through the CRD's webhook when it has one). */
+  async convert(objects: JsonObject[], apiVersion: string): Promise<JsonObject[]> {
+    if (objects.length === 0) return objects;
+    const first = objects[0];
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const rt = this.deps.registry.byKind(group, str(first.kind));
+    const target = apiVersion.slice(apiVersion.indexOf('/') + 1);
+    const nonStorage = rt?.versions.find((v) => !v.storage && this.conversionWebhookOf(rt, v) !== undefined);
+    if (rt && nonStorage) {
+      const cc = this.conversionWebhookOf(rt, nonStorage)!;
+      return convertThroughWebhook(cc, objects, apiVersionOf(rt.group, target));
+    }
+    return objects.map((o) => ({ ...o, apiVersion }));
+  }
+
+  /** Runs one resource request with admission and conversion webhooks. */
+  handle: ResourceDispatch = async (req, res, info, query, user) => {
+    const resolved = this.deps.registry.resolve(info.group, info.version, info.resource);
+    if (resolved) {
+      const cc = this.conversionWebhookOf(resolved.rt, resolved.version);
+      if (cc !== undefined) {
+        return handleConvertedVersion(
+          { deps: this.deps, dispatch: this.admitted, convert: (o, av) => convertThroughWebhook(cc, o, av) },
+          resolved.rt,
+          resolved.version,
+          req,
+          res,
+          info,
+          query,
+          user,
+        );
+      }
+    }
+    return this.admitted(req, res, info, query, user);
+  };
+
+  /** A request at a version the server stores directly: admission webhooks when configured. */
+  private readonly admitted: ResourceDispatch = async (req, res, info, query, user) => {
+    const resolved = this.deps.registry.resolve(info.group, info.version, info.resource);
+    const isConfig = info.group === 'admissionregistration.k8s.io';
+    if (!resolved || resolved.rt.virtual || info.subresource === 'scale' || (!this.active && !isConfig))
+      return handleResource(this.deps, req, res, info, query, user);
+    const { rt, version } = resolved;
+    if (info.verb === 'delete' && info.name !== undefined) {
+      await this.admitDelete(rt, version, info, query, user);
+      return handleResource(this.deps, req, res, info, query, user);
+    }
+    if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
+    const body = await readBody(req);
+    if (!this.active) {
+      // only the configuration kinds' own validation applies
+      return handleResource(
+        this.withHook(this.configCheck(rt)),
+        replayRequest(req, body),
+        res,
+        info,
+        query,
+        user,
+      );
+    }
+    return this.admitWrite(rt, version, body, req, res, info, query, user);
+  };
+
+  /** kube-apiserver's validation of a webhook configuration, as an admission point. */
+  private configCheck(rt: ResourceType): Hook {
+    return (obj) => {
+      if (rt.group !== 'admissionregistration.k8s.io') return;
+      const type = rt.plural === 'mutatingwebhookconfigurations' ? 'mutating' : 'validating';
+      const causes = validateWebhookConfiguration(obj, type);
+      if (causes.length > 0)
+        throw errors.invalid(
+          { group: rt.group, resource: rt.plural, kind: rt.kind, name: str(metaOf(obj).name) },
+          causes,
+        );
+    };
+  }
+
+  /** Handler dependencies whose object service runs `hook` at the admission point of every write. */
+  private withHook(hook: Hook): HandlerDeps {
+    const real = this.deps.service;
+    const service = Object.create(real) as ObjectService;
+    const withCtx = <C extends WriteContext>(ctx: C): C => ({ ...ctx, admission: hook, ownsBody: false });
+    service.create = (rt, v, ns, body, ctx, managed) => real.create(rt, v, ns, body, withCtx(ctx), managed);
+    service.update = (rt, v, ns, name, body, ctx, sub) =>
+      real.update(rt, v, ns, name, body, withCtx(ctx), sub);
+    service.patch = (rt, v, ns, name, type, patch, ctx, sub) =>
+      real.patch(rt, v, ns, name, type, patch, withCtx(ctx), sub);
+    return { ...this.deps, service };
+  }
+
+  private attributes(
+    rt: ResourceType,
+    version: ResourceVersion,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+  ): Omit<AdmissionAttributes, 'operation' | 'name'> {
+    const attrs: Omit<AdmissionAttributes, 'operation' | 'name'> = {
+      group: rt.group,
+      version: version.name,
+      resource: rt.plural,
+      subresource: info.subresource ?? '',
+      kind: rt.kind,
+      namespaced: rt.namespaced,
+      namespace: rt.namespaced ? (info.namespace ?? '') : '',
+      dryRun: query.getAll('dryRun').length > 0,
+      user: { name: user.name, groups: user.groups },
+    };
+    const fm = query.get('fieldManager');
+    if (fm) attrs.fieldManager = fm;
+    return attrs;
+  }
+
+  /** The object as a webhook sees it: at the request's version. */
+  private atVersion(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
+    const o = clone(obj);
+    o.apiVersion = apiVersionOf(rt.group, version.name);
+    return o;
+  }
+
+  private async admitDelete(
+    rt: ResourceType,
+    version: ResourceVersion,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+  ): Promise<void> {
+    const ns = rt.namespaced ? (info.namespace ?? '') : '';
+    const stored = this.deps.store.get(storageKey(rt), ns, info.name!);
+    if (!stored) return; // the handler answers 404
+    const attrs: AdmissionAttributes = {
+      ...this.attributes(rt, version, info, query, user),
+      operation: 'DELETE',
+      name: info.name!,
+      oldObject: this.atVersion(rt, version, stored),
+    };
+    if (this.chain.matches('mutating', attrs)) await this.chain.mutate({ ...attrs, object: attrs.oldObject });
+    await this.chain.validate(attrs);
+  }
+
+  private async admitWrite(
+    rt: ResourceType,
+    version: ResourceVersion,
+    body: Buffer,
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+  ): Promise<void> {
+    const dry = new URLSearchParams(query);
+    if (!dry.has('dryRun')) dry.append('dryRun', 'All');
+    const check = this.configCheck(rt);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // 1. the write up to its admission point, as a dry run: the object as it would be stored
+      let captured: { obj: JsonObject; old: JsonObject | undefined } | undefined;
+      try {
+        await handleResource(
+          this.withHook((obj, old) => {
+            captured = { obj: clone(obj), old: old === undefined ? undefined : clone(old) };
+            throw new Captured('captured');
+          }),
+          replayRequest(req, body),
+          new CapturedResponse().asServerResponse(),
+          info,
+          dry,
+          user,
+        );
+      } catch (e) {
+        if (!(e instanceof Captured)) throw e;
+      }
+      if (!captured)
+        return handleResource(this.withHook(check), replayRequest(req, body), res, info, query, user);
+      const seen = captured;
+      const warnings: string[] = [];
+      const attrs: AdmissionAttributes = {
+        ...this.attributes(rt, version, info, query, user),
+        operation: seen.old === undefined ? 'CREATE' : 'UPDATE',
+        name: str(metaOf(seen.obj).name),
+        object: this.atVersion(rt, version, seen.obj),
+      };
+      if (seen.old) attrs.oldObject = this.atVersion(rt, version, seen.old);
+      // 2. mutating webhooks, in order
+      const mutated = (await this.chain.mutate(attrs, warnings)) ?? attrs.object!;
+      const substitute: Hook = (obj, old) => {
+        if (rvOf(old) !== rvOf(seen.old)) throw new Stale('stale');
+        replaceContent(obj, mutated);
+        check(obj, old);
+      };
+      try {
+        // 3. schema and CEL validation of the mutated object, then the validating webhooks
+        const validating = { ...attrs, object: mutated };
+        if (this.chain.matches('validating', validating)) {
+          const out = new CapturedResponse();
+          const text = out.text();
+          await handleResource(
+            this.withHook(substitute),
+            replayRequest(req, body),
+            out.asServerResponse(),
+            info,
+            dry,
+            user,
+          );
+          const result: unknown = JSON.parse(await text);
+          if (isObject(result)) validating.object = result;
+          await this.chain.validate(validating, warnings);
+        }
+        // 4. the write itself, with the object the webhooks saw
+        const final: Hook = (obj, old) => {
+          substitute(obj, old);
+          if (warnings.length > 0)
+            res.setHeader(
+              'Warning',
+              warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+            );
+        };
+        return await handleResource(this.withHook(final), replayRequest(req, body), res, info, query, user);
+      } catch (e) {
+        if (!(e instanceof Stale)) throw e;
+      }
+    }
+    throw errors.modified({ group: rt.group, resource: rt.plural, name: info.name ?? '' });
+  }
+}
