@@ -66,8 +66,12 @@ export interface InformerOptions<T extends KubernetesResource> {
  * restarts the list), then watches from the list's resourceVersion with bookmarks, resuming from the
  * last seen resourceVersion after a dropped stream. A 410 (HTTP or `ERROR` event) re-lists and emits
  * the difference as synthetic events; the cache is keyed by namespace/name and uid, so an object
- * deleted and re-created while disconnected is a delete (final state unknown) then an add. Failures
- * back off exponentially with jitter; a stream silent beyond `deadStreamTimeoutMs` is reconnected.
+ * deleted and re-created while disconnected is a delete (final state unknown) then an add. A stream
+ * the server ends (EOF, `timeoutSeconds`, a connection of an established stream closed or reset) is
+ * no failure: the watch resumes at once (only a third quick empty end in a row waits, 100 ms doubling
+ * to 1 s). Failures (a watch that cannot be opened, an `ERROR` event, an unparsable line) back off
+ * exponentially with jitter; a stream silent beyond `deadStreamTimeoutMs` is reconnected. When the
+ * client is closed the informer stops with status `failed`.
  * Every failure is logged and visible in {@link Informer.health}; the informer never stops silently.
  *
  * The engine is a state machine with one step function: `list` (all pages) → `watch` (stream) →

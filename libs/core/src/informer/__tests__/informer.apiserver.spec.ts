@@ -138,7 +138,8 @@ describe('Informer against @tosdk/apiserver', () => {
       resource: 'configmaps',
       namespace: ns,
       code: 500,
-      times: 3,
+      // the first attempt and the client's 3 retries of it: the informer's first list fails
+      times: 4,
       message: 'storage down',
     });
     const inf = make({ namespace: ns, failFast: false });
@@ -147,6 +148,38 @@ describe('Informer against @tosdk/apiserver', () => {
     expect(inf.health().reason).toContain('storage down');
     await waitFor(() => inf.hasSynced(), 10_000, 'the sync');
     expect(inf.keys()).toEqual([`${ns}/a`]);
+    expect(inf.health().healthy).toBe(true);
+  });
+
+  it('sees each change within a short bound while the server keeps dropping its watches (a clean end is no failure: no growing backoff)', async () => {
+    const ns = await namespace();
+    // the informer's real backoff (0.8 s doubling to 30 s) is what a dropped watch must not cost
+    const inf = make({ namespace: ns, backoff: undefined });
+    const seen = new Set<string>();
+    inf.addEventHandler({
+      onAdd: (o) => seen.add(o.data?.v ?? ''),
+      onUpdate: (_a, b) => seen.add(b.data?.v ?? ''),
+    });
+    await inf.start();
+    const ended = () => bed.server.requests.count({ verb: 'watch', resource: 'configmaps', namespace: ns });
+    /** Drops watches until `n` more of them ended: the informer re-watched and lost that one too. */
+    const drop = async (n: number) => {
+      const target = ended() + n;
+      const deadline = Date.now() + 5_000;
+      while (ended() < target) {
+        if (Date.now() > deadline)
+          throw new Error(`the informer did not re-watch within 5 s (${ended()}/${target})`);
+        bed.server.faults.closeAllWatches();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    for (let round = 0; round < 8; round++) {
+      // two drops in a row, the second of a stream with nothing in it
+      await drop(2);
+      await put(ns, 'cm', undefined, { v: String(round) });
+      await waitFor(() => seen.has(String(round)), 5_000, `change ${round} after dropped watches`);
+    }
+    expect(lists(ns)).toBe(1);
     expect(inf.health().healthy).toBe(true);
   });
 

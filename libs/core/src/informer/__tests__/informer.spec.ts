@@ -144,8 +144,7 @@ describe('Informer', () => {
     kube.put('a', 'three');
     await waitFor(() => calls.length === 3);
     const last = inf.lastSyncResourceVersion();
-    kube.dropWatches(); // a cut connection is a failure: back off, then resume
-    await runBackoff(800);
+    kube.dropWatches(); // a cut connection of an established stream ends it too: resume at once
     await waitFor(
       () => kube.watchRequests().length === 3 && kube.openWatches === 1,
       5_000,
@@ -155,6 +154,53 @@ describe('Informer', () => {
     expect(kube.listRequests()).toHaveLength(1);
     await waitFor(() => inf.health().status === 'synced', 5_000, 'synced again');
     expect(calls.map((c) => c[0])).toEqual(['add', 'add', 'add']);
+  });
+
+  it('resumes at once, without a backoff, when streams end or are cut with nothing in them, however often; only the third such end in a row waits (briefly, 100 ms doubling), and real errors keep the backoff from its start', async () => {
+    kube.put('a', 'one');
+    const inf = make();
+    const calls = recorder(inf);
+    await inf.start();
+    await waitFor(() => kube.openWatches === 1);
+    const rv = inf.lastSyncResourceVersion();
+    // two quick empty ends (one clean, one cut): each re-watched at once, no timer advanced
+    kube.endWatches();
+    await waitFor(() => kube.watchRequests().length === 2 && kube.openWatches === 1, 5_000, 'watch 2');
+    kube.dropWatches();
+    await waitFor(() => kube.watchRequests().length === 3 && kube.openWatches === 1, 5_000, 'watch 3');
+    expect(inf.health().status).toBe('synced');
+    // the third empty end in a row waits a short delay, not the 0.8 s failure backoff
+    kube.endWatches();
+    await runBackoff(100);
+    await waitFor(() => kube.watchRequests().length === 4 && kube.openWatches === 1, 5_000, 'watch 4');
+    kube.endWatches();
+    await runBackoff(200);
+    await waitFor(() => kube.watchRequests().length === 5 && kube.openWatches === 1, 5_000, 'watch 5');
+    // an event resets the count: the next end resumes at once again
+    kube.put('a', 'two');
+    await waitFor(() => calls.length === 2, 5_000, 'the add');
+    kube.endWatches();
+    await waitFor(() => kube.watchRequests().length === 6 && kube.openWatches === 1, 5_000, 'watch 6');
+    for (const w of kube.watchRequests().slice(1, 5)) expect(w.query.get('resourceVersion')).toBe(rv);
+    expect(kube.listRequests()).toHaveLength(1);
+    expect(logs.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    // none of that grew the failure backoff: a real error waits its first delay
+    kube.sendError(500, 'InternalError');
+    await runBackoff(800);
+    await waitFor(() => kube.openWatches === 1 && inf.health().status === 'synced', 5_000, 'watch 7');
+  });
+
+  it('stops, failed, when its client is closed under it, sending nothing more', async () => {
+    const inf = make();
+    await inf.start();
+    await waitFor(() => kube.openWatches === 1);
+    client.close();
+    await waitFor(() => inf.health().status === 'failed', 5_000, 'failed');
+    expect(inf.health().reason).toContain('client is closed');
+    const seen = kube.requests.length;
+    expect(clock.pendingDelays().filter((d) => d < 60_000)).toEqual([]);
+    clock.advance(60_000);
+    expect(kube.requests.length).toBe(seen);
   });
 
   it('re-lists on a 410 ERROR event and emits the difference, a delete-and-recreate as delete then add', async () => {
@@ -201,7 +247,6 @@ describe('Informer', () => {
     kube.dropWatches();
     kube.remove('n', 'a', { silent: true });
     kube.compact();
-    await runBackoff(800);
     await waitFor(() => calls.length === 2, 5_000, 'the delete');
     expect(calls[1]).toEqual(['delete', 'n/a@uid-1', true]);
     expect(kube.listRequests()).toHaveLength(2);
@@ -260,6 +305,9 @@ describe('Informer', () => {
       json(res, 500, status(500, 'InternalError', 'etcd is down'));
       return true;
     });
+    // the informer's own backoff, not the client's retries (they would absorb the first failures)
+    client.close();
+    client = KubernetesClient.fromKubeConfig(kube.server.kubeConfig(), { retry: false });
     const inf = make({ failFast: false });
     await inf.start(); // resolves after the first attempt
     expect(inf.hasSynced()).toBe(false);
@@ -277,7 +325,7 @@ describe('Informer', () => {
     await waitFor(() => kube.openWatches === 1);
     const delays: number[] = [];
     for (let i = 0; i < 3; i++) {
-      kube.dropWatches();
+      kube.sendError(500, 'InternalError');
       delays.push(await runBackoff());
       // synced is set when the client sees the response head: the healthy period starts there
       await waitFor(() => kube.openWatches === 1 && inf.health().status === 'synced', 5_000, 'reconnect');
@@ -285,7 +333,7 @@ describe('Informer', () => {
     // 1000*(1+0.2*0.98), 2000*(1.196), min(3000, 4000*1.196)
     expect(delays).toEqual([1196, 2392, 3000]);
     clock.advance(120_000); // healthy for resetAfterMs
-    kube.dropWatches();
+    kube.sendError(500, 'InternalError');
     expect(await runBackoff()).toBe(1196);
   });
 

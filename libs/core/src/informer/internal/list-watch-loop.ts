@@ -1,6 +1,10 @@
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
-import { KubernetesApiError } from '../../client/errors.js';
+import {
+  KubernetesApiError,
+  KubernetesClientClosedError,
+  KubernetesTransportError,
+} from '../../client/errors.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { ExponentialBackoff } from '../backoff.js';
@@ -44,8 +48,13 @@ type LoopState =
   | { kind: 'backoff'; delayMs: number; then: LoopState }
   | { kind: 'stopped' };
 
-/** A stream that ends cleanly sooner than this, with nothing in it, counts as a failure (no tight loop). */
+/** A stream that ends sooner than this with nothing in it is "empty" (see {@link ListWatchLoop.ended}). */
 const MIN_HEALTHY_WATCH_MS = 1_000;
+
+/** Empty streams in a row resumed at once; later ones wait {@link EMPTY_END_DELAY_MS} doubling, at most {@link EMPTY_END_MAX_DELAY_MS}. */
+const EMPTY_ENDS_RESUMED_AT_ONCE = 2;
+const EMPTY_END_DELAY_MS = 100;
+const EMPTY_END_MAX_DELAY_MS = 1_000;
 
 /** Watches refused in a row (API errors, no progress) before the loop re-lists. */
 const REFUSALS_BEFORE_RELIST = 3;
@@ -61,6 +70,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
   private listAttempts = 0;
   /** Watches in a row the server refused with an API error, with no event or bookmark between. */
   private refusedWatches = 0;
+  /** Streams in a row that the server ended quickly without any event or bookmark. */
+  private emptyEnds = 0;
   private healthySince?: number;
   private running?: Promise<void>;
   private startPromise?: Promise<void>;
@@ -121,10 +132,13 @@ export class ListWatchLoop<T extends KubernetesResource> {
    * One transition:
    * - `list` → `watch` (success), `list` (410 on a continue token, at most 3 times in a row),
    *   `backoff` → `list` (failure), or `stopped` (first list failed with failFast).
-   * - `watch` → `watch` (the server ended the stream after events or ≥ 1 s), `list` (410; via
-   *   backoff when it came < 1 s after a fresh list with no event between), `backoff` → `watch`
-   *   (transport failure, ERROR event, unparsable line, dead stream, quick empty end), or
-   *   `backoff` → `list` (the third API refusal in a row without progress).
+   * - `watch` → `watch` at once (the stream ended: EOF, `timeoutSeconds`, or the connection of an
+   *   established stream closed or reset without an error status — not a failure; the backoff is
+   *   untouched), `list` (410; via backoff when it came < 1 s after a fresh list with no event
+   *   between), `backoff` → `watch` (the watch could not be opened, ERROR event, unparsable line,
+   *   dead stream; or, short and not counted as a failure, the third quick empty end in a row), or
+   *   `backoff` → `list` (the third API refusal in a row without progress); `stopped` when the
+   *   client was closed.
    * - `backoff` → its `then` state after the delay.
    */
   private async step(state: LoopState): Promise<LoopState> {
@@ -163,6 +177,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
         if (!continueToken) break;
       } catch (error) {
         if (this.stopping) return { kind: 'stopped' };
+        if (error instanceof KubernetesClientClosedError) return this.clientClosed(error);
         if (continueToken && isGone(error) && restarts < 3) {
           this.s.logger.info('list continue token expired (410); listing again from the start', {
             itemsDiscarded: items.length,
@@ -210,6 +225,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
     let lastActivity = openedAt;
     let progress = 0;
     let dead = false;
+    let established = false;
     let timer: TimerHandle | undefined;
     const checkDead = (): void => {
       const idle = clock.now() - lastActivity;
@@ -231,6 +247,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
         signal,
         onConnected: () => {
           lastActivity = clock.now();
+          established = true;
           this.connected();
         },
       });
@@ -245,10 +262,15 @@ export class ListWatchLoop<T extends KubernetesResource> {
         if (version) this.resourceVersion = version;
         progress++;
         this.refusedWatches = 0;
+        this.emptyEnds = 0;
       }
     } catch (error) {
       if (this.stopping) return { kind: 'stopped' };
+      if (error instanceof KubernetesClientClosedError) return this.clientClosed(error);
       if (isGone(error)) return this.gone(error, afterList && progress === 0 && quick());
+      // An established stream whose connection closed or reset (server restart, proxy or load
+      // balancer timeout) ended like an EOF: nothing says the server is unwell.
+      if (established && !dead && isCut(error)) return this.ended(progress, quick(), errorText(error));
       return this.watchFailed('watch failed', error, progress);
     } finally {
       if (timer) clock.clearTimeout(timer);
@@ -261,14 +283,45 @@ export class ListWatchLoop<T extends KubernetesResource> {
         afterList: false,
       });
     }
-    if (progress === 0 && quick()) {
-      return this.failure('watch stream ended at once without events', undefined, {
-        kind: 'watch',
-        afterList: false,
+    return this.ended(progress, quick(), 'the server ended the stream');
+  }
+
+  /**
+   * The stream ended without a failure: resume at once from the last resourceVersion (client-go's
+   * reflector and kube-rs do the same). Only a server that keeps ending streams at once with
+   * nothing in them is slowed, briefly (100 ms doubling to 1 s from the third such end in a row),
+   * so it is not hammered in a tight loop; that is not a failure either (no backoff growth, the
+   * status stays synced).
+   */
+  private ended(progress: number, quick: boolean, how: string): LoopState {
+    const next: LoopState = { kind: 'watch', afterList: false };
+    if (progress > 0 || !quick) this.emptyEnds = 0;
+    else this.emptyEnds++;
+    if (this.emptyEnds > EMPTY_ENDS_RESUMED_AT_ONCE) {
+      const delayMs = Math.min(
+        EMPTY_END_MAX_DELAY_MS,
+        EMPTY_END_DELAY_MS * 2 ** (this.emptyEnds - EMPTY_ENDS_RESUMED_AT_ONCE - 1),
+      );
+      this.s.logger.debug(`watch stream ended at once without events (${how}); resuming in ${delayMs} ms`, {
+        resourceVersion: this.resourceVersion,
+        emptyEndsInARow: this.emptyEnds,
       });
+      return { kind: 'backoff', delayMs, then: next };
     }
-    this.s.logger.debug('watch stream ended; resuming', { resourceVersion: this.resourceVersion });
-    return { kind: 'watch', afterList: false };
+    this.s.logger.debug(`watch stream ended (${how}); resuming at once`, {
+      resourceVersion: this.resourceVersion,
+    });
+    return next;
+  }
+
+  /** The client was closed under the informer: nothing can be done any more. */
+  private clientClosed(error: KubernetesClientClosedError): LoopState {
+    this.s.logger.warn('the Kubernetes client was closed; the informer stops watching', {
+      resourceVersion: this.resourceVersion,
+    });
+    this.sink.status('failed', error.message);
+    this.settleStart?.(error);
+    return { kind: 'stopped' };
   }
 
   /**
@@ -340,6 +393,14 @@ export class ListWatchLoop<T extends KubernetesResource> {
       };
     });
   }
+}
+
+/** The connection of a stream closed or reset mid-way (not a bad line, not an error status). */
+function isCut(error: unknown): boolean {
+  return (
+    error instanceof KubernetesTransportError &&
+    (error.failure === 'stream-ended' || error.failure === 'connection')
+  );
 }
 
 function isGone(error: unknown): boolean {
