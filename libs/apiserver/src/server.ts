@@ -289,6 +289,7 @@ export class KubeApiServer {
       url = new URL('http://localhost/');
     }
     try {
+      checkPathEscapes(req.url ?? '/');
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const isHealth = !info.isResource && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
       if (!isHealth) {
@@ -384,6 +385,22 @@ export class KubeApiServer {
       path: req.url ?? '',
       code: res.statusCode,
     });
+  }
+}
+
+/**
+ * 400 for a percent sign in the path that does not start a two-digit hex escape, as kube-apiserver
+ * (Go's URL parser) rejects it, instead of serving the path with the escape left undecoded.
+ */
+function checkPathEscapes(rawUrl: string): void {
+  const q = rawUrl.indexOf('?');
+  const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const bad = /%(?![0-9a-fA-F]{2})/.exec(path);
+  if (bad) {
+    const escape = path.slice(bad.index, bad.index + 3);
+    throw errors.badRequest(
+      `invalid URL escape ${JSON.stringify(escape)} in the request path ${JSON.stringify(path)}; write a literal % as %25`,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, errors } from '../common/errors.js';
+import { checkJsonTextDepth, checkValueDepth } from '../common/nesting.js';
 
 /** Largest accepted request body (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -41,10 +42,14 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Parses a JSON or YAML body; 400 with Kubernetes-like wording when it is malformed. */
+/**
+ * Parses a JSON or YAML body; 400 with Kubernetes-like wording when it is malformed or nests objects
+ * and arrays deeper than `MAX_NESTING_DEPTH` (checked without recursion, before any engine walks it).
+ */
 export function parseBody(buf: Buffer, media: string): unknown {
   const text = buf.toString('utf8');
   if (text.trim() === '') throw errors.badRequest('the request body is empty; an object is required');
+  const what = 'the body of the request';
   if (
     media === 'application/yaml' ||
     media === 'application/apply-patch+yaml' ||
@@ -55,16 +60,20 @@ export function parseBody(buf: Buffer, media: string): unknown {
     // (kubectl and client libraries send apply patches as JSON); anything else goes to YAML
     const c = text.trimStart().charCodeAt(0);
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      checkJsonTextDepth(text, what);
       try {
         return JSON.parse(text) as unknown;
       } catch {
         // not JSON: YAML flow syntax, comments, or malformed; the YAML parser decides and words the error
       }
     }
+    checkJsonTextDepth(text, what, true);
     try {
       const docs = parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
+      checkValueDepth(docs, what);
       return docs;
     } catch (e) {
+      if (e instanceof ApiError) throw e;
       throw new ApiError(
         400,
         'BadRequest',
@@ -74,6 +83,7 @@ export function parseBody(buf: Buffer, media: string): unknown {
       );
     }
   }
+  checkJsonTextDepth(text, what);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

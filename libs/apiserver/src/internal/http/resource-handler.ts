@@ -285,7 +285,9 @@ export async function handleResource(
     case 'patch': {
       const media = mediaType(req.headers['content-type']);
       const type = PATCH_TYPES[media];
-      if (!type) {
+      // as kube-apiserver: strategic merge is not a patch type of custom resources, whether or not
+      // the object exists (415 before the body is read or the object looked up)
+      if (!type || (type === 'strategic' && !rt.strategicMerge)) {
         const accepted = rt.strategicMerge
           ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json'
           : 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
@@ -384,8 +386,9 @@ function listParams(
   q: URLSearchParams,
   namespace: string | undefined,
 ): ListParams {
-  const limit = intParam(q, 'limit');
-  if (limit !== undefined && limit < 0) throw errors.badRequest('limit: Invalid value: must be >= 0');
+  // kube-apiserver treats a limit of 0 or below as no limit (limit=-1 lists everything)
+  const given = intParam(q, 'limit');
+  const limit = given !== undefined && given > 0 ? given : undefined;
   return {
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,

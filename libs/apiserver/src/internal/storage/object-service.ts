@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../../types.js';
 import { ApiError, errors } from '../common/errors.js';
 import { clone, deepEqual, isObject, metaOf, rfc3339, str } from '../common/json.js';
+import { checkValueDepth } from '../common/nesting.js';
 import {
   generatedName,
   validateLabelsAndAnnotations,
@@ -424,8 +425,11 @@ export class ObjectService {
     // every patch engine works on its own deep copy of the target
     const presented = this.present(rt, version, this.ownCopy(version, stored));
     let result: JsonObject;
-    if (type === 'json') result = patchMod.applyJsonPatch(presented, patchBody);
-    else if (type === 'merge') result = patchMod.applyMergePatch(presented, patchBody);
+    if (type === 'json') {
+      result = patchMod.applyJsonPatch(presented, patchBody);
+      // add/copy/move can nest a value under a deep path, deeper than the parsed body was
+      checkValueDepth(result, 'the object the JSON patch produces');
+    } else if (type === 'merge') result = patchMod.applyMergePatch(presented, patchBody);
     else {
       if (!rt.strategicMerge) throw strategicUnsupported();
       result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
