@@ -18,6 +18,8 @@ import { WebPage } from '../webpage.resource.js';
 import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-status.js';
 import { validateWebPage } from '../webpage-validation.js';
 import { OwnedResourceEventSource } from './owned-resource-event-source.js';
+import { RbacRules } from '@tosdk/core';
+import { WebPageRbac } from '../webpage-rbac.js';
 
 interface Sources {
   configMaps: OwnedResourceEventSource<V1ConfigMap>;
@@ -32,6 +34,7 @@ interface Sources {
  * apply), deletes the Ingress when the page is no longer exposed, and reports the status from what
  * exists.
  */
+@RbacRules(WebPageRbac.events, ...WebPageRbac.secondaryWrites)
 @Reconciler({ resource: WebPage, name: CONTROLLER_NAME, recordReconcileErrorEvents: false })
 export class WebPageLowLevelReconciler implements Reconciler<WebPage> {
   private sources: Sources | undefined;

@@ -12,6 +12,8 @@ import {
 import { CONTROLLER_NAME } from '../webpage-names.js';
 import { WebPage } from '../webpage.resource.js';
 import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-status.js';
+import { RbacRules } from '@tosdk/core';
+import { WebPageRbac } from '../webpage-rbac.js';
 
 /**
  * The managed flavour (JOSDK's `WebPageManagedDependentsReconciler`): the dependents and their
@@ -20,6 +22,7 @@ import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-st
  * validates the page), the Deployment and the Service depend on it, and the Ingress depends on the
  * Service behind the `spec.exposed` precondition.
  */
+@RbacRules(WebPageRbac.events)
 @Reconciler({
   resource: WebPage,
   name: CONTROLLER_NAME,

@@ -20,12 +20,15 @@ import { CONTROLLER_NAME } from '../webpage-names.js';
 import { WebPage } from '../webpage.resource.js';
 import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-status.js';
 import { validateWebPage } from '../webpage-validation.js';
+import { RbacRules } from '@tosdk/core';
+import { WebPageRbac } from '../webpage-rbac.js';
 
 /**
  * The standalone flavour (JOSDK's `WebPageDependentsWorkflowReconciler`): the reconciler creates
  * the dependents, builds their workflow with `WorkflowBuilder`, registers their informers in
  * `prepareEventSources` and runs the workflow itself in `reconcile`, after validating the page.
  */
+@RbacRules(WebPageRbac.events, ...WebPageRbac.secondaryWrites)
 @Reconciler({ resource: WebPage, name: CONTROLLER_NAME, recordReconcileErrorEvents: false })
 export class WebPageStandaloneReconciler implements Reconciler<WebPage> {
   private readonly configMap = new ConfigMapDependent();

@@ -1,0 +1,49 @@
+// `tosdk generate` for the WebPage sample: the CRD, RBAC and deploy files in ../deploy and the Helm
+// chart in ../chart are generated from the code (run from the repository root with
+// `npm run generate -w @tosdk/sample-webpage`, checked in CI by test/generate-webpage.e2e-spec.ts).
+import { defineConfig, offlineKubeConfig } from '@tosdk/cli';
+import type { TosdkConfig } from '@tosdk/cli';
+import type { WebPageFlavour } from './webpage-flavour.js';
+
+/** The configuration of one flavour (the deploy files use `managed`; the RBAC proof test checks all three). */
+export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkConfig {
+  return defineConfig({
+    name: 'webpage-operator',
+    namespace: 'webpage-system',
+    app: {
+      nestModule: async () => {
+        await import('reflect-metadata');
+        const { WebPageAppModule } = await import('./app.module.js');
+        return WebPageAppModule.forRoot({
+          flavour,
+          defaultMetrics: false,
+          logLevel: 'silent',
+          operator: { kubeConfig: offlineKubeConfig(), readEnvironment: false },
+        });
+      },
+    },
+    // the lease name is a setting (WEBPAGE_LEASE_NAME), so the Role is not restricted to one name
+    leaderElection: {},
+    deployment: {
+      image: 'ghcr.io/tosdk/webpage-operator:0.1.0',
+      replicas: 2,
+      port: 8080,
+      env: {
+        WEBPAGE_FLAVOUR: flavour,
+        WEBPAGE_HTTP_HOST: '0.0.0.0',
+        WEBPAGE_HTTP_PORT: '8080',
+        LOG_LEVEL: 'info',
+      },
+      leaderElectionEnv: { WEBPAGE_LEADER_ELECTION: 'true' },
+      runAsUser: 1000,
+    },
+    output: {
+      crds: '../deploy/webpage-crd.yaml',
+      rbac: '../deploy/rbac.yaml',
+      manifests: '../deploy',
+      helm: '../chart',
+    },
+  });
+}
+
+export default webPageToolConfig();

@@ -1,0 +1,97 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ResourceType } from '@tosdk/core';
+
+/** The application, loaded without starting it (see {@link TosdkConfig.app}). */
+export type AppLoader =
+  /** A function that builds the app's `Operator` and registers its controllers (it must not call `start()`). */
+  | { operator: () => unknown }
+  /** A Nest module (or a dynamic module) importing the `OperatorModule`; an application context is created and closed. */
+  | { nestModule: () => unknown };
+
+/** How the operator's Deployment looks (`tosdk generate manifests` and `helm`). */
+export interface DeploymentConfig {
+  /** Container image, e.g. `ghcr.io/acme/my-operator:0.1.0`. */
+  image: string;
+  /** Replicas; above 1 turns leader election on ({@link leaderElectionEnv}). Defaults to 1. */
+  replicas?: number;
+  /** The HTTP port of the health endpoints (named `http`). Defaults to 8080. */
+  port?: number;
+  /** Liveness probe path. Defaults to `/health/liveness`. */
+  livenessPath?: string;
+  /** Readiness probe path. Defaults to `/health/readiness`. */
+  readinessPath?: string;
+  /** Environment of the container. Defaults to none. */
+  env?: Record<string, string>;
+  /** Environment added when replicas > 1, turning the app's leader election on. Defaults to none. */
+  leaderElectionEnv?: Record<string, string>;
+  /** Container resources. Defaults to requests of 50m CPU and 96Mi memory, a 256Mi memory limit. */
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  /** The user id the container runs as (non-root). Defaults to 1000. */
+  runAsUser?: number;
+}
+
+/**
+ * The `tosdk` configuration (`tosdk.config.mjs` beside `package.json`, default export): what the
+ * operator is called, where it runs, how to load it and where the generated files go.
+ *
+ * ```js
+ * import { defineConfig } from '@tosdk/cli';
+ * export default defineConfig({
+ *   name: 'my-operator',
+ *   namespace: 'my-operator-system',
+ *   app: { nestModule: async () => (await import('./dist/app.module.js')).AppModule },
+ *   deployment: { image: 'ghcr.io/acme/my-operator:0.1.0' },
+ *   output: { crds: 'deploy/crds.yaml', rbac: 'deploy/rbac.yaml', manifests: 'deploy', helm: 'chart' },
+ * });
+ * ```
+ */
+export interface TosdkConfig {
+  /** Name of the ServiceAccount, roles, bindings and Deployment, e.g. `webpage-operator`. */
+  name: string;
+  /** Namespace the operator runs in (its ServiceAccount, Deployment and lease). */
+  namespace: string;
+  /** Loads the app: its controllers are registered, nothing connects. */
+  app: AppLoader;
+  /** Kinds whose CRDs to write besides the ones the controllers use. Defaults to none. */
+  resources?: ResourceType[];
+  /**
+   * Leader election: a Role for leases in {@link namespace} is generated (get and update restricted to
+   * `leaseName` when given). Defaults to on when `deployment.replicas > 1`, else off.
+   */
+  leaderElection?: { leaseName?: string };
+  /** The Deployment. Required for `manifests` and `helm`. */
+  deployment?: DeploymentConfig;
+  /** Where generated files go, relative to the config file's directory. */
+  output: {
+    /** A `.yaml` file (all CRDs) or a directory (one file per CRD). Defaults to `deploy/crds`. */
+    crds?: string;
+    /** The RBAC file. Defaults to `deploy/rbac.yaml`. */
+    rbac?: string;
+    /** Directory of `namespace.yaml` and `operator.yaml`. Defaults to `deploy`. */
+    manifests?: string;
+    /** Directory of the Helm chart. Defaults to `chart`. */
+    helm?: string;
+  };
+  /** Labels on every generated object. Defaults to `app.kubernetes.io/name: <name>`. */
+  labels?: Record<string, string>;
+}
+
+/** Types a configuration (identity at run time). */
+export function defineConfig(config: TosdkConfig): TosdkConfig {
+  return config;
+}
+
+/**
+ * A KubeConfig pointing at a port nothing listens on (`https://127.0.0.1:9`), for apps whose module
+ * wants one while `tosdk generate` loads them: the CLI never starts the operator, so it is never used.
+ */
+export function offlineKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'offline', server: 'https://127.0.0.1:9', skipTLSVerify: true }],
+    users: [{ name: 'offline', token: 'offline' }],
+    contexts: [{ name: 'offline', cluster: 'offline', user: 'offline', namespace: 'default' }],
+    currentContext: 'offline',
+  });
+  return kc;
+}

@@ -1,0 +1,183 @@
+import { isCreator, isDeleter, isGarbageCollected, isUpdater, Operator } from '@tosdk/core';
+import type {
+  EventSource,
+  KubernetesResource,
+  ManagedDependentSpec,
+  Reconciler,
+  RegisteredController,
+  ResolvedControllerConfiguration,
+  ResourceType,
+  TraitCarrier,
+} from '@tosdk/core';
+import { declaredRbacRules } from '@tosdk/core';
+import type { RbacRule } from '@tosdk/core';
+import type { AppLoader } from './config.js';
+import { TosdkCliError } from './errors.js';
+
+/** Where a kind is read or written: every namespace, or these. */
+export type Namespaces = 'all' | readonly string[];
+
+/** A kind an event source caches (list + watch). */
+export interface WatchedKind {
+  readonly type: ResourceType;
+  readonly namespaces: Namespaces;
+}
+
+/** A kind a managed dependent writes. */
+export interface DependentKind {
+  readonly type: ResourceType;
+  readonly create: boolean;
+  readonly update: boolean;
+  readonly delete: boolean;
+}
+
+/** What `tosdk generate` knows about one registered controller. */
+export interface ControllerModel {
+  readonly name: string;
+  readonly configuration: ResolvedControllerConfiguration;
+  /** Whether the reconciler is a Cleaner or its workflow deletes dependents itself (a finalizer is added and removed). */
+  readonly usesFinalizer: boolean;
+  readonly watched: readonly WatchedKind[];
+  readonly dependents: readonly DependentKind[];
+  readonly extraRules: readonly RbacRule[];
+}
+
+/** The application as `tosdk generate` sees it. */
+export interface AppModel {
+  readonly controllers: readonly ControllerModel[];
+}
+
+interface Captured {
+  operator: Operator;
+  reconciler: Reconciler<KubernetesResource>;
+  registered: RegisteredController<KubernetesResource>;
+}
+
+const isResourceSource = (s: EventSource): s is EventSource & { resourceType: ResourceType } => {
+  const t = (s as { resourceType?: ResourceType }).resourceType;
+  return typeof t === 'object' && t !== null && typeof t.plural === 'string';
+};
+
+function sourceNamespaces(source: EventSource, controller: Namespaces): Namespaces {
+  const ns = (source as { namespaces?: unknown }).namespaces;
+  if (ns === 'all') return 'all';
+  if (Array.isArray(ns)) return ns.length === 0 ? 'all' : (ns as string[]);
+  return controller;
+}
+
+function instantiate(
+  value: ManagedDependentSpec['dependent'],
+): TraitCarrier & { resourceType?: ResourceType } {
+  if (typeof value !== 'function') return value;
+  const proto = (value as { prototype?: { reconcile?: unknown } }).prototype;
+  if (proto && typeof proto.reconcile === 'function') return new (value as new () => TraitCarrier)();
+  return (value as () => TraitCarrier)();
+}
+
+function model(c: Captured): ControllerModel {
+  const configuration = c.registered.configuration;
+  const controllerNs: Namespaces = configuration.namespaces.length === 0 ? 'all' : configuration.namespaces;
+  // the event sources the operator registered for the controller (its own first)
+  const internal = (
+    c.operator as unknown as {
+      controllers?: Map<string, { eventSources?: ReadonlyMap<string, EventSource> }>;
+    }
+  ).controllers;
+  const sources = internal?.get(c.registered.name)?.eventSources;
+  if (!sources) {
+    throw new TosdkCliError(
+      'AppLoadFailed',
+      `controller ${c.registered.name}: this @tosdk/cli cannot read the event sources of this @tosdk/core; install matching versions of both`,
+    );
+  }
+  const watched: WatchedKind[] = [];
+  let first = true;
+  for (const source of sources.values()) {
+    if (first) {
+      first = false; // the primary informer
+      continue;
+    }
+    if (isResourceSource(source))
+      watched.push({ type: source.resourceType, namespaces: sourceNamespaces(source, controllerNs) });
+  }
+  const dependents: DependentKind[] = [];
+  let workflowCleans = false;
+  for (const spec of configuration.workflow?.dependents ?? []) {
+    const dependent = instantiate(spec.dependent);
+    const type = dependent.resourceType;
+    const gc = isGarbageCollected(dependent);
+    const deletes =
+      isDeleter(dependent) &&
+      (!gc || spec.reconcilePrecondition !== undefined || spec.activationCondition !== undefined);
+    if (isDeleter(dependent) && !gc) workflowCleans = true;
+    if (!type) continue; // an external dependent: nothing on the API server
+    dependents.push({ type, create: isCreator(dependent), update: isUpdater(dependent), delete: deletes });
+  }
+  const isCleaner = typeof (c.reconciler as { cleanup?: unknown }).cleanup === 'function';
+  return {
+    name: c.registered.name,
+    configuration,
+    usesFinalizer: isCleaner || workflowCleans,
+    watched,
+    dependents,
+    extraRules: declaredRbacRules(c.reconciler),
+  };
+}
+
+/**
+ * Loads the app without starting it: while `loader` runs, `Operator.register` is observed and
+ * `Operator.start`/`stop` do nothing, so controllers are registered and nothing connects.
+ *
+ * @throws TosdkCliError `AppLoadFailed` when the loader throws or registers no controller.
+ */
+export async function loadApp(loader: AppLoader): Promise<AppModel> {
+  const captured: Captured[] = [];
+  const proto = Operator.prototype as unknown as Record<string, unknown>;
+  const original = { register: proto['register'], start: proto['start'], stop: proto['stop'] };
+  const register = original.register as (
+    this: Operator,
+    r: Reconciler<KubernetesResource>,
+    o?: unknown,
+  ) => RegisteredController<KubernetesResource>;
+  proto['register'] = function (
+    this: Operator,
+    reconciler: Reconciler<KubernetesResource>,
+    overrides?: unknown,
+  ) {
+    const registered = register.call(this, reconciler, overrides);
+    captured.push({ operator: this, reconciler, registered });
+    return registered;
+  };
+  proto['start'] = () => Promise.resolve();
+  proto['stop'] = () => Promise.resolve();
+  try {
+    if ('operator' in loader) {
+      await loader.operator();
+    } else {
+      const module = await loader.nestModule();
+      const { NestFactory } = (await import('@nestjs/core')) as {
+        NestFactory: { createApplicationContext(m: unknown, o: object): Promise<{ close(): Promise<void> }> };
+      };
+      const context = await NestFactory.createApplicationContext(module, {
+        logger: false,
+        abortOnError: false,
+      });
+      await context.close();
+    }
+  } catch (error) {
+    throw new TosdkCliError(
+      'AppLoadFailed',
+      `loading the app failed: ${(error as Error).message ?? String(error)} (the app must register its controllers without connecting to a cluster)`,
+      { cause: error },
+    );
+  } finally {
+    Object.assign(proto, original);
+  }
+  if (captured.length === 0) {
+    throw new TosdkCliError(
+      'AppLoadFailed',
+      'the app registered no controller: app.operator must register them on an Operator (without start()), app.nestModule must import the OperatorModule and provide @Reconciler classes',
+    );
+  }
+  return { controllers: captured.map(model) };
+}

@@ -1,0 +1,101 @@
+import type { TosdkConfig } from './config.js';
+import { TosdkCliError } from './errors.js';
+import type { Manifest } from './rbac.js';
+import { leaderElectionOn } from './rbac.js';
+
+/** The Deployment configuration with every default filled in. */
+export function deploymentSettings(config: TosdkConfig) {
+  const d = config.deployment;
+  if (!d?.image) {
+    throw new TosdkCliError(
+      'InvalidConfig',
+      `tosdk config of ${config.name}: deployment.image is required for manifests and helm`,
+    );
+  }
+  const replicas = d.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1) {
+    throw new TosdkCliError(
+      'InvalidConfig',
+      `tosdk config of ${config.name}: deployment.replicas must be a positive integer, got ${replicas}`,
+    );
+  }
+  return {
+    image: d.image,
+    replicas,
+    port: d.port ?? 8080,
+    livenessPath: d.livenessPath ?? '/health/liveness',
+    readinessPath: d.readinessPath ?? '/health/readiness',
+    env: { ...(d.env ?? {}), ...(leaderElectionOn(config) ? (d.leaderElectionEnv ?? {}) : {}) },
+    resources: d.resources ?? { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
+    runAsUser: d.runAsUser ?? 1000,
+  };
+}
+
+/** The namespace of `tosdk generate manifests`. */
+export function namespaceManifest(config: TosdkConfig): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: config.namespace,
+      labels: config.labels ?? { 'app.kubernetes.io/name': config.name },
+    },
+  };
+}
+
+/**
+ * The operator's Deployment: the ServiceAccount of the generated RBAC, probes on the health
+ * endpoints of the `http` port, a non-root read-only container, and the leader election
+ * environment when it runs more than one replica.
+ */
+export function deploymentManifest(config: TosdkConfig): Manifest {
+  const s = deploymentSettings(config);
+  const labels = config.labels ?? { 'app.kubernetes.io/name': config.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: config.name, namespace: config.namespace, labels },
+    spec: {
+      replicas: s.replicas,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: config.name,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: s.runAsUser,
+            runAsGroup: s.runAsUser,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: 'operator',
+              image: s.image,
+              imagePullPolicy: 'IfNotPresent',
+              env: Object.entries(s.env).map(([name, value]) => ({ name, value })),
+              ports: [{ name: 'http', containerPort: s.port }],
+              livenessProbe: {
+                httpGet: { path: s.livenessPath, port: 'http' },
+                initialDelaySeconds: 10,
+                periodSeconds: 10,
+                failureThreshold: 3,
+              },
+              readinessProbe: {
+                httpGet: { path: s.readinessPath, port: 'http' },
+                periodSeconds: 5,
+                failureThreshold: 3,
+              },
+              resources: s.resources,
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,179 @@
+import type { RbacRule, ResourceType } from '@tosdk/core';
+import type { TosdkConfig } from './config.js';
+import type { AppModel, Namespaces } from './introspect.js';
+
+/** A Kubernetes object as generated (plain JSON). */
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+} & Record<string, unknown>;
+
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+const CLUSTER = '';
+
+/** Permissions by scope (`''` for the cluster, else a namespace), then by `group|resource|names`. */
+export class Grants {
+  readonly byScope = new Map<string, Map<string, Set<string>>>();
+
+  add(
+    where: Namespaces | 'cluster',
+    group: string,
+    resource: string,
+    verbs: string[],
+    names: string[] = [],
+  ): void {
+    const scopes = where === 'cluster' || where === 'all' ? [CLUSTER] : where;
+    for (const scope of scopes) {
+      const rules = this.byScope.get(scope) ?? new Map<string, Set<string>>();
+      this.byScope.set(scope, rules);
+      const key = `${group}|${resource}|${[...names].sort().join(',')}`;
+      const set = rules.get(key) ?? new Set<string>();
+      for (const v of verbs) set.add(v);
+      rules.set(key, set);
+    }
+  }
+
+  addType(where: Namespaces, type: ResourceType, verbs: string[], subresource?: string): void {
+    const resource = subresource ? `${type.plural}/${subresource}` : type.plural;
+    this.add(type.namespaced ? where : 'cluster', type.group, resource, verbs);
+  }
+
+  /** Drops namespace grants the cluster scope already holds, and empty scopes. */
+  normalize(): void {
+    const cluster = this.byScope.get(CLUSTER);
+    for (const [scope, rules] of this.byScope) {
+      if (scope === CLUSTER || !cluster) continue;
+      for (const [key, verbs] of rules) {
+        const covered = cluster.get(key);
+        if (covered) for (const v of covered) verbs.delete(v);
+        if (verbs.size === 0) rules.delete(key);
+      }
+      if (rules.size === 0) this.byScope.delete(scope);
+    }
+  }
+}
+
+/** Rules of one scope: resources with the same group, verbs and names share a rule; sorted for stable output. */
+export function rulesOf(grants: Map<string, Set<string>>): RbacRule[] {
+  const merged = new Map<string, RbacRule>();
+  const sortedKeys = [...grants.keys()].sort();
+  for (const key of sortedKeys) {
+    const [group, resource, names] = key.split('|');
+    const verbs = [...grants.get(key)!].sort((a, b) => VERB_ORDER.indexOf(a) - VERB_ORDER.indexOf(b));
+    const mergeKey = `${group}|${verbs.join(',')}|${names}`;
+    const existing = merged.get(mergeKey);
+    if (existing) {
+      existing.resources.push(resource);
+    } else {
+      const rule: RbacRule = { apiGroups: [group], resources: [resource], verbs };
+      if (names) rule.resourceNames = names.split(',');
+      merged.set(mergeKey, rule);
+    }
+  }
+  return [...merged.values()];
+}
+
+/** Whether leader election is on: configured, or more than one replica. */
+export function leaderElectionOn(config: TosdkConfig): boolean {
+  return config.leaderElection !== undefined || (config.deployment?.replicas ?? 1) > 1;
+}
+
+/** The rules of the leader election Role: get, create, update on leases (get and update restricted to the lease when its name is configured). */
+export function leaseRules(config: TosdkConfig): RbacRule[] {
+  const lease = config.leaderElection?.leaseName;
+  const group = { apiGroups: ['coordination.k8s.io'], resources: ['leases'] };
+  return lease
+    ? [
+        { ...group, verbs: ['create'] },
+        { ...group, verbs: ['get', 'update'], resourceNames: [lease] },
+      ]
+    : [{ ...group, verbs: ['get', 'create', 'update'] }];
+}
+
+/**
+ * The permissions the app's controllers need, computed from their configuration:
+ * - primary kind: list and watch in the watched namespaces; patch of the status subresource (status
+ *   updates); patch of the object when a finalizer is added and removed (a Cleaner, or a workflow
+ *   deleting dependents itself);
+ * - each event source's kind: list and watch in its namespaces;
+ * - each managed dependent's kind: create and patch for a Creator (server-side apply creates),
+ *   patch for an Updater, delete for a Deleter the workflow deletes (not garbage collected, or with
+ *   a reconcile precondition or activation condition);
+ * - Events (create, patch) where primaries live, when reconcile errors are recorded;
+ * - `@RbacRules` of the reconciler, in the watched namespaces.
+ */
+export function computeGrants(app: AppModel, namespacesOverride?: readonly string[]): Grants {
+  const grants = new Grants();
+  for (const c of app.controllers) {
+    const cfg = c.configuration;
+    const type = cfg.resourceType;
+    const ns: Namespaces = namespacesOverride ?? (cfg.namespaces.length === 0 ? 'all' : cfg.namespaces);
+    grants.addType(ns, type, ['list', 'watch']);
+    const hasStatus = type.definition
+      ? (type.definition.version.statusSubresource ?? type.definition.schema.status !== undefined)
+      : true;
+    if (hasStatus) grants.addType(ns, type, ['patch'], 'status');
+    if (c.usesFinalizer) grants.addType(ns, type, ['patch']);
+    for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
+    for (const d of c.dependents) {
+      const verbs = [
+        ...(d.create ? ['create', 'patch'] : []),
+        ...(d.update ? ['patch'] : []),
+        ...(d.delete ? ['delete'] : []),
+      ];
+      if (verbs.length) grants.addType(ns, d.type, verbs);
+    }
+    if (cfg.recordReconcileErrorEvents)
+      grants.add(type.namespaced ? ns : 'all', '', 'events', ['create', 'patch']);
+    for (const rule of c.extraRules) {
+      for (const group of rule.apiGroups)
+        for (const resource of rule.resources)
+          grants.add(ns, group, resource, rule.verbs, rule.resourceNames);
+    }
+  }
+  grants.normalize();
+  return grants;
+}
+
+/**
+ * The ServiceAccount, roles and bindings of `tosdk generate rbac`: a ClusterRole for what is needed
+ * in every namespace (or on cluster-scoped kinds), a Role per watched namespace otherwise, and a
+ * Role for the leader election lease in the operator's namespace.
+ */
+export function rbacManifests(app: AppModel, config: TosdkConfig): Manifest[] {
+  const labels = config.labels ?? { 'app.kubernetes.io/name': config.name };
+  const subject = { kind: 'ServiceAccount', name: config.name, namespace: config.namespace };
+  const out: Manifest[] = [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: config.name, namespace: config.namespace, labels },
+    },
+  ];
+  const grants = computeGrants(app);
+  const bind = (
+    kind: 'Role' | 'ClusterRole',
+    name: string,
+    namespace: string | undefined,
+    rules: RbacRule[],
+  ) => {
+    const meta = (n: string) => (namespace ? { name: n, namespace, labels } : { name: n, labels });
+    out.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: meta(name), rules });
+    out.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: `${kind}Binding`,
+      metadata: meta(name),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
+      subjects: [subject],
+    });
+  };
+  const cluster = grants.byScope.get(CLUSTER);
+  if (cluster) bind('ClusterRole', config.name, undefined, rulesOf(cluster));
+  for (const scope of [...grants.byScope.keys()].filter((s) => s !== CLUSTER).sort()) {
+    bind('Role', config.name, scope, rulesOf(grants.byScope.get(scope)!));
+  }
+  if (leaderElectionOn(config))
+    bind('Role', `${config.name}-leader-election`, config.namespace, leaseRules(config));
+  return out;
+}
