@@ -54,6 +54,7 @@ export const WebPage = defineResource({
   group: 'sample.tosdk.io',
   version: 'v1',
   kind: 'WebPage',
+  storage: true,
   shortNames: ['wp'],
   schema: WebPageV1Schema,
   printerColumns: [
@@ -67,3 +68,42 @@ export const WebPage = defineResource({
 
 /** The CRD manifest of {@link WebPage}, generated from it by `tosdk generate crds` (the same file `kubectl apply -f apps/webpage/deploy/` applies). */
 export const WEBPAGE_CRD_PATH = fileURLToPath(new URL('../deploy/webpage-crd.yaml', import.meta.url));
+
+/**
+ * The schemas of `WebPage` v2: the page moves under `spec.content.html` and `exposed` becomes
+ * `spec.exposure` (`ClusterOnly` or `Public`). Served beside v1 (the storage version); the
+ * conversion webhook in `webhooks/webpage.conversion.ts` converts between them.
+ */
+export const WebPageV2Schema = {
+  description: WebPageV1Schema.description,
+  spec: Type.Object({
+    content: Type.Object({
+      html: Type.String({ minLength: 1, maxLength: 524288, description: 'The page, served as index.html.' }),
+    }),
+    exposure: Type.Optional(
+      Type.Union([Type.Literal('ClusterOnly'), Type.Literal('Public')], {
+        default: 'ClusterOnly',
+        description: 'Public: an Ingress makes the page reachable from outside the cluster.',
+      }),
+    ),
+  }),
+  status: WebPageV1Schema.status,
+};
+
+/** A `WebPage` object at `sample.tosdk.io/v2`. */
+export type WebPageV2 = CustomResource<Static<typeof WebPageV2Schema.spec>, WebPageStatus>;
+
+/** The `WebPage` kind at version v2 (served, not stored; converted by the conversion webhook). */
+export const WebPageV2 = defineResource({
+  group: 'sample.tosdk.io',
+  version: 'v2',
+  kind: 'WebPage',
+  storage: false,
+  shortNames: ['wp'],
+  schema: WebPageV2Schema,
+  printerColumns: [
+    { name: 'Exposure', type: 'string', jsonPath: '.spec.exposure' },
+    { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+});

@@ -1,0 +1,157 @@
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type {
+  V1CustomResourceConversion,
+  V1MutatingWebhookConfiguration,
+  V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
+import { WEBHOOK_MODULE_OPTIONS } from './webhook-module-options.js';
+import type { WebhookModuleOptions } from './webhook-module-options.js';
+import type { WebhookDeclaration } from './webhook.decorators.js';
+import { WebhookConfigurationError } from './webhook.errors.js';
+import { WebhookExplorer } from './webhook.explorer.js';
+import {
+  crdConversion,
+  mutatingWebhookConfiguration,
+  validatingWebhookConfiguration,
+} from './webhook-manifests.js';
+import type { WebhookEndpoint } from './webhook-manifests.js';
+import { WebhookReviewHandler } from './webhook-review.handler.js';
+import { developmentWebhookTls } from './webhook-tls.js';
+import type { WebhookTls } from './webhook-tls.js';
+
+/** Largest review body accepted (kube-apiserver's request limit is 3 MiB). */
+const MAX_BODY = 3 * 1024 * 1024;
+
+/**
+ * The webhook server: discovers the webhook providers when the application boots, serves them over
+ * HTTPS, and generates the configuration objects that point the API server at them. Inject it to
+ * read {@link url} and {@link caBundle} or to get the manifests to apply.
+ */
+@Injectable()
+export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private server: Server | undefined;
+  private tls: WebhookTls | undefined;
+  private reviewHandler: WebhookReviewHandler | undefined;
+  private declared: WebhookDeclaration[] = [];
+
+  constructor(
+    private readonly explorer: WebhookExplorer,
+    @Inject(WEBHOOK_MODULE_OPTIONS) private readonly options: WebhookModuleOptions,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const webhooks = this.explorer.webhooks();
+    this.declared = webhooks.map((w) => w.declaration);
+    this.reviewHandler = new WebhookReviewHandler(webhooks, {
+      warn: (m) => this.logger.warn(m),
+      error: (m) => this.logger.error(m),
+    });
+    this.tls = this.options.tls ?? (await developmentWebhookTls(this.options.hosts));
+    if (this.options.listen === false) return;
+    const handler = this.reviewHandler;
+    const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem }, (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= MAX_BODY) chunks.push(c);
+      });
+      req.on('end', () => {
+        const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+        const reply = (status: number, body: unknown): void => {
+          const text = JSON.stringify(body);
+          res.writeHead(status, {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(text),
+          });
+          res.end(text);
+        };
+        if (req.method !== 'POST') return reply(405, { message: 'webhooks accept POST only' });
+        if (size > MAX_BODY) return reply(413, { message: `review larger than ${MAX_BODY} bytes` });
+        handler.handle(path, Buffer.concat(chunks).toString('utf8')).then(
+          (a) => reply(a.status, a.body),
+          (e: unknown) => reply(500, { message: e instanceof Error ? e.message : String(e) }),
+        );
+      });
+    });
+    server.on('clientError', (_e, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e) =>
+        reject(
+          new WebhookConfigurationError(
+            `the webhook server cannot listen on ${this.options.host ?? '0.0.0.0'}:${this.options.port ?? 9443}: ${e.message}`,
+            { cause: e },
+          ),
+        ),
+      );
+      server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => resolve());
+    });
+    this.server = server;
+    this.logger.log(`serving ${this.declared.length} webhook(s) at ${this.url}: ${handler.paths.join(', ')}`);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+
+  /** The review handler (what `WebhookController` and the HTTPS server call). */
+  get handler(): WebhookReviewHandler {
+    if (!this.reviewHandler)
+      throw new WebhookConfigurationError('the webhook server is used before the application has booted');
+    return this.reviewHandler;
+  }
+
+  /** The port the HTTPS server listens on. */
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? this.options.port ?? 9443;
+  }
+
+  /** `https://<host>:<port>` of the HTTPS server (`127.0.0.1` when it listens on every address). */
+  get url(): string {
+    const host = this.options.host ?? '0.0.0.0';
+    return `https://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${this.port}`;
+  }
+
+  /** Base64 of the PEM CA of the serving certificate: the `caBundle` of the configurations. */
+  get caBundle(): string {
+    if (!this.tls)
+      throw new WebhookConfigurationError(
+        'the webhook server has no certificate before the application has booted',
+      );
+    return Buffer.from(this.tls.caPem ?? this.tls.certPem).toString('base64');
+  }
+
+  /** The webhook declarations served. */
+  get declarations(): readonly WebhookDeclaration[] {
+    return this.declared;
+  }
+
+  /** Where the API server reaches this server: {@link url} and {@link caBundle}, unless `endpoint` says otherwise. */
+  endpoint(endpoint?: WebhookEndpoint): WebhookEndpoint {
+    return endpoint ?? { url: this.url, caBundle: this.caBundle };
+  }
+
+  /** The `ValidatingWebhookConfiguration` (named `name`) of the served validating webhooks. */
+  validatingConfiguration(name: string, endpoint?: WebhookEndpoint): V1ValidatingWebhookConfiguration {
+    return validatingWebhookConfiguration(name, this.declared, this.endpoint(endpoint));
+  }
+
+  /** The `MutatingWebhookConfiguration` (named `name`) of the served mutating webhooks. */
+  mutatingConfiguration(name: string, endpoint?: WebhookEndpoint): V1MutatingWebhookConfiguration {
+    return mutatingWebhookConfiguration(name, this.declared, this.endpoint(endpoint));
+  }
+
+  /** The `spec.conversion` stanza of the CRD `crdName` (`<plural>.<group>`). */
+  conversion(crdName: string, endpoint?: WebhookEndpoint): V1CustomResourceConversion {
+    return crdConversion(crdName, this.declared, this.endpoint(endpoint));
+  }
+}
