@@ -228,8 +228,8 @@ function checkTypeAndExtensions(s: JsonSchemaProps, path: string, lvl: Level, er
 }
 
 /**
- * `x-kubernetes-validations` must be well-formed. The CEL rules themselves are not evaluated by this
- * server (see the module README); they are accepted so CRDs that use them still install.
+ * `x-kubernetes-validations` must be well-formed. The CEL rules are compiled and costed by
+ * `internal/cel/rules.ts` (ruleErrors), as kube-apiserver does.
  */
 function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
   const rules = s['x-kubernetes-validations'];

@@ -19,6 +19,7 @@ import { asSchema } from './schema-types.js';
 import { parseSimplePath, schemaAtPath } from './simple-path.js';
 import { validateDefaults } from './internal/default-validation.js';
 import { validateStructuralSchema } from './structural-schema.js';
+import { ruleErrors } from './internal/cel/rules.js';
 
 /** Most selectable fields one version may declare. */
 export const MAX_SELECTABLE_FIELDS = 8;
@@ -195,6 +196,8 @@ function validateVersion(version: JsonObject, path: string): StatusCause[] {
     errs.push(...structural);
     // Defaults are checked only against a structural schema, as kube-apiserver does.
     if (structural.length === 0) errs.push(...validateDefaults(schema, schemaPath));
+    // CEL rules must compile and stay within the estimated cost limits.
+    if (structural.length === 0) errs.push(...ruleErrors(schema, schemaPath));
   }
 
   arrayAt(version, 'additionalPrinterColumns').forEach((col, i) => {

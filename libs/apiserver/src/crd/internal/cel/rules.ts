@@ -1,7 +1,11 @@
 /**
- * `x-kubernetes-validations`: compiles each node's CEL rules once and evaluates them over an object,
- * with `oldSelf` for transition rules on update, reporting failures as kube-apiserver does.
+ * `x-kubernetes-validations`: compiles each node's CEL rules once (with @bufbuild/cel and the
+ * Kubernetes libraries) and evaluates them over an object, with `oldSelf` for transition rules on
+ * update, reporting failures, compile errors and cost overruns as kube-apiserver words them.
  */
+import { isCelError, parse, plan } from '@bufbuild/cel';
+import type { CelInput, CelResult } from '@bufbuild/cel';
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { JsonObject, StatusCause } from '../../../types.js';
 import { duplicate, forbidden, invalid, required } from '../../field-errors.js';
 import { isObject } from '../../json-util.js';
@@ -9,23 +13,36 @@ import type { JsonSchemaProps } from '../../schema-types.js';
 import { asSchema, mapValueSchema } from '../../schema-types.js';
 import type { LocatedCause } from '../located-cause.js';
 import { renderPath } from '../schema-validator.js';
-import type { Expr } from './ast.js';
-import { unsupportedFunction, usesOldSelf } from './ast.js';
-import { CelEvalError, CelOptional, CelUnsupportedError, evaluate } from './evaluate.js';
-import { CelSyntaxError, parseCel } from './parser.js';
+import type { Shape } from './cost.js';
+import {
+  CRD_COST_LIMIT,
+  PER_CALL_LIMIT,
+  RULE_COST_LIMIT,
+  RUNTIME_BUDGET,
+  costOf,
+  exceedFactor,
+  shapeOfSchema,
+  shapeOfValue,
+} from './cost.js';
+import { kubernetesCelEnv, kubernetesFunctions } from './environment.js';
+import { none, some } from './opaque.js';
+import { toCel } from './values.js';
+
+type Program = (ctx?: Record<string, CelInput>) => CelResult;
 
 interface CompiledRule {
   rule: string;
+  program: Program;
   expr: Expr;
   transition: boolean;
   optionalOldSelf: boolean;
   message?: string;
-  messageExpression?: Expr;
+  messageExpression?: { program: Program; expr: Expr };
   reason?: string;
   fieldPath?: string[];
 }
 
-/** A rule this server does not evaluate (outside its CEL subset), with where it is. */
+/** A rule this server does not evaluate, with where it is (kept for callers; rules that do not compile are now rejected with the CRD). */
 export interface SkippedRule {
   /** Schema path of the node, e.g. `spec.replicas` (`` for the root). */
   path: string;
@@ -33,66 +50,279 @@ export interface SkippedRule {
   why: string;
 }
 
+/** A rule or message expression that does not compile. */
+class CompileError extends Error {}
+
+/** The standard CEL functions and operators (macros become comprehensions when parsed). */
+const STANDARD = new Set([
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '-_',
+  '!_',
+  '_&&_',
+  '_||_',
+  '_?_:_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '@in',
+  '_[_]',
+  '@not_strictly_false',
+  'not_strictly_false',
+  'size',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'matches',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bytes',
+  'bool',
+  'dyn',
+  'type',
+  'duration',
+  'timestamp',
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+]);
+let known: Set<string> | undefined;
+
+function unknownFunction(e: Expr | undefined): string | undefined {
+  if (!e) return undefined;
+  known ??= new Set([...STANDARD, ...kubernetesFunctions().map((f) => f.name)]);
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'callExpr':
+      if (!known.has(k.value.function)) return k.value.function;
+      return [k.value.target, ...k.value.args].map(unknownFunction).find((x) => x !== undefined);
+    case 'selectExpr':
+      return unknownFunction(k.value.operand);
+    case 'listExpr':
+      return k.value.elements.map(unknownFunction).find((x) => x !== undefined);
+    case 'structExpr':
+      for (const en of k.value.entries) {
+        const f =
+          (en.keyKind.case === 'mapKey' ? unknownFunction(en.keyKind.value) : undefined) ??
+          unknownFunction(en.value);
+        if (f) return f;
+      }
+      return undefined;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]
+        .map(unknownFunction)
+        .find((x) => x !== undefined);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function usesVar(e: Expr | undefined, name: string): boolean {
+  if (!e) return false;
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'identExpr':
+      return k.value.name === name;
+    case 'selectExpr':
+      return usesVar(k.value.operand, name);
+    case 'callExpr':
+      return usesVar(k.value.target, name) || k.value.args.some((a) => usesVar(a, name));
+    case 'listExpr':
+      return k.value.elements.some((a) => usesVar(a, name));
+    case 'structExpr':
+      return k.value.entries.some(
+        (en) => (en.keyKind.case === 'mapKey' && usesVar(en.keyKind.value, name)) || usesVar(en.value, name),
+      );
+    case 'comprehensionExpr': {
+      const c = k.value;
+      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].some((x) => usesVar(x, name));
+    }
+    default:
+      return false;
+  }
+}
+
+function compileExpression(text: string): { program: Program; expr: Expr } {
+  let parsed;
+  try {
+    parsed = parse(text);
+  } catch (err) {
+    throw new CompileError(`compilation failed: ERROR: ${(err as Error).message}`);
+  }
+  const fn = unknownFunction(parsed.expr);
+  if (fn !== undefined)
+    throw new CompileError(`compilation failed: ERROR: <input>: undeclared reference to '${fn}'`);
+  const program: Program = plan(kubernetesCelEnv(), parsed);
+  return { program, expr: parsed.expr };
+}
+
 const compiledByNode = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
-function compileNode(s: JsonSchemaProps, path: string, skipped: SkippedRule[] | undefined): CompiledRule[] {
+function compileRule(raw: Record<string, unknown>): CompiledRule {
+  const rule = String(raw.rule);
+  const { program, expr } = compileExpression(rule);
+  const c: CompiledRule = {
+    rule,
+    program,
+    expr,
+    transition: usesVar(expr, 'oldSelf'),
+    optionalOldSelf: raw.optionalOldSelf === true,
+  };
+  if (typeof raw.message === 'string' && raw.message !== '') c.message = raw.message;
+  if (typeof raw.messageExpression === 'string' && raw.messageExpression !== '')
+    c.messageExpression = compileExpression(raw.messageExpression);
+  if (typeof raw.reason === 'string') c.reason = raw.reason;
+  if (typeof raw.fieldPath === 'string' && raw.fieldPath.startsWith('.'))
+    c.fieldPath = raw.fieldPath.slice(1).split('.').filter(Boolean);
+  return c;
+}
+
+function compileNode(s: JsonSchemaProps): CompiledRule[] {
   const cached = compiledByNode.get(s);
-  if (cached && !skipped) return cached;
+  if (cached) return cached;
   const out: CompiledRule[] = [];
   const rules = Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] : [];
   for (const raw of rules) {
     if (!isObject(raw) || typeof raw.rule !== 'string') continue;
     try {
-      const expr = parseCel(raw.rule);
-      const fn = unsupportedFunction(expr);
-      if (fn) {
-        skipped?.push({ path, rule: raw.rule, why: `function ${fn} is not supported` });
-        continue;
-      }
-      const c: CompiledRule = {
-        rule: raw.rule,
-        expr,
-        transition: usesOldSelf(expr),
-        optionalOldSelf: raw.optionalOldSelf === true,
-      };
-      if (typeof raw.message === 'string' && raw.message !== '') c.message = raw.message;
-      if (typeof raw.messageExpression === 'string' && raw.messageExpression !== '') {
-        try {
-          c.messageExpression = parseCel(raw.messageExpression);
-        } catch {
-          // an unparsable message expression falls back to the message or the default text
-        }
-      }
-      if (typeof raw.reason === 'string') c.reason = raw.reason;
-      if (typeof raw.fieldPath === 'string' && raw.fieldPath.startsWith('.')) {
-        c.fieldPath = raw.fieldPath.slice(1).split('.').filter(Boolean);
-      }
-      out.push(c);
+      out.push(compileRule(raw));
     } catch (err) {
-      if (!(err instanceof CelSyntaxError)) throw err;
-      skipped?.push({ path, rule: raw.rule, why: err.message });
+      if (!(err instanceof CompileError)) throw err;
+      // rejected when the CRD is written (see ruleErrors); an old stored CRD just skips it
     }
   }
   compiledByNode.set(s, out);
   return out;
 }
 
-/** Lists the rules of a schema that this server cannot parse (they are not evaluated). */
+/** Lists the rules of a schema that do not compile (they are not evaluated). */
 export function unsupportedRules(schema: JsonSchemaProps): SkippedRule[] {
   const skipped: SkippedRule[] = [];
-  const walk = (s: JsonSchemaProps, path: string): void => {
-    compileNode(s, path, skipped);
-    for (const [k, v] of Object.entries(s.properties ?? {})) {
-      const sub = asSchema(v);
-      if (sub) walk(sub, path ? `${path}.${k}` : k);
+  walkSchema(schema, '', 1, (s, path) => {
+    for (const raw of s['x-kubernetes-validations'] ?? []) {
+      if (!isObject(raw) || typeof raw.rule !== 'string') continue;
+      try {
+        compileRule(raw);
+      } catch (err) {
+        if (!(err instanceof CompileError)) throw err;
+        skipped.push({ path, rule: raw.rule, why: err.message });
+      }
     }
-    const ap = mapValueSchema(s);
-    if (ap) walk(ap, `${path}[*]`);
-    const items = asSchema(s.items);
-    if (items) walk(items, `${path}[*]`);
-  };
-  walk(schema, '');
+  });
   return skipped;
+}
+
+function walkSchema(
+  s: JsonSchemaProps,
+  path: string,
+  cardinality: number,
+  visit: (s: JsonSchemaProps, path: string, cardinality: number, schemaPath: string) => void,
+  schemaPath = '',
+): void {
+  visit(s, path, cardinality, schemaPath);
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    const sub = asSchema(v);
+    if (sub) walkSchema(sub, path ? `${path}.${k}` : k, cardinality, visit, `${schemaPath}.properties[${k}]`);
+  }
+  const ap = mapValueSchema(s);
+  if (ap) {
+    const n = shapeOfSchema(s).max;
+    walkSchema(ap, `${path}[*]`, cardinality * n, visit, `${schemaPath}.additionalProperties`);
+  }
+  const items = asSchema(s.items);
+  if (items) {
+    const n = shapeOfSchema(s).max;
+    walkSchema(items, `${path}[*]`, cardinality * n, visit, `${schemaPath}.items`);
+  }
+}
+
+/**
+ * What kube-apiserver rejects a CRD for in its rules: rules that do not compile and estimated costs
+ * over the limits. `base` is the field path of the schema (`spec.versions[0].schema.openAPIV3Schema`).
+ */
+export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  let total = 0;
+  const contributors: { field: string; cost: number }[] = [];
+  walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath) => {
+    const rules = s['x-kubernetes-validations'];
+    if (!Array.isArray(rules)) return;
+    const shape = shapeOfSchema(s);
+    rules.forEach((raw, i) => {
+      if (!isObject(raw) || typeof raw.rule !== 'string' || raw.rule.trim() === '') return;
+      const field = `${base}${schemaPath}.x-kubernetes-validations[${i}]`;
+      let c: CompiledRule;
+      try {
+        compileExpression(raw.rule);
+      } catch (err) {
+        if (!(err instanceof CompileError)) throw err;
+        errs.push(invalid(`${field}.rule`, raw.rule, err.message));
+        return;
+      }
+      try {
+        c = compileRule(raw);
+      } catch (err) {
+        if (!(err instanceof CompileError)) throw err;
+        errs.push(invalid(`${field}.messageExpression`, raw.messageExpression, err.message));
+        return;
+      }
+      const vars = new Map<string, Shape>([
+        ['self', shape],
+        ['oldSelf', shape],
+      ]);
+      let cost = costOf(c.expr, vars);
+      if (c.messageExpression) cost += costOf(c.messageExpression.expr, vars);
+      const ruleCost = cost * cardinality;
+      total += ruleCost;
+      contributors.push({ field: `${field}.rule`, cost: ruleCost });
+      if (ruleCost > RULE_COST_LIMIT)
+        errs.push(
+          forbidden(
+            `${field}.rule`,
+            `estimated rule cost exceeds budget by factor of ${exceedFactor(ruleCost, RULE_COST_LIMIT)}`,
+          ),
+        );
+    });
+  });
+  if (total > CRD_COST_LIMIT) {
+    for (const c of contributors)
+      if (c.cost > CRD_COST_LIMIT / 100)
+        errs.push(
+          forbidden(
+            c.field,
+            'contributed to estimated rule & messageExpression cost total exceeding cost limit',
+          ),
+        );
+    errs.push(
+      forbidden(
+        base,
+        `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${exceedFactor(total, CRD_COST_LIMIT)}`,
+      ),
+    );
+  }
+  return errs;
+}
+
+interface Budget {
+  remaining: number;
+  exhausted: boolean;
 }
 
 /** Evaluates every rule over `obj` (and `old` for transition rules); returns the failures. */
@@ -102,7 +332,8 @@ export function evaluateRules(
   old: JsonObject | undefined,
 ): LocatedCause[] {
   const out: LocatedCause[] = [];
-  walk(obj, old, schema, [], true, out);
+  const budget: Budget = { remaining: RUNTIME_BUDGET, exhausted: false };
+  walk(obj, old, schema, [], true, out, budget);
   return out;
 }
 
@@ -113,9 +344,18 @@ function walk(
   segs: (string | number)[],
   root: boolean,
   out: LocatedCause[],
+  budget: Budget,
 ): void {
-  if (value === undefined) return;
-  for (const rule of compileNode(s, '', undefined)) check(rule, value, old, s, segs, out);
+  if (value === undefined || budget.exhausted) return;
+  const rules = compileNode(s);
+  if (rules.length > 0) {
+    const self = toCel(value, s, root);
+    const oldSelf = old === undefined ? undefined : toCel(old, s, root);
+    for (const rule of rules) {
+      if (budget.exhausted) return;
+      check(rule, value, old, self, oldSelf, s, segs, out, budget);
+    }
+  }
   if (Array.isArray(value)) {
     const items = asSchema(s.items);
     if (!items) return;
@@ -128,7 +368,7 @@ function walk(
               (o) => isObject(o) && isObject(item) && keys.every((k) => o[k] === item[k]),
             )
           : undefined;
-      walk(item, before, items, [...segs, i], false, out);
+      walk(item, before, items, [...segs, i], false, out, budget);
     });
     return;
   }
@@ -138,58 +378,82 @@ function walk(
   for (const [k, v] of Object.entries(value)) {
     if (root && k === 'metadata') continue;
     const sub = asSchema(s.properties?.[k]) ?? mapValues;
-    if (sub) walk(v, oldObj?.[k], sub, [...segs, k], false, out);
+    if (sub) walk(v, oldObj?.[k], sub, [...segs, k], false, out, budget);
   }
+}
+
+function typeNameOf(s: JsonSchemaProps): string {
+  return s.type ?? (s['x-kubernetes-int-or-string'] === true ? 'string' : 'object');
 }
 
 function check(
   rule: CompiledRule,
   value: unknown,
   old: unknown,
+  self: CelInput,
+  oldSelf: CelInput | undefined,
   s: JsonSchemaProps,
   segs: (string | number)[],
   out: LocatedCause[],
+  budget: Budget,
 ): void {
   // A transition rule runs only with an old value, unless optionalOldSelf makes oldSelf an optional.
   if (rule.transition && old === undefined && !rule.optionalOldSelf) return;
-  const vars = new Map<string, unknown>([['self', value]]);
-  if (rule.optionalOldSelf && rule.transition) vars.set('oldSelf', new CelOptional(old !== undefined, old));
-  else if (old !== undefined) vars.set('oldSelf', old);
-  const typeName = s.type ?? (s['x-kubernetes-int-or-string'] === true ? 'string' : 'object');
+  const vars: Record<string, CelInput> = { self };
+  if (rule.optionalOldSelf && rule.transition) vars.oldSelf = oldSelf === undefined ? none() : some(oldSelf);
+  else if (oldSelf !== undefined) vars.oldSelf = oldSelf;
+  const typeName = typeNameOf(s);
   const at = rule.fieldPath ? [...segs, ...rule.fieldPath] : segs;
   const field = renderPath(at);
-  let result: unknown;
-  try {
-    result = evaluate(rule.expr, vars);
-  } catch (err) {
-    if (err instanceof CelUnsupportedError) return;
-    if (err instanceof CelEvalError) {
-      out.push({
-        cause: invalid(field, typeName, `${rule.rule}: ${err.message}`),
-        segments: segs,
-        noRatchet: rule.transition,
-      });
-      return;
-    }
-    throw err;
-  }
-  if (result === true) return;
-  const detail = result === false ? messageOf(rule, vars) : `rule did not evaluate to a bool: ${rule.rule}`;
-  out.push({
-    cause: causeFor(rule.reason, field, typeName, detail),
+  const located = (cause: StatusCause): LocatedCause => ({
+    cause,
     segments: segs,
     noRatchet: rule.transition,
   });
+  const shapes = new Map<string, Shape>([['self', shapeOfValue(value)]]);
+  if (old !== undefined) shapes.set('oldSelf', shapeOfValue(old));
+  const cost = costOf(rule.expr, shapes);
+  if (cost > PER_CALL_LIMIT) {
+    out.push(located(invalid(field, typeName, `call cost exceeds limit for rule: ${rule.rule}`)));
+    return;
+  }
+  budget.remaining -= cost;
+  if (budget.remaining < 0) {
+    budget.exhausted = true;
+    out.push(
+      located(
+        invalid(
+          field,
+          typeName,
+          'validation failed due to running out of cost budget, no further validation rules will be run',
+        ),
+      ),
+    );
+    return;
+  }
+  const result = rule.program(vars);
+  if (isCelError(result)) {
+    out.push(located(invalid(field, typeName, `${rule.rule}: ${kubeErrorText(result.message)}`)));
+    return;
+  }
+  if (result === true) return;
+  const detail = result === false ? messageOf(rule, vars) : `rule did not evaluate to a bool: ${rule.rule}`;
+  out.push(located(causeFor(rule.reason, field, typeName, detail)));
 }
 
-function messageOf(rule: CompiledRule, vars: ReadonlyMap<string, unknown>): string {
+/** cel-go's wording of the errors users see most. */
+function kubeErrorText(message: string): string {
+  const noKey = /^field not found: (.*)$/.exec(message);
+  if (noKey) return `no such key: ${noKey[1]}`;
+  if (message.startsWith('found no matching overload')) return `no such overload`;
+  return message;
+}
+
+function messageOf(rule: CompiledRule, vars: Record<string, CelInput>): string {
   if (rule.messageExpression) {
-    try {
-      const m = evaluate(rule.messageExpression, vars);
-      if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) return m;
-    } catch {
-      // fall back to the static message, as kube-apiserver does
-    }
+    const m = rule.messageExpression.program(vars);
+    if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) return m;
+    // an error, a non-string or an empty or multi-line message falls back, as kube-apiserver does
   }
   return rule.message ?? `failed rule: ${rule.rule}`;
 }
