@@ -2,6 +2,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, errors, toStatus } from './internal/common/errors.js';
@@ -254,7 +255,7 @@ export class KubeApiServer {
       s.on('close', () => this.sockets.delete(s));
     };
     srv.on('connection', onSocket);
-    srv.on('clientError', (_e, socket) => socket.destroy());
+    srv.on('clientError', (e: NodeJS.ErrnoException, socket) => answerClientError(e, socket));
     await new Promise<void>((resolve, reject) => {
       srv.once('error', reject);
       srv.listen(port, this.opts.host, () => {
@@ -386,6 +387,37 @@ export class KubeApiServer {
       code: res.statusCode,
     });
   }
+}
+
+/**
+ * Answers a request Node's HTTP parser rejected (a broken request line or header, headers past the
+ * size limit) with a Status, as kube-apiserver answers with a 4xx, then closes the connection.
+ */
+function answerClientError(e: NodeJS.ErrnoException, socket: Duplex): void {
+  // as Node's own default: no answer on a reset connection or in the middle of a response (the
+  // response of the connection's last request is Node's private `_httpMessage`)
+  const inResponse =
+    (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
+  if (e.code === 'ECONNRESET' || !socket.writable || inResponse) {
+    socket.destroy();
+    return;
+  }
+  const code = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const reason = code === 431 ? 'RequestHeaderFieldsTooLarge' : code === 408 ? 'Timeout' : 'BadRequest';
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      code === 431
+        ? 'the request headers are too large (Node limit: 16 KiB by default); send fewer or smaller headers'
+        : `the request is not valid HTTP (${e.code ?? 'parse error'}); check the request line, headers and body framing`,
+    reason,
+    code,
+  });
+  const head = `HTTP/1.1 ${code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  socket.end(head + body);
 }
 
 /**
