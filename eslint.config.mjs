@@ -4,7 +4,8 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '**/*.d.ts'] },
+  // scripts/consumer/app: the consumer test's throwaway app, type-checked by that test with its own tsconfig
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '**/*.d.ts', 'scripts/consumer/app/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

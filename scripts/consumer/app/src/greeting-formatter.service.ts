@@ -1,0 +1,8 @@
+import { Injectable } from '@nestjs/common';
+
+@Injectable()
+export class GreetingFormatter {
+  format(message: string): string {
+    return `Hello, ${message}!`;
+  }
+}
