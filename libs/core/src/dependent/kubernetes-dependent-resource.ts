@@ -5,6 +5,8 @@ import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import { KubernetesApiError } from '../client/errors.js';
 import type { EventSource } from '../event/event-source.js';
 import { InformerEventSource } from '../event/sources/informer-event-source.js';
+import { OwnWrites } from '../event/sources/own-write.js';
+import type { OwnWrite } from '../event/sources/own-write.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from '../event/sources/mappers.js';
 import {
   DEFAULT_PRIMARY_NAME_ANNOTATION,
@@ -214,20 +216,32 @@ export abstract class KubernetesDependentResource<
     const id = ResourceID.fromResource(target);
     const client = context.client;
     if (this.options.createOnlyIfMissing) {
-      return this.write(id, async () => {
-        try {
-          return await client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) });
-        } catch (error) {
-          if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
-          const existing = await client.get(this.resourceType, id);
-          if (!existing) throw error;
-          return existing;
-        }
-      });
+      // only a create that succeeded made the object; one found existing is someone else's version
+      let created = false;
+      return this.write(
+        id,
+        async () => {
+          try {
+            const made = await client.create(this.resourceType, target, {
+              fieldManager: this.fieldManager(context),
+            });
+            created = true;
+            return made;
+          } catch (error) {
+            if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+            const existing = await client.get(this.resourceType, id);
+            if (!existing) throw error;
+            return existing;
+          }
+        },
+        { explains: () => false, certain: () => created },
+      );
     }
     if (this.useSSA()) return this.apply(id, target, context);
-    return this.write(id, () =>
-      client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) }),
+    return this.write(
+      id,
+      () => client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) }),
+      OwnWrites.create(),
     );
   }
 
@@ -237,8 +251,10 @@ export abstract class KubernetesDependentResource<
     const id = ResourceID.fromResource(target);
     if (this.useSSA()) return this.apply(id, target, context);
     const merged = mergeForUpdate(actual, target);
-    return this.write(id, () =>
-      context.client.update(this.resourceType, merged, { fieldManager: this.fieldManager(context) }),
+    return this.write(
+      id,
+      () => context.client.update(this.resourceType, merged, { fieldManager: this.fieldManager(context) }),
+      OwnWrites.update(merged),
     );
   }
 
@@ -329,16 +345,19 @@ export abstract class KubernetesDependentResource<
 
   private apply(id: ResourceID, target: R, context: Context<P>): Promise<R> {
     const body = target as R & { metadata: { name: string } };
-    return this.write(id, () =>
-      context.client.apply(this.resourceType, body, {
-        fieldManager: this.fieldManager(context),
-        force: true,
-      }),
+    return this.write(
+      id,
+      () =>
+        context.client.apply(this.resourceType, body, {
+          fieldManager: this.fieldManager(context),
+          force: true,
+        }),
+      OwnWrites.apply(body),
     );
   }
 
-  private write(id: ResourceID, fn: () => Promise<R>): Promise<R> {
-    return this.source ? this.source.write(id, fn) : fn();
+  private write(id: ResourceID, fn: () => Promise<R>, did: OwnWrite<R>): Promise<R> {
+    return this.source ? this.source.write(id, fn, did) : fn();
   }
 
   private requireSource(): InformerEventSource<R, P> {

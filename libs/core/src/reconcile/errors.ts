@@ -46,6 +46,30 @@ export class InvalidControlError extends ReconcileError {
   }
 }
 
+/**
+ * A reconciliation that outlived `Operator.stop()` (its `terminationTimeoutMs`) or the loss of
+ * leadership tried to write through the framework (status or resource patch, finalizer, dependent,
+ * `context.client`, `context.resourceOperations()`); the write was refused and not sent. Another
+ * instance may own the resource now. `write` names the refused request. Nothing to fix: raise
+ * `terminationTimeoutMs` if such reconciles should finish their writes at a stop.
+ */
+export class ReconcileAbandonedError extends ReconcileError {
+  override readonly code = 'ReconcileAbandoned';
+  constructor(
+    controller: string,
+    resourceId: ResourceID,
+    /** The refused write, e.g. `patch status` or `apply ConfigMap ns/name`. */
+    readonly write: string,
+  ) {
+    super(
+      `${controller}: ${write} for ${resourceId.key} refused: the reconciliation outlived the operator's stop (terminationTimeoutMs) or its leadership, so it must not write`,
+      controller,
+      resourceId,
+    );
+    this.name = 'ReconcileAbandonedError';
+  }
+}
+
 /** `context.getSecondaryResource(s)` asked for a kind no event source of the controller caches. */
 export class NoEventSourceForTypeError extends Error {
   /** Stable error code. */

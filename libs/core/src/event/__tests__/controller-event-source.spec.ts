@@ -8,6 +8,7 @@ import { noopLogger } from '../../util/logger.js';
 import type { Event } from '../event.js';
 import { ControllerEventSource } from '../internal/controller-event-source.js';
 import type { InformerEventHandler, PrimaryInformer } from '../internal/controller-event-source.js';
+import { OwnWrites } from '../sources/own-write.js';
 import { RelistWindow } from '../sources/relist-window.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
@@ -78,6 +79,9 @@ describe('ControllerEventSource filters', () => {
   });
 });
 
+/** A write taken as explaining any transition (these tests are about holding, re-lists and deletes). */
+const EXPLAINED = { explains: () => true };
+
 const rv = (version: string, labels: Record<string, string> = {}): W => ({
   ...w(1, { resourceVersion: version, labels }),
 });
@@ -133,7 +137,7 @@ describe('ControllerEventSource own writes', () => {
   it('[ES-19] the event of an own write is dropped, later and earlier foreign events pass', async () => {
     const t = tracking();
     await t.start();
-    await t.es.write(id, '1', async () => rv('2'));
+    await t.es.write(id, '1', async () => rv('2'), EXPLAINED);
     t.update(rv('2'));
     expect(t.events).toEqual([]);
     expect(t.es.hasPendingOwnWrite(id)).toBe(false);
@@ -145,7 +149,12 @@ describe('ControllerEventSource own writes', () => {
     const t = tracking();
     await t.start();
     let finish!: (value: W) => void;
-    const writing = t.es.write(id, '1', () => new Promise<W>((resolve) => (finish = resolve)));
+    const writing = t.es.write(
+      id,
+      '1',
+      () => new Promise<W>((resolve) => (finish = resolve)),
+      OwnWrites.mergePatch<W>({ metadata: { labels: { own: 'yes' } } }),
+    );
     t.update(rv('2', { foreign: 'yes' }));
     t.update(rv('3', { foreign: 'yes', own: 'yes' }));
     expect(t.events).toEqual([]);
@@ -159,19 +168,24 @@ describe('ControllerEventSource own writes', () => {
     const t = tracking();
     await t.start();
     await expect(
-      t.es.write(id, '1', async () => {
-        throw new Error('conflict');
-      }),
+      t.es.write(
+        id,
+        '1',
+        async () => {
+          throw new Error('conflict');
+        },
+        EXPLAINED,
+      ),
     ).rejects.toThrow('conflict');
     t.update(rv('2'));
     expect(t.events).toEqual(['UPDATED:2']);
     // our version reported by a re-list may carry a foreign change merged into it
-    await t.es.write(id, '2', async () => rv('3'));
+    await t.es.write(id, '2', async () => rv('3'), EXPLAINED);
     await t.relist();
     t.update(rv('3'));
     expect(t.events).toEqual(['UPDATED:2', 'UPDATED:3']);
     t.watch();
-    await t.es.write(id, '3', async () => rv('4'));
+    await t.es.write(id, '3', async () => rv('4'), EXPLAINED);
     t.remove(rv('4'));
     expect(t.events).toEqual(['UPDATED:2', 'UPDATED:3', 'DELETED:4']);
   });

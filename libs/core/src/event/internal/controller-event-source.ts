@@ -6,6 +6,7 @@ import type { EventHandler, ResourceEvent } from '../event.js';
 import type { EventSource, EventSourceHealth } from '../event-source.js';
 import { OwnWriteTracker } from '../sources/own-write-tracker.js';
 import type { HeldEvent } from '../sources/own-write-tracker.js';
+import type { OwnWrite } from '../sources/own-write.js';
 import type { RelistWindow } from '../sources/relist-window.js';
 
 /** Handlers an informer calls (the informer module's `ResourceEventHandler`). */
@@ -41,6 +42,11 @@ function finalizerChanged(newR: KubernetesResource, oldR: KubernetesResource, fi
   return had !== has;
 }
 
+/** The transition into deletion (JOSDK: a marked resource's status may still be written, e.g. by its cleanup). */
+function markedForDeletion(newR: KubernetesResource, oldR: KubernetesResource): boolean {
+  return !oldR.metadata?.deletionTimestamp && Boolean(newR.metadata?.deletionTimestamp);
+}
+
 function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource): boolean {
   const next = newR.metadata?.generation;
   if (next === undefined || next === null) return true;
@@ -54,17 +60,23 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  *
  * Update filtering with the default filters on: an update reconciles when the generation grew
  * (or the kind has none, or generation awareness is off), the controller's finalizer was added or
- * removed, or the resource is marked for deletion; then the user's update and generic filters must
- * accept it too. With the default filters off, only the user's filters decide.
+ * removed, or the resource entered deletion (the old object not marked, the new one marked, as
+ * JOSDK's `onUpdateMarkedForDeletion`); then the user's update and generic filters must accept it
+ * too. With the default filters off, only the user's filters decide. So an update of a resource
+ * already marked for deletion (a status written by its cleanup, anybody's label change) does not
+ * call `cleanup` again; it does when its generation grew, our finalizer was added or removed, or
+ * generation awareness is off, as in JOSDK.
  *
- * Own writes ({@link ControllerEventSource.write}, used by `context.resourceOperations()`'s primary
- * operations) do not trigger the controller again, with the rule of `InformerEventSource`: only the
- * watch event whose resourceVersion equals the one our write returned is dropped; events arriving
- * while the write is in flight are held and judged when it returns; events of a (re-)list and
- * deletes always pass to the filters. The framework's own writes (finalizer add and removal,
- * `UpdateControl` patches) are not tracked: the dispatcher reconciles right after adding the
- * finalizer, and a spec change returned through `UpdateControl.patchResource` reconciles again once
- * its generation grows, as in JOSDK, where only writes through `ResourceOperations` are filtered.
+ * Own writes through `context.resourceOperations()`'s primary operations
+ * ({@link ControllerEventSource.write}) do not trigger the controller again when we know our request
+ * created the version the event carries (the rule of `OwnWriteTracker`): events arriving while the
+ * write is in flight are held and judged when it returns; events of a (re-)list and deletes always
+ * pass to the filters. The framework's own writes (finalizer add and removal, `UpdateControl`
+ * patches) are not tracked (JOSDK's "cache only"): their results are cached with
+ * {@link ControllerEventSource.cacheOwnWrite} when they hold only our change, and the informer then
+ * reports their event against the cached write, so the filters see no change (the finalizer add is
+ * followed by a reconciliation right away instead). A write that changed nothing is not sent by the
+ * dispatcher; one that returned someone else's change is not cached, so that change reconciles.
  *
  * No bounded cache for primaries (unlike `InformerEventSource`'s `boundedCache`, JOSDK offers one
  * for the primary informer too). It is not offered here because the primary cache is read
@@ -119,14 +131,18 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
   }
 
   /**
-   * Runs an own write of the primary `id` and caches its result: the watch event of that result
-   * does not reach the event processor, every other change does (see the class comment).
-   * `write` must return the object as the server returned it; a failed write suppresses nothing.
+   * Runs an own write of the primary `id`: its watch event does not reach the event processor when
+   * we know our request created that version (see `OwnWriteTracker`), every other change does.
+   * `write` must return the object as the server returned it; `did` says what it did. The result is
+   * cached for the next reconciliation only when it holds nothing but our change to what the cache
+   * had (else the cache waits for the events, which carry the other change). A failed write
+   * suppresses nothing.
    */
   async write(
     id: ResourceID,
     previousResourceVersion: string | undefined,
     write: () => Promise<P>,
+    did: OwnWrite<P>,
   ): Promise<P> {
     this.own.begin(id.key);
     let result: P | undefined;
@@ -135,10 +151,32 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
       return result;
     } finally {
       // judged against the informer's copy before ours is cached over it
-      const foreign = this.own.end(id.key, result, this.informer.get(id));
-      if (result) this.informer.cacheIfNewer(result, previousResourceVersion);
+      const cached = this.informer.get(id);
+      const foreign = this.own.end(id.key, result, cached, did);
+      if (result) this.cacheOwnWrite(result, previousResourceVersion, cached, did);
       for (const held of foreign) this.dispatch(held);
     }
+  }
+
+  /**
+   * Caches the result of an own write that the event source does not filter (the framework's
+   * finalizer writes and `UpdateControl` patches, JOSDK's "cache only") when it holds nothing but
+   * our change to what the cache has now: the informer then reports the event of that version
+   * against our write (so filters see no change), which is right only for such a write. A result
+   * carrying someone else's change too (a write that changed nothing returns the current version)
+   * is not cached: its event passes the filters against the previous object as any foreign change.
+   * @returns whether the cache took it.
+   */
+  cacheOwnWrite(
+    result: P,
+    previousResourceVersion: string | undefined,
+    cached: P | undefined,
+    did: OwnWrite<P>,
+  ): boolean {
+    const current = cached ?? this.informer.get(ResourceID.fromResource(result));
+    if (current?.metadata?.resourceVersion === result.metadata?.resourceVersion) return false;
+    if (!(did.certain?.(result) ?? false) && !did.explains(current, result)) return false;
+    return this.informer.cacheIfNewer(result, previousResourceVersion);
   }
 
   /** Whether an own write of `id` is in flight or its event has not arrived yet (for tests and diagnostics). */
@@ -184,7 +222,7 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
         (this.usesFinalizer && finalizerChanged(newR, oldR, c.finalizerName)) ||
         !c.generationAware ||
         generationIncreased(newR, oldR) ||
-        Boolean(newR.metadata?.deletionTimestamp);
+        markedForDeletion(newR, oldR);
       if (!internal) return false;
     }
     return (c.onUpdateFilter?.(newR, oldR) ?? true) && (c.genericFilter?.(newR) ?? true);

@@ -23,6 +23,8 @@ import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappe
 import { OwnWriteTracker } from './own-write-tracker.js';
 import { RelistWindow } from './relist-window.js';
 import type { HeldEvent } from './own-write-tracker.js';
+import { OwnWrites } from './own-write.js';
+import type { OwnWrite } from './own-write.js';
 
 /** The index of secondaries by the keys of their primaries (from an indexable mapper). */
 export const PRIMARY_INDEX = 'tosdk.io/primary';
@@ -95,9 +97,11 @@ export interface InformerEventSourceOptions<
  * - The written object is served by `get`, `list`, `byIndex` and `getSecondaryResources` at once,
  *   until the informer holds that version or a newer one (numeric resourceVersions); with opaque
  *   resourceVersions, until the informer's next event of that object.
- * - A watch event is suppressed only when its resourceVersion is one an own write returned.
- *   Events that arrive while the write is in flight are held and judged when it returns; a change
- *   that landed before, during or after the write has another version and triggers.
+ * - A watch event is suppressed only when its resourceVersion is one an own write returned and we
+ *   know our request created that version with nothing else in it (see `OwnWriteTracker`): a write
+ *   that changed nothing gets the current version back, which may carry someone else's change, and
+ *   that change triggers. Events that arrive while the write is in flight are held and judged when
+ *   it returns; a change that landed before, during or after the write triggers.
  * - Events of a re-list always trigger (a re-list can merge a foreign change into the version of
  *   our write): at most one extra reconciliation after a re-list, never a lost one.
  * - Deletes always trigger. A failed write suppresses nothing.
@@ -334,9 +338,10 @@ export class InformerEventSource<
 
   /**
    * Runs an own write of one secondary and caches its result (see the class comment for the
-   * guarantee). `write` must return the object as the server returned it.
+   * guarantee). `write` must return the object as the server returned it; `did` says what it did
+   * (e.g. `OwnWrites.apply(intent)`), and defaults to unknown: then its event is never suppressed.
    */
-  async write(id: ResourceID, write: () => Promise<R>): Promise<R> {
+  async write(id: ResourceID, write: () => Promise<R>, did: OwnWrite<R> = OwnWrites.unknown()): Promise<R> {
     this.own.begin(id.key);
     let result: R | undefined;
     try {
@@ -344,7 +349,7 @@ export class InformerEventSource<
       if (this.hot) this.hot.set(id.key, result);
       return result;
     } finally {
-      const foreign = this.own.end(id.key, result, this.informer.get(id));
+      const foreign = this.own.end(id.key, result, this.informer.get(id), did);
       for (const held of foreign) this.propagate(held);
     }
   }
@@ -355,7 +360,8 @@ export class InformerEventSource<
     const key = cacheKey(plain.obj);
     if (!key) return;
     const relisted = this.relists.covers(plain.obj.metadata?.namespace);
-    const event = relisted ? { ...plain, relisted } : plain;
+    // a bounded cache reports metadata skeletons: their data cannot explain a transition
+    const event = relisted || this.hot ? { ...plain, relisted, opaque: Boolean(this.hot) } : plain;
     if (event.kind === 'delete') this.hot?.delete(key);
     const verdict = this.own.onEvent(key, event);
     if (verdict === 'foreign') this.propagate(event);

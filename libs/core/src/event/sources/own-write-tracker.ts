@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import { compareResourceVersions } from '../../informer/internal/resource-version.js';
+import type { OwnWrite } from './own-write.js';
 
 /** An informer event held back while an own write of the same object is in flight. */
 export interface HeldEvent<R> {
@@ -10,13 +11,21 @@ export interface HeldEvent<R> {
   readonly finalStateUnknown?: boolean;
   /** Reported by a re-list, which may merge a foreign change into the version of our write. */
   readonly relisted?: boolean;
+  /** The objects are not complete (a bounded cache keeps metadata only): only a request's own proof counts. */
+  readonly opaque?: boolean;
 }
 
-interface KeyState<R> {
+interface KeyState<R extends KubernetesResource> {
   inFlight: number;
-  /** resourceVersions our writes produced whose events have not arrived yet. */
-  own: Set<string>;
+  /** resourceVersions our writes returned whose events have not arrived yet, with what each write did. */
+  own: Map<string, Returned<R>>;
   held: HeldEvent<R>[];
+}
+
+/** A version an own write returned: what the write did, and whether the request proved it created it. */
+interface Returned<R extends KubernetesResource> {
+  readonly write: OwnWrite<R>;
+  readonly certain: boolean;
 }
 
 /** How many objects with pending own writes a tracker remembers (least recently used go first). */
@@ -28,13 +37,19 @@ export type Verdict = 'own' | 'foreign' | 'held';
 /**
  * Own-write bookkeeping of an event source (JOSDK's `TemporaryResourceCache` and event filtering).
  *
- * Attribution is by resourceVersion equality, exact on any server: every write gets a new
- * resourceVersion, so a watch event carrying the version our write returned is our change, and any
- * other version is someone else's. Events that arrive while a write of the same object is in
- * flight are held until it returns (we cannot know our version before) and then judged. A re-list
- * may report our version with a foreign change merged into it (the watch events in between were
- * compacted away), so events of a re-list are always someone else's: at most one extra
- * reconciliation, never a lost one.
+ * A write's returned resourceVersion `r` is remembered with what the write did ({@link OwnWrite}).
+ * The watch event carrying `r` is suppressed only when we know our request created `r` and nothing
+ * else is in it: the request proves it ({@link OwnWrite.certain}: a create, a write conditional on
+ * another version), or the event's transition (the informer's previous object → the object at `r`)
+ * is exactly what our write makes of the previous object ({@link OwnWrite.explains}). A write that
+ * changed nothing gets the current version back, which may be someone else's change (a spec, label
+ * or data change, a deletion mark): that transition is not explained by our write, so the event
+ * passes. Every other version is someone else's. Events that arrive while a write of the same
+ * object is in flight are held until it returns (we cannot know our version before) and then
+ * judged. Events of a re-list are always someone else's (a re-list may merge a foreign change into
+ * the version of our write): at most one extra reconciliation, never a lost one. An event whose
+ * previous and new object carry the same version (the informer reported it against our cached
+ * write, which it does only for a write proven ours when it was cached) changes nothing.
  *
  * Freshness of the temporary cache (own results served before the informer has them) uses numeric
  * comparison when both versions are decimal (etcd): the informer's copy replaces ours once its
@@ -58,14 +73,15 @@ export class OwnWriteTracker<R extends KubernetesResource> {
 
   /**
    * Marks a write as ended with its result (undefined when it failed) and returns the held events
-   * that are someone else's (to be propagated). `cached` is the informer's copy now.
+   * that are someone else's (to be propagated). `cached` is the informer's copy now; `write` says
+   * what the write did (see the class comment).
    */
-  end(key: string, result: R | undefined, cached: R | undefined): HeldEvent<R>[] {
+  end(key: string, result: R | undefined, cached: R | undefined, write: OwnWrite<R>): HeldEvent<R>[] {
     const state = this.stateOf(key);
     state.inFlight = Math.max(0, state.inFlight - 1);
     const version = result?.metadata?.resourceVersion;
     if (result && version) {
-      state.own.add(version);
+      state.own.set(version, { write, certain: write.certain?.(result) ?? false });
       const informerVersion = cached?.metadata?.resourceVersion;
       const order = compareResourceVersions(informerVersion, version);
       const informerHasIt = informerVersion === version || (order !== undefined && order >= 0);
@@ -85,7 +101,7 @@ export class OwnWriteTracker<R extends KubernetesResource> {
     // returns the current version) never arrives as an event: forget it.
     const now = cached?.metadata?.resourceVersion;
     if (now) {
-      for (const own of state.own) {
+      for (const own of [...state.own.keys()]) {
         const order = compareResourceVersions(own, now);
         if (own === now || (order !== undefined && order <= 0)) state.own.delete(own);
       }
@@ -137,18 +153,24 @@ export class OwnWriteTracker<R extends KubernetesResource> {
   private judge(state: KeyState<R>, event: HeldEvent<R>): 'own' | 'foreign' {
     if (event.kind === 'delete') return 'foreign';
     const version = event.obj.metadata?.resourceVersion;
-    if (!version || !state.own.has(version)) {
+    const returned = version ? state.own.get(version) : undefined;
+    if (!version || !returned) {
       if (version) this.dropOlderOwn(state, version);
       return 'foreign';
     }
     state.own.delete(version);
     this.dropOlderOwn(state, version);
-    return event.relisted ? 'foreign' : 'own';
+    if (event.relisted) return 'foreign';
+    if (returned.certain) return 'own';
+    if (event.opaque) return 'foreign';
+    const before = event.kind === 'add' ? undefined : event.oldObj;
+    if (before?.metadata?.resourceVersion === version) return 'own';
+    return returned.write.explains(before, event.obj) ? 'own' : 'foreign';
   }
 
   /** Own versions older than a version seen will never arrive as events (merged by a re-list). */
   private dropOlderOwn(state: KeyState<R>, seen: string): void {
-    for (const own of state.own) {
+    for (const own of [...state.own.keys()]) {
       const order = compareResourceVersions(own, seen);
       if (order !== undefined && order < 0) state.own.delete(own);
     }
@@ -171,7 +193,7 @@ export class OwnWriteTracker<R extends KubernetesResource> {
   private stateOf(key: string): KeyState<R> {
     let state = this.states.get(key);
     if (!state) {
-      state = { inFlight: 0, own: new Set(), held: [] };
+      state = { inFlight: 0, own: new Map(), held: [] };
       this.states.set(key, state);
     }
     return state;

@@ -6,6 +6,8 @@ import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
 import type { ResourceEventSource } from '../event-source.js';
 import { EventSourceUsageError } from './errors.js';
 import { InformerEventSource } from './informer-event-source.js';
+import { OwnWrites } from './own-write.js';
+import type { OwnWrite } from './own-write.js';
 
 /** Options of a server-side apply through {@link ResourceOperations}. */
 export interface OwnApplyOptions {
@@ -20,8 +22,8 @@ export interface ResourceOperationsHost<P extends KubernetesResource> {
   readonly client: KubernetesClient;
   readonly primaryType: ResourceType<P>;
   readonly fieldManager: string;
-  /** Puts an own write of a primary into the controller's cache. */
-  cachePrimary(resource: P, previousResourceVersion?: string): void;
+  /** Puts an own write of a primary into the controller's cache (when `did` explains it). */
+  cachePrimary(resource: P, previousResourceVersion: string | undefined, did: OwnWrite<P>): void;
   /**
    * Runs an own write of a primary so that its watch event does not trigger the controller again,
    * and caches the result (the controller's event source). When absent, writes are only cached
@@ -31,7 +33,10 @@ export interface ResourceOperationsHost<P extends KubernetesResource> {
     id: ResourceID,
     previousResourceVersion: string | undefined,
     write: () => Promise<P>,
+    did: OwnWrite<P>,
   ): Promise<P>;
+  /** Called before every write is sent; throws to refuse it (e.g. the reconciliation outlived stop). */
+  beforeWrite?(): void;
   /** The event sources caching a kind. */
   sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }>;
 }
@@ -57,15 +62,21 @@ function typeOf(resource: KubernetesResource): { group: string; version: string;
  * Secondary writes go through the {@link InformerEventSource} caching the kind (its client, so a
  * source of another cluster writes there): the result is readable at once through `get`, `list`,
  * `byIndex` and `context.getSecondaryResources`, and its own event does not reconcile again, while
- * every change by someone else does (see {@link InformerEventSource} for the exact rule).
+ * every change by someone else does.
  *
- * Primary writes cache the result in the controller's cache when it is newer than what is cached,
- * so the next reconciliation sees it, and do not trigger the controller again: the watch event
- * carrying the resourceVersion a write returned is dropped (spec, metadata and status writes alike,
- * generation-aware or not), while every change by someone else still reconciles, including one
- * that lands while our write is in flight or during a re-list, and deletes (the controller's event
- * source applies the rule of {@link InformerEventSource}). `UpdateControl` patches and the
- * framework's finalizer writes are not filtered this way (see the controller's event source).
+ * Primary writes cache the result in the controller's cache when it holds only our change, so the
+ * next reconciliation sees it, and do not trigger the controller again: spec, metadata and status
+ * writes alike, generation-aware or not. Every change by someone else still reconciles, including
+ * one that lands before or while our write is in flight, during a re-list, and deletes.
+ *
+ * The rule for both (see `OwnWriteTracker`): the watch event carrying the resourceVersion a write
+ * returned is dropped only when we know our request created that version and nothing else is in
+ * it: the request proves it (a create; an update or JSON patch conditional on the resourceVersion
+ * that returned another version), or the event's transition is exactly what the write makes of the
+ * previous object (server-side apply: only the fields and values of the intent changed; merge and
+ * JSON patch: the patch applied to the previous object gives the new one; update: the body). A
+ * write that changed nothing returns the current version, possibly someone else's change, and that
+ * change is reported. When in doubt the event passes: at most one extra reconciliation.
  */
 export class ResourceOperations<P extends KubernetesResource = KubernetesResource> {
   constructor(private readonly host: ResourceOperationsHost<P>) {}
@@ -76,11 +87,15 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     options: OwnApplyOptions & { eventSourceName?: string } = {},
   ): Promise<R> {
     const source = this.source<R>(resource, options.eventSourceName);
-    return source.write(ResourceID.fromResource(resource), () =>
-      source.client.apply(source.resourceType, resource as R & Named, {
-        fieldManager: options.fieldManager ?? source.fieldManager,
-        force: options.force ?? true,
-      }),
+    return this.sourceWrite(
+      source,
+      ResourceID.fromResource(resource),
+      () =>
+        source.client.apply(source.resourceType, resource as R & Named, {
+          fieldManager: options.fieldManager ?? source.fieldManager,
+          force: options.force ?? true,
+        }),
+      OwnWrites.apply(resource),
     );
   }
 
@@ -90,36 +105,49 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     options: OwnApplyOptions & { eventSourceName?: string } = {},
   ): Promise<R> {
     const source = this.source<R>(resource, options.eventSourceName);
-    return source.write(ResourceID.fromResource(resource), () =>
-      source.client.apply(source.resourceType, resource as R & Named, {
-        fieldManager: options.fieldManager ?? source.fieldManager,
-        force: options.force ?? true,
-        subresource: 'status',
-      }),
+    return this.sourceWrite(
+      source,
+      ResourceID.fromResource(resource),
+      () =>
+        source.client.apply(source.resourceType, resource as R & Named, {
+          fieldManager: options.fieldManager ?? source.fieldManager,
+          force: options.force ?? true,
+          subresource: 'status',
+        }),
+      OwnWrites.apply(resource, 'status'),
     );
   }
 
   /** Creates a secondary. */
   create<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
     const source = this.source<R>(resource, eventSourceName);
-    return source.write(ResourceID.fromResource(resource), () =>
-      source.client.create(source.resourceType, resource),
+    return this.sourceWrite(
+      source,
+      ResourceID.fromResource(resource),
+      () => source.client.create(source.resourceType, resource),
+      OwnWrites.create(),
     );
   }
 
   /** Replaces a secondary (PUT; conditional on `metadata.resourceVersion` when set). */
   update<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
     const source = this.source<R>(resource, eventSourceName);
-    return source.write(ResourceID.fromResource(resource), () =>
-      source.client.update(source.resourceType, resource),
+    return this.sourceWrite(
+      source,
+      ResourceID.fromResource(resource),
+      () => source.client.update(source.resourceType, resource),
+      OwnWrites.update(resource),
     );
   }
 
   /** Replaces a secondary's status (PUT on the status subresource). */
   updateStatus<R extends KubernetesResource>(resource: R, eventSourceName?: string): Promise<R> {
     const source = this.source<R>(resource, eventSourceName);
-    return source.write(ResourceID.fromResource(resource), () =>
-      source.client.updateStatus(source.resourceType, resource),
+    return this.sourceWrite(
+      source,
+      ResourceID.fromResource(resource),
+      () => source.client.updateStatus(source.resourceType, resource),
+      OwnWrites.update(resource, 'status'),
     );
   }
 
@@ -129,8 +157,11 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     operations: JsonPatchOperation[],
     eventSourceName?: string,
   ): Promise<R> {
-    return this.patch(resource, eventSourceName, (s, id) =>
-      s.client.jsonPatch(s.resourceType, id, operations),
+    return this.patch(
+      resource,
+      eventSourceName,
+      (s, id) => s.client.jsonPatch(s.resourceType, id, operations),
+      OwnWrites.jsonPatch(operations),
     );
   }
 
@@ -140,8 +171,11 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     operations: JsonPatchOperation[],
     eventSourceName?: string,
   ): Promise<R> {
-    return this.patch(resource, eventSourceName, (s, id) =>
-      s.client.jsonPatch(s.resourceType, id, operations, { subresource: 'status' }),
+    return this.patch(
+      resource,
+      eventSourceName,
+      (s, id) => s.client.jsonPatch(s.resourceType, id, operations, { subresource: 'status' }),
+      OwnWrites.jsonPatch(operations),
     );
   }
 
@@ -151,7 +185,12 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     patch: object,
     eventSourceName?: string,
   ): Promise<R> {
-    return this.patch(resource, eventSourceName, (s, id) => s.client.mergePatch(s.resourceType, id, patch));
+    return this.patch(
+      resource,
+      eventSourceName,
+      (s, id) => s.client.mergePatch(s.resourceType, id, patch),
+      OwnWrites.mergePatch(patch),
+    );
   }
 
   /** JSON merge patch of a secondary's status. */
@@ -160,80 +199,111 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     patch: object,
     eventSourceName?: string,
   ): Promise<R> {
-    return this.patch(resource, eventSourceName, (s, id) =>
-      s.client.mergePatch(s.resourceType, id, patch, { subresource: 'status' }),
+    return this.patch(
+      resource,
+      eventSourceName,
+      (s, id) => s.client.mergePatch(s.resourceType, id, patch, { subresource: 'status' }),
+      OwnWrites.mergePatch(patch, 'status'),
     );
   }
 
   /** Server-side apply of the primary (metadata and spec). */
   serverSideApplyPrimary(resource: P, options: OwnApplyOptions = {}): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.apply(this.host.primaryType, resource as P & Named, {
-        fieldManager: options.fieldManager ?? this.host.fieldManager,
-        force: options.force ?? true,
-      }),
+    return this.primary(
+      resource,
+      () =>
+        this.host.client.apply(this.host.primaryType, resource as P & Named, {
+          fieldManager: options.fieldManager ?? this.host.fieldManager,
+          force: options.force ?? true,
+        }),
+      OwnWrites.apply(resource),
     );
   }
 
   /** Server-side apply of the primary's status. */
   serverSideApplyPrimaryStatus(resource: P, options: OwnApplyOptions = {}): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.apply(this.host.primaryType, resource as P & Named, {
-        fieldManager: options.fieldManager ?? this.host.fieldManager,
-        force: options.force ?? true,
-        subresource: 'status',
-      }),
+    return this.primary(
+      resource,
+      () =>
+        this.host.client.apply(this.host.primaryType, resource as P & Named, {
+          fieldManager: options.fieldManager ?? this.host.fieldManager,
+          force: options.force ?? true,
+          subresource: 'status',
+        }),
+      OwnWrites.apply(resource, 'status'),
     );
   }
 
   /** Replaces the primary (PUT; conditional on `metadata.resourceVersion` when set). */
   updatePrimary(resource: P): Promise<P> {
-    return this.primary(resource, () => this.host.client.update(this.host.primaryType, resource));
+    return this.primary(
+      resource,
+      () => this.host.client.update(this.host.primaryType, resource),
+      OwnWrites.update(resource),
+    );
   }
 
   /** Replaces the primary's status. */
   updatePrimaryStatus(resource: P): Promise<P> {
-    return this.primary(resource, () => this.host.client.updateStatus(this.host.primaryType, resource));
+    return this.primary(
+      resource,
+      () => this.host.client.updateStatus(this.host.primaryType, resource),
+      OwnWrites.update(resource, 'status'),
+    );
   }
 
   /** JSON patch of the primary. */
   jsonPatchPrimary(resource: P, operations: JsonPatchOperation[]): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations),
+    return this.primary(
+      resource,
+      () => this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations),
+      OwnWrites.jsonPatch(operations),
     );
   }
 
   /** JSON patch of the primary's status. */
   jsonPatchPrimaryStatus(resource: P, operations: JsonPatchOperation[]): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations, {
-        subresource: 'status',
-      }),
+    return this.primary(
+      resource,
+      () =>
+        this.host.client.jsonPatch(this.host.primaryType, ResourceID.fromResource(resource), operations, {
+          subresource: 'status',
+        }),
+      OwnWrites.jsonPatch(operations),
     );
   }
 
   /** JSON merge patch of the primary. */
   jsonMergePatchPrimary(resource: P, patch: object): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch),
+    return this.primary(
+      resource,
+      () => this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch),
+      OwnWrites.mergePatch(patch),
     );
   }
 
   /** JSON merge patch of the primary's status. */
   jsonMergePatchPrimaryStatus(resource: P, patch: object): Promise<P> {
-    return this.primary(resource, () =>
-      this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch, {
-        subresource: 'status',
-      }),
+    return this.primary(
+      resource,
+      () =>
+        this.host.client.mergePatch(this.host.primaryType, ResourceID.fromResource(resource), patch, {
+          subresource: 'status',
+        }),
+      OwnWrites.mergePatch(patch, 'status'),
     );
   }
 
-  private async primary(resource: P, write: () => Promise<P>): Promise<P> {
+  private async primary(resource: P, write: () => Promise<P>, did: OwnWrite<P>): Promise<P> {
     const previous = resource.metadata?.resourceVersion;
+    const guarded = (): Promise<P> => {
+      this.host.beforeWrite?.();
+      return write();
+    };
     if (this.host.writePrimary)
-      return this.host.writePrimary(ResourceID.fromResource(resource), previous, write);
-    const result = await write();
-    this.host.cachePrimary(result, previous);
+      return this.host.writePrimary(ResourceID.fromResource(resource), previous, guarded, did);
+    const result = await guarded();
+    this.host.cachePrimary(result, previous, did);
     return result;
   }
 
@@ -241,10 +311,27 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     resource: R,
     eventSourceName: string | undefined,
     write: (source: InformerEventSource<R>, id: ResourceID) => Promise<R>,
+    did: OwnWrite<R>,
   ): Promise<R> {
     const source = this.source<R>(resource, eventSourceName);
     const id = ResourceID.fromResource(resource);
-    return source.write(id, () => write(source, id));
+    return this.sourceWrite(source, id, () => write(source, id), did);
+  }
+
+  private sourceWrite<R extends KubernetesResource>(
+    source: InformerEventSource<R>,
+    id: ResourceID,
+    write: () => Promise<R>,
+    did: OwnWrite<R>,
+  ): Promise<R> {
+    return source.write(
+      id,
+      () => {
+        this.host.beforeWrite?.();
+        return write();
+      },
+      did,
+    );
   }
 
   private source<R extends KubernetesResource>(

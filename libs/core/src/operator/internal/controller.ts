@@ -15,6 +15,7 @@ import { EventProcessor } from '../../event/internal/event-processor.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
+import { WriteFence } from '../../reconcile/internal/write-fence.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
@@ -77,6 +78,7 @@ export class Controller<P extends KubernetesResource> {
       eventRecorder: o.eventRecorder,
       logger: this.logger,
       clock: o.clock,
+      fence: this.fence,
     });
     this.eventProcessor = new EventProcessor<P>({
       controller: info,
@@ -200,6 +202,7 @@ export class Controller<P extends KubernetesResource> {
   startProcessing(): void {
     const restart = this.processingStarted;
     this.processingStarted = true;
+    this.fence.open();
     this.eventProcessor.start();
     if (restart) {
       for (const primary of this.o.informer.list()) {
@@ -210,10 +213,23 @@ export class Controller<P extends KubernetesResource> {
 
   private processingStarted = false;
 
-  /** Stops processing: no new reconciliation starts; running ones finish. */
-  stopProcessing(): void {
+  /**
+   * Stops processing: no new reconciliation starts; running ones finish. Their writes through the
+   * framework are refused from now on (`ReconcileAbandonedError`), unless `keepWrites` (a graceful
+   * stop lets them write until {@link Controller.fenceWrites}).
+   */
+  stopProcessing(options: { keepWrites?: boolean } = {}): void {
     this.eventProcessor.stop();
+    if (!options.keepWrites) this.fence.close();
   }
+
+  /** Refuses every write of the reconciliations running now (they outlived the stop's grace time). */
+  fenceWrites(): void {
+    this.fence.close();
+  }
+
+  /** Whether running reconciliations may write (see `WriteFence`). */
+  private readonly fence = new WriteFence();
 
   /** Stops every event source. */
   async stopEventSources(): Promise<void> {

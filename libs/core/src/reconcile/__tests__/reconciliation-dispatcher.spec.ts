@@ -9,6 +9,7 @@ import { KubernetesApiError } from '../../client/errors.js';
 import type { ControllerConfigurationOptions } from '../../config/controller-configuration.js';
 import { resolveControllerConfiguration } from '../../config/controller-configuration.js';
 import { FakeClock, settle } from '../../event/__tests__/fake-clock.js';
+import { applyMergePatch } from '../../event/sources/own-write.js';
 import type { ExecutionScope } from '../../event/internal/execution.js';
 import { currentResourceContext } from '../../logging/resource-context.js';
 import type { ResourceContext } from '../../logging/resource-context.js';
@@ -38,25 +39,32 @@ function recordingClient(script: Partial<Record<Call['method'], (...args: unknow
     return Promise.resolve().then(() => (fn ? fn(...args) : fallback()));
   };
   let rv = 100;
+  /** The object on the "server": what the dispatched resource was; writes answer it with their change. */
+  const server: { current?: Thing } = {};
   const client = {
     get: (...args: unknown[]) => answer('get', args, () => undefined),
     apply: (...args: unknown[]) =>
-      answer('apply', args, () => ({
-        ...(args[1] as object),
-        metadata: { ...(args[1] as Thing).metadata, resourceVersion: String(++rv) },
-      })),
+      answer('apply', args, () => {
+        const intent = args[1] as Thing;
+        const base = server.current ?? thing();
+        return {
+          ...base,
+          ...intent,
+          metadata: { ...base.metadata, ...intent.metadata, resourceVersion: String(++rv) },
+        };
+      }),
     mergePatch: (...args: unknown[]) =>
-      answer('mergePatch', args, () => ({
-        ...thing(),
-        metadata: { ...thing().metadata, resourceVersion: String(++rv) },
-      })),
+      answer('mergePatch', args, () => {
+        const base = applyMergePatch(server.current ?? thing(), args[2]) as Thing;
+        return { ...base, metadata: { ...base.metadata, resourceVersion: String(++rv) } };
+      }),
     jsonPatch: (...args: unknown[]) =>
       answer('jsonPatch', args, () => ({
         ...thing(),
         metadata: { ...thing().metadata, resourceVersion: String(++rv) },
       })),
   } as unknown as DispatcherClient;
-  return { client, calls };
+  return { client, calls, server };
 }
 
 function thing(extra: Partial<NonNullable<Thing['metadata']>> = {}, rest: Partial<Thing> = {}): Thing {
@@ -75,7 +83,7 @@ function setup(
   options: ControllerConfigurationOptions<Thing> = {},
   script: Parameters<typeof recordingClient>[0] = {},
 ) {
-  const { client, calls } = recordingClient(script);
+  const { client, calls, server } = recordingClient(script);
   const cached: Thing[] = [];
   const warnings: Array<{ reason: string; message: string }> = [];
   const clock = new FakeClock();
@@ -105,6 +113,7 @@ function setup(
     retryInfo?: RetryInfo,
     onFailure: RetryInfo = { attemptCount: 0, isLastAttempt: false },
   ) => {
+    server.current = resource;
     const scope: ExecutionScope<Thing> = {
       id: ResourceID.fromResource(resource),
       resource,

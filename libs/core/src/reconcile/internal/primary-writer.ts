@@ -3,7 +3,18 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import { KubernetesApiError } from '../../client/errors.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
+import { matchesManagedFields } from '../../dependent/matchers.js';
+import { pruneToFields } from '../../dependent/internal/fields-v1.js';
+import type { FieldsV1 } from '../../dependent/internal/fields-v1.js';
+import { applyMergePatch, comparable, jsonEqual, OwnWrites } from '../../event/sources/own-write.js';
+import type { OwnWrite } from '../../event/sources/own-write.js';
 import { createMergePatch } from './merge-patch.js';
+
+/** A write the writer sent: the object as the server returned it, and what the write did. */
+export interface Written<P extends KubernetesResource> {
+  readonly resource: P;
+  readonly did: OwnWrite<P>;
+}
 
 /** The client calls the dispatcher makes (a subset of {@link KubernetesClient}, so tests can record them). */
 export type DispatcherClient = Pick<KubernetesClient, 'get' | 'apply' | 'mergePatch' | 'jsonPatch'>;
@@ -62,18 +73,16 @@ export class PrimaryWriter<P extends KubernetesResource> {
    * Adds the finalizer in its own write: server-side apply of just the finalizer, or a JSON patch
    * guarded by a `test` and retried on conflict. Undefined when the object is gone.
    */
-  async addFinalizer(resource: P, id: ResourceID): Promise<P | undefined> {
+  async addFinalizer(resource: P, id: ResourceID): Promise<Written<P> | undefined> {
     const { type, client, fieldManager, finalizerName } = this.o;
     if (this.o.useSSA) {
-      return client.apply(
-        type,
-        {
-          apiVersion: type.apiVersion,
-          kind: type.kind,
-          metadata: { name: id.name, namespace: id.namespace, finalizers: [finalizerName] },
-        } as Partial<P> & { metadata: { name: string } },
-        { fieldManager },
-      );
+      const intent = {
+        apiVersion: type.apiVersion,
+        kind: type.kind,
+        metadata: { name: id.name, namespace: id.namespace, finalizers: [finalizerName] },
+      } as Partial<P> & { metadata: { name: string } };
+      const applied = await client.apply(type, intent, { fieldManager });
+      return { resource: applied, did: OwnWrites.apply(intent) };
     }
     return this.conflictRetrying(resource, id, (current) => {
       if (hasFinalizer(current, finalizerName)) return undefined;
@@ -94,7 +103,7 @@ export class PrimaryWriter<P extends KubernetesResource> {
    * Removes the finalizer with a JSON patch guarded by a `test` of the finalizer list, re-reading
    * and retrying on conflict. Undefined when the object is gone (which is fine).
    */
-  async removeFinalizer(resource: P, id: ResourceID): Promise<P | undefined> {
+  async removeFinalizer(resource: P, id: ResourceID): Promise<Written<P> | undefined> {
     const { finalizerName } = this.o;
     return this.conflictRetrying(resource, id, (current) => {
       const finalizers = current.metadata?.finalizers ?? [];
@@ -111,8 +120,19 @@ export class PrimaryWriter<P extends KubernetesResource> {
    * Patches metadata and spec. SSA: applies the desired object (server-owned fields and status
    * left out, the finalizer kept when `keepFinalizer`). Otherwise a JSON merge patch of the
    * difference to `original`, with no resourceVersion (no optimistic locking).
+   *
+   * Not sent (undefined) when it would change nothing on `current` (the cached object now):
+   * SSA when the fields our field manager owns by apply hold exactly the intent (no field added,
+   * changed or dropped; the managed-fields matcher); merge patch when the patch is empty or applying
+   * it to `current` leaves it as it is.
    */
-  async patchResource(original: P, desired: P, id: ResourceID, keepFinalizer: boolean): Promise<P> {
+  async patchResource(
+    original: P,
+    desired: P,
+    id: ResourceID,
+    keepFinalizer: boolean,
+    current: P | undefined,
+  ): Promise<Written<P> | undefined> {
     const { type, client, fieldManager, finalizerName } = this.o;
     const intent = desiredState(desired);
     if (this.o.useSSA) {
@@ -125,51 +145,74 @@ export class PrimaryWriter<P extends KubernetesResource> {
       }
       intent.apiVersion = type.apiVersion;
       intent.kind = type.kind;
-      return client.apply(type, intent as Partial<P> & { metadata: { name: string } }, { fieldManager });
+      if (current && matchesManagedFields(current, intent as P, fieldManager)) return undefined;
+      const applied = await client.apply(type, intent as Partial<P> & { metadata: { name: string } }, {
+        fieldManager,
+      });
+      return { resource: applied, did: OwnWrites.apply(intent) };
     }
-    const patch = createMergePatch(desiredState(original), intent) ?? {};
-    return client.mergePatch(type, id, patch as object, { fieldManager });
+    const patch = createMergePatch(desiredState(original), intent);
+    if (patch === undefined || (current && changesNothing(current, patch))) return undefined;
+    const patched = await client.mergePatch(type, id, patch as object, { fieldManager });
+    return { resource: patched, did: OwnWrites.mergePatch(patch as object) };
   }
 
   /**
    * Patches the status subresource. SSA: applies `{apiVersion, kind, metadata: {name, namespace},
    * status}`. Otherwise a JSON merge patch of the status difference to `original` (no
    * resourceVersion, so no optimistic locking; removed or null fields are removed).
+   *
+   * Not sent (undefined) when it would change nothing on `current` (the cached object now): SSA
+   * when the status fields our field manager owns by apply (its `status` entry of managedFields)
+   * equal the intent's status exactly; merge patch when the patch is empty or applying it to
+   * `current` leaves it as it is.
    */
-  async patchStatus(original: P, desired: P, id: ResourceID): Promise<P> {
+  async patchStatus(
+    original: P,
+    desired: P,
+    id: ResourceID,
+    current: P | undefined,
+  ): Promise<Written<P> | undefined> {
     const { type, client, fieldManager } = this.o;
     const status = (desired as { status?: unknown }).status;
     if (this.o.useSSA) {
-      return client.apply(
-        type,
-        {
-          apiVersion: type.apiVersion,
-          kind: type.kind,
-          metadata: { name: id.name, ...(id.namespace ? { namespace: id.namespace } : {}) },
-          status,
-        } as unknown as Partial<P> & { metadata: { name: string } },
-        { fieldManager, subresource: 'status' },
-      );
+      if (current && ownsExactlyStatus(current, status, fieldManager)) return undefined;
+      const intent = {
+        apiVersion: type.apiVersion,
+        kind: type.kind,
+        metadata: { name: id.name, ...(id.namespace ? { namespace: id.namespace } : {}) },
+        status,
+      } as unknown as Partial<P> & { metadata: { name: string } };
+      const applied = await client.apply(type, intent, { fieldManager, subresource: 'status' });
+      return { resource: applied, did: OwnWrites.apply(intent, 'status') };
     }
-    const patch =
-      createMergePatch({ status: (original as { status?: unknown }).status }, { status: status ?? null }) ??
-      {};
-    return client.mergePatch(type, id, patch as object, { fieldManager, subresource: 'status' });
+    const patch = createMergePatch(
+      { status: (original as { status?: unknown }).status },
+      { status: status ?? null },
+    );
+    if (patch === undefined || (current && changesNothing(current, patch))) return undefined;
+    const patched = await client.mergePatch(type, id, patch as object, {
+      fieldManager,
+      subresource: 'status',
+    });
+    return { resource: patched, did: OwnWrites.mergePatch(patch as object, 'status') };
   }
 
   private async conflictRetrying(
     resource: P,
     id: ResourceID,
     operations: (current: P) => JsonPatchOperation[] | undefined,
-  ): Promise<P | undefined> {
+  ): Promise<Written<P> | undefined> {
     const { type, client, fieldManager } = this.o;
     let current: P | undefined = resource;
     for (let attempt = 0; ; attempt++) {
       if (!current) return undefined;
       const ops = operations(current);
-      if (!ops) return current;
+      // nothing to write: nothing written, so nothing of ours to cache
+      if (!ops) return { resource: current, did: OwnWrites.unknown() };
       try {
-        return await client.jsonPatch(type, id, ops, { fieldManager });
+        const patched = await client.jsonPatch(type, id, ops, { fieldManager });
+        return { resource: patched, did: OwnWrites.jsonPatch(ops) };
       } catch (error) {
         if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
         if (!isConflictLike(error, true) || attempt + 1 >= MAX_FINALIZER_CONFLICT_RETRIES) throw error;
@@ -177,4 +220,22 @@ export class PrimaryWriter<P extends KubernetesResource> {
       current = await client.get(type, id);
     }
   }
+}
+
+/** Whether a merge patch leaves `current` as it is (compared without server-maintained metadata). */
+function changesNothing(current: KubernetesResource, patch: unknown): boolean {
+  return jsonEqual(comparable(applyMergePatch(current, patch)), comparable(current));
+}
+
+/**
+ * Whether the status fields `fieldManager` owns by apply (its managedFields entry of the status
+ * subresource) hold exactly `status`: an apply of it would add, change and drop nothing.
+ */
+function ownsExactlyStatus(current: KubernetesResource, status: unknown, fieldManager: string): boolean {
+  const entry = current.metadata?.managedFields?.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && e.subresource === 'status',
+  );
+  if (!entry?.fieldsV1) return false;
+  const owned = pruneToFields(current, entry.fieldsV1 as FieldsV1) as { status?: unknown };
+  return jsonEqual(owned.status ?? {}, status ?? {});
 }

@@ -2,7 +2,7 @@ import type { EventSourceRetriever, ResourceEventRecorder } from '../../api/cont
 import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import { isCleaner } from '../../api/reconciler.js';
 import type { Reconciler } from '../../api/reconciler.js';
-import type { ResourceID } from '../../api/resource-id.js';
+import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
@@ -15,22 +15,48 @@ import { resourceContextOf, runWithResourceContext } from '../../logging/resourc
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
-import { InvalidControlError, ReconcileError, ReconcileTimeoutError } from '../errors.js';
+import type { OwnWrite } from '../../event/sources/own-write.js';
+import {
+  InvalidControlError,
+  ReconcileAbandonedError,
+  ReconcileError,
+  ReconcileTimeoutError,
+} from '../errors.js';
 import { cloneResource } from './clone.js';
 import { DefaultContext } from './default-context.js';
 import type { SecondaryResourceSources } from './default-context.js';
+import { fencedClient } from './fenced-client.js';
 import { PrimaryWriter, hasFinalizer } from './primary-writer.js';
-import type { DispatcherClient } from './primary-writer.js';
+import type { DispatcherClient, Written } from './primary-writer.js';
+import type { WriteFence } from './write-fence.js';
 
 /** Where the dispatcher puts resources it wrote, so the next reconcile sees them (the informer). */
 export interface WritableCache<P extends KubernetesResource> {
   /** @param previousResourceVersion - the version the write was based on. */
   cacheIfNewer(resource: P, previousResourceVersion?: string): boolean;
+  /** The cached primary now (own writes included); writes that would change nothing on it are not sent. */
+  get?(id: ResourceID): P | undefined;
+  /**
+   * Caches the result of an own write when it holds only our change (see
+   * `ControllerEventSource.cacheOwnWrite`). When absent, the dispatcher checks that itself and
+   * calls {@link WritableCache.cacheIfNewer}.
+   */
+  cacheOwnWrite?(
+    result: P,
+    previousResourceVersion: string | undefined,
+    cached: P | undefined,
+    did: OwnWrite<P>,
+  ): boolean;
   /**
    * Runs an own write of the primary whose watch event must not trigger the controller again
    * (`resourceOperations()` primary writes); caches the result. When absent, they are only cached.
    */
-  write?(id: ResourceID, previousResourceVersion: string | undefined, write: () => Promise<P>): Promise<P>;
+  write?(
+    id: ResourceID,
+    previousResourceVersion: string | undefined,
+    write: () => Promise<P>,
+    did: OwnWrite<P>,
+  ): Promise<P>;
 }
 
 /** Settings of a {@link ReconciliationDispatcher}. */
@@ -50,7 +76,26 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesResource> {
   /** Should add the resource context to its lines (see `resourceContextLogger`). */
   readonly logger: Logger;
   readonly clock: Clock;
+  /**
+   * Closed when processing stops for good for running reconciliations (after the operator's
+   * `terminationTimeoutMs`, or at once on the loss of leadership): their writes are then refused
+   * with `ReconcileAbandonedError`. Defaults to always open.
+   */
+  readonly fence?: WriteFence;
 }
+
+/** One dispatch: its scope, its write ticket (see {@link WriteFence}) and logger. */
+interface Run<P extends KubernetesResource> {
+  readonly scope: ExecutionScope<P>;
+  readonly ticket: number;
+  readonly logger: Logger;
+}
+
+/**
+ * When a cleanup keeps the finalizer because a delete postcondition of the workflow did not hold,
+ * it is run again after this long (besides the dependents' delete events, which usually come first).
+ */
+export const POSTCONDITION_RECHECK_MS = 5_000;
 
 /** Reason of the Warning Event published when a reconciliation fails. */
 export const RECONCILE_FAILED_REASON = 'ReconcileFailed';
@@ -91,49 +136,96 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
 
   handleExecution(scope: ExecutionScope<P>): Promise<PostExecutionControl<P>> {
     const context = resourceContextOf(scope.resource, this.o.config.name);
+    const ticket = this.o.fence?.ticket() ?? 0;
     return runWithResourceContext(context, async () => {
       // the operator's logger adds the resource context to every line written in this scope
       const logger = this.o.logger;
       try {
-        return await this.dispatch(scope, logger);
+        return await this.dispatch({ scope, ticket, logger });
       } catch (error) {
+        if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
         logger.error('dispatch failed', { error: messageOf(error) });
         return { error: this.wrap(error, scope.id, 'dispatch failed') };
       }
     });
   }
 
-  private async dispatch(scope: ExecutionScope<P>, logger: Logger): Promise<PostExecutionControl<P>> {
+  /** Whether the reconciliation holding `ticket` may still write. */
+  private allows(ticket: number): boolean {
+    return this.o.fence?.allows(ticket) ?? true;
+  }
+
+  /** @throws ReconcileAbandonedError when the reconciliation holding `ticket` may no longer write. */
+  private checkFence(run: Run<P>, write: string): void {
+    if (!this.allows(run.ticket)) throw new ReconcileAbandonedError(this.o.config.name, run.scope.id, write);
+  }
+
+  /** A refused write: logged, nothing else written (no error status, no Event); failed for a later start. */
+  private abandoned(error: ReconcileAbandonedError, logger: Logger): PostExecutionControl<P> {
+    logger.warn('write refused: the reconciliation outlived stop or leadership', {
+      write: error.write,
+      errorCode: error.code,
+    });
+    return { error };
+  }
+
+  /**
+   * Caches a write of the primary for the next reconciliation when it holds only our change
+   * (see `ControllerEventSource.cacheOwnWrite`); a result that also carries someone else's change
+   * (a write that changed nothing returns the current version) is left to the events.
+   */
+  private cacheWritten(
+    written: Written<P>,
+    previousResourceVersion: string | undefined,
+    id: ResourceID,
+    dispatched?: P,
+  ): boolean {
+    const cache = this.o.cache;
+    if (cache.cacheOwnWrite)
+      return cache.cacheOwnWrite(written.resource, previousResourceVersion, undefined, written.did);
+    const current = cache.get ? cache.get(id) : dispatched;
+    if (current?.metadata?.resourceVersion === written.resource.metadata?.resourceVersion) return false;
+    const ours =
+      (written.did.certain?.(written.resource) ?? false) || written.did.explains(current, written.resource);
+    return ours && cache.cacheIfNewer(written.resource, previousResourceVersion);
+  }
+
+  private async dispatch(run: Run<P>): Promise<PostExecutionControl<P>> {
+    const { scope, logger } = run;
     const { resource, id } = scope;
     const { finalizerName } = this.o.config;
     const marked = Boolean(resource.metadata?.deletionTimestamp);
     if (this.cleaner && !marked && !hasFinalizer(resource, finalizerName)) {
       try {
-        const updated = await this.writer.addFinalizer(resource, id);
+        this.checkFence(run, `add finalizer ${finalizerName}`);
+        const written = await this.writer.addFinalizer(resource, id);
         // Once the cache holds the own write, its watch event no longer looks like a finalizer
-        // change to the filters; reconcile right away instead (JOSDK's instant reschedule).
-        const cached = updated
-          ? this.o.cache.cacheIfNewer(updated, resource.metadata?.resourceVersion)
+        // change to the filters; reconcile right away instead (JOSDK's instant reschedule). When
+        // it is not cached (it carries someone else's change too), that event reconciles.
+        const cached = written
+          ? this.cacheWritten(written, resource.metadata?.resourceVersion, id, resource)
           : false;
         logger.debug('finalizer added', { finalizer: finalizerName });
-        return { updatedResource: updated, rescheduleDelayMs: cached ? 0 : undefined };
+        return { updatedResource: written?.resource, rescheduleDelayMs: cached ? 0 : undefined };
       } catch (error) {
+        if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
         logger.warn('adding the finalizer failed', { error: messageOf(error) });
         return { error: this.wrap(error, id, `adding finalizer ${finalizerName} failed`) };
       }
     }
     if (marked) {
-      if (this.cleaner && hasFinalizer(resource, finalizerName)) return this.cleanup(scope, logger);
+      if (this.cleaner && hasFinalizer(resource, finalizerName)) return this.cleanup(run);
       logger.debug('marked for deletion; nothing to do (no finalizer of this controller)');
       return {};
     }
-    return this.reconcile(scope, logger);
+    return this.reconcile(run);
   }
 
-  private async reconcile(scope: ExecutionScope<P>, logger: Logger): Promise<PostExecutionControl<P>> {
+  private async reconcile(run: Run<P>): Promise<PostExecutionControl<P>> {
+    const { scope, logger } = run;
     const { resource: original, id } = scope;
     const copy = cloneResource(original);
-    const context = this.context(scope, copy, logger, scope.retryInfo);
+    const context = this.context(run, copy, scope.retryInfo);
     try {
       const workflow = this.o.managedWorkflow;
       const control = await this.withTimeout(id, async () => {
@@ -146,28 +238,55 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       const keepFinalizer = this.cleaner;
       let updated: P | undefined;
       let previous = original.metadata?.resourceVersion;
+      // a write that would change nothing on the cached primary is not sent (and suppresses nothing)
       if (control.isPatchResource()) {
-        updated = await this.writer.patchResource(original, control.resource!, id, keepFinalizer);
-        this.o.cache.cacheIfNewer(updated, previous);
-        previous = updated.metadata?.resourceVersion;
+        this.checkFence(run, 'patch resource');
+        const current = this.o.cache.get?.(id);
+        const written = await this.writer.patchResource(
+          original,
+          control.resource!,
+          id,
+          keepFinalizer,
+          current,
+        );
+        if (written) {
+          this.cacheWritten(written, previous, id, original);
+          updated = written.resource;
+          previous = updated.metadata?.resourceVersion;
+        }
       }
       if (control.isPatchStatus()) {
-        updated = await this.writer.patchStatus(original, control.resource!, id);
-        this.o.cache.cacheIfNewer(updated, previous);
+        this.checkFence(run, 'patch status');
+        const current = this.o.cache.get?.(id);
+        const written = await this.writer.patchStatus(original, control.resource!, id, current ?? updated);
+        if (written) {
+          this.cacheWritten(written, previous, id, updated ?? original);
+          updated = written.resource;
+        }
       }
       return { kind: 'reconcile', updatedResource: updated, rescheduleDelayMs: control.scheduleDelayMs };
     } catch (error) {
-      return this.handleReconcileError(scope, original, error, logger);
+      if (error instanceof ReconcileAbandonedError)
+        return { kind: 'reconcile', ...this.abandoned(error, logger) };
+      return this.handleReconcileError(run, original, error);
     }
   }
 
   private async handleReconcileError(
-    scope: ExecutionScope<P>,
+    run: Run<P>,
     original: P,
     error: unknown,
-    logger: Logger,
   ): Promise<PostExecutionControl<P>> {
+    const { scope, logger } = run;
     const { id } = scope;
+    if (!this.allows(run.ticket)) {
+      // no Warning Event, no error status: this reconciliation may no longer write
+      const refused =
+        error instanceof ReconcileAbandonedError
+          ? error
+          : new ReconcileAbandonedError(this.o.config.name, id, 'error handling');
+      return { kind: 'reconcile', ...this.abandoned(refused, logger) };
+    }
     const wrapped = this.wrap(error, id, 'reconcile failed');
     logger.warn('reconcile failed', {
       error: messageOf(error),
@@ -177,7 +296,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const reconciler = this.o.reconciler;
     if (!reconciler.updateErrorStatus) return { kind: 'reconcile', error: wrapped };
     const copy = cloneResource(original);
-    const context = this.context(scope, copy, logger, scope.retryInfoOnFailure());
+    const context = this.context(run, copy, scope.retryInfoOnFailure());
     let control: ErrorStatusUpdateControl<P>;
     try {
       control = await this.withTimeout(id, () => reconciler.updateErrorStatus!(copy, context, error));
@@ -196,9 +315,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     let updated: P | undefined;
     if (control.resource) {
       try {
-        updated = await this.writer.patchStatus(original, control.resource, id);
-        this.o.cache.cacheIfNewer(updated, original.metadata?.resourceVersion);
+        this.checkFence(run, 'patch error status');
+        const written = await this.writer.patchStatus(original, control.resource, id, this.o.cache.get?.(id));
+        if (written) {
+          updated = written.resource;
+          this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
+        }
       } catch (patchError) {
+        if (patchError instanceof ReconcileAbandonedError)
+          return { kind: 'reconcile', ...this.abandoned(patchError, logger) };
         logger.warn('patching the error status failed', { error: messageOf(patchError) });
       }
     }
@@ -213,13 +338,14 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     };
   }
 
-  private async cleanup(scope: ExecutionScope<P>, logger: Logger): Promise<PostExecutionControl<P>> {
+  private async cleanup(run: Run<P>): Promise<PostExecutionControl<P>> {
+    const { scope, logger } = run;
     const { resource: original, id } = scope;
     const cleaner = this.o.reconciler as unknown as {
       cleanup(r: P, c: DefaultContext<P>): DeleteControl | Promise<DeleteControl>;
     };
     const copy = cloneResource(original);
-    const context = this.context(scope, copy, logger, scope.retryInfo);
+    const context = this.context(run, copy, scope.retryInfo);
     try {
       const workflow = this.o.managedWorkflow;
       const control = await this.withTimeout(id, async () => {
@@ -231,16 +357,22 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         const result = this.reconcilerIsCleaner
           ? await cleaner.cleanup(copy, context)
           : DeleteControl.defaultDelete();
+        // JOSDK's Controller.cleanup: the reconciler's noFinalizerRemoval() wins; a defaultDelete()
+        // removes the finalizer when every delete postcondition of the workflow cleanup held. A
+        // dependent whose delete failed is an error (thrown, so retried) unless errors are handled in
+        // the reconciler (silent mode): then it does not keep the finalizer, the reconciler decides
+        // with what it read from the cleanup result.
         const cleaned = workflowContext.getWorkflowCleanupResult();
-        // dependents not deleted yet (a delete postcondition, or errors handled in the reconciler) keep the finalizer;
-        // the events of their deletion reconcile again
         if (
           result instanceof DeleteControl &&
           result.removeFinalizer &&
           cleaned &&
-          (!cleaned.allPostConditionsMet() || cleaned.erroredDependentsExist())
+          !cleaned.allPostConditionsMet()
         ) {
-          return DeleteControl.noFinalizerRemoval();
+          // the dependents' delete events reconcile again; the reschedule is there for dependents
+          // whose deletion brings no event (external ones), so the finalizer is never kept with
+          // nothing scheduled
+          return DeleteControl.noFinalizerRemoval().rescheduleAfter(POSTCONDITION_RECHECK_MS);
         }
         return result;
       });
@@ -252,11 +384,19 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         );
       }
       if (!control.removeFinalizer) return { kind: 'cleanup', rescheduleDelayMs: control.scheduleDelayMs };
-      const updated = await this.writer.removeFinalizer(original, id);
-      if (updated) this.o.cache.cacheIfNewer(updated, original.metadata?.resourceVersion);
+      this.checkFence(run, `remove finalizer ${this.o.config.finalizerName}`);
+      const written = await this.writer.removeFinalizer(original, id);
+      if (written) this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
       logger.debug('finalizer removed', { finalizer: this.o.config.finalizerName });
-      return { kind: 'cleanup', finalizerRemoved: true, updatedResource: updated };
+      return { kind: 'cleanup', finalizerRemoved: true, updatedResource: written?.resource };
     } catch (error) {
+      if (error instanceof ReconcileAbandonedError || !this.allows(run.ticket)) {
+        const refused =
+          error instanceof ReconcileAbandonedError
+            ? error
+            : new ReconcileAbandonedError(this.o.config.name, id, 'error handling');
+        return { kind: 'cleanup', ...this.abandoned(refused, logger) };
+      }
       logger.warn('cleanup failed', {
         error: messageOf(error),
         errorCode: (error as { code?: unknown })?.code,
@@ -266,17 +406,18 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     }
   }
 
-  private context(
-    scope: ExecutionScope<P>,
-    primary: P,
-    logger: Logger,
-    retryInfo: ExecutionScope<P>['retryInfo'],
-  ) {
+  private context(run: Run<P>, primary: P, retryInfo: ExecutionScope<P>['retryInfo']) {
+    const { scope, logger, ticket } = run;
+    const base = (this.o.contextClient ?? this.o.client) as KubernetesClient;
+    // every write of this reconciliation through the framework is refused once it outlived stop
+    const client = this.o.fence
+      ? fencedClient(base, () => this.allows(ticket), this.o.config.name, scope.id)
+      : base;
     return new DefaultContext<P>({
       primary,
       retryInfo,
       isNextReconciliationImminent: () => scope.isNextReconciliationImminent(),
-      client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
+      client,
       logger,
       eventRecorder: this.o.eventRecorder,
       controllerName: this.o.config.name,
@@ -284,13 +425,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       eventSources: this.o.eventSources,
       managedWorkflow: this.o.managedWorkflow,
       operations: {
-        client: (this.o.contextClient ?? this.o.client) as KubernetesClient,
+        client,
         primaryType: this.o.config.resourceType,
         fieldManager: this.o.config.fieldManager,
-        cachePrimary: (resource, previous) => void this.o.cache.cacheIfNewer(resource, previous),
+        cachePrimary: (resource, previous, did) =>
+          void this.cacheWritten({ resource, did }, previous, ResourceID.fromResource(resource)),
         writePrimary: this.o.cache.write
-          ? (id, previous, write) => this.o.cache.write!(id, previous, write)
+          ? (id, previous, write, did) => this.o.cache.write!(id, previous, write, did)
           : undefined,
+        beforeWrite: () => this.checkFence(run, 'resourceOperations() write'),
         sourcesFor: (type) => this.o.secondary.sourcesFor(type),
       },
     });

@@ -7,12 +7,14 @@ const at = (resourceVersion: string, value = resourceVersion): V1ConfigMap => ({
   data: { value },
 });
 const K = 'ns/c';
+/** A write taken as explaining any transition (these tests are about versions, holding and re-lists). */
+const EXPLAINED = { explains: () => true };
 
 describe('OwnWriteTracker', () => {
   it('[ES-10] suppresses the event of our own version and keeps every other version', () => {
     const t = new OwnWriteTracker<V1ConfigMap>();
     t.begin(K);
-    expect(t.end(K, at('11'), at('10'))).toEqual([]);
+    expect(t.end(K, at('11'), at('10'), EXPLAINED)).toEqual([]);
     expect(t.get(K)?.metadata?.resourceVersion).toBe('11');
     expect(t.onEvent(K, { kind: 'update', oldObj: at('9'), obj: at('10') })).toBe('foreign'); // landed before ours
     expect(t.onEvent(K, { kind: 'update', oldObj: at('10'), obj: at('11') })).toBe('own');
@@ -26,18 +28,20 @@ describe('OwnWriteTracker', () => {
     t.begin(K);
     expect(t.onEvent(K, { kind: 'update', oldObj: at('9'), obj: at('10') })).toBe('held');
     expect(t.onEvent(K, { kind: 'update', oldObj: at('10'), obj: at('11') })).toBe('held');
-    const foreign = t.end(K, at('11'), at('11'));
+    const foreign = t.end(K, at('11'), at('11'), EXPLAINED);
     expect(foreign.map((e) => e.obj.metadata?.resourceVersion)).toEqual(['10']);
     expect(t.get(K)).toBeUndefined();
     t.begin(K);
     expect(t.onEvent(K, { kind: 'update', oldObj: at('11'), obj: at('12') })).toBe('held');
-    expect(t.end(K, undefined, at('12')).map((e) => e.obj.metadata?.resourceVersion)).toEqual(['12']);
+    expect(t.end(K, undefined, at('12'), EXPLAINED).map((e) => e.obj.metadata?.resourceVersion)).toEqual([
+      '12',
+    ]);
   });
 
   it('[ES-12] events of a re-list always count as foreign, even at our version', () => {
     const t = new OwnWriteTracker<V1ConfigMap>();
     t.begin(K);
-    t.end(K, at('11'), at('9'));
+    t.end(K, at('11'), at('9'), EXPLAINED);
     expect(t.onEvent(K, { kind: 'update', oldObj: at('9'), obj: at('11'), relisted: true })).toBe('foreign');
     expect(t.isIdle(K)).toBe(true);
   });
@@ -45,14 +49,14 @@ describe('OwnWriteTracker', () => {
   it('[ES-11] a write that changed nothing (same version as cached) leaves nothing pending', () => {
     const t = new OwnWriteTracker<V1ConfigMap>();
     t.begin(K);
-    t.end(K, at('10'), at('10'));
+    t.end(K, at('10'), at('10'), EXPLAINED);
     expect(t.isIdle(K)).toBe(true);
   });
 
   it('[ES-10] opaque resourceVersions: attribution by equality, the own copy is served until the next event', () => {
     const t = new OwnWriteTracker<V1ConfigMap>();
     t.begin(K);
-    t.end(K, at('b7', 'ours'), at('a3'));
+    t.end(K, at('b7', 'ours'), at('a3'), EXPLAINED);
     expect(t.get(K)?.data?.value).toBe('ours');
     expect(t.onEvent(K, { kind: 'update', oldObj: at('a3'), obj: at('zz') })).toBe('foreign');
     expect(t.get(K)).toBeUndefined();
@@ -62,7 +66,7 @@ describe('OwnWriteTracker', () => {
   it('[ES-10] deletes are always foreign and drop the own copy', () => {
     const t = new OwnWriteTracker<V1ConfigMap>();
     t.begin(K);
-    t.end(K, at('11'), at('10'));
+    t.end(K, at('11'), at('10'), EXPLAINED);
     expect(t.onEvent(K, { kind: 'delete', obj: at('11'), finalStateUnknown: false })).toBe('foreign');
     expect(t.get(K)).toBeUndefined();
     expect(t.isIdle(K)).toBe(true);

@@ -1,0 +1,291 @@
+import type { KubernetesResource } from '../../api/resource-type.js';
+
+/**
+ * What an own write did, so that the event carrying the resourceVersion it returned can be judged
+ * exactly (see {@link OwnWriteTracker}). A write that returns resourceVersion `r` did not
+ * necessarily create `r`: a write that changes nothing (a merge patch with the values the object
+ * already has, an apply of fields that already hold those values) gets the object's current
+ * version back, which may be someone else's change. The event carrying `r` is therefore suppressed
+ * only when one of these proves that `r` holds nothing but our change:
+ * - {@link OwnWrite.certain}: the request itself proves it (a create that succeeded; a write
+ *   conditional on resourceVersion `v` that returned another version `r`, since the server applied
+ *   it to `v` and created `r`);
+ * - {@link OwnWrite.explains}: the event's transition (the informer's previous object → the object
+ *   at `r`) is exactly what this write makes of the previous object, all server-maintained fields
+ *   ignored ({@link comparable}). A change by someone else (a spec, label or data change, a
+ *   deletion mark) is never explained, unless it set exactly the paths and values our write sets,
+ *   in which case the object is what our write alone would have made it and nothing is lost.
+ * When neither holds, the event is someone else's: at most one extra reconciliation, never a lost one.
+ */
+export interface OwnWrite<R extends KubernetesResource = KubernetesResource> {
+  /** Whether `before` → `after` is exactly this write's effect on `before` (undefined: the object was absent). */
+  explains(before: R | undefined, after: R): boolean;
+  /** Whether the request proves that it created `result` (default: it does not). */
+  certain?(result: R): boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+/** Metadata the server maintains, which no write sets: left out of every comparison. */
+const SERVER_MAINTAINED = [
+  'resourceVersion',
+  'managedFields',
+  'generation',
+  'creationTimestamp',
+  'uid',
+  'selfLink',
+];
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep equality of JSON values (members holding `undefined` count as absent). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** The object without the metadata the server maintains (resourceVersion, managedFields, generation, ...). */
+export function comparable(obj: unknown): Obj {
+  if (!isObject(obj)) return {};
+  const out: Obj = { ...obj };
+  if (isObject(obj.metadata)) {
+    const metadata: Obj = { ...obj.metadata };
+    for (const key of SERVER_MAINTAINED) delete metadata[key];
+    out.metadata = metadata;
+  }
+  return out;
+}
+
+/** RFC 7386: `patch` merged into `target` (a copy; `null` removes, arrays replace). */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Obj = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete out[key];
+    else out[key] = applyMergePatch(out[key], value);
+  }
+  return out;
+}
+
+/** One RFC 6902 operation. */
+interface PatchOp {
+  op: string;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+function pointer(path: string): string[] {
+  if (path === '') return [];
+  if (!path.startsWith('/')) throw new Error(`bad JSON pointer ${path}`);
+  return path
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function copyJson<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/** RFC 6902 applied to a copy of `doc`; throws where the server would refuse (a failed `test`, a missing path). */
+export function applyJsonPatch(doc: unknown, ops: readonly PatchOp[]): unknown {
+  let root: unknown = copyJson(doc) ?? {};
+  const get = (tokens: string[]): unknown => {
+    let at: unknown = root;
+    for (const t of tokens) {
+      if (Array.isArray(at)) at = at[Number(t)];
+      else if (isObject(at)) at = at[t];
+      else return undefined;
+    }
+    return at;
+  };
+  const parentOf = (tokens: string[]): unknown => {
+    const parent = get(tokens.slice(0, -1));
+    if (!Array.isArray(parent) && !isObject(parent)) throw new Error('missing parent');
+    return parent;
+  };
+  const remove = (tokens: string[]): unknown => {
+    const parent = parentOf(tokens);
+    const last = tokens[tokens.length - 1];
+    if (Array.isArray(parent)) {
+      const i = Number(last);
+      if (!(i >= 0 && i < parent.length)) throw new Error('no such index');
+      return parent.splice(i, 1)[0];
+    }
+    const o = parent as Obj;
+    if (!(last in o)) throw new Error('no such member');
+    const value = o[last];
+    delete o[last];
+    return value;
+  };
+  const add = (tokens: string[], value: unknown): void => {
+    if (tokens.length === 0) {
+      root = value;
+      return;
+    }
+    const parent = parentOf(tokens);
+    const last = tokens[tokens.length - 1];
+    if (Array.isArray(parent)) {
+      const i = last === '-' ? parent.length : Number(last);
+      if (!(i >= 0 && i <= parent.length)) throw new Error('bad index');
+      parent.splice(i, 0, value);
+    } else (parent as Obj)[last] = value;
+  };
+  for (const op of ops) {
+    const tokens = pointer(op.path);
+    switch (op.op) {
+      case 'add':
+        add(tokens, copyJson(op.value));
+        break;
+      case 'remove':
+        remove(tokens);
+        break;
+      case 'replace':
+        remove(tokens);
+        add(tokens, copyJson(op.value));
+        break;
+      case 'move':
+        add(tokens, remove(pointer(op.from ?? '')));
+        break;
+      case 'copy':
+        add(tokens, copyJson(get(pointer(op.from ?? ''))));
+        break;
+      case 'test':
+        if (!jsonEqual(get(tokens), op.value)) throw new Error('test failed');
+        break;
+      default:
+        throw new Error(`unknown op ${op.op}`);
+    }
+  }
+  return root;
+}
+
+/**
+ * Whether `before` → `after` changes only what an apply of `intent` sets, to the values it sets:
+ * equal subtrees are fine; objects are walked member by member; any other difference must equal the
+ * intent's value there, or (lists merged by SSA, e.g. finalizers) keep every item that is not ours
+ * in its order and hold every item of ours. A field removed (even one we owned before) is not
+ * explained.
+ */
+function explainedByIntent(before: unknown, after: unknown, intent: unknown): boolean {
+  if (jsonEqual(before, after)) return true;
+  if (intent === undefined || after === undefined) return false;
+  if (isObject(after) && isObject(intent) && (before === undefined || isObject(before))) {
+    const b: Obj = before ?? {};
+    const keys = new Set([...Object.keys(b), ...Object.keys(after)]);
+    for (const key of keys) if (!explainedByIntent(b[key], after[key], intent[key])) return false;
+    return true;
+  }
+  if (jsonEqual(after, intent)) return true;
+  if (Array.isArray(after) && Array.isArray(intent) && (before === undefined || Array.isArray(before))) {
+    const ours = (x: unknown): boolean => intent.some((i) => jsonEqual(i, x));
+    if (!intent.every((i) => after.some((x) => jsonEqual(x, i)))) return false;
+    return jsonEqual(
+      after.filter((x) => !ours(x)),
+      (before ?? []).filter((x) => !ours(x)),
+    );
+  }
+  return false;
+}
+
+function versionOf(obj: KubernetesResource | undefined): string | undefined {
+  return obj?.metadata?.resourceVersion;
+}
+
+/** A write conditional on `resourceVersion` (optimistic locking): proves itself when it returned another version. */
+function locked<R extends KubernetesResource>(written: KubernetesResource, write: OwnWrite<R>): OwnWrite<R> {
+  const at = versionOf(written);
+  if (!at) return write;
+  return {
+    explains: (before, after) => write.explains(before, after),
+    certain: (result) => versionOf(result) !== undefined && versionOf(result) !== at,
+  };
+}
+
+/** Own writes of every kind, as {@link OwnWrite}s. */
+export const OwnWrites = {
+  /** A create: a create that succeeded made the object. */
+  create<R extends KubernetesResource>(): OwnWrite<R> {
+    return { explains: (before) => before === undefined, certain: () => true };
+  },
+
+  /** A server-side apply of `intent` (`subresource: 'status'`: only its status counts). */
+  apply<R extends KubernetesResource>(intent: KubernetesResource, subresource?: string): OwnWrite<R> {
+    const i = intent as Obj;
+    const meta = isObject(i.metadata) ? i.metadata : {};
+    const wanted = comparable(
+      subresource === 'status'
+        ? {
+            apiVersion: i.apiVersion,
+            kind: i.kind,
+            metadata: { name: meta.name, namespace: meta.namespace },
+            status: i.status,
+          }
+        : intent,
+    );
+    return {
+      explains: (before, after) => explainedByIntent(comparable(before), comparable(after), wanted),
+    };
+  },
+
+  /** A JSON merge patch (`subresource: 'status'`: only its status member counts). */
+  mergePatch<R extends KubernetesResource>(patch: object, subresource?: string): OwnWrite<R> {
+    const effective = subresource === 'status' ? { status: (patch as Obj).status } : patch;
+    return {
+      explains: (before, after) =>
+        before !== undefined && jsonEqual(comparable(applyMergePatch(before, effective)), comparable(after)),
+    };
+  },
+
+  /** A JSON patch; proves itself when it tests `/metadata/resourceVersion` and returned another version. */
+  jsonPatch<R extends KubernetesResource>(operations: readonly PatchOp[]): OwnWrite<R> {
+    const explains = (before: R | undefined, after: R): boolean => {
+      if (before === undefined) return false;
+      try {
+        const expected = applyJsonPatch(
+          comparable(before),
+          operations.filter((o) => o.path !== '/metadata/resourceVersion'),
+        );
+        return jsonEqual(comparable(expected), comparable(after));
+      } catch {
+        return false;
+      }
+    };
+    const test = operations.find((o) => o.op === 'test' && o.path === '/metadata/resourceVersion');
+    const at = typeof test?.value === 'string' ? test.value : undefined;
+    if (!at) return { explains };
+    return { explains, certain: (result) => versionOf(result) !== undefined && versionOf(result) !== at };
+  },
+
+  /** A replace (PUT) with `body` (`subresource: 'status'`: only its status counts); conditional when the body carries a resourceVersion. */
+  update<R extends KubernetesResource>(body: KubernetesResource, subresource?: string): OwnWrite<R> {
+    const write: OwnWrite<R> = {
+      explains: (before, after) => {
+        if (before === undefined) return false;
+        const b = before as unknown as Obj;
+        const expected: Obj =
+          subresource === 'status'
+            ? { ...b, status: (body as Obj).status }
+            : { ...(body as Obj), status: (body as Obj).status ?? b.status };
+        return jsonEqual(comparable(expected), comparable(after));
+      },
+    };
+    return locked(body, write);
+  },
+
+  /** A write whose effect is unknown: never suppresses its event. */
+  unknown<R extends KubernetesResource>(): OwnWrite<R> {
+    return { explains: () => false };
+  },
+};

@@ -1,0 +1,66 @@
+import type { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { ReconcileAbandonedError } from '../errors.js';
+
+/** The client methods that write. */
+const WRITES = [
+  'create',
+  'update',
+  'updateStatus',
+  'apply',
+  'mergePatch',
+  'jsonPatch',
+  'strategicMergePatch',
+  'delete',
+] as const;
+
+type Write = (typeof WRITES)[number];
+
+/**
+ * The client a reconciliation gets (`context.client`, dependents, `resourceOperations()`): reads
+ * pass through; every write first asks `allowed()` and, when refused, rejects with
+ * {@link ReconcileAbandonedError} without sending anything. Raw `request` calls that are not GET
+ * are refused the same way.
+ */
+export function fencedClient(
+  client: KubernetesClient,
+  allowed: () => boolean,
+  controller: string,
+  id: ResourceID,
+): KubernetesClient {
+  const fenced = Object.create(client) as KubernetesClient;
+  for (const name of WRITES) {
+    const methods = client as unknown as Record<
+      Write,
+      ((...args: unknown[]) => Promise<unknown>) | undefined
+    >;
+    const original = methods[name];
+    if (typeof original !== 'function') continue;
+    (fenced as unknown as Record<Write, unknown>)[name] = (...args: unknown[]): Promise<unknown> => {
+      if (!allowed())
+        return Promise.reject(new ReconcileAbandonedError(controller, id, describe(name, args)));
+      return original.apply(client, args);
+    };
+  }
+  const request = (client as unknown as { request?: (...args: unknown[]) => Promise<unknown> }).request;
+  if (typeof request === 'function') {
+    (fenced as unknown as { request: unknown }).request = (...args: unknown[]): Promise<unknown> => {
+      const method = ((args[1] as { method?: string } | undefined)?.method ?? 'GET').toUpperCase();
+      if (method !== 'GET' && !allowed())
+        return Promise.reject(new ReconcileAbandonedError(controller, id, `${method} ${String(args[0])}`));
+      return request.apply(client, args);
+    };
+  }
+  return fenced;
+}
+
+function describe(name: Write, args: unknown[]): string {
+  const type = args[0] as { kind?: string } | undefined;
+  const target = args[1] as { key?: string; metadata?: { name?: string; namespace?: string } } | undefined;
+  const key =
+    target?.key ??
+    (target?.metadata?.name
+      ? `${target.metadata.namespace ? `${target.metadata.namespace}/` : ''}${target.metadata.name}`
+      : '');
+  return `${name} ${type?.kind ?? ''} ${key}`.trim();
+}
