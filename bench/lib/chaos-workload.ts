@@ -120,12 +120,14 @@ export interface ChaosOptions {
   writeFailureRate?: number;
   /** Seed of the failure choice. Defaults to 18. */
   seed?: number;
-  /** Interval of dropping every watch. Defaults to 2,000 ms. */
+  /** Interval of dropping every watch. Defaults to 1,500 ms. */
   watchDropEveryMs?: number;
   /** How long each phase may take to converge before the run gives up. Defaults to 120,000 ms. */
   phaseTimeoutMs?: number;
   /** Requests the driver sends at once. Defaults to 20. */
   driverConcurrency?: number;
+  /** Let the operator's client retry transient failures itself. Defaults to true (the client's default). */
+  clientRetry?: boolean;
   /** Progress lines. Defaults to none. */
   log?: (line: string) => void;
 }
@@ -246,8 +248,14 @@ export async function startChaosOperator(
   server: KubeApiServer,
   namespace: string,
   probe: ChaosProbe,
+  clientRetry = true,
 ): Promise<Operator> {
-  const operator = new Operator({ kubeConfig: server.kubeConfig(), terminationTimeoutMs: 60_000 });
+  const operator = new Operator({
+    kubeConfig: server.kubeConfig(),
+    terminationTimeoutMs: 60_000,
+    // without the client's own retries every transient failure costs a reconcile retry
+    ...(clientRetry ? {} : { clientOptions: { retry: false } }),
+  });
   operator.register(new ChaosReconciler(probe), {
     resourceType: Chaos,
     name: 'chaos',
@@ -317,7 +325,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let compactions = 0;
   let restarts = 0;
   try {
-    operators.push(await startChaosOperator(server, namespace, probe));
+    operators.push(await startChaosOperator(server, namespace, probe, options.clientRetry ?? true));
     if (options.faults) {
       writeFault = server.faults.failRate({
         verbs: WRITE_VERBS,
@@ -326,7 +334,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         seed: options.seed ?? 18,
         retryAfterSeconds: 1,
       });
-      const every = options.watchDropEveryMs ?? 2000;
+      const every = options.watchDropEveryMs ?? 1500;
       const maxDrops = Math.ceil((4 * phaseTimeoutMs) / every);
       dropTimer = setInterval(() => {
         if (watchDrops >= maxDrops) return;
@@ -395,7 +403,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       server.faults.closeAllWatches();
     }
     await operators[0].stop();
-    operators.push(await startChaosOperator(server, namespace, probe));
+    operators.push(await startChaosOperator(server, namespace, probe, options.clientRetry ?? true));
 
     // 3. update all, with history expiring again halfway
     await pool(names, concurrency, async (name, i) => {
