@@ -2,6 +2,7 @@ import type { KubernetesResource } from '../api/resource-type.js';
 import { clone, deepEqual, isSubset } from './internal/json.js';
 import { pruneToFields } from './internal/fields-v1.js';
 import type { FieldsV1 } from './internal/fields-v1.js';
+import { quantityValue } from './internal/quantity.js';
 
 /** Fields of an object that apply never manages (identity, server-owned metadata, status). */
 const UNMANAGED_TOP = ['apiVersion', 'kind', 'status'];
@@ -120,12 +121,14 @@ function sanitizeForMatch(
 ): Record<string, unknown> {
   if (kind === 'Secret') sanitizeSecretFields(desired);
   if (kind === 'StatefulSet') normalizeClaimTemplates(desired);
+  normalizeQuantities(desired, kind);
   return desired;
 }
 
 /** Actual-side sanitizing: parts the server may add under fields we own. */
 function sanitizeOwned(owned: Record<string, unknown>, kind: string | undefined): Record<string, unknown> {
   if (kind === 'StatefulSet') normalizeClaimTemplates(owned);
+  normalizeQuantities(owned, kind);
   return owned;
 }
 
@@ -137,6 +140,42 @@ function normalizeClaimTemplates(obj: Record<string, unknown>): void {
     t['apiVersion'] ??= 'v1';
     t['kind'] ??= 'PersistentVolumeClaim';
     delete t['status'];
+  }
+}
+
+const POD_TEMPLATE_KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job']);
+
+/**
+ * Resource quantities as exact values on both sides: the API server returns `2000m` as `2` and
+ * `1024Mi` as `1Gi`, which is the same request (JOSDK's ResourceRequirementsSanitizer).
+ */
+function normalizeQuantities(obj: Record<string, unknown>, kind: string | undefined): void {
+  const spec = obj['spec'] as Record<string, unknown> | undefined;
+  if (!spec) return;
+  const lists = (r: unknown): void => {
+    if (!r || typeof r !== 'object') return;
+    for (const key of ['limits', 'requests']) {
+      const l = (r as Record<string, unknown>)[key] as Record<string, unknown> | undefined;
+      if (l && typeof l === 'object')
+        for (const [name, v] of Object.entries(l)) l[name] = quantityValue(v) ?? v;
+    }
+  };
+  const podSpec = (ps: unknown): void => {
+    if (!ps || typeof ps !== 'object') return;
+    for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
+      const cs = (ps as Record<string, unknown>)[key];
+      if (Array.isArray(cs)) for (const c of cs) lists((c as Record<string, unknown> | null)?.['resources']);
+    }
+  };
+  if (kind === 'Pod') podSpec(spec);
+  else if (kind === 'PersistentVolumeClaim') lists(spec['resources']);
+  else if (kind !== undefined && POD_TEMPLATE_KINDS.has(kind))
+    podSpec((spec['template'] as Record<string, unknown> | undefined)?.['spec']);
+  if (kind === 'StatefulSet') {
+    const templates = spec['volumeClaimTemplates'];
+    if (Array.isArray(templates))
+      for (const t of templates)
+        lists(((t as Record<string, unknown>)['spec'] as Record<string, unknown> | undefined)?.['resources']);
   }
 }
 
