@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
-import { call } from '../../__tests__/http-helper.js';
+import { call, waitFor } from '../../__tests__/http-helper.js';
 import { patchResponse, TestWebhookServer } from './webhook-test-server.js';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -310,5 +310,90 @@ describe('admission webhooks called by the API server', () => {
     expect(r.status).toBe(400);
     expect(r.json().message).toBe('admission webhook "del.example.com" denied the request: protected');
     expect((await call(server, 'GET', `${CM}/keep`)).status).toBe(200);
+  });
+  it('matchPolicy Equivalent calls a webhook named for v1 on a v2 write, with the object at v1; Exact does not', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'notes.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Note', plural: 'notes', singular: 'note', listKind: 'NoteList' },
+        versions: ['v1', 'v2'].map((name) => ({
+          name,
+          served: true,
+          storage: name === 'v1',
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        })),
+      },
+    };
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    const rules = [
+      { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['notes'] },
+    ];
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'notes', [
+        hook('equivalent.example.com', hooks.clientConfig('/allow'), { rules }),
+      ]),
+    );
+    const notes = '/apis/example.com/v2/namespaces/default/notes';
+    // the CRD is served once established
+    const created = await waitFor(async () => {
+      const r = await call(server, 'POST', notes, {
+        apiVersion: 'example.com/v2',
+        kind: 'Note',
+        metadata: { name: 'n1' },
+      });
+      return r.status === 404 ? undefined : r;
+    });
+    expect(created.status).toBe(201);
+    const seen = hooks.at('/allow').at(-1) as unknown as {
+      request: {
+        kind: { version: string };
+        requestKind: { version: string };
+        object: { apiVersion: string };
+      };
+    };
+    expect(seen.request.kind.version).toBe('v1');
+    expect(seen.request.requestKind.version).toBe('v2');
+    expect(seen.request.object.apiVersion).toBe('example.com/v1');
+    await call(
+      server,
+      'PUT',
+      `${VWC}/notes`,
+      config('Validating', 'notes', [
+        hook('equivalent.example.com', hooks.clientConfig('/allow'), { rules, matchPolicy: 'Exact' }),
+      ]),
+    );
+    const before = hooks.at('/allow').length;
+    expect(
+      (
+        await call(server, 'POST', notes, {
+          apiVersion: 'example.com/v2',
+          kind: 'Note',
+          metadata: { name: 'n2' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(hooks.at('/allow')).toHaveLength(before);
+  });
+
+  it("a webhook's warnings reach the client as Warning headers", async () => {
+    hooks.on('/warn', () => ({ allowed: true, warnings: ['this key is deprecated'] }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'warn', [hook('warn.example.com', hooks.clientConfig('/warn'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('warned', {}));
+    expect(r.status).toBe(201);
+    expect(r.headers.warning).toBe('299 - "this key is deprecated"');
   });
 });
