@@ -196,6 +196,15 @@ describe('WebPage webhooks served by Nest, called by the in-memory API server, d
     expect(asV2.stdout).toBe('<h1>Hello</h1>');
     const table = await kubectl(kc, ['get', 'webpages.v2.sample.tosdk.io', 'modern']);
     expect(table.stdout).toMatch(/^NAME\s+EXPOSURE\s+READY\s+AGE\nmodern\s+Public\s/);
+    // a v2 write is admitted too: the validating webhook sees it converted to v1
+    const blankV2 = await kubectl(
+      kc,
+      ['apply', '-f', '-'],
+      v2.replace('modern', 'blank-v2').replace('<p>v2</p>', '  '),
+    );
+    expect(blankV2.stderr).toContain(
+      'admission webhook "validate.webpages.sample.tosdk.io" denied the request: spec.html is blank',
+    );
     // a second apply of the v2 file (GET and merge patch at v2) changes the page
     const changed = v2.replace('<p>v2</p>', '<p>v2 again</p>');
     expect((await kubectl(kc, ['apply', '-f', '-'], changed)).stdout).toContain(
