@@ -19,7 +19,17 @@ export function duplicateReconcilerMessage(name: string, first: string, second: 
 
 /** The app has no reconciler. */
 export function noReconcilersMessage(): string {
-  return 'no @Reconciler providers found: the operator starts with no controllers; mark a provider with @Reconciler({ resourceType }) and add it to a module';
+  return 'no @Reconciler providers found: the operator starts with no controllers; mark a provider with @Reconciler({ resource: MyKind }) and add it to the providers of a module';
+}
+
+/** A @Reconciler decorator's options are missing or unusable. */
+export function invalidReconcilerOptionsMessage(name: string, problem: string): string {
+  return `@Reconciler on ${name}: ${problem}; give the primary kind as resource, e.g. @Reconciler({ resource: defineResource<MyKind>({ group, version, kind }) }) or @Reconciler({ resource: ResourceTypes.ConfigMap })`;
+}
+
+/** Two controllers reconcile one kind (each gets every event; they may fight over the objects). */
+export function sharedKindMessage(kind: string, names: readonly string[]): string {
+  return `controllers ${names.join(' and ')} both reconcile ${kind}: each gets every event of it and they may overwrite each other's changes; if that is not intended, remove one, or give them disjoint namespaces or label selectors`;
 }
 
 /** Start-up failed: what to fix, by the cause's code. */

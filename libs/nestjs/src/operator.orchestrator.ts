@@ -14,7 +14,7 @@ import { resolveWorkflowProviders } from './internal/workflow-providers.js';
 import { pinoContextRunner, withPinoContext } from './logging/pino-request-context.js';
 import type { PinoContextRunner } from './logging/pino-request-context.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
-import { noReconcilersMessage, startFailedMessage } from './operator.messages.js';
+import { noReconcilersMessage, sharedKindMessage, startFailedMessage } from './operator.messages.js';
 import { environmentOf, RESOLVED_OPERATOR_OPTIONS } from './operator.providers.js';
 import type { OperatorModuleOptions } from './operator-module-options.js';
 import { OperatorRegistry } from './operator.registry.js';
@@ -47,6 +47,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     if (reconcilers.length === 0) this.logger.warn(noReconcilersMessage());
     const pino = reconcilers.length > 0 ? await pinoContextRunner(this.moduleRef) : undefined;
     for (const r of reconcilers) this.register(r, pino);
+    this.warnAboutSharedKinds();
     const env = environmentOf(this.options);
     for (const variable of unknownControllerVariables(env, this.registry.controllerNames())) {
       this.logger.warn(
@@ -72,6 +73,18 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
       if (this.keepAlive) clearInterval(this.keepAlive);
       this.keepAlive = undefined;
     }
+  }
+
+  /** Two controllers on one kind are legal (e.g. disjoint namespaces) but usually a mistake: say so. */
+  private warnAboutSharedKinds(): void {
+    const byKind = new Map<string, string[]>();
+    for (const name of this.registry.controllerNames()) {
+      const type = this.registry.getController(name).configuration.resourceType;
+      const kind = `${type.group ? `${type.plural}.${type.group}` : type.plural}/${type.version}`;
+      byKind.set(kind, [...(byKind.get(kind) ?? []), name]);
+    }
+    for (const [kind, names] of byKind)
+      if (names.length > 1) this.logger.warn(sharedKindMessage(kind, names));
   }
 
   private register(r: DiscoveredReconciler, pino: PinoContextRunner | undefined): void {

@@ -19,8 +19,10 @@ export interface ReconcilerOptions<P extends KubernetesResource = KubernetesReso
 }
 
 /**
- * A reconciler as core defines it; the same name as the decorator so one import serves
- * `@Reconciler(...)` and `implements Reconciler<WebPage>`.
+ * A reconciler as core defines it; the same name as the decorator so one import from
+ * `@tosdk/nestjs` serves `@Reconciler(...)` and `implements Reconciler<WebPage>` (core's
+ * `Reconciler` is a type only: importing it from `@tosdk/core` for the decorator is a type error,
+ * "only refers to a type", never a silent mistake).
  */
 export type Reconciler<P extends KubernetesResource = KubernetesResource> = CoreReconciler<P>;
 
@@ -37,11 +39,19 @@ export type Reconciler<P extends KubernetesResource = KubernetesResource> = Core
  * }
  * ```
  */
-export function Reconciler<P extends KubernetesResource>(options: ReconcilerOptions<P>): ClassDecorator {
+export function Reconciler<P extends KubernetesResource>(
+  options: ReconcilerOptions<P>,
+): <C extends abstract new (...args: never[]) => CoreReconciler<P>>(target: C) => void {
+  // The target must construct a Reconciler of the decorated kind: a class whose reconcile takes
+  // another kind than `resource` is a compile-time error at the decorator. The options are checked
+  // again at bootstrap (JavaScript callers, casts): see the OperatorModule.
   return (target) => {
-    Reflect.defineMetadata(RECONCILER_METADATA, options, target);
+    Reflect.defineMetadata(RECONCILER_METADATA, options ?? MISSING_OPTIONS, target);
   };
 }
+
+/** Stored for `@Reconciler()` without options, so discovery finds the class and says what is missing. */
+const MISSING_OPTIONS = Object.freeze({}) as ReconcilerOptions;
 
 /** The options of a class's {@link Reconciler} decorator, if any. */
 export function getReconcilerOptions(target: unknown): ReconcilerOptions | undefined {

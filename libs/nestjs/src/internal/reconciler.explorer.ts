@@ -10,9 +10,32 @@ import { OperatorModuleConfigurationError } from '../errors.js';
 import { CONFIGURATION_OVERRIDER_METADATA, METRICS_SINK_METADATA } from '../operator.constants.js';
 import {
   duplicateReconcilerMessage,
+  invalidReconcilerOptionsMessage,
   notAReconcilerMessage,
   requestScopedReconcilerMessage,
 } from '../operator.messages.js';
+
+/** What is wrong with a decorator's options, or undefined when they can be used. */
+function reconcilerOptionsProblem(options: unknown): string | undefined {
+  if (typeof options !== 'object' || options === null) return 'the options must be an object';
+  const o = options as { resource?: unknown; resourceType?: unknown };
+  if (o.resource === undefined) {
+    return o.resourceType !== undefined
+      ? 'the option is called resource, not resourceType'
+      : 'the option resource (the primary kind) is missing';
+  }
+  const type: unknown = o.resource;
+  const field = (name: string): unknown =>
+    typeof type === 'object' && type !== null ? (type as Record<string, unknown>)[name] : undefined;
+  if (
+    typeof field('kind') !== 'string' ||
+    typeof field('version') !== 'string' ||
+    typeof field('plural') !== 'string'
+  ) {
+    return 'resource is not a resource type (made by defineResource or one of ResourceTypes)';
+  }
+  return undefined;
+}
 
 /** A reconciler provider found in the application. */
 export interface DiscoveredReconciler {
@@ -48,6 +71,9 @@ export class ReconcilerExplorer {
       if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
         throw new OperatorModuleConfigurationError(requestScopedReconcilerMessage(type.name));
       }
+      const problem = reconcilerOptionsProblem(options);
+      if (problem)
+        throw new OperatorModuleConfigurationError(invalidReconcilerOptionsMessage(type.name, problem));
       const instance = wrapper.instance as CoreReconciler<KubernetesResource> | undefined;
       if (!instance || seen.has(instance)) continue;
       if (typeof instance.reconcile !== 'function') {
