@@ -2,7 +2,7 @@ import type { KubernetesClient } from '../client/kubernetes-client.js';
 import type { Logger } from '../util/logger.js';
 import type { EventSource } from '../event/event-source.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow/workflow-result.js';
-import type { EventSourceContext } from './reconciler.js';
+import type { EventSourceContext } from './event-source-context.js';
 import type { ResourceOperations } from '../event/sources/resource-operations.js';
 import type { KubernetesResource, ResourceType } from './resource-type.js';
 

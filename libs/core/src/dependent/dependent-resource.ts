@@ -1,29 +1,12 @@
 import type { Context } from '../api/context.js';
-import type { EventSourceContext } from '../api/reconciler.js';
+import type { EventSourceContext } from '../api/event-source-context.js';
 import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import type { EventSource } from '../event/event-source.js';
 
-/** What reconciling a dependent did to one secondary resource. */
-export type DependentOperation = 'created' | 'updated' | 'none';
+import type { ReconcileResult } from './reconcile-result.js';
 
-/**
- * What {@link DependentResource.reconcile} did (JOSDK's `ReconcileResult`): one entry per secondary
- * (several for a bulk dependent).
- */
-export interface ReconcileResult<R> {
-  /** The secondaries after the reconciliation with what was done to each. */
-  readonly results: ReadonlyArray<{
-    readonly operation: DependentOperation;
-    readonly resource: R | undefined;
-  }>;
-}
-
-/** Builds a {@link ReconcileResult}. */
-export function reconcileResult<R>(
-  ...results: Array<{ operation: DependentOperation; resource: R | undefined }>
-): ReconcileResult<R> {
-  return Object.freeze({ results: Object.freeze(results) });
-}
+export { reconcileResult } from './reconcile-result.js';
+export type { DependentOperation, ReconcileResult } from './reconcile-result.js';
 
 /**
  * Reconciles one kind of secondary resource of a primary (JOSDK's `DependentResource`). Most

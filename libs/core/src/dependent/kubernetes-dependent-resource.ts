@@ -1,5 +1,5 @@
 import type { Context } from '../api/context.js';
-import type { EventSourceContext } from '../api/reconciler.js';
+import type { EventSourceContext } from '../api/event-source-context.js';
 import { ResourceID } from '../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import { KubernetesApiError } from '../client/errors.js';

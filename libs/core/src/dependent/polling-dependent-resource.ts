@@ -1,5 +1,5 @@
 import type { Context } from '../api/context.js';
-import type { EventSourceContext } from '../api/reconciler.js';
+import type { EventSourceContext } from '../api/event-source-context.js';
 import type { ResourceID } from '../api/resource-id.js';
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { ExternalResourceCachingEventSource } from '../event/sources/external-resource-caching-event-source.js';

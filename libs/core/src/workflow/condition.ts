@@ -2,37 +2,10 @@ import type { Context } from '../api/context.js';
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { DependentResource } from '../dependent/dependent-resource.js';
 
-/** Which role a condition plays on a workflow node (JOSDK's `Condition.Type`). */
-export type ConditionType = 'activation' | 'reconcile' | 'ready' | 'delete';
+import { ConditionResult } from './condition-result.js';
 
-/**
- * The outcome of a {@link DetailedCondition}: whether it holds plus a detail the reconciler can
- * read from the workflow result (JOSDK's `DetailedCondition.Result`).
- *
- * @typeParam T - the type of the detail.
- */
-export interface ConditionResult<T = unknown> {
-  /** Whether the condition holds. */
-  readonly met: boolean;
-  /** Extra information (an error message, a count, ...). Defaults to none. */
-  readonly detail?: T;
-}
-
-/** Factories of {@link ConditionResult}s. */
-export const ConditionResult = Object.freeze({
-  /** A met result. */
-  met<T>(detail?: T): ConditionResult<T> {
-    return Object.freeze({ met: true, detail });
-  },
-  /** An unmet result. */
-  unmet<T>(detail?: T): ConditionResult<T> {
-    return Object.freeze({ met: false, detail });
-  },
-  /** A result of a boolean. */
-  of<T>(met: boolean, detail?: T): ConditionResult<T> {
-    return Object.freeze({ met, detail });
-  },
-});
+export { ConditionResult } from './condition-result.js';
+export type { ConditionType } from './condition-result.js';
 
 /**
  * A condition on a dependent in a workflow (JOSDK's `Condition`): a reconcile precondition, a

@@ -1,5 +1,5 @@
-import type { ReconcileResult } from '../dependent/dependent-resource.js';
-import type { ConditionResult, ConditionType } from './condition.js';
+import type { ReconcileResult } from '../dependent/reconcile-result.js';
+import type { ConditionResult, ConditionType } from './condition-result.js';
 import { AggregatedOperatorError } from './errors.js';
 
 /** Condition outcomes of one run, by dependent name and condition type. */

@@ -1,4 +1,4 @@
-import type { EventSourceContext, PrimaryResourceCache } from '../../api/reconciler.js';
+import type { EventSourceContext, PrimaryResourceCache } from '../../api/event-source-context.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import { resourceTypeName } from '../../api/resource-type.js';

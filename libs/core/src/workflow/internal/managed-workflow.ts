@@ -1,5 +1,5 @@
 import type { Context, ManagedWorkflowAndDependentResourceContext } from '../../api/context.js';
-import type { EventSourceContext } from '../../api/reconciler.js';
+import type { EventSourceContext } from '../../api/event-source-context.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import type { EventSource } from '../../event/event-source.js';
 import { isEventSourceProvider } from '../../dependent/dependent-resource.js';
