@@ -30,7 +30,7 @@ describe('KubeApiServer CRUD semantics', () => {
     expect(r2.status).toBe(401);
   });
 
-  it('[AS-META] create sets uid, creationTimestamp, generation 1 and a resourceVersion; default namespaces exist', async () => {
+  it('[AS-META] create sets uid, creationTimestamp and a resourceVersion (generation only on kinds kube tracks it for); default namespaces exist', async () => {
     const ns = await core.listNamespace();
     expect(ns.items.map((n) => n.metadata?.name)).toEqual(
       expect.arrayContaining(['default', 'kube-system', 'kube-public']),
@@ -41,8 +41,17 @@ describe('KubeApiServer CRUD semantics', () => {
     });
     expect(cm.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(cm.metadata?.creationTimestamp).toBeInstanceOf(Date);
-    expect(cm.metadata?.generation).toBe(1);
+    // kube-apiserver keeps no generation on ConfigMaps, Secrets, Services, ...
+    expect(cm.metadata?.generation).toBeUndefined();
     expect(Number(cm.metadata?.resourceVersion)).toBeGreaterThan(0);
+    const dep = await call(server, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+      metadata: { name: 'gen', generation: 7 },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
+    });
+    expect(dep.json<{ metadata: { generation: number } }>().metadata.generation).toBe(1);
     const raw = await call(server, 'GET', '/api/v1/namespaces/default/configmaps/a');
     expect(raw.json<{ metadata: { creationTimestamp: string } }>().metadata.creationTimestamp).toMatch(
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
@@ -95,7 +104,7 @@ describe('KubeApiServer CRUD semantics', () => {
       body: { metadata: { name: 'rv1' }, data: { x: '2' } },
     });
     expect(Number(changed.metadata!.resourceVersion)).toBeGreaterThan(Number(b.metadata!.resourceVersion));
-    expect(changed.metadata!.generation).toBe(2);
+    expect(changed.metadata!.generation).toBeUndefined();
   });
 
   it('[AS-OCC] a stale resourceVersion on update gives 409 with the Kubernetes message', async () => {

@@ -1,6 +1,9 @@
-import type { JsonObject } from '../../types.js';
-import { isObject } from '../common/json.js';
+import type { JsonObject, StatusCause } from '../../types.js';
+import { isObject, str } from '../common/json.js';
 import type { ResourceType } from './resource-type.js';
+import { canonicalizeClaimQuantities, canonicalizePodSpecQuantities } from './quantity-defaults.js';
+import type { NodePortAllocator } from './service-defaults.js';
+import { allocateNodePorts } from './service-defaults.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -49,10 +52,41 @@ export function defaultPodSpec(spec: JsonObject): void {
   for (const c of [...list(spec, 'containers'), ...list(spec, 'initContainers')]) defaultContainer(c);
 }
 
-function defaultTemplate(spec: JsonObject): void {
+function defaultTemplate(spec: JsonObject, kind: string): void {
   const template = spec.template;
   if (!isObject(template)) return;
-  if (isObject(template.spec)) defaultPodSpec(template.spec);
+  if (isObject(template.spec)) {
+    defaultPodSpec(template.spec);
+    canonicalizePodSpecQuantities(template.spec, kind);
+  }
+}
+
+/** Built-in kinds whose `metadata.generation` kube-apiserver maintains (custom resources always have it). */
+const GENERATION_KINDS = new Set([
+  'apps/deployments',
+  'apps/statefulsets',
+  'apps/replicasets',
+  'apps/daemonsets',
+  'batch/jobs',
+  'batch/cronjobs',
+  'networking.k8s.io/ingresses',
+  'networking.k8s.io/networkpolicies',
+  'policy/poddisruptionbudgets',
+  'autoscaling/horizontalpodautoscalers',
+  'apiextensions.k8s.io/customresourcedefinitions',
+]);
+
+/** Whether kube-apiserver sets and bumps `metadata.generation` for objects of this type. */
+export function tracksGeneration(rt: ResourceType): boolean {
+  return rt.crdName !== undefined || GENERATION_KINDS.has(`${rt.group}/${rt.plural}`);
+}
+
+/** What the built-in defaults allocate from: cluster IPs, and node ports with what is in use. */
+export interface BuiltinAllocators {
+  clusterIps: ClusterIpAllocator;
+  nodePorts: NodePortAllocator;
+  /** Node ports held by stored Services other than the one being written. */
+  nodePortsInUse(namespace: string, name: string): Set<number>;
 }
 
 /** Allocates Service cluster IPs from 10.96.0.0/12, never reusing one while in use. */
@@ -84,9 +118,9 @@ export function applyBuiltinDefaults(
   rt: ResourceType,
   o: JsonObject,
   old: JsonObject | undefined,
-  ips: ClusterIpAllocator,
-): void {
-  if (rt.crdName !== undefined) return;
+  alloc: BuiltinAllocators,
+): StatusCause[] {
+  if (rt.crdName !== undefined) return [];
   const key = `${rt.group}/${rt.plural}`;
   const spec = isObject(o.spec) ? o.spec : undefined;
   switch (key) {
@@ -98,8 +132,9 @@ export function applyBuiltinDefaults(
         set(spec, 'priority', 0);
         set(spec, 'serviceAccountName', 'default');
         set(spec, 'serviceAccount', spec.serviceAccountName);
+        canonicalizePodSpecQuantities(spec, rt.kind);
       }
-      return;
+      return [];
     case 'apps/deployments':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -112,9 +147,9 @@ export function applyBuiltinDefaults(
           set(ru, 'maxUnavailable', '25%');
           set(ru, 'maxSurge', '25%');
         }
-        defaultTemplate(spec);
+        defaultTemplate(spec, rt.kind);
       }
-      return;
+      return [];
     case 'apps/statefulsets':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -123,18 +158,19 @@ export function applyBuiltinDefaults(
         const us = obj(spec, 'updateStrategy');
         set(us, 'type', 'RollingUpdate');
         if (us.type === 'RollingUpdate') set(obj(us, 'rollingUpdate'), 'partition', 0);
+        for (const t of list(spec, 'volumeClaimTemplates')) canonicalizeClaimQuantities(t, rt.kind);
         const retention = obj(spec, 'persistentVolumeClaimRetentionPolicy');
         set(retention, 'whenDeleted', 'Retain');
         set(retention, 'whenScaled', 'Retain');
-        defaultTemplate(spec);
+        defaultTemplate(spec, rt.kind);
       }
-      return;
+      return [];
     case 'apps/replicasets':
       if (spec) {
         set(spec, 'replicas', 1);
-        defaultTemplate(spec);
+        defaultTemplate(spec, rt.kind);
       }
-      return;
+      return [];
     case 'apps/daemonsets':
       if (spec) {
         set(spec, 'revisionHistoryLimit', 10);
@@ -145,9 +181,9 @@ export function applyBuiltinDefaults(
           set(ru, 'maxUnavailable', 1);
           set(ru, 'maxSurge', 0);
         }
-        defaultTemplate(spec);
+        defaultTemplate(spec, rt.kind);
       }
-      return;
+      return [];
     case 'batch/jobs':
       if (spec) {
         set(spec, 'parallelism', 1);
@@ -156,12 +192,21 @@ export function applyBuiltinDefaults(
         set(spec, 'completionMode', 'NonIndexed');
         set(spec, 'suspend', false);
         set(spec, 'podReplacementPolicy', 'TerminatingOrFailed');
-        defaultTemplate(spec);
+        defaultTemplate(spec, rt.kind);
       }
-      return;
-    case '/services':
-      if (spec) defaultService(spec, old, ips);
-      return;
+      return [];
+    case '/services': {
+      if (!spec) return [];
+      defaultService(spec, old, alloc.clusterIps);
+      const meta = isObject(o.metadata) ? o.metadata : {};
+      const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+      return allocateNodePorts(
+        spec,
+        oldSpec,
+        () => alloc.nodePortsInUse(str(meta.namespace), str(meta.name)),
+        alloc.nodePorts,
+      );
+    }
     case '/secrets':
       set(o, 'type', 'Opaque');
       if (isObject(o.stringData)) {
@@ -171,12 +216,13 @@ export function applyBuiltinDefaults(
         }
         delete o.stringData;
       }
-      return;
+      return [];
     case '/persistentvolumeclaims':
       if (spec) set(spec, 'volumeMode', 'Filesystem');
-      return;
+      canonicalizeClaimQuantities(o, rt.kind);
+      return [];
     default:
-      return;
+      return [];
   }
 }
 

@@ -15,7 +15,9 @@ import type { ResourceType, ResourceVersion } from '../resources/resource-type.j
 import { apiVersionOf, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
 import { deletionFinalizers } from '../../gc/index.js';
-import { applyBuiltinDefaults, ClusterIpAllocator } from '../resources/builtin-defaults.js';
+import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
+import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
+import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -86,8 +88,21 @@ export class ObjectService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** Cluster IPs of Services. */
-  private readonly clusterIps = new ClusterIpAllocator();
+  /** Cluster IPs and node ports of Services. */
+  private readonly allocators: BuiltinAllocators = {
+    clusterIps: new ClusterIpAllocator(),
+    nodePorts: new NodePortAllocator(),
+    nodePortsInUse: (namespace, name) => {
+      const used = new Set<number>();
+      for (const e of this.store.listJson('/services')) {
+        const svc = JSON.parse(e.json) as JsonObject;
+        const m = metaOf(svc);
+        if (m.namespace === namespace && m.name === name) continue;
+        for (const p of nodePortsOf(svc)) used.add(p);
+      }
+      return used;
+    },
+  };
 
   /** The stored object of a resource, presented at `version`; 404 when missing. */
   get(rt: ResourceType, version: ResourceVersion, namespace: string, name: string): JsonObject {
@@ -216,9 +231,13 @@ export class ObjectService {
     obj.kind = rt.kind;
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
-    applyBuiltinDefaults(rt, obj, undefined, this.clusterIps);
+    const builtinCauses = applyBuiltinDefaults(rt, obj, undefined, this.allocators);
     if (ctx.admission) ctx.admission(obj, undefined);
-    const causes: StatusCause[] = [...validateLabelsAndAnnotations(meta), ...validateOwnerReferences(meta)];
+    const causes: StatusCause[] = [
+      ...builtinCauses,
+      ...validateLabelsAndAnnotations(meta),
+      ...validateOwnerReferences(meta),
+    ];
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
       rt.crdName === undefined &&
@@ -230,7 +249,8 @@ export class ObjectService {
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
     meta.uid = randomUUID();
     meta.creationTimestamp = this.now();
-    meta.generation = 1;
+    if (tracksGeneration(rt)) meta.generation = 1;
+    else delete meta.generation;
     const now = this.now();
     if (managed) meta.managedFields = managed;
     else {
@@ -538,14 +558,16 @@ export class ObjectService {
     }
     if (ctx.admission) ctx.admission(obj, old);
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
-    applyBuiltinDefaults(rt, obj, old, this.clusterIps);
+    causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...this.peers.crd.validateCrd(obj, old));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
-    const oldGen = typeof om.generation === 'number' ? om.generation : 1;
-    m.generation = specChanged(old, obj, version.statusSubresource) ? oldGen + 1 : oldGen;
+    if (tracksGeneration(rt)) {
+      const oldGen = typeof om.generation === 'number' ? om.generation : 1;
+      m.generation = specChanged(old, obj, version.statusSubresource) ? oldGen + 1 : oldGen;
+    } else delete m.generation;
     const now = this.now();
     if (managed === 'track') this.track(rt, version, old, obj, ctx, subresource, now);
     m.resourceVersion = om.resourceVersion;
@@ -644,7 +666,8 @@ export class ObjectService {
       } else {
         m.deletionTimestamp = this.now();
         m.deletionGracePeriodSeconds = 0;
-        m.generation = (typeof m.generation === 'number' ? m.generation : 1) + 1;
+        // as kube's BeforeDelete: only objects that carry a generation get it bumped
+        if (typeof m.generation === 'number') m.generation += 1;
       }
       if (finalizers.length) m.finalizers = finalizers;
       else delete m.finalizers;
