@@ -91,19 +91,32 @@ export class OperatorTestEnvironment {
     }
   }
 
-  /** Polls until the object exists and `predicate` holds; returns it. */
+  /**
+   * Polls until the object exists and `predicate` holds; returns it. On timeout the
+   * `WaitForTimeoutError` says whether the object never appeared or appeared without the condition
+   * holding (with its last resourceVersion).
+   */
   waitForResource<T extends KubernetesResource>(
     type: ResourceType<T>,
     id: ResourceID,
     predicate: (resource: T) => boolean = () => true,
     options: WaitForOptions = {},
   ): Promise<T> {
+    let last: T | undefined;
+    const what = `${type.kind} ${id.key}`;
     return waitFor(
       async () => {
         const r = await this.adminClient.get(type, id);
+        if (r !== undefined) last = r;
         return r !== undefined && predicate(r) ? r : undefined;
       },
-      { description: `${type.kind} ${id.key}`, ...options },
+      {
+        description: () =>
+          last === undefined
+            ? `${what} did not appear`
+            : `${what} appeared (last seen at resourceVersion ${last.metadata?.resourceVersion ?? '?'}) but the condition did not hold`,
+        ...options,
+      },
     );
   }
 

@@ -14,8 +14,11 @@ export interface WaitForOptions {
   timeoutMs?: number;
   /** Poll interval in ms. Defaults to 50. */
   intervalMs?: number;
-  /** What is awaited, for the timeout message. Defaults to `condition`. */
-  description?: string;
+  /**
+   * What is awaited, for the timeout message: a text, or a function asked at the timeout (so the
+   * message can say what was last seen). Defaults to `condition did not hold`.
+   */
+  description?: string | (() => string);
 }
 
 /**
@@ -42,10 +45,11 @@ export async function waitFor<T>(
     }
     if (Date.now() >= deadline) {
       const why = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
-      throw new WaitForTimeoutError(
-        `${options.description ?? 'condition'} did not hold within ${timeoutMs} ms${why}`,
-        { cause: lastError },
-      );
+      const what =
+        typeof options.description === 'function'
+          ? options.description()
+          : `${options.description ?? 'condition'} did not hold`;
+      throw new WaitForTimeoutError(`${what} within ${timeoutMs} ms${why}`, { cause: lastError });
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
