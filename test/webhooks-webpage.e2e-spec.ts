@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { Injectable, Module } from '@nestjs/common';
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { KubeConfig, CustomObjectsApi } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
-import { customResourceDefinitions } from '@tosdk/core';
+import { customResourceDefinitions, KubernetesApiError, KubernetesClient } from '@tosdk/core';
 import { MutatingWebhook, ValidatingWebhook, WebhookServer } from '@tosdk/nestjs/webhooks';
 import type { AdmissionRequest, Mutator, Validator } from '@tosdk/nestjs/webhooks';
 import { waitFor } from '@tosdk/nestjs/testing';
@@ -210,18 +209,27 @@ describe('WebPage webhooks served by Nest, called by the in-memory API server, d
     expect((await kubectl(kc, ['apply', '-f', '-'], changed)).stdout).toContain(
       'webpage.sample.tosdk.io/modern configured',
     );
-    // the operator's own client (client-node) lists v2
-    const kcfg = new KubeConfig();
-    kcfg.loadFromFile(kc);
-    const list = (await kcfg.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
-      group: 'sample.tosdk.io',
-      version: 'v2',
-      namespace: 'default',
-      plural: 'webpages',
-    })) as { items: WebPageV2[] };
-    const modern = list.items.find((i) => i.metadata?.name === 'modern');
-    expect(modern?.spec?.content.html).toBe('<p>v2 again</p>');
+    // the operator's own client (@tosdk/core) lists v2 converted, and gets admission denials as typed errors
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    const list = await client.list(WebPageV2, { namespace: 'default' });
+    expect(list.items.find((i) => i.metadata?.name === 'modern')?.spec?.content.html).toBe('<p>v2 again</p>');
     expect(list.items.every((i) => i.apiVersion === 'sample.tosdk.io/v2')).toBe(true);
+    const denied = await client
+      .create(WebPage, {
+        apiVersion: WebPage.apiVersion,
+        kind: WebPage.kind,
+        metadata: { name: 'blank-by-client', namespace: 'default' },
+        spec: { html: ' ' },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(denied).toBeInstanceOf(KubernetesApiError);
+    expect((denied as KubernetesApiError).message).toContain(
+      'admission webhook "validate.webpages.sample.tosdk.io" denied the request: spec.html is blank',
+    );
+    expect((denied as KubernetesApiError).status).toBe(422);
   });
 
   it('a webhook slower than its timeout: the API server gives up, the webhook server reports it', async () => {
