@@ -358,5 +358,7 @@ function errorFields(state: ResourceState, error: unknown): Record<string, unkno
     resource: state.id.key,
     error: typeof e?.message === 'string' ? e.message : String(error),
     errorCode: typeof e?.code === 'string' ? e.code : undefined,
+    // the error itself, so a logger can write its stack and causes (pino's err serializer)
+    err: error,
   };
 }
