@@ -77,6 +77,26 @@ function replaceContent(obj: JsonObject, src: JsonObject): void {
   obj.kind = keep.kind;
 }
 
+/**
+ * A JSON create body that asks for a generated name, with `name` set instead (so the writes after
+ * the first dry run store the name the webhooks saw); undefined for any other body.
+ */
+function withName(body: Buffer, name: string): Buffer | undefined {
+  if (name === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed) || !isObject(parsed.metadata)) return undefined;
+  const meta = parsed.metadata;
+  if ((typeof meta.name === 'string' && meta.name !== '') || typeof meta.generateName !== 'string')
+    return undefined;
+  meta.name = name;
+  return Buffer.from(JSON.stringify(parsed));
+}
+
 function rvOf(obj: JsonObject | undefined): unknown {
   return obj ? metaOf(obj).resourceVersion : undefined;
 }
@@ -323,8 +343,17 @@ export class ServerAdmission implements WebhookSource {
         object: this.atVersion(rt, version, seen.obj),
       };
       if (seen.old) attrs.oldObject = this.atVersion(rt, version, seen.old);
+      // a generated name: mutating webhooks see none (kube-apiserver generates it after them), the
+      // validating ones and the store the one generated now
+      const generated = info.verb === 'create' ? withName(body, attrs.name) : undefined;
+      if (generated) {
+        body = generated;
+        attrs.name = '';
+        delete metaOf(attrs.object!).name;
+      }
       // 2. mutating webhooks, in order
       const mutated = (await this.chain.mutate(attrs, warnings)) ?? attrs.object!;
+      if (generated) attrs.name = str(metaOf(seen.obj).name);
       const substitute: Hook = (obj, old) => {
         if (rvOf(old) !== rvOf(seen.old)) throw new Stale('stale');
         replaceContent(obj, mutated);

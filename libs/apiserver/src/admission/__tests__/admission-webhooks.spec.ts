@@ -396,4 +396,33 @@ describe('admission webhooks called by the API server', () => {
     expect(r.status).toBe(201);
     expect(r.headers.warning).toBe('299 - "this key is deprecated"');
   });
+  it('generateName: mutating webhooks see no name, the validating ones the name that is stored', async () => {
+    hooks.on('/mutate-noop', () => ({ allowed: true }));
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'noop', [hook('noop.example.com', hooks.clientConfig('/mutate-noop'))]),
+    );
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'names', [hook('names.example.com', hooks.clientConfig('/allow'))]),
+    );
+    const r = await call(server, 'POST', CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'gen-' },
+    });
+    expect(r.status).toBe(201);
+    const stored = r.json<{ metadata: { name: string } }>().metadata.name;
+    expect(stored).toMatch(/^gen-[a-z0-9]{5}$/);
+    const mutating = hooks.at('/mutate-noop').at(-1)!;
+    expect(mutating.request.name).toBe('');
+    expect(mutating.request.object?.metadata?.name).toBeUndefined();
+    const validating = hooks.at('/allow').at(-1)!;
+    expect(validating.request.name).toBe(stored);
+    expect(validating.request.object?.metadata?.name).toBe(stored);
+  });
 });
