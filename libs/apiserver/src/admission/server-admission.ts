@@ -239,10 +239,14 @@ export class ServerAdmission implements WebhookSource {
   }
 
   /** Handler dependencies whose object service runs `hook` at the admission point of every write. */
-  private withHook(hook: Hook): HandlerDeps {
+  private withHook(hook: Hook, warnings: readonly string[] = []): HandlerDeps {
     const real = this.deps.service;
     const service = Object.create(real) as ObjectService;
-    const withCtx = <C extends WriteContext>(ctx: C): C => ({ ...ctx, admission: hook, ownsBody: false });
+    const withCtx = <C extends WriteContext>(ctx: C): C => {
+      // the webhooks' warnings join the write's own (the handler sends them as Warning headers)
+      if (warnings.length > 0) ctx.warnings?.push(...warnings);
+      return { ...ctx, admission: hook, ownsBody: false };
+    };
     service.create = (rt, v, ns, body, ctx, managed) => real.create(rt, v, ns, body, withCtx(ctx), managed);
     service.update = (rt, v, ns, name, body, ctx, sub) =>
       real.update(rt, v, ns, name, body, withCtx(ctx), sub);
@@ -378,15 +382,14 @@ export class ServerAdmission implements WebhookSource {
           await this.chain.validate(validating, warnings);
         }
         // 4. the write itself, with the object the webhooks saw
-        const final: Hook = (obj, old) => {
-          substitute(obj, old);
-          if (warnings.length > 0)
-            res.setHeader(
-              'Warning',
-              warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-            );
-        };
-        return await handleResource(this.withHook(final), replayRequest(req, body), res, info, query, user);
+        return await handleResource(
+          this.withHook(substitute, warnings),
+          replayRequest(req, body),
+          res,
+          info,
+          query,
+          user,
+        );
       } catch (e) {
         if (!(e instanceof Stale)) throw e;
       }
