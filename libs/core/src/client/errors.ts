@@ -132,12 +132,20 @@ export class KubernetesApiError extends Error {
 
 /** What went wrong below the HTTP status level. */
 export type KubernetesTransportFailure =
-  'connection' | 'timeout' | 'aborted' | 'unparsable-body' | 'unparsable-watch-event' | 'stream-ended';
+  | 'connection'
+  | 'tls'
+  | 'timeout'
+  | 'aborted'
+  | 'unparsable-body'
+  | 'unparsable-watch-event'
+  | 'stream-ended';
 
 /**
  * A request failed without a usable answer from the API server: the connection failed or was
- * reset, the request timed out, or the body (or a watch line) was not the JSON it should be.
- * Always worth retrying later. The underlying error is the `cause`.
+ * reset (`connection`), TLS failed (`tls`: the message says whether the kubeconfig is stale), the
+ * request timed out, or the body (or a watch line) was not the JSON it should be. Connection and
+ * TLS failures name the server URL. Worth retrying later, except `tls` (a new kubeconfig is needed).
+ * The underlying error is the `cause`.
  */
 export class KubernetesTransportError extends Error {
   /** Stable error code. */

@@ -588,7 +588,7 @@ export class KubernetesClient {
       if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
       if (signal?.aborted) return;
       if (error instanceof KubernetesApiError || error instanceof KubernetesTransportError) throw error;
-      throw transportError(error, exchange, request);
+      throw transportError(error, exchange, request, this.connection.url);
     } finally {
       res.destroy();
       req.destroy();

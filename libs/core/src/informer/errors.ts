@@ -1,4 +1,20 @@
-/** The first list of an informer failed and `failFast` is on: the informer did not start. */
+import type { ResourceType } from '../api/resource-type.js';
+import { KubernetesApiError } from '../client/errors.js';
+
+/** What an informer lists, for the advice in {@link InformerStartError}'s message. */
+export interface InformerListTarget {
+  /** The kind listed. */
+  resourceType: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind'>;
+  /** The namespace listed; undefined for all namespaces or a cluster-scoped kind. */
+  namespace?: string;
+}
+
+/**
+ * The first list of an informer failed and `failFast` is on: the informer did not start. The
+ * message says what to do where the cause is known: a kind the server does not serve (404) names
+ * the CustomResourceDefinition to apply, a 403 the permission to grant; connection and TLS
+ * failures name the server URL (see `KubernetesTransportError`).
+ */
 export class InformerStartError extends Error {
   /** Stable error code. */
   readonly code = 'InformerStart';
@@ -7,15 +23,33 @@ export class InformerStartError extends Error {
     readonly informer: string,
     /** The failure of the list (usually a `KubernetesApiError`, e.g. 403, or a `KubernetesTransportError`). */
     cause: unknown,
+    target?: InformerListTarget,
   ) {
     super(
-      `informer ${informer} could not list its resources: ${(cause as Error)?.message ?? String(cause)}`,
-      {
-        cause,
-      },
+      `informer ${informer} could not list its resources: ${(cause as Error)?.message ?? String(cause)}${advice(cause, target)}`,
+      { cause },
     );
     this.name = 'InformerStartError';
   }
+}
+
+/** What to do about a failed list, when the cause says it. */
+function advice(cause: unknown, target: InformerListTarget | undefined): string {
+  if (!target || !(cause instanceof KubernetesApiError)) return '';
+  const { group, version, plural, kind } = target.resourceType;
+  const served = group ? `${group}/${version}` : version;
+  if (cause.isNotFound()) {
+    // every CustomResourceDefinition's group has a dot; the built-in groups (core, apps, batch...) have none
+    if (group.includes('.')) {
+      return `. The API server does not serve ${plural} (kind ${kind}) in ${served}: apply the CustomResourceDefinition ${plural}.${group} (with version ${version} served), e.g. kubectl apply -f <its yaml>, then start again`;
+    }
+    return `. The API server does not serve ${plural} (kind ${kind}) in ${served}: check the resource type's group, version and kind against \`kubectl api-resources\``;
+  }
+  if (cause.isForbidden()) {
+    const where = target.namespace ? `in namespace ${target.namespace}` : 'cluster-wide';
+    return `. Grant the operator's identity list and watch on ${group ? `${plural}.${group}` : plural} ${where} (an RBAC Role or ClusterRole rule with apiGroups ["${group}"], resources ["${plural}"], verbs ["get", "list", "watch"] and its binding)`;
+  }
+  return '';
 }
 
 /** Informer options are not valid, or a method was called in a state that does not allow it. */

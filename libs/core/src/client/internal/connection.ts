@@ -89,6 +89,12 @@ export class Connection {
     return this.dynamicAuth;
   }
 
+  /** The server URL (for messages). */
+  get url(): string {
+    const host = this.hostname.includes(':') ? `[${this.hostname}]` : this.hostname;
+    return `${this.protocol}//${host}:${this.port}${this.basePath}`;
+  }
+
   /** Destroys the idle keep-alive sockets (after one turned out dead, e.g. the server restarted: the others are too). */
   dropIdleSockets(): void {
     for (const agent of [this.requestAgent, this.watchAgent]) {

@@ -101,7 +101,7 @@ async function openOnce(
       if (settled) return;
       settled = true;
       cleanup();
-      const error = transportError(cause, exchange, requestInfo);
+      const error = transportError(cause, exchange, requestInfo, conn.url);
       if (req.reusedSocket && (cause as NodeJS.ErrnoException).code === 'ECONNRESET') {
         Object.assign(error, { retryOnFreshSocket: true });
       }
@@ -132,17 +132,46 @@ export async function send(conn: Connection, exchange: HttpExchange): Promise<Ht
     res.on('end', () =>
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
     );
-    res.on('error', (cause) => reject(transportError(cause, exchange, requestInfo)));
-    res.on('aborted', () => reject(transportError(new Error('response aborted'), exchange, requestInfo)));
-    req.on('error', (cause) => reject(transportError(cause, exchange, requestInfo)));
+    res.on('error', (cause) => reject(transportError(cause, exchange, requestInfo, conn.url)));
+    res.on('aborted', () =>
+      reject(transportError(new Error('response aborted'), exchange, requestInfo, conn.url)),
+    );
+    req.on('error', (cause) => reject(transportError(cause, exchange, requestInfo, conn.url)));
   });
 }
 
-/** Classifies a low-level failure. */
+/** Errors of certificate verification that mean "the CA in the kubeconfig did not sign this server's certificate". */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+
+/** Whether a low-level error is a TLS failure (certificate verification or handshake). */
+function isTlsFailure(code: string | undefined): boolean {
+  return (
+    code !== undefined &&
+    (UNTRUSTED_CERTIFICATE.has(code) ||
+      code.startsWith('CERT_') ||
+      code.startsWith('ERR_TLS_') ||
+      code.startsWith('ERR_SSL_'))
+  );
+}
+
+/**
+ * Classifies a low-level failure. Connection and TLS failures name the server URL and say what to
+ * check; a certificate the kubeconfig's CA did not sign says the kubeconfig is stale and how to
+ * refresh it (the usual cause: a dev API server restarted with a new CA).
+ */
 export function transportError(
   cause: unknown,
   exchange: Pick<HttpExchange, 'idleTimeoutMs'>,
   request: { method: string; path: string },
+  server?: string,
 ): KubernetesTransportError {
   if (cause instanceof KubernetesTransportError) return cause;
   if (cause instanceof TimeoutMarker) {
@@ -153,11 +182,27 @@ export function transportError(
   if (cause instanceof AbortMarker || (cause as Error)?.name === 'AbortError') {
     return new KubernetesTransportError('the request was aborted', 'aborted', { request, cause });
   }
-  const detail = (cause as NodeJS.ErrnoException)?.code ?? (cause as Error)?.message ?? String(cause);
-  return new KubernetesTransportError(`connection to the API server failed: ${detail}`, 'connection', {
-    request,
-    cause,
-  });
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  const detail = code ?? (cause as Error)?.message ?? String(cause);
+  const at = server ? ` at ${server}` : '';
+  if (isTlsFailure(code)) {
+    const what =
+      code && UNTRUSTED_CERTIFICATE.has(code)
+        ? `its certificate is not signed by the certificate authority in the kubeconfig (${detail}): the kubeconfig is stale. ` +
+          'A dev API server (tosdk-apiserver, KubeApiServer) makes a new CA every time it starts: write the kubeconfig again ' +
+          'from the running server (restart `tosdk-apiserver --kubeconfig <file>`, or `await server.writeKubeconfig(path)`) and load that file again; ' +
+          "for a real cluster get fresh credentials (`kubectl config view --raw`, or your provider's get-credentials command)"
+        : `${detail}: check the server URL and the certificate authority, client certificate and insecure-skip-tls-verify settings of the kubeconfig`;
+    return new KubernetesTransportError(`TLS with the API server${at} failed: ${what}`, 'tls', {
+      request,
+      cause,
+    });
+  }
+  return new KubernetesTransportError(
+    `connection to the API server${at} failed: ${detail}; check that the server is running and reachable and that the kubeconfig's server URL is right`,
+    'connection',
+    { request, cause },
+  );
 }
 
 /** Turns a failure answer (status >= 400) into a typed error. */

@@ -94,7 +94,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
       this.settleStart = (error?: unknown) => {
         this.settleStart = undefined;
         if (error === undefined) resolve();
-        else reject(error instanceof InformerStartError ? error : new InformerStartError(this.s.name, error));
+        else reject(error instanceof InformerStartError ? error : this.startError(error));
       };
       this.sink.status('starting');
       this.running = this.run();
@@ -204,7 +204,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
 
   private listFailed(error: unknown): LoopState {
     if (!this.synced && this.listAttempts === 1 && this.s.failFast) {
-      const startError = new InformerStartError(this.s.name, error);
+      const startError = this.startError(error);
       this.s.logger.error('first list failed; the informer does not start', { error: errorText(error) });
       this.sink.status('failed', startError.message);
       this.settleStart?.(startError);
@@ -214,6 +214,13 @@ export class ListWatchLoop<T extends KubernetesResource> {
     // With failFast off, start() returns after the first attempt; the loop keeps retrying.
     this.settleStart?.();
     return next;
+  }
+
+  private startError(error: unknown): InformerStartError {
+    return new InformerStartError(this.s.name, error, {
+      resourceType: this.s.type,
+      namespace: this.s.namespace,
+    });
   }
 
   private async watch(afterList: boolean): Promise<LoopState> {
