@@ -1,6 +1,9 @@
 // The WebPage operator's entry point (`npm start` runs it through scripts/start.mjs; the container
 // runs `node apps/webpage/dist/main.js`). SIGINT and SIGTERM stop it cleanly with exit code 0.
+// Logs: JSON lines (for log collectors) unless stdout is a terminal outside production, where
+// pino-pretty makes them readable; LOG_FORMAT=json or LOG_FORMAT=pretty forces either.
 import 'reflect-metadata';
+import { devLogStream } from './dev/log-format.js';
 import { READY_LINE, runWebPageOperator } from './run.js';
 import type { RunningWebPageOperator } from './run.js';
 import { settingsFromEnvironment } from './settings.js';
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  const running = await runWebPageOperator(settings);
+  const running = await runWebPageOperator(settings, devLogStream(process.env, process.stdout.isTTY));
   state.running = running;
   if (stopping) {
     // a signal arrived while starting: stop what started

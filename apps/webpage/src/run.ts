@@ -29,7 +29,11 @@ export interface RunningWebPageOperator {
  * prepared with the CRD and the example page; then the Nest application with the operator,
  * `/health/*` and `/metrics` on `settings.httpHost:httpPort`.
  */
-export async function runWebPageOperator(settings: WebPageSettings): Promise<RunningWebPageOperator> {
+export async function runWebPageOperator(
+  settings: WebPageSettings,
+  /** Where the logs go (e.g. pino-pretty in a terminal). Defaults to JSON lines on stdout. */
+  logStream?: NodeJS.WritableStream,
+): Promise<RunningWebPageOperator> {
   let embedded: EmbeddedCluster | undefined;
   let kubeConfig: KubeConfig;
   if (settings.clusterConfigured) {
@@ -46,6 +50,7 @@ export async function runWebPageOperator(settings: WebPageSettings): Promise<Run
     app = await NestFactory.create(
       WebPageAppModule.forRoot({
         flavour: settings.flavour,
+        ...(logStream ? { logStream } : {}),
         operator: {
           kubeConfig,
           ...(settings.leaderElection ? { leaderElection: { leaseName: settings.leaseName } } : {}),
