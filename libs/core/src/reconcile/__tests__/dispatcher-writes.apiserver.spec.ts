@@ -269,6 +269,7 @@ describe('a reconciliation that outlives stop() writes nothing (issue 18 fix 1)'
     );
     expect(refused.every((e) => e instanceof ReconcileAbandonedError)).toBe(true);
     expect((refused[0] as ReconcileAbandonedError).code).toBe('ReconcileAbandoned');
+    expect((refused[0] as ReconcileAbandonedError).resourceId.key).toBe(`${ns}/w`);
     expect(bed.server.requests.writes({ namespace: ns })).toBe(writesBefore);
     expect(await bed.admin.get(CM, new ResourceID('late', ns))).toBeUndefined();
     expect((await bed.admin.get(Widget, new ResourceID('w', ns)))?.status).toBeUndefined();

@@ -1,6 +1,4 @@
-import type { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
-import { ReconcileAbandonedError } from '../errors.js';
 
 /** The client methods that write. */
 const WRITES = [
@@ -18,15 +16,14 @@ type Write = (typeof WRITES)[number];
 
 /**
  * The client a reconciliation gets (`context.client`, dependents, `resourceOperations()`): reads
- * pass through; every write first asks `allowed()` and, when refused, rejects with
- * {@link ReconcileAbandonedError} without sending anything. Raw `request` calls that are not GET
- * are refused the same way.
+ * pass through; every write first asks `allowed()` and, when refused, rejects with `refuse(write)`
+ * (a `ReconcileAbandonedError`) without sending anything. Raw `request` calls that are not GET are
+ * refused the same way. Made once per write ticket, not per reconciliation.
  */
 export function fencedClient(
   client: KubernetesClient,
   allowed: () => boolean,
-  controller: string,
-  id: ResourceID,
+  refuse: (write: string) => Error,
 ): KubernetesClient {
   const fenced = Object.create(client) as KubernetesClient;
   for (const name of WRITES) {
@@ -37,8 +34,7 @@ export function fencedClient(
     const original = methods[name];
     if (typeof original !== 'function') continue;
     (fenced as unknown as Record<Write, unknown>)[name] = (...args: unknown[]): Promise<unknown> => {
-      if (!allowed())
-        return Promise.reject(new ReconcileAbandonedError(controller, id, describe(name, args)));
+      if (!allowed()) return Promise.reject(refuse(describe(name, args)));
       return original.apply(client, args);
     };
   }
@@ -46,8 +42,7 @@ export function fencedClient(
   if (typeof request === 'function') {
     (fenced as unknown as { request: unknown }).request = (...args: unknown[]): Promise<unknown> => {
       const method = ((args[1] as { method?: string } | undefined)?.method ?? 'GET').toUpperCase();
-      if (method !== 'GET' && !allowed())
-        return Promise.reject(new ReconcileAbandonedError(controller, id, `${method} ${String(args[0])}`));
+      if (method !== 'GET' && !allowed()) return Promise.reject(refuse(`${method} ${String(args[0])}`));
       return request.apply(client, args);
     };
   }

@@ -11,7 +11,11 @@ import type {
   ExecutionScope,
   PostExecutionControl,
 } from '../../event/internal/execution.js';
-import { resourceContextOf, runWithResourceContext } from '../../logging/resource-context.js';
+import {
+  currentResourceContext,
+  resourceContextOf,
+  runWithResourceContext,
+} from '../../logging/resource-context.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { ManagedWorkflow } from '../../workflow/internal/managed-workflow.js';
@@ -406,13 +410,30 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     }
   }
 
+  /** The client of reconciliations holding `ticket`: its writes are refused once they may not write. */
+  private clientFor(ticket: number): KubernetesClient {
+    const base = (this.o.contextClient ?? this.o.client) as KubernetesClient;
+    if (!this.o.fence) return base;
+    if (this.fenced?.ticket !== ticket) {
+      const client = fencedClient(
+        base,
+        () => this.allows(ticket),
+        (write) => {
+          const current = currentResourceContext();
+          const id = new ResourceID(current?.['resource.name'] ?? '', current?.['resource.namespace']);
+          return new ReconcileAbandonedError(this.o.config.name, id, write);
+        },
+      );
+      this.fenced = { ticket, client };
+    }
+    return this.fenced.client;
+  }
+
+  private fenced?: { ticket: number; client: KubernetesClient };
+
   private context(run: Run<P>, primary: P, retryInfo: ExecutionScope<P>['retryInfo']) {
     const { scope, logger, ticket } = run;
-    const base = (this.o.contextClient ?? this.o.client) as KubernetesClient;
-    // every write of this reconciliation through the framework is refused once it outlived stop
-    const client = this.o.fence
-      ? fencedClient(base, () => this.allows(ticket), this.o.config.name, scope.id)
-      : base;
+    const client = this.clientFor(ticket);
     return new DefaultContext<P>({
       primary,
       retryInfo,

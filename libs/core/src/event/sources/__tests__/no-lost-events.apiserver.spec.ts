@@ -68,6 +68,12 @@ interface PrimaryCase {
   timing: Timing;
 }
 
+const WHEN: Record<Timing, string> = {
+  during: 'while it is in flight',
+  'late watch': 'before it, seen late by the watch',
+  're-list': 'before it, seen by a re-list',
+};
+
 const primaryCases: PrimaryCase[] = [
   { effect: 'spec change', timing: 'during' },
   { effect: 'spec change', timing: 'late watch' },
@@ -76,11 +82,11 @@ const primaryCases: PrimaryCase[] = [
   { effect: 'delete', timing: 'late watch' },
   { effect: 'label change', timing: 'during' },
   { effect: 'label change', timing: 'late watch' },
-];
+].map((c) => ({ ...c, when: WHEN[c.timing as Timing] })) as Array<PrimaryCase & { when: string }>;
 
 describe('no lost event after an own write that changed nothing (issue 11 §1)', () => {
   it.each(primaryCases)(
-    '[ES-19] primary: a $effect landing $timing an unchanged status patch through resourceOperations() reconciles',
+    '[ES-19] primary: a $effect made $when, an own status patch through resourceOperations() that changes nothing, reconciles',
     async ({ effect, timing }) => {
       const ns = await newNamespace(bed.admin);
       const id = new ResourceID('w', ns);
@@ -145,9 +151,11 @@ describe('no lost event after an own write that changed nothing (issue 11 §1)',
     },
   );
 
-  it.each<Timing>(['during', 'late watch', 're-list'])(
-    '[ES-10][ES-11] secondary: a data change landing %s an unchanged server-side apply through resourceOperations() reconciles',
-    async (timing) => {
+  it.each(
+    (['during', 'late watch', 're-list'] as Timing[]).map((timing) => ({ timing, when: WHEN[timing] })),
+  )(
+    '[ES-10][ES-12] secondary: a data change made $when, an own server-side apply through resourceOperations() that changes nothing, reconciles',
+    async ({ timing }) => {
       const ns = await newNamespace(bed.admin);
       const cmId = new ResourceID('w-cm', ns);
       const seen: Array<Record<string, string> | undefined> = [];
