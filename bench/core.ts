@@ -323,6 +323,50 @@ async function requestsPerResource(cleanup: boolean): Promise<number> {
   }
 }
 
+/**
+ * Writes per resource when a restarted operator reconciles resources that did not change, with the
+ * README's reconciler (it always returns `UpdateControl.patchStatus` with the status it wants).
+ */
+async function restartWrites(useSSA: boolean): Promise<{ first: number; restart: number }> {
+  const COUNT = 500;
+  const server = await KubeApiServer.start();
+  const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+  const namespace = `bench-restart-${useSSA ? 'ssa' : 'merge'}`;
+  try {
+    await installCrd(client);
+    await createWidgets(client, namespace, COUNT);
+    const pass = async (): Promise<number> => {
+      let reconciled = 0;
+      let finished!: () => void;
+      const done = new Promise<void>((resolve) => (finished = resolve));
+      const operator = new Operator({
+        kubeConfig: server.kubeConfig(),
+        metrics: { reconcileSucceeded: () => void (++reconciled === COUNT && finished()) },
+      });
+      operator.register(
+        {
+          reconcile: (w: BenchWidget) => {
+            w.status = { by: 'operator' };
+            return UpdateControl.patchStatus(w);
+          },
+        },
+        { resourceType: BenchWidget, name: namespace, namespaces: [namespace], useSSA },
+      );
+      server.requests.reset();
+      await operator.start();
+      await done;
+      await operator.stop();
+      return server.requests.writes({ resource: BenchWidget.plural, namespace }) / COUNT;
+    };
+    const first = await pass();
+    const restart = await pass();
+    return { first, restart };
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
 export async function run(): Promise<void> {
   const server = await KubeApiServer.start();
   const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
@@ -365,5 +409,11 @@ export async function run(): Promise<void> {
   console.log(
     `(3) API writes per reconciled resource: ${plain.toFixed(2)} (target 1), with cleanup ${withCleanup.toFixed(2)} (target 2: finalizer + status)`,
   );
+  for (const useSSA of [true, false]) {
+    const { first, restart } = await restartWrites(useSSA);
+    console.log(
+      `(3b) writes per resource on a no-change restart with the README's reconciler (always UpdateControl.patchStatus; ${useSSA ? 'server-side apply' : 'merge patch'}): ${restart.toFixed(2)} (target 0; ${restart === 0 ? 'met' : 'not met'}); first start: ${first.toFixed(2)}`,
+    );
+  }
   await runEventSources();
 }
