@@ -193,10 +193,17 @@ async function operatorRun(
         const runs = (reconciled.get(key) ?? 0) + 1;
         reconciled.set(key, runs);
         if (runs === 1) {
+          // the operator's whole desired state (what it applied before, with a new value): an apply
+          // that drops a field the operator owned is not explained by its intent alone, so its event
+          // would reconcile once more (by design: when in doubt an event passes)
           const cm = {
             apiVersion: 'v1',
             kind: 'ConfigMap',
-            metadata: { name: `${key}-cm-0`, namespace: NAMESPACE },
+            metadata: {
+              name: `${key}-cm-0`,
+              namespace: NAMESPACE,
+              annotations: { 'bench.tosdk.io/owned': 'yes' },
+            },
             data: { operator: String(round) },
           };
           if (write === 'operations') await c.resourceOperations().serverSideApply(cm);
