@@ -13,4 +13,8 @@
 export { OperatorHealthIndicator } from './operator-health.indicator.js';
 export { OperatorHealthController } from './operator-health.controller.js';
 export { OperatorHealthModule } from './operator-health.module.js';
-export type { OperatorHealthModuleOptions } from './operator-health.module.js';
+export type {
+  OperatorHealthModuleAsyncOptions,
+  OperatorHealthModuleOptions,
+  OperatorHealthPaths,
+} from './operator-health.module.js';
