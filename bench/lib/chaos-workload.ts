@@ -6,7 +6,7 @@
 // once, and the operator is replaced by a new instance mid-run. Only public APIs of @tosdk/core and
 // @tosdk/apiserver are used. Every loop is bounded in count and time.
 import { KubeApiServer } from '@tosdk/apiserver';
-import type { RateFault } from '@tosdk/apiserver';
+import type { KubeApiServerOptions, RateFault } from '@tosdk/apiserver';
 import {
   defineResource,
   DeleteControl,
@@ -226,8 +226,9 @@ function crd(): KubernetesResource {
 /** A server with the Chaos CRD served and a namespace, and an admin client. */
 export async function startChaosServer(
   namespace: string,
+  serverOptions: KubeApiServerOptions = {},
 ): Promise<{ server: KubeApiServer; admin: KubernetesClient }> {
-  const server = await KubeApiServer.start();
+  const server = await KubeApiServer.start(serverOptions);
   const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
   await admin.create(CRD, crd());
   await admin.create(ResourceTypes.Namespace, {
