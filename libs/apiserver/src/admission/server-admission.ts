@@ -37,6 +37,7 @@ import {
   validateWebhookConfiguration,
 } from './webhook-configuration.js';
 import { WebhookAdmission } from './webhook-admission.js';
+import { ruleMatches } from './webhook-matching.js';
 import type { WebhookSource } from './webhook-admission.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -210,7 +211,7 @@ export class ServerAdmission implements WebhookSource {
     }
     if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
     const body = await readBody(req);
-    if (!this.active) {
+    if (!this.active || !this.mayMatch(rt, version, info, query, user)) {
       // only the configuration kinds' own validation applies
       return handleResource(
         this.withHook(this.configCheck(rt)),
@@ -223,6 +224,33 @@ export class ServerAdmission implements WebhookSource {
     }
     return this.admitWrite(rt, version, body, req, res, info, query, user);
   };
+
+  /**
+   * Whether a webhook's rules can match this write (selectors aside): when none can, the write
+   * skips the admission passes. A patch may create (apply), so both operations count.
+   */
+  private mayMatch(
+    rt: ResourceType,
+    version: ResourceVersion,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+  ): boolean {
+    const base = { ...this.attributes(rt, version, info, query, user), name: info.name ?? '' };
+    const ops =
+      info.verb === 'create' ? ['CREATE'] : info.verb === 'update' ? ['UPDATE'] : ['UPDATE', 'CREATE'];
+    const versions = [version.name, ...this.equivalentVersions(rt.group, rt.plural)];
+    for (const type of ['mutating', 'validating'] as const) {
+      for (const hook of this.webhooks(type)) {
+        for (const operation of ops) {
+          const attrs = { ...base, operation } as AdmissionAttributes;
+          const vs = hook.matchPolicy === 'Equivalent' ? versions : [version.name];
+          if (hook.rules.some((r) => vs.some((v) => ruleMatches(r, attrs, v)))) return true;
+        }
+      }
+    }
+    return false;
+  }
 
   /** kube-apiserver's validation of a webhook configuration, as an admission point. */
   private configCheck(rt: ResourceType): Hook {

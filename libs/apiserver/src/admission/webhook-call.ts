@@ -3,7 +3,8 @@
  * are worded as kube-apiserver's Go client words them (`Post "https://...": context deadline
  * exceeded`), because users compare them with what a cluster prints.
  */
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
+import type { ClientRequest } from 'node:http';
 import type { WebhookClientConfig } from './webhook-configuration.js';
 
 /** Why a webhook could not be called or answered nonsense; `message` is the text after "failed to call webhook: ". */
@@ -18,6 +19,26 @@ export class WebhookCallError extends Error {
     this.name = 'WebhookCallError';
     this.timedOut = timedOut;
   }
+}
+
+/** Idle keep-alive connections to a webhook are closed after this long. */
+const IDLE_MS = 5_000;
+/** Keep-alive agents per webhook origin and CA bundle: a TLS handshake per call would dominate. */
+const agents = new Map<string, Agent>();
+
+function agentFor(u: URL, ca: string | undefined): Agent {
+  const key = `${u.origin}\n${ca ?? ''}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    agent = new Agent({
+      keepAlive: true,
+      timeout: IDLE_MS,
+      maxSockets: 32,
+      ...(ca !== undefined ? { ca } : {}),
+    });
+    agents.set(key, agent);
+  }
+  return agent;
 }
 
 /** The URL kube-apiserver posts to: the configured URL with `?timeout=Ns`. */
@@ -74,56 +95,64 @@ export function postToWebhook(
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     let settled = false;
+    let req: ClientRequest | undefined;
     const fail = (message: string, timedOut: boolean, cause?: unknown): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       reject(new WebhookCallError(`${post}: ${message}`, timedOut, cause));
     };
-    const req = request(
-      u,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-          'Content-Length': payload.length,
-        },
-        ...(cc.caBundle !== undefined ? { ca: cc.caBundle } : {}),
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => fail(goError(e, u.host), false, e));
-        res.on('end', () => {
-          if (settled) return;
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status > 299) {
-            fail(
-              `an error on the server (${JSON.stringify(text.trim() || 'unknown')}) has prevented the request from succeeding`,
-              false,
-            );
-            return;
-          }
-          try {
-            const parsed: unknown = JSON.parse(text);
-            settled = true;
-            clearTimeout(timer);
-            resolve(parsed);
-          } catch (e) {
-            fail(`the response is not JSON: ${(e as Error).message}`, false, e);
-          }
-        });
-      },
-    );
     const timer = setTimeout(() => {
       fail('context deadline exceeded', true);
-      req.destroy();
+      req?.destroy();
     }, timeoutSeconds * 1000);
     timer.unref();
-    req.on('error', (e: NodeJS.ErrnoException) => fail(goError(e, u.host), false, e));
-    req.end(payload);
+    const attempt = (retry: boolean): void => {
+      const r = request(
+        u,
+        {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+            'Content-Length': payload.length,
+          },
+          agent: agentFor(u, cc.caBundle),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (e) => fail(goError(e, u.host), false, e));
+          res.on('end', () => {
+            if (settled) return;
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              fail(
+                `an error on the server (${JSON.stringify(text.trim() || 'unknown')}) has prevented the request from succeeding`,
+                false,
+              );
+              return;
+            }
+            try {
+              const parsed: unknown = JSON.parse(text);
+              settled = true;
+              clearTimeout(timer);
+              resolve(parsed);
+            } catch (e) {
+              fail(`the response is not JSON: ${(e as Error).message}`, false, e);
+            }
+          });
+        },
+      );
+      req = r;
+      r.on('error', (e: NodeJS.ErrnoException) => {
+        // a kept-alive connection the webhook server closed meanwhile: once more on a new one
+        if (retry && r.reusedSocket && e.code === 'ECONNRESET' && !settled) attempt(false);
+        else fail(goError(e, u.host), false, e);
+      });
+      r.end(payload);
+    };
+    attempt(true);
   });
 }
