@@ -13,4 +13,7 @@ export { OperatorMetricNames } from './operator-metric-names.js';
 export { PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
 export type { PrometheusOperatorMetricsOptions } from './prometheus-operator-metrics.js';
 export { OperatorMetricsModule } from './operator-metrics.module.js';
-export type { OperatorMetricsModuleOptions } from './operator-metrics.module.js';
+export type {
+  OperatorMetricsModuleAsyncOptions,
+  OperatorMetricsModuleOptions,
+} from './operator-metrics.module.js';
