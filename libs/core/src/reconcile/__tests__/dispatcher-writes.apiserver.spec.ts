@@ -215,6 +215,52 @@ describe('cleanup never ends with the finalizer kept and nothing scheduled (issu
   );
 });
 
+describe('cleanup with a delete postcondition that no event announces', () => {
+  it('[EP-04] the finalizer kept for an unmet delete postcondition comes with a reschedule: the cleanup runs again without any event and completes', async () => {
+    const ns = await newNamespace(bed.admin);
+    const id = new ResourceID('w', ns);
+    let gone = false;
+    let checks = 0;
+    bed.operator().register(
+      { reconcile: () => UpdateControl.noUpdate<Widget>() },
+      {
+        resourceType: Widget,
+        name: 'postcondition',
+        namespaces: [ns],
+        workflow: {
+          dependents: [
+            {
+              dependent: new NoGCConfigMapDependent(),
+              name: 'cm',
+              // an external system's state, say: it changes without any Kubernetes event
+              deletePostcondition: () => {
+                checks++;
+                return gone;
+              },
+            },
+          ],
+        },
+      },
+    );
+    await bed.operators[0].start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await waitFor(
+      async () => (await bed.admin.get(CM, new ResourceID('w-cm', ns))) !== undefined,
+      'dependent made',
+    );
+    await bed.admin.delete(Widget, id);
+    // the ConfigMap's delete event runs the cleanup a second time (the postcondition still unmet);
+    // from then on nothing happens to either object
+    await waitFor(() => checks >= 2, 'cleanup checked the postcondition after the delete event');
+    gone = true;
+    await waitFor(
+      async () => (await bed.admin.get(Widget, id)) === undefined,
+      'rescheduled cleanup removed the finalizer',
+      20_000,
+    );
+  });
+});
+
 describe('a reconciliation that outlives stop() writes nothing (issue 18 fix 1)', () => {
   it('[EP-19] with an app-supplied client and a short terminationTimeoutMs: no status patch, no dependent write, no client write after stop; the write is refused with ReconcileAbandonedError', async () => {
     const ns = await newNamespace(bed.admin);
