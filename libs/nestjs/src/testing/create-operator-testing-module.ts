@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import type { INestApplication, INestApplicationContext, ModuleMetadata } from '@nestjs/common';
+import { ConsoleLogger } from '@nestjs/common';
+import type { INestApplication, INestApplicationContext, LogLevel, ModuleMetadata } from '@nestjs/common';
 import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
@@ -25,6 +26,12 @@ export interface OperatorTestingModuleOptions
   restrictToNamespace?: boolean;
   /** Serve HTTP on 127.0.0.1 (random port) for health and metrics. Defaults to false (an application context). */
   http?: boolean;
+  /**
+   * Levels of Nest's console logger in the test (Nest's testing logger would print errors only, hiding
+   * the framework's warnings). Defaults to `['error', 'warn']`; `configure` may set another logger
+   * (`builder.setLogger(...)`), `configureApp` may route to nestjs-pino (`app.useLogger(...)`).
+   */
+  logLevels?: LogLevel[];
   /** Changes the testing module before compiling (more overrides). */
   configure?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
   /** Changes the application before init/listen (e.g. `app.useLogger(...)`). */
@@ -115,7 +122,8 @@ export async function createOperatorTestingModule(
       .overrideProvider(KubeConfig)
       .useValue(environment.kubeConfig)
       .overrideProvider(KubernetesClient)
-      .useValue(operatorClient);
+      .useValue(operatorClient)
+      .setLogger(new ConsoleLogger('tosdk-test', { logLevels: options.logLevels ?? ['error', 'warn'] }));
     if (options.configure) builder = options.configure(builder);
     const module = await builder.compile();
     let url: string | undefined;
