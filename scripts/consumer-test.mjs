@@ -203,7 +203,12 @@ function checkTarball({ dir, pkg }, packed) {
       const target = relative(dir, resolve(dir, dirname(f), map.sourceRoot ?? '', source))
         .split('\\')
         .join('/');
-      if (!files.has(target)) problems.push(`${f} points at ${target}, which is not published`);
+      if (!files.has(target)) {
+        const stale = !existsSync(join(dir, target))
+          ? ' (a stale build output of a removed source? rebuild from clean)'
+          : '';
+        problems.push(`${f} points at ${target}, which is not published${stale}`);
+      }
     }
   }
   // metadata and dependencies
