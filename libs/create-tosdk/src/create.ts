@@ -42,13 +42,14 @@ function ownVersion(): string {
   return pkg.version;
 }
 
-function tosdkVersions(tarballs: string | undefined): ProjectOptions['tosdk'] {
+function tosdkVersions(tarballs: string | undefined): Pick<ProjectOptions, 'tosdk' | 'overrides'> {
   const range = `^${ownVersion()}`;
   const out = Object.fromEntries(TOSDK.map((p) => [p, range])) as ProjectOptions['tosdk'];
-  if (!tarballs) return out;
+  if (!tarballs) return { tosdk: out };
   const dir = resolve(tarballs);
   const files = existsSync(dir) ? readdirSync(dir) : [];
-  for (const p of TOSDK) {
+  const overrides: Record<string, string> = {};
+  for (const p of [...TOSDK, 'create-tosdk'] as const) {
     const prefix = `${p.replace('@', '').replace('/', '-')}-`;
     const file = files.find(
       (f) => f.startsWith(prefix) && f.endsWith('.tgz') && /^\d/.test(f.slice(prefix.length)),
@@ -57,9 +58,10 @@ function tosdkVersions(tarballs: string | undefined): ProjectOptions['tosdk'] {
       throw new CreateTosdkError(
         `no tarball of ${p} (${prefix}<version>.tgz) in ${dir}; run npm pack for it there`,
       );
-    out[p] = `file:${join(dir, file)}`;
+    overrides[p] = `file:${join(dir, file)}`;
+    if (p !== 'create-tosdk') out[p] = overrides[p];
   }
-  return out;
+  return { tosdk: out, overrides };
 }
 
 /**
@@ -95,7 +97,7 @@ export async function createProject(options: CreateProjectOptions): Promise<stri
     version: options.version ?? 'v1',
     names: kindNames(kind),
     testRunner,
-    tosdk: tosdkVersions(options.tarballs),
+    ...tosdkVersions(options.tarballs),
   });
   for (const [path, content] of Object.entries(files)) {
     const target = join(dir, path);

@@ -9,6 +9,8 @@ export interface ProjectOptions extends KindTemplateOptions {
   testRunner: 'vitest' | 'jest';
   /** Version range (or `file:` tarball) of each tosdk package. */
   tosdk: Record<'@tosdk/core' | '@tosdk/nestjs' | '@tosdk/apiserver' | '@tosdk/cli', string>;
+  /** Overrides for local tarballs (every tosdk package and create-tosdk, which @tosdk/cli's schematics use). Defaults to none. */
+  overrides?: Record<string, string>;
 }
 
 /** Markers the schematics insert at (keep them in the generated files). */
@@ -99,6 +101,8 @@ export function projectFiles(o: ProjectOptions): Record<string, string> {
         ? pick('vitest', 'unplugin-swc', '@swc/core')
         : pick('jest', '@jest/globals', '@swc/jest', '@swc/core')),
     },
+    // local tarballs: the tosdk packages' dependencies on each other resolve to them too
+    ...(o.overrides ? { overrides: o.overrides } : {}),
   });
   const compilerOptions = {
     module: 'nodenext',
@@ -360,8 +364,14 @@ In dev mode the embedded server's kubeconfig is \`.tosdk/kubeconfig\`:
 
 ## Adding to it
 
+\`@tosdk/cli\` ships Nest schematics (collection.json, schema.json, as \`@nestjs/schematics\` does):
+
 \`\`\`sh
-npx tosdk-add reconciler Backup   # a reconciler (and its kind) wired into the app
+npx nest g -c @tosdk/cli reconciler Backup   # kind + reconciler with a dependent + e2e test, wired in
+npx nest g -c @tosdk/cli kind Schedule       # a kind only (listed in src/kinds.ts)
+npm run generate                             # then regenerate deploy/ and chart/
 \`\`\`
+
+(\`nest\` is \`@nestjs/cli\`; without it, \`npx @angular-devkit/schematics-cli @tosdk/cli:reconciler --name Backup\`.)
 `;
 }

@@ -119,6 +119,7 @@ ${globals}import { customResourceDefinitions, ResourceTypes } from '@tosdk/core'
 import { createOperatorTestingModule } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { AppModule } from '../src/app.module.js';
+import { KINDS } from '../src/kinds.js';
 import { ${names.kind} } from '../src/${names.file}.resource.js';
 
 describe('${names.kind} operator (e2e)', () => {
@@ -127,7 +128,7 @@ describe('${names.kind} operator (e2e)', () => {
   beforeAll(async () => {
     t = await createOperatorTestingModule({
       imports: [AppModule.forRoot({ logLevel: 'warn' })],
-      crds: customResourceDefinitions([${names.kind}]),
+      crds: customResourceDefinitions(KINDS),
       http: true,
     });
   }, 60_000);

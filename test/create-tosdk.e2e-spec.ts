@@ -1,0 +1,216 @@
+// `npm create tosdk` end to end, from the local tarballs: packs every published library (they must be
+// built: CI runs `npm run build` first), lays out a project with the packed create-tosdk, installs it
+// (registry for everything else, a shared npm cache), and runs what its README says: `npm test`,
+// `npm run generate` then `npm run ci` (type-check, `tosdk generate all --check`, tests), and a short
+// `npm start` against the embedded API server (readiness 200, the example resource reconciled).
+// Then the `reconciler` schematic adds a second reconciler and kind, and the project's checks run again.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { defineResource, KubernetesClient, ResourceID } from '@tosdk/core';
+import type { CustomResource } from '@tosdk/core';
+import { waitFor } from '@tosdk/nestjs/testing';
+import { applySchematic } from './create-tosdk-support.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CACHE = process.env['TOSDK_CREATE_NPM_CACHE'] ?? join(ROOT, 'node_modules/.cache/tosdk-create-npm');
+
+/** The environment of the project's commands: no npm_* of the enclosing run, Node 24 first, no repo binaries. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  const path = (process.env['PATH'] ?? '')
+    .split(':')
+    .filter((p) => !resolve(p).startsWith(join(ROOT, 'node_modules')));
+  env['PATH'] = [dirname(process.execPath), ...path].join(':');
+  delete env['KUBECONFIG'];
+  delete env['NODE_OPTIONS'];
+  return { ...env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0', ...extra };
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a command with a bounded time; resolves with its exit code and output. */
+function run(cmd: string, args: string[], cwd: string, timeoutMs: number, env = childEnv()): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, output });
+    });
+  });
+}
+
+async function ok(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): Promise<string> {
+  const r = await run(cmd, args, cwd, timeoutMs);
+  if (r.code !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} in ${cwd} exited ${r.code}:\n${r.output.slice(-4000)}`);
+  return r.output;
+}
+
+/** Every non-private libs/* package. */
+function publishedWorkspaces(): Array<{ dir: string; name: string }> {
+  return readdirSync(join(ROOT, 'libs'))
+    .map((d) => join(ROOT, 'libs', d))
+    .filter((d) => existsSync(join(d, 'package.json')))
+    .map((dir) => ({
+      dir,
+      pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; private?: boolean },
+    }))
+    .filter((w) => !w.pkg.private)
+    .map((w) => ({ dir: w.dir, name: w.pkg.name }));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePromise(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+type Greeting = CustomResource<{ message: string }, { configMap?: string }>;
+const Greeting = defineResource<Greeting>({ group: 'example.com', version: 'v1', kind: 'Greeting' });
+
+describe('npm create tosdk (from the local tarballs)', () => {
+  let work: string;
+  let project: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'tosdk-create-'));
+    await mkdir(CACHE, { recursive: true });
+  });
+  afterAll(async () => {
+    if (work && !process.env['TOSDK_KEEP_CREATE']) await rm(work, { recursive: true, force: true });
+  });
+
+  it('lays out a project that installs, passes its own tests and generates its deploy files', async () => {
+    const packs = join(work, 'packs');
+    await mkdir(packs);
+    for (const w of publishedWorkspaces()) {
+      if (!existsSync(join(w.dir, 'dist')))
+        throw new Error(`${w.name} is not built: run npm run build first`);
+      await ok('npm', ['pack', '--silent', '--pack-destination', packs], w.dir, 120_000);
+    }
+    const createTarball = readdirSync(packs).find((f) => f.startsWith('create-tosdk-'));
+    expect(createTarball).toBeDefined();
+    // what `npm create tosdk my-operator` runs, from the tarball
+    const created = await ok(
+      'npm',
+      [
+        'exec',
+        '--yes',
+        '--cache',
+        CACHE,
+        `--package=${join(packs, createTarball!)}`,
+        '--',
+        'create-tosdk',
+        'my-operator',
+        '--tarballs',
+        packs,
+      ],
+      work,
+    );
+    expect(created).toContain('npm install');
+    project = join(work, 'my-operator');
+    await ok(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--cache', CACHE, '--prefer-offline'],
+      project,
+      300_000,
+    );
+    await ok('npm', ['run', 'generate'], project);
+    for (const f of ['deploy/crds.yaml', 'deploy/rbac.yaml', 'deploy/operator.yaml', 'chart/Chart.yaml']) {
+      expect([f, existsSync(join(project, f))]).toEqual([f, true]);
+    }
+    // the project's CI script: type-check, tosdk generate all --check, its own tests (npm test)
+    const ci = await ok('npm', ['run', 'ci'], project);
+    expect(ci).toContain('files up to date');
+    expect(ci).toMatch(/Tests:?\s+2 passed/);
+  }, 600_000);
+
+  it('starts with `npm start` against the embedded API server: readiness 200 and the example reconciled', async () => {
+    expect(project).toBeDefined();
+    const port = await freePort();
+    const child: ChildProcess = spawn('npm', ['start'], {
+      cwd: project,
+      env: childEnv({ PORT: String(port), HOST: '127.0.0.1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      await waitFor(
+        async () =>
+          (await fetch(`http://127.0.0.1:${port}/health/readiness`).catch(() => undefined))?.status === 200,
+        { timeoutMs: 90_000, intervalMs: 250 },
+      ).catch((e: unknown) => {
+        throw new Error(`npm start did not become ready: ${String(e)}\n${output.slice(-3000)}`);
+      });
+      const kc = new KubeConfig();
+      kc.loadFromString(await readFile(join(project, '.tosdk/kubeconfig'), 'utf8'));
+      const client = KubernetesClient.fromKubeConfig(kc);
+      try {
+        await waitFor(
+          async () =>
+            (await client.get(Greeting, new ResourceID('example', 'default')))?.status?.configMap ===
+            'example',
+          {
+            timeoutMs: 30_000,
+          },
+        );
+      } finally {
+        client.close();
+      }
+    } finally {
+      if (child.pid) process.kill(-child.pid, 'SIGTERM');
+      await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+    }
+  }, 180_000);
+
+  it('`nest g reconciler` (the @tosdk/cli schematic) adds a reconciler and its kind; the project still passes its checks', async () => {
+    expect(project).toBeDefined();
+    const changed = await applySchematic(project, 'reconciler', { name: 'Backup' });
+    expect(changed.sort()).toEqual(
+      [
+        'src/backup-config-map.dependent.ts',
+        'src/backup.reconciler.ts',
+        'src/backup.resource.ts',
+        'src/kinds.ts',
+        'src/reconcilers.ts',
+        'test/backup.e2e-spec.ts',
+      ].sort(),
+    );
+    // the new kind changes the generated files: --check catches it until they are generated again
+    const drift = await run('npm', ['run', 'generate:check'], project, 240_000);
+    expect(drift.code).not.toBe(0);
+    expect(drift.output).toContain('deploy/crds.yaml');
+    await ok('npm', ['run', 'generate'], project);
+    expect(await readFile(join(project, 'deploy/rbac.yaml'), 'utf8')).toContain('backups');
+    const ci = await ok('npm', ['run', 'ci'], project);
+    expect(ci).toMatch(/Tests:?\s+4 passed/);
+  }, 600_000);
+});
