@@ -54,7 +54,9 @@ const args = process.argv.slice(2);
 const keep = args.includes('--keep');
 const variants = args.filter((a) => !a.startsWith('--'));
 const work = mkdtempSync(join(tmpdir(), 'tosdk-consumer-'));
-const cache = process.env['TOSDK_CONSUMER_NPM_CACHE'] ?? join(root, 'node_modules/.cache/tosdk-consumer-npm');
+// npm's own cache (~/.npm unless configured) outlives clean checkouts, so repeated runs install from
+// it (--prefer-offline); TOSDK_CONSUMER_NPM_CACHE points the runs at another one
+const cache = process.env['TOSDK_CONSUMER_NPM_CACHE'];
 const started = Date.now();
 const failures = [];
 // the environment of every child: without the npm_* variables of an enclosing `npm test` or
@@ -100,7 +102,7 @@ function run(cmd, argv, { cwd, env, timeoutMs = 300_000, quiet = true } = {}) {
 }
 
 const npmEnv = {
-  npm_config_cache: cache,
+  ...(cache ? { npm_config_cache: cache } : {}),
   npm_config_audit: 'false',
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
@@ -623,7 +625,7 @@ async function minimalVariant(nodeVersion, tarballs) {
 }
 
 async function main() {
-  log(`work dir ${work}; npm cache ${cache}`);
+  log(`work dir ${work}; npm cache ${cache ?? "npm's default"}`);
   if (!existsSync(join(root, 'libs/nestjs/dist/index.js'))) {
     log('no build found: building (tsc -b)');
     run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
