@@ -40,7 +40,8 @@ export function matchesManagedFields<R extends KubernetesResource>(
   const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
   const kind = actual.kind ?? desired.kind;
   const wanted = sanitizeForMatch(stripUnmanaged(clone(desired) as Record<string, unknown>), kind);
-  const have = sanitizeOwned(stripUnmanaged(owned), kind);
+  // a copy: the pruned view may share nested objects with the informer's cached resource
+  const have = sanitizeOwned(stripUnmanaged(clone<Record<string, unknown>>(owned)), kind);
   return deepEqual(dropEmpty(have), dropEmpty(wanted));
 }
 
