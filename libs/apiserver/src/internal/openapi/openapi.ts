@@ -2,6 +2,7 @@ import type { JsonObject } from '../../types.js';
 import { SERVER_VERSION } from '../discovery/discovery.js';
 import { isObject } from '../common/json.js';
 import type { ResourceRegistry } from '../resources/registry.js';
+import { builtinComponents } from './builtin-schemas.js';
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'].map((name) => ({
   name,
@@ -10,10 +11,11 @@ const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pre
 }));
 
 /**
- * A minimal OpenAPI v3 document for a built-in group version: one path per resource with the
- * operations, `x-kubernetes-group-version-kind` and the write query parameters. kubectl reads it
- * to learn that the server validates fields itself (`fieldValidation`), so it never falls back to
- * downloading the protobuf OpenAPI v2 document.
+ * The OpenAPI v3 document of a served group version: one path per resource with the operations,
+ * `x-kubernetes-group-version-kind` and the write query parameters, and the schemas of built-in
+ * kinds from Kubernetes' OpenAPI as client-node ships it (see builtin-schemas.ts), so `kubectl
+ * explain` works on them; kubectl also learns from it that the server validates fields itself
+ * (`fieldValidation`), so it never falls back to the protobuf OpenAPI v2 document.
  */
 export function builtinOpenApiV3(
   registry: ResourceRegistry,
@@ -28,7 +30,8 @@ export function builtinOpenApiV3(
   const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
   for (const { rt } of rs) {
     const gvk = [{ group, version, kind: rt.kind }];
-    const ref = `${group === '' ? 'io.k8s.api.core' : group}.${version}.${rt.kind}`;
+    const builtin = rt.crdName === undefined ? builtinComponents(group, version, rt.kind) : undefined;
+    const ref = builtin?.root ?? `${group === '' ? 'io.k8s.api.core' : group}.${version}.${rt.kind}`;
     const baseProps: JsonObject = {
       apiVersion: { type: 'string' },
       kind: { type: 'string' },
@@ -45,7 +48,8 @@ export function builtinOpenApiV3(
           },
         }
       : base;
-    schemas[ref] = { ...merged, 'x-kubernetes-group-version-kind': gvk };
+    if (builtin) Object.assign(schemas, builtin.schemas);
+    else schemas[ref] = { ...merged, 'x-kubernetes-group-version-kind': gvk };
     const op = (id: string): JsonObject => ({
       operationId: `${id}${rt.kind}`,
       parameters: QUERY_PARAMS,

@@ -18,6 +18,7 @@ import { deletionFinalizers } from '../../gc/index.js';
 import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
+import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -232,6 +233,7 @@ export class ObjectService {
     if (version.statusSubresource) delete obj.status;
     this.defaultsOnCreate(rt, obj);
     const builtinCauses = applyBuiltinDefaults(rt, obj, undefined, this.allocators);
+    this.builtinFieldValidation(rt, obj, ctx);
     if (ctx.admission) ctx.admission(obj, undefined);
     const causes: StatusCause[] = [
       ...builtinCauses,
@@ -293,6 +295,26 @@ export class ObjectService {
       if (unknown.length > 0) ctx.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
     }
     return causes;
+  }
+
+  /**
+   * Fields of a built-in kind its schema does not declare are dropped, as kube-apiserver's decoder
+   * drops them; `fieldValidation=Strict` makes them a 400 and `Warn` (the default) a warning.
+   */
+  private builtinFieldValidation(rt: ResourceType, obj: JsonObject, ctx: WriteContext): void {
+    if (rt.crdName !== undefined || rt.virtual) return;
+    const version = storageVersion(rt).name;
+    const comps = builtinComponents(rt.group, version, rt.kind);
+    if (!comps) return;
+    const unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
+    if (unknown.length === 0) return;
+    const policy = ctx.fieldValidation ?? 'Warn';
+    if (policy === 'Strict') {
+      throw errors.badRequest(
+        `${rt.kind} in version "${version}" cannot be handled as a ${rt.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+      );
+    }
+    if (policy === 'Warn') ctx.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
   }
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
@@ -559,6 +581,7 @@ export class ObjectService {
     if (ctx.admission) ctx.admission(obj, old);
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
     causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
+    this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...this.peers.crd.validateCrd(obj, old));
