@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigSource } from '../config/kube-config.js';
 import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import type { ResourceID } from '../api/resource-id.js';
 import type { Logger } from '../util/logger.js';
@@ -19,6 +19,8 @@ import { resolveClientRetryOptions } from './retry-policy.js';
 import type { ClientRetryOptions, ClientRetryReason } from './retry-policy.js';
 
 export { DEFAULT_CLIENT_RETRY, resolveClientRetryOptions } from './retry-policy.js';
+export { KubeConfigError, loadKubeConfig, LoadedKubeConfig } from '../config/kube-config.js';
+export type { KubeConfigSource, LoadKubeConfigOptions } from '../config/kube-config.js';
 export type { ClientRetryOptions, ClientRetryReason, ResolvedClientRetryOptions } from './retry-policy.js';
 import { apiError, open, readLines, send, transportError } from './internal/transport.js';
 import {
@@ -96,7 +98,9 @@ interface CallSpec {
 /**
  * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
  * `KubeConfig` of @kubernetes/client-node (CA, client certificates, bearer tokens, exec plugins
- * and auth providers, `insecure-skip-tls-verify`, all through the KubeConfig's own API).
+ * and auth providers, `insecure-skip-tls-verify`, all through the KubeConfig's own API), or from
+ * tosdk's own {@link loadKubeConfig}, which does not load client-node unless exec or OIDC
+ * credentials need it.
  *
  * Every method takes a {@link ResourceType}, so one client serves custom and built-in kinds.
  * Failures are typed: {@link KubernetesApiError} when the server answered with an error status,
@@ -128,11 +132,15 @@ export class KubernetesClient {
   }
 
   /**
-   * A client for the KubeConfig's current context.
+   * A client for the KubeConfig's current context: a `KubeConfig` of @kubernetes/client-node, or
+   * the result of {@link loadKubeConfig} (any {@link KubeConfigSource}).
    * @throws KubernetesClientConfigError when the KubeConfig has no current cluster or an unusable server URL.
    * @throws KubernetesClientUsageError when an option is out of range.
    */
-  static fromKubeConfig(kubeConfig: KubeConfig, options: KubernetesClientOptions = {}): KubernetesClient {
+  static fromKubeConfig(
+    kubeConfig: KubeConfigSource,
+    options: KubernetesClientOptions = {},
+  ): KubernetesClient {
     const maxSockets = options.maxSockets ?? 64;
     if (!Number.isInteger(maxSockets) || maxSockets < 1) {
       throw new KubernetesClientUsageError(`maxSockets must be a positive integer, got ${maxSockets}`);

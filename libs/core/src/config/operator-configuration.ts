@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceEventRecorder } from '../api/context.js';
 import type { KubernetesClient, KubernetesClientOptions } from '../client/kubernetes-client.js';
+import type { KubeConfigSource } from './kube-config.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OperatorLeaderElectionConfiguration } from '../operator/operator-leader-election.js';
 import type { Clock } from '../util/clock.js';
@@ -10,8 +11,12 @@ import type { Logger } from '../util/logger.js';
  * Options of an operator (JOSDK's `ConfigurationService` and its overrider).
  */
 export interface OperatorOptions {
-  /** Where the API server is. One of `kubeConfig` and `client` is required. */
-  kubeConfig?: KubeConfig;
+  /**
+   * Where the API server is: a `KubeConfig` of @kubernetes/client-node, or {@link loadKubeConfig}'s
+   * result (lighter: client-node is not loaded unless exec or OIDC credentials need it). One of
+   * `kubeConfig` and `client` is required.
+   */
+  kubeConfig?: KubeConfig | KubeConfigSource;
   /** A client to use instead of one made from `kubeConfig`. */
   client?: KubernetesClient;
   /**

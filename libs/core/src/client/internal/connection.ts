@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigSource } from '../../config/kube-config.js';
 import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
 
 /** Resolved connection settings of a client (engine side: every default filled in). */
@@ -39,7 +39,7 @@ export class Connection {
   private closed = false;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly kubeConfig: KubeConfigSource,
     private readonly options: ConnectionOptions,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -70,7 +70,8 @@ export class Connection {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.usesProxy = Boolean(cluster.proxyUrl);
     const user = kubeConfig.getCurrentUser();
-    this.dynamicAuth = Boolean(user && (user.exec || user.authProvider));
+    this.dynamicAuth =
+      Boolean(user && (user.exec || user.authProvider)) || kubeConfig.hasDynamicCredentials?.() === true;
   }
 
   /** Credential headers and the agent for a request; resolves the KubeConfig once (again when dynamic credentials are due). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigSource } from '../../config/kube-config.js';
 import { InvalidLeaderElectionConfigurationError } from './leader-election-errors.js';
 
 /**
@@ -58,7 +58,7 @@ export interface ResolvedLeaderElectionConfiguration {
 /** Where {@link leaderElectionConfiguration} looks for defaults. */
 export interface LeaderElectionEnvironment {
   /** The KubeConfig whose current context's namespace is the fallback lease namespace. */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfigSource;
   /**
    * The in-cluster namespace file. Defaults to
    * `/var/run/secrets/kubernetes.io/serviceaccount/namespace`.

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfigSource } from '../../config/kube-config.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { systemClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -38,7 +38,7 @@ export interface LeaderElectorOptions {
   /** Source of the acquire jitter, in [0, 1). Defaults to `Math.random`. */
   random?: () => number;
   /** Whose current context namespace is the default lease namespace. Defaults to none. */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfigSource;
 }
 
 /** The client methods the elector uses; a `KubernetesClient` has them all. */
