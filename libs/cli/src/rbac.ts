@@ -11,6 +11,22 @@ export type Manifest = {
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const CLUSTER = '';
+/** Built-in kinds without a status subresource (a custom kind declared without a schema is assumed to have one). */
+const NO_STATUS = new Set([
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Event',
+  'Lease',
+  'Endpoints',
+  'EndpointSlice',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PriorityClass',
+  'StorageClass',
+]);
 
 /** Permissions by scope (`''` for the cluster, else a namespace), then by `group|resource|names`. */
 export class Grants {
@@ -112,7 +128,7 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
     grants.addType(ns, type, ['list', 'watch']);
     const hasStatus = type.definition
       ? (type.definition.version.statusSubresource ?? type.definition.schema.status !== undefined)
-      : true;
+      : !(type.group === '' || type.group.endsWith('.k8s.io')) || !NO_STATUS.has(type.kind);
     if (hasStatus) grants.addType(ns, type, ['patch'], 'status');
     if (c.usesFinalizer) grants.addType(ns, type, ['patch']);
     for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
