@@ -166,4 +166,36 @@ describe('conversion webhooks called by the API server', () => {
     );
     expect((await call(server, 'GET', `${V1}/red`)).status).toBe(200);
   });
+  it('a converted object that changes its name, or a wrong count, is refused as kube-apiserver refuses it', async () => {
+    hooks.on('/convert-renames', (review) => {
+      const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
+        .request;
+      return {
+        convertedObjects: request.objects.map((o) => ({
+          ...convert(o, request.desiredAPIVersion),
+          metadata: { name: 'other' },
+        })),
+        result: { status: 'Success' },
+      };
+    });
+    hooks.on('/convert-drops', () => ({ convertedObjects: [], result: { status: 'Success' } }));
+    for (const [path, message] of [
+      ['/convert-renames', 'invalid converted object at index 0: must not change metadata.name'],
+      ['/convert-drops', 'expected 1 converted objects, got 0'],
+    ] as const) {
+      const current = (await call(server, 'GET', `${CRDS}/gadgets.paint.example.com`)).json<{
+        metadata: { resourceVersion: string };
+      }>();
+      const next = crd(hooks.clientConfig(path));
+      (next.metadata as Record<string, unknown>).resourceVersion = current.metadata.resourceVersion;
+      expect((await call(server, 'PUT', `${CRDS}/gadgets.paint.example.com`, next)).status).toBe(200);
+      const r = await waitFor(async () => {
+        const x = await call(server, 'GET', `${V2}/red`);
+        return x.status === 500 && String(x.json().message).endsWith(message) ? x : undefined;
+      });
+      expect(r.json().message).toBe(
+        `Internal error occurred: conversion webhook for paint.example.com/v1, Kind=Gadget failed: ${message}`,
+      );
+    }
+  });
 });
