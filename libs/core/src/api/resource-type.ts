@@ -184,7 +184,12 @@ export function defineResource(
       statusSubresource: o.statusSubresource,
       scale: o.scale,
     }),
-    names: Object.freeze({ singular: o.singular, shortNames: o.shortNames, categories: o.categories }),
+    names: Object.freeze({
+      singular: o.singular,
+      shortNames: o.shortNames,
+      categories: o.categories,
+      conversion: o.conversion,
+    }),
   });
   return Object.freeze({ ...type, definition });
 }

@@ -1,6 +1,6 @@
 import type { ResourceType } from '../resource-type.js';
 import { InvalidResourceDefinitionError } from './errors.js';
-import type { ResourceDefinition } from './resource-definition.js';
+import type { ConversionDefinition, ResourceDefinition } from './resource-definition.js';
 import { toStructuralSchema } from './structural-schema.js';
 import type { JsonSchemaProps } from './structural-schema.js';
 
@@ -21,6 +21,7 @@ export interface GeneratedCustomResourceDefinition {
     };
     scope: 'Namespaced' | 'Cluster';
     versions: JsonSchemaProps[];
+    conversion?: ConversionDefinition;
   };
 }
 
@@ -85,11 +86,12 @@ function buildCrd(
     if (
       (n.singular ?? '') !== (names.singular ?? '') ||
       !sameList(n.shortNames, names.shortNames) ||
-      !sameList(n.categories, names.categories)
+      !sameList(n.categories, names.categories) ||
+      JSON.stringify(n.conversion) !== JSON.stringify(names.conversion)
     ) {
       fail(
         'spec.names',
-        `versions ${first.version} and ${t.version} declare different singular, shortNames or categories; they are per kind`,
+        `versions ${first.version} and ${t.version} declare different singular, shortNames, categories or conversion; they are per kind`,
       );
     }
   });
@@ -122,6 +124,7 @@ function buildCrd(
       names: crdNames,
       scope: first.namespaced ? 'Namespaced' : 'Cluster',
       versions,
+      ...(names.conversion ? { conversion: structuredClone(names.conversion) } : {}),
     },
   };
 }

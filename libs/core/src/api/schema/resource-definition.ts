@@ -81,6 +81,26 @@ export interface ResourceVersionOptions {
   scale?: ScaleSubresourceDefinition;
 }
 
+/**
+ * How the API server converts between versions (`spec.conversion` of the CRD). `None` changes only
+ * `apiVersion`; `Webhook` calls a conversion webhook.
+ */
+export type ConversionDefinition =
+  | { strategy: 'None' }
+  | {
+      strategy: 'Webhook';
+      webhook: {
+        /** ConversionReview versions the webhook understands, e.g. `['v1']`. */
+        conversionReviewVersions: string[];
+        /** Where the webhook is: a Service in the cluster or a URL, and the CA bundle to trust. */
+        clientConfig: {
+          service?: { name: string; namespace: string; path?: string; port?: number };
+          url?: string;
+          caBundle?: string;
+        };
+      };
+    };
+
 /** What the CRD says about the kind (the same for all its versions). */
 export interface ResourceNamesOptions {
   /** Singular name. Defaults to the kind lower-cased. */
@@ -89,6 +109,8 @@ export interface ResourceNamesOptions {
   shortNames?: string[];
   /** Categories, e.g. `['all']`. Defaults to none. */
   categories?: string[];
+  /** Conversion between versions; give every version of the kind the same value. Defaults to none (Kubernetes' `None`). */
+  conversion?: ConversionDefinition;
 }
 
 /**

@@ -122,6 +122,41 @@ describe('customResourceDefinitions', () => {
     expect(JSON.stringify(crd)).not.toMatch(/anyOf|const|patternProperties/);
   });
 
+  it('carries the conversion of the kind (webhook for a later version)', () => {
+    const conversion = {
+      strategy: 'Webhook' as const,
+      webhook: {
+        conversionReviewVersions: ['v1'],
+        clientConfig: { service: { name: 'conv', namespace: 'ops', path: '/convert' } },
+      },
+    };
+    const v1 = defineResource({
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Shape',
+      storage: true,
+      conversion,
+      schema: { spec: Type.Object({}) },
+    });
+    const v2 = defineResource({
+      group: 'example.com',
+      version: 'v2',
+      kind: 'Shape',
+      conversion,
+      schema: { spec: Type.Object({ x: Type.Integer() }) },
+    });
+    expect(customResourceDefinitions([v1, v2])[0].spec.conversion).toEqual(conversion);
+    const other = defineResource({
+      group: 'example.com',
+      version: 'v3',
+      kind: 'Shape',
+      schema: { spec: Type.Object({}) },
+    });
+    expect(() => customResourceDefinitions([v1, other])).toThrow(
+      /different singular, shortNames, categories or conversion/,
+    );
+  });
+
   it('skips kinds declared without a schema', () => {
     const plain = defineResource({ group: 'example.com', version: 'v1', kind: 'Plain' });
     expect(customResourceDefinitions([plain])).toEqual([]);
