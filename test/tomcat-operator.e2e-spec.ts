@@ -162,6 +162,7 @@ describe('Tomcat operator: two controllers in one app', () => {
     expect(rolled.some((p) => pods.some((old) => old.name === p.name))).toBe(false);
 
     // [OP-07] one app, one OperatorModule, two controllers: /metrics tells them apart by label
+    expect(t.operator.runtimeInfo.registeredControllers().sort()).toEqual(['tomcat', 'webapp']);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(
       /^tosdk_reconciliations_succeeded_total\{controller="tomcat",group="tomcat\.sample\.tosdk\.io",version="v1",kind="Tomcat"\} [1-9]\d*$/m,
