@@ -3,12 +3,13 @@
  * `tosdk-apiserver`: runs the in-memory Kubernetes API server from the command line.
  *
  * ```
- * tosdk-apiserver --port 6443 --kubeconfig ./kubeconfig [--host 127.0.0.1] [--no-tls] [--simulate-workloads]
+ * tosdk-apiserver --port 6443 --kubeconfig ./kubeconfig [--host 127.0.0.1] [--no-tls] [--simulate-workloads] [--state ./state.json]
  * ```
- * Prints the URL and the kubeconfig path, and stops on SIGINT or SIGTERM.
+ * Prints the URL and the kubeconfig path (its directory is created), keeps objects in the `--state`
+ * file across restarts, and stops on SIGINT or SIGTERM.
  */
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KubeApiServer } from './server.js';
@@ -19,7 +20,7 @@ export class CliUsageError extends Error {
 }
 
 const USAGE =
-  'usage: tosdk-apiserver [--port 6443] [--host 127.0.0.1] [--kubeconfig ./kubeconfig] [--no-tls] [--simulate-workloads]';
+  'usage: tosdk-apiserver [--port 6443] [--host 127.0.0.1] [--kubeconfig ./kubeconfig] [--no-tls] [--simulate-workloads] [--state FILE]';
 
 /** Runs the CLI with `argv` (without node and script); resolves with the running server. */
 export async function main(
@@ -36,6 +37,7 @@ export async function main(
         kubeconfig: { type: 'string', default: './kubeconfig' },
         'no-tls': { type: 'boolean', default: false },
         'simulate-workloads': { type: 'boolean', default: false },
+        state: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -55,11 +57,15 @@ export async function main(
     host: values.host,
     tls: !values['no-tls'],
     simulateWorkloads: values['simulate-workloads'],
+    ...(values.state !== undefined ? { stateFile: resolve(values.state) } : {}),
   });
   const path = resolve(values.kubeconfig);
+  mkdirSync(dirname(path), { recursive: true });
   await server.writeKubeconfig(path);
   out(`tosdk-apiserver listening on ${server.url}`);
   out(`kubeconfig written to ${path}`);
+  if (values.state !== undefined) out(`state kept in ${resolve(values.state)}`);
+  out(`request accounting (admin only): ${server.url}/debug/tosdk/requests`);
   return server;
 }
 

@@ -44,6 +44,12 @@ export interface KubeApiServerOptions {
    * workload statuses are derived from them. Defaults to false.
    */
   simulateWorkloads?: boolean | { readyDelayMs?: number };
+  /**
+   * A JSON file that keeps the stored objects across restarts: read at start when it exists (uids,
+   * resourceVersions and CRDs kept), written shortly after changes and at `stop()`. Defaults to
+   * none (state lives in memory only).
+   */
+  stateFile?: string;
 }
 
 /** Options with every default filled in. */
@@ -60,6 +66,8 @@ export interface ResolvedOptions {
   requestLogSize: number;
   /** Delay of simulated readiness, or undefined when workloads are not simulated. */
   workloadReadyDelayMs: number | undefined;
+  /** The state file, if any. */
+  stateFile: string | undefined;
 }
 
 /** Thrown for invalid server options. */
@@ -108,6 +116,7 @@ export function resolveOptions(o: KubeApiServerOptions = {}): ResolvedOptions {
     maxWatchBufferBytes: positive('maxWatchBufferBytes', o.maxWatchBufferBytes, 64 * 1024 * 1024),
     requestLogSize: positive('requestLogSize', o.requestLogSize, 100_000),
     workloadReadyDelayMs: workloadDelay(o.simulateWorkloads),
+    stateFile: o.stateFile,
   };
 }
 

@@ -31,6 +31,10 @@ import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
 import { bootstrapPolicy } from './internal/authz/bootstrap-policy.js';
+import { loadStateFile, saveStateFile } from './internal/storage/state-file.js';
+
+/** The admin-only path that answers the request accounting as JSON. */
+export const REQUEST_ACCOUNTING_PATH = '/debug/tosdk/requests';
 
 /**
  * An in-memory Kubernetes API server over HTTPS (or HTTP) that kubectl and client libraries accept.
@@ -58,6 +62,7 @@ export class KubeApiServer {
   private readonly simulator: WorkloadSimulator | undefined;
   private boundPort = 0;
   private stopped = false;
+  private saveTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly opts: ResolvedOptions,
@@ -90,8 +95,19 @@ export class KubeApiServer {
     if (opts.workloadReadyDelayMs !== undefined) {
       this.simulator = new WorkloadSimulator(store, registry, service, opts.workloadReadyDelayMs);
     }
+    if (opts.stateFile !== undefined) {
+      loadStateFile(opts.stateFile, store);
+      const file = opts.stateFile;
+      store.onChange(() => {
+        this.saveTimer ??= setTimeout(() => {
+          this.saveTimer = undefined;
+          saveStateFile(file, store);
+        }, 200).unref();
+      });
+    }
     const system = { user: { name: 'system:apiserver', groups: ['system:masters'] } };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      if (store.getJson('/namespaces', '', ns) !== undefined) continue;
       service.create(
         registry.resolve('', 'v1', 'namespaces')!.rt,
         registry.resolve('', 'v1', 'namespaces')!.version,
@@ -101,13 +117,14 @@ export class KubeApiServer {
       );
     }
     this.ensureBootstrapPolicy();
-    service.create(
-      registry.resolve('', 'v1', 'serviceaccounts')!.rt,
-      registry.resolve('', 'v1', 'serviceaccounts')!.version,
-      'default',
-      { metadata: { name: 'default' } },
-      { ...system, fieldManager: 'kube-apiserver' },
-    );
+    if (store.getJson('/serviceaccounts', 'default', 'default') === undefined)
+      service.create(
+        registry.resolve('', 'v1', 'serviceaccounts')!.rt,
+        registry.resolve('', 'v1', 'serviceaccounts')!.version,
+        'default',
+        { metadata: { name: 'default' } },
+        { ...system, fieldManager: 'kube-apiserver' },
+      );
   }
 
   /**
@@ -181,7 +198,8 @@ export class KubeApiServer {
     const cluster: { name: string; server: string; caData?: string; skipTLSVerify: boolean } = {
       name: 'tosdk',
       server: this.url,
-      skipTLSVerify: false,
+      // client-node refuses a plain http:// server unless TLS verification is marked skipped
+      skipTLSVerify: !this.tlsMaterial,
     };
     if (this.tlsMaterial) cluster.caData = Buffer.from(this.tlsMaterial.caPem).toString('base64');
     kc.loadFromOptions({
@@ -211,6 +229,9 @@ export class KubeApiServer {
     this.simulator?.dispose();
     this.deps.hub.dispose();
     await this.closeListener();
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.opts.stateFile !== undefined) saveStateFile(this.opts.stateFile, this.deps.store);
   }
 
   /** Restarts the listener on the same port keeping all state; every connection is dropped. */
@@ -332,6 +353,19 @@ export class KubeApiServer {
             authorizeOrThrow(this.deps.store, this.deps.peers, attrs);
           }
           await this.admission.handle(req, res, info, url.searchParams, u);
+        } else if (info.path === REQUEST_ACCOUNTING_PATH) {
+          if (!u.groups.includes('system:masters'))
+            throw errors.forbidden(
+              `User "${u.name}" cannot get path "${info.path}": request accounting is for system:masters only`,
+            );
+          sendJson(res, 200, {
+            kind: 'RequestAccounting',
+            apiVersion: 'tosdk.io/v1',
+            total: this.requests.log.length,
+            writes: this.requests.writes(),
+            summary: this.requests.summary(),
+            recent: this.requests.log.slice(-100),
+          });
         } else {
           if (this.opts.rbac) {
             // discovery, openapi and version are allowed by the bootstrap role system:discovery

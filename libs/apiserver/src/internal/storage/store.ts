@@ -202,6 +202,13 @@ export class Store {
     return this.commit({ type: 'DELETED', resource, namespace, name, rv, json, prevJson: prev.json });
   }
 
+  /** Every stored object, for a state file. */
+  dump(): { resource: string; json: string }[] {
+    const out: { resource: string; json: string }[] = [];
+    for (const [resource, b] of this.data) for (const e of b.values()) out.push({ resource, json: e.json });
+    return out;
+  }
+
   /** Drops every object of a resource without events (a CRD's resources going away). */
   dropResource(resource: string): void {
     this.data.delete(resource);
