@@ -20,7 +20,8 @@ import { waitFor } from '@tosdk/nestjs/testing';
 import { applySchematic } from './create-tosdk-support.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CACHE = process.env['TOSDK_CREATE_NPM_CACHE'] ?? join(ROOT, 'node_modules/.cache/tosdk-create-npm');
+// the npm cache the consumer test (scripts/consumer-test.mjs) fills: same registry packages, one download
+const CACHE = process.env['TOSDK_CONSUMER_NPM_CACHE'] ?? join(ROOT, 'node_modules/.cache/tosdk-consumer-npm');
 
 /** The environment of the project's commands: no npm_* of the enclosing run, Node 24 first, no repo binaries. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
