@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -337,5 +338,80 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     const r = await waiting;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('condition met');
+  });
+  it('[AS-KUBECTL-EXPLAIN] explain deployment.spec.template reads the built-in schema; create --validate=strict rejects unknown fields of built-ins', async () => {
+    const r = await k(['explain', 'deployment.spec.template']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/FIELD:\s+template <PodTemplateSpec>/);
+    expect(r.stdout).toContain('PodTemplateSpec describes the data a pod should have');
+    expect(r.stdout).toMatch(/^\s+spec\s+<PodSpec>/m);
+    const fields = await k(['explain', 'service.spec.ports.nodePort']);
+    expect(fields.stdout).toMatch(/FIELD:\s+nodePort <integer>/);
+    const strict = await k(['apply', '--validate=strict', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict-cm}\ndata: {a: b}\nbogus: 1\n',
+    });
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain('unknown field "bogus"');
+  });
+
+  it('[AS-KUBECTL-NODEPORT] a NodePort Service gets a node port in 30000-32767 that survives a re-apply', async () => {
+    const svc =
+      'apiVersion: v1\nkind: Service\nmetadata: {name: np}\nspec:\n  type: NodePort\n  selector: {app: web}\n  ports: [{name: http, port: 80, targetPort: 80}]\n';
+    expect((await k(['apply', '-f', '-'], { input: svc })).code).toBe(0);
+    const port = Number((await k(['get', 'svc', 'np', '-o', 'jsonpath={.spec.ports[0].nodePort}'])).stdout);
+    expect(port).toBeGreaterThanOrEqual(30000);
+    expect(port).toBeLessThanOrEqual(32767);
+    const listed = await k(['get', 'svc', 'np']);
+    expect(listed.stdout).toMatch(new RegExp(`NodePort\\s+\\S+\\s+<none>\\s+80:${port}/TCP`));
+    await k(['apply', '-f', '-'], { input: svc.replace('{app: web}', '{app: web2}') });
+    expect(Number((await k(['get', 'svc', 'np', '-o', 'jsonpath={.spec.ports[0].nodePort}'])).stdout)).toBe(
+      port,
+    );
+  });
+
+  it('[AS-KUBECTL-QUANTITY] a CPU request of 2000m and memory of 1024Mi come back as 2 and 1Gi', async () => {
+    const pod =
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: nginx:1\n    resources: {requests: {cpu: 2000m, memory: 1024Mi}, limits: {cpu: "2.5"}}\n';
+    expect((await k(['apply', '-f', '-'], { input: pod })).code).toBe(0);
+    const got = await k([
+      'get',
+      'pod',
+      'q',
+      '-o',
+      'jsonpath={.spec.containers[0].resources.requests.cpu} {.spec.containers[0].resources.requests.memory} {.spec.containers[0].resources.limits.cpu}',
+    ]);
+    expect(got.stdout).toBe('2 1Gi 2500m');
+    // applying the same manifest again sends 2000m once more, which is the stored value: no new version
+    const rv = (await k(['get', 'pod', 'q', '-o', 'jsonpath={.metadata.resourceVersion}'])).stdout;
+    expect((await k(['apply', '-f', '-'], { input: pod })).code).toBe(0);
+    expect((await k(['get', 'pod', 'q', '-o', 'jsonpath={.metadata.resourceVersion}'])).stdout).toBe(rv);
+  });
+
+  it('[AS-KUBECTL-METADATA] a metadata-only list (as=PartialObjectMetadataList) of what kubectl created has no data', async () => {
+    expect((await k(['create', 'cm', 'meta-only', '--from-literal=secret=value'])).code).toBe(0);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpsRequest(
+        new URL('/api/v1/namespaces/default/configmaps', server.url),
+        {
+          ca: server.caPem,
+          headers: {
+            authorization: `Bearer ${server.tokenOf()}`,
+            accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(text));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    const list = JSON.parse(body) as { kind: string; items: { kind: string; metadata: { name: string } }[] };
+    expect(list.kind).toBe('PartialObjectMetadataList');
+    const item = list.items.find((i) => i.metadata.name === 'meta-only');
+    expect(item?.kind).toBe('PartialObjectMetadata');
+    expect(body).not.toContain('"value"');
   });
 });
