@@ -1,11 +1,17 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Injectable, Module } from '@nestjs/common';
+import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { RegisteredController } from '@tosdk/core';
-import { InjectRegisteredController, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
+import {
+  InjectRegisteredController,
+  KUBE_CONFIG,
+  OperatorModule,
+  OperatorRegistry,
+  Reconciler,
+} from '../index.js';
 import type { OperatorModuleOptions } from '../index.js';
 
 function offlineClient(): KubernetesClient {
@@ -121,5 +127,27 @@ describe('OperatorModule', () => {
       code: 'OperatorModuleConfiguration',
       message: expect.stringContaining('NotAReconciler'),
     });
+  });
+
+  it('injects the KubeConfig by the KUBE_CONFIG string token (independent of which client-node copy the app has)', async () => {
+    @Injectable()
+    class UsesKubeConfig {
+      constructor(@Inject(KUBE_CONFIG) readonly kubeConfig: KubeConfig | null) {}
+    }
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot({ kubeConfig, autoStart: false, readEnvironment: false })],
+      providers: [UsesKubeConfig],
+    }).compile();
+    expect(typeof KUBE_CONFIG).toBe('string');
+    expect(module.get(UsesKubeConfig).kubeConfig).toBe(kubeConfig);
+    expect(module.get(KUBE_CONFIG)).toBe(module.get(KubeConfig));
+    await module.close();
   });
 });
