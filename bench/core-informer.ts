@@ -1,8 +1,15 @@
 // Informer benchmark: time from start() to synced for 10,000 ConfigMaps, and heap bytes per cached
-// object against its JSON size. Each figure is printed next to a baseline measured in the same run
+// object against its JSON size; then the footprint of an idle operator (issue 15 §3) in child
+// processes: in-cluster configuration by loadKubeConfig against client-node's KubeConfig and bare Node. Each figure is printed next to a baseline measured in the same run
 // against the same server: a bare paginated list (node:https + JSON.parse, nothing kept) for the
 // time, and the parsed JSON of the same objects held in an array for the memory.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { KubeApiServer } from '@tosdk/apiserver';
@@ -163,8 +170,59 @@ export async function run(): Promise<void> {
     );
     if (kept.length !== COUNT || informer.keys().length !== COUNT) throw new Error('lost objects');
     agent.destroy();
+    await footprint(server);
   } finally {
     client.close();
     await server.stop();
+  }
+}
+
+/**
+ * Idle RSS of an operator with one controller on ConfigMaps, each setup in its own process (the
+ * child script of the footprint test): bare Node, the import of @tosdk/core only, in-cluster
+ * configuration by loadKubeConfig (as in a pod), a kubeconfig file by loadKubeConfig, and
+ * client-node's KubeConfig (the way before). Median of 3 processes each.
+ */
+async function footprint(server: KubeApiServer): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tosdk-bench-footprint-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  await server.writeKubeconfig(kubeconfig);
+  const sa = join(dir, 'sa');
+  mkdirSync(sa);
+  writeFileSync(join(sa, 'token'), server.tokenOf());
+  writeFileSync(join(sa, 'ca.crt'), server.caPem ?? '');
+  writeFileSync(join(sa, 'namespace'), NAMESPACE);
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const child = join(root, 'libs/core/src/client/__tests__/footprint-child.mjs');
+  const exec = promisify(execFile);
+  const rss = async (mode: string): Promise<number> => {
+    const values: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { stdout } = await exec(
+        process.execPath,
+        ['--expose-gc', child, mode, kubeconfig, NAMESPACE, sa, String(server.port)],
+        { cwd: join(root, 'libs/core'), encoding: 'utf8' },
+      );
+      values.push((JSON.parse(stdout.trim().split('\n').pop()!) as { rss: number }).rss);
+    }
+    return median(values);
+  };
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const base = await rss('baseline');
+  const clientNode = await rss('client-node');
+  console.log(`idle operator RSS, one controller on ${COUNT} ConfigMaps (median of 3 processes):`);
+  console.log(`  baseline bare node: ${mb(base)}; with client-node's KubeConfig (before): ${mb(clientNode)}`);
+  for (const [mode, what] of [
+    ['core', 'import of @tosdk/core only'],
+    ['in-cluster', 'loadKubeConfig in-cluster (a pod)'],
+    ['light', 'loadKubeConfig from a kubeconfig file'],
+  ] as const) {
+    const value = await rss(mode);
+    console.log(
+      `  ${what}: ${mb(value)}: ${(value / clientNode).toFixed(2)}x the client-node setup, +${mb(value - base)} over bare node`,
+    );
+    if (mode === 'in-cluster') {
+      console.log(`  target idle RSS <= 60 MB: ${value <= 60e6 ? 'met' : 'not met'} (${mb(value)})`);
+    }
   }
 }
