@@ -10,6 +10,15 @@ export class InvalidControlArgumentError extends Error {
   }
 }
 
+function checkPriority(priority: number): number {
+  if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+    throw new InvalidControlArgumentError(
+      `withPriority needs a finite number (e.g. ReconcilePriority.LOW), got ${String(priority)}`,
+    );
+  }
+  return priority;
+}
+
 function checkDelay(delayMs: number): number {
   if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
     throw new InvalidControlArgumentError(
@@ -45,6 +54,8 @@ export class UpdateControl<P extends KubernetesResource = KubernetesResource> {
     readonly resource: P | undefined,
     /** Delay after which the resource is reconciled again at the latest; undefined for none. */
     readonly scheduleDelayMs: number | undefined,
+    /** Priority of the rescheduled run (see `withPriority`); undefined for normal. */
+    readonly priority?: number,
   ) {
     Object.freeze(this);
   }
@@ -79,7 +90,16 @@ export class UpdateControl<P extends KubernetesResource = KubernetesResource> {
    * @throws InvalidControlArgumentError when the delay is negative or not a finite number.
    */
   rescheduleAfter(delayMs: number): UpdateControl<P> {
-    return new UpdateControl(this.patch, this.resource, checkDelay(delayMs));
+    return new UpdateControl(this.patch, this.resource, checkDelay(delayMs), this.priority);
+  }
+
+  /**
+   * The priority of the run `rescheduleAfter` asks for, e.g. `ReconcilePriority.LOW` for a
+   * periodic check that may wait behind changed resources. Defaults to `ReconcilePriority.NORMAL`.
+   * @throws InvalidControlArgumentError when the priority is not a finite number.
+   */
+  withPriority(priority: number): UpdateControl<P> {
+    return new UpdateControl(this.patch, this.resource, this.scheduleDelayMs, checkPriority(priority));
   }
 
   /** Whether the resource (not its status) is patched. */
@@ -103,6 +123,8 @@ export class DeleteControl {
     readonly removeFinalizer: boolean,
     /** Delay after which cleanup runs again at the latest; undefined for none. */
     readonly scheduleDelayMs: number | undefined,
+    /** Priority of the rescheduled run (see `withPriority`); undefined for normal. */
+    readonly priority?: number,
   ) {
     Object.freeze(this);
   }
@@ -123,7 +145,15 @@ export class DeleteControl {
    * @throws InvalidControlArgumentError when the delay is negative or not a finite number.
    */
   rescheduleAfter(delayMs: number): DeleteControl {
-    return new DeleteControl(this.removeFinalizer, checkDelay(delayMs));
+    return new DeleteControl(this.removeFinalizer, checkDelay(delayMs), this.priority);
+  }
+
+  /**
+   * The priority of the run `rescheduleAfter` asks for. Defaults to `ReconcilePriority.NORMAL`.
+   * @throws InvalidControlArgumentError when the priority is not a finite number.
+   */
+  withPriority(priority: number): DeleteControl {
+    return new DeleteControl(this.removeFinalizer, this.scheduleDelayMs, checkPriority(priority));
   }
 }
 

@@ -9,7 +9,25 @@ import type { KubernetesResource } from '../api/resource-type.js';
 export interface Event {
   /** The primary resource to reconcile. */
   readonly resourceId: ResourceID;
+  /**
+   * How urgent the reconciliation is: when the reconciliation threads are all busy, waiting
+   * reconciliations of a higher priority start first (FIFO within one). Defaults to
+   * {@link ReconcilePriority.NORMAL}; the controller gives the adds of an initial list or re-list
+   * and the max-interval resyncs {@link ReconcilePriority.LOW}, so new and changed resources are
+   * not queued behind that backlog.
+   */
+  readonly priority?: number;
 }
+
+/** Priorities of reconciliations (any number works; higher starts first). */
+export const ReconcilePriority = Object.freeze({
+  /** Before normal work. */
+  HIGH: 10,
+  /** Events of changes (watch events, secondary events, timers of retries and reschedules). */
+  NORMAL: 0,
+  /** The backlog: what an initial list or re-list reports, and max-interval resyncs. */
+  LOW: -10,
+});
 
 /** What happened to a primary resource in the cluster. */
 export type ResourceAction = 'ADDED' | 'UPDATED' | 'DELETED';

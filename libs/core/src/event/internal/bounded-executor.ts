@@ -1,10 +1,29 @@
+/** A waiting task: it can be moved to a higher priority until it starts. */
+export interface QueuedTask {
+  /** Moves the task to `priority` when that is higher than its own (no effect once it started). */
+  promote(priority: number): void;
+}
+
+interface Waiting {
+  readonly task: () => Promise<void>;
+  priority: number;
+  /** Order of submission: FIFO within a priority. */
+  readonly seq: number;
+  started: boolean;
+}
+
 /**
- * Runs async tasks with at most `limit` in flight; the rest wait in FIFO order. Shared by every
- * controller of an operator (JOSDK's reconciliation executor with `concurrentReconciliationThreads`).
+ * Runs async tasks with at most `limit` in flight; the rest wait by priority (higher first), in
+ * FIFO order within one priority. Shared by every controller of an operator (JOSDK's
+ * reconciliation executor with `concurrentReconciliationThreads`).
  */
 export class BoundedExecutor {
   private running = 0;
-  private readonly queue: Array<() => Promise<void>> = [];
+  /** Waiting tasks, one FIFO lane per priority, lanes by priority (highest first). */
+  private readonly lanes = new Map<number, Waiting[]>();
+  private order: number[] = [];
+  private waiting = 0;
+  private seq = 0;
   private accepting = true;
   private idleWaiters: Array<() => void> = [];
 
@@ -23,25 +42,81 @@ export class BoundedExecutor {
 
   /** Tasks waiting for a slot. */
   get queued(): number {
-    return this.queue.length;
+    return this.waiting;
   }
 
-  /** Runs `task` when a slot is free. Returns false (and drops it) after {@link BoundedExecutor.shutdown}. */
-  submit(task: () => Promise<void>): boolean {
+  /**
+   * Runs `task` when a slot is free, before waiting tasks of a lower `priority` (default 0).
+   * Returns false (and drops it) after {@link BoundedExecutor.shutdown}; else a handle that can
+   * promote the task while it waits.
+   */
+  submit(task: () => Promise<void>, priority = 0): QueuedTask | false {
     if (!this.accepting) return false;
-    if (this.running < this.limit) this.run(task);
-    else this.queue.push(task);
-    this.onChange(this.queue.length, this.running);
-    return true;
+    if (this.running < this.limit) {
+      this.run(task);
+      this.onChange(this.waiting, this.running);
+      return STARTED;
+    }
+    const entry: Waiting = { task, priority, seq: this.seq++, started: false };
+    this.enqueue(entry);
+    this.onChange(this.waiting, this.running);
+    return {
+      promote: (to: number) => {
+        if (entry.started || to <= entry.priority) return;
+        const lane = this.lanes.get(entry.priority)!;
+        lane.splice(lane.indexOf(entry), 1);
+        this.waiting--;
+        if (lane.length === 0) this.dropLane(entry.priority);
+        entry.priority = to;
+        // promoted tasks keep their submission order among the tasks of their new lane
+        this.enqueue(entry, true);
+      },
+    };
   }
 
   /** Stops accepting and drops waiting tasks; running ones finish. Returns the dropped count. */
   shutdown(): number {
     this.accepting = false;
-    const dropped = this.queue.length;
-    this.queue.length = 0;
+    const dropped = this.waiting;
+    for (const lane of this.lanes.values()) for (const entry of lane) entry.started = true;
+    this.lanes.clear();
+    this.order = [];
+    this.waiting = 0;
     this.onChange(0, this.running);
     return dropped;
+  }
+
+  private enqueue(entry: Waiting, bySeq = false): void {
+    let lane = this.lanes.get(entry.priority);
+    if (!lane) {
+      lane = [];
+      this.lanes.set(entry.priority, lane);
+      this.order = [...this.lanes.keys()].sort((a, b) => b - a);
+    }
+    if (bySeq) {
+      let i = lane.length;
+      while (i > 0 && lane[i - 1].seq > entry.seq) i--;
+      lane.splice(i, 0, entry);
+    } else lane.push(entry);
+    this.waiting++;
+  }
+
+  private dropLane(priority: number): void {
+    this.lanes.delete(priority);
+    this.order = this.order.filter((p) => p !== priority);
+  }
+
+  private next(): (() => Promise<void>) | undefined {
+    for (const priority of this.order) {
+      const lane = this.lanes.get(priority)!;
+      const entry = lane.shift();
+      if (!entry) continue;
+      if (lane.length === 0) this.dropLane(priority);
+      this.waiting--;
+      entry.started = true;
+      return entry.task;
+    }
+    return undefined;
   }
 
   /** Accepts tasks again after a shutdown. */
@@ -67,9 +142,9 @@ export class BoundedExecutor {
       .catch(() => undefined)
       .then(() => {
         this.running--;
-        const next = this.accepting ? this.queue.shift() : undefined;
+        const next = this.accepting ? this.next() : undefined;
         if (next) this.run(next);
-        this.onChange(this.queue.length, this.running);
+        this.onChange(this.waiting, this.running);
         if (this.running === 0) {
           const waiters = this.idleWaiters;
           this.idleWaiters = [];
@@ -78,3 +153,6 @@ export class BoundedExecutor {
       });
   }
 }
+
+/** The handle of a task that started at once (nothing to promote). */
+const STARTED: QueuedTask = Object.freeze({ promote: () => undefined });

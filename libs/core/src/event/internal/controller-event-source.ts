@@ -2,6 +2,7 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
 import type { Logger } from '../../util/logger.js';
+import { ReconcilePriority } from '../event.js';
 import type { EventHandler, ResourceEvent } from '../event.js';
 import type { EventSource, EventSourceHealth } from '../event-source.js';
 import { OwnWriteTracker } from '../sources/own-write-tracker.js';
@@ -233,26 +234,29 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     if (!meta?.name) return this.dispatch(plain);
     const key = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
     const relisted = this.relists?.covers(meta.namespace) ?? false;
-    const verdict = this.own.onEvent(key, relisted ? { ...plain, relisted } : plain);
-    if (verdict === 'foreign') this.dispatch(plain);
+    const event = relisted ? { ...plain, relisted } : plain;
+    const verdict = this.own.onEvent(key, event);
+    if (verdict === 'foreign') this.dispatch(event);
   }
 
   private dispatch(event: HeldEvent<P>): void {
     this.guard(() => {
-      if (event.kind === 'add') this.onAdd(event.obj);
-      else if (event.kind === 'update') this.onUpdate(event.oldObj ?? event.obj, event.obj);
+      // what a list reports is the backlog (an initial list, a re-list): after what changes
+      const priority = event.relisted ? ReconcilePriority.LOW : undefined;
+      if (event.kind === 'add') this.onAdd(event.obj, priority);
+      else if (event.kind === 'update') this.onUpdate(event.oldObj ?? event.obj, event.obj, priority);
       else this.onDelete(event.obj, event.finalStateUnknown ?? false);
     });
   }
 
-  private onAdd(obj: P): void {
+  private onAdd(obj: P, priority?: number): void {
     const c = this.config;
     if (!(c.onAddFilter?.(obj) ?? true) || !(c.genericFilter?.(obj) ?? true)) return;
-    this.emit('ADDED', obj);
+    this.emit('ADDED', obj, priority);
   }
 
-  private onUpdate(oldObj: P, newObj: P): void {
-    if (this.acceptsUpdate(newObj, oldObj)) this.emit('UPDATED', newObj);
+  private onUpdate(oldObj: P, newObj: P, priority?: number): void {
+    if (this.acceptsUpdate(newObj, oldObj)) this.emit('UPDATED', newObj, priority);
   }
 
   private onDelete(obj: P, finalStateUnknown: boolean): void {
@@ -261,8 +265,11 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     this.emit('DELETED', obj);
   }
 
-  private emit(action: ResourceEvent['action'], resource: P): void {
-    const event: ResourceEvent<P> = { resourceId: ResourceID.fromResource(resource), action, resource };
+  private emit(action: ResourceEvent['action'], resource: P, priority?: number): void {
+    const event: ResourceEvent<P> =
+      priority === undefined
+        ? { resourceId: ResourceID.fromResource(resource), action, resource }
+        : { resourceId: ResourceID.fromResource(resource), action, resource, priority };
     this.handler?.handleEvent(event);
   }
 

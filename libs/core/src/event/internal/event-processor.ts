@@ -8,7 +8,8 @@ import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { isResourceEvent } from '../event.js';
 import type { Event, EventHandler } from '../event.js';
-import type { BoundedExecutor } from './bounded-executor.js';
+import { ReconcilePriority } from '../event.js';
+import type { BoundedExecutor, QueuedTask } from './bounded-executor.js';
 import type { ExecutionHandler, ExecutionScope, PostExecutionControl, PrimaryCache } from './execution.js';
 
 /** A rate-limited submission waits at least this long (JOSDK's minimum). */
@@ -33,6 +34,10 @@ interface ResourceState {
   retryDueAt?: number;
   rateLimitState?: unknown;
   timer?: { handle: TimerHandle; kind: TimerKind };
+  /** The priority of the next run: the highest of the events marked since the last submission. */
+  priority?: number;
+  /** The submitted run while it waits for a reconciliation thread (it can be promoted). */
+  queued?: QueuedTask;
 }
 
 /** Resolved settings of an {@link EventProcessor}. */
@@ -120,6 +125,10 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
   }
 
   private markEvent(event: Event, state: ResourceState): void {
+    const priority = event.priority ?? ReconcilePriority.NORMAL;
+    state.priority = Math.max(state.priority ?? priority, priority);
+    // a run already waiting for a thread goes with the most urgent event since it was submitted
+    state.queued?.promote(priority);
     if (isResourceEvent(event)) {
       if (event.action === 'DELETED') {
         state.deleteEventPresent = true;
@@ -162,20 +171,26 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     }
     state.underProcessing = true;
     state.eventPresent = false;
+    const priority = state.priority ?? ReconcilePriority.NORMAL;
+    state.priority = undefined;
     const retryInfo = state.retry ? retryInfoOf(state.retry) : undefined;
     if (this.o.metrics.reconcileSubmitted) {
       this.safeMetric(() =>
         this.o.metrics.reconcileSubmitted?.(state.id, this.o.controller, retryInfo?.attemptCount ?? 0),
       );
     }
-    const accepted = this.o.executor.submit(() => this.execute(state, retryInfo));
-    if (!accepted) {
+    const queued = this.o.executor.submit(() => this.execute(state, retryInfo), priority);
+    if (!queued) {
       state.underProcessing = false;
       state.eventPresent = true;
+      state.priority = priority;
+      return;
     }
+    state.queued = queued;
   }
 
   private async execute(state: ResourceState, retryInfo: RetryInfo | undefined): Promise<void> {
+    state.queued = undefined;
     if (!this.running) {
       // submitted before a stop (or a lost leadership): keep the event for the next start
       state.underProcessing = false;
@@ -244,7 +259,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     } else if (state.eventPresent) {
       this.submit(state);
     } else if (post.rescheduleDelayMs !== undefined) {
-      this.schedule(state, post.rescheduleDelayMs, 'reschedule');
+      this.schedule(state, post.rescheduleDelayMs, 'reschedule', post.reschedulePriority);
     } else {
       this.scheduleMaxInterval(state);
     }
@@ -298,14 +313,16 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     if (interval !== undefined && interval > 0) this.schedule(state, interval, 'maxInterval');
   }
 
-  private schedule(state: ResourceState, delayMs: number, kind: TimerKind): void {
+  private schedule(state: ResourceState, delayMs: number, kind: TimerKind, priority?: number): void {
     this.cancelTimer(state);
+    // resyncs are the backlog; retries, reschedules and rate-limited runs keep their timing
+    const urgency = priority ?? (kind === 'maxInterval' ? ReconcilePriority.LOW : ReconcilePriority.NORMAL);
     const handle = this.o.clock.setTimeout(() => {
       if (state.timer?.handle !== handle) return;
       state.timer = undefined;
       if (kind === 'retry') state.retryDueAt = undefined;
       if (this.states.get(state.id.key) !== state) return;
-      const event: TimerEvent = { resourceId: state.id, timer: kind };
+      const event: TimerEvent = { resourceId: state.id, timer: kind, priority: urgency };
       this.handleEvent(event);
     }, delayMs);
     state.timer = { handle, kind };

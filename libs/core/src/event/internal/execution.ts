@@ -30,6 +30,8 @@ export interface PostExecutionControl<P extends KubernetesResource> {
   readonly updatedResource?: P;
   /** Reconcile again after this delay at the latest. */
   readonly rescheduleDelayMs?: number;
+  /** The priority of the rescheduled run (the control's `withPriority`); defaults to normal. */
+  readonly reschedulePriority?: number;
 }
 
 /** Runs one reconciliation (the reconciliation dispatcher). Never rejects: failures are in the result. */

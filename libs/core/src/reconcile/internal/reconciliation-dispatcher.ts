@@ -268,7 +268,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
           updated = written.resource;
         }
       }
-      return { kind: 'reconcile', updatedResource: updated, rescheduleDelayMs: control.scheduleDelayMs };
+      return {
+        kind: 'reconcile',
+        updatedResource: updated,
+        rescheduleDelayMs: control.scheduleDelayMs,
+        reschedulePriority: control.priority,
+      };
     } catch (error) {
       if (error instanceof ReconcileAbandonedError)
         return { kind: 'reconcile', ...this.abandoned(error, logger) };
@@ -387,7 +392,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
           id,
         );
       }
-      if (!control.removeFinalizer) return { kind: 'cleanup', rescheduleDelayMs: control.scheduleDelayMs };
+      if (!control.removeFinalizer)
+        return {
+          kind: 'cleanup',
+          rescheduleDelayMs: control.scheduleDelayMs,
+          reschedulePriority: control.priority,
+        };
       this.checkFence(run, `remove finalizer ${this.o.config.finalizerName}`);
       const written = await this.writer.removeFinalizer(original, id);
       if (written) this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
