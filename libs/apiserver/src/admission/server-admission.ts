@@ -37,6 +37,13 @@ import {
   validateWebhookConfiguration,
 } from './webhook-configuration.js';
 import { WebhookAdmission } from './webhook-admission.js';
+import {
+  AdmissionPolicies,
+  BINDING_KEY,
+  POLICY_KEY,
+  validateBinding,
+  validatePolicy,
+} from './admission-policy.js';
 import { ruleMatches } from './webhook-matching.js';
 import type { WebhookSource } from './webhook-admission.js';
 
@@ -105,11 +112,19 @@ function rvOf(obj: JsonObject | undefined): unknown {
 /** Admission and conversion webhooks of one API server. */
 export class ServerAdmission implements WebhookSource {
   private readonly chain = new WebhookAdmission(this);
+  private readonly policies: AdmissionPolicies;
   private cache: { validating: ResolvedWebhook[]; mutating: ResolvedWebhook[] } | undefined;
 
   constructor(private readonly deps: HandlerDeps) {
+    this.policies = new AdmissionPolicies({
+      list: (key) => deps.store.list(key),
+      namespaceObject: (name) => deps.store.get('/namespaces', '', name),
+      namespaceLabels: (name) => this.namespaceLabels(name),
+      equivalentVersions: (group, resource) => this.equivalentVersions(group, resource),
+    });
     deps.store.onChange((ev) => {
       if (ev.resource === VALIDATING_KEY || ev.resource === MUTATING_KEY) this.cache = undefined;
+      else if (ev.resource === POLICY_KEY || ev.resource === BINDING_KEY) this.policies.invalidate();
     });
   }
 
@@ -135,9 +150,9 @@ export class ServerAdmission implements WebhookSource {
     return this.cache[type];
   }
 
-  /** Whether any admission webhook is configured. */
+  /** Whether any admission webhook or bound admission policy is configured. */
   get active(): boolean {
-    return this.webhooks('validating').length + this.webhooks('mutating').length > 0;
+    return this.webhooks('validating').length + this.webhooks('mutating').length > 0 || this.policies.active;
   }
 
   namespaceLabels(name: string): Record<string, string> | undefined {
@@ -240,13 +255,16 @@ export class ServerAdmission implements WebhookSource {
     const ops =
       info.verb === 'create' ? ['CREATE'] : info.verb === 'update' ? ['UPDATE'] : ['UPDATE', 'CREATE'];
     const versions = [version.name, ...this.equivalentVersions(rt.group, rt.plural)];
-    for (const type of ['mutating', 'validating'] as const) {
-      for (const hook of this.webhooks(type)) {
-        for (const operation of ops) {
-          const attrs = { ...base, operation } as AdmissionAttributes;
-          const vs = hook.matchPolicy === 'Equivalent' ? versions : [version.name];
-          if (hook.rules.some((r) => vs.some((v) => ruleMatches(r, attrs, v)))) return true;
-        }
+    const candidates = [
+      ...this.webhooks('mutating'),
+      ...this.webhooks('validating'),
+      ...this.policies.rules(),
+    ];
+    for (const hook of candidates) {
+      for (const operation of ops) {
+        const attrs = { ...base, operation } as AdmissionAttributes;
+        const vs = hook.matchPolicy === 'Equivalent' ? versions : [version.name];
+        if (hook.rules.some((r) => vs.some((v) => ruleMatches(r, attrs, v)))) return true;
       }
     }
     return false;
@@ -256,8 +274,15 @@ export class ServerAdmission implements WebhookSource {
   private configCheck(rt: ResourceType): Hook {
     return (obj) => {
       if (rt.group !== 'admissionregistration.k8s.io') return;
-      const type = rt.plural === 'mutatingwebhookconfigurations' ? 'mutating' : 'validating';
-      const causes = validateWebhookConfiguration(obj, type);
+      const causes =
+        rt.plural === 'validatingadmissionpolicies'
+          ? validatePolicy(obj)
+          : rt.plural === 'validatingadmissionpolicybindings'
+            ? validateBinding(obj)
+            : validateWebhookConfiguration(
+                obj,
+                rt.plural === 'mutatingwebhookconfigurations' ? 'mutating' : 'validating',
+              );
       if (causes.length > 0)
         throw errors.invalid(
           { group: rt.group, resource: rt.plural, kind: rt.kind, name: str(metaOf(obj).name) },
@@ -330,6 +355,7 @@ export class ServerAdmission implements WebhookSource {
       oldObject: this.atVersion(rt, version, stored),
     };
     if (this.chain.matches('mutating', attrs)) await this.chain.mutate({ ...attrs, object: attrs.oldObject });
+    this.policies.validate(attrs, []);
     await this.chain.validate(attrs);
   }
 
@@ -394,7 +420,7 @@ export class ServerAdmission implements WebhookSource {
       try {
         // 3. schema and CEL validation of the mutated object, then the validating webhooks
         const validating = { ...attrs, object: mutated };
-        if (this.chain.matches('validating', validating)) {
+        if (this.policies.active || this.chain.matches('validating', validating)) {
           const out = new CapturedResponse();
           const text = out.text();
           await handleResource(
@@ -407,6 +433,8 @@ export class ServerAdmission implements WebhookSource {
           );
           const result: unknown = JSON.parse(await text);
           if (isObject(result)) validating.object = result;
+          // kube-apiserver's order: admission policies, then the validating webhooks
+          this.policies.validate(validating, warnings);
           await this.chain.validate(validating, warnings);
         }
         // 4. the write itself, with the object the webhooks saw

@@ -411,6 +411,23 @@ const DEFS: Def[] = [
     columns: [webhooksColumn(), AGE],
   },
   {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicy',
+    plural: 'validatingadmissionpolicies',
+    cats: ['api-extensions'],
+    cluster: true,
+    status: true,
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    plural: 'validatingadmissionpolicybindings',
+    cats: ['api-extensions'],
+    cluster: true,
+  },
+  {
     group: 'apiextensions.k8s.io',
     version: 'v1',
     kind: 'CustomResourceDefinition',

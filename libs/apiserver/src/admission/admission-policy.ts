@@ -1,0 +1,398 @@
+/**
+ * `ValidatingAdmissionPolicy` and `ValidatingAdmissionPolicyBinding` (admissionregistration.k8s.io/v1,
+ * GA in Kubernetes 1.30): CEL validations run in the API server itself, after the mutating webhooks
+ * and schema validation and before the validating webhooks. Supported: `matchConstraints`
+ * (resource rules with exclusions, namespace and object selectors, matchPolicy), `validations`
+ * (`expression`, `message`, `messageExpression`, `reason`), `variables`, `failurePolicy`, bindings
+ * with `validationActions` Deny and Warn (Audit is accepted and ignored) and `matchResources`.
+ * Not supported: `paramKind`/`paramRef` (`params` is null), `matchConditions`, `auditAnnotations`,
+ * `authorizer`.
+ */
+import { isCelError, parse, plan } from '@bufbuild/cel';
+import type { CelInput, CelResult } from '@bufbuild/cel';
+import type { JsonObject, StatusCause } from '../types.js';
+import { ApiError } from '../internal/common/errors.js';
+import { isObject, metaOf, str } from '../internal/common/json.js';
+import { kubernetesCelEnv } from '../crd/internal/cel/environment.js';
+import { toCel } from '../crd/internal/cel/values.js';
+import { EVERYTHING, labelSelectorFromObject, matchesLabels, selectsEverything } from '../selectors/index.js';
+import type { LabelSelector } from '../selectors/index.js';
+import type { AdmissionAttributes } from './admission-attributes.js';
+import { labelsOf } from './admission-attributes.js';
+import type { WebhookRule } from './webhook-configuration.js';
+import type { MatchContext } from './webhook-matching.js';
+import { ruleMatches } from './webhook-matching.js';
+
+/** The resources of the policy kinds in the store. */
+export const POLICY_KEY = 'admissionregistration.k8s.io/validatingadmissionpolicies';
+export const BINDING_KEY = 'admissionregistration.k8s.io/validatingadmissionpolicybindings';
+
+type Program = (ctx?: Record<string, CelInput>) => CelResult;
+
+interface Matcher {
+  rules: WebhookRule[];
+  exclude: WebhookRule[];
+  namespaceSelector: LabelSelector;
+  objectSelector: LabelSelector;
+  matchPolicy: 'Equivalent' | 'Exact';
+}
+
+interface CompiledValidation {
+  expression: string;
+  program: Program;
+  message?: string;
+  messageExpression?: Program;
+  reason?: string;
+}
+
+interface CompiledPolicy {
+  name: string;
+  match: Matcher | undefined;
+  failurePolicy: 'Fail' | 'Ignore';
+  variables: { name: string; program: Program }[];
+  validations: CompiledValidation[];
+}
+
+interface CompiledBinding {
+  name: string;
+  policyName: string;
+  actions: string[];
+  match: Matcher | undefined;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function strings(v: unknown): string[] {
+  return arr(v).filter((x): x is string => typeof x === 'string');
+}
+
+function selector(v: unknown): LabelSelector {
+  return v === undefined || v === null ? EVERYTHING : labelSelectorFromObject(v);
+}
+
+function rulesOf(v: unknown): WebhookRule[] {
+  return arr(v).map((r) => {
+    const o = isObject(r) ? r : {};
+    return {
+      operations: strings(o.operations),
+      apiGroups: strings(o.apiGroups),
+      apiVersions: strings(o.apiVersions),
+      resources: strings(o.resources),
+      scope: typeof o.scope === 'string' ? o.scope : '*',
+    };
+  });
+}
+
+function matcherOf(v: unknown): Matcher | undefined {
+  if (!isObject(v)) return undefined;
+  return {
+    rules: rulesOf(v.resourceRules),
+    exclude: rulesOf(v.excludeResourceRules),
+    namespaceSelector: selector(v.namespaceSelector),
+    objectSelector: selector(v.objectSelector),
+    matchPolicy: v.matchPolicy === 'Exact' ? 'Exact' : 'Equivalent',
+  };
+}
+
+/** Compiles one CEL expression; throws with kube-apiserver's "compilation failed" text. */
+function compile(text: string): Program {
+  let parsed;
+  try {
+    parsed = parse(text);
+  } catch (e) {
+    throw new Error(`compilation failed: ERROR: ${(e as Error).message}`, { cause: e });
+  }
+  return plan(kubernetesCelEnv(), parsed);
+}
+
+function compilePolicy(obj: JsonObject): CompiledPolicy {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  return {
+    name: str(metaOf(obj).name),
+    match: matcherOf(spec.matchConstraints),
+    failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+    variables: arr(spec.variables).map((v) => {
+      const o = isObject(v) ? v : {};
+      return { name: str(o.name), program: compile(str(o.expression)) };
+    }),
+    validations: arr(spec.validations).map((v) => {
+      const o = isObject(v) ? v : {};
+      const c: CompiledValidation = { expression: str(o.expression), program: compile(str(o.expression)) };
+      if (typeof o.message === 'string' && o.message !== '') c.message = o.message;
+      if (typeof o.messageExpression === 'string' && o.messageExpression !== '')
+        c.messageExpression = compile(o.messageExpression);
+      if (typeof o.reason === 'string') c.reason = o.reason;
+      return c;
+    }),
+  };
+}
+
+/**
+ * The causes that make a policy invalid (expressions that do not compile, missing fields), named
+ * by field as kube-apiserver names them.
+ */
+export function validatePolicy(obj: JsonObject): StatusCause[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const causes: StatusCause[] = [];
+  if (!isObject(spec.matchConstraints) || arr(spec.matchConstraints.resourceRules).length === 0) {
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: 'spec.matchConstraints.resourceRules',
+      message: 'Required value',
+    });
+  }
+  if (spec.paramKind !== undefined) {
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.paramKind',
+      message: 'Unsupported value: the in-memory API server runs policies without params; remove paramKind',
+    });
+  }
+  if (arr(spec.validations).length === 0)
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: 'spec.validations',
+      message: 'Required value: validations or auditAnnotations must contain at least one item',
+    });
+  const check = (field: string, text: unknown): void => {
+    if (typeof text !== 'string' || text === '') {
+      causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
+      return;
+    }
+    try {
+      compile(text);
+    } catch (e) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${JSON.stringify(text)}: ${(e as Error).message}`,
+      });
+    }
+  };
+  arr(spec.validations).forEach((v, i) => {
+    const o = isObject(v) ? v : {};
+    check(`spec.validations[${i}].expression`, o.expression);
+    if (o.messageExpression !== undefined)
+      check(`spec.validations[${i}].messageExpression`, o.messageExpression);
+  });
+  arr(spec.variables).forEach((v, i) =>
+    check(`spec.variables[${i}].expression`, isObject(v) ? v.expression : undefined),
+  );
+  return causes;
+}
+
+/** The causes that make a binding invalid. */
+export function validateBinding(obj: JsonObject): StatusCause[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const causes: StatusCause[] = [];
+  if (typeof spec.policyName !== 'string' || spec.policyName === '')
+    causes.push({ reason: 'FieldValueRequired', field: 'spec.policyName', message: 'Required value' });
+  const actions = strings(spec.validationActions);
+  if (actions.length === 0)
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: 'spec.validationActions',
+      message: 'Required value: at least one validation action is required',
+    });
+  for (const a of actions)
+    if (!['Deny', 'Warn', 'Audit'].includes(a))
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'spec.validationActions',
+        message: `Unsupported value: ${JSON.stringify(a)}: supported values: "Audit", "Deny", "Warn"`,
+      });
+  if (actions.includes('Deny') && actions.includes('Warn'))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.validationActions',
+      message:
+        'Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+    });
+  if (spec.paramRef !== undefined)
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.paramRef',
+      message: 'Unsupported value: the in-memory API server runs policies without params; remove paramRef',
+    });
+  return causes;
+}
+
+const STATUS_OF_REASON: Record<string, number> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  Invalid: 422,
+  RequestEntityTooLarge: 413,
+};
+
+/** Where policies read the objects and the cluster from. */
+export interface PolicySource extends MatchContext {
+  /** Stored policies and bindings. */
+  list(key: string): JsonObject[];
+  /** The namespace object of a namespaced request (`namespaceObject`), if it exists. */
+  namespaceObject(name: string): JsonObject | undefined;
+}
+
+/** The policies and bindings of one server, compiled once per change. */
+export class AdmissionPolicies {
+  private compiled: { policies: Map<string, CompiledPolicy>; bindings: CompiledBinding[] } | undefined;
+
+  constructor(private readonly source: PolicySource) {}
+
+  /** Forgets the compiled policies (call when a policy or binding changed). */
+  invalidate(): void {
+    this.compiled = undefined;
+  }
+
+  private load(): { policies: Map<string, CompiledPolicy>; bindings: CompiledBinding[] } {
+    if (!this.compiled) {
+      const policies = new Map<string, CompiledPolicy>();
+      for (const p of this.source.list(POLICY_KEY)) {
+        try {
+          const c = compilePolicy(p);
+          policies.set(c.name, c);
+        } catch {
+          // stored before it was checked: skipped, as kube-apiserver skips a policy that does not compile
+        }
+      }
+      const bindings = this.source
+        .list(BINDING_KEY)
+        .map((b) => {
+          const spec = isObject(b.spec) ? b.spec : {};
+          return {
+            name: str(metaOf(b).name),
+            policyName: str(spec.policyName),
+            actions: strings(spec.validationActions),
+            match: matcherOf(spec.matchResources),
+          };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name));
+      this.compiled = { policies, bindings };
+    }
+    return this.compiled;
+  }
+
+  /** Whether any binding refers to an existing policy. */
+  get active(): boolean {
+    const { policies, bindings } = this.load();
+    return bindings.some((b) => policies.has(b.policyName));
+  }
+
+  /** The rules of the bound policies (for a quick check whether a write can match at all). */
+  rules(): { rules: WebhookRule[]; matchPolicy: 'Equivalent' | 'Exact' }[] {
+    const { policies, bindings } = this.load();
+    return bindings.flatMap((b) => {
+      const m = policies.get(b.policyName)?.match;
+      return m ? [{ rules: m.rules, matchPolicy: m.matchPolicy }] : [];
+    });
+  }
+
+  private matches(m: Matcher | undefined, attrs: AdmissionAttributes): boolean {
+    if (!m) return true;
+    const versions =
+      m.matchPolicy === 'Equivalent'
+        ? [attrs.version, ...this.source.equivalentVersions(attrs.group, attrs.resource)]
+        : [attrs.version];
+    if (m.rules.length > 0 && !m.rules.some((r) => versions.some((v) => ruleMatches(r, attrs, v))))
+      return false;
+    if (m.exclude.some((r) => ruleMatches(r, attrs, attrs.version))) return false;
+    if (!selectsEverything(m.namespaceSelector) && attrs.namespaced && attrs.namespace !== '') {
+      if (!matchesLabels(m.namespaceSelector, this.source.namespaceLabels(attrs.namespace) ?? {}))
+        return false;
+    }
+    if (!selectsEverything(m.objectSelector)) {
+      const hit =
+        (attrs.object !== undefined && matchesLabels(m.objectSelector, labelsOf(attrs.object))) ||
+        (attrs.oldObject !== undefined && matchesLabels(m.objectSelector, labelsOf(attrs.oldObject)));
+      if (!hit) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Runs the bound policies that match the request.
+   * @throws ApiError with kube-apiserver's text for the first failed validation of a Deny binding.
+   */
+  validate(attrs: AdmissionAttributes, warnings: string[]): void {
+    const { policies, bindings } = this.load();
+    for (const binding of bindings) {
+      const policy = policies.get(binding.policyName);
+      if (!policy || !this.matches(policy.match, attrs) || !this.matches(binding.match, attrs)) continue;
+      const failure = this.evaluate(policy, attrs);
+      if (failure === undefined) continue;
+      const text = `ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}' denied request: ${failure.message}`;
+      if (binding.actions.includes('Warn'))
+        warnings.push(
+          `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${failure.message}`,
+        );
+      if (binding.actions.includes('Deny')) {
+        const reason = failure.reason ?? 'Invalid';
+        throw new ApiError(STATUS_OF_REASON[reason] ?? 422, reason, text);
+      }
+    }
+  }
+
+  /** The first failed validation of a policy, or undefined when all pass (or errors are ignored). */
+  private evaluate(
+    policy: CompiledPolicy,
+    attrs: AdmissionAttributes,
+  ): { message: string; reason?: string } | undefined {
+    const vars: Record<string, CelInput> = {
+      object: attrs.object === undefined ? null : toCel(attrs.object, undefined),
+      oldObject: attrs.oldObject === undefined ? null : toCel(attrs.oldObject, undefined),
+      params: null,
+      request: toCel(
+        {
+          operation: attrs.operation,
+          name: attrs.name,
+          namespace: attrs.namespace,
+          kind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
+          resource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
+          subResource: attrs.subresource,
+          userInfo: { username: attrs.user.name, groups: [...attrs.user.groups] },
+          dryRun: attrs.dryRun,
+        },
+        undefined,
+      ),
+      namespaceObject: null,
+    };
+    if (attrs.namespaced && attrs.namespace !== '') {
+      const ns = this.source.namespaceObject(attrs.namespace);
+      if (ns) vars.namespaceObject = toCel(ns, undefined);
+    }
+    const variables = new Map<string, CelInput>();
+    for (const v of policy.variables) {
+      const r = v.program({ ...vars, variables: variables });
+      if (isCelError(r))
+        return policy.failurePolicy === 'Fail'
+          ? { message: `variable '${v.name}' resulted in error: ${r.message}` }
+          : undefined;
+      variables.set(v.name, r);
+    }
+    const ctx = { ...vars, variables };
+    for (const v of policy.validations) {
+      const r = v.program(ctx);
+      if (isCelError(r)) {
+        if (policy.failurePolicy === 'Ignore') continue;
+        return { message: `expression '${v.expression}' resulted in error: ${r.message}` };
+      }
+      if (r === true) continue;
+      if (r !== false) {
+        if (policy.failurePolicy === 'Ignore') continue;
+        return {
+          message: `expression '${v.expression}' resulted in error: expression must evaluate to bool`,
+        };
+      }
+      let message = v.message ?? `failed expression: ${v.expression}`;
+      if (v.messageExpression) {
+        const m = v.messageExpression(ctx);
+        if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) message = m;
+      }
+      const out: { message: string; reason?: string } = { message };
+      if (v.reason !== undefined) out.reason = v.reason;
+      return out;
+    }
+    return undefined;
+  }
+}
