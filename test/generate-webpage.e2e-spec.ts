@@ -7,6 +7,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { generate, loadApp, render, TosdkCliError } from '@tosdk/cli';
 import type { AppModel } from '@tosdk/cli';
 import webPageConfig, { webPageToolConfig } from '../apps/webpage/src/tosdk.config.js';
@@ -60,6 +61,39 @@ describe('tosdk generate on the WebPage sample', () => {
     expect(await rbac('lowlevel')).toBe(managed);
     expect(await rbac('standalone')).toBe(managed);
   }, 60_000);
+
+  it('the Helm templates balance their blocks and are YAML once values are filled in', async () => {
+    const values = { replicas: '3', image: 'ghcr.io/x/y:1', pullPolicy: 'Always', namespaces: ['a', 'b'] };
+    for (const name of ['rbac.yaml', 'deployment.yaml', 'serviceaccount.yaml']) {
+      const text = await readFile(join(CONFIG_DIR, '../chart/templates', name), 'utf8');
+      const opened = (text.match(/\{\{-? (if|range) /g) ?? []).length;
+      expect([name, (text.match(/\{\{-? end \}\}/g) ?? []).length]).toEqual([name, opened]);
+      // a poor man's render: both branches of each if, one namespace for range, values inlined
+      const rendered = text
+        .split('\n')
+        .filter((line) => !/^\s*\{\{-? (if|else|end|range)\b.*\}\}\s*$/.test(line))
+        .map((line) =>
+          line
+            .replace(
+              /^(\s*)\{\{- toYaml \.Values\.resources \| nindent \d+ \}\}$/,
+              '$1requests: { cpu: 10m }',
+            )
+            .replace('{{ .Values.replicas }}', values.replicas)
+            .replace('"{{ .Values.image.repository }}:{{ .Values.image.tag }}"', values.image)
+            .replace('{{ .Values.image.pullPolicy }}', values.pullPolicy)
+            .replace(/\{\{ join "," \.Values\.watchNamespaces \| quote \}\}/, '"a,b"')
+            .replace(/\{\{ \$?\.Release\.Namespace \}\}/g, 'webpage-system')
+            .replace('{{ . }}', 'a'),
+        )
+        .join('\n');
+      expect([name, rendered]).not.toEqual([name, expect.stringContaining('{{')]);
+      const docs = parseAllDocuments(rendered);
+      expect([name, docs.flatMap((d) => d.errors.map((e) => e.message))]).toEqual([name, []]);
+      for (const doc of docs) expect((doc.toJS() as { kind?: string } | null)?.kind).toBeDefined();
+    }
+    const deployment = await readFile(join(CONFIG_DIR, '../chart/templates/deployment.yaml'), 'utf8');
+    expect(deployment).toContain('- name: TOSDK_CONTROLLER_WEBPAGE_NAMESPACES');
+  });
 
   describe('--check', () => {
     let dir: string;
