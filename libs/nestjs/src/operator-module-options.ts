@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type {
   ControllerConfigurationOptions,
   KubernetesClient,
+  KubeConfigSource,
   KubernetesResource,
   Logger,
   Metrics,
@@ -19,7 +20,7 @@ export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' |
    * Where the API server is. Defaults to `KUBECONFIG`, else `~/.kube/config`, else the in-cluster
    * service account; never read when `client` is given.
    */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfig | KubeConfigSource;
   /** A client to use; when given, no KubeConfig is read at all. Defaults to one made from `kubeConfig`. */
   client?: KubernetesClient;
   /** Start the operator in `onApplicationBootstrap`. Defaults to true; false leaves `operator.start()` to the app. */

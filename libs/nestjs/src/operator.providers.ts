@@ -1,6 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Provider } from '@nestjs/common';
 import { KubernetesClient, Operator } from '@tosdk/core';
+import type { KubeConfigSource } from '@tosdk/core';
 import { operatorOptionsFromEnvironment } from './config/environment-configuration.js';
 import { loadKubeConfig } from './config/kube-config.loader.js';
 import { NestOperatorLogger } from './logging/nest-operator-logger.js';
@@ -34,7 +35,7 @@ export function operatorProviders(): Provider[] {
     {
       provide: KubeConfig,
       inject: [RESOLVED_OPERATOR_OPTIONS],
-      useFactory: (options: OperatorModuleOptions): KubeConfig | null =>
+      useFactory: (options: OperatorModuleOptions): KubeConfig | KubeConfigSource | null =>
         // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
         options.kubeConfig ?? (options.client ? null : loadKubeConfig(options.environment ?? process.env)),
     },
@@ -43,8 +44,10 @@ export function operatorProviders(): Provider[] {
     {
       provide: KubernetesClient,
       inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG],
-      useFactory: (options: OperatorModuleOptions, kubeConfig: KubeConfig | null): KubernetesClient =>
-        options.client ?? KubernetesClient.fromKubeConfig(kubeConfig!),
+      useFactory: (
+        options: OperatorModuleOptions,
+        kubeConfig: KubeConfig | KubeConfigSource | null,
+      ): KubernetesClient => options.client ?? KubernetesClient.fromKubeConfig(kubeConfig!),
     },
     OperatorMetricsHub,
     {
@@ -52,7 +55,7 @@ export function operatorProviders(): Provider[] {
       inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG, KubernetesClient, OperatorMetricsHub],
       useFactory: (
         options: OperatorModuleOptions,
-        kubeConfig: KubeConfig | null,
+        kubeConfig: KubeConfig | KubeConfigSource | null,
         client: KubernetesClient,
         hub: OperatorMetricsHub,
       ): Operator => {
