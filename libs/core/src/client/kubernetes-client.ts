@@ -93,7 +93,14 @@ interface CallSpec {
   textUnlessJson?: boolean;
   /** Whether a repeat could do harm; see `ClientRetryOptions`. */
   retry: RetrySafety;
+  /** The Accept header. Defaults to `application/json`. */
+  accept?: string;
 }
+
+/** Accept headers of metadata-only lists and watches, with full JSON as the fallback (as client-go sends). */
+const ACCEPT_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 /**
  * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
@@ -192,6 +199,7 @@ export class KubernetesClient {
       path: collectionPath(type, options.namespace) + query,
       signal: options.signal,
       retry: 'repeatable',
+      accept: options.metadataOnly ? ACCEPT_METADATA_LIST : undefined,
     });
     const items = list.items ?? [];
     for (const item of items) {
@@ -371,7 +379,10 @@ export class KubernetesClient {
         timeoutSeconds: options.timeoutSeconds,
         sendInitialEvents: options.sendInitialEvents,
       });
-    return { [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal, options.onConnected) };
+    const accept = options.metadataOnly ? ACCEPT_METADATA : undefined;
+    return {
+      [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal, options.onConnected, accept),
+    };
   }
 
   /**
@@ -520,6 +531,7 @@ export class KubernetesClient {
       contentType: spec.contentType,
       signal,
       idleTimeoutMs: this.requestTimeoutMs,
+      accept: spec.accept,
     };
     let answer = await this.sendLogged(exchange);
     if (answer.status === 401 && this.connection.hasDynamicAuth) {
@@ -561,12 +573,20 @@ export class KubernetesClient {
     path: string,
     signal: AbortSignal | undefined,
     onConnected: (() => void) | undefined,
+    accept?: string,
   ): AsyncGenerator<WatchEvent<T>> {
     const request = { method: 'GET', path };
     if (this.isClosed) throw new KubernetesClientClosedError(request);
     if (signal?.aborted) return;
     const both = signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
-    const exchange: HttpExchange = { method: 'GET', path, signal: both, idleTimeoutMs: 0, watch: true };
+    const exchange: HttpExchange = {
+      method: 'GET',
+      path,
+      signal: both,
+      idleTimeoutMs: 0,
+      watch: true,
+      accept,
+    };
     let opened;
     try {
       opened = await open(this.connection, exchange);

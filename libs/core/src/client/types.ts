@@ -1,3 +1,4 @@
+import type { KubernetesResource } from '../api/resource-type.js';
 import type { KubernetesApiError, KubernetesStatus } from './errors.js';
 
 /** Options of every write. */
@@ -26,7 +27,19 @@ export interface ListOptions {
   resourceVersionMatch?: 'Exact' | 'NotOlderThan';
   /** Aborts the request (it rejects with a transport error of failure `aborted`). */
   signal?: AbortSignal;
+  /**
+   * Ask for metadata only (`PartialObjectMetadataList`, Accept `as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`):
+   * items are `{apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata}`, much smaller
+   * than full objects (Secrets, ConfigMaps). A server that cannot answers with full objects. Defaults to false.
+   */
+  metadataOnly?: boolean;
 }
+
+/**
+ * An object's metadata alone (`meta.k8s.io/v1` `PartialObjectMetadata`), as metadata-only lists and
+ * watches deliver it.
+ */
+export type PartialObjectMetadata = KubernetesResource;
 
 /** One page of a list. */
 export interface ListResult<T> {
@@ -96,6 +109,8 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /** Called once the server accepted the watch (200), before any event: tells a quiet stream from a pending one. */
   onConnected?: () => void;
+  /** Ask for metadata only (events carry `PartialObjectMetadata`); see {@link ListOptions.metadataOnly}. Defaults to false. */
+  metadataOnly?: boolean;
 }
 
 /** A change to an object, as a watch stream reports it. */

@@ -56,6 +56,15 @@ export interface InformerOptions<T extends KubernetesResource> {
   failFast?: boolean;
   /** Randomness for jitter and watch timeouts (tests fix it). Defaults to `Math.random`. */
   random?: () => number;
+  /**
+   * Cache metadata only (kube-rs' `metadata_watcher`, controller-runtime's metadata-only watches):
+   * lists and watches ask for `PartialObjectMetadata`, so objects carry `apiVersion`
+   * (`meta.k8s.io/v1`), `kind` (`PartialObjectMetadata`) and `metadata`, without `data` or `spec`.
+   * For secondaries whose reconciler needs names, labels, annotations, owners or versions only
+   * (e.g. Secrets): far less memory and traffic. Use `KubernetesResource` (or
+   * `PartialObjectMetadata`) as `T`. Defaults to false.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -148,6 +157,7 @@ export class Informer<T extends KubernetesResource> {
         watchTimeoutSeconds: options.watchTimeoutSeconds,
         random,
         failFast: options.failFast ?? true,
+        metadataOnly: options.metadataOnly ?? false,
       },
       {
         listed: (items, resourceVersion) => this.cache.replace(items, resourceVersion),

@@ -17,6 +17,8 @@ export interface HttpExchange {
   idleTimeoutMs: number;
   /** A long-lived stream (uses the watch agent). */
   watch?: boolean;
+  /** The Accept header. Defaults to `application/json`. */
+  accept?: string;
 }
 
 /** A buffered answer. */
@@ -60,7 +62,10 @@ async function openOnce(
     throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
   }
   return new Promise((resolve, reject) => {
-    const allHeaders: Record<string, string | number> = { ...headers, Accept: 'application/json' };
+    const allHeaders: Record<string, string | number> = {
+      ...headers,
+      Accept: exchange.accept ?? 'application/json',
+    };
     if (exchange.body !== undefined) {
       allHeaders['Content-Type'] = exchange.contentType ?? 'application/json';
       allHeaders['Content-Length'] = Buffer.byteLength(exchange.body);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { Informer } from '../informer.js';
 import type { InformerOptions } from '../informer.js';
@@ -181,6 +182,46 @@ describe('Informer against @tosdk/apiserver', () => {
     }
     expect(lists(ns)).toBe(1);
     expect(inf.health().healthy).toBe(true);
+  });
+
+  it('metadata only: caches Secrets without their data (PartialObjectMetadata lists and watches), and follows label changes and deletes', async () => {
+    const ns = await namespace();
+    const Secret = ResourceTypes.Secret;
+    const secret = (name: string, labels: Record<string, string>) =>
+      bed.admin.apply(
+        Secret,
+        { metadata: { name, namespace: ns, labels }, stringData: { password: 'x'.repeat(1000) } },
+        { fieldManager: 'test' },
+      );
+    await secret('s1', { tier: 'a' });
+    const inf = new Informer<KubernetesResource>({
+      client: bed.admin,
+      type: Secret,
+      namespace: ns,
+      metadataOnly: true,
+      logger: captureLogger(),
+    });
+    informer = inf;
+    const events: string[] = [];
+    inf.addEventHandler({
+      onAdd: (o) => events.push(`add ${o.metadata?.name}`),
+      onUpdate: (_a, b) => events.push(`update ${b.metadata?.name} ${b.metadata?.labels?.tier}`),
+      onDelete: (o) => events.push(`delete ${o.metadata?.name}`),
+    });
+    await inf.start();
+    const cached = inf.get(new ResourceID('s1', ns)) as Record<string, unknown> | undefined;
+    expect(cached).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 's1', labels: { tier: 'a' } },
+    });
+    expect(cached?.data).toBeUndefined();
+    expect(cached?.stringData).toBeUndefined();
+    await secret('s2', { tier: 'b' });
+    await secret('s1', { tier: 'c' });
+    await bed.admin.delete(Secret, new ResourceID('s2', ns));
+    await waitFor(() => events.length === 4, 10_000, 'the watch events');
+    expect(events).toEqual(['add s1', 'add s2', 'update s1 c', 'delete s2']);
+    expect((inf.get(new ResourceID('s1', ns)) as Record<string, unknown>).data).toBeUndefined();
   });
 
   it('survives a server restart and sees later changes', async () => {

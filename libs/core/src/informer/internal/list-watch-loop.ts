@@ -29,6 +29,8 @@ export interface LoopSettings<T extends KubernetesResource> {
   watchTimeoutSeconds?: number;
   random: () => number;
   failFast: boolean;
+  /** Lists and watches ask for `PartialObjectMetadata`. */
+  metadataOnly: boolean;
 }
 
 /** Where the loop delivers what it learns. */
@@ -170,6 +172,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
           limit: this.s.pageSize,
           continue: continueToken,
           signal: this.stopController.signal,
+          metadataOnly: this.s.metadataOnly,
         });
         for (const item of page.items) items.push(item);
         resourceVersion = page.resourceVersion;
@@ -252,6 +255,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
         allowWatchBookmarks: true,
         timeoutSeconds,
         signal,
+        metadataOnly: this.s.metadataOnly,
         onConnected: () => {
           lastActivity = clock.now();
           established = true;
