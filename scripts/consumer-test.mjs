@@ -11,7 +11,7 @@
 //
 // Variants: minimal (only the required peers: the root, testing helpers and require() load),
 // esm-vitest (Nest 12's default: ESM, Vitest), esm-jest (ESM, Jest with ts-jest), cjs (CommonJS
-// app: type-check, build, start). Needs `npm run build` first (CI runs it before the tests).
+// app: type-check, build, start). Default: minimal, esm-vitest and esm-jest on 22.19 and 24, cjs on 24. Needs `npm run build` first (CI runs it before the tests).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -31,18 +31,12 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const templates = join(root, 'scripts/consumer/app');
 
-/**
- * The lowest Node version the packages declare (engines: client-node 2's undici needs 22.19), and
- * the current line. Jest runs on 24 only: on Node < 24.9 Jest cannot load @willsoto/nestjs-prometheus
- * (CommonJS requiring the ES module @nestjs/common; Jest supports require(esm) from 24.9), which the
- * README says; Vitest, Nest 12's default, runs on both.
- */
-const LOWEST_NODE = '22.19.0';
-const CURRENT_NODE = '24';
+/** The lowest Node version the packages declare (engines: client-node 2's undici needs 22.19), and the current line. */
 const DEFAULT_VARIANTS = [
   `minimal@${LOWEST_NODE}`,
   `esm-vitest@${LOWEST_NODE}`,
   `esm-vitest@${CURRENT_NODE}`,
+  `esm-jest@${LOWEST_NODE}`,
   `esm-jest@${CURRENT_NODE}`,
   `cjs@${CURRENT_NODE}`,
 ];
@@ -292,7 +286,6 @@ function appDependencies(tarballs, { full }) {
       ...deps,
       '@nestjs/platform-express': peer('@nestjs/core'),
       '@nestjs/terminus': peer('@nestjs/terminus'),
-      '@willsoto/nestjs-prometheus': peer('@willsoto/nestjs-prometheus'),
       'prom-client': peer('prom-client'),
       'nestjs-pino': peer('nestjs-pino'),
       pino: peer('pino'),
@@ -614,7 +607,7 @@ async function minimalVariant(nodeVersion, tarballs) {
       'await assert.rejects(testing.createOperatorTestingModule({}), (e) => e.code === "MissingPeerDependency" && /npm install --save-dev @nestjs\\/testing/.test(e.message));',
       "await assert.rejects(testing.waitFor(() => false, { timeoutMs: 50, description: 'nothing' }), /nothing/);",
       // every other entry point: loads, or (health, metrics) fails naming the optional peer it needs
-      "const needs = { './health': /@nestjs\\/terminus/, './metrics': /prom-client|@willsoto\\/nestjs-prometheus/ };",
+      "const needs = { './health': /@nestjs\\/terminus/, './metrics': /prom-client/ };",
       "const { exports } = JSON.parse((await import('node:fs')).readFileSync('node_modules/@tosdk/nestjs/package.json', 'utf8'));",
       "for (const subpath of Object.keys(exports).filter((k) => !k.endsWith('.json'))) {",
       "  const specifier = '@tosdk/nestjs' + subpath.slice(1);",

@@ -55,7 +55,7 @@ const entries: Record<string, { file: string; optional: string[] }> = {
   './health': { file: 'health/index.ts', optional: ['@nestjs/terminus'] },
   './metrics': {
     file: 'metrics/index.ts',
-    optional: ['prom-client', '@willsoto/nestjs-prometheus'],
+    optional: ['prom-client'],
   },
   './testing': { file: 'testing/index.ts', optional: [] },
   './webhooks': { file: 'webhooks/index.ts', optional: [] },

@@ -1,6 +1,6 @@
 /**
- * `@tosdk/nestjs/metrics`: Prometheus metrics of the operator with @willsoto/nestjs-prometheus and
- * prom-client, as its own entry point: only apps that import it need those two installed.
+ * `@tosdk/nestjs/metrics`: Prometheus metrics of the operator with prom-client, as its own entry
+ * point: only apps that import it need prom-client installed.
  *
  * ```ts
  * import { OperatorMetricsModule } from '@tosdk/nestjs/metrics';

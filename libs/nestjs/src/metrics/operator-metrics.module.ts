@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
-import { Module } from '@nestjs/common';
-import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
-import type * as NestPrometheus from '@willsoto/nestjs-prometheus';
-import { Counter, Gauge, Histogram, register } from 'prom-client';
+import { Controller, Get, Header, Module } from '@nestjs/common';
+import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
 import { CONTROLLER_LABELS, OperatorMetricNames as N, RESOURCE_LABELS } from './operator-metric-names.js';
 import { PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
 import type {
@@ -58,98 +56,66 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
 
 const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-// @willsoto/nestjs-prometheus is CommonJS and requires the ES module @nestjs/common: loaded on first
-// use (after @nestjs/common is evaluated) so ESM loaders that refuse require(esm) cycles accept it.
-let library: typeof NestPrometheus | undefined;
-function nestPrometheus(): typeof NestPrometheus {
-  library ??= createRequire(import.meta.url)('@willsoto/nestjs-prometheus') as typeof NestPrometheus;
-  return library;
+/** Nest's route metadata key (as @Controller writes it). */
+const PATH = 'path';
+
+/**
+ * A scrape controller class of its own per module (so each app keeps its path): prom-client's
+ * default registry in the text exposition format. prom-client is used directly rather than through
+ * @willsoto/nestjs-prometheus: that package is CommonJS requiring ES-module Nest, which Jest loads
+ * only on Node >= 24.9.
+ */
+function scrapeController(): Type {
+  @Controller()
+  class OperatorMetricsController {
+    @Get()
+    @Header('Content-Type', register.contentType)
+    @Header('Cache-Control', 'no-store')
+    scrape(): Promise<string> {
+      return register.metrics();
+    }
+  }
+  return OperatorMetricsController;
+}
+
+function applyPath(controller: Type, path: string | undefined): void {
+  Reflect.defineMetadata(PATH, path ?? '/metrics', controller);
+}
+
+/** The sink on the resolved options; the default process metrics once per process. */
+function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetrics {
+  // prom-client refuses a second registration of its default metrics (several apps in one process)
+  if ((options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total')) {
+    collectDefaultMetrics();
+  }
+  return new PrometheusOperatorMetrics(
+    { perResourceLabels: options.perResourceLabels ?? false },
+    promMetrics(options),
+  );
 }
 
 /**
- * Prometheus metrics of the operator with @willsoto/nestjs-prometheus: the
- * {@link PrometheusOperatorMetrics} sink (found by the OperatorModule) and the scrape endpoint.
- * Metrics live in prom-client's default registry, as the library's providers do; a process with
- * several apps shares them.
+ * Prometheus metrics of the operator with prom-client: the {@link PrometheusOperatorMetrics} sink
+ * (found by the OperatorModule) and the scrape endpoint (`GET /metrics` by default). Metrics live in
+ * prom-client's default registry, so the app's own metrics (prom-client, or
+ * @willsoto/nestjs-prometheus's providers) are scraped with them; a process with several apps
+ * shares them.
  *
  * ```ts
- * imports: [OperatorModule.forRoot(), OperatorMetricsModule.forRoot()]
+ * import { OperatorMetricsModule } from '@tosdk/nestjs/metrics';
+ * imports: [OperatorModule.forRoot(), OperatorMetricsModule.forRoot({ path: '/metrics' })]
  * ```
  */
 @Module({})
 export class OperatorMetricsModule {
   /** The module. */
   static forRoot(options: OperatorMetricsModuleOptions = {}): DynamicModule {
-    const lib = nestPrometheus();
-    const labelNames = [...CONTROLLER_LABELS, ...(options.perResourceLabels ? RESOURCE_LABELS : [])];
-    const buckets = options.durationBuckets ?? DEFAULT_BUCKETS;
-    const counter = (name: string, help: string, extra: string[] = []) =>
-      lib.makeCounterProvider({ name, help, labelNames: [...labelNames, ...extra] });
-    const metrics: Provider[] = [
-      counter(N.reconciliationsStarted, 'Reconciliations and cleanups started'),
-      counter(N.reconciliationsSucceeded, 'Reconciliations and cleanups that succeeded'),
-      counter(N.reconciliationsFailed, 'Reconciliations and cleanups that failed, by error code', ['error']),
-      counter(N.retries, 'Retries scheduled after failed reconciliations'),
-      counter(N.eventsReceived, 'Events received for primary resources'),
-      counter(N.cleanups, 'Finished cleanups (finalizer removed or deleted resource forgotten)'),
-      lib.makeGaugeProvider({ name: N.queueSize, help: 'Reconciliations waiting for a free executor slot' }),
-      lib.makeGaugeProvider({ name: N.inFlight, help: 'Reconciliations and cleanups running' }),
-      lib.makeHistogramProvider({
-        name: N.reconcileDuration,
-        help: 'Duration of reconciliations',
-        labelNames,
-        buckets,
-      }),
-      lib.makeHistogramProvider({
-        name: N.cleanupDuration,
-        help: 'Duration of cleanups',
-        labelNames,
-        buckets,
-      }),
-    ];
-    const sink: Provider = {
-      provide: PrometheusOperatorMetrics,
-      inject: [
-        N.reconciliationsStarted,
-        N.reconciliationsSucceeded,
-        N.reconciliationsFailed,
-        N.retries,
-        N.eventsReceived,
-        N.cleanups,
-        N.queueSize,
-        N.inFlight,
-        N.reconcileDuration,
-        N.cleanupDuration,
-      ].map((n) => lib.getToken(n)),
-      useFactory: (...m: unknown[]) =>
-        new PrometheusOperatorMetrics(
-          { perResourceLabels: options.perResourceLabels ?? false },
-          {
-            started: m[0] as Counter<string>,
-            succeeded: m[1] as Counter<string>,
-            failed: m[2] as Counter<string>,
-            retries: m[3] as Counter<string>,
-            events: m[4] as Counter<string>,
-            cleanups: m[5] as Counter<string>,
-            queueSize: m[6] as Gauge<string>,
-            inFlight: m[7] as Gauge<string>,
-            reconcileDuration: m[8] as Histogram<string>,
-            cleanupDuration: m[9] as Histogram<string>,
-          },
-        ),
-    };
-    // prom-client refuses a second registration of its default metrics (several apps in one process)
-    const defaults =
-      (options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total');
+    const controller = scrapeController();
+    applyPath(controller, options.path);
     return {
       module: OperatorMetricsModule,
-      imports: [
-        lib.PrometheusModule.register({
-          path: options.path ?? '/metrics',
-          defaultMetrics: { enabled: defaults },
-        }),
-      ],
-      providers: [...metrics, sink],
+      controllers: [controller],
+      providers: [{ provide: PrometheusOperatorMetrics, useFactory: () => sinkOf(options) }],
       exports: [PrometheusOperatorMetrics],
     };
   }
@@ -159,39 +125,26 @@ export class OperatorMetricsModule {
    * routes are registered: the scrape path too.
    */
   static forRootAsync(options: OperatorMetricsModuleAsyncOptions): DynamicModule {
-    const lib = nestPrometheus();
-    @Module({
-      imports: options.imports ?? [],
-      providers: [{ provide: METRICS_OPTIONS, inject: options.inject ?? [], useFactory: options.useFactory }],
-      exports: [METRICS_OPTIONS],
-    })
-    class OperatorMetricsOptionsModule {}
+    const controller = scrapeController();
+    applyPath(controller, undefined);
     return {
       module: OperatorMetricsModule,
-      imports: [
-        OperatorMetricsOptionsModule,
-        lib.PrometheusModule.registerAsync({
-          imports: [OperatorMetricsOptionsModule],
-          inject: [METRICS_OPTIONS],
-          useFactory: (o: OperatorMetricsModuleOptions) => ({
-            path: o.path ?? '/metrics',
-            defaultMetrics: {
-              // prom-client refuses a second registration of its default metrics (several apps in one process)
-              enabled:
-                (o.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total'),
-            },
-          }),
-        }),
-      ],
+      imports: options.imports ?? [],
+      controllers: [controller],
       providers: [
+        {
+          provide: METRICS_OPTIONS,
+          inject: options.inject ?? [],
+          useFactory: async (...args: never[]) => {
+            const resolved = await options.useFactory(...args);
+            applyPath(controller, resolved.path);
+            return resolved;
+          },
+        },
         {
           provide: PrometheusOperatorMetrics,
           inject: [METRICS_OPTIONS],
-          useFactory: (o: OperatorMetricsModuleOptions) =>
-            new PrometheusOperatorMetrics(
-              { perResourceLabels: o.perResourceLabels ?? false },
-              promMetrics(o),
-            ),
+          useFactory: (resolved: OperatorMetricsModuleOptions) => sinkOf(resolved),
         },
       ],
       exports: [PrometheusOperatorMetrics],
