@@ -32,6 +32,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const templates = join(root, 'scripts/consumer/app');
 
 /** The lowest Node version the packages declare (engines: client-node 2's undici needs 22.19), and the current line. */
+const LOWEST_NODE = '22.19.0';
+const CURRENT_NODE = '24';
 const DEFAULT_VARIANTS = [
   `minimal@${LOWEST_NODE}`,
   `esm-vitest@${LOWEST_NODE}`,
