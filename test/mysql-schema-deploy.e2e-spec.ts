@@ -75,7 +75,7 @@ describe('MySQLSchema operator deployment assets', () => {
       'deployment.apps/mysql-schema-operator',
     ])
       expect(run.stdout).toMatch(new RegExp(`^${object.replace(/\./g, '\\.')} .*\\(server dry run\\)$`, 'm'));
-  });
+  }, 120_000);
 
   it('works under exactly rbac.yaml (create, an error with a Warning event, delete), gets 403 outside it, and uses every permission it grants', async () => {
     expect(
@@ -156,5 +156,5 @@ describe('MySQLSchema operator deployment assets', () => {
       await t.close();
       saClient.close();
     }
-  });
+  }, 120_000);
 });

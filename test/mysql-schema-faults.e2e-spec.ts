@@ -94,7 +94,7 @@ describe('MySQLSchema operator when the database goes down', () => {
     await db.useAs(`${prefix}alpha`, decode(alphaSecret, 'password'), `${prefix}alpha`);
     const betaSecret = await t.waitForResource(ResourceTypes.Secret, 'beta-mysql-credentials');
     await db.useAs(`${prefix}beta`, decode(betaSecret, 'password'), `${prefix}beta`);
-  });
+  }, 180_000);
 
   it('[EP-04] a resource deleted while the database is down keeps its finalizer, cleanup is retried, and once the database is back schema and user are dropped and the resource goes', async () => {
     const t = await operator();
@@ -124,5 +124,5 @@ describe('MySQLSchema operator when the database goes down', () => {
     expect(await db.schemas(prefix)).toEqual([]);
     expect(await db.users(prefix)).toEqual([]);
     await t.waitForDeletion(ResourceTypes.Secret, 'gamma-mysql-credentials', WAIT);
-  });
+  }, 180_000);
 });

@@ -101,7 +101,7 @@ describe('MySQLSchema operator on MariaDB', () => {
     expect(await db.schemas(prefix)).toEqual([]);
     expect(await db.users(prefix)).toEqual([]);
     await t.waitForDeletion(ResourceTypes.Secret, 'shop-mysql-credentials', WAIT);
-  });
+  }, 120_000);
 
   it("[ES-14] a schema dropped behind the operator's back is created again by the per-resource poll, and the user keeps working", async () => {
     const t = await operator();
@@ -121,7 +121,7 @@ describe('MySQLSchema operator on MariaDB', () => {
     // the grant of the user survives the drop (MariaDB keeps grants on a schema name)
     await db.useAs(schema, decode(secret, 'password'), schema);
     expect(await db.users(prefix)).toEqual([`${schema}@%`]);
-  });
+  }, 120_000);
 
   it('[EP-09] an unsupported encoding gives an error status naming it, without retries; fixing the spec reconciles', async () => {
     const t = await operator();
@@ -152,7 +152,7 @@ describe('MySQLSchema operator on MariaDB', () => {
     const fixed = await t.waitForResource(MySQLSchema, 'klingon', (s) => s.status?.ready === true, WAIT);
     expect(fixed.status?.errorMessage).toBeUndefined();
     expect(await db.schemas(`${prefix}klingon`)).toEqual([{ name: `${prefix}klingon`, encoding: 'utf8mb3' }]);
-  });
+  }, 120_000);
 
   it('[EP-10] wrong database credentials give an error status naming the connection, are retried with backoff, and recover once the account is fixed', async () => {
     await db.root("CREATE USER 'late_operator'@'127.0.0.1' IDENTIFIED BY 'not-yet'");
@@ -179,5 +179,5 @@ describe('MySQLSchema operator on MariaDB', () => {
     expect(ready.status?.errorMessage).toBeUndefined();
     const prefix = `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
     expect(await db.users(prefix)).toEqual([`${prefix}crm@%`]);
-  });
+  }, 120_000);
 });

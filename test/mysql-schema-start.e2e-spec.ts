@@ -58,7 +58,7 @@ describe('npm start: the mysql-schema sample in a child process', () => {
     expect(await r.exited).toEqual({ code: 2, signal: null });
     expect(r.output.stderr).toContain('no MariaDB/MySQL server configured: set MYSQL_HOST');
     expect(r.output.stdout).not.toContain(READY);
-  });
+  }, 90_000);
 
   it('with a database and no cluster runs the embedded API server, creates the example schema and user, and stops on SIGTERM with exit code 0', async () => {
     const settings = db.settings();
@@ -95,5 +95,5 @@ describe('npm start: the mysql-schema sample in a child process', () => {
     }
     expect(await r.exited).toEqual({ code: 0, signal: null });
     expect(r.output.stdout).toContain('mysql-schema operator: stopped');
-  });
+  }, 90_000);
 });

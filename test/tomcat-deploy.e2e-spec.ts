@@ -63,7 +63,7 @@ describe('Tomcat operator deployment assets', () => {
       'deployment.apps/tomcat-operator',
     ])
       expect(run.stdout).toMatch(new RegExp(`^${object.replace(/\./g, '\\.')} .*\\(server dry run\\)$`, 'm'));
-  });
+  }, 90_000);
 
   it('both controllers work under exactly rbac.yaml, get 403 outside it, and use every permission it grants', async () => {
     expect(
@@ -145,5 +145,5 @@ describe('Tomcat operator deployment assets', () => {
       await t.close();
       saClient.close();
     }
-  });
+  }, 90_000);
 });

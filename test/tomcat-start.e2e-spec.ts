@@ -80,5 +80,5 @@ describe('npm start: the Tomcat sample in a child process', () => {
     }
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(output.stdout).toContain('tomcat operator: stopped');
-  });
+  }, 90_000);
 });
