@@ -48,7 +48,6 @@ export interface AppModel {
 }
 
 interface Captured {
-  operator: Operator;
   reconciler: Reconciler<KubernetesResource>;
   registered: RegisteredController<KubernetesResource>;
 }
@@ -78,16 +77,11 @@ function model(c: Captured): ControllerModel {
   const configuration = c.registered.configuration;
   const controllerNs: Namespaces = configuration.namespaces.length === 0 ? 'all' : configuration.namespaces;
   // the event sources the operator registered for the controller (its own first)
-  const internal = (
-    c.operator as unknown as {
-      controllers?: Map<string, { eventSources?: ReadonlyMap<string, EventSource> }>;
-    }
-  ).controllers;
-  const sources = internal?.get(c.registered.name)?.eventSources;
+  const sources = c.registered.eventSources?.();
   if (!sources) {
     throw new TosdkCliError(
       'AppLoadFailed',
-      `controller ${c.registered.name}: this @tosdk/cli cannot read the event sources of this @tosdk/core; install matching versions of both`,
+      `controller ${c.registered.name}: its handle does not list event sources (RegisteredController.eventSources); install a @tosdk/core that matches this @tosdk/cli`,
     );
   }
   const watched: WatchedKind[] = [];
@@ -145,7 +139,7 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
     overrides?: unknown,
   ) {
     const registered = register.call(this, reconciler, overrides);
-    captured.push({ operator: this, reconciler, registered });
+    captured.push({ reconciler, registered });
     return registered;
   };
   proto['start'] = () => Promise.resolve();

@@ -227,6 +227,7 @@ export class Operator {
         return configurations.get(name) as unknown as ResolvedControllerConfiguration<P>;
       },
       health: () => controller.health(),
+      eventSources: () => controller.eventSources,
       changeNamespaces: async (namespaces: string[]) => {
         let resolved: string[];
         try {

@@ -1,6 +1,6 @@
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { ResolvedControllerConfiguration } from '../config/controller-configuration.js';
-import type { EventSourceHealth } from '../event/event-source.js';
+import type { EventSource, EventSourceHealth } from '../event/event-source.js';
 
 /** The handle of a registered controller (JOSDK's `RegisteredController`). */
 export interface RegisteredController<P extends KubernetesResource = KubernetesResource> {
@@ -20,4 +20,10 @@ export interface RegisteredController<P extends KubernetesResource = KubernetesR
    * interface stay valid.
    */
   health?(): Record<string, EventSourceHealth>;
+  /**
+   * The controller's event sources by name, its own (the primary informer) first, then those of
+   * `prepareEventSources` and of its workflow's dependents; read by tools such as `tosdk generate rbac`.
+   * Always present on the handles `Operator.register` returns; optional like {@link health}.
+   */
+  eventSources?(): ReadonlyMap<string, EventSource>;
 }
