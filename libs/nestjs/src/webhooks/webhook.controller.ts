@@ -16,6 +16,7 @@ interface ReplyLike {
 export class WebhookController {
   constructor(@Inject(WebhookServer) private readonly webhooks: WebhookServer) {}
 
+  /** Answers a review posted to `/webhooks/<validate|mutate|convert>/<name>` with the handler's status and body. */
   @Post(':type/:name')
   async review(
     @Param('type') type: string,

@@ -44,6 +44,11 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(WEBHOOK_MODULE_OPTIONS) private readonly options: WebhookModuleOptions,
   ) {}
 
+  /**
+   * Discovers the webhook providers, makes the development certificate when none is given and
+   * starts the HTTPS server.
+   * @throws WebhookConfigurationError when a provider lacks its method or the port cannot be bound.
+   */
   async onApplicationBootstrap(): Promise<void> {
     const webhooks = this.explorer.webhooks();
     this.declared = webhooks.map((w) => w.declaration);
@@ -95,6 +100,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     this.logger.log(`serving ${this.declared.length} webhook(s) at ${this.url}: ${handler.paths.join(', ')}`);
   }
 
+  /** Closes the HTTPS server and its connections. */
   async beforeApplicationShutdown(): Promise<void> {
     const s = this.server;
     this.server = undefined;
