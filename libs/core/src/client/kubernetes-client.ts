@@ -17,11 +17,6 @@ import { Retrier } from './internal/retrier.js';
 import type { RetrySafety } from './internal/retrier.js';
 import { resolveClientRetryOptions } from './retry-policy.js';
 import type { ClientRetryOptions, ClientRetryReason } from './retry-policy.js';
-
-export { DEFAULT_CLIENT_RETRY, resolveClientRetryOptions } from './retry-policy.js';
-export { KubeConfigError, loadKubeConfig, LoadedKubeConfig } from '../config/kube-config.js';
-export type { KubeConfigSource, LoadKubeConfigOptions } from '../config/kube-config.js';
-export type { ClientRetryOptions, ClientRetryReason, ResolvedClientRetryOptions } from './retry-policy.js';
 import { apiError, open, readLines, send, transportError } from './internal/transport.js';
 import {
   collectionPath,

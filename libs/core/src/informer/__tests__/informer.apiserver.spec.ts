@@ -5,6 +5,7 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { Informer } from '../informer.js';
+import { SharedInformers } from '../shared-informers.js';
 import type { InformerOptions } from '../informer.js';
 import { apiServerSuite } from '../../operator/__tests__/support.js';
 import { captureLogger } from './capture-logger.js';
@@ -162,8 +163,9 @@ describe('Informer against @tosdk/apiserver', () => {
       onUpdate: (_a, b) => seen.add(b.data?.v ?? ''),
     });
     await inf.start();
+    // the API server logs a watch when it opens
     const ended = () => bed.server.requests.count({ verb: 'watch', resource: 'configmaps', namespace: ns });
-    /** Drops watches until `n` more of them ended: the informer re-watched and lost that one too. */
+    /** Drops watches until the informer has opened `n` more (each dropped in turn). */
     const drop = async (n: number) => {
       const target = ended() + n;
       const deadline = Date.now() + 5_000;
@@ -222,6 +224,43 @@ describe('Informer against @tosdk/apiserver', () => {
     await waitFor(() => events.length === 4, 10_000, 'the watch events');
     expect(events).toEqual(['add s1', 'add s2', 'update s1 c', 'delete s2']);
     expect((inf.get(new ResourceID('s1', ns)) as Record<string, unknown>).data).toBeUndefined();
+  });
+
+  it('shared informers: three users of Secrets in one namespace share one list, one watch and one cache; it stops with the last release', async () => {
+    const ns = await namespace();
+    const shared = new SharedInformers();
+    const options = { client: bed.admin, type: ResourceTypes.Secret, namespace: ns, logger: captureLogger() };
+    // requests of the shared selection (no label selector); the API server logs a watch when it opens
+    const sharedRequests = (verb: string) =>
+      bed.server.requests.log.filter(
+        (r) =>
+          r.verb === verb &&
+          r.resource === 'secrets' &&
+          r.namespace === ns &&
+          !r.path.includes('labelSelector'),
+      ).length;
+    const leases = [shared.acquire(options), shared.acquire(options), shared.acquire(options)];
+    // a different selection gets its own informer
+    const other = shared.acquire({ ...options, labelSelector: 'app=other' });
+    await Promise.all([...leases, other].map((l) => l.started));
+    expect(new Set(leases.map((l) => l.informer)).size).toBe(1);
+    expect(other.informer).not.toBe(leases[0].informer);
+    expect(shared.size).toBe(2);
+    const seen = leases.map(() => [] as string[]);
+    leases.forEach((l, i) => l.informer.addEventHandler({ onAdd: (o) => seen[i].push(o.metadata!.name!) }));
+    await bed.admin.create(ResourceTypes.Secret, { metadata: { name: 'shared', namespace: ns } });
+    await waitFor(() => seen.every((s) => s.includes('shared')), 10_000, 'every user sees the secret');
+    await other.release();
+    await leases[0].release();
+    await leases[0].release(); // idempotent
+    await leases[1].release();
+    expect(leases[2].informer.health().status).toBe('synced');
+    // request accounting: three users, one list and one watch
+    expect(sharedRequests('list')).toBe(1);
+    expect(sharedRequests('watch')).toBe(1);
+    await leases[2].release();
+    expect(leases[2].informer.health().status).toBe('stopped');
+    expect(shared.size).toBe(0);
   });
 
   it('survives a server restart and sees later changes', async () => {
