@@ -85,6 +85,47 @@ function replaceContent(obj: JsonObject, src: JsonObject): void {
   obj.kind = keep.kind;
 }
 
+/** Fields present in `before` and gone from `after` (pruned), as dotted paths; nulls excluded. */
+function prunedPaths(before: unknown, after: unknown, prefix: string): string[] {
+  if (Array.isArray(before) && Array.isArray(after))
+    return before.flatMap((b, i) => prunedPaths(b, after[i], `${prefix}[${i}]`));
+  if (!isObject(before) || !isObject(after)) return [];
+  return Object.entries(before).flatMap(([k, v]) => {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (k in after) return prunedPaths(v, after[k], path);
+    return v === null ? [] : [path];
+  });
+}
+
+/**
+ * A custom resource as kube-apiserver decodes it before admission: pruned by its schema, defaulted;
+ * the pruned fields are a 400 under `fieldValidation=Strict` and warnings under `Warn` (the default).
+ * Validation errors are left for the write itself (after the mutating webhooks).
+ */
+function decodeCustomResource(
+  rt: ResourceType,
+  version: ResourceVersion,
+  obj: JsonObject,
+  old: JsonObject | undefined,
+  query: URLSearchParams,
+  warnings: string[],
+): JsonObject {
+  const decoded = clone(obj);
+  version.admit!(decoded, old === undefined ? 'create' : 'update', old);
+  const policy = query.get('fieldValidation') || 'Warn';
+  if (policy === 'Ignore') return decoded;
+  const unknown = prunedPaths(obj, decoded, '');
+  if (unknown.length === 0) return decoded;
+  const fields = unknown.map((f) => `unknown field "${f}"`);
+  if (policy === 'Strict') {
+    throw errors.badRequest(
+      `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: strict decoding error: ${fields.join(', ')}`,
+    );
+  }
+  warnings.push(...fields);
+  return decoded;
+}
+
 /**
  * A JSON create body that asks for a generated name, with `name` set instead (so the writes after
  * the first dry run store the name the webhooks saw); undefined for any other body.
@@ -394,6 +435,9 @@ export class ServerAdmission implements WebhookSource {
         return handleResource(this.withHook(check), replayRequest(req, body), res, info, query, user);
       const seen = captured;
       const warnings: string[] = [];
+      // a custom resource reaches admission decoded: unknown fields pruned (an error under
+      // fieldValidation=Strict, a warning under Warn) and the schema's defaults applied
+      if (version.admit) seen.obj = decodeCustomResource(rt, version, seen.obj, seen.old, query, warnings);
       const attrs: AdmissionAttributes = {
         ...this.attributes(rt, version, info, query, user),
         operation: seen.old === undefined ? 'CREATE' : 'UPDATE',

@@ -425,4 +425,69 @@ describe('admission webhooks called by the API server', () => {
     expect(validating.request.name).toBe(stored);
     expect(validating.request.object?.metadata?.name).toBe(stored);
   });
+  it('a custom resource reaches the mutating webhooks decoded: defaults applied, unknown fields pruned and reported once', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { size: { type: 'integer', default: 3 }, color: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    hooks.on('/record', () => ({ allowed: true }));
+    const rules = [
+      { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] },
+    ];
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'record', [hook('record.example.com', hooks.clientConfig('/record'), { rules })]),
+    );
+    const widgets = '/apis/example.com/v1/namespaces/default/widgets';
+    const widget = (name: string): Record<string, unknown> => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name },
+      spec: { color: 'red', bogus: true },
+    });
+    const created = await waitFor(async () => {
+      const r = await call(server, 'POST', widgets, widget('w1'));
+      return r.status === 404 ? undefined : r;
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.warning).toBe('299 - "unknown field \\"spec.bogus\\""');
+    const seen = hooks.at('/record').at(-1) as unknown as {
+      request: { object: { spec: Record<string, unknown> } };
+    };
+    expect(seen.request.object.spec).toEqual({ color: 'red', size: 3 });
+    const strict = await call(server, 'POST', `${widgets}?fieldValidation=Strict`, widget('w2'));
+    expect(strict.status).toBe(400);
+    expect(strict.json().message).toBe(
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"',
+    );
+  });
 });
