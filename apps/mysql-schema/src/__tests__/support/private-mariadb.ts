@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -47,6 +48,14 @@ async function freePort(): Promise<number> {
   });
 }
 
+async function holdPort(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
 /** The account the operator uses in the tests: may create databases and users and grant. */
 export const OPERATOR_USER = 'tosdk_operator';
 
@@ -56,6 +65,8 @@ export class PrivateMariaDB {
   private exited: Promise<void> | undefined;
   /** Root's connection (no password, from 127.0.0.1 only); reopened after a restart. */
   private rootConnection: Connection | undefined;
+  /** Holds the port while the server is stopped, so no other test's server takes it meanwhile. */
+  private portHolder: Server | undefined;
 
   private constructor(
     private readonly dir: string,
@@ -158,17 +169,26 @@ export class PrivateMariaDB {
     child.kill('SIGTERM');
     await this.exited;
     this.process = undefined;
+    this.portHolder = await holdPort(this.port).catch(() => undefined);
   }
 
   /** Starts the server again on the same port and data directory. */
   async restart(): Promise<void> {
+    await this.releasePort();
     await this.startServer();
   }
 
   /** Stops the server and deletes its data directory. */
   async destroy(): Promise<void> {
     await this.stop().catch(() => undefined);
+    await this.releasePort();
     await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async releasePort(): Promise<void> {
+    const holder = this.portHolder;
+    this.portHolder = undefined;
+    if (holder) await new Promise<void>((resolve) => holder.close(() => resolve()));
   }
 
   private async startServer(): Promise<void> {
