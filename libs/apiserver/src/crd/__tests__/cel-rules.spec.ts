@@ -271,6 +271,25 @@ describe('x-kubernetes-validations in admit', () => {
       "compilation failed: ERROR: <input>: undeclared reference to 'nosuch'",
     );
     expect(bad([{ rule: 'has(self)' }])[0]).toContain('compilation failed');
+    // a field the schema does not declare, as kube's type check rejects it
+    const typed = (rule: string, props: Record<string, unknown> = {}): string[] => {
+      try {
+        version({
+          type: 'object',
+          'x-kubernetes-validations': [{ rule }],
+          properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } }, ...props } },
+        });
+        return [];
+      } catch (err) {
+        return lines((err as { causes: StatusCause[] }).causes);
+      }
+    };
+    expect(typed('self.spec.replcas > 0')[0]).toContain(
+      "compilation failed: ERROR: <input>: undefined field 'replcas'",
+    );
+    expect(typed('!has(self.spec.nope)')[0]).toContain("undefined field 'nope'");
+    expect(typed('self.spec.replicas > 0 && self.metadata.name != "" && self.kind == "WebPage"')).toEqual([]);
+    expect(typed("self.spec.anything == 'x'", { 'x-kubernetes-preserve-unknown-fields': true })).toEqual([]);
     expect(bad([{ rule: 'true', messageExpression: "'a' +" }])[0]).toMatch(
       /x-kubernetes-validations\[0\]\.messageExpression: Invalid value: .*compilation failed/,
     );

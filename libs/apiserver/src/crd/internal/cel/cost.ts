@@ -33,6 +33,8 @@ export interface Shape {
   max: number;
   elem?: Shape;
   fields?: Map<string, Shape>;
+  /** An object whose declared properties are all it has (a select of another field does not compile). */
+  closed?: boolean;
 }
 
 const OTHER: Shape = { kind: 'other', max: 1 };
@@ -78,7 +80,9 @@ export function shapeOfSchema(s: JsonSchemaProps | undefined, depth = 0): Shape 
       const name = escapeProperty(k);
       if (name !== undefined) fields.set(name, shapeOfSchema(asSchema(v), depth + 1));
     }
-    return { kind: 'map', max: Object.keys(s.properties).length, fields, elem: OTHER };
+    const closed =
+      s['x-kubernetes-preserve-unknown-fields'] !== true && s['x-kubernetes-embedded-resource'] !== true;
+    return { kind: 'map', max: Object.keys(s.properties).length, fields, elem: OTHER, closed };
   }
   return OTHER;
 }
@@ -132,6 +136,8 @@ function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estima
       return { cost: 1, shape: vars.get(k.value.name) ?? OTHER };
     case 'selectExpr': {
       const op = estimate(k.value.operand, vars);
+      if (undefinedFields && op.shape.closed && op.shape.fields && !op.shape.fields.has(k.value.field))
+        undefinedFields.push(k.value.field);
       const shape = op.shape.fields?.get(k.value.field) ?? op.shape.elem ?? OTHER;
       return { cost: op.cost + 1, shape: k.value.testOnly ? OTHER : shape };
     }
@@ -249,6 +255,42 @@ function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estima
     default:
       return { cost: 1, shape: OTHER };
   }
+}
+
+let undefinedFields: string[] | undefined;
+
+/**
+ * The fields an expression selects that its variables' schemas do not declare (kube-apiserver's type
+ * check rejects such a rule: `undefined field 'x'`); objects that preserve unknown fields are open.
+ */
+export function undefinedFieldsOf(e: Expr, vars: ReadonlyMap<string, Shape>): string[] {
+  undefinedFields = [];
+  try {
+    estimate(e, vars);
+    return undefinedFields;
+  } finally {
+    undefinedFields = undefined;
+  }
+}
+
+/** The shape of the root object: its schema's, plus what kube declares there (apiVersion, kind, metadata.name/generateName). */
+export function rootShape(s: JsonSchemaProps): Shape {
+  const shape = shapeOfSchema(s);
+  if (!shape.fields) return shape;
+  const fields = new Map(shape.fields);
+  const str: Shape = { kind: 'string', max: 253 };
+  fields.set('apiVersion', str);
+  fields.set('kind', str);
+  fields.set('metadata', {
+    kind: 'map',
+    max: 2,
+    fields: new Map([
+      ['name', str],
+      ['generateName', str],
+    ]),
+    closed: true,
+  });
+  return { ...shape, fields };
 }
 
 /** The cost of an expression with variables of the given shapes. */

@@ -21,8 +21,10 @@ import {
   RUNTIME_BUDGET,
   costOf,
   exceedFactor,
+  rootShape,
   shapeOfSchema,
   shapeOfValue,
+  undefinedFieldsOf,
 } from './cost.js';
 import { kubernetesCelEnv, kubernetesFunctions } from './environment.js';
 import { none, some } from './opaque.js';
@@ -264,7 +266,7 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
   walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath) => {
     const rules = s['x-kubernetes-validations'];
     if (!Array.isArray(rules)) return;
-    const shape = shapeOfSchema(s);
+    const shape = schemaPath === '' ? rootShape(s) : shapeOfSchema(s);
     rules.forEach((raw, i) => {
       if (!isObject(raw) || typeof raw.rule !== 'string' || raw.rule.trim() === '') return;
       const field = `${base}${schemaPath}.x-kubernetes-validations[${i}]`;
@@ -287,6 +289,17 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
         ['self', shape],
         ['oldSelf', shape],
       ]);
+      const missing = undefinedFieldsOf(c.expr, vars);
+      if (missing.length > 0) {
+        errs.push(
+          invalid(
+            `${field}.rule`,
+            raw.rule,
+            `compilation failed: ERROR: <input>: undefined field '${missing[0]}'`,
+          ),
+        );
+        return;
+      }
       let cost = costOf(c.expr, vars);
       if (c.messageExpression) cost += costOf(c.messageExpression.expr, vars);
       const ruleCost = cost * cardinality;
