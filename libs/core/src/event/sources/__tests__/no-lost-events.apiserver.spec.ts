@@ -92,6 +92,7 @@ describe('no lost event after an own write that changed nothing (issue 11 §1)',
       const id = new ResourceID('w', ns);
       const runs: Widget[] = [];
       let cleanups = 0;
+      let raced = false;
       let returned: Widget | undefined;
       await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
       // the status already holds what the reconciler writes: its write changes nothing
@@ -105,7 +106,10 @@ describe('no lost event after an own write that changed nothing (issue 11 §1)',
       const reconciler: Reconciler<Widget> & Cleaner<Widget> = {
         reconcile: async (w: Widget, c: Context<Widget>) => {
           runs.push(w);
-          if (runs.length > 1) return UpdateControl.noUpdate();
+          // the race runs in a reconciliation caused by a later change, so that nothing else is
+          // still on its way (the finalizer's own event came before that change's on the watch)
+          if (w.spec?.value !== 'race' || raced) return UpdateControl.noUpdate();
+          raced = true;
           returned = await race(
             timing,
             ns,
@@ -127,6 +131,8 @@ describe('no lost event after an own write that changed nothing (issue 11 §1)',
         { resourceType: Widget, name: 'race', namespaces: [ns], generationAware: effect !== 'label change' },
       );
       await bed.operators[0].start();
+      await waitFor(() => runs.length >= 1, 'first reconcile');
+      await bed.admin.mergePatch(Widget, id, { spec: { value: 'race' } });
       await waitFor(() => returned !== undefined, 'our write returned', 15_000);
       // the write changed nothing and returned the foreign change's version: the window was hit
       if (effect === 'spec change') expect(returned!.spec?.value).toBe('two');
