@@ -18,7 +18,7 @@ import { json, ScriptedServer, status, waitFor } from './scripted-server.js';
 type Widget = CustomResource<{ size: number }, { ready?: boolean }>;
 const Widget = defineResource<Widget>({ group: 'example.tosdk.io', version: 'v1', kind: 'Widget' });
 const id = new ResourceID('w1', 'ns1');
-const widget = (extra: Record<string, unknown> = {}): Widget => ({
+const widget = (extra: Record<string, unknown> = {}): Widget & { metadata: { name: string } } => ({
   apiVersion: 'example.tosdk.io/v1',
   kind: 'Widget',
   metadata: { name: 'w1', namespace: 'ns1', ...extra },
