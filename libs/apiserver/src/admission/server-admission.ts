@@ -261,14 +261,11 @@ export class ServerAdmission implements WebhookSource {
     if (!resolved || resolved.rt.virtual || info.subresource === 'scale' || (!this.active && !isConfig))
       return handleResource(this.deps, req, res, info, query, user);
     const { rt, version } = resolved;
-    if (info.verb === 'delete' && info.name !== undefined) {
-      await this.admitDelete(rt, version, info, query, user);
-      return handleResource(this.deps, req, res, info, query, user);
-    }
-    if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
-    const body = await readBody(req);
-    if (!this.active || !this.mayMatch(rt, version, info, query, user)) {
-      // only the configuration kinds' own validation applies
+    if (isConfig) {
+      // webhooks and policies never see their own configuration kinds (kube-apiserver exempts them,
+      // so a broken webhook cannot lock its configuration); only their validation applies
+      if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
+      const body = await readBody(req);
       return handleResource(
         this.withHook(this.configCheck(rt)),
         replayRequest(req, body),
@@ -277,6 +274,45 @@ export class ServerAdmission implements WebhookSource {
         query,
         user,
       );
+    }
+    if (info.verb === 'delete' && info.name !== undefined) {
+      await this.admitDelete(rt, version, info, query, user);
+      return handleResource(this.deps, req, res, info, query, user);
+    }
+    if (info.verb === 'deletecollection' && this.active) {
+      // every object the selectors pick is admitted for DELETE before any is deleted
+      const listed = new CapturedResponse();
+      const text = listed.text();
+      const list: ResourceRequestInfo = { ...info, verb: 'list' };
+      const listQuery = new URLSearchParams(query);
+      listQuery.delete('dryRun');
+      await handleResource(
+        this.deps,
+        replayRequest(req, Buffer.alloc(0), { accept: 'application/json' }),
+        listed.asServerResponse(),
+        list,
+        listQuery,
+        user,
+      );
+      const parsed: unknown = JSON.parse(await text);
+      const items = isObject(parsed) && Array.isArray(parsed.items) ? parsed.items : [];
+      for (const item of items) {
+        if (!isObject(item)) continue;
+        const m = metaOf(item);
+        await this.admitDelete(
+          rt,
+          version,
+          { ...info, name: str(m.name), namespace: str(m.namespace) || info.namespace },
+          query,
+          user,
+        );
+      }
+      return handleResource(this.deps, req, res, info, query, user);
+    }
+    if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
+    const body = await readBody(req);
+    if (!this.mayMatch(rt, version, info, query, user)) {
+      return handleResource(this.deps, replayRequest(req, body), res, info, query, user);
     }
     return this.admitWrite(rt, version, body, req, res, info, query, user);
   };

@@ -490,4 +490,52 @@ describe('admission webhooks called by the API server', () => {
       'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"',
     );
   });
+  it('deletecollection admits every selected object first; a denial deletes none', async () => {
+    await call(server, 'POST', CM, cm('col-a', {}, { batch: 'one' }));
+    await call(server, 'POST', CM, cm('col-b', {}, { batch: 'one', protected: 'true' }));
+    hooks.on('/no-delete-protected', (r) => ({
+      allowed: r.request.oldObject?.metadata?.labels?.protected !== 'true',
+      status: { message: 'protected' },
+    }));
+    const rules = [
+      { operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+    ];
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'col', [
+        hook('col.example.com', hooks.clientConfig('/no-delete-protected'), { rules }),
+      ]),
+    );
+    const r = await call(server, 'DELETE', `${CM}?labelSelector=batch%3Done`);
+    expect(r.status).toBe(400);
+    expect(r.json().message).toBe('admission webhook "col.example.com" denied the request: protected');
+    expect((await call(server, 'GET', `${CM}/col-a`)).status).toBe(200);
+    expect(
+      hooks
+        .at('/no-delete-protected')
+        .map((x) => x.request.name)
+        .sort(),
+    ).toEqual(['col-a', 'col-b']);
+  });
+
+  it('webhooks are not called for webhook configurations, so a webhook that denies everything cannot lock them', async () => {
+    hooks.on('/deny-all', () => ({ allowed: false, status: { message: 'no' } }));
+    const everything = [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }];
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'deny-all', [
+        hook('deny-all.example.com', hooks.clientConfig('/deny-all'), { rules: everything }),
+      ]),
+    );
+    expect((await call(server, 'POST', CM, cm('locked', {}))).status).toBe(400);
+    expect((await call(server, 'DELETE', `${VWC}/deny-all`)).status).toBe(200);
+    expect((await call(server, 'POST', CM, cm('unlocked', {}))).status).toBe(201);
+    expect(
+      hooks.at('/deny-all').every((x) => x.request.resource.group !== 'admissionregistration.k8s.io'),
+    ).toBe(true);
+  });
 });
