@@ -49,6 +49,11 @@ const DEFAULT_PACKED_BUDGET = 1_000_000;
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
 const variants = args.filter((a) => !a.startsWith('--'));
+const option = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+/** Variants run at once (each in its own process; installs wait on the network, builds on CPU). */
+const jobs = Math.max(1, Number(option('jobs') ?? process.env['TOSDK_CONSUMER_JOBS'] ?? 2));
+/** Set in a variant's own process: the tarballs the parent packed (a JSON file of name to path). */
+const packedBy = option('tarballs');
 const work = mkdtempSync(join(tmpdir(), 'tosdk-consumer-'));
 // npm's own cache (~/.npm unless configured) outlives clean checkouts, so repeated runs install from
 // it (--prefer-offline); TOSDK_CONSUMER_NPM_CACHE points the runs at another one
@@ -635,8 +640,45 @@ async function main() {
       cwd: root,
     });
   }
-  const tarballs = packAll();
   const selected = variants.length > 0 ? variants : DEFAULT_VARIANTS;
+  if (packedBy) {
+    await runVariants(selected, new Map(Object.entries(JSON.parse(readFileSync(packedBy, 'utf8')))));
+    return;
+  }
+  const tarballs = packAll();
+  if (jobs > 1 && selected.length > 1) {
+    await runInProcesses(selected, tarballs);
+    return;
+  }
+  await runVariants(selected, tarballs);
+}
+
+/** Each variant in a process of its own, `jobs` at a time; each one's output printed when it ends. */
+async function runInProcesses(selected, tarballs) {
+  const file = join(work, 'tarballs.json');
+  writeFileSync(file, JSON.stringify(Object.fromEntries(tarballs)));
+  // the Node binaries first, one download per version
+  for (const version of new Set(selected.map((spec) => spec.split('@')[1] ?? CURRENT_NODE))) nodeFor(version);
+  const queue = [...selected];
+  const worker = async () => {
+    for (let spec = queue.shift(); spec !== undefined; spec = queue.shift()) {
+      const child = spawn(process.execPath, [fileURLToPath(import.meta.url), spec, `--tarballs=${file}`], {
+        env: baseEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d.toString()));
+      child.stderr.on('data', (d) => (output += d.toString()));
+      const code = await new Promise((resolveCode) => child.once('close', (c) => resolveCode(c)));
+      process.stdout.write(output.trimEnd().replace(/^/gm, `  ${spec} | `) + '\n');
+      if (code !== 0) failures.push(spec);
+      log(`${code === 0 ? 'PASS' : 'FAIL'} ${spec}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, selected.length) }, () => worker()));
+}
+
+async function runVariants(selected, tarballs) {
   for (const spec of selected) {
     const [kind, nodeVersion = CURRENT_NODE] = spec.split('@');
     const t0 = Date.now();
