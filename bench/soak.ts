@@ -43,6 +43,8 @@ export interface MemorySample {
   atMs: number;
   heapUsed: number;
   rss: number;
+  /** Memory outside the JavaScript heap (Buffers, TLS), reported to tell an RSS creep apart. */
+  external: number;
 }
 
 /** What a soak saw. */
@@ -152,7 +154,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const sample = (): void => {
       gc();
       const m = process.memoryUsage();
-      samples.push({ atMs: Date.now() - started, heapUsed: m.heapUsed, rss: m.rss });
+      samples.push({ atMs: Date.now() - started, heapUsed: m.heapUsed, rss: m.rss, external: m.external });
     };
     timers.push(setInterval(sample, sampleEveryMs));
 

@@ -68,6 +68,6 @@ const report = await runSoak({
 });
 for (const s of report.samples)
   console.log(
-    `  t=${(s.atMs / 1000).toFixed(0)}s heap=${(s.heapUsed / 1048576).toFixed(1)}MB rss=${(s.rss / 1048576).toFixed(0)}MB`,
+    `  t=${(s.atMs / 1000).toFixed(0)}s heap=${(s.heapUsed / 1048576).toFixed(1)}MB external=${(s.external / 1048576).toFixed(1)}MB rss=${(s.rss / 1048576).toFixed(0)}MB`,
   );
 process.exitCode = report.ok ? 0 : 1;
