@@ -329,6 +329,10 @@ describe('Informer', () => {
       delays.push(await runBackoff());
       // synced is set when the client sees the response head: the healthy period starts there
       await waitFor(() => kube.openWatches === 1 && inf.health().status === 'synced', 5_000, 'reconnect');
+      // a bookmark through the new stream: it is connected (healthy from now) and made progress (no
+      // re-list after the third refusal in a row)
+      const bookmark = kube.bookmark();
+      await waitFor(() => inf.lastSyncResourceVersion() === bookmark, 5_000, 'the bookmark');
     }
     // 1000*(1+0.2*0.98), 2000*(1.196), min(3000, 4000*1.196)
     expect(delays).toEqual([1196, 2392, 3000]);
