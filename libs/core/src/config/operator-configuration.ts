@@ -4,6 +4,7 @@ import type { KubernetesClient, KubernetesClientOptions } from '../client/kubern
 import type { KubeConfigSource } from './kube-config.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { OperatorLeaderElectionConfiguration } from '../operator/operator-leader-election.js';
+import type { ShardingOptions } from '../sharding/sharding-configuration.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -48,6 +49,12 @@ export interface OperatorOptions {
   clock?: Clock;
   /** Leader election; only the leader processes events. Defaults to off. */
   leaderElection?: OperatorLeaderElectionConfiguration;
+  /**
+   * Splits every controller's primary resources across the replicas of this operator (membership
+   * Leases and a consistent-hash ring); each replica reconciles only its share. Not together with
+   * `leaderElection`. Defaults to off. See the README's "Sharding" section.
+   */
+  sharding?: ShardingOptions;
   /** Publishes Kubernetes Events (context.eventRecorder and Warning events on failures). Defaults to a recorder writing core/v1 Events with the client, component `tosdk-operator`. */
   eventRecorder?: ResourceEventRecorder;
   /**

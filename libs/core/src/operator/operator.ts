@@ -37,6 +37,9 @@ import { Controller } from './internal/controller.js';
 import { LeaderElector } from './leader-election/leader-elector.js';
 import { operatorNamespace } from './leader-election/leader-election-configuration.js';
 import type { RegisteredController } from './registered-controller.js';
+import { ShardedInformer } from '../sharding/internal/sharded-informer.js';
+import { ShardMembership } from '../sharding/shard-membership.js';
+import { shardingEnabled } from '../sharding/sharding-configuration.js';
 import type { NamedEventSourceHealth, RuntimeInfo } from './runtime-info.js';
 
 /** Overrides given at registration: options (merged over the decorator's) or a function of them. */
@@ -83,6 +86,8 @@ export class Operator {
   private readonly controllers = new Map<string, Controller<KubernetesResource>>();
   private readonly configurations = new Map<string, ResolvedControllerConfiguration<KubernetesResource>>();
   private readonly elector: LeaderElector | undefined;
+  /** This replica's shard membership when `sharding` is on (see the README's "Sharding"). */
+  readonly sharding: ShardMembership | undefined;
   private readonly recorders: EventRecorder[] = [];
   private state: State = 'new';
   private leading = false;
@@ -146,6 +151,18 @@ export class Operator {
           exit,
         })
       : undefined;
+    if (shardingEnabled(o.sharding) && o.leaderElection) {
+      throw new InvalidOperatorConfigurationError(
+        'sharding and leaderElection cannot both be on: with sharding every replica reconciles its share; remove one',
+      );
+    }
+    this.sharding = shardingEnabled(o.sharding)
+      ? new ShardMembership(o.sharding, this.client, {
+          clock: this.clock,
+          logger: this.logger,
+          kubeConfig: o.kubeConfig,
+        })
+      : undefined;
     this.runtimeInfo = this.createRuntimeInfo();
   }
 
@@ -191,11 +208,12 @@ export class Operator {
       logger,
       failFast: this.options.stopOnInformerErrorDuringStartup ?? true,
     });
+    const sharded = this.sharding ? new ShardedInformer(informer, this.sharding) : undefined;
     const controller = new Controller<P>({
       reconciler,
       config,
       client: this.client,
-      informer,
+      informer: sharded ?? informer,
       relists,
       executor: this.executor,
       metrics: this.metrics,
@@ -204,6 +222,7 @@ export class Operator {
       eventRecorder: this.eventRecorderFor(config.name),
       workflowExecutorSize: this.options.defaultWorkflowExecutorSize,
     });
+    sharded?.connect(controller.eventProcessor);
     this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
     this.configurations.set(
       config.name,
@@ -266,6 +285,7 @@ export class Operator {
       await Promise.all(
         [...this.controllers.values()].map((c) => c.startEventSources(this.cacheSyncTimeoutMs, failFast)),
       );
+      await this.sharding?.start();
     } catch (error) {
       this.logger.error('operator start failed', {
         error: error instanceof Error ? error.message : String(error),
@@ -344,6 +364,7 @@ export class Operator {
       });
     }
     if (this.elector && wasStarted) await this.elector.stop();
+    if (this.sharding && wasStarted) await this.sharding.stop({ release: this.executor.inFlight === 0 });
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
     await this.flushEventRecorders();
     if (this.closeClientOnStop && !this.client.isClosed) this.client.close();
