@@ -43,12 +43,19 @@ describe('footprint of an idle operator (built package)', () => {
 
   /** One child process in `mode` (RSS after import varies by well under 1 MB between runs). */
   const measure = async (mode: string): Promise<Sample> => {
-    const { stdout } = await run(
-      process.execPath,
-      ['--expose-gc', child, mode, kubeconfig, 'default', serviceAccount, String(server.port)],
-      { cwd: coreDir, encoding: 'utf8', timeout: 60_000 },
-    );
-    return JSON.parse(stdout.trim().split('\n').pop()!) as Sample;
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        ['--expose-gc', child, mode, kubeconfig, 'default', serviceAccount, String(server.port)],
+        { cwd: coreDir, encoding: 'utf8', timeout: 60_000 },
+      );
+      return JSON.parse(stdout.trim().split('\n').pop()!) as Sample;
+    } catch (cause) {
+      throw new Error(
+        `the footprint child (${mode}) failed; it runs the built package: run \`npm run build\` first`,
+        { cause },
+      );
+    }
   };
 
   it('in a pod it loads no @kubernetes/client-node: idle RSS well below the client-node setup, and bounded above bare Node', async () => {
