@@ -118,12 +118,16 @@ export abstract class AbstractDependentResource<
     return deepEqual(actual, desired);
   }
 
-  /** Called after the secondary was created or updated (e.g. to cache it). Defaults to nothing. */
+  /**
+   * Called after the secondary was created or updated (e.g. to cache it), with the version an
+   * update started from (`previous`, undefined after a create). Defaults to nothing.
+   */
   protected onCreatedOrUpdated(
     _resource: R,
     _primary: P,
     _context: Context<P>,
     _operation: 'created' | 'updated',
+    _previous?: R,
   ): void | Promise<void> {}
 
   private async reconcileOne(
@@ -155,7 +159,7 @@ export abstract class AbstractDependentResource<
       desired = result.computedDesired ?? (await desiredOf());
     }
     const updated = await self.update(actual, desired, primary, context);
-    await this.onCreatedOrUpdated(updated, primary, context, 'updated');
+    await this.onCreatedOrUpdated(updated, primary, context, 'updated', actual);
     return { operation: 'updated', resource: updated };
   }
 

@@ -26,8 +26,11 @@ interface Recent<R> {
 
 /**
  * A dependent resource outside Kubernetes whose state an {@link ExternalResourceCachingEventSource}
- * caches (JOSDK's `AbstractExternalDependentResource`). What it creates or updates is served at
- * once (ahead of the next poll) until the event source reports a newer state. With
+ * caches (JOSDK's `AbstractExternalDependentResource`). What it creates or updates is put into
+ * the event source's cache (`handleRecentResourceCreate` / `handleRecentResourceUpdate`), so the
+ * next poll compares with the written state and a resource dropped or changed by someone else
+ * before that poll still causes an event; it is served at once (ahead of the next poll) until the
+ * event source reports a newer state. With
  * {@link DependentResourceWithExplicitState}, the external id is kept in a Kubernetes resource
  * (ConfigMap or Secret) created after the external resource and deleted after it.
  *
@@ -105,8 +108,13 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
     primary: P,
     context: Context<P>,
     operation: 'created' | 'updated',
+    previous?: R,
   ): Promise<void> {
-    const key = ResourceID.fromResource(primary).key;
+    const primaryId = ResourceID.fromResource(primary);
+    // the source compares its next fetch with what was written (JOSDK's handleRecentResource*)
+    if (operation === 'created') this.source?.handleRecentResourceCreate?.(primaryId, resource);
+    else if (previous !== undefined) this.source?.handleRecentResourceUpdate?.(primaryId, resource, previous);
+    const key = primaryId.key;
     const id = this.idOf(resource);
     const now = this.source?.getSecondaryResources(primary).find((r) => this.idOf(r) === id);
     let map = this.recent.get(key);

@@ -76,6 +76,31 @@ export abstract class ExternalResourceCachingEventSource<R> extends AbstractEven
     return changed;
   }
 
+  /**
+   * Puts a resource the operator just created into the cache of its primary, unless a resource with
+   * its id is cached already (JOSDK's `handleRecentResourceCreate`); no event. The next fetch then
+   * compares with what was written, so a resource dropped before that fetch is reported (an event).
+   */
+  handleRecentResourceCreate(primary: ResourceID, resource: R): void {
+    let map = this.cache.get(primary.key);
+    if (!map) this.cache.set(primary.key, (map = new Map<string, R>()));
+    const id = this.idOf(resource);
+    if (!map.has(id)) map.set(id, resource);
+  }
+
+  /**
+   * Replaces the cached version of a resource the operator just updated, when the cache still holds
+   * the version the update started from (JOSDK's `handleRecentResourceUpdate`); no event. A cache
+   * that moved on meanwhile is left as it is.
+   */
+  handleRecentResourceUpdate(primary: ResourceID, resource: R, previous: R): void {
+    const map = this.cache.get(primary.key);
+    if (!map) return;
+    const id = this.idOf(resource);
+    const cached = map.get(id);
+    if (cached !== undefined && this.equals(cached, previous)) map.set(id, resource);
+  }
+
   /** Removes one resource (by its id) or all resources of a primary; emits when something was removed. */
   protected handleDelete(primary: ResourceID, resourceId?: string): boolean {
     const map = this.cache.get(primary.key);
