@@ -207,16 +207,21 @@ describe('WebPage operator deployment assets', () => {
         join(DEPLOY, 'rbac.yaml'),
       ]);
       expect(applied.code).toBe(0);
-      saClient = KubernetesClient.fromKubeConfig(env.server!.kubeConfig(SERVICE_ACCOUNT));
     });
     afterEach(async () => {
       await t?.close();
       t = undefined;
+      // stopping the operator closes its client for good already; closing again is harmless
+      saClient?.close();
     });
-    afterAll(() => saClient?.close());
 
+    /**
+     * Starts the flavour as the ServiceAccount with a client of its own: a stopped operator's client
+     * is closed for good, so a client shared across flavours would refuse every request of the next.
+     */
     async function startAs(flavour: WebPageFlavour): Promise<OperatorTestingContext> {
       const kubeConfig: KubeConfig = env.server!.kubeConfig(SERVICE_ACCOUNT);
+      saClient = KubernetesClient.fromKubeConfig(kubeConfig);
       return createOperatorTestingModule({
         testEnvironment: env,
         imports: [
