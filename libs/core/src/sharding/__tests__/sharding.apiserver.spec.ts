@@ -43,9 +43,9 @@ const fast = (name: string, identity: string): ShardingOptions => ({
   name,
   identity,
   leaseNamespace: 'default',
-  leaseDurationMs: 2000,
-  renewDeadlineMs: 1500,
-  retryPeriodMs: 200,
+  leaseDurationMs: 4000,
+  renewDeadlineMs: 3000,
+  retryPeriodMs: 250,
 });
 
 describe('sharding across operator replicas (in one process)', () => {
@@ -62,6 +62,14 @@ describe('sharding across operator replicas (in one process)', () => {
       return op;
     };
     await Promise.all(['r1', 'r2', 'r3'].map(join));
+    await waitFor(
+      () =>
+        [...replicas.values()].every(
+          (r) => r.sharding!.status().settled && r.sharding!.status().members.length === 3,
+        ),
+      'the three replicas settled on one ring',
+      30_000,
+    );
     const names = Array.from({ length: 90 }, (_, i) => `w${i}`);
     await Promise.all(names.map((n) => bed.admin.create(Widget, widget(n, ns, { value: 'v1' }))));
 
@@ -82,15 +90,19 @@ describe('sharding across operator replicas (in one process)', () => {
     // about even: each of three holds a share (90 / 3 = 30, with a consistent-hash spread)
     for (const r of ['r1', 'r2', 'r3']) expect(first[r]).toBeGreaterThanOrEqual(10);
     // every membership lease acknowledges the same ring
-    const leases = await bed.admin.list(LeaseType, {
-      namespace: 'default',
-      labelSelector: `${SHARD_GROUP_LABEL}=${group}`,
-    });
-    expect(new Set(leases.items.map((l) => l.metadata?.annotations?.[SHARD_ACK_ANNOTATION])).size).toBe(1);
-    expect(replicas.get('r1')!.sharding!.status()).toMatchObject({
-      members: ['r1', 'r2', 'r3'],
-      settled: true,
-    });
+    await waitFor(
+      async () => {
+        const leases = await bed.admin.list(LeaseType, {
+          namespace: 'default',
+          labelSelector: `${SHARD_GROUP_LABEL}=${group}`,
+        });
+        const acks = new Set(leases.items.map((l) => l.metadata?.annotations?.[SHARD_ACK_ANNOTATION]));
+        return leases.items.length === 3 && acks.size === 1 && !acks.has('');
+      },
+      'the three leases acknowledging one ring',
+      30_000,
+    );
+    expect(replicas.get('r1')!.sharding!.status()).toMatchObject({ members: ['r1', 'r2', 'r3'] });
 
     // r2 leaves gracefully: its share moves to r1 and r3, nothing is left behind
     await replicas.get('r2')!.stop();
