@@ -41,18 +41,18 @@ export class SchemaDependent extends DatabasePollingDependent<SchemaState> {
     return sameEncoding(actual.encoding, desired.encoding);
   }
 
-  async create(desired: SchemaState, resource: MySQLSchema): Promise<SchemaState> {
+  async create(desired: SchemaState): Promise<SchemaState> {
     await this.unlessUnsupported(desired.encoding, () =>
       this.db.createSchema(desired.name, desired.encoding),
     );
-    return this.readBack(desired, resource);
+    return this.readBack(desired);
   }
 
-  async update(_actual: SchemaState, desired: SchemaState, resource: MySQLSchema): Promise<SchemaState> {
+  async update(_actual: SchemaState, desired: SchemaState): Promise<SchemaState> {
     await this.unlessUnsupported(desired.encoding, () =>
       this.db.alterSchemaEncoding(desired.name, desired.encoding),
     );
-    return this.readBack(desired, resource);
+    return this.readBack(desired);
   }
 
   /** Drops the schema by name, whether or not the last poll saw it (cleanup must leave nothing). */
@@ -65,10 +65,8 @@ export class SchemaDependent extends DatabasePollingDependent<SchemaState> {
     await this.db.dropSchema(schema.name);
   }
 
-  private async readBack(desired: SchemaState, resource: MySQLSchema): Promise<SchemaState> {
-    const written = (await this.db.schema(desired.name)) ?? desired;
-    this.recordWritten(resource, written);
-    return written;
+  private async readBack(desired: SchemaState): Promise<SchemaState> {
+    return (await this.db.schema(desired.name)) ?? desired;
   }
 
   private async unlessUnsupported(encoding: string, write: () => Promise<void>): Promise<void> {

@@ -61,7 +61,6 @@ export class UserDependent extends DatabasePollingDependent<UserState> {
       schemaName(resource),
     );
     const written = (await this.db.user(desired.name)) ?? desired;
-    this.recordWritten(resource, written);
     return written;
   }
 
