@@ -30,7 +30,7 @@ export interface Metrics {
   reconciliationStarted?(id: ResourceID, controller: ControllerMetricsInfo): void;
   /** A reconciliation or cleanup succeeded. */
   reconcileSucceeded?(id: ResourceID, controller: ControllerMetricsInfo, kind: ExecutionKind): void;
-  /** A reconciliation or cleanup failed. */
+  /** A reconciliation or cleanup failed, whether it is retried or not (a failure ended by `ErrorStatusUpdateControl.withNoRetry()` counts). */
   reconcileFailed?(
     id: ResourceID,
     controller: ControllerMetricsInfo,

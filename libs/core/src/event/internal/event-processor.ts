@@ -221,12 +221,12 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     }
     if (post.kind) {
       const kind = post.kind;
-      if (post.error === undefined)
+      // a failure ended by withNoRetry is not retried but still counts as failed
+      const failure = post.error ?? post.noRetryError;
+      if (failure === undefined)
         this.safeMetric(() => this.o.metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
       else
-        this.safeMetric(() =>
-          this.o.metrics.reconcileFailed?.(state.id, this.o.controller, kind, post.error),
-        );
+        this.safeMetric(() => this.o.metrics.reconcileFailed?.(state.id, this.o.controller, kind, failure));
       const duration = this.o.clock.now() - started;
       this.safeMetric(() =>
         this.o.metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration),

@@ -337,7 +337,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       }
     }
     if (control.noRetry) {
-      return { kind: 'reconcile', updatedResource: updated, rescheduleDelayMs: control.scheduleDelayMs };
+      return {
+        kind: 'reconcile',
+        noRetryError: wrapped,
+        updatedResource: updated,
+        rescheduleDelayMs: control.scheduleDelayMs,
+      };
     }
     return {
       kind: 'reconcile',
