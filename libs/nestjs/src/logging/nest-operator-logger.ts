@@ -13,14 +13,6 @@ function nestLogsToConsole(): boolean {
   return (ref as unknown as { options?: { json?: boolean } }).options?.json !== true;
 }
 
-/** `resource: 'ns/name'` (core's lines outside a reconciliation) in the shape of the resource context. */
-function resourceKeyFields(key: string): LogFields {
-  const slash = key.indexOf('/');
-  return slash < 0
-    ? { 'resource.name': key }
-    : { 'resource.namespace': key.slice(0, slash), 'resource.name': key.slice(slash + 1) };
-}
-
 function textValue(value: unknown): string {
   if (typeof value === 'string') return /[\s"=]/.test(value) || value === '' ? JSON.stringify(value) : value;
   if (value instanceof Error) return JSON.stringify(value.message);
@@ -44,7 +36,8 @@ function stackWithCauses(error: Error): string {
 /**
  * Core's `Logger` on Nest's `Logger` (context `tosdk`), so the framework logs where the app logs.
  * Every line has one shape: the resource as `resource.*` keys and `controller` (the running
- * reconciliation's context, or the `resource` key core gives outside one), and an error as `err`
+ * reconciliation's context; outside one, core's `resource` string becomes `resource.id`, never a bare
+ * `resource` string beside `resource.*` keys), and an error as `err`
  * (the Error object: pino's err serializer writes its type, message, stack and causes).
  * - With nestjs-pino (`app.useLogger(app.get(Logger))`) or any logger of the app's own, a line is
  *   an object `{ msg, ...fields }`.
@@ -64,8 +57,9 @@ export class NestOperatorLogger implements Logger {
     for (const [key, value] of Object.entries(given)) {
       if (value === undefined) continue;
       if (key === 'resource' && typeof value === 'string') {
-        // one shape: dotted keys (the context's when there is one)
-        for (const [k, v] of Object.entries(resourceKeyFields(value))) out[k] ??= v;
+        // one shape: resource.* keys only. In a reconciliation the context's keys name the resource;
+        // outside one core's string (a key like ns/name, or a kind like webpages.x.io/v1) is resource.id
+        if (!('controller' in out && 'resource.kind' in out)) out['resource.id'] = value;
       } else if (err instanceof Error && (key === 'err' || key === 'error')) {
         // the Error as err (its message is in it); core's string error field is left out then
         out['err'] = err;

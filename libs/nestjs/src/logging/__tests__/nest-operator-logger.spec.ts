@@ -48,7 +48,7 @@ describe('NestOperatorLogger', () => {
     expect(typeof line).toBe('string');
     expect(line).not.toContain('\n');
     expect(line).toBe(
-      'reconciliation failed; retries exhausted resource.namespace=web resource.name=a errorCode=KubernetesTransport attemptCount=3 err="Error: apply of ConfigMap web/a failed"',
+      'reconciliation failed; retries exhausted resource.id=web/a errorCode=KubernetesTransport attemptCount=3 err="Error: apply of ConfigMap web/a failed"',
     );
     const stack = error.args[1] as string;
     expect(stack).toContain('Error: apply of ConfigMap web/a failed\n    at ');
@@ -75,8 +75,7 @@ describe('NestOperatorLogger', () => {
       expect(line).toBeDefined();
       expect(line).toMatchObject({
         context: 'tosdk',
-        'resource.namespace': 'web',
-        'resource.name': 'a',
+        'resource.id': 'web/a',
         errorCode: 'KubernetesTransport',
         attemptCount: 3,
       });
