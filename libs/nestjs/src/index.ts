@@ -19,6 +19,11 @@ export { KUBE_CONFIG } from './operator.constants.js';
 export { OperatorRegistry } from './operator.registry.js';
 export { Reconciler, getReconcilerOptions } from './decorators/reconciler.decorator.js';
 export type { ReconcilerOptions } from './decorators/reconciler.decorator.js';
+export type {
+  NestManagedDependentSpec,
+  NestManagedWorkflowSpec,
+  ProviderClass,
+} from './internal/workflow-providers.js';
 export {
   InjectRegisteredController,
   getRegisteredControllerToken,

@@ -95,7 +95,8 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     const registered = this.operator.register(reconciler, (decorated) => {
       let o: ControllerConfigurationOptions<KubernetesResource> = {
         ...decorated,
-        ...rest,
+        // the workflow's provider classes (NestManagedWorkflowSpec) become instances below
+        ...(rest as Omit<ControllerConfigurationOptions<KubernetesResource>, 'resourceType'>),
         resourceType: resource,
       };
       const name = o.name ?? r.type.name.toLowerCase();

@@ -4,18 +4,22 @@ import type {
   Reconciler as CoreReconciler,
   ResourceType,
 } from '@tosdk/core';
+import type { NestManagedWorkflowSpec } from '../internal/workflow-providers.js';
 import { RECONCILER_METADATA } from '../operator.constants.js';
 
 /**
  * Options of the {@link Reconciler} decorator: core's controller configuration with the primary
- * kind named `resource`.
+ * kind named `resource`, and a `workflow` whose dependents and conditions may be Nest provider
+ * classes with injected constructor parameters.
  */
 export interface ReconcilerOptions<P extends KubernetesResource = KubernetesResource> extends Omit<
   ControllerConfigurationOptions<P>,
-  'resourceType'
+  'resourceType' | 'workflow'
 > {
   /** The primary kind (`defineResource(...)` or `ResourceTypes.X`). Required. */
   resource: ResourceType<P>;
+  /** The managed workflow; provider classes are replaced by their Nest instances. Defaults to none. */
+  workflow?: NestManagedWorkflowSpec<P>;
 }
 
 /**

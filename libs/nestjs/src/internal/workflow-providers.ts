@@ -1,4 +1,56 @@
 import type { ModuleRef } from '@nestjs/core';
+import type {
+  Condition,
+  DependentResource,
+  DetailedCondition,
+  KubernetesResource,
+  ManagedDependentSpec,
+  ManagedWorkflowSpec,
+} from '@tosdk/core';
+
+/**
+ * A Nest provider class: constructor parameters of any kind, injected by Nest (the class must be a
+ * provider of some module; it is replaced by its instance before registration).
+ *
+ * @typeParam T - what the class constructs.
+ */
+export type ProviderClass<T> = new (...args: never[]) => T;
+
+/** The condition fields of a workflow dependent. */
+type ConditionField =
+  'reconcilePrecondition' | 'readyPostcondition' | 'deletePostcondition' | 'activationCondition';
+
+/**
+ * One dependent of a managed workflow in `@Reconciler` options: core's
+ * {@link ManagedDependentSpec}, whose `dependent` and conditions may also be Nest provider classes
+ * with injected constructor parameters.
+ *
+ * @typeParam P - the primary kind.
+ */
+export type NestManagedDependentSpec<P extends KubernetesResource = KubernetesResource> = Omit<
+  ManagedDependentSpec<P>,
+  'dependent' | ConditionField
+> & {
+  /** The dependent, a factory, a class with a no-argument constructor, or a Nest provider class. */
+  dependent: ManagedDependentSpec<P>['dependent'] | ProviderClass<DependentResource<unknown, P>>;
+} & {
+  [F in ConditionField]?:
+    ManagedDependentSpec<P>[F] | ProviderClass<Condition<unknown, P> | DetailedCondition<unknown, P>>;
+};
+
+/**
+ * A managed workflow in `@Reconciler` options: core's {@link ManagedWorkflowSpec} whose dependents
+ * are {@link NestManagedDependentSpec}s.
+ *
+ * @typeParam P - the primary kind.
+ */
+export type NestManagedWorkflowSpec<P extends KubernetesResource = KubernetesResource> = Omit<
+  ManagedWorkflowSpec<P>,
+  'dependents'
+> & {
+  /** The dependents in declaration order. */
+  dependents: ReadonlyArray<NestManagedDependentSpec<P>>;
+};
 
 /** Fields of a workflow's dependent spec that may name a Nest provider class. */
 const PROVIDER_FIELDS = [
