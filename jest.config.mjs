@@ -25,6 +25,7 @@ const common = {
     // @tosdk/x/y to libs/x/src/y/index.ts (the published exports map points at dist/ only)
     '^@tosdk/([^/]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^@tosdk/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/$2/index.ts',
+    '^create-tosdk$': '<rootDir>/libs/create-tosdk/src/index.ts',
     // NodeNext requires '.js' on relative imports; map them back to the TypeScript sources.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
