@@ -66,12 +66,14 @@ describe('apps/webpage/Dockerfile', () => {
     expect(install[0].args).toMatch(/^npm ci\b/);
     expect(install[0].args).toContain('--omit=dev');
     expect(install[0].args).toContain('--workspace=@tosdk/sample-webpage');
-    // the runtime takes node_modules from prod-deps only, and nothing but compiled output from build
+    // the runtime takes its dependencies from prod-deps only, and nothing but compiled output from build
     const copies = all(stage('runtime'), 'COPY');
-    const nodeModules = copies.filter((c) => c.args.includes('node_modules'));
-    expect(nodeModules.map((c) => c.args)).toEqual([expect.stringMatching(/^--from=prod-deps /)]);
+    for (const c of copies) expect(c.args).toMatch(/^--from=(build|prod-deps) /);
+    expect(copies.filter((c) => c.args.startsWith('--from=prod-deps')).map((c) => c.args)).toEqual([
+      '--from=prod-deps /app/ ./',
+    ]);
     for (const c of copies.filter((c) => c.args.startsWith('--from=build'))) {
-      expect(c.args).toMatch(/(package\.json|\/dist\/|webpage-crd\.yaml|examples\/) /);
+      expect(c.args).toMatch(/(\/dist\/|webpage-crd\.yaml|examples\/) /);
     }
     expect(all(stage('runtime'), 'RUN')).toEqual([]);
   });
@@ -100,6 +102,141 @@ describe('apps/webpage/Dockerfile', () => {
     }
   });
 });
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const lockPackages = Object.keys(
+  (JSON.parse(readFileSync(repo('package-lock.json'), 'utf8')) as { packages: Record<string, unknown> })
+    .packages,
+);
+/** The workspace folders the lock file lists (`libs/core`, `apps/webpage`, ...). */
+const workspaceDirs = lockPackages.filter((k) => k !== '' && !k.includes('node_modules/'));
+const workspaceManifests = new Map(
+  workspaceDirs.map((dir) => [
+    dir,
+    JSON.parse(readFileSync(repo(`${dir}/package.json`), 'utf8')) as Manifest,
+  ]),
+);
+const nameOf = (dir: string) => workspaceManifests.get(dir)!.name;
+
+/**
+ * Workspace folders reachable from `dir` (itself included) through the given kinds of dependency,
+ * followed from every workspace reached.
+ */
+function workspaceClosure(dir: string, kinds: Array<keyof Manifest>): Set<string> {
+  const reached = new Set([dir]);
+  for (const current of reached) {
+    const manifest = workspaceManifests.get(current)!;
+    for (const kind of kinds) {
+      for (const dep of Object.keys((manifest[kind] as Record<string, string> | undefined) ?? {})) {
+        const target = workspaceDirs.find((d) => nameOf(d) === dep);
+        if (target) reached.add(target);
+      }
+    }
+  }
+  return reached;
+}
+
+/** The paths an `rm` in a RUN instruction removes. */
+const removedBy = (run: string) =>
+  run
+    .split('&&')
+    .map((part) => part.trim().split(/\s+/))
+    .filter((words) => words[0] === 'rm')
+    .flatMap((words) => words.slice(1).filter((w) => !w.startsWith('-')));
+
+// An image's `npm ci` needs the manifest of every workspace the lock file lists; `npm ci -w <app>
+// --omit=dev` still links the workspaces the app (or a workspace it reaches) lists as devDependencies;
+// and the lock file may nest a dependency under a workspace (libs/core/node_modules/lru-cache), which
+// the runtime needs as much as the hoisted ones.
+describe.each(['webpage', 'mysql-schema', 'tomcat'])(
+  'apps/%s/Dockerfile and the workspaces of the lock file',
+  (name) => {
+    const appDir = `apps/${name}`;
+    const image = parseDockerfile(readFileSync(repo(`${appDir}/Dockerfile`), 'utf8'));
+    const stageOf = (stageName: string) => image.stages.find((s) => s.name === stageName)!;
+    const production = workspaceClosure(appDir, ['dependencies', 'peerDependencies']);
+    const linked = workspaceClosure(appDir, ['dependencies', 'peerDependencies', 'devDependencies']);
+
+    it('has a workspace in the lock file for the app and at least one outside its production closure', () => {
+      expect(workspaceDirs).toContain(appDir);
+      expect(workspaceDirs.filter((d) => !production.has(d)).length).toBeGreaterThan(0);
+    });
+
+    it('copies only files that exist in the build context', () => {
+      for (const s of image.stages) {
+        for (const c of all(s, 'COPY').filter((c) => !c.args.startsWith('--from'))) {
+          for (const source of c.args.split(/\s+/).slice(0, -1)) {
+            expect([source, existsSync(repo(source))]).toEqual([source, true]);
+          }
+        }
+      }
+    });
+
+    it('copies the manifest of every workspace the lock file lists before each npm ci', () => {
+      const installs = image.stages.filter((s) => all(s, 'RUN').some((r) => r.args.startsWith('npm ci')));
+      expect(installs.map((s) => s.name)).toEqual(['build', 'prod-deps']);
+      for (const s of installs) {
+        const before = s.instructions.slice(
+          0,
+          s.instructions.findIndex((i) => i.op === 'RUN' && i.args.startsWith('npm ci')),
+        );
+        const copied = before
+          .filter((i) => i.op === 'COPY' && !i.args.startsWith('--from'))
+          .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+        for (const file of [
+          'package.json',
+          'package-lock.json',
+          ...workspaceDirs.map((d) => `${d}/package.json`),
+        ]) {
+          expect([s.name, file, copied.includes(file)]).toEqual([s.name, file, true]);
+        }
+      }
+    });
+
+    it('installs the production closure of the app only and removes every other workspace and link', () => {
+      const run = all(stageOf('prod-deps'), 'RUN');
+      expect(run).toHaveLength(1);
+      expect(run[0].args).toMatch(new RegExp(`^npm ci .*--omit=dev .*--workspace=${nameOf(appDir)} `));
+      const removed = removedBy(run[0].args);
+      const expected = [
+        ...workspaceDirs.filter((d) => !production.has(d)),
+        ...[...linked].filter((d) => !production.has(d)).map((d) => `node_modules/${nameOf(d)}`),
+      ];
+      expect([...removed].sort()).toEqual(expected.sort());
+    });
+
+    it('builds and ships the compiled output of the production closure and its nested node_modules', () => {
+      const sources = (s: Stage, from?: string) =>
+        all(s, 'COPY')
+          .filter((c) => (from ? c.args.startsWith(`--from=${from} `) : !c.args.startsWith('--from')))
+          .flatMap((c) => c.args.split(/\s+/).slice(from ? 1 : 0, -1));
+      const runtime = stageOf('runtime');
+      for (const dir of production) {
+        expect(sources(stageOf('build'))).toContain(`${dir}/`);
+        expect(sources(runtime, 'build')).toContain(`/src/${dir}/dist/`);
+      }
+      for (const source of sources(runtime, 'build')) {
+        expect([source, [...production].some((d) => source.startsWith(`/src/${d}/`))]).toEqual([
+          source,
+          true,
+        ]);
+      }
+      // everything npm ci installed, nested node_modules included
+      const fromDeps = sources(runtime, 'prod-deps');
+      const nested = lockPackages.filter((k) =>
+        [...production].some((d) => k.startsWith(`${d}/node_modules/`)),
+      );
+      for (const path of ['node_modules/', ...nested]) {
+        expect([path, fromDeps.some((src) => `/app/${path}`.startsWith(src))]).toEqual([path, true]);
+      }
+    });
+  },
+);
 
 interface K8sObject {
   apiVersion: string;
