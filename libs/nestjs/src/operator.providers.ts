@@ -27,10 +27,14 @@ export function operatorProviders(): Provider[] {
     {
       provide: RESOLVED_OPERATOR_OPTIONS,
       inject: [OPERATOR_MODULE_OPTIONS],
-      useFactory: (options: OperatorModuleOptions): OperatorModuleOptions => ({
-        ...options,
-        ...operatorOptionsFromEnvironment(environmentOf(options)),
-      }),
+      useFactory: (options: OperatorModuleOptions): OperatorModuleOptions => {
+        const fromEnvironment = operatorOptionsFromEnvironment(environmentOf(options));
+        // TOSDK_SHARDING* override single fields of the module's sharding option (keeps its shardKey)
+        const sharding = fromEnvironment.sharding
+          ? { ...options.sharding, ...fromEnvironment.sharding }
+          : options.sharding;
+        return { ...options, ...fromEnvironment, ...(sharding ? { sharding } : {}) };
+      },
     },
     {
       provide: KubeConfig,

@@ -5,6 +5,7 @@ import type {
   LinearRateLimiterOptions,
   OperatorOptions,
 } from '@tosdk/core';
+import { InvalidShardingConfigurationError, shardingFromEnvironment } from '@tosdk/core';
 import { ENV_PREFIX } from '../operator.constants.js';
 import { EnvironmentConfigurationError } from '../errors.js';
 import { EnvironmentValues, parseDuration } from './environment-values.js';
@@ -18,6 +19,8 @@ import { EnvironmentValues, parseDuration } from './environment-values.js';
  * - `TOSDK_STOP_ON_INFORMER_ERROR_DURING_STARTUP`: boolean.
  * - `TOSDK_USE_SSA`: boolean (`useSSAToPatchPrimaryResource`).
  * - `TOSDK_CURRENT_NAMESPACE`: the namespace `WATCH_CURRENT_NAMESPACE` stands for.
+ * - `TOSDK_SHARDING` (`true`/`false`) and `TOSDK_SHARDING_*`: the `sharding` option (see core's
+ *   `shardingFromEnvironment`); merged over the module's `sharding` option.
  *
  * @throws EnvironmentConfigurationError naming the variable with a bad value.
  */
@@ -36,6 +39,12 @@ export function operatorOptionsFromEnvironment(
   set('stopOnInformerErrorDuringStartup', v.boolean(`${ENV_PREFIX}STOP_ON_INFORMER_ERROR_DURING_STARTUP`));
   set('useSSAToPatchPrimaryResource', v.boolean(`${ENV_PREFIX}USE_SSA`));
   set('currentNamespace', v.raw(`${ENV_PREFIX}CURRENT_NAMESPACE`));
+  try {
+    set('sharding', shardingFromEnvironment(env));
+  } catch (error) {
+    if (!(error instanceof InvalidShardingConfigurationError)) throw error;
+    throw new EnvironmentConfigurationError(`${ENV_PREFIX}SHARDING`, error.message);
+  }
   return o;
 }
 

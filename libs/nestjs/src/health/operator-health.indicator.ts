@@ -9,7 +9,8 @@ import { Operator } from '@tosdk/core';
  * - readiness: up when started and every event source of every controller is healthy; down before
  *   start, after stop, or naming each unhealthy event source with its status and reason.
  * A warm standby under leader election is live and ready (its caches are synced); `leader` in the
- * details says whether it processes events.
+ * details says whether it processes events. With sharding, `shard` in the details is the replica's
+ * shard status (members, ring, acknowledged, settled).
  */
 @Injectable()
 export class OperatorHealthIndicator {
@@ -23,7 +24,11 @@ export class OperatorHealthIndicator {
     const info = this.operator.runtimeInfo;
     const session = this.health.check(key);
     if (!info.isStarted()) return session.down({ started: false, message: 'the operator is not running' });
-    return session.up({ started: true, leader: info.isLeader() });
+    return session.up({ started: true, leader: info.isLeader(), ...this.shard() });
+  }
+
+  private shard(): { shard?: ReturnType<NonNullable<Operator['sharding']>['status']> } {
+    return this.operator.sharding ? { shard: this.operator.sharding.status() } : {};
   }
 
   /** Readiness under `key` (default `operator`). */
@@ -48,6 +53,6 @@ export class OperatorHealthIndicator {
         message: `unhealthy event sources: ${unhealthy.map((u) => `${u.controller}/${u.eventSource} (${u.status})`).join(', ')}`,
       });
     }
-    return session.up({ started: true, leader: info.isLeader(), controllers });
+    return session.up({ started: true, leader: info.isLeader(), controllers, ...this.shard() });
   }
 }
