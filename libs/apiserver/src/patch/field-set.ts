@@ -204,20 +204,38 @@ export class FieldSet {
 
   /** The `FieldsV1` encoding (`.` first, then children in structured-merge-diff order). */
   toFieldsV1(): JsonObject {
-    const encode = (node: FieldSet): JsonObject => {
-      const out: JsonObject = {};
-      const elements = [...node.children.keys()]
-        .sort(comparePathElements)
-        .filter((e) => !node.children.get(e)!.isEmpty());
-      for (const element of elements) {
-        const child = node.children.get(element)!;
-        const inner = encode(child);
-        const hasChildren = Object.keys(inner).length > 0;
-        out[element] = child.member && hasChildren ? { '.': {}, ...inner } : inner;
-      }
-      return out;
-    };
-    return encode(this);
+    const out: JsonObject = {};
+    FieldSet.encodeInto(this, out);
+    return out;
+  }
+
+  /**
+   * Writes the children of `node` into `out` in one walk (empty branches left out).
+   * @returns whether anything was written
+   */
+  private static encodeInto(node: FieldSet, out: JsonObject): boolean {
+    let wrote = false;
+    const elements =
+      node.children.size > 1 ? [...node.children.keys()].sort(comparePathElements) : node.children.keys();
+    for (const element of elements) {
+      const child = node.children.get(element)!;
+      const inner: JsonObject = child.member ? { '.': {} } : {};
+      if (FieldSet.encodeInto(child, inner)) out[element] = inner;
+      else if (child.member) out[element] = {};
+      else continue;
+      wrote = true;
+    }
+    return wrote;
+  }
+
+  /** Whether some path is in both this set and `other`. */
+  intersects(other: FieldSet): boolean {
+    for (const [element, child] of this.children) {
+      const theirs = other.children.get(element);
+      if (theirs === undefined) continue;
+      if ((child.member && theirs.member) || child.intersects(theirs)) return true;
+    }
+    return false;
   }
 }
 

@@ -32,6 +32,12 @@ export interface TrackUpdateArgs {
   now: string;
   /** List and map semantics of the kind. */
   schema: PatchSchema;
+  /**
+   * `before` is the caller's to give away (a fresh parse of a stored object, whose managedFields this
+   * module encoded): the `fieldsV1` of entries the write leaves unchanged are reused in the result
+   * instead of encoded again, so the result shares them with `before`. Default false.
+   */
+  reuseEncoding?: boolean;
 }
 
 /**
@@ -51,7 +57,7 @@ export interface TrackUpdateArgs {
  */
 export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
   const { before, after, manager, apiVersion, subresource, now, schema } = args;
-  const managers = startingManagers(before, after, subresource);
+  const managers = startingManagers(before, after, subresource, args.reuseEncoding === true);
   const walker = new TypedWalker(schema);
   const lhs = stripServerFields(before ?? {});
   const rhs = stripServerFields(after);
@@ -60,7 +66,10 @@ export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
   const gone = removed.difference(METADATA_NODE);
   if (changed.isEmpty() && gone.isEmpty()) return encodeManagers(managers);
 
-  for (const m of managers) m.set = m.set.difference(changed).difference(gone);
+  for (const m of managers)
+    // a set holding none of the paths keeps its encoding (difference would give the same paths)
+    if (m.set.intersects(changed) || m.set.intersects(gone))
+      m.set = m.set.difference(changed).difference(gone);
   const owned = changed.difference(gone);
   if (!owned.isEmpty()) {
     const self: Manager = { manager, operation: 'Update', apiVersion, time: now, set: owned };
@@ -123,14 +132,18 @@ function startingManagers(
   before: JsonObject | undefined,
   after: JsonObject,
   subresource: string | undefined,
+  reuseEncoding: boolean,
 ): Manager[] {
   if (subresource === undefined || subresource === '') {
     if (isResetRequest(after)) return [];
-    const requested = decodeManagers(after);
+    const afterEntries = isJsonObject(after.metadata) ? after.metadata.managedFields : undefined;
+    const beforeEntries = isJsonObject(before?.metadata) ? before.metadata.managedFields : undefined;
+    // the stored entries carried over as they are (the same array) are as reusable as before's
+    const requested = decodeManagers(after, reuseEncoding && afterEntries === beforeEntries);
     const afterMeta = isJsonObject(after.metadata) ? after.metadata : undefined;
     if (requested.length > 0 && afterMeta !== undefined) return requested;
   }
-  return decodeManagers(before);
+  return decodeManagers(before, reuseEncoding);
 }
 
 /** The set of fields `object` sets, as server-side apply would own them (for tests and matchers). */

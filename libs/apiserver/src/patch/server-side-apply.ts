@@ -46,6 +46,12 @@ export interface ServerSideApplyArgs {
    * is neither changed nor owned through the main resource). Defaults to false.
    */
   ignoreStatus?: boolean;
+  /**
+   * `live` is the caller's to give away (a fresh parse of a stored object, whose managedFields this
+   * module encoded): the `fieldsV1` of entries the apply leaves unchanged are reused in the result
+   * instead of encoded again, so the result shares them with `live`. Default false.
+   */
+  reuseEncoding?: boolean;
 }
 
 /**
@@ -76,7 +82,7 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   const config = configurationFor(applied, subresource, args.ignoreStatus === true);
   const configSet = walker.fieldSet(stripServerFields(config), true).difference(METADATA_NODE);
 
-  const managers = decodeManagers(live);
+  const managers = decodeManagers(live, args.reuseEncoding === true);
   const self: Manager = { manager, operation: 'Apply', apiVersion, set: configSet };
   if (subresource !== undefined) self.subresource = subresource;
   const selfId = identity(self);

@@ -355,6 +355,8 @@ export class ObjectService {
       apiVersion: apiVersionOf(rt.group, version.name),
       now,
       schema: version.patchSchema,
+      // `before` is a fresh parse of the stored object that no one keeps
+      reuseEncoding: true,
     };
     if (subresource !== undefined) args.subresource = subresource;
     const entries = patch.trackUpdate(args);
@@ -450,6 +452,8 @@ export class ObjectService {
         apiVersion: apiVersionOf(rt.group, version.name),
         now,
         schema: version.patchSchema,
+        // `live` is a fresh parse of the stored object that no one keeps
+        reuseEncoding: true,
       };
       if (subresource !== undefined) args.subresource = subresource;
       // with a status subresource the main resource neither changes nor owns status fields

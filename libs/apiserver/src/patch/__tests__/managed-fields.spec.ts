@@ -28,6 +28,42 @@ function withManaged(object: JsonObject, managedFields: ManagedFieldsEntry[]): J
 }
 
 describe('trackUpdate', () => {
+  it('reuseEncoding gives the same entries, sharing the fieldsV1 of managers the write leaves alone', () => {
+    const entries: ManagedFieldsEntry[] = [
+      {
+        manager: 'applier',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:a': {} } },
+      },
+      {
+        manager: 'editor',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:b': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+      },
+    ];
+    const before = withManaged(configMap({ a: '1', b: '1' }), entries);
+    for (const [after, untouched] of [
+      [configMap({ a: '1', b: '2' }), 'applier'], // editor's own field: the applier's entry is untouched
+      [configMap({ a: '2', b: '1' }), 'editor'], // the applier loses f:a to a third manager
+      [configMap({ a: '1' }), 'applier'], // a removal takes f:b from the editor
+    ] as const) {
+      const args = { before, after, manager: 'third', apiVersion: 'v1', now: T2, schema: cmSchema };
+      const fresh = trackUpdate(args);
+      const reused = trackUpdate({ ...args, reuseEncoding: true });
+      expect(reused).toEqual(fresh);
+      const kept = reused.find((e) => e.manager === untouched)!;
+      expect(kept.fieldsV1).toBe(entries.find((e) => e.manager === untouched)!.fieldsV1);
+      for (const e of reused)
+        if (e.manager !== untouched) expect(entries.map((x) => x.fieldsV1)).not.toContain(e.fieldsV1);
+    }
+  });
+
   it('[DR-10] a create records an Update entry without server-owned metadata or apiVersion/kind', () => {
     const entries = trackUpdate({
       before: undefined,

@@ -14,6 +14,11 @@ export interface Manager {
   time?: string;
   subresource?: string;
   set: FieldSet;
+  /**
+   * The entry's stored `fieldsV1` and the set it decoded to: while `set` is still that set (every
+   * change assigns a new one), encoding reuses `fieldsV1` instead of encoding the set again.
+   */
+  encoded?: { set: FieldSet; fieldsV1: JsonObject };
 }
 
 /**
@@ -36,7 +41,7 @@ export function describeManager(m: Manager): string {
   return out;
 }
 
-function decodeEntry(raw: unknown): Manager | undefined {
+function decodeEntry(raw: unknown, reuse: boolean): Manager | undefined {
   if (!isJsonObject(raw)) return undefined;
   const { manager, operation, apiVersion, time, subresource, fieldsType, fieldsV1 } = raw;
   if (operation !== 'Apply' && operation !== 'Update') return undefined;
@@ -49,20 +54,24 @@ function decodeEntry(raw: unknown): Manager | undefined {
   };
   if (typeof time === 'string') decoded.time = time;
   if (typeof subresource === 'string' && subresource !== '') decoded.subresource = subresource;
+  if (reuse && isJsonObject(fieldsV1)) decoded.encoded = { set: decoded.set, fieldsV1 };
   return decoded;
 }
 
 /**
  * Decodes `metadata.managedFields` of `object`. As kube-apiserver does, entries that do not decode make
  * the whole list count as empty rather than failing the request; entries with the same identity merge.
+ *
+ * `reuseEncoding`: the entries were encoded by {@link encodeManagers} (a stored object) and `object` is
+ * the caller's to give away, so an entry whose set stays unchanged is encoded by reusing its `fieldsV1`.
  */
-export function decodeManagers(object: JsonObject | undefined): Manager[] {
+export function decodeManagers(object: JsonObject | undefined, reuseEncoding = false): Manager[] {
   const raw = isJsonObject(object?.metadata) ? object.metadata.managedFields : undefined;
   if (!Array.isArray(raw)) return [];
   const out = new Map<string, Manager>();
   try {
     for (const entry of raw) {
-      const decoded = decodeEntry(entry);
+      const decoded = decodeEntry(entry, reuseEncoding);
       if (decoded === undefined) return [];
       const id = identity(decoded);
       const previous = out.get(id);
@@ -105,7 +114,8 @@ export function encodeManagers(managers: readonly Manager[]): ManagedFieldsEntry
         apiVersion: m.apiVersion,
         time: m.time ?? '',
         fieldsType: 'FieldsV1',
-        fieldsV1: m.set.toFieldsV1(),
+        fieldsV1:
+          m.encoded !== undefined && m.encoded.set === m.set ? m.encoded.fieldsV1 : m.set.toFieldsV1(),
       };
       if (m.time === undefined) delete (entry as Partial<ManagedFieldsEntry>).time;
       if (m.subresource !== undefined) entry.subresource = m.subresource;
