@@ -1,5 +1,5 @@
 // Informer benchmark: time from start() to synced for 10,000 ConfigMaps, and heap bytes per cached
-// object against its JSON size; then the footprint of an idle operator (issue 15 §3) in child
+// object against its JSON size, and of a metadata-only informer on the same objects; then the footprint of an idle operator (issue 15 §3) in child
 // processes: in-cluster configuration by loadKubeConfig against client-node's KubeConfig and bare Node. Each figure is printed next to a baseline measured in the same run
 // against the same server: a bare paginated list (node:https + JSON.parse, nothing kept) for the
 // time, and the parsed JSON of the same objects held in an array for the memory.
@@ -14,6 +14,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { Informer, KubernetesClient, ResourceTypes } from '@tosdk/core';
+import type { KubernetesResource } from '@tosdk/core';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 
 const COUNT = 10_000;
@@ -170,6 +171,22 @@ export async function run(): Promise<void> {
     );
     if (kept.length !== COUNT || informer.keys().length !== COUNT) throw new Error('lost objects');
     agent.destroy();
+
+    // (3) a metadata-only informer on the same objects (PartialObjectMetadata lists and watches)
+    const metaBefore = await settledHeap(gc);
+    const meta = new Informer<KubernetesResource>({
+      client,
+      type: ResourceTypes.ConfigMap,
+      namespace: NAMESPACE,
+      metadataOnly: true,
+    });
+    await meta.start();
+    await meta.stop();
+    const metaHeap = (await settledHeap(gc)) - metaBefore;
+    if (meta.keys().length !== COUNT) throw new Error('metadata-only informer lost objects');
+    console.log(
+      `metadata-only informer heap per cached object: ${perObject(metaHeap)} B: ${(metaHeap / informerHeap).toFixed(2)}x the full informer's ${perObject(informerHeap)} B on the same objects`,
+    );
     await footprint(server);
   } finally {
     client.close();
