@@ -39,9 +39,14 @@ export function matchesManagedFields<R extends KubernetesResource>(
   if (!entry?.fieldsV1) return false;
   const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
   const kind = actual.kind ?? desired.kind;
-  const wanted = sanitizeForMatch(stripUnmanaged(clone(desired) as Record<string, unknown>), kind);
+  const apiVersion = actual.apiVersion ?? desired.apiVersion;
+  const wanted = sanitizeForMatch(
+    stripUnmanaged(clone(desired) as Record<string, unknown>),
+    kind,
+    apiVersion,
+  );
   // a copy: the pruned view may share nested objects with the informer's cached resource
-  const have = sanitizeOwned(stripUnmanaged(clone<Record<string, unknown>>(owned)), kind);
+  const have = sanitizeOwned(stripUnmanaged(clone<Record<string, unknown>>(owned)), kind, apiVersion);
   return deepEqual(dropEmpty(have), dropEmpty(wanted));
 }
 
@@ -119,17 +124,22 @@ function sanitizeSecretFields(s: Record<string, unknown>): void {
 function sanitizeForMatch(
   desired: Record<string, unknown>,
   kind: string | undefined,
+  apiVersion: string | undefined,
 ): Record<string, unknown> {
   if (kind === 'Secret') sanitizeSecretFields(desired);
   if (kind === 'StatefulSet') normalizeClaimTemplates(desired);
-  normalizeQuantities(desired, kind);
+  normalizeQuantities(desired, kind, apiVersion);
   return desired;
 }
 
 /** Actual-side sanitizing: parts the server may add under fields we own. */
-function sanitizeOwned(owned: Record<string, unknown>, kind: string | undefined): Record<string, unknown> {
+function sanitizeOwned(
+  owned: Record<string, unknown>,
+  kind: string | undefined,
+  apiVersion: string | undefined,
+): Record<string, unknown> {
   if (kind === 'StatefulSet') normalizeClaimTemplates(owned);
-  normalizeQuantities(owned, kind);
+  normalizeQuantities(owned, kind, apiVersion);
   return owned;
 }
 
@@ -144,40 +154,77 @@ function normalizeClaimTemplates(obj: Record<string, unknown>): void {
   }
 }
 
-const POD_TEMPLATE_KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job']);
+/** Built-in kinds (by `apiVersion/kind`) whose pod template is at `spec.template.spec`. */
+const POD_TEMPLATE_KINDS = new Set([
+  'apps/v1/Deployment',
+  'apps/v1/StatefulSet',
+  'apps/v1/ReplicaSet',
+  'apps/v1/DaemonSet',
+  'batch/v1/Job',
+  'v1/ReplicationController',
+]);
 
 /**
- * Resource quantities as exact values on both sides: the API server returns `2000m` as `2` and
- * `1024Mi` as `1Gi`, which is the same request (JOSDK's ResourceRequirementsSanitizer).
+ * Resource quantities as exact values on both sides: kube-apiserver returns every quantity of a
+ * built-in kind in its canonical form (`2000m` as `2`, `1024Mi` as `1Gi`), which is the same value
+ * (JOSDK's ResourceRequirementsSanitizer, extended to every quantity field the server rewrites:
+ * container and pod-level resources, pod overhead, claim templates, CronJob templates,
+ * ResourceQuota and LimitRange). Custom resources (another apiVersion) are compared as written,
+ * since the server keeps their strings.
  */
-function normalizeQuantities(obj: Record<string, unknown>, kind: string | undefined): void {
-  const spec = obj['spec'] as Record<string, unknown> | undefined;
-  if (!spec) return;
-  const lists = (r: unknown): void => {
-    if (!r || typeof r !== 'object') return;
-    for (const key of ['limits', 'requests']) {
-      const l = (r as Record<string, unknown>)[key] as Record<string, unknown> | undefined;
-      if (l && typeof l === 'object')
-        for (const [name, v] of Object.entries(l)) l[name] = quantityValue(v) ?? v;
-    }
+function normalizeQuantities(
+  obj: Record<string, unknown>,
+  kind: string | undefined,
+  apiVersion: string | undefined,
+): void {
+  const spec = objectAt(obj['spec']);
+  if (!spec || kind === undefined) return;
+  const type = `${apiVersion ?? ''}/${kind}`;
+  const list = (l: unknown): void => {
+    const m = objectAt(l);
+    if (m) for (const [name, v] of Object.entries(m)) m[name] = quantityValue(v) ?? v;
+  };
+  const requirements = (r: unknown): void => {
+    list(objectAt(r)?.['limits']);
+    list(objectAt(r)?.['requests']);
   };
   const podSpec = (ps: unknown): void => {
-    if (!ps || typeof ps !== 'object') return;
+    const p = objectAt(ps);
+    if (!p) return;
     for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
-      const cs = (ps as Record<string, unknown>)[key];
-      if (Array.isArray(cs)) for (const c of cs) lists((c as Record<string, unknown> | null)?.['resources']);
+      const cs = p[key];
+      if (Array.isArray(cs)) for (const c of cs) requirements(objectAt(c)?.['resources']);
     }
+    requirements(p['resources']); // pod-level resources
+    list(p['overhead']);
   };
-  if (kind === 'Pod') podSpec(spec);
-  else if (kind === 'PersistentVolumeClaim') lists(spec['resources']);
-  else if (kind !== undefined && POD_TEMPLATE_KINDS.has(kind))
-    podSpec((spec['template'] as Record<string, unknown> | undefined)?.['spec']);
-  if (kind === 'StatefulSet') {
+  const templateOf = (s: Record<string, unknown> | undefined): unknown =>
+    objectAt(objectAt(s?.['template'])?.['spec']);
+  if (type === 'v1/Pod') podSpec(spec);
+  else if (type === 'v1/PodTemplate') podSpec(objectAt(obj['template'])?.['spec']);
+  else if (type === 'v1/PersistentVolumeClaim') requirements(spec['resources']);
+  else if (type === 'v1/PersistentVolume') list(spec['capacity']);
+  else if (type === 'v1/ResourceQuota') list(spec['hard']);
+  else if (type === 'v1/LimitRange') {
+    const limits = spec['limits'];
+    if (Array.isArray(limits))
+      for (const l of limits)
+        for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'])
+          list(objectAt(l)?.[key]);
+  } else if (type === 'batch/v1/CronJob')
+    podSpec(templateOf(objectAt(objectAt(spec['jobTemplate'])?.['spec'])));
+  else if (POD_TEMPLATE_KINDS.has(type)) podSpec(templateOf(spec));
+  if (type === 'apps/v1/StatefulSet') {
     const templates = spec['volumeClaimTemplates'];
     if (Array.isArray(templates))
-      for (const t of templates)
-        lists(((t as Record<string, unknown>)['spec'] as Record<string, unknown> | undefined)?.['resources']);
+      for (const t of templates) requirements(objectAt(objectAt(t)?.['spec'])?.['resources']);
   }
+}
+
+function objectAt(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** Drops empty objects left by pruning (an owned map whose entries were all removed). */

@@ -29,7 +29,8 @@ export function quantityValue(q: unknown): string | undefined {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][-+]?\d+)|([a-zA-Z]*))$/.exec(q);
   if (!m || (m[2] === '' && !m[3])) return undefined;
   const [mult, exp] = m[4] !== undefined ? [1n, Number(m[4].slice(1))] : (SUFFIX[m[5] ?? ''] ?? [0n, 0]);
-  if (mult === 0n) return undefined;
+  // kube-apiserver rejects an exponent beyond 1000 (and 10^huge would not fit a bigint)
+  if (mult === 0n || !Number.isSafeInteger(exp) || Math.abs(exp) > 1000) return undefined;
   const frac = m[3] ?? '';
   const e = exp - frac.length + 9;
   const base = BigInt(`${m[2]}${frac}` || '0') * mult;
