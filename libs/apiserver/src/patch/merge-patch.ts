@@ -25,17 +25,17 @@ export function applyMergePatch(target: JsonObject, patch: unknown): JsonObject 
       `a merge patch must be a JSON object, not ${jsonTypeName(patch)}`,
     );
   }
-  return mergeObject(target, patch);
+  return mergeInto(cloneJson(target), patch);
 }
 
-function mergeObject(target: JsonObject | undefined, patch: JsonObject): JsonObject {
-  const out: JsonObject = target === undefined ? {} : cloneJson(target);
+/** Merges `patch` into `out` (a copy the caller owns: the target is copied once, not once per level). */
+function mergeInto(out: JsonObject, patch: JsonObject): JsonObject {
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
       delete out[key];
     } else if (isJsonObject(value)) {
       const current = out[key];
-      out[key] = mergeObject(isJsonObject(current) ? current : undefined, value);
+      out[key] = mergeInto(isJsonObject(current) ? current : {}, value);
     } else {
       out[key] = cloneJson(value);
     }

@@ -43,6 +43,17 @@ describe('applyMergePatch (RFC 7386)', () => {
     expect(out).toEqual({ spec: { list: [{ a: 1 }] } });
   });
 
+  it('does not share target values with the result, at any depth the patch reaches or not', () => {
+    const target: JsonObject = { a: { b: { c: 1, d: [{ e: 1 }] } }, f: { g: 1 } };
+    const before = structuredClone(target);
+    const out = applyMergePatch(target, { a: { b: { c: 2 } } }) as { a: { b: JsonObject }; f: JsonObject };
+    expect(out).toEqual({ a: { b: { c: 2, d: [{ e: 1 }] } }, f: { g: 1 } });
+    (out.a.b.d as JsonObject[])[0].e = 9;
+    out.f.g = 9;
+    out.a.b.x = 1;
+    expect(target).toEqual(before);
+  });
+
   it('a patch that is not an object gives PatchError NotAnObject (400)', () => {
     for (const patch of [[], 'x', null, 1, true]) {
       let caught: unknown;
