@@ -26,6 +26,8 @@ export function nestingTooDeep(what: string): ApiError {
  * checked on the parsed value.
  */
 export function checkJsonTextDepth(text: string, what: string, yaml = false): void {
+  // every level opens with a character of its own: shorter text cannot nest too deep
+  if (text.length <= MAX_NESTING_DEPTH) return;
   let depth = 0;
   let quote = 0;
   for (let i = 0; i < text.length; i++) {
