@@ -8,6 +8,7 @@ import {
   formatFieldPath,
   PatchError,
 } from '../index.js';
+import type { JsonObject } from '../../types.js';
 
 describe('FieldSet and the FieldsV1 encoding', () => {
   it('round-trips a Kubernetes FieldsV1 value, with "." for an item owned as a whole and by field', () => {
@@ -95,6 +96,17 @@ describe('FieldSet and the FieldsV1 encoding', () => {
     }
     expect(FieldSet.of(['f:a', 'f:b']).intersects(FieldSet.of(['f:a']))).toBe(false);
     expect(FieldSet.of(['f:a', 'f:b']).intersects(FieldSet.of(['f:a', 'f:b'], ['f:c']))).toBe(true);
+  });
+
+  it('the field set of a parsed object keeps an own "__proto__" key as a field, and no server metadata', () => {
+    const parsed = JSON.parse(
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","uid":"u","__proto__":{"p":"q"}},"data":{"k":"v"},"__proto__":{"x":"y"}}',
+    ) as JsonObject;
+    expect(fieldSetOf(parsed, builtinPatchSchema('', 'v1', 'ConfigMap')).paths()).toEqual([
+      ['f:__proto__', 'f:x'],
+      ['f:data', 'f:k'],
+      ['f:metadata', 'f:__proto__', 'f:p'],
+    ]);
   });
 
   it('formats paths as Kubernetes messages do', () => {

@@ -138,18 +138,36 @@ const SERVER_METADATA = [
   'deletionGracePeriodSeconds',
 ];
 
+const SERVER_METADATA_KEYS = new Set(SERVER_METADATA);
+const TYPE_KEYS = new Set(['apiVersion', 'kind']);
+
+/**
+ * A shallow copy of `object`'s own enumerable keys except `skip`, in their order (built by adding keys
+ * rather than deleting them from a spread copy, which would leave a slow dictionary-mode object).
+ */
+function copyWithout(object: JsonObject, skip: ReadonlySet<string>): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(object)) {
+    if (skip.has(key)) continue;
+    // an own `__proto__` key (JSON.parse makes one) stays a plain data property, as a spread keeps it
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: object[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = object[key];
+  }
+  return out;
+}
+
 /** A shallow copy of `object` without apiVersion, kind and server-owned metadata, for read-only field-set work. */
 export function stripServerFields(object: JsonObject): JsonObject {
   // shallow: only the top level and metadata are copied (the result shares every other value with
   // `object`, which is all the read-only walks over it need, at a fraction of a deep copy's cost)
-  const out: JsonObject = { ...object };
-  delete out.apiVersion;
-  delete out.kind;
-  if (isJsonObject(out.metadata)) {
-    const meta: JsonObject = { ...out.metadata };
-    for (const field of SERVER_METADATA) delete meta[field];
-    out.metadata = meta;
-  }
+  const out = copyWithout(object, TYPE_KEYS);
+  if (isJsonObject(out.metadata)) out.metadata = copyWithout(out.metadata, SERVER_METADATA_KEYS);
   return out;
 }
 
