@@ -10,13 +10,17 @@ export function isJsonObject(value: unknown): value is JsonObject {
 
 /** A deep copy of a JSON value (objects, arrays, scalars). */
 export function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((item: unknown) => cloneJson(item)) as T;
-  if (isJsonObject(value)) {
-    const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) out[key] = cloneJson(item);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) out.push(cloneJson(value[i] as unknown));
     return out as T;
   }
-  return value;
+  const from = value as JsonObject;
+  const out: JsonObject = {};
+  // keys, not entries: no [key, value] pair allocated per property
+  for (const key of Object.keys(from)) out[key] = cloneJson(from[key]);
+  return out as T;
 }
 
 /** Structural equality of two JSON values (key order of objects does not matter). */
