@@ -60,7 +60,7 @@ describe('tosdk (command line)', () => {
     ]) {
       const r = io();
       expect(await main(argv, r.io)).toBe(2);
-      expect(r.err.join('\n')).toContain('Usage: tosdk generate <crds|rbac|manifests|helm|all>');
+      expect(r.err.join('\n')).toContain('Usage: tosdk generate <crds|rbac|manifests|helm|webhooks|all>');
     }
   });
 

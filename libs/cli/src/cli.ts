@@ -6,12 +6,14 @@ import { TosdkCliError } from './errors.js';
 import { generate, TARGETS } from './generate.js';
 import type { Target } from './generate.js';
 
-const USAGE = `Usage: tosdk generate <crds|rbac|manifests|helm|all> [--config tosdk.config.mjs] [--check]
+const USAGE = `Usage: tosdk generate <crds|rbac|manifests|helm|webhooks|all> [--config tosdk.config.mjs] [--check]
 
   crds       CustomResourceDefinitions of the kinds declared with a schema
   rbac       ServiceAccount, (Cluster)Roles and bindings the controllers need
   manifests  Namespace and the operator Deployment (probes, leader election)
   helm       a Helm chart (image, replicas, watchNamespaces, resources)
+  webhooks   the webhooks' Service, Validating/MutatingWebhookConfiguration (config.webhooks;
+             crds and helm then add the conversion of the CRDs a conversion webhook converts)
   --check    fail when the committed files differ from what would be generated
   --config   the configuration module (default: tosdk.config.mjs, .js or .ts in the working directory)`;
 

@@ -31,6 +31,44 @@ export interface DeploymentConfig {
 }
 
 /**
+ * The app's admission and conversion webhooks (`tosdk generate webhooks`, and the `conversion` of the
+ * CRDs they convert in `crds` and `helm`), served in the cluster behind a Service in front of the
+ * operator's pods.
+ *
+ * ```js
+ * webhooks: {
+ *   classes: async () => {
+ *     const { PageValidator } = await import('./dist/page.validator.js');
+ *     const { PageConversion } = await import('./dist/page.conversion.js');
+ *     return [PageValidator, PageConversion];
+ *   },
+ *   caBundle: { certManager: 'my-operator-system/my-operator-webhooks' },
+ * }
+ * ```
+ */
+export interface WebhooksConfig {
+  /**
+   * Loads the classes decorated with `@ValidatingWebhook`, `@MutatingWebhook` or `@ConversionWebhook`
+   * (from `@tosdk/nestjs/webhooks`, which must be installed); their declarations are turned into
+   * the configuration objects by that package's functions.
+   */
+  classes: () => unknown[] | Promise<unknown[]>;
+  /**
+   * The Service in front of the webhook server, in {@link TosdkConfig.namespace}, selecting the
+   * operator's pods by {@link TosdkConfig.labels}. Defaults: name `<name>-webhooks`, port 443,
+   * targetPort 9443 (the `WebhookModule`'s default port).
+   */
+  service?: { name?: string; port?: number; targetPort?: number };
+  /**
+   * How the API server learns the CA of the webhook server's certificate: `file`, a PEM file (relative
+   * to the config file) inlined as `caBundle`; or `certManager`, `<namespace>/<Certificate>` written as
+   * the `cert-manager.io/inject-ca-from` annotation so cert-manager's CA injector fills `caBundle` in.
+   * Defaults to neither: `caBundle` is left empty for an injector configured otherwise.
+   */
+  caBundle?: { file: string } | { certManager: string };
+}
+
+/**
  * The `tosdk` configuration (`tosdk.config.mjs` beside `package.json`, default export): what the
  * operator is called, where it runs, how to load it and where the generated files go.
  *
@@ -59,6 +97,8 @@ export interface TosdkConfig {
    * `leaseName` when given). Defaults to on when `deployment.replicas > 1`, else off.
    */
   leaderElection?: { leaseName?: string };
+  /** The app's webhooks. Defaults to none (no `webhooks` file, CRDs without `conversion`). */
+  webhooks?: WebhooksConfig;
   /** The Deployment. Required for `manifests` and `helm`. */
   deployment?: DeploymentConfig;
   /** Where generated files go, relative to the config file's directory. */
@@ -71,6 +111,11 @@ export interface TosdkConfig {
     manifests?: string;
     /** Directory of the Helm chart. Defaults to `chart`. */
     helm?: string;
+    /**
+     * The file of the webhooks' Service and configurations (with {@link TosdkConfig.webhooks}).
+     * Defaults to `deploy/webhooks.yaml`.
+     */
+    webhooks?: string;
   };
   /** Labels on every generated object. Defaults to `app.kubernetes.io/name: <name>`. */
   labels?: Record<string, string>;

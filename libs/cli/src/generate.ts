@@ -9,9 +9,10 @@ import { loadApp } from './introspect.js';
 import type { AppModel } from './introspect.js';
 import { deploymentManifest, namespaceManifest } from './manifests.js';
 import { rbacManifests } from './rbac.js';
+import { loadWebhooks, withConversion } from './webhooks.js';
 
 /** What `tosdk generate` can write. */
-export const TARGETS = ['crds', 'rbac', 'manifests', 'helm'] as const;
+export const TARGETS = ['crds', 'rbac', 'manifests', 'helm', 'webhooks'] as const;
 /** One of {@link TARGETS}, or `all`. */
 export type Target = (typeof TARGETS)[number] | 'all';
 
@@ -43,16 +44,40 @@ const docs = (objects: unknown[], target: string) =>
   header(target) +
   objects.map((o) => stringify(o, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
 
-/** The files of `target` (path relative to `baseDir` → content). */
+/**
+ * The files of `target` (path relative to `baseDir` → content). `baseDir` (the config file's
+ * directory, default the working directory) resolves `webhooks.caBundle.file`.
+ *
+ * @throws TosdkCliError `InvalidConfig` for `webhooks` without {@link TosdkConfig.webhooks}.
+ */
 export async function render(
   config: TosdkConfig,
   app: AppModel,
   target: Exclude<Target, 'all'>,
+  baseDir: string = process.cwd(),
 ): Promise<Record<string, string>> {
   const out = config.output;
   switch (target) {
+    case 'webhooks': {
+      const webhooks = await loadWebhooks(config, baseDir);
+      if (!webhooks) {
+        throw new TosdkCliError(
+          'InvalidConfig',
+          `tosdk config of ${config.name}: \`tosdk generate webhooks\` needs \`webhooks\` in the config (the classes that declare them)`,
+        );
+      }
+      return {
+        [out.webhooks ?? 'deploy/webhooks.yaml']: docs(
+          [webhooks.service, ...webhooks.configurations],
+          'webhooks',
+        ),
+      };
+    }
     case 'crds': {
-      const crds = await generateCrds(kindsOf(app, config.resources));
+      const crds = withConversion(
+        await generateCrds(kindsOf(app, config.resources)),
+        await loadWebhooks(config, baseDir),
+      );
       const where = out.crds ?? 'deploy/crds';
       if (/\.ya?ml$/.test(where)) return { [where]: docs(crds, 'crds') };
       return Object.fromEntries(crds.map((c) => [join(where, `${c.metadata.name}.yaml`), docs([c], 'crds')]));
@@ -67,7 +92,10 @@ export async function render(
       };
     }
     case 'helm': {
-      const crds = await generateCrds(kindsOf(app, config.resources));
+      const crds = withConversion(
+        await generateCrds(kindsOf(app, config.resources)),
+        await loadWebhooks(config, baseDir),
+      );
       const chart = helmChart(app, config, crds.length ? docs(crds, 'helm') : '');
       const dir = out.helm ?? 'chart';
       return Object.fromEntries(
@@ -86,10 +114,14 @@ export async function render(
  */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const app = options.app ?? (await loadApp(options.config.app));
-  const targets = options.target === 'all' ? [...TARGETS] : [options.target];
+  // `all` writes the webhooks only for a config that declares them
+  const targets =
+    options.target === 'all'
+      ? TARGETS.filter((t) => t !== 'webhooks' || options.config.webhooks !== undefined)
+      : [options.target];
   const files: Record<string, string> = {};
   for (const t of targets) {
-    for (const [path, content] of Object.entries(await render(options.config, app, t))) {
+    for (const [path, content] of Object.entries(await render(options.config, app, t, options.baseDir))) {
       files[isAbsolute(path) ? path : resolve(options.baseDir, path)] = content;
     }
   }

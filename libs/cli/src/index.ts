@@ -1,5 +1,5 @@
 /**
- * `@tosdk/cli`: `tosdk generate crds|rbac|manifests|helm [--check]`, and the same as functions.
+ * `@tosdk/cli`: `tosdk generate crds|rbac|manifests|helm|webhooks [--check]`, and the same as functions.
  *
  * @packageDocumentation
  */
@@ -13,5 +13,7 @@ export { deploymentManifest, namespaceManifest } from './manifests.js';
 export { helmChart } from './helm.js';
 export { checkOnApiServer, generateCrds, kindsOf } from './crds.js';
 export { generate, render, TARGETS } from './generate.js';
+export { loadWebhooks, webhookSettings, withConversion } from './webhooks.js';
+export type { WebhookModel } from './webhooks.js';
 export type { GenerateOptions, GenerateResult, Target } from './generate.js';
 export { loadConfig, main } from './cli.js';
