@@ -112,6 +112,7 @@ describe('tosdk generate on the WebPage sample', () => {
           rbac: 'deploy/rbac.yaml',
           manifests: 'deploy',
           helm: 'chart',
+          webhooks: 'deploy/webhooks/webhooks.yaml',
         },
       };
       const base = join(dir, 'x');

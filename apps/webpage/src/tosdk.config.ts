@@ -4,6 +4,7 @@
 import { defineConfig, offlineKubeConfig } from '@tosdk/cli';
 import type { TosdkConfig } from '@tosdk/cli';
 import type { WebPageFlavour } from './webpage-flavour.js';
+import { WebPageV2 } from './webpage.resource.js';
 
 /** The configuration of one flavour (the deploy files use `managed`; the RBAC proof test checks all three). */
 export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkConfig {
@@ -21,6 +22,22 @@ export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkCon
           operator: { kubeConfig: offlineKubeConfig(), readEnvironment: false },
         });
       },
+    },
+    // v2 is served beside v1 (the storage version): the CRD lists both, converted by the webhook
+    resources: [WebPageV2],
+    // the validating and conversion webhooks of src/webhooks: deploy/webhooks/webhooks.yaml holds
+    // their Service and ValidatingWebhookConfiguration, the CRD their conversion; cert-manager injects
+    // the CA of the Certificate webpage-system/webpage-operator-webhooks
+    webhooks: {
+      classes: async () => {
+        await import('reflect-metadata');
+        const [{ WebPageValidator }, { WebPageConversion }] = await Promise.all([
+          import('./webhooks/webpage.validator.js'),
+          import('./webhooks/webpage.conversion.js'),
+        ]);
+        return [WebPageValidator, WebPageConversion];
+      },
+      caBundle: { certManager: 'webpage-system/webpage-operator-webhooks' },
     },
     // the lease name is a setting (WEBPAGE_LEASE_NAME), so the Role is not restricted to one name
     leaderElection: {},
@@ -42,6 +59,8 @@ export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkCon
       rbac: '../deploy/rbac.yaml',
       manifests: '../deploy',
       helm: '../chart',
+      // a directory of its own: `kubectl apply -f deploy/` leaves the webhooks out until the app serves them
+      webhooks: '../deploy/webhooks/webhooks.yaml',
     },
   });
 }
