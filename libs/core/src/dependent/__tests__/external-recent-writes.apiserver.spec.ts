@@ -124,7 +124,7 @@ async function start(ns: string, dependent: Rows): Promise<void> {
 
 describe('external dependents cache their own writes in their polling source', () => {
   for (const [kind, make] of variants) {
-    it(`[DR-11] ${kind}: a created resource dropped before the next poll is noticed by that poll and recreated`, async () => {
+    it(`[ES-14] ${kind}: a created resource dropped before the next poll is noticed by that poll and recreated`, async () => {
       const ns = await newNamespace(suite.admin);
       const table = new Table();
       const dependent = make(table, ns);
@@ -142,7 +142,7 @@ describe('external dependents cache their own writes in their polling source', (
       await waitFor(() => table.creates === 2 && table.rows.get('w')?.value === 'a', 'row recreated', 15_000);
     });
 
-    it(`[DR-11] ${kind}: an update reverted by someone else before the next poll is noticed and written again`, async () => {
+    it(`[ES-14] ${kind}: an update reverted by someone else before the next poll is noticed and written again`, async () => {
       const ns = await newNamespace(suite.admin);
       const table = new Table();
       const dependent = make(table, ns);
