@@ -194,6 +194,20 @@ describe('WebPage operator deployment assets', () => {
     expect(roles.stderr).toContain('NotFound');
   });
 
+  it('the webhooks of deploy/webhooks/ pass a server-side dry run', async () => {
+    const ns = await kubectl(adminKubeconfig, ['apply', '-f', join(DEPLOY, 'namespace.yaml')]);
+    expect(ns.code).toBe(0);
+    const run = await kubectl(adminKubeconfig, ['apply', '--dry-run=server', '-f', join(DEPLOY, 'webhooks')]);
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    for (const object of [
+      'service/webpage-operator-webhooks',
+      'validatingwebhookconfiguration.admissionregistration.k8s.io/webpage-operator',
+    ]) {
+      expect(run.stdout).toMatch(new RegExp(`^${object.replace(/\./g, '\\.')} .*\\(server dry run\\)$`, 'm'));
+    }
+  });
+
   describe('the operator under exactly the RBAC of rbac.yaml', () => {
     let saClient: KubernetesClient;
     let t: OperatorTestingContext | undefined;

@@ -4,7 +4,6 @@
 import { defineConfig, offlineKubeConfig } from '@tosdk/cli';
 import type { TosdkConfig } from '@tosdk/cli';
 import type { WebPageFlavour } from './webpage-flavour.js';
-import { WebPageV2 } from './webpage.resource.js';
 
 /** The configuration of one flavour (the deploy files use `managed`; the RBAC proof test checks all three). */
 export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkConfig {
@@ -23,11 +22,12 @@ export function webPageToolConfig(flavour: WebPageFlavour = 'managed'): TosdkCon
         });
       },
     },
-    // v2 is served beside v1 (the storage version): the CRD lists both, converted by the webhook
-    resources: [WebPageV2],
-    // the validating and conversion webhooks of src/webhooks: deploy/webhooks/webhooks.yaml holds
-    // their Service and ValidatingWebhookConfiguration, the CRD their conversion; cert-manager injects
-    // the CA of the Certificate webpage-system/webpage-operator-webhooks
+    // v2 stays out of the deployed CRD until the deployed app serves its webhooks: kubectl prefers v2,
+    // which needs the conversion webhook, so `kubectl get webpages` would fail. Adding
+    // `resources: [WebPageV2]` here then gives the CRD both versions and the conversion stanza.
+    // The webhooks of src/webhooks: deploy/webhooks/webhooks.yaml holds their Service and the
+    // ValidatingWebhookConfiguration; cert-manager injects the CA of the Certificate
+    // webpage-system/webpage-operator-webhooks
     webhooks: {
       classes: async () => {
         await import('reflect-metadata');

@@ -134,14 +134,18 @@ export async function loadWebhooks(config: TosdkConfig, baseDir: string): Promis
   };
 }
 
-/** The CRDs with the conversion stanza (and the CA injector's annotations) of the CRDs a conversion webhook converts. */
+/**
+ * The CRDs with the conversion stanza (and the CA injector's annotations) of the CRDs a conversion
+ * webhook converts. A CRD of one version is left alone: nothing is ever converted, and the API server
+ * would not need the webhook server to serve it.
+ */
 export function withConversion(
   crds: readonly GeneratedCustomResourceDefinition[],
   webhooks: WebhookModel | undefined,
 ): GeneratedCustomResourceDefinition[] {
   return crds.map((crd) => {
     const conversion = webhooks?.conversion(crd.metadata.name);
-    if (!webhooks || !conversion) return crd;
+    if (!webhooks || !conversion || crd.spec.versions.length < 2) return crd;
     const metadata = Object.keys(webhooks.annotations).length
       ? { ...crd.metadata, annotations: { ...webhooks.annotations } }
       : crd.metadata;

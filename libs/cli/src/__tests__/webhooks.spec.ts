@@ -151,6 +151,16 @@ describe('tosdk generate webhooks', () => {
   it('leaves the CRDs without conversion and writes no webhooks file for a config without webhooks', async () => {
     const [crd] = (await one(config(), 'crds')) as unknown as Array<{ spec: { conversion?: unknown } }>;
     expect(crd.spec.conversion).toBeUndefined();
+    // nor for a CRD of one version, even with its conversion webhook declared
+    const [single] = (await one(
+      {
+        ...config({ classes: all, caBundle: { certManager: 'gadgets/gadget-webhooks' } }),
+        resources: [GadgetV1],
+      },
+      'crds',
+    )) as unknown as Array<{ metadata: { annotations?: object }; spec: { conversion?: unknown } }>;
+    expect(single.spec.conversion).toBeUndefined();
+    expect(single.metadata.annotations).toBeUndefined();
     const withDeployment = (c: TosdkConfig): TosdkConfig => ({
       ...c,
       deployment: { image: 'example/gadget:1' },
