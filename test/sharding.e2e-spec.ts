@@ -93,7 +93,10 @@ class Recorder {
       list.sort((a, b) => a.start - b.start);
       for (let a = 0; a < list.length; a++) {
         for (let b = a + 1; b < list.length && list[b].start < (list[a].end ?? Infinity); b++) {
-          if (list[a].by !== list[b].by) found.push(`${key}: ${list[a].by} and ${list[b].by}`);
+          if (list[a].by !== list[b].by)
+            found.push(
+              `${key}: ${list[a].by} [${list[a].start}, ${list[a].end}] and ${list[b].by} [${list[b].start}, ${list[b].end}]`,
+            );
         }
       }
     }
@@ -258,10 +261,13 @@ describe('sharding across three operator processes', () => {
 
     // SIGKILL p2: its lease expires, p1 and p3 take its share over
     const p2 = children.get('p2')!;
-    const exited = new Promise((resolve) => p2.once('exit', resolve));
+    let diedAt = 0;
+    p2.once('exit', () => (diedAt = Date.now()));
+    // 'close': its last output lines are read too
+    const closed = new Promise((resolve) => p2.once('close', resolve));
     p2.kill('SIGKILL');
-    await exited;
-    recorder.killed('p2', Math.round((performance.timeOrigin + performance.now()) * 1000));
+    await closed;
+    recorder.killed('p2', diedAt);
     await setAll(ns, 'v2');
     await waitFor(() => allObserved(ns, 'v2', ['p1', 'p3']), "p2's share reconciled by p1 and p3", 60_000);
 

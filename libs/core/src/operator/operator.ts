@@ -88,6 +88,7 @@ export class Operator {
   private readonly elector: LeaderElector | undefined;
   /** This replica's shard membership when `sharding` is on (see the README's "Sharding"). */
   readonly sharding: ShardMembership | undefined;
+  private readonly shardingClient: KubernetesClient | undefined;
   private readonly recorders: EventRecorder[] = [];
   private state: State = 'new';
   private leading = false;
@@ -156,8 +157,13 @@ export class Operator {
         'sharding and leaderElection cannot both be on: with sharding every replica reconciles its share; remove one',
       );
     }
+    // membership renewals get their own connections: they must not queue behind reconciliations
+    this.shardingClient =
+      shardingEnabled(o.sharding) && o.kubeConfig && !o.client
+        ? KubernetesClient.fromKubeConfig(o.kubeConfig, { logger: this.logger, maxSockets: 2 })
+        : undefined;
     this.sharding = shardingEnabled(o.sharding)
-      ? new ShardMembership(o.sharding, this.client, {
+      ? new ShardMembership(o.sharding, this.shardingClient ?? this.client, {
           clock: this.clock,
           logger: this.logger,
           kubeConfig: o.kubeConfig,
@@ -365,6 +371,7 @@ export class Operator {
     }
     if (this.elector && wasStarted) await this.elector.stop();
     if (this.sharding && wasStarted) await this.sharding.stop({ release: this.executor.inFlight === 0 });
+    if (this.shardingClient && !this.shardingClient.isClosed) this.shardingClient.close();
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
     await this.flushEventRecorders();
     if (this.closeClientOnStop && !this.client.isClosed) this.client.close();
