@@ -181,6 +181,9 @@ function buildComponents(
   return { root: rootName, schemas };
 }
 
+/** Per components map: each schema met by the unknown-field walk, its `$ref`s followed (read-only). */
+const resolvedRefs = new WeakMap<Record<string, JsonObject>, Map<JsonObject, JsonObject>>();
+
 /**
  * Paths of fields an object has that its kind's schema does not declare (`spec.foo`,
  * `spec.template.spec.containers[0].bar`), as kube-apiserver's strict decoding reports them; with
@@ -193,7 +196,15 @@ export function unknownBuiltinFields(
   prune = false,
 ): string[] {
   const out: string[] = [];
+  let resolved = resolvedRefs.get(components);
+  if (resolved === undefined) {
+    resolved = new Map();
+    resolvedRefs.set(components, resolved);
+  }
+  const cache = resolved;
   const resolve = (s: JsonObject): JsonObject => {
+    const known = cache.get(s);
+    if (known !== undefined) return known;
     let cur = s;
     for (let i = 0; i < 4; i++) {
       const ref =
@@ -202,35 +213,37 @@ export function unknownBuiltinFields(
           : Array.isArray(cur.allOf)
             ? (cur.allOf[0] as JsonObject).$ref
             : undefined;
-      if (typeof ref !== 'string') return cur;
+      if (typeof ref !== 'string') break;
       cur = components[ref.replace('#/components/schemas/', '')] ?? {};
     }
+    cache.set(s, cur);
     return cur;
   };
+  // scalars are never walked into (nor their paths built): only objects and arrays can hold fields
+  const isNode = (v: unknown): boolean => v !== null && typeof v === 'object';
   const walk = (v: unknown, schema: JsonObject, path: string, depth: number): void => {
     if (depth > 40 || v === null || typeof v !== 'object') return;
     const s = resolve(schema);
     if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
     if (Array.isArray(v)) {
       const items = s.items as JsonObject | undefined;
-      if (items) v.forEach((x, i) => walk(x, items, `${path}[${i}]`, depth + 1));
+      if (items) v.forEach((x, i) => isNode(x) && walk(x, items, `${path}[${i}]`, depth + 1));
       return;
     }
     const obj = v as Record<string, unknown>;
     if (s.additionalProperties && typeof s.additionalProperties === 'object') {
       for (const [k, x] of Object.entries(obj))
-        walk(x, s.additionalProperties as JsonObject, `${path}[${k}]`, depth + 1);
+        if (isNode(x)) walk(x, s.additionalProperties as JsonObject, `${path}[${k}]`, depth + 1);
       return;
     }
     const props = s.properties as Record<string, JsonObject> | undefined;
     if (!props) return;
     for (const [k, x] of Object.entries(obj)) {
       const p = props[k];
-      const at = path ? `${path}.${k}` : k;
       if (!p) {
-        out.push(at);
+        out.push(path ? `${path}.${k}` : k);
         if (prune) delete obj[k];
-      } else walk(x, p, at, depth + 1);
+      } else if (isNode(x)) walk(x, p, path ? `${path}.${k}` : k, depth + 1);
     }
   };
   const r = components[root];
