@@ -25,10 +25,19 @@ export function comparePathElements(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The children of every node that has none: shared, so only `setChild` may add to a node. */
+const NO_CHILDREN = new Map<string, FieldSet>();
+
 /** A mutable set of field paths, stored as a tree. */
 export class FieldSet {
   private member = false;
-  private readonly children = new Map<string, FieldSet>();
+  // most nodes are leaves: they share one empty map (never changed; see setChild) instead of one each
+  private children: Map<string, FieldSet> = NO_CHILDREN;
+
+  private setChild(element: string, child: FieldSet): void {
+    if (this.children === NO_CHILDREN) this.children = new Map();
+    this.children.set(element, child);
+  }
 
   /** A set holding `paths`. */
   static of(...paths: FieldPath[]): FieldSet {
@@ -80,7 +89,7 @@ export class FieldSet {
     let child = this.children.get(element);
     if (child === undefined) {
       child = new FieldSet();
-      this.children.set(element, child);
+      this.setChild(element, child);
     }
     return child;
   }
@@ -184,13 +193,13 @@ export class FieldSet {
         const other = b?.children.get(element);
         if (op === 'intersection' && other === undefined) continue;
         const r = FieldSet.combine(child, other, op, false);
-        if (r !== undefined) out.children.set(element, r);
+        if (r !== undefined) out.setChild(element, r);
       }
     if (op === 'union' && b !== undefined)
       for (const [element, child] of b.children) {
         if (a?.children.has(element) === true) continue;
         const r = FieldSet.combine(undefined, child, op, false);
-        if (r !== undefined) out.children.set(element, r);
+        if (r !== undefined) out.setChild(element, r);
       }
     return out.member || out.children.size > 0 ? out : undefined;
   }
