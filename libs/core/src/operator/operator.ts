@@ -228,7 +228,17 @@ export class Operator {
       eventRecorder: this.eventRecorderFor(config.name),
       workflowExecutorSize: this.options.defaultWorkflowExecutorSize,
     });
-    sharded?.connect(controller.eventProcessor);
+    sharded?.connect({
+      isUnderProcessing: (id) => controller.eventProcessor.isUnderProcessing(id),
+      handleEvent: (event) => controller.eventProcessor.handleEvent(event),
+      // a replica that lost its shard membership: running reconciliations may not write anymore,
+      // those started later may (the fence reopens; nothing is queued, the replica owns nothing)
+      fenceWrites: () => {
+        if (!controller.eventProcessor.isRunning()) return;
+        controller.fenceWrites();
+        controller.startProcessing();
+      },
+    });
     this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
     this.configurations.set(
       config.name,

@@ -38,6 +38,11 @@ export interface ShardParticipant {
   reassign(before: ShardAssignment, after: ShardAssignment): void;
   /** Whether no reconciliation of a lost key is queued or running anymore. */
   drained(): boolean;
+  /**
+   * This replica lost its membership (no renewal within `renewDeadlineMs`): refuse the writes of the
+   * reconciliations running now, since the others may take their resources over soon.
+   */
+  fence?(): void;
 }
 
 /** What a replica knows about its shard (for health endpoints and logs). */
@@ -222,9 +227,12 @@ export class ShardMembership {
     await this.renew();
     if (!this.running) return;
     if (!this.isMember()) {
-      if (this.allowance.length > 0)
-        this.logger.warn('membership lease not renewed in time: reconciling nothing');
+      const had = this.allowance.length > 0;
       this.setAllowance([]);
+      if (had) {
+        this.logger.warn('membership lease not renewed in time: reconciling nothing, running writes refused');
+        for (const p of this.participants) p.fence?.();
+      }
       if (this.desired) {
         // the others may count this replica dead and take its share: rejoin as a new member
         this.incarnation = randomUUID().slice(0, 8);

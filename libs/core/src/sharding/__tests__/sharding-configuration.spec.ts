@@ -87,8 +87,8 @@ describe('sharding configuration', () => {
     ).toEqual({ enabled: true, name: 'web', identity: 'pod-2', leaseDurationMs: 4000, virtualNodes: 64 });
     expect(shardingFromEnvironment({ TOSDK_SHARDING: 'false' })).toEqual({ enabled: false });
     expect(() => shardingFromEnvironment({ TOSDK_SHARDING: 'yes' })).toThrow(/TOSDK_SHARDING must be/);
-    expect(() => shardingFromEnvironment({ TOSDK_SHARDING: 'true', TOSDK_SHARDING_RETRY_PERIOD_MS: 'soon' })).toThrow(
-      InvalidShardingConfigurationError,
-    );
+    expect(() =>
+      shardingFromEnvironment({ TOSDK_SHARDING: 'true', TOSDK_SHARDING_RETRY_PERIOD_MS: 'soon' }),
+    ).toThrow(InvalidShardingConfigurationError);
   });
 });

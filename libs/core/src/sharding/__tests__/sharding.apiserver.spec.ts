@@ -5,6 +5,9 @@ import type { Operator } from '../../operator/operator.js';
 import { InvalidOperatorConfigurationError } from '../../operator/errors.js';
 import { LeaseType } from '../../operator/leader-election/internal/lease-lock.js';
 import { apiServerSuite, newNamespace, waitFor, Widget, widget } from '../../operator/__tests__/support.js';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
+import type { Logger } from '../../util/logger.js';
+import { HashRing } from '../hash-ring.js';
 import { SHARD_ACK_ANNOTATION, SHARD_GROUP_LABEL } from '../sharding-configuration.js';
 import type { ShardingOptions } from '../sharding-configuration.js';
 
@@ -134,6 +137,80 @@ describe('sharding across operator replicas (in one process)', () => {
     );
     expect(count(last!)['r4']).toBeGreaterThanOrEqual(10);
     expect(recorder.overlaps).toEqual([]);
+  }, 120_000);
+
+  it('[SH-09] a replica cut off from the API server stops, and the writes of its reconciliation still running are refused once another replica took the resource over', async () => {
+    const ns = await newNamespace(bed.admin);
+    const group = `f${Date.now().toString(36)}`;
+    // r1's client fails every Lease request once cut off (r1 cannot renew its membership)
+    const real = KubernetesClient.fromKubeConfig(bed.server.kubeConfig());
+    let cutOff = false;
+    const blocked = (type: unknown) => cutOff && type === LeaseType;
+    const r1Client = Object.create(real) as KubernetesClient;
+    r1Client.update = ((type, obj, options) =>
+      blocked(type)
+        ? Promise.reject(new Error('cut off'))
+        : real.update(type, obj, options));
+    r1Client.get = ((type, id) =>
+      blocked(type) ? Promise.reject(new Error('cut off')) : real.get(type, id));
+    r1Client.list = ((type, options) =>
+      blocked(type)
+        ? Promise.reject(new Error('cut off'))
+        : real.list(type, options));
+    const r1Log: string[] = [];
+    const capture = (): Logger => ({
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message) => r1Log.push(message),
+      error: (message) => r1Log.push(message),
+      child: () => capture(),
+    });
+    let hold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    let r1Entered = false;
+    const stamp = (by: string) => ({
+      reconcile: async (w: Widget) => {
+        if (by === 'r1') {
+          r1Entered = true;
+          await held; // a hung external call
+        }
+        return UpdateControl.patchStatus<Widget>({ ...w, status: { ...(w.status ?? {}), message: by } });
+      },
+    });
+    const r1 = bed.operator({ client: r1Client, logger: capture(), sharding: fast(group, 'r1') });
+    const r2 = bed.operator({ sharding: fast(group, 'r2') });
+    r1.register(stamp('r1'), { resourceType: Widget, name: 'cut', namespaces: [ns] });
+    r2.register(stamp('r2'), { resourceType: Widget, name: 'cut', namespaces: [ns] });
+    try {
+      await Promise.all([r1.start(), r2.start()]);
+      await waitFor(
+        () =>
+          [r1, r2].every((r) => r.sharding!.status().settled && r.sharding!.status().members.length === 2),
+        'both replicas settled',
+        30_000,
+      );
+      const ring = new HashRing(['r1', 'r2'], 128);
+      const name = Array.from({ length: 100 }, (_, i) => `w${i}`).find(
+        (n) => ring.ownerOf(`${ns}/${n}`) === 'r1',
+      )!;
+      await bed.admin.create(Widget, widget(name, ns));
+      await waitFor(() => r1Entered, 'r1 reconciling its widget', 30_000);
+      cutOff = true;
+      const message = async () => (await bed.admin.get(Widget, new ResourceID(name, ns)))?.status?.message;
+      await waitFor(async () => (await message()) === 'r2', 'r2 took the widget over', 30_000);
+      expect(r1.sharding!.status().member).toBe(false);
+      hold();
+      await waitFor(
+        () => r1Log.some((m) => m.startsWith('write refused')),
+        "r1's late write refused",
+        30_000,
+      );
+      expect(await message()).toBe('r2');
+    } finally {
+      hold();
+      await r1.stop();
+      real.close();
+    }
   }, 120_000);
 
   it('[SH-02] sharding and leader election together are refused with a typed error', () => {

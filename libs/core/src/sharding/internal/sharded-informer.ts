@@ -11,6 +11,8 @@ export interface ShardProcessing {
   isUnderProcessing(id: ResourceID): boolean;
   /** Hands an event to the controller. */
   handleEvent(event: Event): void;
+  /** Refuses the framework writes of the reconciliations running now (later ones may write). */
+  fenceWrites?(): void;
 }
 
 /**
@@ -60,6 +62,10 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
         processing.handleEvent({ resourceId });
       }
     }
+  }
+
+  fence(): void {
+    this.processing?.fenceWrites?.();
   }
 
   drained(): boolean {
