@@ -147,16 +147,11 @@ describe('sharding across operator replicas (in one process)', () => {
     let cutOff = false;
     const blocked = (type: unknown) => cutOff && type === LeaseType;
     const r1Client = Object.create(real) as KubernetesClient;
-    r1Client.update = ((type, obj, options) =>
-      blocked(type)
-        ? Promise.reject(new Error('cut off'))
-        : real.update(type, obj, options));
-    r1Client.get = ((type, id) =>
-      blocked(type) ? Promise.reject(new Error('cut off')) : real.get(type, id));
-    r1Client.list = ((type, options) =>
-      blocked(type)
-        ? Promise.reject(new Error('cut off'))
-        : real.list(type, options));
+    r1Client.update = (type, obj, options) =>
+      blocked(type) ? Promise.reject(new Error('cut off')) : real.update(type, obj, options);
+    r1Client.get = (type, id) => (blocked(type) ? Promise.reject(new Error('cut off')) : real.get(type, id));
+    r1Client.list = (type, options) =>
+      blocked(type) ? Promise.reject(new Error('cut off')) : real.list(type, options);
     const r1Log: string[] = [];
     const capture = (): Logger => ({
       debug: () => undefined,
