@@ -10,6 +10,7 @@ export const OperatorMetricNames = Object.freeze({
   inFlight: 'tosdk_reconciliations_in_flight',
   reconcileDuration: 'tosdk_reconciliation_duration_seconds',
   cleanupDuration: 'tosdk_cleanup_duration_seconds',
+  clientRetries: 'tosdk_client_retries_total',
 });
 
 /** Labels of every per-controller metric. */

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { ControllerMetricsInfo, Event, ExecutionKind, Metrics, ResourceID } from '@tosdk/core';
+import type {
+  ClientRetryReason,
+  ControllerMetricsInfo,
+  Event,
+  ExecutionKind,
+  Metrics,
+  ResourceID,
+} from '@tosdk/core';
 
 /**
  * The `Metrics` the operator is built with: forwards every hook to the sinks added to it (the
@@ -54,5 +61,8 @@ export class OperatorMetricsHub implements Metrics {
   }
   executorChanged(queued: number, inFlight: number): void {
     this.each((s) => s.executorChanged?.(queued, inFlight));
+  }
+  clientRetry(verb: string, reason: ClientRetryReason): void {
+    this.each((s) => s.clientRetry?.(verb, reason));
   }
 }

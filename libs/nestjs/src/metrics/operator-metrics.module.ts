@@ -51,6 +51,13 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
     inFlight: gauge(N.inFlight, 'Reconciliations and cleanups running'),
     reconcileDuration: histogram(N.reconcileDuration, 'Duration of reconciliations'),
     cleanupDuration: histogram(N.cleanupDuration, 'Duration of cleanups'),
+    clientRetries:
+      existing<Counter<string>>(N.clientRetries) ??
+      new Counter({
+        name: N.clientRetries,
+        help: 'Requests the Kubernetes client retried after a transient failure (429, 5xx, connection), by client call and reason',
+        labelNames: ['verb', 'reason'],
+      }),
   };
 }
 

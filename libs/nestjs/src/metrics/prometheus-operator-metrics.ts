@@ -1,5 +1,12 @@
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { ControllerMetricsInfo, Event, ExecutionKind, Metrics, ResourceID } from '@tosdk/core';
+import type {
+  ClientRetryReason,
+  ControllerMetricsInfo,
+  Event,
+  ExecutionKind,
+  Metrics,
+  ResourceID,
+} from '@tosdk/core';
 import { OperatorMetricsSink } from '../decorators/operator-metrics-sink.decorator.js';
 
 /** Options of the Prometheus metrics. */
@@ -22,6 +29,8 @@ export interface OperatorPrometheusMetrics {
   inFlight: Gauge<string>;
   reconcileDuration: Histogram<string>;
   cleanupDuration: Histogram<string>;
+  /** Requests the Kubernetes client retried after a transient failure, by `verb` and `reason`. */
+  clientRetries?: Counter<string>;
 }
 
 /**
@@ -39,7 +48,9 @@ function errorLabel(error: unknown): string {
 /**
  * Core's metrics hooks as Prometheus metrics (JOSDK's Micrometer metrics): counters of
  * reconciliations started, succeeded and failed (by `error`), retries, events and cleanups; gauges
- * of the executor's queue and in-flight executions; histograms of reconcile and cleanup durations.
+ * of the executor's queue and in-flight executions; histograms of reconcile and cleanup durations;
+ * `tosdk_client_retries_total{verb, reason}`: requests the client retried itself (429, 5xx,
+ * connection) before any reconcile retry was spent.
  * Per-controller series are labelled `controller`, `group`, `version`, `kind`.
  */
 @OperatorMetricsSink()
@@ -55,6 +66,7 @@ export class PrometheusOperatorMetrics implements Metrics {
   private readonly inFlight: Gauge<string>;
   private readonly reconcileDuration: Histogram<string>;
   private readonly cleanupDuration: Histogram<string>;
+  private readonly clientRetries?: Counter<string>;
 
   /** Made by {@link OperatorMetricsModule} from the metrics it registers. */
   constructor(options: PrometheusOperatorMetricsOptions, metrics: OperatorPrometheusMetrics) {
@@ -69,6 +81,7 @@ export class PrometheusOperatorMetrics implements Metrics {
     this.inFlight = metrics.inFlight;
     this.reconcileDuration = metrics.reconcileDuration;
     this.cleanupDuration = metrics.cleanupDuration;
+    this.clientRetries = metrics.clientRetries;
   }
 
   private labels(c: ControllerMetricsInfo, id?: ResourceID): Labels {
@@ -120,5 +133,8 @@ export class PrometheusOperatorMetrics implements Metrics {
   executorChanged(queued: number, inFlight: number): void {
     this.queueSize.set(queued);
     this.inFlight.set(inFlight);
+  }
+  clientRetry(verb: string, reason: ClientRetryReason): void {
+    this.clientRetries?.inc({ verb, reason });
   }
 }
