@@ -45,15 +45,24 @@ export function operatorProviders(): Provider[] {
     },
     // the string token follows the class token (overriding either reaches the client and operator)
     { provide: KUBE_CONFIG, useExisting: KubeConfig },
+    OperatorMetricsHub,
     {
       provide: KubernetesClient,
-      inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG],
+      inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG, OperatorMetricsHub],
       useFactory: (
         options: OperatorModuleOptions,
         kubeConfig: KubeConfig | KubeConfigSource | null,
-      ): KubernetesClient => options.client ?? KubernetesClient.fromKubeConfig(kubeConfig!),
+        hub: OperatorMetricsHub,
+      ): KubernetesClient =>
+        // as core's Operator builds its own client: retries reported to the metrics, the app's
+        // clientOptions (retry policy, sockets) applied
+        options.client ??
+        KubernetesClient.fromKubeConfig(kubeConfig!, {
+          metrics: hub,
+          logger: options.logger ?? new NestOperatorLogger(),
+          ...options.clientOptions,
+        }),
     },
-    OperatorMetricsHub,
     {
       provide: Operator,
       inject: [RESOLVED_OPERATOR_OPTIONS, KUBE_CONFIG, KubernetesClient, OperatorMetricsHub],
