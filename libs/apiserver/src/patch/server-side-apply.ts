@@ -98,18 +98,22 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   const { added, modified, removed } = walker.compare(stripServerFields(base), stripServerFields(merged));
   const changed = added.union(modified).difference(METADATA_NODE);
   // An explicit null removes the field; it changes the value, so it conflicts like any other change.
-  const nulled = FieldSet.of(
-    ...configSet
-      .paths()
-      .filter((path) => walker.get(config, path) === null && walker.get(base, path) !== undefined),
-  );
+  // (only a configuration holding a null somewhere can null a field: most hold none, and skip the walk)
+  const nulled = containsNull(config)
+    ? FieldSet.of(
+        ...configSet
+          .paths()
+          .filter((path) => walker.get(config, path) === null && walker.get(base, path) !== undefined),
+      )
+    : new FieldSet();
   const contested = changed.union(nulled);
   const conflicts = others
     .map((m) => ({ m, set: m.set.intersection(contested) }))
     .filter((c) => !c.set.isEmpty());
   if (conflicts.length > 0 && !force) throw conflictError(conflicts);
   for (const { m, set } of conflicts) m.set = m.set.difference(set);
-  for (const m of others) m.set = m.set.difference(removed);
+  // a set holding no removed path stays as it is (and keeps its stored encoding)
+  for (const m of others) if (m.set.intersects(removed)) m.set = m.set.difference(removed);
 
   const objectChanged = !changed.isEmpty() || !removed.difference(METADATA_NODE).isEmpty();
   const setChanged = previous === undefined || !previous.set.equals(configSet);
@@ -318,4 +322,14 @@ function mergeOrdered(
     }
   }
   return out;
+}
+
+/** Whether a JSON value is or holds a `null` at any depth. */
+function containsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNull);
+  for (const key of Object.keys(value))
+    if (containsNull((value as Record<string, unknown>)[key])) return true;
+  return false;
 }

@@ -299,6 +299,24 @@ describe('serverSideApply', () => {
     ]);
   });
 
+  it('reuseEncoding gives the same object, sharing the fieldsV1 of entries the apply leaves alone', () => {
+    let live = apply(undefined, deployment({ replicas: 1, paused: false }), 'a');
+    live = apply(live, deployment({ minReadySeconds: 5 }), 'b');
+    const cases: [JsonObject, boolean][] = [
+      [deployment({ minReadySeconds: 6 }), true], // b's own field: a's entry is untouched
+      [deployment({ minReadySeconds: 6, replicas: 2 }), false], // forced: a loses replicas
+      [deployment({ minReadySeconds: 6, paused: null }), false], // an explicit null takes paused from a
+      [deployment({}), true], // b gives up its field: a's entry is untouched
+    ];
+    for (const [applied, aUntouched] of cases) {
+      const fresh = apply(live, applied, 'b', { force: true });
+      const reused = apply(live, applied, 'b', { force: true, reuseEncoding: true });
+      expect(reused).toEqual(fresh);
+      const shared = entry(reused, 'a')?.fieldsV1 === entry(live, 'a')?.fieldsV1;
+      expect(shared).toBe(aUntouched);
+    }
+  });
+
   it('an explicit null removes a field and conflicts with its owner like any change', () => {
     const live = apply(undefined, deployment({ replicas: 3, paused: true }), 'a');
     const error = conflictOf(() => apply(live, deployment({ paused: null }), 'b'));
