@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Test } from '@nestjs/testing';
-import { KubernetesClient, ResourceTypes } from '@tosdk/core';
+import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { Metrics } from '@tosdk/core';
 import { OperatorModule } from '../index.js';
 
@@ -35,7 +35,7 @@ describe('the module-made KubernetesClient', () => {
     }).compile();
     try {
       const client = moduleRef.get(KubernetesClient);
-      await expect(client.get(ResourceTypes.ConfigMap, { namespace: 'default', name: 'x' })).rejects.toThrow(
+      await expect(client.get(ResourceTypes.ConfigMap, new ResourceID('x', 'default'))).rejects.toThrow(
         /127\.0\.0\.1:1/,
       );
       // exactly maxRetries retries from clientOptions (the default would be 3), each reported
