@@ -8,12 +8,13 @@
  * Not supported: `paramKind`/`paramRef` (`params` is null), `matchConditions`, `auditAnnotations`,
  * `authorizer`.
  */
-import { isCelError, parse, plan } from '@bufbuild/cel';
+import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { JsonObject, StatusCause } from '../types.js';
 import { ApiError } from '../internal/common/errors.js';
 import { isObject, metaOf, str } from '../internal/common/json.js';
 import { kubernetesCelEnv } from '../crd/internal/cel/environment.js';
+import { parseWithLimits } from '../crd/internal/cel/parse-limits.js';
 import { toCel } from '../crd/internal/cel/values.js';
 import { EVERYTHING, labelSelectorFromObject, matchesLabels, selectsEverything } from '../selectors/index.js';
 import type { LabelSelector } from '../selectors/index.js';
@@ -98,13 +99,7 @@ function matcherOf(v: unknown): Matcher | undefined {
 
 /** Compiles one CEL expression; throws with kube-apiserver's "compilation failed" text. */
 function compile(text: string): Program {
-  let parsed;
-  try {
-    parsed = parse(text);
-  } catch (e) {
-    throw new Error(`compilation failed: ERROR: ${(e as Error).message}`, { cause: e });
-  }
-  return plan(kubernetesCelEnv(), parsed);
+  return plan(kubernetesCelEnv(), parseWithLimits(text));
 }
 
 function compilePolicy(obj: JsonObject): CompiledPolicy {

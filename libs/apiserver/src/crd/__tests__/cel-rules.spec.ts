@@ -295,6 +295,38 @@ describe('x-kubernetes-validations in admit', () => {
     );
   });
 
+  it('a rule nested past the parser limit or over the size limit is a compile error (422), never a crash', () => {
+    const bad = (rule: string): string[] => {
+      try {
+        version({
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              properties: { a: { type: 'integer' } },
+              'x-kubernetes-validations': [{ rule }],
+            },
+          },
+        });
+        return [];
+      } catch (err) {
+        return lines((err as { causes: StatusCause[] }).causes);
+      }
+    };
+    // a left-leaning chain: one level of the syntax tree per term (a stack overflow before)
+    const chain = bad(Array.from({ length: 5_000 }, () => 'self.a').join(' + ') + ' > 0');
+    expect(chain).toHaveLength(1);
+    expect(chain[0]).toMatch(/compilation failed: ERROR: <input>: expression recursion limit exceeded: 250/);
+    const parens = bad('('.repeat(3_000) + 'self.a' + ')'.repeat(3_000) + ' > 0');
+    expect(parens[0]).toMatch(/compilation failed: ERROR: <input>: expression recursion limit exceeded: 250/);
+    const huge = bad(`self.a > 0 || '${'x'.repeat(100_001)}' == ''`);
+    expect(huge[0]).toMatch(
+      /compilation failed: ERROR: <input>: expression code point size exceeds limit: size: \d+, limit 100000/,
+    );
+    // just under the depth limit still compiles
+    expect(bad(Array.from({ length: 200 }, () => 'self.a').join(' + ') + ' > 0')).toEqual([]);
+  });
+
   it('a type error blocks the rules and says so; other schema errors do not', () => {
     const v = version(schema);
     expect(lines(v.admit(cr({ minReplicas: 'one', maxReplicas: 2 }), 'create'))).toEqual([

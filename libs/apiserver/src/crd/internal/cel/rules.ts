@@ -3,7 +3,7 @@
  * Kubernetes libraries) and evaluates them over an object, with `oldSelf` for transition rules on
  * update, reporting failures, compile errors and cost overruns as kube-apiserver words them.
  */
-import { isCelError, parse, plan } from '@bufbuild/cel';
+import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { JsonObject, StatusCause } from '../../../types.js';
@@ -27,6 +27,7 @@ import {
   undefinedFieldsOf,
 } from './cost.js';
 import { kubernetesCelEnv, kubernetesFunctions } from './environment.js';
+import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
 
@@ -53,7 +54,6 @@ export interface SkippedRule {
 }
 
 /** A rule or message expression that does not compile. */
-class CompileError extends Error {}
 
 /** The standard CEL functions and operators (macros become comprehensions when parsed). */
 const STANDARD = new Set([
@@ -162,12 +162,7 @@ function usesVar(e: Expr | undefined, name: string): boolean {
 }
 
 function compileExpression(text: string): { program: Program; expr: Expr } {
-  let parsed;
-  try {
-    parsed = parse(text);
-  } catch (err) {
-    throw new CompileError(`compilation failed: ERROR: ${(err as Error).message}`);
-  }
+  const parsed = parseWithLimits(text);
   const fn = unknownFunction(parsed.expr);
   if (fn !== undefined)
     throw new CompileError(`compilation failed: ERROR: <input>: undeclared reference to '${fn}'`);
