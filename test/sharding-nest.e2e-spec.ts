@@ -4,7 +4,7 @@ import { EnvironmentConfigurationError, operatorOptionsFromEnvironment } from '@
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { FixtureAppModule } from './fixtures/nest-app/app.module.js';
-import { GREETING_CRD_PATH } from './fixtures/nest-app/greeting/greeting.resource.js';
+import { Greeting, GREETING_CRD_PATH } from './fixtures/nest-app/greeting/greeting.resource.js';
 
 describe('sharding with the Nest module', () => {
   let env: OperatorTestEnvironment;
@@ -55,6 +55,29 @@ describe('sharding with the Nest module', () => {
       status: 'up',
       shard: { identity: 'nest-1', members: ['nest-1'], settled: true, member: true },
     });
+  });
+
+  it('[SH-08] /metrics carries the shard: info, members, settled and the primaries in its share', async () => {
+    for (const name of ['m-1', 'm-2', 'm-3']) {
+      await t.adminClient.create(Greeting, {
+        apiVersion: Greeting.apiVersion,
+        kind: Greeting.kind,
+        metadata: { name, namespace: t.namespace },
+        spec: { message: name },
+      });
+    }
+    const shard = 'shard_group="nest-shards",shard="nest-1"';
+    const owned = new RegExp(
+      `^tosdk_shard_owned_resources\\{${shard},controller="greetingreconciler",group="fixtures.tosdk.io",version="v1",kind="Greeting"\\} 3$`,
+      'm',
+    );
+    const text = await waitFor(async () => {
+      const body = await (await fetch(`${t.url!}/metrics`)).text();
+      return owned.test(body) ? body : undefined;
+    });
+    expect(text).toMatch(new RegExp(`^tosdk_shard_info\\{${shard}\\} 1$`, 'm'));
+    expect(text).toMatch(new RegExp(`^tosdk_shard_members\\{${shard}\\} 1$`, 'm'));
+    expect(text).toMatch(new RegExp(`^tosdk_shard_settled\\{${shard}\\} 1$`, 'm'));
   });
 
   it('[SH-08] a bad TOSDK_SHARDING value is a typed error naming the variable', () => {

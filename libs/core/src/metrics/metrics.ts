@@ -11,6 +11,22 @@ export interface ControllerMetricsInfo {
   readonly resourceType: ResourceType;
 }
 
+/**
+ * A sharded replica's shard, read when metrics are collected (see {@link Metrics.shardingStarted}).
+ */
+export interface ShardMetricsSource {
+  /** The shard group (`sharding.name`). */
+  readonly group: string;
+  /** This replica's identity in the group. */
+  readonly identity: string;
+  /** Live members this replica sees now (0 before its first read of the group). */
+  members(): number;
+  /** Whether every live member acknowledged the current ring (this replica reconciles its whole share). */
+  settled(): boolean;
+  /** Per controller: the primary resources in this replica's share now (counted from its cache). */
+  ownedResources(): { controller: ControllerMetricsInfo; count: number }[];
+}
+
 /** What kind of execution a timing measures. */
 export type ExecutionKind = 'reconcile' | 'cleanup';
 
@@ -57,6 +73,13 @@ export interface Metrics {
    * `503`, `504`, `connection`, `timeout`).
    */
   clientRetry?(verb: string, reason: ClientRetryReason): void;
+  /**
+   * The operator started with `sharding` on: `shard` tells this replica's shard when asked (read it
+   * at scrape time; it changes as members join and leave).
+   */
+  shardingStarted?(shard: ShardMetricsSource): void;
+  /** The sharded operator stopped: forget the `shard` given to {@link Metrics.shardingStarted}. */
+  shardingStopped?(shard: ShardMetricsSource): void;
 }
 
 /** Metrics that record nothing (the default). */

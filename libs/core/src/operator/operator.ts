@@ -20,7 +20,7 @@ import { BoundedExecutor } from '../event/internal/bounded-executor.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { MultiNamespaceInformer } from '../informer/multi-namespace-informer.js';
 import { RelistWindow } from '../event/sources/relist-window.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { Metrics, ShardMetricsSource } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
 import { resourceContextLogger } from '../logging/context-logger.js';
 import { systemClock } from '../util/clock.js';
@@ -89,6 +89,8 @@ export class Operator {
   /** This replica's shard membership when `sharding` is on (see the README's "Sharding"). */
   readonly sharding: ShardMembership | undefined;
   private readonly shardingClient: KubernetesClient | undefined;
+  private readonly shardedInformers = new Map<string, ShardedInformer<KubernetesResource>>();
+  private shardMetrics: ShardMetricsSource | undefined;
   private readonly recorders: EventRecorder[] = [];
   private state: State = 'new';
   private leading = false;
@@ -240,6 +242,7 @@ export class Operator {
       },
     });
     this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
+    if (sharded) this.shardedInformers.set(config.name, sharded);
     this.configurations.set(
       config.name,
       config as unknown as ResolvedControllerConfiguration<KubernetesResource>,
@@ -302,6 +305,7 @@ export class Operator {
         [...this.controllers.values()].map((c) => c.startEventSources(this.cacheSyncTimeoutMs, failFast)),
       );
       await this.sharding?.start();
+      if (this.sharding) this.reportShardMetrics(this.sharding);
     } catch (error) {
       this.logger.error('operator start failed', {
         error: error instanceof Error ? error.message : String(error),
@@ -381,6 +385,15 @@ export class Operator {
     }
     if (this.elector && wasStarted) await this.elector.stop();
     if (this.sharding && wasStarted) await this.sharding.stop({ release: this.executor.inFlight === 0 });
+    if (this.shardMetrics) {
+      const shard = this.shardMetrics;
+      this.shardMetrics = undefined;
+      try {
+        this.metrics.shardingStopped?.(shard);
+      } catch {
+        // metrics hooks must not break stop()
+      }
+    }
     if (this.shardingClient && !this.shardingClient.isClosed) this.shardingClient.close();
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
     await this.flushEventRecorders();
@@ -397,6 +410,29 @@ export class Operator {
       new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, 2000))),
     ]);
     if (timer !== undefined) this.clock.clearTimeout(timer);
+  }
+
+  /** Gives the metrics this replica's shard, read at collection time. */
+  private reportShardMetrics(membership: ShardMembership): void {
+    const configurations = this.configurations;
+    const informers = this.shardedInformers;
+    const shard: ShardMetricsSource = {
+      group: membership.configuration.name,
+      identity: membership.configuration.identity,
+      members: () => membership.status().members.length,
+      settled: () => membership.status().settled,
+      ownedResources: () =>
+        [...informers].map(([name, informer]) => ({
+          controller: { name, resourceType: configurations.get(name)!.resourceType },
+          count: informer.list().length,
+        })),
+    };
+    this.shardMetrics = shard;
+    try {
+      this.metrics.shardingStarted?.(shard);
+    } catch {
+      // metrics hooks must not break start()
+    }
   }
 
   private eventRecorderFor(component: string): ResourceEventRecorder {

@@ -11,9 +11,15 @@ export const OperatorMetricNames = Object.freeze({
   reconcileDuration: 'tosdk_reconciliation_duration_seconds',
   cleanupDuration: 'tosdk_cleanup_duration_seconds',
   clientRetries: 'tosdk_client_retries_total',
+  shardInfo: 'tosdk_shard_info',
+  shardMembers: 'tosdk_shard_members',
+  shardSettled: 'tosdk_shard_settled',
+  shardOwnedResources: 'tosdk_shard_owned_resources',
 });
 
 /** Labels of every per-controller metric. */
 export const CONTROLLER_LABELS = ['controller', 'group', 'version', 'kind'] as const;
 /** Labels added with `perResourceLabels`. */
 export const RESOURCE_LABELS = ['namespace', 'name'] as const;
+/** Labels of every `tosdk_shard_*` metric: the shard group and this replica's identity in it. */
+export const SHARD_LABELS = ['shard_group', 'shard'] as const;

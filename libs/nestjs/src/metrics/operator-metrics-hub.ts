@@ -6,6 +6,7 @@ import type {
   ExecutionKind,
   Metrics,
   ResourceID,
+  ShardMetricsSource,
 } from '@tosdk/core';
 
 /**
@@ -64,5 +65,11 @@ export class OperatorMetricsHub implements Metrics {
   }
   clientRetry(verb: string, reason: ClientRetryReason): void {
     this.each((s) => s.clientRetry?.(verb, reason));
+  }
+  shardingStarted(shard: ShardMetricsSource): void {
+    this.each((s) => s.shardingStarted?.(shard));
+  }
+  shardingStopped(shard: ShardMetricsSource): void {
+    this.each((s) => s.shardingStopped?.(shard));
   }
 }

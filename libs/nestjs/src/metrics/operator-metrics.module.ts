@@ -1,8 +1,14 @@
 import { Controller, Get, Header, Module } from '@nestjs/common';
 import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
+import type { ShardMetricsSource } from '@tosdk/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
-import { CONTROLLER_LABELS, OperatorMetricNames as N, RESOURCE_LABELS } from './operator-metric-names.js';
-import { PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
+import {
+  CONTROLLER_LABELS,
+  OperatorMetricNames as N,
+  RESOURCE_LABELS,
+  SHARD_LABELS,
+} from './operator-metric-names.js';
+import { collectShards, PrometheusOperatorMetrics } from './prometheus-operator-metrics.js';
 import type {
   OperatorPrometheusMetrics,
   PrometheusOperatorMetricsOptions,
@@ -28,6 +34,37 @@ export interface OperatorMetricsModuleAsyncOptions extends Pick<ModuleMetadata, 
 
 const METRICS_OPTIONS = Symbol('tosdk:OperatorMetricsModuleOptions');
 
+/** The shards of this process's sharded operators (one set, as the registry is one). */
+const SHARDS = new Set<ShardMetricsSource>();
+
+/** The `tosdk_shard_*` gauges (once per registry): read {@link SHARDS} when scraped. */
+function shardGauges(): void {
+  if (register.getSingleMetric(N.shardInfo)) return;
+  const labelNames = [...SHARD_LABELS];
+  // the first registered: its collect callback sets all four before the registry reads the others
+  const info: Gauge<string> = new Gauge({
+    name: N.shardInfo,
+    help: 'This replica in its shard group (always 1; join on shard_group and shard)',
+    labelNames,
+    collect: () => collectShards(SHARDS, { info, members, settled, owned }),
+  });
+  const members = new Gauge({
+    name: N.shardMembers,
+    help: 'Live members of the shard group this replica sees',
+    labelNames,
+  });
+  const settled = new Gauge({
+    name: N.shardSettled,
+    help: '1 when every live member acknowledged the ring (this replica reconciles its whole share), else 0',
+    labelNames,
+  });
+  const owned = new Gauge({
+    name: N.shardOwnedResources,
+    help: "Primary resources in this replica's share, by controller",
+    labelNames: [...labelNames, ...CONTROLLER_LABELS],
+  });
+}
+
 /** The operator's metrics in prom-client's default registry (the ones already there are reused). */
 function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusMetrics {
   const labelNames = [...CONTROLLER_LABELS, ...(options.perResourceLabels ? RESOURCE_LABELS : [])];
@@ -38,7 +75,9 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
   const gauge = (name: string, help: string) => existing<Gauge<string>>(name) ?? new Gauge({ name, help });
   const histogram = (name: string, help: string) =>
     existing<Histogram<string>>(name) ?? new Histogram({ name, help, labelNames, buckets });
+  shardGauges();
   return {
+    shards: SHARDS,
     started: counter(N.reconciliationsStarted, 'Reconciliations and cleanups started'),
     succeeded: counter(N.reconciliationsSucceeded, 'Reconciliations and cleanups that succeeded'),
     failed: counter(N.reconciliationsFailed, 'Reconciliations and cleanups that failed, by error code', [

@@ -6,6 +6,7 @@ import type {
   ExecutionKind,
   Metrics,
   ResourceID,
+  ShardMetricsSource,
 } from '@tosdk/core';
 import { OperatorMetricsSink } from '../decorators/operator-metrics-sink.decorator.js';
 
@@ -31,6 +32,41 @@ export interface OperatorPrometheusMetrics {
   cleanupDuration: Histogram<string>;
   /** Requests the Kubernetes client retried after a transient failure, by `verb` and `reason`. */
   clientRetries?: Counter<string>;
+  /** The shards of the sharded operators of this process, read by the `tosdk_shard_*` gauges. */
+  shards?: Set<ShardMetricsSource>;
+}
+
+/**
+ * Sets the `tosdk_shard_*` gauges from `shards` (called when they are collected): `info` 1, `members`
+ * and `settled` per shard, `owned` per shard and controller.
+ */
+export function collectShards(
+  shards: Iterable<ShardMetricsSource>,
+  gauges: { info: Gauge<string>; members: Gauge<string>; settled: Gauge<string>; owned: Gauge<string> },
+): void {
+  for (const gauge of Object.values(gauges)) gauge.reset();
+  for (const shard of shards) {
+    const l = { shard_group: shard.group, shard: shard.identity };
+    try {
+      gauges.info.set(l, 1);
+      gauges.members.set(l, shard.members());
+      gauges.settled.set(l, shard.settled() ? 1 : 0);
+      for (const { controller: c, count } of shard.ownedResources()) {
+        gauges.owned.set(
+          {
+            ...l,
+            controller: c.name,
+            group: c.resourceType.group,
+            version: c.resourceType.version,
+            kind: c.resourceType.kind,
+          },
+          count,
+        );
+      }
+    } catch {
+      // a shard that cannot tell (stopping) is left out of this scrape
+    }
+  }
 }
 
 /**
@@ -51,6 +87,10 @@ function errorLabel(error: unknown): string {
  * of the executor's queue and in-flight executions; histograms of reconcile and cleanup durations;
  * `tosdk_client_retries_total{verb, reason}`: requests the client retried itself (429, 5xx,
  * connection) before any reconcile retry was spent.
+ * With `sharding` on, `tosdk_shard_info{shard_group, shard}` (1), `tosdk_shard_members` (live
+ * members this replica sees), `tosdk_shard_settled` (1 when its whole share is reconciled) and
+ * `tosdk_shard_owned_resources{shard_group, shard, controller, group, version, kind}` (primaries in
+ * its share), read at scrape time.
  * Per-controller series are labelled `controller`, `group`, `version`, `kind`.
  */
 @OperatorMetricsSink()
@@ -67,6 +107,7 @@ export class PrometheusOperatorMetrics implements Metrics {
   private readonly reconcileDuration: Histogram<string>;
   private readonly cleanupDuration: Histogram<string>;
   private readonly clientRetries?: Counter<string>;
+  private readonly shards?: Set<ShardMetricsSource>;
 
   /** Made by {@link OperatorMetricsModule} from the metrics it registers. */
   constructor(options: PrometheusOperatorMetricsOptions, metrics: OperatorPrometheusMetrics) {
@@ -82,6 +123,7 @@ export class PrometheusOperatorMetrics implements Metrics {
     this.reconcileDuration = metrics.reconcileDuration;
     this.cleanupDuration = metrics.cleanupDuration;
     this.clientRetries = metrics.clientRetries;
+    this.shards = metrics.shards;
   }
 
   private labels(c: ControllerMetricsInfo, id?: ResourceID): Labels {
@@ -136,5 +178,11 @@ export class PrometheusOperatorMetrics implements Metrics {
   }
   clientRetry(verb: string, reason: ClientRetryReason): void {
     this.clientRetries?.inc({ verb, reason });
+  }
+  shardingStarted(shard: ShardMetricsSource): void {
+    this.shards?.add(shard);
+  }
+  shardingStopped(shard: ShardMetricsSource): void {
+    this.shards?.delete(shard);
   }
 }
