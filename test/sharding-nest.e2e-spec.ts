@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Operator, UpdateControl } from '@tosdk/core';
+import type { ShardMetricsSource } from '@tosdk/core';
 import { EnvironmentConfigurationError, operatorOptionsFromEnvironment } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
@@ -79,6 +81,86 @@ describe('sharding with the Nest module', () => {
     expect(text).toMatch(new RegExp(`^tosdk_shard_members\\{${shard}\\} 1$`, 'm'));
     expect(text).toMatch(new RegExp(`^tosdk_shard_settled\\{${shard}\\} 1$`, 'm'));
   });
+
+  it('[SH-08] with a second replica, each /metrics counts only its own share; the share comes back when it leaves', async () => {
+    for (let i = 4; i <= 12; i++) {
+      await t.adminClient.create(Greeting, {
+        apiVersion: Greeting.apiVersion,
+        kind: Greeting.kind,
+        metadata: { name: `m-${i}`, namespace: t.namespace },
+        spec: { message: `m-${i}` },
+      });
+    }
+    const total = 12;
+    let shard: ShardMetricsSource | undefined;
+    let stopped: ShardMetricsSource | undefined;
+    const other = new Operator({
+      kubeConfig: env.kubeConfig,
+      sharding: {
+        name: 'nest-shards',
+        leaseNamespace: 'default',
+        identity: 'core-2',
+        leaseDurationMs: 4000,
+        renewDeadlineMs: 3000,
+        retryPeriodMs: 250,
+      },
+      metrics: {
+        shardingStarted: (s) => (shard = s),
+        shardingStopped: (s) => (stopped = s),
+      },
+    });
+    other.register(
+      { reconcile: () => Promise.resolve(UpdateControl.noUpdate<Greeting>()) },
+      { resourceType: Greeting, name: 'greetings-core', namespaces: [t.namespace] },
+    );
+    const nestOwned = (body: string): number | undefined => {
+      const m =
+        /^tosdk_shard_owned_resources\{shard_group="nest-shards",shard="nest-1",controller="greetingreconciler"[^}]*\} (\d+)$/m.exec(
+          body,
+        );
+      return m ? Number(m[1]) : undefined;
+    };
+    const scrape = async () => (await fetch(`${t.url!}/metrics`)).text();
+    try {
+      await other.start();
+      const split = await waitFor(
+        async () => {
+          const body = await scrape();
+          const mine = nestOwned(body);
+          const theirs = shard?.ownedResources()[0]?.count;
+          const settled = /^tosdk_shard_settled\{shard_group="nest-shards",shard="nest-1"\} 1$/m.test(body);
+          const two = /^tosdk_shard_members\{shard_group="nest-shards",shard="nest-1"\} 2$/m.test(body);
+          return settled &&
+            two &&
+            shard?.settled() &&
+            mine !== undefined &&
+            theirs !== undefined &&
+            mine + theirs === total
+            ? { mine, theirs }
+            : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect(shard).toMatchObject({ group: 'nest-shards', identity: 'core-2' });
+      expect(shard!.members()).toBe(2);
+      // each replica counts its part of the ring, not everything its informer sees
+      expect(split.mine).toBeGreaterThan(0);
+      expect(split.theirs).toBeGreaterThan(0);
+    } finally {
+      await other.stop();
+    }
+    expect(stopped).toBe(shard);
+    await waitFor(
+      async () => {
+        const body = await scrape();
+        return nestOwned(body) === total &&
+          /^tosdk_shard_members\{shard_group="nest-shards",shard="nest-1"\} 1$/m.test(body)
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+  }, 60_000);
 
   it('[SH-08] a bad TOSDK_SHARDING value is a typed error naming the variable', () => {
     expect(() => operatorOptionsFromEnvironment({ TOSDK_SHARDING: 'on' })).toThrow(
