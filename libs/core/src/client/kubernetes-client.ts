@@ -624,14 +624,34 @@ function preconditioned(obj: KubernetesResource): RetrySafety {
   return obj.metadata?.resourceVersion ? 'repeatable' : 'refused-only';
 }
 
-/** Merge patches are idempotent; a JSON patch is conflict-free with a `test`; strategic merge with a resourceVersion. */
+/** Merge patches are idempotent; a JSON patch when its tests fail on a repeat; strategic merge with a resourceVersion. */
 function patchSafety(patch: unknown, contentType: string): RetrySafety {
   if (contentType === 'application/merge-patch+json') return 'repeatable';
-  if (contentType === 'application/json-patch+json') {
-    return Array.isArray(patch) && patch.some((op) => (op as { op?: string })?.op === 'test')
-      ? 'repeatable'
-      : 'refused-only';
-  }
+  if (contentType === 'application/json-patch+json') return jsonPatchSafety(patch);
   const metadata = (patch as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata;
   return metadata?.resourceVersion ? 'repeatable' : 'refused-only';
+}
+
+/**
+ * A JSON patch is safe to repeat when a landed first attempt makes the repeat fail a `test`: one
+ * of `/metadata/resourceVersion` (every landed write changes it), or tests covering every path the
+ * patch changes (a landed attempt changed a tested value, or changed nothing). A test of some other
+ * field stays true after the first attempt landed, and the repeat would apply the patch twice
+ * (e.g. append to a list again).
+ */
+function jsonPatchSafety(patch: unknown): RetrySafety {
+  if (!Array.isArray(patch)) return 'refused-only';
+  const ops = patch as Array<{ op?: unknown; path?: unknown; from?: unknown } | undefined>;
+  if (ops.some((o) => o?.op === 'test' && o.path === '/metadata/resourceVersion')) return 'repeatable';
+  const tested: string[] = [];
+  const covered = (path: unknown) =>
+    typeof path === 'string' && tested.some((t) => t === '' || path === t || path.startsWith(`${t}/`));
+  for (const o of ops) {
+    if (o?.op === 'test') {
+      if (typeof o.path === 'string') tested.push(o.path);
+    } else if (!covered(o?.path) || (o?.op === 'move' && !covered(o.from))) {
+      return 'refused-only';
+    }
+  }
+  return tested.length > 0 ? 'repeatable' : 'refused-only';
 }

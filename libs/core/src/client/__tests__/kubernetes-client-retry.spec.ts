@@ -120,6 +120,14 @@ describe('KubernetesClient retries transient failures of requests a repeat canno
         'JSON patch without test',
         () => client.jsonPatch(Widget, id, [{ op: 'add', path: '/spec/size', value: 2 }]),
       ],
+      [
+        'JSON patch whose test a landed attempt leaves true (a repeat would append twice)',
+        () =>
+          client.jsonPatch(Widget, id, [
+            { op: 'test', path: '/spec/size', value: 1 },
+            { op: 'add', path: '/metadata/finalizers/-', value: 'x' },
+          ]),
+      ],
       ['strategic merge patch', () => client.strategicMergePatch(Widget, id, { spec: { size: 2 } })],
       ['raw POST', () => client.request('/apis/x', { method: 'POST', body: {} })],
     ];
@@ -144,6 +152,15 @@ describe('KubernetesClient retries transient failures of requests a repeat canno
           client.jsonPatch(Widget, id, [
             { op: 'test', path: '/metadata/resourceVersion', value: '6' },
             { op: 'replace', path: '/spec/size', value: 2 },
+          ]),
+      ],
+      [
+        'JSON patch that changes only what it tests',
+        'patch',
+        () =>
+          client.jsonPatch(Widget, id, [
+            { op: 'test', path: '/metadata/finalizers', value: ['a'] },
+            { op: 'add', path: '/metadata/finalizers/-', value: 'b' },
           ]),
       ],
       [
