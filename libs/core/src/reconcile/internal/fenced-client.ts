@@ -17,8 +17,8 @@ type Write = (typeof WRITES)[number];
 /**
  * The client a reconciliation gets (`context.client`, dependents, `resourceOperations()`): reads
  * pass through; every write first asks `allowed()` and, when refused, rejects with `refuse(write)`
- * (a `ReconcileAbandonedError`) without sending anything. Raw `request` calls that are not GET are
- * refused the same way. Made once per write ticket, not per reconciliation.
+ * (a `ReconcileAbandonedError`) without sending anything, and so does a retry the client would
+ * send after the fence closed. Raw `request` calls that are not GET are refused the same way. Made once per write ticket, not per reconciliation.
  */
 export function fencedClient(
   client: KubernetesClient,
@@ -35,7 +35,7 @@ export function fencedClient(
     if (typeof original !== 'function') continue;
     (fenced as unknown as Record<Write, unknown>)[name] = (...args: unknown[]): Promise<unknown> => {
       if (!allowed()) return Promise.reject(refuse(describe(name, args)));
-      return original.apply(client, args);
+      return original.apply(fenced, args);
     };
   }
   const request = (client as unknown as { request?: (...args: unknown[]) => Promise<unknown> }).request;
@@ -43,7 +43,18 @@ export function fencedClient(
     (fenced as unknown as { request: unknown }).request = (...args: unknown[]): Promise<unknown> => {
       const method = ((args[1] as { method?: string } | undefined)?.method ?? 'GET').toUpperCase();
       if (method !== 'GET' && !allowed()) return Promise.reject(refuse(`${method} ${String(args[0])}`));
-      return request.apply(client, args);
+      return request.apply(fenced, args);
+    };
+  }
+  // the client's own retries of a write are attempts too: one sent after the fence closed (a
+  // 500 retried after leadership moved) would write over the new owner's writes
+  const attempt = (client as unknown as { attempt?: (...args: unknown[]) => Promise<unknown> }).attempt;
+  if (typeof attempt === 'function') {
+    (fenced as unknown as { attempt: unknown }).attempt = (...args: unknown[]): Promise<unknown> => {
+      const spec = args[0] as { method?: string; path?: string } | undefined;
+      const method = (spec?.method ?? 'GET').toUpperCase();
+      if (method !== 'GET' && !allowed()) return Promise.reject(refuse(`${method} ${spec?.path ?? ''}`));
+      return attempt.apply(fenced, args);
     };
   }
   return fenced;
