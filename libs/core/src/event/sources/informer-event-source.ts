@@ -8,6 +8,7 @@ import type { ManagedFieldsPolicy } from '../../cache/managed-fields.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { IndexFunction } from '../../informer/informer.js';
 import { cacheKey } from '../../informer/internal/informer-store.js';
+import { selectorMatcher } from '../../informer/internal/selector-match.js';
 import { MultiNamespaceInformer } from '../../informer/multi-namespace-informer.js';
 import type { Clock } from '../../util/clock.js';
 import type { EventSourceHealth, ResourceEventSource } from '../event-source.js';
@@ -130,6 +131,8 @@ export class InformerEventSource<
   private unsubscribe?: () => void;
   private mapperFailures = 0;
   private readonly label: string;
+  /** Whether an object is in the informer's label/field selection (no event comes for others). */
+  private readonly inSelection: (obj: R) => boolean;
 
   /** @throws EventSourceUsageError for a missing type or an invalid namespace list. */
   constructor(
@@ -140,6 +143,7 @@ export class InformerEventSource<
     if (!o?.type) throw new EventSourceUsageError('an InformerEventSource needs a resource type');
     this.resourceType = o.type;
     this.label = `${this.name ?? 'InformerEventSource'}(${resourceTypeName(o.type)})`;
+    this.inSelection = selectorMatcher(o.labelSelector, o.fieldSelector).matches;
     this.client = o.client ?? context.client;
     this.fieldManager = o.fieldManager ?? context.fieldManager ?? context.controllerName;
     this.s2p = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
@@ -340,6 +344,8 @@ export class InformerEventSource<
    * Runs an own write of one secondary and caches its result (see the class comment for the
    * guarantee). `write` must return the object as the server returned it; `did` says what it did
    * (e.g. `OwnWrites.apply(intent)`), and defaults to unknown: then its event is never suppressed.
+   * A result outside the watched namespaces or the label/field selectors is not cached (no event
+   * would ever replace or drop it).
    */
   async write(id: ResourceID, write: () => Promise<R>, did: OwnWrite<R> = OwnWrites.unknown()): Promise<R> {
     this.own.begin(id.key);
@@ -349,12 +355,22 @@ export class InformerEventSource<
       if (this.hot) this.hot.set(id.key, result);
       return result;
     } finally {
-      const foreign = this.own.end(id.key, result, this.informer.get(id), did);
+      // a result the informer does not watch gets no event that would ever replace or drop it:
+      // not kept (it would be served, deleted or not, for as long as the process runs)
+      const kept = result && this.watches(result) ? result : undefined;
+      const foreign = this.own.end(id.key, kept, this.informer.get(id), did);
       for (const held of foreign) this.propagate(held);
     }
   }
 
   private readonly relists = new RelistWindow();
+
+  private watches(obj: R): boolean {
+    const namespaces = this.informer.namespaces;
+    const namespace = obj.metadata?.namespace;
+    if (namespace && namespaces !== 'all' && !namespaces.includes(namespace)) return false;
+    return this.inSelection(obj);
+  }
 
   private onEvent(plain: HeldEvent<R>): void {
     const key = cacheKey(plain.obj);

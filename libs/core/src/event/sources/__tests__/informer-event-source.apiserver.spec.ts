@@ -335,4 +335,27 @@ describe('InformerEventSource against @tosdk/apiserver', () => {
     await waitFor(() => names.length > 0, 'reconciled');
     expect(names).toEqual(['b', 'both', 'r']);
   });
+
+  it('[ES-11] an own write outside the label selection is not served from the cache: once deleted it is gone, not a ghost', async () => {
+    const ns = await newNamespace(bed.admin);
+    // the reconciler's ConfigMap carries no label, so this source does not watch it
+    const r = new ConfigMapReconciler({
+      labelSelector: 'via=label',
+      secondaryToPrimaryMapper: Mappers.fromLabel('primary'),
+    });
+    operator().register(r, { resourceType: Widget, name: 'es11-selection', namespaces: [ns] });
+    await operators[0].start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await waitFor(() => r.readAfterWrite.length === 1, 'write done');
+    const cmId = new ResourceID('w-cm', ns);
+    expect(await bed.admin.get(CM, cmId)).toBeDefined();
+    await bed.admin.delete(CM, cmId);
+    // a barrier: the source's watch has gone past the delete
+    await bed.admin.create(CM, configMap('barrier', ns, { a: 'b' }, { labels: { via: 'label' } }));
+    await waitFor(() => r.source.get(new ResourceID('barrier', ns)) !== undefined, 'barrier seen');
+    expect(await bed.admin.get(CM, cmId)).toBeUndefined();
+    expect(r.source.get(cmId)).toBeUndefined();
+    expect(r.source.list(ns).map((c) => c.metadata?.name)).toEqual(['barrier']);
+    expect(r.source.hasPendingOwnWrite(cmId)).toBe(false);
+  });
 });
