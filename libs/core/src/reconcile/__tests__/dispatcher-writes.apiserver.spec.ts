@@ -5,6 +5,7 @@ import type { Context } from '../../api/context.js';
 import { DeleteControl, UpdateControl } from '../../api/controls.js';
 import type { Cleaner, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { NoGCConfigMapDependent } from '../../dependent/__tests__/support.js';
 import type { Event } from '../../event/event.js';
 import { CONTROLLER_EVENT_SOURCE_NAME } from '../../event/internal/controller-event-source.js';
@@ -329,5 +330,56 @@ describe('a reconciliation that outlives stop() writes nothing (issue 18 fix 1)'
     expect(bed.server.requests.writes({ namespace: ns })).toBe(writesBefore);
     expect(await bed.admin.get(CM, new ResourceID('late', ns))).toBeUndefined();
     expect((await bed.admin.get(Widget, new ResourceID('w', ns)))?.status).toBeUndefined();
+  });
+
+  it("[EP-19] the client's own retry of the dispatcher's status patch is not sent after stop (429 with Retry-After before the stop)", async () => {
+    const ns = await newNamespace(bed.admin);
+    let retried = 0;
+    const client = KubernetesClient.fromKubeConfig(bed.server.kubeConfig(), {
+      metrics: { clientRetry: () => void retried++ },
+    });
+    const warnings: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message) => void warnings.push(message),
+      error: () => undefined,
+      child: () => logger,
+    };
+    const op = bed.operator({ client, terminationTimeoutMs: 100, logger });
+    op.register(
+      {
+        reconcile: (w: Widget) => {
+          w.status = { observed: 'late' };
+          return Promise.resolve(UpdateControl.patchStatus(w));
+        },
+      },
+      { resourceType: Widget, name: 'retry-after-stop', namespaces: [ns] },
+    );
+    bed.server.faults.failNext({
+      verb: 'patch',
+      resource: 'widgets',
+      subresource: 'status',
+      namespace: ns,
+      code: 429,
+      retryAfterSeconds: 2,
+    });
+    try {
+      await op.start();
+      await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+      // the status patch was refused once; its retry waits for the Retry-After
+      await waitFor(() => retried >= 1, 'status patch retried by the client');
+      await op.stop();
+      const id = new ResourceID('w', ns);
+      await waitFor(
+        async () =>
+          warnings.some((m) => m.startsWith('write refused')) ||
+          (await bed.admin.get(Widget, id))?.status !== undefined,
+        'the abandoned write refused or sent',
+      );
+      expect((await bed.admin.get(Widget, id))?.status).toBeUndefined();
+    } finally {
+      client.close();
+    }
   });
 });

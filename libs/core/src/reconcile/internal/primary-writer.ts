@@ -69,6 +69,11 @@ function isConflictLike(error: unknown, usedTest: boolean): boolean {
 export class PrimaryWriter<P extends KubernetesResource> {
   constructor(private readonly o: PrimaryWriterOptions<P>) {}
 
+  /** The same writer writing through `client` (e.g. a fenced one). */
+  withClient(client: DispatcherClient): PrimaryWriter<P> {
+    return new PrimaryWriter({ ...this.o, client });
+  }
+
   /**
    * Adds the finalizer in its own write: server-side apply of just the finalizer, or a JSON patch
    * guarded by a `test` and retried on conflict. Undefined when the object is gone.

@@ -202,7 +202,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     if (this.cleaner && !marked && !hasFinalizer(resource, finalizerName)) {
       try {
         this.checkFence(run, `add finalizer ${finalizerName}`);
-        const written = await this.writer.addFinalizer(resource, id);
+        const written = await this.writerFor(run.ticket).addFinalizer(resource, id);
         // Once the cache holds the own write, its watch event no longer looks like a finalizer
         // change to the filters; reconcile right away instead (JOSDK's instant reschedule). When
         // it is not cached (it carries someone else's change too), that event reconciles.
@@ -246,7 +246,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       if (control.isPatchResource()) {
         this.checkFence(run, 'patch resource');
         const current = this.o.cache.get?.(id);
-        const written = await this.writer.patchResource(
+        const written = await this.writerFor(run.ticket).patchResource(
           original,
           control.resource!,
           id,
@@ -262,7 +262,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       if (control.isPatchStatus()) {
         this.checkFence(run, 'patch status');
         const current = this.o.cache.get?.(id);
-        const written = await this.writer.patchStatus(original, control.resource!, id, current ?? updated);
+        const written = await this.writerFor(run.ticket).patchStatus(
+          original,
+          control.resource!,
+          id,
+          current ?? updated,
+        );
         if (written) {
           this.cacheWritten(written, previous, id, updated ?? original);
           updated = written.resource;
@@ -325,7 +330,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     if (control.resource) {
       try {
         this.checkFence(run, 'patch error status');
-        const written = await this.writer.patchStatus(original, control.resource, id, this.o.cache.get?.(id));
+        const written = await this.writerFor(run.ticket).patchStatus(
+          original,
+          control.resource,
+          id,
+          this.o.cache.get?.(id),
+        );
         if (written) {
           updated = written.resource;
           this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
@@ -404,7 +414,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
           reschedulePriority: control.priority,
         };
       this.checkFence(run, `remove finalizer ${this.o.config.finalizerName}`);
-      const written = await this.writer.removeFinalizer(original, id);
+      const written = await this.writerFor(run.ticket).removeFinalizer(original, id);
       if (written) this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
       logger.debug('finalizer removed', { finalizer: this.o.config.finalizerName });
       return { kind: 'cleanup', finalizerRemoved: true, updatedResource: written?.resource };
@@ -445,6 +455,29 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
   }
 
   private fenced?: { ticket: number; client: KubernetesClient };
+
+  /**
+   * The primary writer of reconciliations holding `ticket`: its writes, and the client's own
+   * retries of them (a 429's Retry-After may outlast the stop), are refused once they may not write.
+   */
+  private writerFor(ticket: number): PrimaryWriter<P> {
+    if (!this.o.fence) return this.writer;
+    if (this.fencedWriter?.ticket !== ticket) {
+      const client = fencedClient(
+        this.o.client as KubernetesClient,
+        () => this.allows(ticket),
+        (write) => {
+          const current = currentResourceContext();
+          const id = new ResourceID(current?.['resource.name'] ?? '', current?.['resource.namespace']);
+          return new ReconcileAbandonedError(this.o.config.name, id, write);
+        },
+      );
+      this.fencedWriter = { ticket, writer: this.writer.withClient(client) };
+    }
+    return this.fencedWriter.writer;
+  }
+
+  private fencedWriter?: { ticket: number; writer: PrimaryWriter<P> };
 
   private context(run: Run<P>, primary: P, retryInfo: ExecutionScope<P>['retryInfo']) {
     const { scope, logger, ticket } = run;
