@@ -334,13 +334,15 @@ export class KubernetesClient {
           }
         : undefined;
     try {
-      // a repeat of a delete that landed finds 404: "already gone"
+      // a repeat of a delete that landed finds 404 ("already gone"), but only a precondition keeps
+      // the repeat from deleting an object of the same name created in between
+      const pinned = Boolean(options.preconditions?.uid || options.preconditions?.resourceVersion);
       const result = await this.call<T | KubernetesStatus>({
         verb: 'delete',
         method: 'DELETE',
         path: itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
         body,
-        retry: 'repeatable',
+        retry: pinned ? 'repeatable' : 'refused-only',
       });
       return result && result.kind !== 'Status' ? (result as T) : undefined;
     } catch (error) {

@@ -15,12 +15,13 @@ import { KubernetesClientUsageError } from './errors.js';
  *   JSON patch whose `test` operations a landed patch makes fail (a test of
  *   `/metadata/resourceVersion`, or tests covering every path the patch changes: the repeat fails
  *   with a conflict instead of applying twice); PUT with `metadata.resourceVersion` (a repeat of
- *   a landed replace gets 409 Conflict); DELETE (a repeat of a landed delete finds 404, which
- *   `delete()` reports as "already gone"); a named create (POST with `metadata.name`): a repeat of
+ *   a landed replace gets 409 Conflict); DELETE with a `uid` or `resourceVersion` precondition (a
+ *   repeat of a landed delete finds 404, which `delete()` reports as "already gone", and cannot
+ *   delete an object of the same name created in between); a named create (POST with `metadata.name`): a repeat of
  *   a landed create answers 409 AlreadyExists, which the caller sees as for any create race (the
  *   error's `cause` is the transient failure that led to the repeat).
  * - **Never retried on those**: a create with only `generateName` (a repeat makes a second object),
- *   PUT without resourceVersion, strategic merge patch, a JSON patch without such tests, and raw
+ *   PUT without resourceVersion, DELETE without a precondition, strategic merge patch, a JSON patch without such tests, and raw
  *   `request()` calls other than GET; watches (informers resume them).
  *
  * Delays: exponential from `initialDelayMs`, doubled per retry up to `maxDelayMs`, each drawn from

@@ -157,7 +157,13 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
     this.recent.delete(ResourceID.fromResource(primary).key);
     if (isDependentResourceWithExplicitState<R, P>(this)) {
       const state = this.stateResourceOf(primary, context);
-      if (state) await context.client.delete(this.stateResourceType, ResourceID.fromResource(state));
+      const uid = state?.metadata?.uid;
+      if (state)
+        await context.client.delete(
+          this.stateResourceType,
+          ResourceID.fromResource(state),
+          uid ? { preconditions: { uid } } : {},
+        );
     }
   }
 

@@ -260,16 +260,18 @@ export abstract class KubernetesDependentResource<
 
   /** Deletes the secondary when the cache has it (without an event source: by its desired identity; a missing one is fine). */
   async delete(primary: P, context: Context<P>): Promise<void> {
-    let id: ResourceID;
     if (this.source) {
       const actual = this.getSecondaryResource(primary, context);
       if (!actual) return;
-      id = ResourceID.fromResource(actual);
-    } else {
-      id =
-        this.targetSecondaryResourceID(primary, context) ??
-        ResourceID.fromResource(this.withDefaults(clone(await this.desired(primary, context)), primary));
+      // the object we saw, not a namesake created since (the client may then repeat the delete)
+      const uid = actual.metadata?.uid;
+      const options = uid ? { preconditions: { uid } } : {};
+      await context.client.delete(this.resourceType, ResourceID.fromResource(actual), options);
+      return;
     }
+    const id =
+      this.targetSecondaryResourceID(primary, context) ??
+      ResourceID.fromResource(this.withDefaults(clone(await this.desired(primary, context)), primary));
     await context.client.delete(this.resourceType, id);
   }
 

@@ -35,9 +35,14 @@ describe('KubernetesClient retries against the API server with injected faults',
       seed: 7,
     });
     try {
+      const uids: string[] = [];
       for (let i = 0; i < 25; i++) {
         const name = `cm-${i}`;
-        await client.create(ConfigMap, { metadata: { name, namespace: 'default' }, data: { a: '1' } });
+        const created = await client.create(ConfigMap, {
+          metadata: { name, namespace: 'default' },
+          data: { a: '1' },
+        });
+        uids.push(created.metadata!.uid!);
         await client.mergePatch(ConfigMap, new ResourceID(name, 'default'), { data: { b: '2' } });
         await client.apply(
           ConfigMap,
@@ -45,7 +50,12 @@ describe('KubernetesClient retries against the API server with injected faults',
           { fieldManager: 'retry-test' },
         );
       }
-      for (let i = 0; i < 25; i++) await client.delete(ConfigMap, new ResourceID(`cm-${i}`, 'default'));
+      // a delete is repeated only with a precondition (a blind repeat could delete a namesake)
+      for (let i = 0; i < 25; i++) {
+        await client.delete(ConfigMap, new ResourceID(`cm-${i}`, 'default'), {
+          preconditions: { uid: uids[i] },
+        });
+      }
     } finally {
       fault.remove();
     }

@@ -130,6 +130,8 @@ describe('KubernetesClient retries transient failures of requests a repeat canno
       ],
       ['strategic merge patch', () => client.strategicMergePatch(Widget, id, { spec: { size: 2 } })],
       ['raw POST', () => client.request('/apis/x', { method: 'POST', body: {} })],
+      // a landed delete then a new object of the same name: a blind repeat would delete that one
+      ['delete without a uid or resourceVersion precondition', () => client.delete(Widget, id)],
     ];
     for (const [what, call] of cases) {
       server.requests.length = 0;
@@ -141,7 +143,7 @@ describe('KubernetesClient retries transient failures of requests a repeat canno
     expect(retries).toEqual([]);
   });
 
-  it('500 is retried for apply, merge patch, JSON patch with test, update with resourceVersion, delete and named create', async () => {
+  it('500 is retried for apply, merge patch, JSON patch with test, update with resourceVersion, delete with a precondition and named create', async () => {
     const cases: Array<[string, string, () => Promise<unknown>]> = [
       ['apply', 'apply', () => client.apply(Widget, widget(), { fieldManager: 'm' })],
       ['merge patch', 'patch', () => client.mergePatch(Widget, id, { spec: { size: 2 } })],
@@ -173,7 +175,16 @@ describe('KubernetesClient retries transient failures of requests a repeat canno
         'update',
         () => client.updateStatus(Widget, widget({ resourceVersion: '6' })),
       ],
-      ['delete', 'delete', () => client.delete(Widget, id)],
+      [
+        'delete with a uid precondition',
+        'delete',
+        () => client.delete(Widget, id, { preconditions: { uid: 'u-1' } }),
+      ],
+      [
+        'delete with a resourceVersion precondition',
+        'delete',
+        () => client.delete(Widget, id, { preconditions: { resourceVersion: '6' } }),
+      ],
       ['named create', 'create', () => client.create(Widget, widget())],
       ['access review', 'create', () => client.selfSubjectAccessReview({ verb: 'get', resource: 'pods' })],
     ];
