@@ -511,9 +511,9 @@ async function runAgainstCli(dir, node) {
         '-e',
         [
           "import { KubernetesClient } from '@tosdk/core';",
-          "import { loadKubeConfig } from '@tosdk/nestjs';",
+          "import { loadClientNodeKubeConfig } from '@tosdk/nestjs';",
           "import { applyCrds, loadCrds } from '@tosdk/nestjs/testing';",
-          'const client = KubernetesClient.fromKubeConfig(loadKubeConfig());',
+          'const client = KubernetesClient.fromKubeConfig(loadClientNodeKubeConfig());',
           "await applyCrds(client, await loadCrds(['deploy/greeting-crd.yaml']));",
           'client.close();',
         ].join('\n'),

@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { loadKubeConfig } from '@tosdk/nestjs';
+import { loadClientNodeKubeConfig } from '@tosdk/nestjs';
 import { MySQLSchemaAppModule } from './app.module.js';
 import { MySQLDatabase } from './database/mysql-database.js';
 import { startEmbeddedCluster } from './dev/embedded-cluster.js';
@@ -43,7 +43,7 @@ export async function runMySQLSchemaOperator(
   let embedded: EmbeddedCluster | undefined;
   let kubeConfig: KubeConfig;
   if (settings.clusterConfigured) {
-    kubeConfig = loadKubeConfig();
+    kubeConfig = loadClientNodeKubeConfig();
   } else {
     embedded = await startEmbeddedCluster(join(settings.devDir, 'kubeconfig'));
     kubeConfig = embedded.kubeConfig;

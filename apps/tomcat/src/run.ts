@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { loadKubeConfig } from '@tosdk/nestjs';
+import { loadClientNodeKubeConfig } from '@tosdk/nestjs';
 import { TomcatAppModule } from './app.module.js';
 import { startEmbeddedCluster } from './dev/embedded-cluster.js';
 import type { EmbeddedCluster } from './dev/embedded-cluster.js';
@@ -33,7 +33,7 @@ export async function runTomcatOperator(settings: TomcatSettings): Promise<Runni
   let embedded: EmbeddedCluster | undefined;
   let kubeConfig: KubeConfig;
   if (settings.clusterConfigured) {
-    kubeConfig = loadKubeConfig();
+    kubeConfig = loadClientNodeKubeConfig();
   } else {
     embedded = await startEmbeddedCluster(join(settings.devDir, 'kubeconfig'));
     kubeConfig = embedded.kubeConfig;

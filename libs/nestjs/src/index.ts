@@ -37,7 +37,7 @@ export {
   controllerVariablePrefix,
   operatorOptionsFromEnvironment,
 } from './config/environment-configuration.js';
-export { loadKubeConfig } from './config/kube-config.loader.js';
+export { loadClientNodeKubeConfig } from './config/kube-config.loader.js';
 export { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 // Health (@nestjs/terminus) and Prometheus metrics (prom-client) have their own entry points,
 // '@tosdk/nestjs/health' and '@tosdk/nestjs/metrics', so this one needs neither installed.

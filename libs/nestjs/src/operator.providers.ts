@@ -3,7 +3,7 @@ import type { Provider } from '@nestjs/common';
 import { KubernetesClient, Operator } from '@tosdk/core';
 import type { KubeConfigSource } from '@tosdk/core';
 import { operatorOptionsFromEnvironment } from './config/environment-configuration.js';
-import { loadKubeConfig } from './config/kube-config.loader.js';
+import { loadClientNodeKubeConfig } from './config/kube-config.loader.js';
 import { NestOperatorLogger } from './logging/nest-operator-logger.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import { KUBE_CONFIG } from './operator.constants.js';
@@ -41,7 +41,8 @@ export function operatorProviders(): Provider[] {
       inject: [RESOLVED_OPERATOR_OPTIONS],
       useFactory: (options: OperatorModuleOptions): KubeConfig | KubeConfigSource | null =>
         // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
-        options.kubeConfig ?? (options.client ? null : loadKubeConfig(options.environment ?? process.env)),
+        options.kubeConfig ??
+        (options.client ? null : loadClientNodeKubeConfig(options.environment ?? process.env)),
     },
     // the string token follows the class token (overriding either reaches the client and operator)
     { provide: KUBE_CONFIG, useExisting: KubeConfig },

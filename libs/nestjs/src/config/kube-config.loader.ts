@@ -8,11 +8,13 @@ import { kubeConfigNotFoundMessage } from '../operator.messages.js';
 /**
  * Loads the KubeConfig the way kubectl finds it: `KUBECONFIG` (path list), else `~/.kube/config`,
  * else the in-cluster service account (`KUBERNETES_SERVICE_HOST`). Unlike `loadFromDefault`, it
- * never falls back to `localhost:8080`.
+ * never falls back to `localhost:8080`. It returns a `KubeConfig` of @kubernetes/client-node (the
+ * module's `KubeConfig` token); `loadKubeConfig()` of `@tosdk/core` finds the same configuration
+ * without loading client-node.
  *
  * @throws KubeConfigNotFoundError when none is found or the file cannot be read.
  */
-export function loadKubeConfig(env: Record<string, string | undefined> = process.env): KubeConfig {
+export function loadClientNodeKubeConfig(env: Record<string, string | undefined> = process.env): KubeConfig {
   const kc = new KubeConfig();
   try {
     const paths = env['KUBECONFIG']?.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);

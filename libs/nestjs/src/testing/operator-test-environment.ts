@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeApiServer, KubeApiServerOptions } from '@tosdk/apiserver';
 import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
-import { loadKubeConfig } from '../config/kube-config.loader.js';
+import { loadClientNodeKubeConfig } from '../config/kube-config.loader.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
 import { importOptionalPeer } from './optional-peer.js';
 import type { CrdSource } from './crd-loader.js';
@@ -57,7 +57,7 @@ export class OperatorTestEnvironment {
             () => import('@tosdk/apiserver'),
           )
         ).KubeApiServer.start({ ...options.server, port: 0, host: '127.0.0.1' });
-    const kubeConfig = server ? server.kubeConfig() : loadKubeConfig(env);
+    const kubeConfig = server ? server.kubeConfig() : loadClientNodeKubeConfig(env);
     const environment = new OperatorTestEnvironment(
       server,
       kubeConfig,

@@ -9,7 +9,7 @@ import {
   unknownControllerVariables,
 } from '../environment-configuration.js';
 import { parseDuration } from '../environment-values.js';
-import { loadKubeConfig } from '../kube-config.loader.js';
+import { loadClientNodeKubeConfig } from '../kube-config.loader.js';
 
 const P = 'TOSDK_CONTROLLER_WEBPAGE_';
 
@@ -129,7 +129,7 @@ describe('TOSDK_* environment configuration', () => {
   });
 });
 
-describe('loadKubeConfig', () => {
+describe('loadClientNodeKubeConfig', () => {
   it('reads KUBECONFIG, else ~/.kube/config, and otherwise fails with what to do', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tosdk-kc-'));
     try {
@@ -146,13 +146,15 @@ describe('loadKubeConfig', () => {
         }),
       );
       expect(
-        loadKubeConfig({ KUBECONFIG: `${join(dir, 'missing')}:${file}`, HOME: dir }).getCurrentCluster()
-          ?.server,
+        loadClientNodeKubeConfig({
+          KUBECONFIG: `${join(dir, 'missing')}:${file}`,
+          HOME: dir,
+        }).getCurrentCluster()?.server,
       ).toBe('https://127.0.0.1:6443');
-      expect(() => loadKubeConfig({ KUBECONFIG: join(dir, 'missing'), HOME: dir })).toThrow(
+      expect(() => loadClientNodeKubeConfig({ KUBECONFIG: join(dir, 'missing'), HOME: dir })).toThrow(
         expect.objectContaining({ code: 'KubeConfigNotFound' }),
       );
-      expect(() => loadKubeConfig({ HOME: dir })).toThrow(
+      expect(() => loadClientNodeKubeConfig({ HOME: dir })).toThrow(
         expect.objectContaining({
           code: 'KubeConfigNotFound',
           message: expect.stringContaining('KUBECONFIG'),
