@@ -13,11 +13,7 @@ import { EventResourceType, KubernetesClient, noopLogger, ResourceID, ResourceTy
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import { MySQLSchemaAppModule } from '../apps/mysql-schema/src/app.module.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../apps/mysql-schema/src/mysql-schema.resource.js';
-import {
-  grantedPermissions,
-  kubectl,
-  outcome,
-} from '../apps/mysql-schema/src/__tests__/support/deploy-support.js';
+import { grantedPermissions, kubectl, outcome } from './deploy-support.js';
 import {
   mysqlSchema,
   quietLogs,

@@ -13,7 +13,7 @@ import { KubernetesClient, noopLogger, ResourceID, ResourceTypes } from '@tosdk/
 import { createOperatorTestingModule, OperatorTestEnvironment } from '@tosdk/nestjs/testing';
 import { TomcatAppModule } from '../apps/tomcat/src/app.module.js';
 import { Tomcat, TOMCAT_CRD_PATHS, Webapp } from '../apps/tomcat/src/tomcat.resource.js';
-import { grantedPermissions, kubectl, outcome } from '../apps/tomcat/src/__tests__/support/deploy-support.js';
+import { grantedPermissions, kubectl, outcome } from './deploy-support.js';
 import { quietLogs, tomcat, webapp } from '../apps/tomcat/src/__tests__/support/e2e-support.js';
 
 const DEPLOY = fileURLToPath(new URL('../apps/tomcat/deploy/', import.meta.url));

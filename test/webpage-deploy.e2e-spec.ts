@@ -4,13 +4,11 @@
 // permission it is granted.
 import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import {
   defineResource,
   EventResourceType,
@@ -27,62 +25,12 @@ import { WEBPAGE_FLAVOURS } from '../apps/webpage/src/webpage-flavour.js';
 import type { WebPageFlavour } from '../apps/webpage/src/webpage-flavour.js';
 import { WebPage, WEBPAGE_CRD_PATH } from '../apps/webpage/src/webpage.resource.js';
 import { quietLogs, webPage } from '../apps/webpage/src/__tests__/support/e2e-support.js';
+import { grantedPermissions, kubectl } from './deploy-support.js';
 
-const KUBECTL = process.env['KUBECTL'] ?? '/usr/bin/kubectl';
 const DEPLOY = fileURLToPath(new URL('../apps/webpage/deploy/', import.meta.url));
 const SERVICE_ACCOUNT = 'system:serviceaccount:webpage-system:webpage-operator';
 const SA_TOKEN = 'webpage-operator-sa-token';
 const HELLO = '<html><body>hello</body></html>';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs kubectl asynchronously (the API server is in this process) with a bounded time. */
-function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-interface Rule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-
-/** `group/resource[/sub]:verb` for every permission the roles of rbac.yaml grant. */
-async function grantedPermissions(): Promise<Set<string>> {
-  const docs = parseAllDocuments(await readFile(join(DEPLOY, 'rbac.yaml'), 'utf8')).map(
-    (d) => d.toJS() as { kind: string; rules?: Rule[] },
-  );
-  const granted = new Set<string>();
-  for (const role of docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role')) {
-    for (const rule of role.rules ?? []) {
-      for (const group of rule.apiGroups)
-        for (const resource of rule.resources)
-          for (const verb of rule.verbs) granted.add(`${group}/${resource}:${verb}`);
-    }
-  }
-  return granted;
-}
 
 const ClusterRole = defineResource<KubernetesResource>({
   group: 'rbac.authorization.k8s.io',
@@ -318,7 +266,7 @@ describe('WebPage operator deployment assets', () => {
             .map((r) => `${r.group}/${r.resource}${r.subresource ? `/${r.subresource}` : ''}:${r.verb}`),
         );
         used.delete('authorization.k8s.io/selfsubjectaccessreviews:create'); // every user may (system:basic-user)
-        const granted = await grantedPermissions();
+        const granted = await grantedPermissions(join(DEPLOY, 'rbac.yaml'));
         const applyCreates = [...granted].filter(
           (p) =>
             p.endsWith(':create') && granted.has(p.replace(/:create$/, ':patch')) && !p.includes('events'),

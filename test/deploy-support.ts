@@ -1,4 +1,4 @@
-// Helpers of the deployment-asset tests of the samples (test/*-deploy.e2e-spec.ts): kubectl against
+// Helpers of the samples' deployment-asset tests (test/*-deploy.e2e-spec.ts): kubectl against
 // the in-process API server, and the permissions a rbac.yaml grants. Test code, not shipped.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
