@@ -1,0 +1,114 @@
+// The widgets benchmark's tosdk contenders, written the way the README tells users to:
+// - `tosdk`: the README's reconciler: the ConfigMap by server-side apply through
+//   `context.resourceOperations()` (watched by an InformerEventSource), then
+//   `UpdateControl.patchStatus(widget)`;
+// - `tosdk-workflow`: the ConfigMap as a CRUDKubernetesDependentResource of a managed workflow
+//   with the default workflow executor, the reconciler returning `UpdateControl.patchStatus`.
+// Status patches are JSON merge patches (`useSSA: false`), the scenario's write; the ConfigMap is
+// applied server-side.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import {
+  CRUDKubernetesDependentResource,
+  defineResource,
+  InformerEventSource,
+  loadKubeConfig,
+  Operator,
+  ResourceTypes,
+  UpdateControl,
+} from '@tosdk/core';
+import type {
+  Context,
+  ControllerConfigurationOptions,
+  CustomResource,
+  EventSourceContext,
+  EventSources,
+  Reconciler,
+} from '@tosdk/core';
+import type { Connection, ContenderRun, Phase, WidgetStatus } from './widgets-common.js';
+import { CONCURRENCY, desiredConfigMap, desiredStatus, NAMESPACE, WIDGET } from './widgets-common.js';
+
+type Widget = CustomResource<{ value?: string }, WidgetStatus>;
+const Widget = defineResource<Widget>({ group: WIDGET.group, version: WIDGET.version, kind: WIDGET.kind });
+
+/** The README's reconciler: apply the ConfigMap through the event source, then patch the status. */
+class WidgetReconciler implements Reconciler<Widget> {
+  prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+    return {
+      configmaps: new InformerEventSource<V1ConfigMap, Widget>({ type: ResourceTypes.ConfigMap }, context),
+    };
+  }
+
+  async reconcile(widget: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+    await context.resourceOperations().serverSideApply<V1ConfigMap>(desiredConfigMap(widget));
+    widget.status = desiredStatus(widget);
+    return UpdateControl.patchStatus(widget);
+  }
+}
+
+class ConfigMapDependent extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
+  constructor() {
+    super({ resourceType: ResourceTypes.ConfigMap, name: 'configmap' });
+  }
+  protected desired(widget: Widget): V1ConfigMap {
+    const { metadata, data } = desiredConfigMap(widget);
+    return { metadata: { name: metadata.name }, data };
+  }
+}
+
+/** The workflow variant's reconciler: the dependent is applied by the managed workflow first. */
+class WorkflowWidgetReconciler implements Reconciler<Widget> {
+  reconcile(widget: Widget): UpdateControl<Widget> {
+    widget.status = desiredStatus(widget);
+    return UpdateControl.patchStatus(widget);
+  }
+}
+
+/** Starts the operator at `go`; on a restart, `go` resolves once every widget was reconciled and nothing runs. */
+export function tosdk(conn: Connection, n: number, phase: Phase, workflow: boolean): ContenderRun {
+  let finished = 0;
+  let busy = 0;
+  let allDone: (() => void) | undefined;
+  const maybeDone = (): void => {
+    if (finished >= n && busy === 0) allDone?.();
+  };
+  const operator = new Operator({
+    kubeConfig: loadKubeConfig({ env: { KUBECONFIG: conn.kubeconfig } }),
+    concurrentReconciliationThreads: CONCURRENCY,
+    metrics: {
+      reconciliationFinished: () => {
+        finished++;
+        maybeDone();
+      },
+      executorChanged: (queued, inFlight) => {
+        busy = queued + inFlight;
+        maybeDone();
+      },
+    },
+  });
+  const config: ControllerConfigurationOptions<Widget> = {
+    resourceType: Widget,
+    name: 'widgets',
+    namespaces: [NAMESPACE],
+    useSSA: false,
+  };
+  if (workflow) {
+    operator.register(new WorkflowWidgetReconciler(), {
+      ...config,
+      workflow: { dependents: [{ dependent: new ConfigMapDependent() }] },
+    });
+  } else operator.register(new WidgetReconciler(), config);
+  return {
+    async go() {
+      const done = new Promise<void>((resolve) => (allDone = resolve));
+      await operator.start();
+      if (phase === 'restart') {
+        maybeDone();
+        await done;
+      }
+      return { reconciles: finished };
+    },
+    async stop() {
+      await operator.stop();
+    },
+  };
+}

@@ -1,0 +1,293 @@
+// Widgets benchmark (issue 15 §2): a namespaced CRD `Widget` with a status subresource; N widgets
+// exist before start; per widget a contender makes exactly one server-side apply of a ConfigMap
+// (owner reference to the Widget) and one merge patch of the Widget's status, 50 in flight. The API
+// server (@tosdk/apiserver, HTTPS by default) runs in a process of its own, fresh and seeded the
+// same way for every contender; each contender runs in a process of its own too, so its CPU time
+// and peak RSS are its own. Converge time is from `go` until the server has seen every status and
+// every ConfigMap (its change feed, no polling). Writes are the server's request accounting.
+//
+// Contenders, every figure printed as a ratio to floor-raw measured in the same run:
+// - floor-raw: a bare node:http(s) keep-alive client: one list, the 2N writes, nothing else;
+// - tosdk: the README's reconciler (resourceOperations().serverSideApply + InformerEventSource,
+//   `UpdateControl.patchStatus`); tosdk-workflow: the ConfigMap as a managed workflow dependent
+//   with the default workflow executor;
+// - peers: a hand-written @kubernetes/client-node 2 informer loop and @dot-i/k8s-operator.
+// Then a no-change restart: tosdk started again on its converged server (target 0 writes, time
+// <= 1.2x floor-raw's list-and-compare of Widgets and ConfigMaps on its converged server).
+//
+// npm run bench -- widgets [scale] [http] [--cpu-prof[=DIR]] [n=1000,5000] [contenders=floor-raw,tosdk]
+//   scale       N = 50,000 instead of 1,000 and 5,000
+//   http        plain HTTP instead of HTTPS (both sides, every contender)
+//   --cpu-prof  writes the tosdk contender's CPU profile (converge phase) to DIR (default: a temp dir)
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Accounting, ContenderName, ContenderReport } from './lib/widgets-common.js';
+import { ContenderProcess, ServerProcess, WidgetsBenchError } from './lib/widgets-processes.js';
+
+const ALL: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow', 'client-node', 'dot-i'];
+
+interface Options {
+  sizes: number[];
+  tls: boolean;
+  cpuProfDir: string | undefined;
+  contenders: ContenderName[];
+}
+
+/** Thrown for an argument the suite does not know. */
+export class WidgetsUsageError extends Error {
+  readonly code = 'WIDGETS_USAGE';
+}
+
+function parseArgs(args: string[]): Options {
+  const o: Options = { sizes: [1_000, 5_000], tls: true, cpuProfDir: undefined, contenders: ALL };
+  const usage =
+    'usage: npm run bench -- widgets [scale] [http] [--cpu-prof[=DIR]] [n=1000,5000] [contenders=floor-raw,tosdk,...]';
+  for (const a of args) {
+    if (a === 'scale') o.sizes = [50_000];
+    else if (a === 'http') o.tls = false;
+    else if (a === '--cpu-prof') o.cpuProfDir = mkdtempSync(join(tmpdir(), 'tosdk-widgets-prof-'));
+    else if (a.startsWith('--cpu-prof=')) {
+      o.cpuProfDir = resolve(a.slice('--cpu-prof='.length));
+      mkdirSync(o.cpuProfDir, { recursive: true });
+    } else if (a.startsWith('n=')) {
+      o.sizes = a
+        .slice(2)
+        .split(',')
+        .map((s) => Number(s.replaceAll('_', '')));
+      if (o.sizes.some((s) => !Number.isInteger(s) || s < 1))
+        throw new WidgetsUsageError(`n= takes positive integers separated by commas (got '${a}')\n${usage}`);
+    } else if (a.startsWith('contenders=')) {
+      const names = a.slice('contenders='.length).split(',') as ContenderName[];
+      const unknown = names.filter((c) => !ALL.includes(c));
+      if (unknown.length > 0)
+        throw new WidgetsUsageError(
+          `unknown contender(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}\n${usage}`,
+        );
+      o.contenders = ALL.filter((c) => names.includes(c) || c === 'floor-raw');
+    } else throw new WidgetsUsageError(`unknown argument '${a}'\n${usage}`);
+  }
+  return o;
+}
+
+interface PhaseFigures {
+  ms: number;
+  report: ContenderReport;
+  accounting: Accounting;
+}
+
+interface ContenderFigures {
+  name: ContenderName;
+  converge?: PhaseFigures;
+  restart?: PhaseFigures;
+  /** Why it did not run (a peer not installed, a failure). */
+  skipped?: string;
+}
+
+const timeoutFor = (n: number): number => Math.max(180_000, n * 30);
+
+/** One timed phase of one contender against `server`. */
+async function phase(
+  server: ServerProcess,
+  name: ContenderName,
+  n: number,
+  kind: 'converge' | 'restart',
+  execArgv: string[] = [],
+): Promise<PhaseFigures> {
+  const c = await ContenderProcess.start(name, server.connection, n, kind, execArgv);
+  try {
+    server.reset();
+    let ms: number;
+    const t0 = performance.now();
+    if (kind === 'converge') {
+      const converged = server.converged(n, timeoutFor(n));
+      const done = c.go(timeoutFor(n));
+      await c.guard(converged);
+      ms = performance.now() - t0;
+      await c.guard(done);
+    } else {
+      await c.go(timeoutFor(n));
+      ms = performance.now() - t0;
+    }
+    const report = await c.report();
+    const accounting = await server.settledAccounting();
+    return { ms, report, accounting };
+  } finally {
+    await c.stop();
+  }
+}
+
+async function measure(name: ContenderName, n: number, options: Options): Promise<ContenderFigures> {
+  const server = await ServerProcess.start(options.tls);
+  try {
+    await server.seed(n);
+    const prof =
+      name === 'tosdk' && options.cpuProfDir !== undefined
+        ? [
+            '--cpu-prof',
+            '--cpu-prof-dir',
+            options.cpuProfDir,
+            '--cpu-prof-name',
+            `tosdk-widgets-${n}.cpuprofile`,
+          ]
+        : [];
+    const converge = await phase(server, name, n, 'converge', prof);
+    let restart: PhaseFigures | undefined;
+    if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart');
+    else if (name === 'tosdk' || name === 'tosdk-workflow') restart = await phase(server, name, n, 'restart');
+    return { name, converge, restart };
+  } catch (e) {
+    if (name === 'floor-raw') throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    return { name, skipped: message.split('\n')[0] };
+  } finally {
+    await server.stop();
+  }
+}
+
+const ms = (v: number): string => `${Math.round(v).toLocaleString('en-US')} ms`;
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
+const perResource = (a: Accounting, n: number): string =>
+  `${(a.writesTotal / n).toFixed(2)}/resource (${Object.entries(a.writes)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')})`;
+
+function printSize(n: number, all: ContenderFigures[]): void {
+  const floor = all.find((f) => f.name === 'floor-raw')!;
+  const base = floor.converge!;
+  console.log(`\nN = ${n.toLocaleString('en-US')} widgets`);
+  console.log(
+    '| contender | converge | ratio | operator CPU | ratio | peak RSS | ratio | writes | server CPU |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const f of all) {
+    if (!f.converge) {
+      console.log(`| ${f.name} | not run: ${f.skipped ?? 'unknown'} | | | | | | | |`);
+      continue;
+    }
+    const c = f.converge;
+    console.log(
+      `| ${f.name} | ${ms(c.ms)} | ${ratio(c.ms, base.ms)} | ${ms(c.report.cpuMs)} (whole process ${ms(c.report.cpuTotalMs)}) | ${ratio(c.report.cpuMs, base.report.cpuMs)} | ${mb(c.report.maxRssBytes)} (${mb(c.report.readyRssBytes)} before go) | ${ratio(c.report.maxRssBytes, base.report.maxRssBytes)} | ${perResource(c.accounting, n)} | ${ms(c.accounting.serverCpuMs)} |`,
+    );
+  }
+  const restarts = all.filter((f) => f.restart);
+  if (restarts.length > 0) {
+    console.log(
+      `\nno-change restart, N = ${n.toLocaleString('en-US')} (baseline: floor-raw's list-and-compare)`,
+    );
+    console.log('| contender | time | ratio | CPU | writes | reconciles / compared |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    const lc = floor.restart!;
+    for (const f of restarts) {
+      const r = f.restart!;
+      const label = f.name === 'floor-raw' ? 'floor list-and-compare' : f.name;
+      const seen = r.report.extra.reconciles ?? r.report.extra.compared ?? 0;
+      console.log(
+        `| ${label} | ${ms(r.ms)} | ${ratio(r.ms, lc.ms)} | ${ms(r.report.cpuMs)} | ${perResource(r.accounting, n)} | ${seen}${r.report.extra.differing !== undefined ? `, ${r.report.extra.differing} differing` : ''} |`,
+      );
+    }
+  }
+}
+
+interface Target {
+  what: string;
+  figure: string;
+  baseline: string;
+  met: boolean;
+}
+
+function targets(results: Map<number, ContenderFigures[]>): Target[] {
+  const out: Target[] = [];
+  const n = results.has(5_000) ? 5_000 : Math.max(...results.keys());
+  const all = results.get(n)!;
+  const floor = all.find((f) => f.name === 'floor-raw')!;
+  const tosdk = all.find((f) => f.name === 'tosdk');
+  const workflow = all.find((f) => f.name === 'tosdk-workflow');
+  const at = `N=${n.toLocaleString('en-US')}`;
+  if (tosdk?.converge) {
+    const r = tosdk.converge.ms / floor.converge!.ms;
+    out.push({
+      what: `converge <= 1.3x floor-raw (${at})`,
+      figure: `${ms(tosdk.converge.ms)} = ${r.toFixed(2)}x`,
+      baseline: `floor-raw ${ms(floor.converge!.ms)}`,
+      met: r <= 1.3,
+    });
+    const c = tosdk.converge.report.cpuMs / floor.converge!.report.cpuMs;
+    out.push({
+      what: `operator CPU <= 1.5x floor-raw (${at})`,
+      figure: `${ms(tosdk.converge.report.cpuMs)} = ${c.toFixed(2)}x`,
+      baseline: `floor-raw ${ms(floor.converge!.report.cpuMs)}`,
+      met: c <= 1.5,
+    });
+    const w = tosdk.converge.accounting.writesTotal / n;
+    out.push({
+      what: `writes per widget = 2 (${at})`,
+      figure: w.toFixed(2),
+      baseline: `floor-raw ${(floor.converge!.accounting.writesTotal / n).toFixed(2)}`,
+      met: tosdk.converge.accounting.writesTotal === 2 * n,
+    });
+  }
+  if (tosdk?.restart) {
+    const r = tosdk.restart.ms / floor.restart!.ms;
+    out.push({
+      what: `no-change restart <= 1.2x list-and-compare (${at})`,
+      figure: `${ms(tosdk.restart.ms)} = ${r.toFixed(2)}x`,
+      baseline: `list-and-compare ${ms(floor.restart!.ms)}`,
+      met: r <= 1.2,
+    });
+    out.push({
+      what: `writes on a no-change restart = 0 (${at})`,
+      figure: String(tosdk.restart.accounting.writesTotal),
+      baseline: `first start ${tosdk.converge!.accounting.writesTotal}`,
+      met: tosdk.restart.accounting.writesTotal === 0,
+    });
+  }
+  if (tosdk?.converge && workflow?.converge) {
+    const r = workflow.converge.ms / tosdk.converge.ms;
+    out.push({
+      what: `default workflow executor: converge <= ~1.1x without a workflow (${at})`,
+      figure: `${ms(workflow.converge.ms)} = ${r.toFixed(2)}x`,
+      baseline: `no workflow ${ms(tosdk.converge.ms)}`,
+      met: r <= 1.1,
+    });
+  }
+  return out;
+}
+
+/** Runs the suite; `args` are the words after `widgets` on `npm run bench -- widgets ...`. */
+export async function run(args: string[] = []): Promise<void> {
+  const options = parseArgs(args);
+  const load = loadavg().map((l) => l.toFixed(1));
+  console.log(
+    `widgets: ${options.tls ? 'HTTPS' : 'plain HTTP'}, 50 in flight, a fresh API server process per contender; load average before: ${load.join(' ')}`,
+  );
+  const results = new Map<number, ContenderFigures[]>();
+  for (const n of options.sizes) {
+    const all: ContenderFigures[] = [];
+    for (const name of options.contenders) {
+      const t0 = performance.now();
+      const f = await measure(name, n, options);
+      all.push(f);
+      console.log(
+        `  ${name} at N=${n}: ${f.converge ? ms(f.converge.ms) : `skipped (${f.skipped})`} (phase took ${ms(performance.now() - t0)})`,
+      );
+    }
+    results.set(n, all);
+    printSize(n, all);
+  }
+  console.log('\ntargets (ratios measured in this run)');
+  console.log('| target | figure | baseline | met? |');
+  console.log('| --- | --- | --- | --- |');
+  for (const t of targets(results))
+    console.log(`| ${t.what} | ${t.figure} | ${t.baseline} | ${t.met ? 'met' : 'not met'} |`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  if (options.cpuProfDir !== undefined)
+    console.log(`tosdk CPU profiles (open in Chrome DevTools or speedscope): ${options.cpuProfDir}`);
+}
+
+export { WidgetsBenchError };
