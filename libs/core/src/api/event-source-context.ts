@@ -1,4 +1,5 @@
 import type { KubernetesClient } from '../client/kubernetes-client.js';
+import type { SharedInformers } from '../informer/shared-informers.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { ResourceID } from './resource-id.js';
@@ -24,6 +25,12 @@ export interface EventSourceContext<P extends KubernetesResource = KubernetesRes
   readonly clock?: Clock;
   /** The controller's field manager (whose managedFields entries caches keep). Defaults to the controller name. */
   readonly fieldManager?: string;
+  /**
+   * The operator's shared informers: an `InformerEventSource` made with this context takes its
+   * informers from here, so sources and controllers watching the same selection share one watch
+   * and one cache. Absent outside an operator (the source then has informers of its own).
+   */
+  readonly sharedInformers?: SharedInformers;
 }
 
 /** Read access to a controller's cached primaries. */
