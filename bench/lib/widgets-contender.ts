@@ -29,7 +29,7 @@ async function load(m: Extract<ToContender, { type: 'init' }>): Promise<Contende
     case 'client-node':
       return (await import('./widgets-client-node.js')).clientNodeLoop(m.connection, m.n, m.phase);
     case 'dot-i':
-      throw new Error('@dot-i/k8s-operator is not set up yet');
+      return (await import('./widgets-dot-i.js')).dotI(m.connection, m.n, m.phase);
   }
 }
 
