@@ -12,6 +12,11 @@ execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', 'bench/tsconfi
   cwd: root,
   stdio: 'inherit',
 });
+// @tosdk/core's package entry is one bundled file made from its tsc output (as `npm run build` does)
+execFileSync(process.execPath, [join(root, 'libs', 'core', 'scripts', 'bundle.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 
 const available = readdirSync(join(root, 'bench'))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))

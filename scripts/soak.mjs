@@ -57,6 +57,11 @@ execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', 'bench/tsconfi
   cwd: root,
   stdio: 'inherit',
 });
+// @tosdk/core's package entry is one bundled file made from its tsc output (as `npm run build` does)
+execFileSync(process.execPath, [join(root, 'libs', 'core', 'scripts', 'bundle.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 
 const { runSoak } = await import(pathToFileURL(join(root, 'bench', 'dist', 'soak.js')).href);
 console.log(`soak: ${durationMs} ms, warm-up ${warmupMs} ms`);

@@ -18,7 +18,11 @@ if (!existsSync(tsc)) {
 }
 
 console.log(`npm start: building ${project} and the libraries it uses (tsc -b)...`);
-const build = spawnSync(process.execPath, [tsc, '-b', project], { cwd: root, stdio: 'inherit' });
+let build = spawnSync(process.execPath, [tsc, '-b', project], { cwd: root, stdio: 'inherit' });
+// then @tosdk/core's package entry, one file bundled from its tsc output (as `npm run build` does)
+if (build.status === 0) {
+  build = spawnSync(process.execPath, ['libs/core/scripts/bundle.mjs'], { cwd: root, stdio: 'inherit' });
+}
 if (build.status !== 0) {
   console.error(
     `npm start: the build failed (exit code ${build.status ?? build.signal}); see the errors above.`,

@@ -46,6 +46,14 @@ describe('npm start: the mysql-schema sample in a child process', () => {
       { cwd: ROOT, encoding: 'utf8', timeout: 240_000 },
     );
     expect({ status: build.status, output: build.stdout + build.stderr }).toEqual({ status: 0, output: '' });
+    // @tosdk/core's package entry: one file bundled from its tsc output (as `npm run build` does)
+    const bundle = spawnSync(process.execPath, [join(ROOT, 'libs/core/scripts/bundle.mjs')], {
+      encoding: 'utf8',
+    });
+    expect({ status: bundle.status, output: bundle.stdout + bundle.stderr }).toEqual({
+      status: 0,
+      output: '',
+    });
     [dir, db] = await Promise.all([mkdtemp(join(tmpdir(), 'mysql-schema-start-')), PrivateMariaDB.start()]);
   }, 250_000);
   afterAll(async () => {

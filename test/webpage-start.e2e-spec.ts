@@ -99,6 +99,14 @@ describe('npm start: the WebPage sample in a child process', () => {
       },
     );
     expect({ status: build.status, output: build.stdout + build.stderr }).toEqual({ status: 0, output: '' });
+    // @tosdk/core's package entry: one file bundled from its tsc output (as `npm run build` does)
+    const bundle = spawnSync(process.execPath, [join(ROOT, 'libs/core/scripts/bundle.mjs')], {
+      encoding: 'utf8',
+    });
+    expect({ status: bundle.status, output: bundle.stdout + bundle.stderr }).toEqual({
+      status: 0,
+      output: '',
+    });
     dir = await mkdtemp(join(tmpdir(), 'webpage-start-'));
   }, 250_000);
   afterEach(() => {
