@@ -40,7 +40,13 @@ export class HashRing {
     all.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     this.points = Uint32Array.from(all.map((p) => p[0]));
     this.owners = all.map((p) => p[1]);
-    this.fingerprint = `${virtualNodes}-${hash32(this.members.join('\n')).toString(16)}-${this.members.length}`;
+    this.fingerprint = HashRing.fingerprintOf(this.members, virtualNodes);
+  }
+
+  /** The {@link HashRing.fingerprint} a ring of these members would have, without building it. */
+  static fingerprintOf(members: Iterable<string>, virtualNodes: number): string {
+    const sorted = [...new Set(members)].sort();
+    return `${virtualNodes}-${hash32(sorted.join('\n')).toString(16)}-${sorted.length}`;
   }
 
   /** The member owning `key`: the first point clockwise from the key's hash; undefined when empty. */

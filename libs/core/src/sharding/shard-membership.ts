@@ -11,6 +11,7 @@ import { systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { HashRing, hash32 } from './hash-ring.js';
+import { MembershipView } from './internal/membership-view.js';
 import {
   SHARD_ACK_ANNOTATION,
   SHARD_GROUP_LABEL,
@@ -20,8 +21,12 @@ import {
 } from './sharding-configuration.js';
 import type { ResolvedShardingConfiguration, ShardingOptions } from './sharding-configuration.js';
 
-/** The client methods membership uses; a `KubernetesClient` has them all. */
-export type ShardClient = Pick<KubernetesClient, 'get' | 'create' | 'update' | 'list' | 'delete'>;
+/**
+ * The client methods membership uses; a `KubernetesClient` has them all. Without `watch`, the group
+ * is read by a list every period instead of a watch.
+ */
+export type ShardClient = Pick<KubernetesClient, 'get' | 'create' | 'update' | 'list' | 'delete'> &
+  Partial<Pick<KubernetesClient, 'watch'>>;
 
 /** Which keys a replica may reconcile at one moment. */
 export interface ShardAssignment {
@@ -43,6 +48,13 @@ export interface ShardParticipant {
    * reconciliations running now, since the others may take their resources over soon.
    */
   fence?(): void;
+  /**
+   * What this replica caches changed ({@link ShardMembership.caches}): make the caches reflect it
+   * (e.g. re-list secondaries). When a new ring widens it, this replica acknowledges that ring only
+   * once the promise resolved, so no gained key is reconciled before its caches are filled; a
+   * rejection is retried at the next period. When a settled ring narrows it, nothing waits.
+   */
+  rescope?(): Promise<void>;
 }
 
 /** What a replica knows about its shard (for health endpoints and logs). */
@@ -65,9 +77,23 @@ interface Observation {
   key: string;
   at: number;
   lease: LeaseJson;
+  /** A fresh list showed this content expired (a watch cache alone never counts a member dead). */
+  confirmedExpired?: boolean;
 }
 
+/**
+ * A fresh list of the group every this many lease durations even while the watch is healthy (a
+ * resync against missed events; a member is never counted dead without a fresh list anyway).
+ */
+const RESYNC_LEASE_DURATIONS = 4;
+
 const NONE: ShardAssignment = Object.freeze({ owns: () => false });
+
+/** An assignment allowing keys any of `rings` gives to `identity`. */
+function anyOf(rings: readonly HashRing[], identity: string): ShardAssignment {
+  if (rings.length === 0) return NONE;
+  return Object.freeze({ owns: (key: string) => rings.some((r) => r.ownerOf(key) === identity) });
+}
 
 /** An assignment allowing only keys every one of `rings` gives to `identity`. */
 function allOf(rings: readonly HashRing[], identity: string): ShardAssignment {
@@ -125,9 +151,20 @@ export class ShardMembership {
   private assignment: ShardAssignment = NONE;
   private acknowledged: string | undefined;
   private settled = false;
+  /** The rings whose union is what this replica's caches hold (see {@link ShardMembership.caches}). */
+  private cacheRings: HashRing[] = [];
+  private cacheScope: ShardAssignment = NONE;
+  /** The ring fingerprint whose rescope every participant finished, and the one in progress. */
+  private rescoped: string | undefined;
+  private rescoping: string | undefined;
+  private view: MembershipView | undefined;
+  private lastFreshList = Number.NEGATIVE_INFINITY;
   private timer: TimerHandle | undefined;
   private running = false;
   private ticking: Promise<void> | undefined;
+  /** Steps and watch-driven evaluations run one at a time, in order. */
+  private chain: Promise<void> = Promise.resolve();
+  private wakeQueued = false;
 
   /** @throws InvalidShardingConfigurationError for a bad configuration. */
   constructor(
@@ -158,6 +195,15 @@ export class ShardMembership {
     return this.assignment;
   }
 
+  /**
+   * The keys whose secondary resources this replica caches: its current allowance, the keys it is
+   * still draining, and those of the ring it is moving to (filled before it acknowledges that ring).
+   * Once a ring settles, exactly that ring's share.
+   */
+  caches(): ShardAssignment {
+    return this.cacheScope;
+  }
+
   /** Adds a participant; returns a function that removes it. */
   attach(participant: ShardParticipant): () => void {
     this.participants.add(participant);
@@ -176,11 +222,26 @@ export class ShardMembership {
     });
   }
 
-  /** Joins: writes this replica's Lease and reads the group once, then keeps both up every period. */
+  /**
+   * Joins: opens the watch on the group's Leases, writes this replica's Lease and reads the group
+   * once; then renews every period and re-evaluates the group on every watch event.
+   */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.logger.info('joining the shard group');
+    const c = this.configuration;
+    this.view = new MembershipView({
+      client: this.client,
+      namespace: c.leaseNamespace,
+      labelSelector: `${SHARD_GROUP_LABEL}=${c.name}`,
+      ownLease: c.leaseName,
+      clock: this.clock,
+      logger: this.logger,
+      onChange: () => this.wake(),
+    });
+    await this.view.start();
+    if (!this.running) return;
     await this.tick();
   }
 
@@ -193,6 +254,12 @@ export class ShardMembership {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.ticking;
+    await this.chain;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    const view = this.view;
+    this.view = undefined;
+    await view?.stop();
     this.setAllowance([]);
     if (options.release && this.lease) {
       try {
@@ -215,12 +282,31 @@ export class ShardMembership {
   }
 
   private tick(): Promise<void> {
-    this.ticking = this.step().finally(() => {
+    this.ticking = this.serial(() => this.step()).finally(() => {
       this.ticking = undefined;
       if (this.running)
         this.timer = this.clock.setTimeout(() => void this.tick(), this.configuration.retryPeriodMs);
     });
     return this.ticking;
+  }
+
+  /** Runs `work` after every step or evaluation queued before it (never two at once). */
+  private serial(work: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(() => (this.running ? work() : undefined));
+    this.chain = run.catch((error: unknown) => {
+      this.logger.error('shard membership step failed', { error: String(error) });
+    });
+    return this.chain;
+  }
+
+  /** Another member's Lease changed (watch event), or a rescope finished: evaluate the group soon. */
+  private wake(): void {
+    if (!this.running || this.wakeQueued) return;
+    this.wakeQueued = true;
+    void this.serial(async () => {
+      this.wakeQueued = false;
+      await this.evaluate(true);
+    });
   }
 
   private async step(): Promise<void> {
@@ -242,53 +328,127 @@ export class ShardMembership {
       this.desiredFingerprint = undefined;
       this.settled = false;
     }
-    let leases: LeaseJson[];
-    try {
-      leases = (
-        await this.client.list(LeaseType, {
-          namespace: this.configuration.leaseNamespace,
-          labelSelector: `${SHARD_GROUP_LABEL}=${this.configuration.name}`,
-        })
-      ).items;
-    } catch (error) {
-      this.logger.warn('could not list the membership leases', { error: String(error) });
-      return;
+    // the watch cache, and a fresh list every RESYNC_LEASE_DURATIONS lease durations (resync)
+    await this.evaluate(
+      this.clock.now() < this.lastFreshList + RESYNC_LEASE_DURATIONS * this.configuration.leaseDurationMs,
+    );
+  }
+
+  /**
+   * Reads the group (from the watch cache when `cached` and the watch is synced, else by a fresh
+   * list), moves to the ring of its live members, acknowledges it once drained and rescoped, and
+   * passes the barrier once every live member acknowledged it.
+   */
+  private async evaluate(cached: boolean): Promise<void> {
+    const view = this.view;
+    if (!this.running || !this.isMember() || !view) return;
+    let listedAt = this.clock.now();
+    let read = await view.leases(cached);
+    if (read === undefined || !this.running || !this.isMember()) return;
+    if (read.fresh) this.lastFreshList = listedAt;
+    const first = this.liveMembers(read.items, read.fresh);
+    let live = first.live;
+    if (first.unconfirmed) {
+      // a watch cannot tell a dead member from a stalled stream: count nobody dead on its word
+      listedAt = this.clock.now();
+      read = await view.leases(false);
+      if (read === undefined || !this.running || !this.isMember()) return;
+      this.lastFreshList = listedAt;
+      live = this.liveMembers(read.items, true).live;
     }
-    if (!this.running || !this.isMember()) return;
-    const live = this.liveMembers(leases);
-    const ring = new HashRing(live.keys(), this.configuration.virtualNodes);
-    const fingerprint = `${ring.fingerprint}-${hash32(
+    const fingerprint = `${HashRing.fingerprintOf(live.keys(), this.configuration.virtualNodes)}-${hash32(
       [...live]
         .map(([id, m]) => `${id}=${m.incarnation}`)
         .sort()
         .join('\n'),
     ).toString(16)}`;
-    if (fingerprint !== this.desiredFingerprint) {
+    let ring = this.desired;
+    if (fingerprint !== this.desiredFingerprint || ring === undefined) {
+      ring = new HashRing(live.keys(), this.configuration.virtualNodes);
       this.logger.info('shard ring changed', { members: ring.members, ring: fingerprint });
       this.desired = ring;
       this.desiredFingerprint = fingerprint;
       this.settled = false;
       // lost keys stop at once; gained ones wait for the barrier
       this.setAllowance(this.allowance.length === 0 ? [] : [...this.allowance, ring]);
+      // caches widen at once (the union of what may still run and what the ring gives)
+      const widened = ring;
+      this.setCacheRings([...this.cacheRings.filter((r) => r.fingerprint !== widened.fingerprint), widened]);
+      this.rescope(fingerprint);
+    } else if (this.rescoped !== fingerprint && this.rescoping === undefined) {
+      this.rescope(fingerprint);
     }
-    if (this.acknowledged !== fingerprint && [...this.participants].every((p) => p.drained())) {
+    if (
+      this.acknowledged !== fingerprint &&
+      this.rescoped === fingerprint &&
+      [...this.participants].every((p) => p.drained())
+    ) {
       await this.renew(fingerprint);
       if (!this.running || this.desiredFingerprint !== fingerprint) return;
     }
     if (!this.settled && this.acknowledged === fingerprint) {
-      const waiting = [...live].filter(([, m]) => m.ack !== fingerprint).map(([id]) => id);
+      // this replica's own acknowledgement is the one just checked
+      const waiting = [...live]
+        .filter(([id, m]) => id !== this.configuration.identity && m.ack !== fingerprint)
+        .map(([id]) => id);
       if (waiting.length === 0) {
         this.settled = true;
         this.logger.info('every member acknowledged the ring: reconciling the whole share', {
           ring: fingerprint,
         });
         this.setAllowance([ring]);
+        if (this.cacheRings.length !== 1 || this.cacheRings[0] !== ring) {
+          // drained keys' caches go (nothing waits for it)
+          this.setCacheRings([ring]);
+          this.rescope(undefined);
+        }
       }
     }
   }
 
-  /** Live members (identity to acknowledged ring and incarnation) from a fresh list. */
-  private liveMembers(leases: LeaseJson[]): Map<string, { ack?: string; incarnation?: string }> {
+  private setCacheRings(rings: HashRing[]): void {
+    this.cacheRings = rings;
+    this.cacheScope = anyOf(rings, this.configuration.identity);
+  }
+
+  /**
+   * Tells every participant that {@link caches} changed. With a `fingerprint` (a widening for a new
+   * ring) the ring may be acknowledged once all finished; a failure is retried at the next period.
+   */
+  private rescope(fingerprint: string | undefined): void {
+    const work = [...this.participants].filter((p) => p.rescope !== undefined);
+    if (fingerprint !== undefined) {
+      this.rescoping = fingerprint;
+      if (work.length === 0) {
+        this.rescoping = undefined;
+        this.rescoped = fingerprint;
+        return;
+      }
+    }
+    void Promise.allSettled(work.map((p) => p.rescope!())).then((results) => {
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      for (const f of failed) {
+        this.logger.warn('could not refill the caches for a new ring; retrying next period', {
+          error: String(f.reason),
+        });
+      }
+      if (fingerprint === undefined || this.rescoping !== fingerprint) return;
+      this.rescoping = undefined;
+      if (failed.length > 0) return;
+      this.rescoped = fingerprint;
+      this.wake();
+    });
+  }
+
+  /**
+   * Live members (identity to acknowledged ring and incarnation) from a read of the group; with
+   * `unconfirmed` when a member counts as dead on the word of the watch cache alone (not `fresh`).
+   */
+  private liveMembers(
+    leases: LeaseJson[],
+    fresh: boolean,
+  ): { live: Map<string, { ack?: string; incarnation?: string }>; unconfirmed: boolean } {
+    let unconfirmed = false;
     const now = this.clock.now();
     const live = new Map<string, { ack?: string; incarnation?: string }>();
     const self = { ack: this.acknowledged, incarnation: this.incarnation };
@@ -309,19 +469,22 @@ export class ShardMembership {
         incarnation,
       ]);
       const before = this.observed.get(name);
-      const at = before && before.key === key ? before.at : now;
-      this.observed.set(name, { key, at, lease });
+      const observation: Observation =
+        before && before.key === key ? { ...before, lease } : { key, at: now, lease };
+      this.observed.set(name, observation);
       if (!identity || spec.holderIdentity !== identity) continue;
       if (identity === this.configuration.identity) {
         live.set(identity, self);
         continue;
       }
       const duration = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
-      if (now < at + duration) live.set(identity, { ack, incarnation });
+      if (now < observation.at + duration) live.set(identity, { ack, incarnation });
+      else if (fresh) observation.confirmedExpired = true;
+      else if (!observation.confirmedExpired) unconfirmed = true;
     }
     for (const name of [...this.observed.keys()]) if (!seen.has(name)) this.observed.delete(name);
     live.set(this.configuration.identity, self);
-    return live;
+    return { live, unconfirmed };
   }
 
   /** Creates or renews this replica's Lease (with `ack` as the acknowledged ring when given). */
