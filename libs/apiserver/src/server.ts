@@ -18,6 +18,7 @@ import { WatchHub } from './internal/watch/watch-hub.js';
 import { generateTls } from './internal/http/tls.js';
 import type { TlsMaterial } from './internal/http/tls.js';
 import { parseRequestInfo } from './internal/http/request-info.js';
+import { splitTarget } from './internal/http/request-target.js';
 import type { RequestInfo } from './internal/http/request-info.js';
 import { sendJson } from './internal/http/resource-handler.js';
 import { ServerAdmission } from './admission/server-admission.js';
@@ -58,6 +59,8 @@ export class KubeApiServer {
   /** Admission and conversion webhooks in front of the resource handler. */
   private readonly admission: ServerAdmission;
   private readonly tokens: Map<string, Required<ApiUser>>;
+  /** Accepted `Authorization` headers and their users (the same answer as a fresh lookup). */
+  private readonly authenticated = new Map<string, AuthUser>();
   private readonly controllers: Controllers;
   private readonly simulator: WorkloadSimulator | undefined;
   private boundPort = 0;
@@ -291,10 +294,16 @@ export class KubeApiServer {
   private authenticate(req: IncomingMessage): AuthUser {
     const h = req.headers.authorization;
     if (h !== undefined) {
+      // a client sends the same header on every request: its user is looked up once (the users
+      // are fixed at start; only accepted headers are kept, so the map is bounded by them)
+      const known = this.authenticated.get(h);
+      if (known !== undefined) return known;
       const m = /^Bearer\s+(.+)$/i.exec(h);
       const u = m ? this.tokens.get(m[1].trim()) : undefined;
       if (!u) throw errors.unauthorized();
-      return { name: u.name, groups: u.groups };
+      const user: AuthUser = { name: u.name, groups: u.groups };
+      if (this.authenticated.size < MAX_AUTHENTICATED_HEADERS) this.authenticated.set(h, user);
+      return user;
     }
     if (this.opts.authentication) throw errors.unauthorized();
     return { name: 'system:anonymous', groups: ['system:unauthenticated', 'system:masters'] };
@@ -304,12 +313,7 @@ export class KubeApiServer {
     const started = Date.now();
     let info: RequestInfo | undefined;
     let user = 'system:anonymous';
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://localhost');
-    } catch {
-      url = new URL('http://localhost/');
-    }
+    const url = splitTarget(req.url ?? '/');
     try {
       checkPathEscapes(req.url ?? '/');
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
@@ -423,6 +427,9 @@ export class KubeApiServer {
   }
 }
 
+/** Distinct accepted `Authorization` headers remembered (a few per user in practice). */
+const MAX_AUTHENTICATED_HEADERS = 1024;
+
 /**
  * Answers a request Node's HTTP parser rejected (a broken request line or header, headers past the
  * size limit) with a Status, as kube-apiserver answers with a 4xx, then closes the connection.
@@ -459,6 +466,7 @@ function answerClientError(e: NodeJS.ErrnoException, socket: Duplex): void {
  * (Go's URL parser) rejects it, instead of serving the path with the escape left undecoded.
  */
 function checkPathEscapes(rawUrl: string): void {
+  if (!rawUrl.includes('%')) return;
   const q = rawUrl.indexOf('?');
   const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
   const bad = /%(?![0-9a-fA-F]{2})/.exec(path);

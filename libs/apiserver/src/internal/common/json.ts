@@ -15,11 +15,20 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a).filter((k) => (a as JsonObject)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as JsonObject)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!deepEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
-  return true;
+  // keys holding undefined count as absent; no key lists are built (this runs on every write)
+  const oa = a as JsonObject;
+  const ob = b as JsonObject;
+  let na = 0;
+  for (const k in oa) {
+    if (!Object.hasOwn(oa, k)) continue;
+    const v = oa[k];
+    if (v === undefined) continue;
+    na++;
+    if (!Object.hasOwn(ob, k) || !deepEqual(v, ob[k])) return false;
+  }
+  let nb = 0;
+  for (const k in ob) if (Object.hasOwn(ob, k) && ob[k] !== undefined) nb++;
+  return na === nb;
 }
 
 /** A deep copy of a JSON value. */

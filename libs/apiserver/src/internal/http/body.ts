@@ -48,7 +48,7 @@ export function mediaType(header: string | undefined): string {
  */
 export function parseBody(buf: Buffer, media: string): unknown {
   const text = buf.toString('utf8');
-  if (text.trim() === '') throw errors.badRequest('the request body is empty; an object is required');
+  if (isBlank(text)) throw errors.badRequest('the request body is empty; an object is required');
   const what = 'the body of the request';
   if (
     media === 'application/yaml' ||
@@ -95,4 +95,12 @@ export function parseBody(buf: Buffer, media: string): unknown {
       e,
     );
   }
+}
+
+/** Whether `text` is empty or only whitespace (without the copy `trim()` makes of a body). */
+function isBlank(text: string): boolean {
+  const c = text.charCodeAt(0);
+  // a JSON body starts with `{` or `[`: settled at the first character
+  if (c === 0x7b || c === 0x5b) return false;
+  return text.trim() === '';
 }

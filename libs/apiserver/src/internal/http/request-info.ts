@@ -26,10 +26,7 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** Parses a request path as kube-apiserver's RequestInfoFactory does. */
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
-  const parts = pathname
-    .split('/')
-    .filter((p) => p !== '')
-    .map((p) => safeDecode(p));
+  const parts = pathSegments(pathname);
   const nonResource = (): NonResourceRequestInfo => ({
     isResource: false,
     path: pathname,
@@ -92,6 +89,20 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
       verb = method.toLowerCase();
   }
   return { isResource: true, group, version, namespace, resource, name, subresource, watchPath, verb };
+}
+
+/** The non-empty segments of a path, percent-decoded (a segment that does not decode stays as it is). */
+function pathSegments(pathname: string): string[] {
+  const parts: string[] = [];
+  const decode = pathname.includes('%');
+  let start = 0;
+  for (;;) {
+    const end = pathname.indexOf('/', start);
+    const segment = end < 0 ? pathname.slice(start) : pathname.slice(start, end);
+    if (segment !== '') parts.push(decode ? safeDecode(segment) : segment);
+    if (end < 0) return parts;
+    start = end + 1;
+  }
 }
 
 function safeDecode(s: string): string {

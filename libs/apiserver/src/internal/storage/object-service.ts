@@ -89,6 +89,9 @@ export class ObjectService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** The OpenAPI components of each built-in kind (its storage version is fixed), looked up once. */
+  private readonly components = new WeakMap<ResourceType, ReturnType<typeof builtinComponents>>();
+
   /** Cluster IPs and node ports of Services. */
   private readonly allocators: BuiltinAllocators = {
     clusterIps: new ClusterIpAllocator(),
@@ -304,7 +307,11 @@ export class ObjectService {
   private builtinFieldValidation(rt: ResourceType, obj: JsonObject, ctx: WriteContext): void {
     if (rt.crdName !== undefined || rt.virtual) return;
     const version = storageVersion(rt).name;
-    const comps = builtinComponents(rt.group, version, rt.kind);
+    let comps = this.components.get(rt);
+    if (comps === undefined && !this.components.has(rt)) {
+      comps = builtinComponents(rt.group, version, rt.kind);
+      this.components.set(rt, comps);
+    }
     if (!comps) return;
     const unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
     if (unknown.length === 0) return;
@@ -749,18 +756,55 @@ function specChanged(old: JsonObject, next: JsonObject, hasStatus: boolean): boo
   return !deepEqual(withoutMeta(old, hasStatus), withoutMeta(next, hasStatus));
 }
 
-function stripTimes(mf: unknown): unknown {
-  return Array.isArray(mf) ? mf.map((e: unknown) => (isObject(e) ? { ...e, time: undefined } : e)) : mf;
+/**
+ * `deepEqual(a, b)` ignoring the key `skip` (and keys holding undefined), without building copies;
+ * `fields` decides the other keys (deepEqual, or a caller's comparison for a nested level).
+ */
+function equalExcept(
+  a: JsonObject,
+  b: JsonObject,
+  skip: string,
+  fields: (key: string, x: unknown, y: unknown) => boolean,
+): boolean {
+  let na = 0;
+  for (const k in a) {
+    if (k === skip || !Object.hasOwn(a, k)) continue;
+    const v = a[k];
+    if (v === undefined) continue;
+    na++;
+    if (!Object.hasOwn(b, k) || !fields(k, v, b[k])) return false;
+  }
+  let nb = 0;
+  for (const k in b) if (k !== skip && Object.hasOwn(b, k) && b[k] !== undefined) nb++;
+  return na === nb;
+}
+
+function deepEqualField(_key: string, x: unknown, y: unknown): boolean {
+  return deepEqual(x, y);
+}
+
+/** managedFields entries equal apart from their `time`. */
+function sameManagedFields(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return deepEqual(a, b);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x: unknown = a[i];
+    const y: unknown = b[i];
+    if (isObject(x) && isObject(y)) {
+      if (!equalExcept(x, y, 'time', deepEqualField)) return false;
+    } else if (isObject(x) || isObject(y) || !deepEqual(x, y)) return false;
+  }
+  return true;
 }
 
 /** Equal apart from managedFields timestamps (a write that changes nothing). */
 function sameObject(a: JsonObject, b: JsonObject): boolean {
   const am = metaOf(a);
   const bm = metaOf(b);
-  const { managedFields: amf, ...arest } = am;
-  const { managedFields: bmf, ...brest } = bm;
-  if (!deepEqual({ ...a, metadata: arest }, { ...b, metadata: brest })) return false;
-  return deepEqual(stripTimes(amf), stripTimes(bmf));
+  // everything but metadata first: where a write changes something, it is there most often
+  if (!equalExcept(a, b, 'metadata', deepEqualField)) return false;
+  if (!equalExcept(am, bm, 'managedFields', deepEqualField)) return false;
+  return sameManagedFields(am.managedFields, bm.managedFields);
 }
 
 /** Fields present in `before` and gone from `after` (pruned), as dotted paths; nulls excluded. */
