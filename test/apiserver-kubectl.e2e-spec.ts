@@ -414,4 +414,74 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(item?.kind).toBe('PartialObjectMetadata');
     expect(body).not.toContain('"value"');
   });
+
+  it('[AS-KUBECTL-LIST] a kind: List file (Deployment + ConfigMap) applies client-side and server-side; kubectl validates its items against the built-in schemas of /openapi/v2 (protobuf)', async () => {
+    const list = (deploymentSpecExtra: string): string =>
+      `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: listed-cm}\n  data: {a: b}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: listed-dep}\n  spec:\n    replicas: 1${deploymentSpecExtra}\n    selector: {matchLabels: {app: listed}}\n    template:\n      metadata: {labels: {app: listed}}\n      spec:\n        containers: [{name: c, image: "nginx:1"}]\n`;
+    const file = join(dir, 'list.yaml');
+    await writeFile(file, list(''));
+    const created = await k(['apply', '-f', file]);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain('configmap/listed-cm created');
+    expect(created.stdout).toContain('deployment.apps/listed-dep created');
+    const ssa = await k(['apply', '--server-side', '-f', file]);
+    expect(ssa.stderr).toBe('');
+    expect(ssa.stdout).toContain('configmap/listed-cm serverside-applied');
+    expect(ssa.stdout).toContain('deployment.apps/listed-dep serverside-applied');
+    // the items are validated by kubectl itself, from the v2 schema: refused before any request
+    await writeFile(join(dir, 'bad-list.yaml'), list('\n    bogus: 1'));
+    const t0 = Date.now();
+    const bad = await k(['apply', '-f', join(dir, 'bad-list.yaml')]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(
+      /ValidationError\(Deployment\.spec\): unknown field "bogus" in \S+\.DeploymentSpec/,
+    );
+    expect(server.requests.log.filter((r) => r.time >= t0 && r.name?.startsWith('listed-'))).toEqual([]);
+    const missing = await k(['apply', '-f', '-'], {
+      input: list('').replace('{name: c, image: "nginx:1"}', '{image: "nginx:1"}'),
+    });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/missing required field "name" in \S+\.Container/);
+    const explain = await k(['explain', 'deployment.spec']);
+    expect(explain.code).toBe(0);
+    expect(explain.stdout).toMatch(/FIELD:\s+spec <DeploymentSpec>/);
+  });
+
+  it('[AS-KUBECTL-APPLY-DIFF] client-side apply then diff of a Deployment: a container removed from the manifest shows as removed and goes on apply', async () => {
+    const dep = (containers: string): string =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: two}\nspec:\n  selector: {matchLabels: {app: two}}\n  template:\n    metadata: {labels: {app: two}}\n    spec:\n      containers:\n${containers}`;
+    const both =
+      '      - {name: a, image: "nginx:1", env: [{name: X, value: "1"}]}\n      - {name: b, image: "busybox:1"}\n';
+    const one = '      - {name: a, image: "nginx:2", env: [{name: X, value: "1"}]}\n';
+    await writeFile(join(dir, 'two.yaml'), dep(both));
+    await writeFile(join(dir, 'one.yaml'), dep(one));
+    expect((await k(['apply', '-f', join(dir, 'two.yaml')])).stdout).toContain('deployment.apps/two created');
+    const diff = await k(['diff', '-f', join(dir, 'one.yaml')]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/^-\s+image: nginx:1$/m);
+    expect(diff.stdout).toMatch(/^\+\s+image: nginx:2$/m);
+    expect(diff.stdout).toMatch(/^-\s+name: b$/m);
+    const applied = await k(['apply', '-f', join(dir, 'one.yaml')]);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout).toContain('deployment.apps/two configured');
+    const names = await k([
+      'get',
+      'deploy',
+      'two',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[*].name}',
+    ]);
+    expect(names.stdout).toBe('a');
+    const env = await k([
+      'get',
+      'deploy',
+      'two',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].env[0].value}',
+    ]);
+    expect(env.stdout).toBe('1');
+    const none = await k(['diff', '-f', join(dir, 'one.yaml')]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+  });
 });

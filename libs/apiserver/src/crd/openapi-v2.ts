@@ -1,7 +1,7 @@
 /**
  * The Swagger 2.0 document (`/openapi/v2`) of custom resources: definitions named like kube-apiserver's
  * (`io.tosdk.sample.v1.WebPage`) with `x-kubernetes-group-version-kind`, the meta definitions, and the
- * REST paths. Built-in kinds are not described (only the meta types they share).
+ * REST paths. The server adds the built-in kinds to it (`internal/openapi/openapi-v2.ts`).
  */
 import type { JsonObject } from '../types.js';
 import type { CompiledCrd } from './compile-crd.js';

@@ -8,8 +8,9 @@ import {
   apiVersions,
   SERVER_VERSION,
 } from '../discovery/discovery.js';
-import { ApiError, errors } from '../common/errors.js';
+import { errors } from '../common/errors.js';
 import { builtinOpenApiV3 } from '../openapi/openapi.js';
+import { openApiV2Answer } from '../openapi/openapi-v2.js';
 import type { HandlerDeps } from './resource-handler.js';
 import { sendJson } from './resource-handler.js';
 import type { CompiledCrd } from '../common/peers.js';
@@ -87,10 +88,12 @@ export async function handleNonResource(
     if (list) return sendJson(res, 200, list);
     throw errors.notFound({ group: '', resource: '' });
   }
-  if (p === '/openapi/v2' && /protobuf/.test(accept) && !/json/.test(accept)) {
-    throw new ApiError(406, 'NotAcceptable', 'only application/json is supported for /openapi/v2');
+  if (p === '/openapi/v2') {
+    const answer = openApiV2Answer(deps.registry, openApiV2(deps), accept);
+    res.writeHead(200, { 'Content-Type': answer.contentType, 'Content-Length': answer.body.length });
+    res.end(answer.body);
+    return;
   }
-  if (p === '/openapi/v2') return sendJson(res, 200, openApiV2(deps));
   if (p === '/openapi/v3') {
     const paths: Record<string, JsonObject> = {};
     const built = deps.peers.crd.buildOpenApiV3(compiledCrds(deps), {
