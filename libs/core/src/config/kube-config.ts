@@ -5,10 +5,19 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 /**
- * The YAML parser (eemeli/yaml), loaded on the first kubeconfig file: an operator in a pod reads
- * its in-cluster configuration without it (~10 MB of RSS saved).
+ * Parses a kubeconfig file. A file written as JSON (JSON is YAML; the in-memory API server and many
+ * generators write it) is read by `JSON.parse`; anything else by the YAML parser (eemeli/yaml),
+ * loaded on the first such file. An operator in a pod reads its in-cluster configuration, and one
+ * given a JSON kubeconfig reads it, without loading the YAML parser (~10 MB of RSS).
  */
 function parseYaml(text: string): unknown {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // YAML's flow style is wider than JSON (unquoted keys, comments): the YAML parser decides
+    }
+  }
   const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   return yaml.parse(text);
 }

@@ -154,6 +154,43 @@ describe('loadKubeConfig: kubeconfig files and in-cluster configuration without 
     client.close();
   });
 
+  it('a kubeconfig written as JSON, or as YAML flow style that starts like JSON, is read alike', async () => {
+    const ca = file('flow-ca.crt', server.caPem!);
+    const config = (namespace: string) => ({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'c',
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace } }],
+      clusters: [{ name: 'k', cluster: { server: server.url, 'certificate-authority': ca } }],
+      users: [{ name: 'u', user: { token: server.tokenOf() } }],
+    });
+    const json = file('config.json', `  ${JSON.stringify(config('from-json'), null, 2)}\n`);
+    // flow style: unquoted keys and a comment, YAML but not JSON
+    const flow = file(
+      'flow.yaml',
+      `{apiVersion: v1, kind: Config, current-context: c, # flow style\n` +
+        `contexts: [{name: c, context: {cluster: k, user: u, namespace: from-flow}}],\n` +
+        `clusters: [{name: k, cluster: {server: '${server.url}', certificate-authority: '${ca}'}}],\n` +
+        `users: [{name: u, user: {token: '${server.tokenOf()}'}}]}\n`,
+    );
+    for (const [path, namespace] of [
+      [json, 'from-json'],
+      [flow, 'from-flow'],
+    ] as const) {
+      const kc = loadKubeConfig({ env: { ...noHome, KUBECONFIG: path } });
+      expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBe(namespace);
+      const client = KubernetesClient.fromKubeConfig(kc);
+      const list = await client.list(ResourceTypes.ConfigMap, { namespace: 'default' });
+      expect(Array.isArray(list.items)).toBe(true);
+      client.close();
+    }
+    // starts like JSON, is neither JSON nor YAML: the YAML parser's error, naming the file
+    const broken = file('broken.json', '{"apiVersion": "v1", "kind": ');
+    expect(() => loadKubeConfig({ env: { ...noHome, KUBECONFIG: broken } })).toThrow(
+      new RegExp(`${broken} \\(from KUBECONFIG\\) is not a kubeconfig: it is not YAML`),
+    );
+  });
+
   it('a KUBECONFIG that is not a kubeconfig names the file and what to do', () => {
     const cases: Array<[string, string]> = [
       ['not-yaml.yaml', 'clusters: [unclosed'],
