@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../cli.js';
 import { KubeApiServer } from '../server.js';
-import { call, waitFor } from './http-helper.js';
+import { call, rawWatch, waitFor } from './http-helper.js';
 
 describe('tosdk-apiserver command line', () => {
   let dir: string;
@@ -121,6 +121,65 @@ describe('tosdk-apiserver command line', () => {
       expect((await call(third, 'GET', '/api/v1/namespaces/default/configmaps/kept')).status).toBe(404);
     } finally {
       await third.stop();
+    }
+  });
+
+  it('--state keeps resourceVersions, uids and creationTimestamps across a restart; the next version is above them, an older watch gets 410 and one at the saved version goes on', async () => {
+    const kc = join(dir, 'kc-rv');
+    const state = join(dir, 'state-rv', 'objects.json');
+    const args = ['--port', '0', '--no-tls', '--kubeconfig', kc, '--state', state];
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    const first = await main(args, () => undefined);
+    let before: any;
+    let early: string;
+    let listRv: string;
+    try {
+      early = (await call(first, 'POST', CMS, { metadata: { name: 'early' } })).json<any>().metadata
+        .resourceVersion;
+      await call(first, 'POST', CMS, { metadata: { name: 'kept-rv' }, data: { a: '1' } });
+      before = (
+        await call(first, 'PUT', `${CMS}/kept-rv`, { metadata: { name: 'kept-rv' }, data: { a: '2' } })
+      ).json<any>();
+      // a delete moves the current version past every object's
+      await call(first, 'DELETE', `${CMS}/early`);
+      listRv = (await call(first, 'GET', CMS)).json<any>().metadata.resourceVersion;
+    } finally {
+      await first.stop();
+    }
+    expect(Number(listRv)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+    const second = await main(args, () => undefined);
+    try {
+      const back = (await call(second, 'GET', `${CMS}/kept-rv`)).json<any>();
+      expect(back.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+      expect(back.metadata.uid).toBe(before.metadata.uid);
+      expect(back.metadata.creationTimestamp).toBe(before.metadata.creationTimestamp);
+      expect(back.data).toEqual({ a: '2' });
+      // a write of the object as read before the restart still matches its resourceVersion
+      const updated = await call(second, 'PUT', `${CMS}/kept-rv`, { ...before, data: { a: '3' } });
+      expect(updated.status).toBe(200);
+      expect(Number(updated.json<any>().metadata.resourceVersion)).toBeGreaterThan(Number(listRv));
+      // a watch from before the last saved version: history is gone, so 410 Expired (relist)
+      const old = rawWatch(second, `${CMS}?watch=true&resourceVersion=${early}`);
+      await waitFor(() => old.events.length > 0, 10_000);
+      old.close();
+      expect(old.events[0]).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
+      // a watch from the version the last list saw gets the changes made since
+      const resumed = rawWatch(second, `${CMS}?watch=true&resourceVersion=${listRv}`);
+      try {
+        await waitFor(
+          () => resumed.events.some((e) => e.type === 'MODIFIED' && (e.object as any).data?.a === '3'),
+          10_000,
+        );
+        expect(resumed.events.some((e) => e.type === 'ERROR')).toBe(false);
+      } finally {
+        resumed.close();
+      }
+      // and the list's resourceVersion does not go back below what clients saw
+      expect(Number((await call(second, 'GET', CMS)).json<any>().metadata.resourceVersion)).toBeGreaterThan(
+        Number(listRv),
+      );
+    } finally {
+      await second.stop();
     }
   });
 

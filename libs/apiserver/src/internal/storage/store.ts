@@ -17,6 +17,15 @@ export interface StoreEvent {
   readonly prevJson: string | undefined;
 }
 
+/** An object put back by {@link Store.restore}, with the resourceVersion it was saved with. */
+export interface RestoredEntry {
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly json: string;
+  readonly rv: number;
+}
+
 /** One stored object: its serialized JSON is the stored form (small and immutable). */
 interface Entry {
   json: string;
@@ -207,6 +216,28 @@ export class Store {
     const out: { resource: string; json: string }[] = [];
     for (const [resource, b] of this.data) for (const e of b.values()) out.push({ resource, json: e.json });
     return out;
+  }
+
+  /**
+   * Puts back objects saved earlier (a state file), each with the resourceVersion it had, without
+   * history: the current resourceVersion becomes `currentRv` (or the highest loaded one, if higher)
+   * and every older one is compacted away, so a watch or paged list from before gets 410 Expired
+   * while one from the current version goes on. Listeners then see each object ADDED, in `entries`
+   * order, once all are in place. An object already stored is kept (its entry is skipped).
+   */
+  restore(entries: readonly RestoredEntry[], currentRv: number): void {
+    const fresh = entries.filter(
+      (e) => this.data.get(e.resource)?.get(key(e.namespace, e.name)) === undefined,
+    );
+    let top = Math.max(this.version, currentRv);
+    for (const e of fresh) top = Math.max(top, e.rv);
+    this.version = top;
+    this.compactedRv = top;
+    for (const e of fresh) this.bucket(e.resource).set(key(e.namespace, e.name), { json: e.json, rv: e.rv });
+    for (const e of fresh) {
+      const ev: StoreEvent = { type: 'ADDED', ...e, prevJson: undefined };
+      for (const l of this.listeners) l(ev);
+    }
   }
 
   /** Drops every object of a resource without events (a CRD's resources going away). */
