@@ -2,11 +2,14 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
+import { pruneToFields } from '../../dependent/internal/fields-v1.js';
+import type { FieldsV1 } from '../../dependent/internal/fields-v1.js';
+import { matchesManagedFields } from '../../dependent/matchers.js';
 import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
 import type { ResourceEventSource } from '../event-source.js';
 import { EventSourceUsageError } from './errors.js';
 import { InformerEventSource } from './informer-event-source.js';
-import { OwnWrites } from './own-write.js';
+import { jsonEqual, OwnWrites } from './own-write.js';
 import type { OwnWrite } from './own-write.js';
 
 /** Options of a server-side apply through {@link ResourceOperations}. */
@@ -42,6 +45,24 @@ export interface ResourceOperationsHost<P extends KubernetesResource> {
 }
 
 type Named = KubernetesResource & { metadata: { name: string } };
+
+/**
+ * Whether the status fields `fieldManager` owns by apply on `cached` (its managedFields entry of the
+ * status subresource) hold exactly the status of `intent`: an apply of it would add, change and drop
+ * nothing. False without such an entry.
+ */
+function ownsExactlyStatus(
+  cached: KubernetesResource,
+  intent: KubernetesResource,
+  fieldManager: string,
+): boolean {
+  const entry = cached.metadata?.managedFields?.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && e.subresource === 'status',
+  );
+  if (!entry?.fieldsV1) return false;
+  const owned = pruneToFields(cached, entry.fieldsV1 as FieldsV1) as { status?: unknown };
+  return jsonEqual(owned.status ?? {}, (intent as { status?: unknown }).status ?? {});
+}
 
 function typeOf(resource: KubernetesResource): { group: string; version: string; kind: string } {
   const apiVersion = resource.apiVersion ?? '';
@@ -81,36 +102,57 @@ function typeOf(resource: KubernetesResource): { group: string; version: string;
 export class ResourceOperations<P extends KubernetesResource = KubernetesResource> {
   constructor(private readonly host: ResourceOperationsHost<P>) {}
 
-  /** Server-side apply of a secondary (created when absent). */
+  /**
+   * Server-side apply of a secondary (created when absent).
+   *
+   * Not sent when the event source's cached object proves it would change nothing: the fields our
+   * field manager owns by apply hold exactly the intent (the managed-fields matcher of the
+   * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
+   * then, and nothing is recorded as our write. Any doubt sends the apply: no cached object, no
+   * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
+   * applied that someone else now owns or changed, or an intent that adds or drops a field.
+   */
   serverSideApply<R extends KubernetesResource>(
     resource: R,
     options: OwnApplyOptions & { eventSourceName?: string } = {},
   ): Promise<R> {
     const source = this.source<R>(resource, options.eventSourceName);
+    const id = ResourceID.fromResource(resource);
+    const fieldManager = options.fieldManager ?? source.fieldManager;
+    const cached = source.get(id);
+    if (cached && matchesManagedFields(cached, resource, fieldManager)) return Promise.resolve(cached);
     return this.sourceWrite(
       source,
-      ResourceID.fromResource(resource),
+      id,
       () =>
         source.client.apply(source.resourceType, resource as R & Named, {
-          fieldManager: options.fieldManager ?? source.fieldManager,
+          fieldManager,
           force: options.force ?? true,
         }),
       OwnWrites.apply(resource),
     );
   }
 
-  /** Server-side apply of a secondary's status. */
+  /**
+   * Server-side apply of a secondary's status. Not sent when the cached object's status fields that
+   * our field manager owns by apply (its managedFields entry of the status subresource) are exactly
+   * the intent's status; the cached object is returned then (see {@link serverSideApply}).
+   */
   serverSideApplyStatus<R extends KubernetesResource>(
     resource: R,
     options: OwnApplyOptions & { eventSourceName?: string } = {},
   ): Promise<R> {
     const source = this.source<R>(resource, options.eventSourceName);
+    const id = ResourceID.fromResource(resource);
+    const fieldManager = options.fieldManager ?? source.fieldManager;
+    const cached = source.get(id);
+    if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(cached);
     return this.sourceWrite(
       source,
-      ResourceID.fromResource(resource),
+      id,
       () =>
         source.client.apply(source.resourceType, resource as R & Named, {
-          fieldManager: options.fieldManager ?? source.fieldManager,
+          fieldManager,
           force: options.force ?? true,
           subresource: 'status',
         }),

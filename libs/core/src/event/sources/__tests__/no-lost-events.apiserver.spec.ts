@@ -184,7 +184,12 @@ describe('no lost event after an own write that changed nothing (issue 11 §1)',
       bed.operator().register(
         {
           prepareEventSources: (c: EventSourceContext<Widget>) => [
-            (source = new InformerEventSource<V1ConfigMap, Widget>({ type: CM, name: 'cms' }, c)),
+            // managedFields dropped from the cache: nothing proves the apply a no-op, so it is sent
+            // and returns the foreign change (with our entry cached, an unchanged intent is not sent)
+            (source = new InformerEventSource<V1ConfigMap, Widget>(
+              { type: CM, name: 'cms', managedFields: 'dropAll' },
+              c,
+            )),
           ],
           reconcile: async (w: Widget, c: Context<Widget>) => {
             seen.push(c.getSecondaryResource(CM)?.data);
