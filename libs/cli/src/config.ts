@@ -97,6 +97,14 @@ export interface TosdkConfig {
    * `leaseName` when given). Defaults to on when `deployment.replicas > 1`, else off.
    */
   leaderElection?: { leaseName?: string };
+  /**
+   * Sharding (`Operator` option `sharding`, or `TOSDK_SHARDING=true` at run time, which the
+   * generator cannot see when it loads the app): a Role for the membership Leases in
+   * `leaseNamespace` is generated (get, list, watch, create, update, delete on leases), and
+   * `deployment.replicas > 1` no longer means leader election. An app whose Operator is built with
+   * `sharding` gets that Role without this. Defaults to off.
+   */
+  sharding?: { leaseNamespace?: string };
   /** The app's webhooks. Defaults to none (no `webhooks` file, CRDs without `conversion`). */
   webhooks?: WebhooksConfig;
   /** The Deployment. Required for `manifests` and `helm`. */

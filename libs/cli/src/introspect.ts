@@ -45,6 +45,11 @@ export interface ControllerModel {
 /** The application as `tosdk generate` sees it. */
 export interface AppModel {
   readonly controllers: readonly ControllerModel[];
+  /**
+   * Set when the app's Operator was built with sharding on (its membership Leases need RBAC);
+   * `leaseNamespace` only when the app gave one (else the operator's own namespace is meant).
+   */
+  readonly sharding?: { readonly leaseNamespace?: string };
 }
 
 interface Captured {
@@ -126,6 +131,7 @@ function model(c: Captured): ControllerModel {
  */
 export async function loadApp(loader: AppLoader): Promise<AppModel> {
   const captured: Captured[] = [];
+  let sharding: { leaseNamespace?: string } | undefined;
   const proto = Operator.prototype as unknown as Record<string, unknown>;
   const original = { register: proto['register'], start: proto['start'], stop: proto['stop'] };
   const register = original.register as (
@@ -140,6 +146,12 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
   ) {
     const registered = register.call(this, reconciler, overrides);
     captured.push({ reconciler, registered });
+    if (this.sharding) {
+      // the namespace the app asked for, not the one resolved offline (that would be the offline context's)
+      const asked = (this as unknown as { options?: { sharding?: { leaseNamespace?: unknown } } }).options
+        ?.sharding?.leaseNamespace;
+      sharding = typeof asked === 'string' ? { leaseNamespace: asked } : {};
+    }
     return registered;
   };
   proto['start'] = () => Promise.resolve();
@@ -173,5 +185,5 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       'the app registered no controller: app.operator must register them on an Operator (without start()), app.nestModule must import the OperatorModule and provide @Reconciler classes',
     );
   }
-  return { controllers: captured.map(model) };
+  return { controllers: captured.map(model), ...(sharding ? { sharding } : {}) };
 }

@@ -90,9 +90,39 @@ export function rulesOf(grants: Map<string, Set<string>>): RbacRule[] {
   return [...merged.values()];
 }
 
-/** Whether leader election is on: configured, or more than one replica. */
-export function leaderElectionOn(config: TosdkConfig): boolean {
-  return config.leaderElection !== undefined || (config.deployment?.replicas ?? 1) > 1;
+/**
+ * Whether leader election is on: configured, or more than one replica without sharding (sharded
+ * replicas split the work instead of standing by).
+ */
+export function leaderElectionOn(config: TosdkConfig, app?: AppModel): boolean {
+  if (config.leaderElection !== undefined) return true;
+  return (config.deployment?.replicas ?? 1) > 1 && !shardingOn(config, app);
+}
+
+/** Whether sharding is on: set in the configuration, or the loaded app's Operator was built with it. */
+export function shardingOn(config: TosdkConfig, app?: AppModel): boolean {
+  return config.sharding !== undefined || app?.sharding !== undefined;
+}
+
+/** The namespace of the sharding membership Leases: the one configured or given by the app, else the operator's. */
+export function shardingLeaseNamespace(config: TosdkConfig, app?: AppModel): string {
+  return config.sharding?.leaseNamespace ?? app?.sharding?.leaseNamespace ?? config.namespace;
+}
+
+/**
+ * The rules of the sharding Role, exactly what a replica's `ShardMembership` calls: `create` (its
+ * Lease on joining), `get` and `update` (renewal and acknowledgement; get after a conflict),
+ * `list` and `watch` (the group's Leases by label), `delete` (its own Lease when it leaves). Lease
+ * names are `<group>-<pod name>`, unknown in advance, so they are not restricted by name.
+ */
+export function shardingLeaseRules(): RbacRule[] {
+  return [
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+    },
+  ];
 }
 
 /** The rules of the leader election Role: get, create, update on leases (get and update restricted to the lease when its name is configured). */
@@ -154,8 +184,9 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
 
 /**
  * The ServiceAccount, roles and bindings of `tosdk generate rbac`: a ClusterRole for what is needed
- * in every namespace (or on cluster-scoped kinds), a Role per watched namespace otherwise, and a
- * Role for the leader election lease in the operator's namespace.
+ * in every namespace (or on cluster-scoped kinds), a Role per watched namespace otherwise, a Role
+ * for the leader election lease in the operator's namespace (with leader election), and a Role
+ * `<name>-shards` for the membership Leases in their namespace (with sharding).
  */
 export function rbacManifests(app: AppModel, config: TosdkConfig): Manifest[] {
   const labels = config.labels ?? { 'app.kubernetes.io/name': config.name };
@@ -189,7 +220,9 @@ export function rbacManifests(app: AppModel, config: TosdkConfig): Manifest[] {
   for (const scope of [...grants.byScope.keys()].filter((s) => s !== CLUSTER).sort()) {
     bind('Role', config.name, scope, rulesOf(grants.byScope.get(scope)!));
   }
-  if (leaderElectionOn(config))
+  if (leaderElectionOn(config, app))
     bind('Role', `${config.name}-leader-election`, config.namespace, leaseRules(config));
+  if (shardingOn(config, app))
+    bind('Role', `${config.name}-shards`, shardingLeaseNamespace(config, app), shardingLeaseRules());
   return out;
 }
