@@ -7,7 +7,9 @@ import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { ExponentialBackoff } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
+import { KubernetesApiError } from '../client/errors.js';
 import { InformerUsageError } from './errors.js';
+import type { InformerStartError } from './errors.js';
 import type { InformerHealth, InformerStatus } from './informer-health.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 import { InformerCache } from './internal/informer-cache.js';
@@ -65,6 +67,52 @@ export interface InformerOptions<T extends KubernetesResource> {
    * `PartialObjectMetadata`) as `T`. Defaults to false.
    */
   metadataOnly?: boolean;
+  /**
+   * Advanced, for the sharding layer: which objects to keep. The cache holds only objects this
+   * admits and handlers get events only for them; an update that makes a cached object not admitted
+   * removes it with `onDelete(lastCachedObject, true)` (final state unknown: the object still exists
+   * on the server). It is called on every event, may read changing state (e.g. a shard ring), and a
+   * throw counts as "not admitted" (logged). After what it answers changes, call
+   * {@link Informer.readmit}. An informer with `admit` is never shared by `SharedInformers`.
+   * Defaults to keeping every object of the selection.
+   */
+  admit?: (obj: T) => boolean;
+}
+
+/**
+ * One user's handle on an informer shared through `SharedInformers`: the informer's reads, with this
+ * user's own handlers, indexes and own writes ({@link Informer.cacheIfNewer}), which no other user
+ * sees. Health, sync state and the list-event flag are the shared informer's.
+ */
+export interface InformerView<T extends KubernetesResource> {
+  /** The shared informer's name. */
+  readonly name: string;
+  /** See {@link Informer.get}. */
+  get(id: ResourceID): T | undefined;
+  /** See {@link Informer.list}. */
+  list(namespace?: string): T[];
+  /** See {@link Informer.keys}. */
+  keys(): string[];
+  /** See {@link Informer.byIndex} (this user's indexes only). @throws InformerUsageError for an unknown index. */
+  byIndex(name: string, value: string): T[];
+  /** See {@link Informer.addIndexer}; the index is this user's. @throws InformerUsageError when this user has an index of that name. */
+  addIndexer(name: string, fn: IndexFunction<T>): void;
+  /** See {@link Informer.addEventHandler}. */
+  addEventHandler(handler: ResourceEventHandler<T>): () => void;
+  /** See {@link Informer.cacheIfNewer}; the own write is read by this user only. */
+  cacheIfNewer(obj: T, previousResourceVersion?: string): boolean;
+  /** See {@link Informer.hasSynced}. */
+  hasSynced(): boolean;
+  /** See {@link Informer.health}. */
+  health(): InformerHealth;
+  /** See {@link Informer.isListing}. */
+  isListing(): boolean;
+  /** See {@link Informer.startFailure}. */
+  startFailure(): InformerStartError | undefined;
+  /** See {@link Informer.lastSyncResourceVersion}. */
+  lastSyncResourceVersion(): string;
+  /** Removes this user's handlers, indexes and own writes. Idempotent. */
+  close(): void;
 }
 
 /**
@@ -102,6 +150,15 @@ export class Informer<T extends KubernetesResource> {
   /** The name in logs and health. */
   readonly name: string;
   private readonly cache: InformerCache<T>;
+  private readonly listing: {
+    client: KubernetesClient;
+    type: ResourceType<T>;
+    namespace: string | undefined;
+    labelSelector?: string;
+    fieldSelector?: string;
+    pageSize: number;
+    metadataOnly: boolean;
+  };
   private readonly loop: ListWatchLoop<T>;
   private readonly clock: Clock;
   private state: InformerHealth;
@@ -140,7 +197,16 @@ export class Informer<T extends KubernetesResource> {
         selector: selection.unparsable,
       });
     }
-    this.cache = new InformerCache<T>(logger, options.transform, selection.matches);
+    this.cache = new InformerCache<T>(logger, options.transform, selection.matches, options.admit);
+    this.listing = {
+      client,
+      type,
+      namespace,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      pageSize,
+      metadataOnly: options.metadataOnly ?? false,
+    };
     this.loop = new ListWatchLoop<T>(
       {
         name: this.name,
@@ -199,17 +265,17 @@ export class Informer<T extends KubernetesResource> {
 
   /** The cached object of that ID, if any. */
   get(id: ResourceID): T | undefined {
-    return this.cache.store.get(id.key);
+    return this.cache.main.get(id.key);
   }
 
   /** Cached objects, all or of one namespace. */
   list(namespace?: string): T[] {
-    return this.cache.store.list(namespace);
+    return this.cache.main.list(namespace);
   }
 
   /** Keys (`namespace/name` or `name`) of the cached objects. */
   keys(): string[] {
-    return this.cache.store.keys();
+    return this.cache.main.keys();
   }
 
   /**
@@ -226,7 +292,7 @@ export class Informer<T extends KubernetesResource> {
    * @throws InformerUsageError for an unknown index.
    */
   byIndex(name: string, value: string): T[] {
-    return this.cache.store.byIndex(name, value);
+    return this.cache.main.byIndex(name, value);
   }
 
   /** Whether a complete list has been cached (it stays true through reconnects). */
@@ -272,6 +338,94 @@ export class Informer<T extends KubernetesResource> {
    */
   cacheIfNewer(obj: T, previousResourceVersion?: string): boolean {
     return this.cache.cacheIfNewer(obj, previousResourceVersion);
+  }
+
+  /**
+   * Whether the events being emitted now come from a list rather than the watch: a first list, a
+   * re-list (after a 410), {@link Informer.readmit}, or the replay of the cache to a handler added
+   * late. Own-write attribution treats such events as someone else's change, and a controller queues
+   * them behind fresh changes (see `RelistWindow`).
+   */
+  isListing(): boolean {
+    return this.cache.listing;
+  }
+
+  /**
+   * Why the first list failed, while no list has succeeded yet (the informer keeps retrying when
+   * `failFast` is off); undefined once a list succeeded or before the first attempt.
+   */
+  startFailure(): InformerStartError | undefined {
+    return this.loop.unsyncedFailure;
+  }
+
+  /**
+   * Advanced, for the sharding layer: applies the `admit` predicate as it answers now. Lists afresh
+   * (paginated, with the informer's selection), then in one synchronous step removes the cached
+   * objects the predicate no longer admits (`onDelete(obj, true)`) and adds the listed objects it
+   * admits that the cache lacks (`onAdd`); both count as list events ({@link Informer.isListing}).
+   * Objects the cache holds stay as the watch has them, and an object seen deleted is not brought
+   * back. Change what `admit` answers before calling this: the watch applies the new answer to every
+   * event from then on, and the list, sent afterwards, holds every object the watch delivered before.
+   * Nothing is removed before the list returns, so no read finds an object missing that should be
+   * cached. A no-op before start and after stop; without `admit` it only adds what is missing.
+   * @throws the client's error when the list fails (the cache is then unchanged; call again).
+   */
+  async readmit(): Promise<void> {
+    if (this.phase !== 'running') return;
+    const items = await this.listAll();
+    if ((this.phase as string) !== 'running') return;
+    this.cache.readmit(items);
+  }
+
+  /**
+   * For `SharedInformers`: opens another user's view of this informer's cache (its own handlers,
+   * indexes and own writes over the shared watched objects). Close it when the user is done.
+   */
+  openView(): InformerView<T> {
+    const view = this.cache.openView();
+    return {
+      name: this.name,
+      get: (id) => view.get(id.key),
+      list: (namespace) => view.list(namespace),
+      keys: () => view.keys(),
+      byIndex: (name, value) => view.byIndex(name, value),
+      addIndexer: (name, fn) => view.addIndex(name, fn),
+      addEventHandler: (handler) => view.addHandler(handler),
+      cacheIfNewer: (obj, previousResourceVersion) => view.cacheIfNewer(obj, previousResourceVersion),
+      hasSynced: () => this.hasSynced(),
+      health: () => this.health(),
+      isListing: () => this.isListing(),
+      startFailure: () => this.startFailure(),
+      lastSyncResourceVersion: () => this.lastSyncResourceVersion(),
+      close: () => view.close(),
+    };
+  }
+
+  private async listAll(): Promise<T[]> {
+    const { client, type, namespace, labelSelector, fieldSelector, pageSize, metadataOnly } = this.listing;
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    for (let restarts = 0; ;) {
+      try {
+        const page = await client.list(type, {
+          namespace,
+          labelSelector,
+          fieldSelector,
+          limit: pageSize,
+          continue: continueToken,
+          metadataOnly,
+        });
+        for (const item of page.items) items.push(item);
+        continueToken = page.continue;
+        if (!continueToken) return items;
+      } catch (error) {
+        if (!(continueToken && error instanceof KubernetesApiError && error.isGone() && restarts < 3))
+          throw error;
+        restarts++;
+        items.length = 0;
+        continueToken = undefined;
+      }
+    }
   }
 
   private setStatus(status: InformerStatus, reason?: string): void {

@@ -1,8 +1,9 @@
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { ResourceID } from '../api/resource-id.js';
 import { InformerUsageError } from './errors.js';
-import { Informer } from './informer.js';
-import type { IndexFunction, InformerOptions } from './informer.js';
+import type { IndexFunction, InformerOptions, InformerView } from './informer.js';
+import { SharedInformers } from './shared-informers.js';
+import type { SharedInformerLease } from './shared-informers.js';
 import type { InformerHealth, InformerStatus } from './informer-health.js';
 import type { ResourceEventHandler } from './resource-event-handler.js';
 
@@ -16,32 +17,66 @@ export interface MultiNamespaceInformerOptions<T extends KubernetesResource> ext
 > {
   /** Namespaces to cache: a list (one informer each) or `'all'` (one informer). Defaults to `'all'`. */
   namespaces?: WatchedNamespaces;
+  /**
+   * Where the per-namespace informers come from: with the operator's {@link SharedInformers}, a
+   * namespace's informer is shared with every other user of the same selection there (one list and
+   * one watch), while handlers, indexes and own writes stay this informer's. Defaults to informers
+   * of its own.
+   */
+  shared?: SharedInformers;
 }
 
 const ALL = '*';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SEVERITY: InformerStatus[] = ['synced', 'stopped', 'starting', 'reconnecting', 'failed'];
+const STOPPED: InformerHealth = { healthy: false, status: 'stopped', since: 0 };
+
+/** One namespace's informer, as this user holds it. */
+class Member<T extends KubernetesResource> {
+  private released = false;
+  constructor(readonly lease: SharedInformerLease<T>) {}
+  get view(): InformerView<T> {
+    return this.lease.view;
+  }
+  get name(): string {
+    return this.lease.view.name;
+  }
+  health(): InformerHealth {
+    return this.released ? { ...STOPPED, since: this.lease.view.health().since } : this.lease.view.health();
+  }
+  async release(): Promise<void> {
+    this.released = true;
+    await this.lease.release();
+  }
+}
 
 /**
  * One cache over several namespaces (JOSDK's `InformerManager`): one {@link Informer} per
  * namespace, or one for all namespaces, behind the same read API. Handlers and indexes apply to
  * every informer, including those {@link MultiNamespaceInformer.changeNamespaces} adds later.
- * Cluster-scoped kinds always use one informer.
+ * Cluster-scoped kinds always use one informer. With `shared`, each namespace's informer is taken
+ * from the operator's {@link SharedInformers}; this informer's handlers, indexes and own writes stay
+ * its own, and changing its namespaces lets go of the removed namespaces' informers and takes those of
+ * the new ones, leaving every other user's selection as it was.
  *
- * Removing a namespace stops its informer and drops its objects from the view without delete
- * events, as JOSDK does (`InformerManager.changeNamespaces` stops the removed sources); adding one
- * lists it, so its objects arrive as adds.
+ * Removing a namespace stops its informer (or lets go of it) and drops its objects from the view
+ * without delete events, as JOSDK does (`InformerManager.changeNamespaces` stops the removed
+ * sources); adding one lists it, so its objects arrive as adds.
  */
 export class MultiNamespaceInformer<T extends KubernetesResource> {
-  private readonly informers = new Map<string, Informer<T>>();
+  private readonly informers = new Map<string, Member<T>>();
   private readonly handlers: ResourceEventHandler<T>[] = [];
   private readonly indexers: Array<[string, IndexFunction<T>]> = [];
-  private readonly removers = new Map<ResourceEventHandler<T>, Map<Informer<T>, () => void>>();
+  private readonly removers = new Map<ResourceEventHandler<T>, Map<Member<T>, () => void>>();
+  private readonly shared: SharedInformers;
+  private options: MultiNamespaceInformerOptions<T>;
   private watched: WatchedNamespaces;
   private started = false;
 
   /** @throws InformerUsageError when a namespace is not a valid name or the list is empty. */
-  constructor(private readonly options: MultiNamespaceInformerOptions<T>) {
+  constructor(options: MultiNamespaceInformerOptions<T>) {
+    this.options = options;
+    this.shared = options.shared ?? new SharedInformers();
     this.watched = normalize(options.namespaces ?? 'all');
     for (const key of this.keysFor(this.watched)) this.informers.set(key, this.create(key));
   }
@@ -65,10 +100,36 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     }
   }
 
-  /** Stops every informer. */
+  /** Stops every informer (lets go of shared ones: they stop with their last user). */
   async stop(): Promise<void> {
     this.started = false;
-    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await Promise.all([...this.informers.values()].map((i) => i.release()));
+  }
+
+  /**
+   * Advanced, for the sharding layer: keeps only objects `admit` accepts (see
+   * {@link InformerOptions.admit}). Before {@link MultiNamespaceInformer.start} only; the informers
+   * become this informer's own (never shared).
+   * @throws InformerUsageError after start.
+   */
+  restrictTo(admit: (obj: T) => boolean): void {
+    if (this.started) throw new InformerUsageError('restrictTo() must be called before start()');
+    this.options = { ...this.options, admit };
+    for (const [key, member] of [...this.informers]) {
+      for (const perInformer of this.removers.values()) perInformer.delete(member);
+      void member.release();
+      this.informers.set(key, this.create(key));
+    }
+  }
+
+  /**
+   * Advanced, for the sharding layer: {@link Informer.readmit} on every namespace's informer; resolves
+   * when each cache reflects what `admit` answers now. A no-op before start.
+   * @throws the client's error when a list fails (those caches are unchanged; call again).
+   */
+  async readmit(): Promise<void> {
+    if (!this.started) return;
+    await Promise.all([...this.informers.values()].map((m) => m.lease.informer.readmit()));
   }
 
   /**
@@ -91,7 +152,7 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
       const informer = this.informers.get(key)!;
       this.informers.delete(key);
       for (const perInformer of this.removers.values()) perInformer.delete(informer);
-      return informer.stop();
+      return informer.release();
     });
     await Promise.all(stopping);
     if (this.started) await this.startAll(fresh);
@@ -100,10 +161,10 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   /** Adds a handler to every informer (present and future); returns its remover. */
   addEventHandler(handler: ResourceEventHandler<T>): () => void {
     this.handlers.push(handler);
-    const perInformer = new Map<Informer<T>, () => void>();
+    const perInformer = new Map<Member<T>, () => void>();
     this.removers.set(handler, perInformer);
     for (const informer of this.informers.values())
-      perInformer.set(informer, informer.addEventHandler(handler));
+      perInformer.set(informer, informer.view.addEventHandler(handler));
     return () => {
       const at = this.handlers.indexOf(handler);
       if (at >= 0) this.handlers.splice(at, 1);
@@ -117,33 +178,41 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     if (this.indexers.some(([n]) => n === name))
       throw new InformerUsageError(`an index named "${name}" exists already`);
     this.indexers.push([name, fn]);
-    for (const informer of this.informers.values()) informer.addIndexer(name, fn);
+    for (const informer of this.informers.values()) informer.view.addIndexer(name, fn);
   }
 
   /** The cached object of that ID, if its namespace is watched. */
   get(id: ResourceID): T | undefined {
-    return this.informerFor(id.namespace)?.get(id);
+    return this.informerFor(id.namespace)?.view.get(id);
   }
 
   /** Cached objects, all or of one namespace. */
   list(namespace?: string): T[] {
-    if (namespace !== undefined) return this.informerFor(namespace)?.list(namespace) ?? [];
-    return [...this.informers.values()].flatMap((i) => i.list());
+    if (namespace !== undefined) return this.informerFor(namespace)?.view.list(namespace) ?? [];
+    return [...this.informers.values()].flatMap((i) => i.view.list());
   }
 
   /** Keys of all cached objects. */
   keys(): string[] {
-    return [...this.informers.values()].flatMap((i) => i.keys());
+    return [...this.informers.values()].flatMap((i) => i.view.keys());
   }
 
   /** Objects of every informer whose index `name` includes `value`. @throws InformerUsageError for an unknown index. */
   byIndex(name: string, value: string): T[] {
-    return [...this.informers.values()].flatMap((i) => i.byIndex(name, value));
+    return [...this.informers.values()].flatMap((i) => i.view.byIndex(name, value));
   }
 
   /** Whether every informer has synced. */
   hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced());
+    return [...this.informers.values()].every((i) => i.view.hasSynced());
+  }
+
+  /**
+   * Whether the events being emitted now for objects of `namespace` (undefined: cluster scoped) come
+   * from a list; see {@link Informer.isListing}.
+   */
+  isListing(namespace: string | undefined): boolean {
+    return this.informerFor(namespace)?.view.isListing() ?? false;
   }
 
   /** The worst health of the informers; the reason names each unhealthy one. */
@@ -171,10 +240,12 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
 
   /** Routes to the informer of the object's namespace; false when that namespace is not watched. See {@link Informer.cacheIfNewer}. */
   cacheIfNewer(obj: T, previousResourceVersion?: string): boolean {
-    return this.informerFor(obj.metadata?.namespace)?.cacheIfNewer(obj, previousResourceVersion) ?? false;
+    return (
+      this.informerFor(obj.metadata?.namespace)?.view.cacheIfNewer(obj, previousResourceVersion) ?? false
+    );
   }
 
-  private informerFor(namespace: string | undefined): Informer<T> | undefined {
+  private informerFor(namespace: string | undefined): Member<T> | undefined {
     return this.informers.get(ALL) ?? (namespace ? this.informers.get(namespace) : undefined);
   }
 
@@ -182,20 +253,23 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     return namespaces === 'all' || !this.options.type.namespaced ? [ALL] : namespaces;
   }
 
-  private create(key: string): Informer<T> {
-    const informer = new Informer<T>({ ...this.options, namespace: key === ALL ? undefined : key });
-    for (const [name, fn] of this.indexers) informer.addIndexer(name, fn);
+  private create(key: string): Member<T> {
+    const { namespaces: _namespaces, shared: _shared, ...options } = this.options;
+    const informer = new Member<T>(
+      this.shared.acquire<T>({ ...options, namespace: key === ALL ? undefined : key }),
+    );
+    for (const [name, fn] of this.indexers) informer.view.addIndexer(name, fn);
     for (const handler of this.handlers)
-      this.removers.get(handler)?.set(informer, informer.addEventHandler(handler));
+      this.removers.get(handler)?.set(informer, informer.view.addEventHandler(handler));
     return informer;
   }
 
-  private async startAll(informers: Informer<T>[]): Promise<void> {
-    const results = await Promise.allSettled(informers.map((i) => i.start()));
+  private async startAll(informers: Member<T>[]): Promise<void> {
+    const results = await Promise.allSettled(informers.map((i) => i.lease.start()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
-      await Promise.all(informers.map((i) => i.stop()));
-      // Stopped informers cannot restart: put fresh ones in their place so a later start can retry.
+      await Promise.all(informers.map((i) => i.release()));
+      // Released informers cannot restart: put fresh ones in their place so a later start can retry.
       for (const [key, informer] of this.informers) {
         if (informers.includes(informer)) {
           for (const perInformer of this.removers.values()) perInformer.delete(informer);

@@ -19,6 +19,7 @@ import type { EventSourceHealth } from '../event/event-source.js';
 import { BoundedExecutor } from '../event/internal/bounded-executor.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { MultiNamespaceInformer } from '../informer/multi-namespace-informer.js';
+import { SharedInformers } from '../informer/shared-informers.js';
 import { RelistWindow } from '../event/sources/relist-window.js';
 import type { Metrics, ShardMetricsSource } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
@@ -38,6 +39,7 @@ import { LeaderElector } from './leader-election/leader-elector.js';
 import { operatorNamespace } from './leader-election/leader-election-configuration.js';
 import type { RegisteredController } from './registered-controller.js';
 import { ShardedInformer } from '../sharding/internal/sharded-informer.js';
+import { attachShardedSecondaries } from '../sharding/internal/sharded-secondaries.js';
 import { ShardMembership } from '../sharding/shard-membership.js';
 import { shardingEnabled } from '../sharding/sharding-configuration.js';
 import type { NamedEventSourceHealth, RuntimeInfo } from './runtime-info.js';
@@ -92,6 +94,12 @@ export class Operator {
   private readonly shardedInformers = new Map<string, ShardedInformer<KubernetesResource>>();
   private shardMetrics: ShardMetricsSource | undefined;
   private readonly recorders: EventRecorder[] = [];
+  /**
+   * Where every informer of this operator comes from: controllers' primary informers and the
+   * `InformerEventSource`s made with a controller's context share one list, one watch and one cache
+   * per selection (kind, namespace, selectors, metadata-only, transform).
+   */
+  readonly sharedInformers = new SharedInformers();
   private state: State = 'new';
   private leading = false;
   private stopping: Promise<void> | undefined;
@@ -205,9 +213,10 @@ export class Operator {
     }
     const logger = this.logger.child({ controller: config.name });
     // tells own-write attribution which primary events come from a (re-)list
-    const relists = new RelistWindow();
+    this.sharedInformers.addFieldManager(config.fieldManager);
     const informer = new MultiNamespaceInformer<P>({
-      client: relists.wrap(this.client),
+      client: this.client,
+      shared: this.sharedInformers,
       type: config.resourceType,
       namespaces: config.namespaces.length === 0 ? 'all' : [...config.namespaces],
       labelSelector: config.labelSelector,
@@ -216,6 +225,7 @@ export class Operator {
       logger,
       failFast: this.options.stopOnInformerErrorDuringStartup ?? true,
     });
+    const relists = new RelistWindow((namespace) => informer.isListing(namespace));
     const sharded = this.sharding ? new ShardedInformer(informer, this.sharding) : undefined;
     const controller = new Controller<P>({
       reconciler,
@@ -229,6 +239,7 @@ export class Operator {
       clock: this.clock,
       eventRecorder: this.eventRecorderFor(config.name),
       workflowExecutorSize: this.options.defaultWorkflowExecutorSize,
+      sharedInformers: this.sharedInformers,
     });
     sharded?.connect({
       isUnderProcessing: (id) => controller.eventProcessor.isUnderProcessing(id),
@@ -241,6 +252,13 @@ export class Operator {
         controller.startProcessing();
       },
     });
+    // secondaries follow their primary's shard (cache only those of primaries this replica owns)
+    if (this.sharding)
+      attachShardedSecondaries(this.sharding, controller.eventSources.values(), {
+        controller: config.name,
+        primary: (id) => informer.get(id),
+        logger,
+      });
     this.controllers.set(config.name, controller as unknown as Controller<KubernetesResource>);
     if (sharded) this.shardedInformers.set(config.name, sharded);
     this.configurations.set(

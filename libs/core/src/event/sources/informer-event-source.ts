@@ -155,7 +155,12 @@ export class InformerEventSource<
     this.indexers = o.indexers ?? {};
     const namespaces = nsOption === 'sameAsController' ? [...context.namespaces] : nsOption;
     const clock: Clock | undefined = context.clock;
-    const prune = managedFieldsTransform<R>(o.managedFields ?? 'keepOwn', [this.fieldManager]);
+    const shared = context.sharedInformers;
+    const policy = o.managedFields ?? 'keepOwn';
+    // one function per policy from the operator's shared informers, so pruning does not prevent sharing
+    const prune = shared
+      ? shared.managedFieldsTransform<R>(policy, this.fieldManager)
+      : managedFieldsTransform<R>(policy, [this.fieldManager]);
     if (o.boundedCache) {
       this.hot = new BoundedResourceCache<R>({
         ttlMs: o.boundedCache.ttlMs,
@@ -166,19 +171,21 @@ export class InformerEventSource<
       });
     }
     const hot = this.hot;
-    const transform =
-      hot || prune
-        ? (obj: R): R => {
-            const pruned = prune ? prune(obj) : obj;
-            if (!hot) return pruned;
-            const key = cacheKey(pruned);
-            if (key) hot.set(key, pruned);
-            return skeleton(pruned);
-          }
-        : undefined;
+    // without a bounded cache the transform is the pruner itself, one function per policy, so
+    // sources with the same policy share an informer
+    const transform = !hot
+      ? prune
+      : (obj: R): R => {
+          const pruned = prune ? prune(obj) : obj;
+          if (!hot) return pruned;
+          const key = cacheKey(pruned);
+          if (key) hot.set(key, pruned);
+          return skeleton(pruned);
+        };
     try {
       this.informer = new MultiNamespaceInformer<R>({
-        client: this.relists.wrap(this.client),
+        client: this.client,
+        shared,
         type: o.type,
         namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
         labelSelector: o.labelSelector,
@@ -363,12 +370,59 @@ export class InformerEventSource<
     }
   }
 
-  private readonly relists = new RelistWindow();
+  private readonly relists = new RelistWindow((namespace) => this.informer.isListing(namespace));
+  private admit: ((obj: R) => boolean) | undefined;
+
+  /**
+   * Advanced, for the sharding layer: caches only the secondaries `admit` accepts (e.g. those whose
+   * primaries this replica owns; see {@link InformerEventSource.primaryIdsOf}). This source's
+   * informers become its own (never shared with other sources). `admit` is called on every event
+   * and may read changing state; after what it answers changes, call
+   * {@link InformerEventSource.readmit}. A secondary that stops being admitted leaves the cache with
+   * a delete event (mapped to its primaries as any delete). See `InformerOptions.admit`.
+   * @throws EventSourceUsageError after start.
+   */
+  restrictTo(admit: (obj: R) => boolean): void {
+    if (this.isRunning() || this.unsubscribe) {
+      throw new EventSourceUsageError(`${this.label}: restrictTo() must be called before start()`);
+    }
+    this.admit = admit;
+    this.informer.restrictTo(admit);
+  }
+
+  /**
+   * Advanced, for the sharding layer: re-applies the `restrictTo` predicate as it answers now (see
+   * `Informer.readmit`): lists afresh, then drops the secondaries no longer admitted and adds those
+   * newly admitted, in one step. Resolves when the cache reflects the predicate. A no-op before start.
+   * @throws the client's error when a list fails (the cache is then unchanged; call again).
+   */
+  async readmit(): Promise<void> {
+    await this.informer.readmit();
+  }
+
+  /**
+   * The primaries a secondary maps to (the secondary-to-primary mapper's answer); `[]` when the
+   * mapper throws (logged). For the sharding layer's `admit`.
+   */
+  primaryIdsOf(obj: R): ResourceID[] {
+    try {
+      const ids = this.s2p(obj);
+      return Array.isArray(ids) ? ids.filter((id) => id instanceof ResourceID) : [];
+    } catch (error) {
+      this.logger.error('the secondary-to-primary mapper threw', {
+        secondary: cacheKey(obj),
+        kind: this.resourceType.kind,
+        error: errorMessage(error),
+      });
+      return [];
+    }
+  }
 
   private watches(obj: R): boolean {
     const namespaces = this.informer.namespaces;
     const namespace = obj.metadata?.namespace;
     if (namespace && namespaces !== 'all' && !namespaces.includes(namespace)) return false;
+    if (this.admit && !safeAdmit(this.admit, obj)) return false;
     return this.inSelection(obj);
   }
 
@@ -456,6 +510,14 @@ export class InformerEventSource<
     }
     for (const [key, mine] of this.own.entries()) if (!seen.has(key) && matches(mine)) out.push(mine);
     return out;
+  }
+}
+
+function safeAdmit<R>(admit: (obj: R) => boolean, obj: R): boolean {
+  try {
+    return admit(obj);
+  } catch {
+    return false;
   }
 }
 

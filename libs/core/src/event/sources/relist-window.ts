@@ -6,11 +6,17 @@ import type { KubernetesClient } from '../../client/kubernetes-client.js';
  * the version an own write returned (the watch events in between were compacted away), so
  * own-write attribution treats such events as someone else's.
  *
- * Give the informer the client returned by {@link RelistWindow.wrap}; ask {@link RelistWindow.covers}
- * when an event arrives.
+ * Give the informer the client returned by {@link RelistWindow.wrap}, or build the window with a
+ * probe of the informer; ask {@link RelistWindow.covers} when an event arrives.
  */
 export class RelistWindow {
   private readonly listing = new Set<string>();
+
+  /**
+   * @param probe - asks the informer itself (e.g. `MultiNamespaceInformer.isListing`) instead of
+   * watching a wrapped client; needed for shared informers, whose client no single user wraps.
+   */
+  constructor(private readonly probe?: (namespace: string | undefined) => boolean) {}
 
   /** A client that records list ends and watch starts (all other calls go to `client`). */
   wrap(client: KubernetesClient): KubernetesClient {
@@ -30,6 +36,7 @@ export class RelistWindow {
 
   /** Whether an event of an object in `namespace` (undefined: cluster scoped) comes from a list. */
   covers(namespace: string | undefined): boolean {
+    if (this.probe) return this.probe(namespace);
     return this.listing.has('') || this.listing.has(namespace ?? '');
   }
 }

@@ -101,6 +101,71 @@ describe('InformerCache own-write overlay', () => {
   });
 });
 
+describe('InformerCache views (shared informers)', () => {
+  const recorder = (view: ReturnType<InformerCache<V1ConfigMap>['openView']>) => {
+    const calls: string[][] = [];
+    view.addHandler({
+      onAdd: (o) => calls.push(['add', o.metadata!.name!, o.metadata!.resourceVersion!]),
+      onUpdate: (a, b) =>
+        calls.push(['update', b.metadata!.name!, a.metadata!.resourceVersion!, b.metadata!.resourceVersion!]),
+      onDelete: (o) => calls.push(['delete', o.metadata!.name!, o.metadata!.resourceVersion!]),
+    });
+    return calls;
+  };
+
+  it("one user's own write is read and reported against by that user only; the other sees the watched object and the change", () => {
+    const cache = new InformerCache<V1ConfigMap>(captureLogger(), undefined);
+    const a = cache.openView();
+    const b = cache.openView();
+    const callsA = recorder(a);
+    const callsB = recorder(b);
+    cache.replace([cm('x', '10', { v: '1' })], '10');
+    expect(a.cacheIfNewer(cm('x', '12', { v: 'mine' }))).toBe(true);
+    expect(a.get('n/x')?.data).toEqual({ v: 'mine' });
+    expect(b.get('n/x')?.data).toEqual({ v: '1' });
+    expect(b.list().map((o) => o.data?.v)).toEqual(['1']);
+    expect(a.list().map((o) => o.data?.v)).toEqual(['mine']);
+    cache.apply('MODIFIED', cm('x', '12', { v: 'mine' }));
+    // the writer sees no change (old = its write); the other user sees 10 -> 12
+    expect(callsA.at(-1)).toEqual(['update', 'x', '12', '12']);
+    expect(callsB.at(-1)).toEqual(['update', 'x', '10', '12']);
+    expect(a.hasOverlay('n/x')).toBe(false);
+  });
+
+  it("one user's index is not visible to the other, same names do not clash, and closing a view removes its index and handlers", () => {
+    const cache = new InformerCache<V1ConfigMap>(captureLogger(), undefined);
+    const a = cache.openView();
+    const b = cache.openView();
+    let calledForB = 0;
+    a.addIndex('v', (o) => [o.data?.v ?? '']);
+    b.addIndex('v', (o) => {
+      calledForB++;
+      return [`b-${o.data?.v ?? ''}`];
+    });
+    const callsB = recorder(b);
+    cache.replace([cm('x', '1', { v: '1' }), cm('y', '1', { v: '2' })], '1');
+    expect(a.byIndex('v', '1').map((o) => o.metadata?.name)).toEqual(['x']);
+    expect(b.byIndex('v', '1')).toEqual([]);
+    expect(b.byIndex('v', 'b-2').map((o) => o.metadata?.name)).toEqual(['y']);
+    expect(() => cache.openView().byIndex('v', '1')).toThrow(/no index named "v"/);
+    b.close();
+    const before = calledForB;
+    cache.apply('MODIFIED', cm('x', '2', { v: '3' }));
+    expect(calledForB).toBe(before); // a closed view's index costs nothing any more
+    expect(callsB.filter((c) => c[1] === 'x' && c[3] === '2')).toEqual([]);
+    expect(a.byIndex('v', '3').map((o) => o.metadata?.name)).toEqual(['x']);
+  });
+
+  it('a handler added to a running informer gets the cached objects replayed as list events', () => {
+    const cache = new InformerCache<V1ConfigMap>(captureLogger(), undefined);
+    cache.replace([cm('x', '1')], '1');
+    const listing: boolean[] = [];
+    cache.openView().addHandler({ onAdd: () => listing.push(cache.listing) });
+    expect(listing).toEqual([true]);
+    expect(cache.listing).toBe(false);
+  });
+});
+
 describe('selector matching on the client', () => {
   const obj = (labels: Record<string, string>, extra: Record<string, unknown> = {}) =>
     ({ metadata: { name: 'p', namespace: 'n', labels }, ...extra }) as V1ConfigMap;

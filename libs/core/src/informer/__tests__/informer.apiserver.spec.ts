@@ -242,12 +242,12 @@ describe('Informer against @tosdk/apiserver', () => {
     const leases = [shared.acquire(options), shared.acquire(options), shared.acquire(options)];
     // a different selection gets its own informer
     const other = shared.acquire({ ...options, labelSelector: 'app=other' });
-    await Promise.all([...leases, other].map((l) => l.started));
+    await Promise.all([...leases, other].map((l) => l.start()));
     expect(new Set(leases.map((l) => l.informer)).size).toBe(1);
     expect(other.informer).not.toBe(leases[0].informer);
     expect(shared.size).toBe(2);
     const seen = leases.map(() => [] as string[]);
-    leases.forEach((l, i) => l.informer.addEventHandler({ onAdd: (o) => seen[i].push(o.metadata!.name!) }));
+    leases.forEach((l, i) => l.view.addEventHandler({ onAdd: (o) => seen[i].push(o.metadata!.name!) }));
     await bed.admin.create(ResourceTypes.Secret, { metadata: { name: 'shared', namespace: ns } });
     await waitFor(() => seen.every((s) => s.includes('shared')), 10_000, 'every user sees the secret');
     await other.release();

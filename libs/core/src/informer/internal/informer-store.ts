@@ -93,6 +93,16 @@ export class InformerStore<T extends KubernetesResource> {
     for (const [key, obj] of this.items) this.reindex(name, index, key, obj);
   }
 
+  /** Removes an index (no-op when there is none of that name). */
+  removeIndex(name: string): void {
+    this.indexes.delete(name);
+  }
+
+  /** Whether an index of that name exists. */
+  hasIndex(name: string): boolean {
+    return this.indexes.has(name);
+  }
+
   /**
    * Objects whose index values include `value`.
    * @throws InformerUsageError for an unknown index.

@@ -85,6 +85,9 @@ export class ListWatchLoop<T extends KubernetesResource> {
     private readonly sink: LoopSink<T>,
   ) {}
 
+  /** Why the lists so far failed, while none has succeeded yet (an `InformerStartError`). */
+  unsyncedFailure: InformerStartError | undefined;
+
   /** The resourceVersion of the newest list, event or bookmark seen. */
   get lastResourceVersion(): string {
     return this.resourceVersion;
@@ -197,6 +200,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
     this.sink.listed(items, resourceVersion);
     this.resourceVersion = resourceVersion;
     this.synced = true;
+    this.unsyncedFailure = undefined;
     this.listAttempts = 0;
     this.healthySince = this.s.clock.now();
     this.sink.status('synced');
@@ -206,6 +210,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
   }
 
   private listFailed(error: unknown): LoopState {
+    if (!this.synced) this.unsyncedFailure = this.startError(error);
     if (!this.synced && this.listAttempts === 1 && this.s.failFast) {
       const startError = this.startError(error);
       this.s.logger.error('first list failed; the informer does not start', { error: errorText(error) });

@@ -11,6 +11,7 @@ import type { BoundedExecutor } from '../../event/internal/bounded-executor.js';
 import { ControllerEventSource } from '../../event/internal/controller-event-source.js';
 import type { PrimaryInformer } from '../../event/internal/controller-event-source.js';
 import type { RelistWindow } from '../../event/sources/relist-window.js';
+import type { SharedInformers } from '../../informer/shared-informers.js';
 import { EventProcessor } from '../../event/internal/event-processor.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
@@ -36,6 +37,8 @@ export interface ControllerOptions<P extends KubernetesResource> {
   readonly eventRecorder: ResourceEventRecorder;
   /** Executor size of a managed workflow that sets none (the operator's `defaultWorkflowExecutorSize`). */
   readonly workflowExecutorSize?: number;
+  /** The operator's shared informers, handed to event sources through their context. */
+  readonly sharedInformers?: SharedInformers;
 }
 
 /**
@@ -335,6 +338,7 @@ export class Controller<P extends KubernetesResource> {
       logger: this.logger,
       clock: this.o.clock,
       fieldManager: this.o.config.fieldManager,
+      sharedInformers: this.o.sharedInformers,
     };
     return context;
   }
