@@ -1,13 +1,86 @@
-// Child process of the footprint test and benchmark: loads what an operator in a pod loads, starts
-// an operator with one controller on ConfigMaps, lets it idle, and prints its memory as JSON.
-// argv: mode, kubeconfig path, namespace, service account dir, server port. Modes: baseline (nothing loaded),
-// core (the import only), in-cluster (loadKubeConfig from the service account, as in a pod), light
-// (loadKubeConfig from a kubeconfig file), client-node (client-node's KubeConfig, as before).
+// Child process of the footprint test and benchmark (issue 15 §3): loads what an operator in a pod
+// loads, starts an operator with one controller on ConfigMaps, lets it idle, and prints its memory
+// as JSON on its last line.
+// argv: mode, kubeconfig path, namespace, service account dir, server port. Modes:
+// - baseline: nothing loaded (bare Node);
+// - core: the import of @tosdk/core only;
+// - in-cluster: loadKubeConfig from the service account, as in a pod;
+// - light: loadKubeConfig from the kubeconfig file;
+// - client-node: client-node's KubeConfig (the way before loadKubeConfig);
+// - cache: no operator; an Informer on `namespace` with managedFields pruned to tosdk's own entries
+//   (as InformerEventSource caches by default): heap per cached object against the JSON of the
+//   objects as served and as cached, and against the same objects JSON.parse'd into an array.
+// With TOSDK_FOOTPRINT_TRACE=1 the child also lists the packages and the Node built-ins it loaded
+// (a module hook that itself costs memory, so the memory of a traced run is not a measurement).
+import { registerHooks } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const [mode, kubeconfigPath, namespace, serviceAccountDir, port] = process.argv.slice(2);
+const trace = process.env['TOSDK_FOOTPRINT_TRACE'] === '1';
+const packages = new Set();
+if (trace) {
+  registerHooks({
+    load(url, context, next) {
+      const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+      if (match) packages.add(match[1]);
+      return next(url, context);
+    },
+  });
+}
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) {
+    globalThis.gc?.();
+    await sleep(50);
+  }
+};
+
 let operator;
-if (mode !== 'baseline') {
+const extra = {};
+if (mode === 'cache') {
+  const core = await import('@tosdk/core');
+  const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
+  const client = core.KubernetesClient.fromKubeConfig(kubeConfig);
+  const type = core.ResourceTypes.ConfigMap;
+  const served = (await client.list(type, { namespace })).items;
+  const servedJson = served.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
+  const servedText = served.map((o) => JSON.stringify(o));
+  served.length = 0;
+  const cache = async () => {
+    const informer = new core.Informer({
+      client,
+      type,
+      namespace,
+      transform: core.managedFieldsTransform('keepOwn', ['tosdk']),
+    });
+    await informer.start();
+    await informer.stop(); // the cache stays; no stream keeps buffers alive
+    return informer;
+  };
+  // a first informer compiles the code it runs (bytecode is heap too), then goes
+  await cache();
+  await settle();
+  let before = process.memoryUsage().heapUsed;
+  const informer = await cache();
+  await settle();
+  const cacheHeap = process.memoryUsage().heapUsed - before;
+  const cached = informer.list();
+  const cachedJson = cached.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
+  // the floor of any cache: the objects as JSON.parse makes them (unpruned), in an array
+  await settle();
+  before = process.memoryUsage().heapUsed;
+  const parsed = servedText.map((text) => JSON.parse(text));
+  await settle();
+  const parsedHeap = process.memoryUsage().heapUsed - before;
+  Object.assign(extra, {
+    objects: cached.length,
+    heapPerObject: cacheHeap / cached.length,
+    servedJsonPerObject: servedJson / cached.length,
+    cachedJsonPerObject: cachedJson / cached.length,
+    parsedHeapPerObject: parsedHeap / parsed.length,
+  });
+  client.close();
+} else if (mode !== 'baseline') {
   let kubeConfig;
   if (mode === 'client-node') {
     const { KubeConfig } = await import('@kubernetes/client-node');
@@ -34,10 +107,16 @@ if (mode !== 'baseline') {
   }
 }
 // idle: let start-up garbage go, as a pod does between events
-for (let i = 0; i < 5; i++) {
-  globalThis.gc?.();
-  await sleep(50);
-}
+await settle();
 const { rss, heapUsed } = process.memoryUsage();
-console.log(JSON.stringify({ mode, rss, heapUsed }));
+const loaded = trace
+  ? {
+      packages: [...packages].sort(),
+      // Node built-ins loaded so far (undici comes with an ES import of node:http, for one)
+      builtins: process.moduleLoadList
+        .filter((m) => m.startsWith('NativeModule '))
+        .map((m) => m.slice('NativeModule '.length)),
+    }
+  : {};
+console.log(JSON.stringify({ mode, rss, heapUsed, ...extra, ...loaded }));
 await operator?.stop();
