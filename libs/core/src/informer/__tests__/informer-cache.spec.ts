@@ -166,6 +166,46 @@ describe('InformerCache views (shared informers)', () => {
   });
 });
 
+describe('InformerCache admit/readmit', () => {
+  it('readmit keeps what the watch has (newer than the list), never brings back a deleted object, and an admit that throws counts as no', () => {
+    const owned = new Set(['1']);
+    const logger = captureLogger();
+    const cache = new InformerCache<V1ConfigMap>(logger, undefined, undefined, (o) => {
+      if (o.data?.boom) throw new Error('boom');
+      return owned.has(o.data?.shard ?? '');
+    });
+    const calls: string[] = [];
+    cache.addHandler({
+      onAdd: (o) => calls.push(`add ${o.metadata!.name}@${o.metadata!.resourceVersion}`),
+      onDelete: (o, unknown) =>
+        calls.push(`delete ${o.metadata!.name}@${o.metadata!.resourceVersion} ${unknown}`),
+    });
+    cache.replace(
+      [cm('a', '1', { shard: '1' }), cm('b', '1', { shard: '2' }), cm('c', '1', { shard: '2' })],
+      '1',
+    );
+    expect(cache.store.keys()).toEqual(['n/a']);
+    owned.add('2');
+    // between the list's snapshot and now: the watch saw b change (admitted now) and c deleted
+    cache.apply('MODIFIED', cm('b', '3', { shard: '2' }));
+    cache.apply('DELETED', cm('c', '4', { shard: '2' }));
+    cache.readmit([
+      cm('a', '1', { shard: '1' }),
+      cm('b', '2', { shard: '2' }),
+      cm('c', '2', { shard: '2' }),
+      cm('d', '2', { shard: '2', boom: 'x' }),
+    ]);
+    expect(cache.store.get('n/b')?.metadata?.resourceVersion).toBe('3');
+    expect(cache.store.get('n/c')).toBeUndefined();
+    expect(cache.store.get('n/d')).toBeUndefined();
+    expect(calls).toEqual(['add a@1', 'add b@3']);
+    owned.delete('1');
+    cache.readmit([]);
+    expect(calls.at(-1)).toEqual('delete a@1 true');
+    expect(cache.store.keys()).toEqual(['n/b']);
+  });
+});
+
 describe('selector matching on the client', () => {
   const obj = (labels: Record<string, string>, extra: Record<string, unknown> = {}) =>
     ({ metadata: { name: 'p', namespace: 'n', labels }, ...extra }) as V1ConfigMap;

@@ -7,6 +7,7 @@ import type { EventSourceContext, EventSources } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
+import { EventSourceStartError } from '../errors.js';
 import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
 const Secret = ResourceTypes.Secret;
@@ -230,5 +231,49 @@ describe('SharedInformers in the operator (issue 15 §5)', () => {
     await operator.stop();
     await waitFor(() => open(() => true) === 0, 'every watch stream closed');
     expect(secretRequests('watch', ns, false)).toBe(1);
+  });
+
+  it('[ES-18] a shared first list that fails reports to every user: failFast users fail the start, lenient ones are unhealthy and recover together', async () => {
+    const ns = await newNamespace(bed.admin);
+    await bed.admin.create(Secret, { metadata: { name: 'x', namespace: ns }, data: { v: b64('1') } });
+    // failFast (the default): the start fails, naming the cause
+    bed.server.faults.failNext({
+      verb: 'list',
+      resource: 'secrets',
+      namespace: ns,
+      code: 403,
+      message: 'no secrets for you',
+    });
+    const strict = bed.operator();
+    [0, 1].forEach((i) =>
+      strict.register(new SecretRecorder(), { name: `strict-${i}`, resourceType: Secret, namespaces: [ns] }),
+    );
+    const error = await strict.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EventSourceStartError);
+    expect(String((error as Error).message)).toContain('no secrets for you');
+    expect(secretRequests('list', ns, false)).toBe(1);
+
+    // lenient: both controllers report the failure, then both recover with the one informer
+    bed.server.faults.failNext({
+      verb: 'list',
+      resource: 'secrets',
+      namespace: ns,
+      code: 403,
+      times: 2,
+      message: 'not yet',
+    });
+    const lenient = bed.operator({ stopOnInformerErrorDuringStartup: false });
+    const recorders = [0, 1].map(() => new SecretRecorder());
+    recorders.forEach((r, i) =>
+      lenient.register(r, { name: `lenient-${i}`, resourceType: Secret, namespaces: [ns] }),
+    );
+    await lenient.start();
+    const unhealthy = lenient.runtimeInfo.unhealthyEventSources();
+    expect(unhealthy.map((u) => u.controller).sort()).toEqual(['lenient-0', 'lenient-1']);
+    expect(unhealthy.every((u) => u.reason?.includes('not yet'))).toBe(true);
+    await waitFor(() => lenient.runtimeInfo.allEventSourcesHealthy(), 'both healthy after the retry', 20_000);
+    await waitFor(() => recorders.every((r) => r.saw('x', b64('1'))), 'both reconcile');
+    // the strict operator's list, and three of the lenient one's (two refused, one through): one informer
+    expect(secretRequests('list', ns, false)).toBe(4);
   });
 });
