@@ -25,6 +25,22 @@ export function comparePathElements(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Whether `element` is an encoded path element: `f:…`, `k:{…`, `v:…` or `i:<digits>`. */
+function isPathElement(element: string): boolean {
+  if (element.length < 2 || element.charCodeAt(1) !== 0x3a /* : */) return false;
+  switch (element.charCodeAt(0)) {
+    case 0x66 /* f */:
+    case 0x76 /* v */:
+      return true;
+    case 0x6b /* k */:
+      return element.charCodeAt(2) === 0x7b; /* { */
+    case 0x69 /* i */:
+      return /^i:\d+$/.test(element);
+    default:
+      return false;
+  }
+}
+
 /** The children of every node that has none: shared, so only `setChild` may add to a node. */
 const NO_CHILDREN = new Map<string, FieldSet>();
 
@@ -72,7 +88,7 @@ export class FieldSet {
         this.member = true;
         continue;
       }
-      if (!/^(f:|k:\{|v:|i:\d+$)/.test(element)) {
+      if (!isPathElement(element)) {
         throw new PatchError(
           'InvalidManagedFields',
           400,
@@ -106,9 +122,20 @@ export class FieldSet {
   /** Adds `path` (not the empty path). */
   insert(path: FieldPath): this {
     if (path.length === 0) return this;
-    let node = this.child(path[0]);
-    for (const element of path.slice(1)) node = node.child(element);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the walk starts at this node
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length; i++) node = node.child(path[i]);
     node.member = true;
+    return this;
+  }
+
+  /**
+   * Takes `path` itself out of the set, in place (what `difference(FieldSet.of(path))` gives; paths
+   * below it stay).
+   */
+  remove(path: FieldPath): this {
+    const node = path.length > 0 ? this.node(path) : undefined;
+    if (node !== undefined) node.member = false;
     return this;
   }
 

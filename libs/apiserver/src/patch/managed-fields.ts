@@ -5,6 +5,7 @@
 import type { JsonObject, ManagedFieldsEntry, PatchSchema } from '../types.js';
 import type { FieldSet } from './field-set.js';
 import {
+  compareStripped,
   decodeManagers,
   encodeManagers,
   identity,
@@ -59,22 +60,22 @@ export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
   const { before, after, manager, apiVersion, subresource, now, schema } = args;
   const managers = startingManagers(before, after, subresource, args.reuseEncoding === true);
   const walker = new TypedWalker(schema);
-  const lhs = stripServerFields(before ?? {});
-  const rhs = stripServerFields(after);
-  const { added, removed, modified } = walker.compare(lhs, rhs);
-  const changed = added.union(modified).difference(METADATA_NODE);
-  const gone = removed.difference(METADATA_NODE);
-  if (changed.isEmpty() && gone.isEmpty()) return encodeManagers(managers);
+  // compared as stripped of server fields, less the .metadata node, without copying either object
+  const { added, removed: gone, modified } = compareStripped(walker, before ?? {}, after);
+  const changed = modified.isEmpty() ? added : added.union(modified);
+  const nothingGone = gone.isEmpty();
+  if (changed.isEmpty() && nothingGone) return encodeManagers(managers);
 
   for (const m of managers)
     // a set holding none of the paths keeps its encoding (difference would give the same paths)
-    if (m.set.intersects(changed) || m.set.intersects(gone))
-      m.set = m.set.difference(changed).difference(gone);
-  const owned = changed.difference(gone);
+    if (m.set.intersects(changed) || (!nothingGone && m.set.intersects(gone)))
+      m.set = nothingGone ? m.set.difference(changed) : m.set.difference(changed).difference(gone);
+  const owned = nothingGone ? changed : changed.difference(gone);
   if (!owned.isEmpty()) {
     const self: Manager = { manager, operation: 'Update', apiVersion, time: now, set: owned };
     if (subresource !== undefined && subresource !== '') self.subresource = subresource;
-    const existing = managers.find((m) => identity(m) === identity(self));
+    const selfId = identity(self);
+    const existing = managers.find((m) => identity(m) === selfId);
     if (existing === undefined) managers.push(self);
     else {
       existing.set = existing.set.union(owned);

@@ -9,6 +9,7 @@ import { FieldSet, formatFieldPath, valueElement } from './field-set.js';
 import type { FieldPath } from './field-set.js';
 import { cloneJson, isJsonObject, jsonTypeName } from './internal/json-value.js';
 import {
+  compareStripped,
   decodeManagers,
   describeManager,
   encodeManagers,
@@ -77,8 +78,9 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   const walker = new TypedWalker(schema);
   const merger = new ApplyMerger(walker);
 
-  const base = live === undefined ? {} : cloneJson(live);
-  if (isJsonObject(base.metadata)) delete base.metadata.managedFields;
+  // nothing below writes to `base` (the merge copies what it takes from it, the comparison and
+  // lookups only read), so it shares live's values; only metadata is copied, without managedFields
+  const base = live === undefined ? {} : withoutManagedFields(live);
   const config = configurationFor(applied, subresource, args.ignoreStatus === true);
   const configSet = walker.fieldSet(stripServerFields(config), true).difference(METADATA_NODE);
 
@@ -95,8 +97,8 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
     merged = prune(merged, previous.set, owned, walker);
   }
 
-  const { added, modified, removed } = walker.compare(stripServerFields(base), stripServerFields(merged));
-  const changed = added.union(modified).difference(METADATA_NODE);
+  const { added, modified, removed } = compareStripped(walker, base, merged);
+  const changed = modified.isEmpty() ? added : added.union(modified);
   // An explicit null removes the field; it changes the value, so it conflicts like any other change.
   // (only a configuration holding a null somewhere can null a field: most hold none, and skip the walk)
   const nulled = containsNull(config)
@@ -115,7 +117,7 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   // a set holding no removed path stays as it is (and keeps its stored encoding)
   for (const m of others) if (m.set.intersects(removed)) m.set = m.set.difference(removed);
 
-  const objectChanged = !changed.isEmpty() || !removed.difference(METADATA_NODE).isEmpty();
+  const objectChanged = !changed.isEmpty() || !removed.isEmpty();
   const setChanged = previous === undefined || !previous.set.equals(configSet);
   self.time = objectChanged || setChanged || previous.time === undefined ? now : previous.time;
 
@@ -151,6 +153,17 @@ function checkConfiguration(applied: unknown, apiVersion: string): asserts appli
   }
 }
 
+/** `object` with a copy of its metadata that leaves out managedFields (every other value shared). */
+function withoutManagedFields(object: JsonObject): JsonObject {
+  if (!isJsonObject(object.metadata) || !Object.hasOwn(object.metadata, 'managedFields')) return object;
+  const metadata: JsonObject = {};
+  for (const key of Object.keys(object.metadata))
+    if (key !== 'managedFields') metadata[key] = object.metadata[key];
+  const out: JsonObject = {};
+  for (const key of Object.keys(object)) out[key] = key === 'metadata' ? metadata : object[key];
+  return out;
+}
+
 /** The part of the configuration this apply may change. */
 function configurationFor(
   applied: JsonObject,
@@ -173,7 +186,8 @@ function configurationFor(
  * object when neither it nor anything below it is owned; list-map key fields of a kept item stay.
  */
 function prune(object: JsonObject, previous: FieldSet, owned: FieldSet, walker: TypedWalker): JsonObject {
-  const out = cloneJson(object);
+  // in place: `object` is the merge's fresh result, no one else holds it
+  const out = object;
   const removed: FieldPath[] = [];
   for (const path of previous.paths()) {
     if (owned.has(path) || owned.hasDescendant(path)) continue;
@@ -240,10 +254,18 @@ class ApplyMerger {
     const rs = this.walker.shape(rhs, sp);
     if (ls !== rs || rs === 'scalar' || rs === 'atomic') return cloneJson(rhs);
     if (rs === 'map') {
-      const out = cloneJson(lhs as JsonObject);
-      for (const [key, value] of Object.entries(rhs as JsonObject)) {
-        if (value === null) delete out[key];
-        else out[key] = this.merge(out[key], value, [...sp, key]);
+      // lhs's fields in their order (each copied once, or merged with rhs's), then rhs's new ones;
+      // a null in rhs removes the field
+      const l = lhs as JsonObject;
+      const r = rhs as JsonObject;
+      const out: JsonObject = {};
+      for (const key of Object.keys(l)) {
+        if (!Object.hasOwn(r, key)) out[key] = cloneJson(l[key]);
+        else if (r[key] !== null) out[key] = this.merge(l[key], r[key], [...sp, key]);
+      }
+      for (const key of Object.keys(r)) {
+        const value = r[key];
+        if (value !== null && !Object.hasOwn(l, key)) out[key] = this.merge(undefined, value, [...sp, key]);
       }
       return out;
     }

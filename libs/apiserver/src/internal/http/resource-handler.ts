@@ -320,11 +320,11 @@ export async function handleResource(
         );
         return sendJson(res, 200, scale);
       }
-      const existed = deps.store.getJson(`${rt.group}/${rt.plural}`, namespace, info.name!) !== undefined;
       ctx.ownsBody = true;
       const obj = deps.service.patch(rt, version, namespace, info.name!, type, patch, ctx, info.subresource);
       setWarnings(res, ctx);
-      return sendWritten(res, existed ? 200 : 201, obj, ctx);
+      // 201 when the patch (an apply) created the object
+      return sendWritten(res, ctx.response?.created === true ? 201 : 200, obj, ctx);
     }
     case 'delete': {
       const opts = await deleteOptions(req, query);

@@ -33,9 +33,10 @@ export interface WriteContext {
   warnings?: string[];
   /**
    * When set, a write that stores an object served in its storage version records here the object it
-   * returns and that object's stored JSON, so an HTTP answer need not serialize it again.
+   * returns and that object's stored JSON, so an HTTP answer need not serialize it again; and
+   * `created` when a patch (an apply) created the object (the answer is then 201).
    */
-  response?: { object?: JsonObject; json?: string };
+  response?: { object?: JsonObject; json?: string; created?: boolean };
   /**
    * The request body is the service's to change (a fresh parse no caller keeps), so create, update and
    * apply use it without a copy. Default false: the body is copied first.
@@ -468,6 +469,7 @@ export class ObjectService {
       const result = patchMod.serverSideApply(args);
       if (!stored) {
         if (subresource !== undefined) throw errors.notFound(this.ref(rt, name));
+        if (ctx.response) ctx.response.created = true;
         const managed = (metaOf(result).managedFields ?? undefined) as ManagedFieldsEntry[] | undefined;
         return this.create(rt, version, namespace, result, ctx, managed ?? []);
       }

@@ -5,6 +5,7 @@
 import type { JsonObject, ManagedFieldsEntry } from '../../types.js';
 import { FieldSet } from '../field-set.js';
 import { isJsonObject } from './json-value.js';
+import type { RootView, TypedWalker } from './typed-walk.js';
 
 /** A decoded managedFields entry. */
 export interface Manager {
@@ -26,10 +27,12 @@ export interface Manager {
  * apiVersion for Update entries (an applier keeps one entry whatever version it applies with).
  */
 export function identity(m: Pick<Manager, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
-  const id: JsonObject = { manager: m.manager, operation: m.operation };
-  if (m.operation === 'Update') id.apiVersion = m.apiVersion;
-  if (m.subresource !== undefined && m.subresource !== '') id.subresource = m.subresource;
-  return JSON.stringify(id);
+  // the JSON of {manager, operation[, apiVersion][, subresource]}, written without building the object
+  let id = `{"manager":${JSON.stringify(m.manager)},"operation":${JSON.stringify(m.operation)}`;
+  if (m.operation === 'Update') id += `,"apiVersion":${JSON.stringify(m.apiVersion)}`;
+  if (m.subresource !== undefined && m.subresource !== '')
+    id += `,"subresource":${JSON.stringify(m.subresource)}`;
+  return `${id}}`;
 }
 
 /** How a conflict names a manager (`printManager`): `"kubectl"`, `"kubectl" using apps/v1`. */
@@ -90,37 +93,51 @@ export function isResetRequest(object: JsonObject): boolean {
   return Array.isArray(raw) && raw.length === 1 && isJsonObject(raw[0]) && Object.keys(raw[0]).length === 0;
 }
 
+/** Recently parsed entry times: entries carry a few distinct stamps, each parsed again on every write. */
+const parsedTimes = new Map<string, number>();
+
+/** Whole seconds since the epoch of an RFC 3339 time; 0 when absent or not a time. */
+function secondsOf(time: string | undefined): number {
+  if (time === undefined) return 0;
+  let seconds = parsedTimes.get(time);
+  if (seconds === undefined) {
+    const parsed = Date.parse(time);
+    seconds = Number.isNaN(parsed) ? 0 : Math.floor(parsed / 1000);
+    // bounded: a long-running server meets a new second every second
+    if (parsedTimes.size >= 512) parsedTimes.clear();
+    parsedTimes.set(time, seconds);
+  }
+  return seconds;
+}
+
 /** Encodes entries in kube-apiserver's order: Apply before Update, then by time, manager, apiVersion, subresource. */
 export function encodeManagers(managers: readonly Manager[]): ManagedFieldsEntry[] {
-  const seconds = (time: string | undefined): number => {
-    const parsed = time === undefined ? NaN : Date.parse(time);
-    return Number.isNaN(parsed) ? 0 : Math.floor(parsed / 1000);
-  };
   const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return managers
-    .filter((m) => !m.set.isEmpty())
-    .sort(
-      (p, q) =>
+  const nonEmpty = managers.filter((m) => !m.set.isEmpty());
+  // each entry's time parsed once (and only when there is something to sort), not at every comparison
+  const kept = nonEmpty.map((m) => ({ m, seconds: nonEmpty.length > 1 ? secondsOf(m.time) : 0 }));
+  if (kept.length > 1)
+    kept.sort(
+      ({ m: p, seconds: ps }, { m: q, seconds: qs }) =>
         compare(p.operation, q.operation) ||
-        seconds(p.time) - seconds(q.time) ||
+        ps - qs ||
         compare(p.manager, q.manager) ||
         compare(p.apiVersion, q.apiVersion) ||
         compare(p.subresource ?? '', q.subresource ?? ''),
-    )
-    .map((m) => {
-      const entry: ManagedFieldsEntry = {
-        manager: m.manager,
-        operation: m.operation,
-        apiVersion: m.apiVersion,
-        time: m.time ?? '',
-        fieldsType: 'FieldsV1',
-        fieldsV1:
-          m.encoded !== undefined && m.encoded.set === m.set ? m.encoded.fieldsV1 : m.set.toFieldsV1(),
-      };
-      if (m.time === undefined) delete (entry as Partial<ManagedFieldsEntry>).time;
-      if (m.subresource !== undefined) entry.subresource = m.subresource;
-      return entry;
-    });
+    );
+  return kept.map(({ m }) => {
+    const entry: ManagedFieldsEntry = {
+      manager: m.manager,
+      operation: m.operation,
+      apiVersion: m.apiVersion,
+      time: m.time ?? '',
+      fieldsType: 'FieldsV1',
+      fieldsV1: m.encoded !== undefined && m.encoded.set === m.set ? m.encoded.fieldsV1 : m.set.toFieldsV1(),
+    };
+    if (m.time === undefined) delete (entry as Partial<ManagedFieldsEntry>).time;
+    if (m.subresource !== undefined) entry.subresource = m.subresource;
+    return entry;
+  });
 }
 
 /** Metadata fields the server owns; never part of a field set (`stripmeta.go`, plus deletion fields). */
@@ -173,3 +190,28 @@ export function stripServerFields(object: JsonObject): JsonObject {
 
 /** The `.metadata` node itself is never owned (only fields below it). */
 export const METADATA_NODE = FieldSet.of(['f:metadata']);
+
+const METADATA_PATH = ['f:metadata'];
+
+/** The root as {@link stripServerFields} shows it, without copying the root. */
+const STRIPPED_ROOT: RootView = {
+  skip: TYPE_KEYS,
+  view: (key, value) =>
+    key === 'metadata' && isJsonObject(value) ? copyWithout(value, SERVER_METADATA_KEYS) : value,
+};
+
+/**
+ * `walker.compare` of `lhs` and `rhs` as {@link stripServerFields} shows them, less the `.metadata` node
+ * itself ({@link METADATA_NODE}): the same sets as comparing stripped copies and taking that node out.
+ */
+export function compareStripped(
+  walker: TypedWalker,
+  lhs: JsonObject,
+  rhs: JsonObject,
+): { added: FieldSet; removed: FieldSet; modified: FieldSet } {
+  const result = walker.compare(lhs, rhs, STRIPPED_ROOT);
+  result.added.remove(METADATA_PATH);
+  result.removed.remove(METADATA_PATH);
+  result.modified.remove(METADATA_PATH);
+  return result;
+}

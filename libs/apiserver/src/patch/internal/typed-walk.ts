@@ -18,6 +18,24 @@ export type SchemaPath = readonly string[];
 /** How a node is merged and owned. */
 export type NodeShape = 'scalar' | 'atomic' | 'map' | 'listMap' | 'listSet';
 
+/** A JSON scalar: a string, number, boolean or null (never walked by the schema). */
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value !== 'object';
+}
+
+function isEmptyObject(value: JsonObject): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
+/** How {@link TypedWalker.compare} sees the root: fields left out, and each other field's value. */
+export interface RootView {
+  /** Root fields not compared. */
+  skip: ReadonlySet<string>;
+  /** The value compared for root field `key` (read only; `value` itself, or a view of it). */
+  view(key: string, value: unknown): unknown;
+}
+
 /** Walks JSON values by a kind's {@link PatchSchema} (shapes, field sets, comparison, removal). */
 export class TypedWalker {
   constructor(private readonly schema: PatchSchema) {}
@@ -107,19 +125,26 @@ export class TypedWalker {
     return set;
   }
 
-  private collectMap(value: JsonObject, fp: FieldPath, sp: SchemaPath, set: FieldSet, strict: boolean): void {
-    for (const [key, child] of Object.entries(value)) {
-      const childFp = [...fp, `f:${key}`];
-      const childSp = [...sp, key];
-      this.collect(child, childFp, childSp, set, strict);
-      if (child === null || (isJsonObject(child) && Object.keys(child).length === 0)) set.insert(childFp);
+  // The walks below keep the field path in one array they push to and pop from (`fp`; inserting a
+  // path into a FieldSet copies nothing), and build schema paths only for objects and arrays, the
+  // nodes whose shape the schema decides: a scalar leaf costs no array.
+
+  private collectMap(value: JsonObject, fp: string[], sp: SchemaPath, set: FieldSet, strict: boolean): void {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const child = value[key];
+      fp.push(`f:${key}`);
+      if (isScalar(child)) set.insert(fp);
+      else {
+        this.collect(child, fp, [...sp, key], set, strict);
+        if (isJsonObject(child) && isEmptyObject(child)) set.insert(fp);
+      }
+      fp.pop();
     }
   }
 
-  private collect(value: unknown, fp: FieldPath, sp: SchemaPath, set: FieldSet, strict: boolean): void {
+  private collect(value: unknown, fp: string[], sp: SchemaPath, set: FieldSet, strict: boolean): void {
     const shape = this.shape(value, sp);
-    const where = (): string =>
-      fp.map((e) => (e.startsWith('f:') ? `.${e.slice(2)}` : `[${e.slice(2)}]`)).join('');
     switch (shape) {
       case 'scalar':
       case 'atomic':
@@ -129,20 +154,26 @@ export class TypedWalker {
         this.collectMap(value as JsonObject, fp, sp, set, strict);
         return;
       case 'listSet':
-        for (const item of value as unknown[]) set.insert([...fp, valueElement(item)]);
+        for (const item of value as unknown[]) {
+          fp.push(valueElement(item));
+          set.insert(fp);
+          fp.pop();
+        }
         return;
       case 'listMap': {
-        const itemSp = [...sp, '[]'];
+        const where = (): string =>
+          fp.map((e) => (e.startsWith('f:') ? `.${e.slice(2)}` : `[${e.slice(2)}]`)).join('');
         const index = this.indexItems(value as unknown[], sp, strict, where);
         if (index === undefined) {
           set.insert(fp);
           return;
         }
+        const itemSp = [...sp, '[]'];
         for (const element of index.order) {
-          const itemFp = [...fp, element];
-          if (!index.duplicates.has(element))
-            this.collect(index.items.get(element), itemFp, itemSp, set, strict);
-          set.insert(itemFp);
+          fp.push(element);
+          if (!index.duplicates.has(element)) this.collect(index.items.get(element), fp, itemSp, set, strict);
+          set.insert(fp);
+          fp.pop();
         }
       }
     }
@@ -152,31 +183,74 @@ export class TypedWalker {
    * `Compare`: paths added, removed and modified from `lhs` to `rhs` (undefined = absent). Intermediate
    * nodes that appear or disappear are added or removed too.
    */
-  compare(lhs: JsonObject, rhs: JsonObject): { added: FieldSet; removed: FieldSet; modified: FieldSet } {
+  compare(
+    lhs: JsonObject,
+    rhs: JsonObject,
+    root?: RootView,
+  ): { added: FieldSet; removed: FieldSet; modified: FieldSet } {
     const result = { added: new FieldSet(), removed: new FieldSet(), modified: new FieldSet() };
-    this.compareMap(lhs, rhs, [], [], result);
+    if (root === undefined) {
+      this.compareMap(lhs, rhs, [], [], result);
+      return result;
+    }
+    // the root's fields as `root` shows them (instead of comparing copies the caller made)
+    const fp: string[] = [];
+    for (const key in lhs) {
+      if (!Object.hasOwn(lhs, key) || root.skip.has(key)) continue;
+      const r = Object.hasOwn(rhs, key) ? root.view(key, rhs[key]) : undefined;
+      this.compareChild(root.view(key, lhs[key]), r, key, fp, [], result);
+    }
+    for (const key in rhs) {
+      if (!Object.hasOwn(rhs, key) || Object.hasOwn(lhs, key) || root.skip.has(key)) continue;
+      this.compareChild(undefined, root.view(key, rhs[key]), key, fp, [], result);
+    }
     return result;
   }
 
   private compareMap(
     lhs: JsonObject | undefined,
     rhs: JsonObject | undefined,
-    fp: FieldPath,
+    fp: string[],
     sp: SchemaPath,
     result: { added: FieldSet; removed: FieldSet; modified: FieldSet },
   ): void {
-    const keys = new Set([...Object.keys(lhs ?? {}), ...Object.keys(rhs ?? {})]);
-    for (const key of keys) {
-      const l = lhs !== undefined && Object.hasOwn(lhs, key) ? lhs[key] : undefined;
-      const r = rhs !== undefined && Object.hasOwn(rhs, key) ? rhs[key] : undefined;
-      this.compareNode(l, r, [...fp, `f:${key}`], [...sp, key], result);
-    }
+    // the keys of lhs, then those only rhs has (each once)
+    if (lhs !== undefined)
+      for (const key in lhs) {
+        if (!Object.hasOwn(lhs, key)) continue;
+        const r = rhs !== undefined && Object.hasOwn(rhs, key) ? rhs[key] : undefined;
+        this.compareChild(lhs[key], r, key, fp, sp, result);
+      }
+    if (rhs !== undefined)
+      for (const key in rhs) {
+        if (!Object.hasOwn(rhs, key) || (lhs !== undefined && Object.hasOwn(lhs, key))) continue;
+        this.compareChild(undefined, rhs[key], key, fp, sp, result);
+      }
+  }
+
+  /** {@link compareNode} of the map field `key`, with scalar leaves settled here (no schema path). */
+  private compareChild(
+    lhs: unknown,
+    rhs: unknown,
+    key: string,
+    fp: string[],
+    sp: SchemaPath,
+    result: { added: FieldSet; removed: FieldSet; modified: FieldSet },
+  ): void {
+    fp.push(`f:${key}`);
+    if ((lhs === undefined || isScalar(lhs)) && (rhs === undefined || isScalar(rhs))) {
+      if (lhs === undefined) {
+        if (rhs !== undefined) result.added.insert(fp);
+      } else if (rhs === undefined) result.removed.insert(fp);
+      else if (lhs !== rhs) result.modified.insert(fp);
+    } else this.compareNode(lhs, rhs, fp, [...sp, key], result);
+    fp.pop();
   }
 
   private compareNode(
     lhs: unknown,
     rhs: unknown,
-    fp: FieldPath,
+    fp: string[],
     sp: SchemaPath,
     result: { added: FieldSet; removed: FieldSet; modified: FieldSet },
   ): void {
@@ -205,9 +279,17 @@ export class TypedWalker {
         const l = (lhs as unknown[] | undefined) ?? [];
         const r = (rhs as unknown[] | undefined) ?? [];
         for (const item of r)
-          if (!l.some((x) => jsonEqual(x, item))) result.added.insert([...fp, valueElement(item)]);
+          if (!l.some((x) => jsonEqual(x, item))) {
+            fp.push(valueElement(item));
+            result.added.insert(fp);
+            fp.pop();
+          }
         for (const item of l)
-          if (!r.some((x) => jsonEqual(x, item))) result.removed.insert([...fp, valueElement(item)]);
+          if (!r.some((x) => jsonEqual(x, item))) {
+            fp.push(valueElement(item));
+            result.removed.insert(fp);
+            fp.pop();
+          }
         return;
       }
       case 'listMap': {
@@ -222,12 +304,11 @@ export class TypedWalker {
         const itemSp = [...sp, '[]'];
         const elements = new Set([...(l?.order ?? []), ...(r?.order ?? [])]);
         for (const element of elements) {
-          const itemFp = [...fp, element];
+          fp.push(element);
           if (l?.duplicates.has(element) === true || r?.duplicates.has(element) === true) {
-            if (!jsonEqual(l?.items.get(element), r?.items.get(element))) result.modified.insert(itemFp);
-            continue;
-          }
-          this.compareNode(l?.items.get(element), r?.items.get(element), itemFp, itemSp, result);
+            if (!jsonEqual(l?.items.get(element), r?.items.get(element))) result.modified.insert(fp);
+          } else this.compareNode(l?.items.get(element), r?.items.get(element), fp, itemSp, result);
+          fp.pop();
         }
       }
     }
