@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import { InvalidLeaderElectionConfigurationError } from './leader-election-errors.js';
+
+// not an ES import of node:fs, whose namespace loads fs/promises and streams (see config/kube-config.ts)
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 /**
  * How an operator takes part in leader election on a `coordination.k8s.io/v1` Lease (JOSDK's
