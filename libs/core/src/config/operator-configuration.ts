@@ -61,8 +61,9 @@ export interface OperatorOptions {
    * Most dependent steps (reconcile, delete, their conditions) a managed workflow runs at once,
    * across all primaries of its controller, when its declaration sets no `executorSize` (which wins).
    * JOSDK bounds all workflows together with `concurrentWorkflowDependentResourceReconciliationThreads`;
-   * here each workflow gets its own bound of this size. A positive integer. Defaults to 10
-   * (`DEFAULT_WORKFLOW_EXECUTOR_SIZE`).
+   * here each workflow gets its own bound of this size. A positive integer. Defaults to none: a
+   * workflow without a size has no bound of its own, and the controller's
+   * `concurrentReconciliationThreads` bound its steps (`DEFAULT_WORKFLOW_EXECUTOR_SIZE`).
    */
   defaultWorkflowExecutorSize?: number;
   /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the in-cluster namespace file, else the KubeConfig context's namespace, else `default`. */

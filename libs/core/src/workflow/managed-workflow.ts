@@ -34,7 +34,9 @@ export interface ManagedWorkflowSpec<P extends KubernetesResource = KubernetesRe
   handleExceptionsInReconciler?: boolean;
   /**
    * Most dependent steps worked on at once by this workflow, across all primaries of the controller.
-   * Defaults to the operator's `defaultWorkflowExecutorSize`, else {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}.
+   * Defaults to the operator's `defaultWorkflowExecutorSize`, else no bound of the workflow's own
+   * ({@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}): the controller's `concurrentReconciliationThreads`
+   * then bound it, as they bound the reconciler's own writes.
    */
   executorSize?: number;
 }

@@ -79,7 +79,11 @@ export class WorkflowBuilder<P extends KubernetesResource = KubernetesResource> 
     return this;
   }
 
-  /** Most dependents worked on at once. Defaults to {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}. */
+  /**
+   * Most dependent steps worked on at once, across every run of the built workflow. Defaults to
+   * {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}: no bound of its own (steps start as soon as the DAG
+   * allows, within the reconciliations that run the workflow).
+   */
   withExecutorSize(size: number): this {
     this.executorSize = size;
     return this;

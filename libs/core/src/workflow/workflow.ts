@@ -4,8 +4,15 @@ import type { DependentResource } from '../dependent/dependent-resource.js';
 import type { AnyCondition } from './condition.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from './workflow-result.js';
 
-/** Number of dependents a workflow works on at once unless configured. */
-export const DEFAULT_WORKFLOW_EXECUTOR_SIZE = 10;
+/**
+ * Executor size of a workflow that sets none: no bound of its own. A workflow's steps then run as
+ * soon as the DAG allows, inside the reconciliation that runs the workflow, so the controller's
+ * reconcile concurrency (`concurrentReconciliationThreads`, 50 by default) and the client's socket
+ * pool are what bound them. A bound below the controller's (the former default, 10) made every
+ * managed dependent queue behind it: one dependent per primary cost ~1.9x the reconciler's own
+ * write (issue 15).
+ */
+export const DEFAULT_WORKFLOW_EXECUTOR_SIZE = Number.POSITIVE_INFINITY;
 
 /**
  * How a dependent takes part in a workflow (JOSDK's `@Dependent` attributes): its name, what it
@@ -47,7 +54,7 @@ export interface WorkflowNode<P extends KubernetesResource = KubernetesResource>
  * {@link WorkflowBuilder} (standalone) or declared on a reconciler (managed).
  *
  * Reconciliation: roots first, then each node once all it depends on are reconciled and ready;
- * independent nodes run concurrently, at most `executorSize` at once; an error or unready node stops
+ * independent nodes run concurrently (at most `executorSize` at once when one is set); an error or unready node stops
  * only what depends on it. A false reconcile precondition deletes the node and all that depend on it,
  * in reverse order. Cleanup deletes in reverse order; a false delete postcondition or an error keeps
  * what the node depends on.

@@ -30,7 +30,6 @@ import {
 import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
 import { AggregatedOperatorError } from '../errors.js';
 import { KubernetesResourceDeletedCondition } from '../kubernetes-resource-deleted-condition.js';
-import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
 
 const suite = apiServerSuite();
 
@@ -584,7 +583,7 @@ describe('workflows against @tosdk/apiserver', () => {
     expect(await cm(ns, 'w-cm')).toBeUndefined();
   });
 
-  it("[WF-01] the operator-level defaultWorkflowExecutorSize bounds a managed workflow that sets no executorSize; the workflow's own size wins", async () => {
+  it("[WF-01] the operator-level defaultWorkflowExecutorSize bounds a managed workflow that sets no executorSize; the workflow's own size wins; with neither, independent dependents all run at once", async () => {
     const count = 12;
     const bound = async (
       name: string,
@@ -611,7 +610,8 @@ describe('workflows against @tosdk/apiserver', () => {
       });
       await op.start();
       await suite.admin.create(Widget, widget('w', ns));
-      const expected = workflowSize ?? operatorSize ?? DEFAULT_WORKFLOW_EXECUTOR_SIZE;
+      // no size at all: no bound of the workflow's own
+      const expected = workflowSize ?? operatorSize ?? Number.POSITIVE_INFINITY;
       for (let released = 0; released < count; released++) {
         // the bound is reached, and one more step starts only once one is released (counting starts,
         // since a released step leaves `active` a moment later)
@@ -629,7 +629,7 @@ describe('workflows against @tosdk/apiserver', () => {
     };
     expect(await bound('wf-size-op', 2, undefined)).toBe(2);
     expect(await bound('wf-size-own', 2, 3)).toBe(3);
-    expect(await bound('wf-size-default', undefined, undefined)).toBe(DEFAULT_WORKFLOW_EXECUTOR_SIZE);
+    expect(await bound('wf-size-default', undefined, undefined)).toBe(count);
 
     for (const bad of [0, -1, 1.5]) {
       let error: unknown;
@@ -642,5 +642,27 @@ describe('workflows against @tosdk/apiserver', () => {
       expect((error as InvalidOperatorConfigurationError).code).toBe('InvalidOperatorConfiguration');
       expect((error as Error).message).toContain('defaultWorkflowExecutorSize');
     }
+  });
+  it("[WF-01] by default the workflow executor does not cap concurrency below the controller's: a managed dependent of each of 30 primaries is reconciled at once (the former default of 10 held 20 back)", async () => {
+    const primaries = 30;
+    const ns = await newNamespace(suite.admin);
+    const probe = new StepProbe(primaries);
+    const op = suite.operator({ concurrentReconciliationThreads: primaries });
+    op.register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'wf-default-width',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new ProbeDependent('probe', probe) }] },
+    });
+    for (let i = 0; i < primaries; i++) await suite.admin.create(Widget, widget(`w${i}`, ns));
+    await op.start();
+    // every primary's dependent step is in flight at the same time (held until released)
+    await waitFor(() => probe.active === primaries, `${primaries} dependent steps at once`);
+    for (let i = 0; i < primaries; i++) probe.releaseOne();
+    await waitFor(async () => {
+      const list = await suite.admin.list(Widget, { namespace: ns });
+      return list.items.filter((w) => w.status?.observed === 'a').length === primaries;
+    }, 'all reconciled');
+    expect(probe.maxActive).toBe(primaries);
   });
 });

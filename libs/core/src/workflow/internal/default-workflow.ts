@@ -19,7 +19,7 @@ export interface NodeDeclaration<P extends KubernetesResource> {
 
 /** Resolved settings of a {@link DefaultWorkflow}. */
 export interface WorkflowSettings {
-  /** Most node steps at once. */
+  /** Most node steps at once, across the runs of this workflow; `Infinity` for no bound of its own. */
   readonly executorSize: number;
   /** Collect errors in the result instead of throwing. */
   readonly silent: boolean;
@@ -151,23 +151,25 @@ export class DefaultWorkflow<P extends KubernetesResource> implements Workflow<P
   readonly nodes: readonly WorkflowNode<P>[];
   private readonly roots: readonly WorkflowNode<P>[];
   private readonly leaves: readonly WorkflowNode<P>[];
-  private readonly limiter: Limiter;
+  /** Undefined when the workflow has no bound of its own: steps then start inline. */
+  private readonly limiter: Limiter | undefined;
   private readonly byName: ReadonlyMap<string, DependentResource<unknown, P>>;
 
   constructor(
     declarations: readonly NodeDeclaration<P>[],
     private readonly settings: WorkflowSettings,
   ) {
-    if (!Number.isInteger(settings.executorSize) || settings.executorSize < 1) {
+    const size = settings.executorSize;
+    if (size !== Number.POSITIVE_INFINITY && (!Number.isInteger(size) || size < 1)) {
       throw new WorkflowConfigurationError(
         'InvalidWorkflow',
-        `the workflow executor size must be a positive integer, got ${String(settings.executorSize)}`,
+        `the workflow executor size must be a positive integer, got ${String(size)}`,
       );
     }
     this.nodes = Object.freeze(buildNodes(declarations));
     this.roots = this.nodes.filter((n) => n.dependsOn.length === 0);
     this.leaves = this.nodes.filter((n) => n.dependents.length === 0);
-    this.limiter = new Limiter(settings.executorSize);
+    this.limiter = size === Number.POSITIVE_INFINITY ? undefined : new Limiter(size);
     this.byName = new Map(this.nodes.map((n) => [n.name, n.dependent]));
   }
 

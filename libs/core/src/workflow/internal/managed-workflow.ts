@@ -21,7 +21,8 @@ export class ManagedWorkflow<P extends KubernetesResource> {
 
   /**
    * @param defaults - what the declaration may leave out: `executorSize` (the operator's
-   * `defaultWorkflowExecutorSize`; without it {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}).
+   * `defaultWorkflowExecutorSize`; without it {@link DEFAULT_WORKFLOW_EXECUTOR_SIZE}, no bound of
+   * the workflow's own).
    * @throws WorkflowConfigurationError for a bad declaration (cycle, unknown dependsOn, duplicates,
    * an executor size that is not a positive integer).
    */

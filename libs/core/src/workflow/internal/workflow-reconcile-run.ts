@@ -43,9 +43,15 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
     this.submit(
       node,
       async () => {
-        const active = await this.isMet(node, 'activation', node.activationCondition);
-        await this.syncEventSource(node, active);
-        const reconcile = active && (await this.isMet(node, 'reconcile', node.reconcilePrecondition));
+        // absent conditions hold without an await (a node without any costs one promise)
+        let active = true;
+        if (node.activationCondition) {
+          active = await this.isMet(node, 'activation', node.activationCondition);
+          await this.syncEventSource(node, active);
+        }
+        const reconcile =
+          active &&
+          (!node.reconcilePrecondition || (await this.isMet(node, 'reconcile', node.reconcilePrecondition)));
         if (!reconcile) {
           notMetWhileActive = active;
           return;
@@ -53,7 +59,7 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
         const result = await node.dependent.reconcile(this.primary, this.context);
         this.results.set(node.name, result);
         this.reconciled.push(node.name);
-        const ready = await this.isMet(node, 'ready', node.readyPostcondition);
+        const ready = !node.readyPostcondition || (await this.isMet(node, 'ready', node.readyPostcondition));
         // visited only once readiness is known, so no dependent starts on an unready node meanwhile
         this.visited.add(node);
         if (ready) {

@@ -8,8 +8,9 @@ import type { Limiter } from './limiter.js';
 
 /**
  * State and helpers shared by one reconcile or cleanup run (JOSDK's `AbstractWorkflowExecutor`).
- * Node steps are submitted through the limiter; bookkeeping runs synchronously between awaits, so
- * the sets need no locking. `done` resolves once nothing is running or queued.
+ * Node steps are submitted through the workflow's limiter when it has a bound, else started inline;
+ * bookkeeping runs synchronously between awaits, so the sets need no locking. `done` resolves once
+ * nothing is running or queued.
  */
 export abstract class WorkflowRun<P extends KubernetesResource> {
   protected readonly visited = new Set<WorkflowNode<P>>();
@@ -24,7 +25,7 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
   constructor(
     protected readonly primary: P,
     protected readonly context: Context<P>,
-    private readonly limiter: Limiter,
+    private readonly limiter: Limiter | undefined,
   ) {}
 
   /** Starts the run at the given nodes; resolves when it is complete. */
@@ -38,29 +39,43 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
   /** Decides what to do with a node; may submit work. */
   protected abstract handle(node: WorkflowNode<P>): void;
 
-  /** Runs a node step through the limiter; an error is recorded for the node. */
   /**
-   * Runs `step` for `node` through the limiter. `after` runs once the node has left the executing
-   * set and before the run can settle, so it may submit work for the same node (a node whose
-   * precondition turned false deletes itself).
+   * Runs `step` for `node`: through the limiter when the workflow has a bound, else at once (one
+   * promise per step, no queue). An error is recorded for the node. `after` runs once the node has
+   * left the executing set and before the run can settle, so it may submit work for the same node
+   * (a node whose precondition turned false deletes itself).
    */
   protected submit(node: WorkflowNode<P>, step: () => Promise<void>, after?: () => void): void {
     this.executing.add(node);
     this.pending++;
-    void this.limiter
-      .run(step)
-      .catch((error: unknown) => {
+    let running: Promise<void>;
+    if (this.limiter) running = this.limiter.run(step);
+    else {
+      try {
+        running = step();
+      } catch (error) {
+        // a step may throw anything; it is recorded as thrown
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        running = Promise.reject(error);
+      }
+    }
+    running.then(
+      () => this.stepDone(node, after),
+      (error: unknown) => {
         this.errors.set(node, error);
-      })
-      .finally(() => {
-        this.executing.delete(node);
-        try {
-          after?.();
-        } catch (error: unknown) {
-          this.errors.set(node, error);
-        }
-        this.settle();
-      });
+        this.stepDone(node, after);
+      },
+    );
+  }
+
+  private stepDone(node: WorkflowNode<P>, after: (() => void) | undefined): void {
+    this.executing.delete(node);
+    try {
+      after?.();
+    } catch (error: unknown) {
+      this.errors.set(node, error);
+    }
+    this.settle();
   }
 
   private settle(): void {
@@ -73,7 +88,7 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
     type: ConditionType,
     condition: AnyCondition<unknown, P> | undefined,
   ): Promise<boolean> {
-    if (!condition) return true;
+    if (!condition) return true; // callers skip the await when there is none
     const result = await evaluateCondition(condition, node.dependent, this.primary, this.context);
     let byType = this.conditions.get(node.name);
     if (!byType) this.conditions.set(node.name, (byType = new Map<ConditionType, ConditionResult>()));
