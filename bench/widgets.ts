@@ -23,20 +23,25 @@
 //   scale       N = 50,000 instead of 1,000 and 5,000, one round, no peers
 //   peers       the peers at every N (not only 1,000)
 //   http        plain HTTP instead of HTTPS (both sides, every contender)
-//   --cpu-prof  writes the tosdk contender's CPU profile (converge phase) to DIR (default: a temp
-//               dir); profiling slows it, so that run's ratios are not the comparable ones
+//   --cpu-prof  writes the CPU profiles of tosdk and floor-raw (converge phase) to DIR (default: a
+//               temp dir) and prints where each spent its time; profiling slows both, so that
+//               run's ratios are not the comparable ones
 //   n=...       the sizes (the peers then run at each)
 //   contenders= which contenders (floor-raw always runs: it is the baseline)
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Accounting, ContenderName, ContenderReport } from './lib/widgets-common.js';
 import { ContenderProcess, ServerProcess, WidgetsBenchError } from './lib/widgets-processes.js';
+import { printProfile, summariseProfile } from './lib/widgets-profile.js';
 
 const ALL: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow', 'client-node', 'dot-i'];
 /** The contenders the targets are about: measured `rounds` times, interleaved, the fastest round kept. */
 const TARGETED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow'];
 const PEERS: ContenderName[] = ['client-node', 'dot-i'];
+/** Profiled with `--cpu-prof` (converge phase): tosdk, and the floor to compare it with. */
+const PROFILED: ContenderName[] = ['floor-raw', 'tosdk'];
+const profileName = (name: ContenderName, n: number): string => `${name}-widgets-${n}.cpuprofile`;
 
 interface Options {
   sizes: number[];
@@ -153,14 +158,8 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
   try {
     await server.seed(n);
     const prof =
-      name === 'tosdk' && options.cpuProfDir !== undefined
-        ? [
-            '--cpu-prof',
-            '--cpu-prof-dir',
-            options.cpuProfDir,
-            '--cpu-prof-name',
-            `tosdk-widgets-${n}.cpuprofile`,
-          ]
+      PROFILED.includes(name) && options.cpuProfDir !== undefined
+        ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-name', profileName(name, n)]
         : [];
     const converge = await phase(server, name, n, 'converge', prof);
     let restart: PhaseFigures | undefined;
@@ -325,6 +324,13 @@ export async function run(args: string[] = []): Promise<void> {
       );
     results.set(n, all);
     printSize(n, all);
+    if (options.cpuProfDir !== undefined) {
+      console.log(`\nwhere the CPU went, converge phase at N=${n.toLocaleString('en-US')} (last round)`);
+      for (const name of PROFILED.filter((c) => options.contenders.includes(c))) {
+        const file = join(options.cpuProfDir, profileName(name, n));
+        if (existsSync(file)) printProfile(`${name} (${file})`, summariseProfile(file));
+      }
+    }
   }
   console.log('\ntargets (ratios measured in this run)');
   console.log('| target | figure | baseline | met? |');
@@ -337,7 +343,7 @@ export async function run(args: string[] = []): Promise<void> {
       .join(' ')}`,
   );
   if (options.cpuProfDir !== undefined)
-    console.log(`tosdk CPU profiles (open in Chrome DevTools or speedscope): ${options.cpuProfDir}`);
+    console.log(`CPU profiles of floor-raw and tosdk (open in Chrome DevTools): ${options.cpuProfDir}`);
 }
 
 export { WidgetsBenchError };
