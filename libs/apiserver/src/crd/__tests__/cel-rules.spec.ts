@@ -284,8 +284,9 @@ describe('x-kubernetes-validations in admit', () => {
         return lines((err as { causes: StatusCause[] }).causes);
       }
     };
+    // with cel-go's position and source line, as kube-apiserver prints it
     expect(typed('self.spec.replcas > 0')[0]).toContain(
-      "compilation failed: ERROR: <input>: undefined field 'replcas'",
+      "compilation failed: ERROR: <input>:1:10: undefined field 'replcas'\n | self.spec.replcas > 0\n | .........^",
     );
     expect(typed('!has(self.spec.nope)')[0]).toContain("undefined field 'nope'");
     expect(typed('self.spec.replicas > 0 && self.metadata.name != "" && self.kind == "WebPage"')).toEqual([]);

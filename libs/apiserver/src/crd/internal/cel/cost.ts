@@ -136,8 +136,6 @@ function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estima
       return { cost: 1, shape: vars.get(k.value.name) ?? OTHER };
     case 'selectExpr': {
       const op = estimate(k.value.operand, vars);
-      if (undefinedFields && op.shape.closed && op.shape.fields && !op.shape.fields.has(k.value.field))
-        undefinedFields.push(k.value.field);
       const shape = op.shape.fields?.get(k.value.field) ?? op.shape.elem ?? OTHER;
       return { cost: op.cost + 1, shape: k.value.testOnly ? OTHER : shape };
     }
@@ -254,22 +252,6 @@ function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estima
     }
     default:
       return { cost: 1, shape: OTHER };
-  }
-}
-
-let undefinedFields: string[] | undefined;
-
-/**
- * The fields an expression selects that its variables' schemas do not declare (kube-apiserver's type
- * check rejects such a rule: `undefined field 'x'`); objects that preserve unknown fields are open.
- */
-export function undefinedFieldsOf(e: Expr, vars: ReadonlyMap<string, Shape>): string[] {
-  undefinedFields = [];
-  try {
-    estimate(e, vars);
-    return undefinedFields;
-  } finally {
-    undefinedFields = undefined;
   }
 }
 

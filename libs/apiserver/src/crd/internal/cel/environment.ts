@@ -10,6 +10,7 @@ import { formatLibrary } from './lib-format.js';
 import { listLibrary } from './lib-lists.js';
 import { netLibrary } from './lib-net.js';
 import { optionalLibrary } from './lib-optional.js';
+import { optionalSyntaxLibrary } from './optional-syntax.js';
 import { quantityLibrary } from './lib-quantity.js';
 
 let functions: CelFunc[] | undefined;
@@ -22,6 +23,7 @@ export function kubernetesFunctions(): CelFunc[] {
     ...netLibrary(),
     ...quantityLibrary(),
     ...optionalLibrary(),
+    ...optionalSyntaxLibrary(),
     ...formatLibrary(),
   ];
   return functions;

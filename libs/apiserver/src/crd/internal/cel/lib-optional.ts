@@ -1,8 +1,8 @@
 /**
  * The optional values kube-apiserver's CEL environment uses (`oldSelf` of an `optionalOldSelf` rule,
  * `format.named`, `validate`): `hasValue()`, `value()`, `orValue(x)`, `optional.of(x)`,
- * `optional.none()` and `optional.ofNonZeroValue(x)`. The `?.` and `[?` syntax is not parsed by
- * @bufbuild/cel (see the README's Limits).
+ * `optional.none()` and `optional.ofNonZeroValue(x)`. The `a.?b` and `a[?k]` syntax is in
+ * optional-syntax.ts.
  */
 import { CelScalar, celError, celFunc, celMethod, isCelList, isCelMap, mapType } from '@bufbuild/cel';
 import type { CelFunc, CelValue } from '@bufbuild/cel';

@@ -4,6 +4,7 @@
 
 import { parse } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { desugarOptionals, originalOffset, rewriteOptionalSyntax } from './optional-syntax.js';
 
 /** A CEL expression that does not compile; the message is kube-apiserver's "compilation failed" text. */
 export class CompileError extends Error {}
@@ -57,7 +58,7 @@ function exprDepth(root: Expr): number {
 }
 
 /**
- * Parses `text`, refusing an expression over 100,000 code points or nested deeper than 250 levels
+ * Parses `text` (with cel-go's `a.?b` and `a[?k]` optional syntax, see optional-syntax.ts), refusing an expression over 100,000 code points or nested deeper than 250 levels
  * with cel-go's texts (an input that deep would otherwise overflow the stack: a 500 instead of a 422).
  * @throws CompileError with kube-apiserver's "compilation failed: ERROR: ..." message.
  */
@@ -68,14 +69,21 @@ export function parseWithLimits(text: string): ReturnType<typeof parse> {
       `compilation failed: ERROR: <input>: expression code point size exceeds limit: size: ${codePoints}, limit ${MAX_CODE_POINTS}`,
     );
   }
+  const rewritten = rewriteOptionalSyntax(text);
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(text);
+    parsed = parse(rewritten.text);
   } catch (err) {
     // the library's parser recurses per nesting level: too deep an input overflows its stack
     if (err instanceof RangeError) throw recursionLimitError();
     throw new CompileError(`compilation failed: ERROR: ${(err as Error).message}`, { cause: err });
   }
   if (exprDepth(parsed.expr) > MAX_RECURSION_DEPTH) throw recursionLimitError();
+  if (rewritten.inserts.length > 0 && parsed.expr) {
+    desugarOptionals(parsed.expr);
+    const positions = parsed.sourceInfo?.positions;
+    if (positions)
+      for (const id of Object.keys(positions)) positions[id] = originalOffset(rewritten, positions[id]);
+  }
   return parsed;
 }

@@ -24,12 +24,13 @@ import {
   rootShape,
   shapeOfSchema,
   shapeOfValue,
-  undefinedFieldsOf,
 } from './cost.js';
 import { kubernetesCelEnv, kubernetesFunctions } from './environment.js';
 import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
+import type { CelT } from './type-check.js';
+import { checkTypes, typeOfSchema } from './type-check.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
 
@@ -37,10 +38,11 @@ interface CompiledRule {
   rule: string;
   program: Program;
   expr: Expr;
+  parsed: ParsedExpr;
   transition: boolean;
   optionalOldSelf: boolean;
   message?: string;
-  messageExpression?: { program: Program; expr: Expr };
+  messageExpression?: { program: Program; expr: Expr; parsed: ParsedExpr };
   reason?: string;
   fieldPath?: string[];
 }
@@ -161,24 +163,66 @@ function usesVar(e: Expr | undefined, name: string): boolean {
   }
 }
 
-function compileExpression(text: string): { program: Program; expr: Expr } {
+function compileExpression(text: string): { program: Program; expr: Expr; parsed: ParsedExpr } {
   const parsed = parseWithLimits(text);
   const fn = unknownFunction(parsed.expr);
   if (fn !== undefined)
     throw new CompileError(`compilation failed: ERROR: <input>: undeclared reference to '${fn}'`);
   const program: Program = plan(kubernetesCelEnv(), parsed);
-  return { program, expr: parsed.expr };
+  return { program, expr: parsed.expr, parsed };
+}
+
+type ParsedExpr = ReturnType<typeof parseWithLimits>;
+
+/**
+ * kube-apiserver's type check of a rule (and its messageExpression) against the node's schema;
+ * the first problem as the field error kube reports, or undefined.
+ */
+function typeErrorOf(
+  raw: Record<string, unknown>,
+  rule: { parsed: ParsedExpr; text: string },
+  message: { parsed: ParsedExpr; text: string } | undefined,
+  s: JsonSchemaProps,
+  root: boolean,
+  field: string,
+): StatusCause | undefined {
+  const self = typeOfSchema(s, root);
+  const vars = new Map<string, CelT>([['self', self]]);
+  const transition = usesVar(rule.parsed.expr, 'oldSelf');
+  if (transition) vars.set('oldSelf', raw.optionalOldSelf === true ? { k: 'optional', inner: self } : self);
+  const checked = checkTypes(rule.parsed, rule.text, vars);
+  if (checked.error !== undefined)
+    return invalid(`${field}.rule`, rule.text, `compilation failed: ${checked.error}`);
+  if (checked.type.k !== 'bool' && checked.type.k !== 'dyn')
+    return invalid(`${field}.rule`, rule.text, 'cel expression must evaluate to a bool');
+  if (message) {
+    const m = checkTypes(message.parsed, message.text, vars);
+    if (m.error !== undefined)
+      return invalid(
+        `${field}.messageExpression`,
+        message.text,
+        `messageExpression compilation failed: ${m.error}`,
+      );
+    if (m.type.k !== 'string' && m.type.k !== 'dyn')
+      return invalid(
+        `${field}.messageExpression`,
+        message.text,
+        'messageExpression must evaluate to a string',
+      );
+  }
+  return undefined;
 }
 
 const compiledByNode = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
 function compileRule(raw: Record<string, unknown>): CompiledRule {
   const rule = String(raw.rule);
-  const { program, expr } = compileExpression(rule);
+  const { program, expr, parsed } = compileExpression(rule);
   const c: CompiledRule = {
     rule,
     program,
     expr,
+    parsed,
     transition: usesVar(expr, 'oldSelf'),
     optionalOldSelf: raw.optionalOldSelf === true,
   };
@@ -284,15 +328,18 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
         ['self', shape],
         ['oldSelf', shape],
       ]);
-      const missing = undefinedFieldsOf(c.expr, vars);
-      if (missing.length > 0) {
-        errs.push(
-          invalid(
-            `${field}.rule`,
-            raw.rule,
-            `compilation failed: ERROR: <input>: undefined field '${missing[0]}'`,
-          ),
-        );
+      const typeError = typeErrorOf(
+        raw,
+        { parsed: c.parsed, text: raw.rule },
+        c.messageExpression && typeof raw.messageExpression === 'string'
+          ? { parsed: c.messageExpression.parsed, text: raw.messageExpression }
+          : undefined,
+        s,
+        schemaPath === '',
+        field,
+      );
+      if (typeError) {
+        errs.push(typeError);
         return;
       }
       let cost = costOf(c.expr, vars);

@@ -1,0 +1,193 @@
+import { describe, expect, it } from '@jest/globals';
+import { isCelError, plan } from '@bufbuild/cel';
+import { compileCrd } from '../index.js';
+import type { JsonSchemaProps } from '../index.js';
+import { kubernetesCelEnv } from '../internal/cel/environment.js';
+import { parseWithLimits } from '../internal/cel/parse-limits.js';
+import { toCel } from '../internal/cel/values.js';
+import type { StatusCause } from '../../types.js';
+
+/** Evaluates an expression (through the rules' parser) in the rules' environment. */
+const run = (rule: string, self: unknown): unknown => {
+  const r = plan(kubernetesCelEnv(), parseWithLimits(rule))({ self: toCel(self, undefined) });
+  if (isCelError(r)) throw r;
+  return typeof r === 'bigint' ? Number(r) : r;
+};
+
+const lines = (causes: readonly StatusCause[]): string[] => causes.map((c) => `${c.field}: ${c.message}`);
+
+/** The CRD whose spec has `props` and the rule on spec; the causes it is rejected with ([] when accepted). */
+function rejected(
+  rule: string,
+  props: Record<string, JsonSchemaProps>,
+  extra: Record<string, unknown> = {},
+): string[] {
+  try {
+    compileCrd({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'things', singular: 'thing', kind: 'Thing', listKind: 'ThingList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: props,
+                    'x-kubernetes-validations': [{ rule, ...extra }],
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    return [];
+  } catch (err) {
+    const causes = (err as { causes?: StatusCause[] }).causes;
+    if (!causes) throw err;
+    return lines(causes);
+  }
+}
+
+describe('CEL optional syntax (a.?b, a[?k]) as cel-go parses it', () => {
+  const self = { a: { b: 1 }, list: [10, 20], m: { k: 'v' } };
+  it.each([
+    ['self.?a.?b.orValue(0) == 1', true],
+    ['self.?a.?c.orValue(7) == 7', true],
+    ['self.?x.?y.orValue(3) == 3', true],
+    ['self.?a.hasValue() && !self.?x.hasValue()', true],
+    ['self.?a.b.value() == 1', true],
+    ['self.list[?1].orValue(0) == 20 && self.list[?5].orValue(0) == 0', true],
+    ["self.m[?'k'].value() == 'v' && !self.m[?'z'].hasValue()", true],
+    ["self.?m[?'k'].orValue('none') == 'v'", true],
+    ['optional.of(1).orValue(2) == 1 && optional.none().orValue(2) == 2', true],
+    // text inside string literals is never rewritten
+    ["'x.?y' + \"[?0]\" == 'x.?y[?0]'", true],
+  ])('%s is %j', (rule, expected) => {
+    expect(run(rule, self)).toEqual(expected);
+  });
+
+  it('a rule with optional selection is accepted on a CRD and guards an absent field', () => {
+    expect(rejected('self.?replicas.orValue(1) > 0', { replicas: { type: 'integer' } })).toEqual([]);
+    expect(rejected("self.?name.orValue('') != 'bad'", { name: { type: 'string' } })).toEqual([]);
+  });
+});
+
+describe('CEL rules are type-checked against the schema when a CRD is written, as kube-apiserver does', () => {
+  const props: Record<string, JsonSchemaProps> = {
+    name: { type: 'string', maxLength: 64 },
+    count: { type: 'integer' },
+    ratio: { type: 'number' },
+    tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 64 } },
+    labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 64 } },
+    items: {
+      type: 'array',
+      maxItems: 10,
+      items: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
+    },
+    when: { type: 'string', format: 'date-time' },
+    timeout: { type: 'string', format: 'duration' },
+    ios: { 'x-kubernetes-int-or-string': true },
+    free: {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { known: { type: 'string' } },
+    },
+  };
+  const FIELD = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+
+  it.each([
+    ['self.name == 1', "found no matching overload for '_==_' applied to '(string, int)'", 1, 11],
+    ['self.count == true', "found no matching overload for '_==_' applied to '(int, bool)'", 1, 12],
+    ['self.ratio == 1', "found no matching overload for '_==_' applied to '(double, int)'", 1, 12],
+    ["self.count + 'a' > 0", "found no matching overload for '_+_' applied to '(int, string)'", 1, 12],
+    ['self.name > 5', "found no matching overload for '_>_' applied to '(string, int)'", 1, 11],
+    ['self.nope > 0', "undefined field 'nope'", 1, 5],
+    ["self.name.first == 'x'", "type 'string' does not support field selection", 1, 10],
+    [
+      "self.count.startsWith('a')",
+      "found no matching overload for 'startsWith' applied to 'int.(string)'",
+      1,
+      22,
+    ],
+    ['self.tags.all(t, t > 1)', "found no matching overload for '_>_' applied to '(string, int)'", 1, 20],
+    ["self.labels['a'] == 2", "found no matching overload for '_==_' applied to '(string, int)'", 1, 18],
+    ['self.items.exists(i, i.size == 1)', "undefined field 'size'", 1, 23],
+    ['self.?nope.orValue(1) > 0', "undefined field 'nope'", 1, 5],
+    [
+      "self.when > 'yesterday'",
+      "found no matching overload for '_>_' applied to '(google.protobuf.Timestamp, string)'",
+      1,
+      11,
+    ],
+    [
+      'self.count > 0 &&\n  self.name == 3',
+      "found no matching overload for '_==_' applied to '(string, int)'",
+      2,
+      13,
+    ],
+  ])('%s is refused: %s', (rule, message, line, column) => {
+    const causes = rejected(rule, props, rule.includes('\n') ? { message: 'multi-line rule' } : {});
+    expect(causes).toHaveLength(1);
+    const src = rule.split('\n')[line - 1];
+    expect(causes[0]).toBe(
+      `${FIELD}.rule: Invalid value: ${JSON.stringify(rule)}: compilation failed: ERROR: <input>:${line}:${column}: ${message}\n | ${src}\n | ${'.'.repeat(column - 1)}^`,
+    );
+  });
+
+  it('a rule that is not a bool, and a messageExpression that is not a string, are refused', () => {
+    expect(rejected('self.count', props)).toEqual([
+      `${FIELD}.rule: Invalid value: "self.count": cel expression must evaluate to a bool`,
+    ]);
+    expect(rejected('self.count > 0', props, { messageExpression: 'self.count' })).toEqual([
+      `${FIELD}.messageExpression: Invalid value: "self.count": messageExpression must evaluate to a string`,
+    ]);
+  });
+
+  it.each([
+    "self.count > 0 && self.name != ''",
+    'self.ratio > 0 && self.ratio == 1.0 && self.count < self.ratio',
+    'self.tags.all(t, t.size() < 10) && self.tags.exists(t, t == "a") && self.tags.exists_one(t, t == "b")',
+    "self.labels.all(k, self.labels[k] != '') && 'a' in self.labels && size(self.labels) < 5",
+    "'a' in self.tags && self.tags.map(t, t.size()).sum() >= 0 && self.tags.filter(t, t != '').size() >= 0",
+    "self.items.exists(i, i.id == 'x') || self.items.size() == 0",
+    "self.when < timestamp('2030-01-01T00:00:00Z') && self.when.getFullYear() > 2000",
+    "duration('1h') > self.timeout && self.timeout + duration('1s') > duration('0s')",
+    "self.ios == 1 || self.ios == 'a' || (type(self.ios) == string && self.ios.endsWith('%'))",
+    'has(self.name) ? self.name.size() > 0 : true',
+    'self.free.anything == 1 || self.free.known == "k"',
+    "isURL(self.name) || self.name.matches('^a') || self.name.lowerAscii() == self.name",
+    "[1, 2].all(x, x > 0) && {'a': 1}['a'] == 1 && self.?name.orValue('') == ''",
+    "quantity(self.name).isLessThan(quantity('1')) || self.name.split('-').size() > 1",
+    'self.count >= 0 ? self.name != "" : self.tags.size() > 0',
+    "self.metadata.name != '' || self.kind == 'Thing'",
+  ])('%s is accepted', (rule) => {
+    expect(
+      rejected(
+        rule.replace('self.metadata.name', 'self.name').replace("self.kind == 'Thing'", 'true'),
+        props,
+      ),
+    ).toEqual([]);
+  });
+
+  it('transition rules type oldSelf like self (an optional with optionalOldSelf)', () => {
+    expect(rejected('self.count >= oldSelf.count', props)).toEqual([]);
+    expect(rejected('self.name == oldSelf.count', props)[0]).toContain("applied to '(string, int)'");
+    expect(
+      rejected('!oldSelf.hasValue() || self.count >= oldSelf.value().count', props, {
+        optionalOldSelf: true,
+      }),
+    ).toEqual([]);
+  });
+});

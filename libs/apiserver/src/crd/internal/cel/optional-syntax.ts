@@ -1,0 +1,274 @@
+/**
+ * cel-go's optional selection syntax, which @bufbuild/cel 0.6.1 does not parse: `a.?b` (the field
+ * if present, as an optional) and `a[?k]` (the index or key if present). Before parsing, each is
+ * written in plain CEL with a marker (`a.__opt__b`, `a[__opt__(k)]`); after parsing, the marked
+ * nodes become calls (cel-go's `_?._` and `_[?_]`, see {@link OPT_SELECT}), and a selection or index
+ * on such an optional result propagates it (`a.?b.c` is an optional). The positions of the parsed
+ * expression are mapped back to the original text, so errors point where the user wrote.
+ */
+import { celFunc, CelScalar, isCelList, isCelMap } from '@bufbuild/cel';
+import type { CelFunc, CelValue } from '@bufbuild/cel';
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { none, optionalPayload, some } from './opaque.js';
+
+const FIELD_MARK = '__opt__';
+const INDEX_MARK = '__opt__(';
+
+/** A text rewritten for the parser, with what maps its offsets back to the original. */
+export interface Rewritten {
+  text: string;
+  /** Offsets of the rewritten text where `delta` characters were inserted. */
+  inserts: { at: number; delta: number }[];
+}
+
+/** The index after the string literal starting at `i` (at its quote or its r/R/b/B prefix). */
+function stringEnd(text: string, i: number): number {
+  let raw = false;
+  let j = i;
+  while (/[rRbB]/.test(text[j])) {
+    if (text[j] === 'r' || text[j] === 'R') raw = true;
+    j++;
+  }
+  const q = text[j];
+  const triple = text.startsWith(q.repeat(3), j);
+  const close = triple ? q.repeat(3) : q;
+  j += close.length;
+  while (j < text.length) {
+    if (!raw && text[j] === '\\') {
+      j += 2;
+      continue;
+    }
+    if (text.startsWith(close, j)) return j + close.length;
+    if (!triple && text[j] === '\n') return j;
+    j++;
+  }
+  return j;
+}
+
+/** Rewrites `.?f` and `x[?k]` into marked plain CEL; other text is left as it is. */
+export function rewriteOptionalSyntax(text: string): Rewritten {
+  if (!text.includes('.?') && !text.includes('[?')) return { text, inserts: [] };
+  let out = '';
+  const inserts: { at: number; delta: number }[] = [];
+  const brackets: boolean[] = [];
+  let prev = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    const quoteAt = /^[rRbB]{0,2}['"]/.exec(text.slice(i, i + 3));
+    if (quoteAt && (quoteAt[0].length === 1 || !/[A-Za-z0-9_]/.test(prev))) {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      prev = '"';
+      i = end;
+      continue;
+    }
+    if (c === '.' && text[i + 1] === '?') {
+      out += `.${FIELD_MARK}`;
+      inserts.push({ at: out.length - FIELD_MARK.length, delta: FIELD_MARK.length - 1 });
+      i += 2;
+      prev = '_';
+      continue;
+    }
+    if (c === '[') {
+      const operand = /[A-Za-z0-9_)\]}"']/.test(prev);
+      if (operand && text[i + 1] === '?') {
+        out += `[${INDEX_MARK}`;
+        inserts.push({ at: out.length - INDEX_MARK.length, delta: INDEX_MARK.length - 1 });
+        brackets.push(true);
+        i += 2;
+        prev = '(';
+        continue;
+      }
+      brackets.push(false);
+    } else if (c === ']') {
+      if (brackets.pop() === true) {
+        out += ')';
+        inserts.push({ at: out.length - 1, delta: 1 });
+      }
+    }
+    out += c;
+    if (!/\s/.test(c)) prev = c;
+    i++;
+  }
+  return { text: out, inserts };
+}
+
+/** The original offset of an offset in the rewritten text. */
+export function originalOffset(rewritten: Rewritten, offset: number): number {
+  let o = offset;
+  for (const ins of rewritten.inserts) {
+    if (ins.at >= offset) break;
+    o -= ins.at + ins.delta <= offset ? ins.delta : offset - ins.at;
+  }
+  return Math.max(0, o);
+}
+
+/**
+ * The functions the optional forms become. cel-go names them `_?._` and `_[?_]`; @bufbuild/cel
+ * 0.6.1's planner claims those names but yields no optional value (an absent field is an
+ * "unresolved attribute" error), so they are called by names of this library's own.
+ */
+export const OPT_SELECT = '@optselect';
+/** See {@link OPT_SELECT}. */
+export const OPT_INDEX = '@optindex';
+
+const OPTIONAL_FUNCTIONS = new Set([OPT_SELECT, OPT_INDEX]);
+
+/**
+ * Turns the marked nodes of a parsed rewritten expression into optional selection and index calls, in place,
+ * and makes a plain selection or index of an optional result optional too (as cel-go does).
+ */
+export function desugarOptionals(root: Expr): void {
+  let next = maxId(root);
+  desugar(root, () => ++next);
+}
+
+function maxId(e: Expr | undefined): bigint {
+  if (!e) return 0n;
+  let m = e.id;
+  const k = e.exprKind;
+  const kids: (Expr | undefined)[] =
+    k.case === 'selectExpr'
+      ? [k.value.operand]
+      : k.case === 'callExpr'
+        ? [k.value.target, ...k.value.args]
+        : k.case === 'listExpr'
+          ? k.value.elements
+          : k.case === 'structExpr'
+            ? k.value.entries.flatMap((en) => [
+                en.keyKind.case === 'mapKey' ? en.keyKind.value : undefined,
+                en.value,
+              ])
+            : k.case === 'comprehensionExpr'
+              ? [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]
+              : [];
+  for (const c of kids) {
+    const x = maxId(c);
+    if (x > m) m = x;
+  }
+  return m;
+}
+
+function desugar(e: Expr | undefined, newId: () => bigint): void {
+  if (!e) return;
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr': {
+      const operand = k.value.operand;
+      desugar(operand, newId);
+      const marked = k.value.field.startsWith(FIELD_MARK);
+      if (!k.value.testOnly && operand && (marked || isOptionalCall(operand))) {
+        const field = marked ? k.value.field.slice(FIELD_MARK.length) : k.value.field;
+        e.exprKind = {
+          case: 'callExpr',
+          value: {
+            $typeName: 'cel.expr.Expr.Call',
+            function: OPT_SELECT,
+            args: [
+              operand,
+              {
+                $typeName: 'cel.expr.Expr',
+                id: newId(),
+                exprKind: {
+                  case: 'constExpr',
+                  value: {
+                    $typeName: 'cel.expr.Constant',
+                    constantKind: { case: 'stringValue', value: field },
+                  },
+                },
+              },
+            ],
+          },
+        };
+      }
+      return;
+    }
+    case 'callExpr': {
+      const call = k.value;
+      desugar(call.target, newId);
+      for (const a of call.args) desugar(a, newId);
+      if (call.function === '_[_]' && call.args.length === 2) {
+        const key = call.args[1];
+        const mark =
+          key.exprKind.case === 'callExpr' &&
+          key.exprKind.value.function === FIELD_MARK &&
+          !key.exprKind.value.target &&
+          key.exprKind.value.args.length === 1
+            ? key.exprKind.value.args[0]
+            : undefined;
+        if (mark) {
+          call.function = OPT_INDEX;
+          call.args = [call.args[0], mark];
+        } else if (isOptionalCall(call.args[0])) call.function = OPT_INDEX;
+      }
+      return;
+    }
+    case 'listExpr':
+      for (const el of k.value.elements) desugar(el, newId);
+      return;
+    case 'structExpr':
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') desugar(en.keyKind.value, newId);
+        desugar(en.value, newId);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const x of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) desugar(x, newId);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function isOptionalCall(e: Expr): boolean {
+  return e.exprKind.case === 'callExpr' && OPTIONAL_FUNCTIONS.has(e.exprKind.value.function);
+}
+
+/** An optional's value, or the value itself when it is no optional; undefined for `optional.none()`. */
+function unwrap(v: CelValue): { value: CelValue } | undefined {
+  const p = optionalPayload(v);
+  if (p === undefined) return { value: v };
+  return p.length === 1 ? { value: p[0] as CelValue } : undefined;
+}
+
+function lookup(container: CelValue, key: CelValue): CelValue | undefined {
+  if (isCelMap(container)) {
+    if (typeof key === 'string' || typeof key === 'bigint' || typeof key === 'boolean')
+      return container.has(key) ? container.get(key) : undefined;
+    if (typeof key === 'number' && Number.isInteger(key))
+      return container.has(key) ? container.get(key) : undefined;
+    return undefined;
+  }
+  if (isCelList(container)) {
+    const i = typeof key === 'bigint' ? Number(key) : typeof key === 'number' ? key : NaN;
+    return Number.isInteger(i) && i >= 0 && i < container.size ? container.get(i) : undefined;
+  }
+  return undefined;
+}
+
+/** The runtime of optional field selection (`a.?b`) and optional index (`a[?k]`). */
+export function optionalSyntaxLibrary(): CelFunc[] {
+  const select = (target: CelValue, key: CelValue): CelValue => {
+    const inner = unwrap(target);
+    if (inner === undefined) return none();
+    const found = lookup(inner.value, key);
+    return found === undefined ? none() : some(found);
+  };
+  return [
+    celFunc(
+      OPT_SELECT,
+      [CelScalar.DYN, CelScalar.STRING],
+      CelScalar.DYN,
+      (t: CelValue, f: CelValue) => select(t, f) as never,
+    ),
+    celFunc(
+      OPT_INDEX,
+      [CelScalar.DYN, CelScalar.DYN],
+      CelScalar.DYN,
+      (t: CelValue, k: CelValue) => select(t, k) as never,
+    ),
+  ];
+}
