@@ -24,7 +24,7 @@ const fast = (name: string, identity: string): ShardingOptions => ({
 });
 
 describe('secondary resources follow their primary shard', () => {
-  it("[SH-13] each replica caches only its primaries' ConfigMaps (and those of no primary); after a replica leaves, the others' caches hold the moved ConfigMaps before the moved primaries reconcile", async () => {
+  it("[SH-13] each replica caches only its share of the primaries and their ConfigMaps (and those of no primary); after a replica leaves, the others' caches hold the moved ConfigMaps before the moved primaries reconcile", async () => {
     const ns = await newNamespace(bed.admin);
     const group = `c${Date.now().toString(36)}`;
     const names = Array.from({ length: 60 }, (_, i) => `w${i}`);
@@ -95,6 +95,18 @@ describe('secondary resources follow their primary shard', () => {
         .list(ns)
         .map((c) => c.metadata!.name!)
         .sort();
+    // the primary informer's store itself (below the shard's filtered view; a diagnostic look)
+    const primaries = (id: string) =>
+      (
+        replicas.get(id) as unknown as {
+          shardedInformers: Map<string, { inner: { list(): Widget[] } }>;
+        }
+      ).shardedInformers
+        .get('secondaries')!
+        .inner.list()
+        .map((w) => `cm-${w.metadata!.name!}`)
+        .concat('orphan')
+        .sort();
     const share = (members: string[], id: string) => {
       const ring = new HashRing(members, 128);
       return [
@@ -119,8 +131,13 @@ describe('secondary resources follow their primary shard', () => {
     // each cache holds exactly its share (the ring's keys) plus the orphan
     const three = ['r1', 'r2', 'r3'];
     await waitFor(
-      () => three.every((id) => JSON.stringify(cached(id)) === JSON.stringify(share(three, id))),
-      'each replica caching exactly its share of the ConfigMaps',
+      () =>
+        three.every(
+          (id) =>
+            JSON.stringify(cached(id)) === JSON.stringify(share(three, id)) &&
+            JSON.stringify(primaries(id)) === JSON.stringify(share(three, id)),
+        ),
+      'each replica caching exactly its share of the ConfigMaps and of the Widgets',
       30_000,
     );
     for (const id of three) expect(cached(id).length).toBeGreaterThanOrEqual(10);
@@ -140,8 +157,13 @@ describe('secondary resources follow their primary shard', () => {
     );
     const two = ['r1', 'r3'];
     await waitFor(
-      () => two.every((id) => JSON.stringify(cached(id)) === JSON.stringify(share(two, id))),
-      'r1 and r3 caching exactly their new shares',
+      () =>
+        two.every(
+          (id) =>
+            JSON.stringify(cached(id)) === JSON.stringify(share(two, id)) &&
+            JSON.stringify(primaries(id)) === JSON.stringify(share(two, id)),
+        ),
+      'r1 and r3 caching exactly their new shares of ConfigMaps and Widgets',
       30_000,
     );
     for (const n of moved) expect(cached('r1').includes(n) || cached('r3').includes(n)).toBe(true);

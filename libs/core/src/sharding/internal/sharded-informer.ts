@@ -15,11 +15,22 @@ export interface ShardProcessing {
   fenceWrites?(): void;
 }
 
+/** The hooks of an informer whose store can be restricted (a `MultiNamespaceInformer` has them). */
+interface Restrictable<P> {
+  restrictTo(admit: (obj: P) => boolean): void;
+  readmit(): Promise<void>;
+}
+
 /**
  * A controller's primary informer seen through the shard: the cache and the events show only the
  * resources this replica owns now. When the assignment changes, a lost resource gets a DELETED event
  * (its queued work and timers are dropped; a running reconciliation finishes) and is drained; a
  * gained one is queued for reconciliation.
+ *
+ * When the inner informer can be restricted (`restrictTo`/`readmit`), its store keeps only the
+ * primaries in the membership's cache scope ({@link ShardMembership.caches}: what this replica owns,
+ * still drains, or moves to), refilled before the membership acknowledges a new ring; so the
+ * primaries of other replicas cost no memory, and a gained primary is in the store before it starts.
  */
 export class ShardedInformer<P extends KubernetesResource> implements PrimaryInformer<P>, ShardParticipant {
   private processing: ShardProcessing | undefined;
@@ -31,6 +42,11 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
     private readonly membership: ShardMembership,
   ) {
     this.detach = membership.attach(this);
+    const restrictable = inner as Partial<Restrictable<P>>;
+    if (typeof restrictable.restrictTo === 'function' && typeof restrictable.readmit === 'function') {
+      restrictable.restrictTo((obj) => membership.caches().owns(membership.keyOf(obj)));
+      this.rescope = () => restrictable.readmit!();
+    }
     if (inner.changeNamespaces) this.changeNamespaces = (ns) => inner.changeNamespaces!(ns);
     if (inner.addIndexer) this.addIndexer = (name, fn) => inner.addIndexer!(name, fn);
     if (inner.byIndex)
@@ -124,6 +140,8 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
     return this.inner.cacheIfNewer(obj, previousResourceVersion);
   }
 
+  /** Refills the restricted store after the cache scope changed (see the class). */
+  rescope?(): Promise<void>;
   changeNamespaces?(namespaces: string[] | 'all'): Promise<void>;
   addIndexer?(name: string, fn: (obj: P) => string[]): void;
   byIndex?(name: string, value: string): P[];
