@@ -484,4 +484,44 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
   });
+
+  it('[AS-KUBECTL-EXPLAIN-V2] explain --output=plaintext-openapiv2 reads built-in and custom kinds from /openapi/v2; a List item of a custom kind is validated client-side too', async () => {
+    const dep = await k(['explain', 'deployment.spec.replicas', '--output=plaintext-openapiv2']);
+    expect(dep.code).toBe(0);
+    expect(dep.stdout).toMatch(/FIELD:\s+replicas <integer>/);
+    expect(dep.stdout).toContain('Number of desired pods');
+    // the widgets CRD of [AS-KUBECTL-CRD] is in the same document as the built-ins
+    const widget = await k(['explain', 'widget.spec.size', '--output=plaintext-openapiv2']);
+    expect(widget.code).toBe(0);
+    expect(widget.stdout).toContain('How big the widget is.');
+    const list =
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: listed-w}\n  spec: {size: 2, bogus: 1}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: listed-with-widget}\n';
+    const bad = await k(['apply', '-f', '-'], { input: list });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('unknown field "bogus" in com.example.v1.Widget.spec');
+  });
+
+  it('[AS-KUBECTL-CEL-TYPES] a CRD whose rule compares a string with an int is refused with the type error; a rule using a.?b guards an absent field', async () => {
+    const crd = (name: string, rule: string): string =>
+      `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: ${name}s.example.com}\nspec:\n  group: example.com\n  names: {kind: ${name[0].toUpperCase()}${name.slice(1)}, plural: ${name}s, singular: ${name}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties: {size: {type: integer}, name: {type: string}}\n            x-kubernetes-validations:\n            - rule: ${JSON.stringify(rule)}\n              message: size must be positive\n`;
+    const typed = await k(['apply', '-f', '-'], { input: crd('gizmo', 'self.name == 1') });
+    expect(typed.code).not.toBe(0);
+    expect(typed.stderr).toContain(
+      "compilation failed: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'",
+    );
+    expect(typed.stderr).toContain(' | self.name == 1\n | ..........^');
+    expect((await k(['get', 'crd', 'gizmos.example.com'])).stderr).toContain('NotFound');
+    expect(
+      (await k(['apply', '-f', '-'], { input: crd('sprocket', 'self.?size.orValue(1) > 0') })).code,
+    ).toBe(0);
+    expect(
+      (await k(['wait', '--for=condition=Established', 'crd/sprockets.example.com', '--timeout=10s'])).code,
+    ).toBe(0);
+    const sprocket = (spec: string): string =>
+      `apiVersion: example.com/v1\nkind: Sprocket\nmetadata: {name: s${spec.length}}\nspec: ${spec}\n`;
+    expect((await k(['apply', '-f', '-'], { input: sprocket('{}') })).code).toBe(0);
+    const zero = await k(['apply', '-f', '-'], { input: sprocket('{size: 0}') });
+    expect(zero.code).not.toBe(0);
+    expect(zero.stderr).toContain('size must be positive');
+  });
 });

@@ -106,6 +106,9 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
     },
   };
   const FIELD = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+  /** The rule as kube-apiserver prints the invalid value: Go's %#v of apiextensions.ValidationRule. */
+  const goRule = (rule: string, message = '', messageExpression = ''): string =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:${JSON.stringify(message)}, MessageExpression:${JSON.stringify(messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
 
   it.each([
     ['self.name == 1', "found no matching overload for '_==_' applied to '(string, int)'", 1, 11],
@@ -137,22 +140,26 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
       2,
       13,
     ],
-  ])('%s is refused: %s', (rule, message, line, column) => {
-    const causes = rejected(rule, props, rule.includes('\n') ? { message: 'multi-line rule' } : {});
+  ])('%s is refused: %s', (rule, detail, line, column) => {
+    const message = rule.includes('\n') ? 'multi-line rule' : '';
+    const causes = rejected(rule, props, message ? { message } : {});
     expect(causes).toHaveLength(1);
     const src = rule.split('\n')[line - 1];
     expect(causes[0]).toBe(
-      `${FIELD}.rule: Invalid value: ${JSON.stringify(rule)}: compilation failed: ERROR: <input>:${line}:${column}: ${message}\n | ${src}\n | ${'.'.repeat(column - 1)}^`,
+      `${FIELD}.rule: Invalid value: ${goRule(rule, message)}: compilation failed: ERROR: <input>:${line}:${column}: ${detail}\n | ${src}\n | ${'.'.repeat(column - 1)}^`,
     );
   });
 
   it('a rule that is not a bool, and a messageExpression that is not a string, are refused', () => {
     expect(rejected('self.count', props)).toEqual([
-      `${FIELD}.rule: Invalid value: "self.count": cel expression must evaluate to a bool`,
+      `${FIELD}.rule: Invalid value: ${goRule('self.count')}: cel expression must evaluate to a bool`,
     ]);
     expect(rejected('self.count > 0', props, { messageExpression: 'self.count' })).toEqual([
-      `${FIELD}.messageExpression: Invalid value: "self.count": messageExpression must evaluate to a string`,
+      `${FIELD}.messageExpression: Invalid value: ${goRule('self.count > 0', '', 'self.count')}: messageExpression must evaluate to a string`,
     ]);
+    expect(rejected('self.count > 0', props, { messageExpression: 'self.nope' })[0]).toContain(
+      `: messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'`,
+    );
   });
 
   it.each([

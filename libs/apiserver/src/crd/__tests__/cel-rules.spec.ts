@@ -265,7 +265,7 @@ describe('x-kubernetes-validations in admit', () => {
     const syntax = bad([{ rule: 'self.@@@' }]);
     expect(syntax).toHaveLength(1);
     expect(syntax[0]).toMatch(
-      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.@@@": compilation failed: ERROR: <input>:1:\d+: /,
+      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.@@@", Message:"", MessageExpression:"", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ERROR: <input>:1:\d+: /,
     );
     expect(bad([{ rule: 'nosuch(self)' }])[0]).toContain(
       "compilation failed: ERROR: <input>: undeclared reference to 'nosuch'",

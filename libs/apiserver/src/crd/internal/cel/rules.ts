@@ -175,6 +175,30 @@ function compileExpression(text: string): { program: Program; expr: Expr; parsed
 type ParsedExpr = ReturnType<typeof parseWithLimits>;
 
 /**
+ * A rule as kube-apiserver prints it in a compile error: the `Invalid value` is the whole
+ * `apiextensions.ValidationRule` in Go's `%#v` form (set pointers shown as an address, as Go does).
+ */
+export function formatValidationRule(raw: Record<string, unknown>): string {
+  const str = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : '');
+  const ptr = (type: string, set: boolean): string => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
+  return (
+    `apiextensions.ValidationRule{Rule:${str(raw.rule)}, Message:${str(raw.message)}, ` +
+    `MessageExpression:${str(raw.messageExpression)}, ` +
+    `Reason:${ptr('apiextensions.FieldValueErrorReason', typeof raw.reason === 'string')}, ` +
+    `FieldPath:${str(raw.fieldPath)}, OptionalOldSelf:${ptr('bool', typeof raw.optionalOldSelf === 'boolean')}}`
+  );
+}
+
+/** kube-apiserver's field error for a rule that does not compile (`field.Invalid(path, rule, detail)`). */
+function ruleInvalid(field: string, raw: Record<string, unknown>, detail: string): StatusCause {
+  return {
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: ${formatValidationRule(raw)}: ${detail}`,
+    field,
+  };
+}
+
+/**
  * kube-apiserver's type check of a rule (and its messageExpression) against the node's schema;
  * the first problem as the field error kube reports, or undefined.
  */
@@ -192,23 +216,19 @@ function typeErrorOf(
   if (transition) vars.set('oldSelf', raw.optionalOldSelf === true ? { k: 'optional', inner: self } : self);
   const checked = checkTypes(rule.parsed, rule.text, vars);
   if (checked.error !== undefined)
-    return invalid(`${field}.rule`, rule.text, `compilation failed: ${checked.error}`);
+    return ruleInvalid(`${field}.rule`, raw, `compilation failed: ${checked.error}`);
   if (checked.type.k !== 'bool' && checked.type.k !== 'dyn')
-    return invalid(`${field}.rule`, rule.text, 'cel expression must evaluate to a bool');
+    return ruleInvalid(`${field}.rule`, raw, 'cel expression must evaluate to a bool');
   if (message) {
     const m = checkTypes(message.parsed, message.text, vars);
     if (m.error !== undefined)
-      return invalid(
+      return ruleInvalid(
         `${field}.messageExpression`,
-        message.text,
+        raw,
         `messageExpression compilation failed: ${m.error}`,
       );
     if (m.type.k !== 'string' && m.type.k !== 'dyn')
-      return invalid(
-        `${field}.messageExpression`,
-        message.text,
-        'messageExpression must evaluate to a string',
-      );
+      return ruleInvalid(`${field}.messageExpression`, raw, 'messageExpression must evaluate to a string');
   }
   return undefined;
 }
@@ -314,14 +334,14 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
         compileExpression(raw.rule);
       } catch (err) {
         if (!(err instanceof CompileError)) throw err;
-        errs.push(invalid(`${field}.rule`, raw.rule, err.message));
+        errs.push(ruleInvalid(`${field}.rule`, raw, err.message));
         return;
       }
       try {
         c = compileRule(raw);
       } catch (err) {
         if (!(err instanceof CompileError)) throw err;
-        errs.push(invalid(`${field}.messageExpression`, raw.messageExpression, err.message));
+        errs.push(ruleInvalid(`${field}.messageExpression`, raw, `messageExpression ${err.message}`));
         return;
       }
       const vars = new Map<string, Shape>([
