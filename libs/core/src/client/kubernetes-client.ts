@@ -117,8 +117,10 @@ export class KubernetesClient {
   private readonly requestTimeoutMs: number;
   private readonly retrier: Retrier;
   private readonly metrics: ClientRetryMetrics;
-  /** Aborted by {@link KubernetesClient.close}: ends every request and watch in flight. */
+  /** Aborted by {@link KubernetesClient.close}: ends every watch, retry wait and request with a signal of its own. */
   private readonly closing = new AbortController();
+  /** Aborts of the requests in flight (without a signal of their own), called by {@link KubernetesClient.close}. */
+  private readonly inFlight = new Set<() => void>();
 
   private constructor(
     private readonly connection: Connection,
@@ -435,6 +437,7 @@ export class KubernetesClient {
   close(): void {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
+    for (const abort of [...this.inFlight]) abort();
     this.connection.close();
   }
 
@@ -474,7 +477,8 @@ export class KubernetesClient {
   private async call<R>(spec: CallSpec): Promise<R> {
     const request = { method: spec.method, path: spec.path };
     if (this.isClosed) throw new KubernetesClientClosedError(request);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, this.closing.signal]) : this.closing.signal;
+    // a request with a signal of its own listens on both; the others register in `inFlight`
+    const signal = spec.signal ? AbortSignal.any([spec.signal, this.closing.signal]) : undefined;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     this.retrier.deposit();
     let previous: unknown;
@@ -506,7 +510,7 @@ export class KubernetesClient {
           // a metrics hook must not fail a request
         }
         try {
-          await delay(decision.delayMs, undefined, { signal });
+          await delay(decision.delayMs, undefined, { signal: signal ?? this.closing.signal });
         } catch (aborted) {
           if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
           throw new KubernetesTransportError('the request was aborted', 'aborted', {
@@ -519,7 +523,11 @@ export class KubernetesClient {
   }
 
   /** One attempt (plus one more after a 401 when credentials can be refreshed). */
-  private async attempt<R>(spec: CallSpec, body: string | undefined, signal: AbortSignal): Promise<R> {
+  private async attempt<R>(
+    spec: CallSpec,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<R> {
     const { method, path } = spec;
     const exchange: HttpExchange = {
       method,
@@ -527,6 +535,7 @@ export class KubernetesClient {
       body,
       contentType: spec.contentType,
       signal,
+      inFlight: this.inFlight,
       idleTimeoutMs: this.requestTimeoutMs,
       accept: spec.accept,
     };

@@ -1,5 +1,6 @@
 import type * as http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
 
@@ -7,6 +8,12 @@ import { KubernetesClientClosedError, KubernetesClientConfigError } from '../err
 // http's lazy getters and loads the WebSocket client (undici): ~9 MB of RSS an operator never uses.
 // The CommonJS object does not (issue 15 §3).
 const httpModule = process.getBuiltinModule('node:http');
+
+/** What a request needs from the connection: its headers (name/value list) and agent. */
+export interface Prepared {
+  headers: string[];
+  agent: http.Agent;
+}
 
 /** Resolved connection settings of a client (engine side: every default filled in). */
 export interface ConnectionOptions {
@@ -19,7 +26,44 @@ export interface ConnectionOptions {
 /** TLS and credential settings read from a KubeConfig. */
 interface ResolvedAuth {
   headers: Record<string, string>;
+  /**
+   * The same headers plus `Host` as a flat name/value list: Node sends a list as it is, without
+   * validating and storing each header again per request (`setHeader`), which was a measurable
+   * share of a request's CPU (issue 15 §2).
+   */
+  headerList: string[];
   tls: https.AgentOptions;
+}
+
+/** Request headers the transport sets per request; a KubeConfig's own header of one of these names is dropped. */
+const PER_REQUEST_HEADERS = new Set(['host', 'accept', 'content-type', 'content-length']);
+
+/**
+ * An HTTPS agent for one server with fixed TLS settings. Node's agent names every request's pool
+ * from its options, including the CA, certificate and key (buffers turned into text: several KB
+ * per request); here every request shares one pool, so the name is computed once.
+ */
+class OneServerHttpsAgent extends https.Agent {
+  private readonly poolName: string;
+  constructor(options: https.AgentOptions, host: string, port: number) {
+    super(options);
+    this.poolName = `${super.getName({ ...options, host, port })}`;
+  }
+  override getName(): string {
+    return this.poolName;
+  }
+}
+
+/** The pool name of a plain HTTP agent for one server, computed once (see {@link OneServerHttpsAgent}). */
+class OneServerHttpAgent extends httpModule.Agent {
+  private readonly poolName: string;
+  constructor(options: http.AgentOptions, host: string, port: number) {
+    super(options);
+    this.poolName = super.getName({ host, port });
+  }
+  override getName(): string {
+    return this.poolName;
+  }
 }
 
 /**
@@ -79,10 +123,15 @@ export class Connection {
       Boolean(user && (user.exec || user.authProvider)) || kubeConfig.hasDynamicCredentials?.() === true;
   }
 
-  /** Credential headers and the agent for a request; resolves the KubeConfig once (again when dynamic credentials are due). */
-  async prepare(watch: boolean): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
-    const auth = await this.resolveAuth(false);
-    return { headers: auth.headers, agent: this.agentFor(watch, auth) };
+  /**
+   * Credential headers (with `Host`, as a name/value list) and the agent for a request; resolves the
+   * KubeConfig once (again when dynamic credentials are due). Synchronous while the credentials are
+   * fresh (no promise per request), else a promise.
+   */
+  prepare(watch: boolean): Prepared | Promise<Prepared> {
+    const auth = this.freshAuth();
+    if (auth) return { headers: auth.headerList, agent: this.agentFor(watch, auth) };
+    return this.resolveAuth(false).then((a) => ({ headers: a.headerList, agent: this.agentFor(watch, a) }));
   }
 
   /** Forgets cached credentials (after a 401) so the next request asks the KubeConfig again. */
@@ -93,6 +142,13 @@ export class Connection {
   /** Whether credentials may change between requests (worth one retry after a 401). */
   get hasDynamicAuth(): boolean {
     return this.dynamicAuth;
+  }
+
+  /** The `Host` header Node would send: the host (IPv6 in brackets), and the port unless it is the protocol's default. */
+  private hostHeader(): string {
+    const host = this.hostname.includes(':') ? `[${this.hostname}]` : this.hostname;
+    const defaultPort = this.protocol === 'https:' ? 443 : 80;
+    return this.port === defaultPort ? host : `${host}:${this.port}`;
   }
 
   /** The server URL (for messages). */
@@ -145,9 +201,19 @@ export class Connection {
       maxFreeSockets: 256,
       scheduling: 'lifo' as const,
     };
-    return this.protocol === 'https:'
-      ? new https.Agent({ ...auth.tls, ...common })
-      : new httpModule.Agent(common);
+    if (this.protocol !== 'https:') return new OneServerHttpAgent(common, this.hostname, this.port);
+    // The server name Node would compute per request from the Host header (none for an IP
+    // address), unless the KubeConfig names one (tls-server-name).
+    const servername = auth.tls.servername ?? (isIP(this.hostname) ? '' : this.hostname);
+    return new OneServerHttpsAgent({ ...auth.tls, servername, ...common }, this.hostname, this.port);
+  }
+
+  /** The cached credentials while they need no refresh. */
+  private freshAuth(): ResolvedAuth | undefined {
+    const auth = this.auth;
+    if (!auth) return undefined;
+    if (this.dynamicAuth && Date.now() - this.authAt >= this.options.authRefreshMs) return undefined;
+    return auth;
   }
 
   private async resolveAuth(force: boolean): Promise<ResolvedAuth> {
@@ -189,7 +255,11 @@ export class Connection {
       servername: opts.servername,
     };
     if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
-    const auth = { headers, tls };
+    const headerList = ['Host', this.hostHeader()];
+    for (const [name, value] of Object.entries(headers)) {
+      if (!PER_REQUEST_HEADERS.has(name.toLowerCase())) headerList.push(name, value);
+    }
+    const auth = { headers, headerList, tls };
     if (this.auth && !sameCredentials(this.auth.tls, tls)) {
       // An exec plugin rotated the client certificate: new connections must present the new one.
       this.dropPools();

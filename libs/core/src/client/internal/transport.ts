@@ -18,6 +18,12 @@ export interface HttpExchange {
   body?: string;
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * Where the request registers its abort while it is open (the client's in-flight set, emptied by
+   * `close()`): a set costs O(1) per request, where a listener on one shared `AbortSignal` costs a
+   * scan of every other request's listener.
+   */
+  inFlight?: Set<() => void>;
   /** Destroys the request when the socket is idle this long; 0 disables. */
   idleTimeoutMs: number;
   /** A long-lived stream (uses the watch agent). */
@@ -61,19 +67,23 @@ async function openOnce(
   conn: Connection,
   exchange: HttpExchange,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-  const { headers, agent } = await conn.prepare(exchange.watch ?? false);
+  const prepared = conn.prepare(exchange.watch ?? false);
+  const { headers, agent } = prepared instanceof Promise ? await prepared : prepared;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
     throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
   }
   return new Promise((resolve, reject) => {
-    const allHeaders: Record<string, string | number> = {
-      ...headers,
-      Accept: exchange.accept ?? 'application/json',
-    };
+    // a name/value list: sent as is (see Connection's headerList)
+    const allHeaders = headers.slice();
+    allHeaders.push('Accept', exchange.accept ?? 'application/json');
     if (exchange.body !== undefined) {
-      allHeaders['Content-Type'] = exchange.contentType ?? 'application/json';
-      allHeaders['Content-Length'] = Buffer.byteLength(exchange.body);
+      allHeaders.push(
+        'Content-Type',
+        exchange.contentType ?? 'application/json',
+        'Content-Length',
+        String(Buffer.byteLength(exchange.body)),
+      );
     }
     const options: http.RequestOptions = {
       host: conn.hostname,
@@ -90,7 +100,11 @@ async function openOnce(
       fail(aborted);
     };
     exchange.signal?.addEventListener('abort', onAbort, { once: true });
-    const cleanup = () => exchange.signal?.removeEventListener('abort', onAbort);
+    exchange.inFlight?.add(onAbort);
+    const cleanup = () => {
+      exchange.signal?.removeEventListener('abort', onAbort);
+      exchange.inFlight?.delete(onAbort);
+    };
     let headTimer: NodeJS.Timeout | undefined;
     if (exchange.idleTimeoutMs > 0) {
       // Idle socket after the answer started; before that (no socket yet, a proxy tunnel or TLS
