@@ -45,7 +45,13 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
     const restrictable = inner as Partial<Restrictable<P>>;
     if (typeof restrictable.restrictTo === 'function' && typeof restrictable.readmit === 'function') {
       restrictable.restrictTo((obj) => membership.caches().owns(membership.keyOf(obj)));
-      this.rescope = () => restrictable.readmit!();
+      // one refill at a time; each lists after it was asked for, so it sees the scope of then
+      let queue: Promise<void> = Promise.resolve();
+      this.rescope = () => {
+        const next = queue.catch(() => undefined).then(() => restrictable.readmit!());
+        queue = next;
+        return next;
+      };
     }
     if (inner.changeNamespaces) this.changeNamespaces = (ns) => inner.changeNamespaces!(ns);
     if (inner.addIndexer) this.addIndexer = (name, fn) => inner.addIndexer!(name, fn);
