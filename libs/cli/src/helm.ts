@@ -2,7 +2,14 @@ import { stringify } from 'yaml';
 import type { TosdkConfig } from './config.js';
 import type { AppModel } from './introspect.js';
 import { deploymentManifest, deploymentSettings } from './manifests.js';
-import { computeGrants, leaderElectionOn, leaseRules, rulesOf } from './rbac.js';
+import {
+  computeGrants,
+  leaderElectionOn,
+  leaseRules,
+  rulesOf,
+  shardingLeaseRules,
+  shardingOn,
+} from './rbac.js';
 import type { Manifest } from './rbac.js';
 
 const PLACEHOLDER = 'tosdk-placeholder-namespace';
@@ -107,7 +114,7 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
   if (all)
     rbac.push('---', role('ClusterRole', undefined, rulesOf(all)), '---', binding('ClusterRole', undefined));
   rbac.push('{{- end }}');
-  if (leaderElectionOn(config)) {
+  if (leaderElectionOn(config, app)) {
     rbac.push(
       '---',
       'apiVersion: rbac.authorization.k8s.io/v1',
@@ -121,6 +128,19 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       binding('Role', '{{ .Release.Namespace }}')
         .replace(`name: ${config.name}\n  namespace`, `name: ${config.name}-leader-election\n  namespace`)
         .replace(/kind: Role\n {2}name: .*$/m, `kind: Role\n  name: ${config.name}-leader-election`),
+    );
+  }
+  if (shardingOn(config, app)) {
+    // the sharding membership Leases (issue 19), in their namespace (else the release's)
+    const ns = config.sharding?.leaseNamespace ?? app.sharding?.leaseNamespace ?? '{{ .Release.Namespace }}';
+    const name = `${config.name}-shards`;
+    rbac.push(
+      '---',
+      role('Role', ns, shardingLeaseRules()).replace(`name: ${config.name}\n`, `name: ${name}\n`),
+      '---',
+      binding('Role', ns)
+        .replace(`name: ${config.name}\n  namespace`, `name: ${name}\n  namespace`)
+        .replace(/kind: Role\n {2}name: .*$/m, `kind: Role\n  name: ${name}`),
     );
   }
   files['templates/rbac.yaml'] = rbac.join('\n') + '\n';

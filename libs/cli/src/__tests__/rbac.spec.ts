@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { TosdkConfig } from '../config.js';
 import type { AppModel } from '../introspect.js';
+import { helmChart } from '../helm.js';
 import { leaderElectionOn, rbacManifests } from '../rbac.js';
 
 const app: AppModel = { controllers: [] };
@@ -52,5 +53,28 @@ describe('tosdk generate rbac: sharding and leader election', () => {
       'op-system/op-leader-election',
       'op-system/op-shards',
     ]);
+  });
+
+  it('[SH-14] the Helm chart carries the same Leases Role (in the release namespace unless one is given) and no leader election Role', () => {
+    const rbac = (config: TosdkConfig, model: AppModel = app) =>
+      helmChart(model, { ...config, deployment: { image: 'x:1.0.0', replicas: 3 } }, '')[
+        'templates/rbac.yaml'
+      ];
+    const sharded = rbac(base({ sharding: {} }));
+    expect(sharded).toContain(
+      'kind: Role\nmetadata:\n  name: op-shards\n  namespace: {{ .Release.Namespace }}',
+    );
+    expect(sharded).toContain('kind: RoleBinding\nmetadata:\n  name: op-shards\n');
+    expect(sharded).toContain(
+      'roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: op-shards',
+    );
+    expect(sharded).toMatch(/- watch\n/);
+    expect(sharded).not.toContain('leader-election');
+    expect(rbac(base(), { controllers: [], sharding: { leaseNamespace: 'leases' } })).toContain(
+      'name: op-shards\n  namespace: leases',
+    );
+    const plain = rbac(base());
+    expect(plain).not.toContain('op-shards');
+    expect(plain).toContain('op-leader-election');
   });
 });
