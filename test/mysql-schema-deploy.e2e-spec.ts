@@ -8,8 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { EventResourceType, KubernetesClient, noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
+import { KUBE_CONFIG } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import { MySQLSchemaAppModule } from '../apps/mysql-schema/src/app.module.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../apps/mysql-schema/src/mysql-schema.resource.js';
@@ -101,7 +102,7 @@ describe('MySQLSchema operator deployment assets', () => {
       ],
       configure: (builder) =>
         builder
-          .overrideProvider(KubeConfig)
+          .overrideProvider(KUBE_CONFIG)
           .useValue(kubeConfig)
           .overrideProvider(KubernetesClient)
           .useValue(saClient),

@@ -3,14 +3,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import type { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { defineResource, KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
-import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '@tosdk/nestjs';
+import {
+  ConfigurationOverrider,
+  KUBE_CONFIG,
+  OperatorModule,
+  OperatorRegistry,
+  Reconciler,
+} from '@tosdk/nestjs';
 import type { ControllerConfigurationOverrider, OperatorModuleOptions } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import { FixtureAppModule, fixtureLoggerModule } from './fixtures/nest-app/app.module.js';
@@ -86,7 +91,7 @@ describe('@tosdk/nestjs bootstrap: clients, failures that say what to fix, async
       imports: [OperatorModule.forRoot({ client, environment, autoStart: false })],
     }).compile();
     await module.init();
-    expect(module.get(KubeConfig)).toBeNull();
+    expect(module.get(KUBE_CONFIG)).toBeNull();
     expect(module.get(KubernetesClient)).toBe(client);
     expect(module.get(Operator).client).toBe(client);
     await module.close();

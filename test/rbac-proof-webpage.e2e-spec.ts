@@ -5,7 +5,7 @@
 // One removal is also shown end to end: without `patch webpages/status` the status write gets 403.
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   customResourceDefinitions,
   EventResourceType,
@@ -15,6 +15,7 @@ import {
 } from '@tosdk/core';
 import { loadApp, rbacManifests } from '@tosdk/cli';
 import type { Manifest } from '@tosdk/cli';
+import { KUBE_CONFIG } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { WebPageAppModule } from '../apps/webpage/src/app.module.js';
@@ -85,7 +86,7 @@ describe('[RBAC proof] the WebPage operator under exactly its generated RBAC', (
       restrictToNamespace: false,
       configure: (builder) =>
         builder
-          .overrideProvider(KubeConfig)
+          .overrideProvider(KUBE_CONFIG)
           .useValue(kubeConfig)
           .overrideProvider(KubernetesClient)
           .useValue(client),

@@ -8,8 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesClient, noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
+import { KUBE_CONFIG } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment } from '@tosdk/nestjs/testing';
 import { TomcatAppModule } from '../apps/tomcat/src/app.module.js';
 import { Tomcat, TOMCAT_CRD_PATHS, Webapp } from '../apps/tomcat/src/tomcat.resource.js';
@@ -91,7 +92,7 @@ describe('Tomcat operator deployment assets', () => {
       ],
       configure: (builder) =>
         builder
-          .overrideProvider(KubeConfig)
+          .overrideProvider(KUBE_CONFIG)
           .useValue(kubeConfig)
           .overrideProvider(KubernetesClient)
           .useValue(saClient),

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   defineResource,
   EventResourceType,
@@ -18,6 +18,7 @@ import {
   ResourceTypes,
 } from '@tosdk/core';
 import type { KubernetesResource } from '@tosdk/core';
+import { KUBE_CONFIG } from '@tosdk/nestjs';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { WebPageAppModule } from '../apps/webpage/src/app.module.js';
@@ -207,7 +208,7 @@ describe('WebPage operator deployment assets', () => {
         restrictToNamespace: false,
         configure: (builder) =>
           builder
-            .overrideProvider(KubeConfig)
+            .overrideProvider(KUBE_CONFIG)
             .useValue(kubeConfig)
             .overrideProvider(KubernetesClient)
             .useValue(saClient),

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { loadClientNodeKubeConfig } from '@tosdk/nestjs';
+import { loadKubeConfig } from '@tosdk/core';
+import type { KubeConfigSource } from '@tosdk/core';
 import { WebPageAppModule } from './app.module.js';
 import { startEmbeddedCluster } from './dev/embedded-cluster.js';
 import type { EmbeddedCluster } from './dev/embedded-cluster.js';
@@ -35,9 +35,10 @@ export async function runWebPageOperator(
   logStream?: NodeJS.WritableStream,
 ): Promise<RunningWebPageOperator> {
   let embedded: EmbeddedCluster | undefined;
-  let kubeConfig: KubeConfig;
+  let kubeConfig: KubeConfigSource;
   if (settings.clusterConfigured) {
-    kubeConfig = loadClientNodeKubeConfig();
+    // core's loader: @kubernetes/client-node is loaded only for exec plugins, OIDC and proxy-url
+    kubeConfig = loadKubeConfig();
   } else {
     embedded = await startEmbeddedCluster({
       kubeconfigPath: join(settings.devDir, 'kubeconfig'),

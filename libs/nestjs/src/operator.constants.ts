@@ -7,9 +7,11 @@ export const METRICS_SINK_METADATA = 'tosdk:metrics-sink';
 /** Prefix of every environment variable the module reads. */
 export const ENV_PREFIX = 'TOSDK_';
 /**
- * Injection token of the operator's `KubeConfig` (null when the app gave its own client):
- * `@Inject(KUBE_CONFIG) kubeConfig: KubeConfig | null`. A string, so it works whichever copy of
- * `@kubernetes/client-node` the app resolves (the `KubeConfig` class is also a token, but only for
- * the copy this package resolves). Override `KubeConfig` or this token in tests: both reach the client.
+ * Injection token of the operator's KubeConfig (null when the app gave its own client):
+ * `@Inject(KUBE_CONFIG) kubeConfig: KubeConfigSource | null`. Unless the app gave `kubeConfig`, it
+ * is what core's `loadKubeConfig()` read (a `KubeConfigSource`, not a client-node `KubeConfig`: the
+ * module loads @kubernetes/client-node only for exec plugins, OIDC and `proxy-url`). A client-node
+ * `KubeConfig` given to `forRoot` is injected as given, and by its class too. Override this token in
+ * tests: it reaches the client and the operator.
  */
 export const KUBE_CONFIG = 'tosdk:KubeConfig';

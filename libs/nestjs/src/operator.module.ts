@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesClient, Operator } from '@tosdk/core';
 import {
   requestedRegisteredControllers,
@@ -33,10 +32,26 @@ function withControllerHandles(definition: DynamicModule): DynamicModule {
 }
 
 /**
+ * A client-node `KubeConfig` handed to `forRoot` is also injectable by its class (the module no
+ * longer imports client-node to make that token for everyone: the class is the one the app holds).
+ */
+function withKubeConfigClass(definition: DynamicModule, kubeConfig: unknown): DynamicModule {
+  const type = (kubeConfig as { constructor?: unknown } | undefined)?.constructor;
+  if (typeof type !== 'function' || type === Object || type.name !== 'KubeConfig') return definition;
+  const token = type as abstract new (...args: never[]) => unknown;
+  return {
+    ...definition,
+    providers: [...(definition.providers ?? []), { provide: token, useExisting: KUBE_CONFIG }],
+    exports: [...(definition.exports ?? []), token],
+  };
+}
+
+/**
  * The operator in a Nest application (JOSDK's Spring Boot starter): discovers `@Reconciler`
  * providers in every module and runs them on one core `Operator` with the application's life cycle.
- * Injectable: `Operator`, the KubeConfig as `@Inject(KUBE_CONFIG)` or by its class (null when the app
- * gave its own client), `KubernetesClient`,
+ * Injectable: `Operator`, the KubeConfig as `@Inject(KUBE_CONFIG)` (null when the app gave its own
+ * client; core's `loadKubeConfig()` result unless the app gave `kubeConfig`; also by the `KubeConfig`
+ * class when `forRoot` was given a client-node `KubeConfig`), `KubernetesClient`,
  * `OperatorRegistry` and `@InjectRegisteredController(X)` handles. Global unless `isGlobal: false`.
  *
  * ```ts
@@ -47,12 +62,12 @@ function withControllerHandles(definition: DynamicModule): DynamicModule {
 @Module({
   imports: [DiscoveryModule],
   providers: [...operatorProviders(), OperatorRegistry, ReconcilerExplorer, OperatorOrchestrator],
-  exports: [Operator, KubeConfig, KUBE_CONFIG, KubernetesClient, OperatorRegistry, OperatorMetricsHub],
+  exports: [Operator, KUBE_CONFIG, KubernetesClient, OperatorRegistry, OperatorMetricsHub],
 })
 export class OperatorModule extends ConfigurableOperatorModule {
   /** The module with options given directly (and `isGlobal`). */
   static override forRoot(options: typeof OPERATOR_MODULE_OPTIONS_TYPE = {}): DynamicModule {
-    return withControllerHandles(super.forRoot(options));
+    return withKubeConfigClass(withControllerHandles(super.forRoot(options)), options.kubeConfig);
   }
 
   /** The module with options from `useFactory`/`useClass`/`useExisting` (and `isGlobal`). */

@@ -1,9 +1,9 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Provider } from '@nestjs/common';
-import { KubernetesClient, Operator } from '@tosdk/core';
+import { KubeConfigError, KubernetesClient, loadKubeConfig, Operator } from '@tosdk/core';
 import type { KubeConfigSource } from '@tosdk/core';
 import { operatorOptionsFromEnvironment } from './config/environment-configuration.js';
-import { loadClientNodeKubeConfig } from './config/kube-config.loader.js';
+import { KubeConfigNotFoundError } from './errors.js';
 import { NestOperatorLogger } from './logging/nest-operator-logger.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import { KUBE_CONFIG } from './operator.constants.js';
@@ -16,6 +16,26 @@ export const RESOLVED_OPERATOR_OPTIONS = Symbol('tosdk:ResolvedOperatorOptions')
 /** The environment the module reads (`options.environment`, else `process.env`). */
 export function environmentOf(options: OperatorModuleOptions): Record<string, string | undefined> {
   return options.readEnvironment === false ? {} : (options.environment ?? process.env);
+}
+
+/**
+ * The KubeConfig of an app that gave neither `kubeConfig` nor `client`: core's `loadKubeConfig()`
+ * (`KUBECONFIG`, `~/.kube/config`, else the in-cluster service account), which loads
+ * @kubernetes/client-node only for exec plugins, auth providers (OIDC) and `proxy-url`: an operator
+ * in a pod does not pay client-node's ~60 MB of RSS (issue 15 §3).
+ *
+ * @throws KubeConfigNotFoundError when none is found or it cannot be read (`cause`: core's `KubeConfigError`).
+ */
+export function loadModuleKubeConfig(env: Record<string, string | undefined>): KubeConfigSource {
+  try {
+    return loadKubeConfig({ env });
+  } catch (error) {
+    if (!(error instanceof KubeConfigError)) throw error;
+    throw new KubeConfigNotFoundError(
+      `${error.message} (or pass kubeConfig or client to OperatorModule.forRoot)`,
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -37,15 +57,13 @@ export function operatorProviders(): Provider[] {
       },
     },
     {
-      provide: KubeConfig,
+      provide: KUBE_CONFIG,
       inject: [RESOLVED_OPERATOR_OPTIONS],
       useFactory: (options: OperatorModuleOptions): KubeConfig | KubeConfigSource | null =>
         // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
         options.kubeConfig ??
-        (options.client ? null : loadClientNodeKubeConfig(options.environment ?? process.env)),
+        (options.client ? null : loadModuleKubeConfig(options.environment ?? process.env)),
     },
-    // the string token follows the class token (overriding either reaches the client and operator)
-    { provide: KUBE_CONFIG, useExisting: KubeConfig },
     OperatorMetricsHub,
     {
       provide: KubernetesClient,

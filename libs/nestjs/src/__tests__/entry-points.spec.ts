@@ -79,7 +79,7 @@ describe('@tosdk/nestjs entry points', () => {
     },
   );
 
-  it('the root needs neither @nestjs/terminus nor prom-client; testing needs neither @nestjs/testing nor @tosdk/apiserver at import', () => {
+  it('the root needs neither @nestjs/terminus, prom-client nor @kubernetes/client-node; testing needs neither @nestjs/testing nor @tosdk/apiserver at import', () => {
     const root = runtimePackages(join(src, 'index.ts'));
     for (const name of [
       '@nestjs/terminus',
@@ -89,6 +89,9 @@ describe('@tosdk/nestjs entry points', () => {
     ]) {
       expect(root.has(name)).toBe(false);
     }
+    // issue 15 §3: the module reads its configuration with core's loadKubeConfig(); client-node
+    // (~60 MB of RSS) is loaded only by loadClientNodeKubeConfig() or core's exec/OIDC/proxy paths
+    expect(root.has('@kubernetes/client-node')).toBe(false);
     const testing = runtimePackages(join(src, 'testing/index.ts'));
     expect(testing.has('@nestjs/testing')).toBe(false);
     expect(testing.has('@tosdk/apiserver')).toBe(false);

@@ -1,13 +1,17 @@
 import 'reflect-metadata';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
-import type { RegisteredController } from '@tosdk/core';
+import { KubeConfigError, KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
+import type { KubeConfigSource, RegisteredController } from '@tosdk/core';
 import {
   InjectRegisteredController,
   KUBE_CONFIG,
+  KubeConfigNotFoundError,
   OperatorModule,
   OperatorRegistry,
   Reconciler,
@@ -149,5 +153,42 @@ describe('OperatorModule', () => {
     expect(module.get(UsesKubeConfig).kubeConfig).toBe(kubeConfig);
     expect(module.get(KUBE_CONFIG)).toBe(module.get(KubeConfig));
     await module.close();
+  });
+
+  it('without kubeConfig or client it reads the configuration with core’s loadKubeConfig (no client-node KubeConfig, no class token); none found is a KubeConfigNotFoundError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tosdk-module-kc-'));
+    const file = join(dir, 'config');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'ns' } }],
+        'current-context': 'x',
+      }),
+    );
+    const module = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot({ environment: { KUBECONFIG: file, HOME: dir }, autoStart: false })],
+    }).compile();
+    const kubeConfig = module.get<KubeConfigSource>(KUBE_CONFIG);
+    expect(kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
+    expect(kubeConfig).not.toBeInstanceOf(KubeConfig);
+    expect(() => module.get(KubeConfig)).toThrow();
+    await module.close();
+    const missing = await Test.createTestingModule({
+      imports: [OperatorModule.forRoot({ environment: { HOME: dir }, autoStart: false })],
+    })
+      .compile()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(missing).toBeInstanceOf(KubeConfigNotFoundError);
+    expect((missing as Error).message).toMatch(
+      /KUBECONFIG.*pass kubeConfig or client to OperatorModule\.forRoot/s,
+    );
+    expect((missing as Error).cause).toBeInstanceOf(KubeConfigError);
   });
 });

@@ -1,20 +1,31 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigNotFoundError } from '../errors.js';
 import { kubeConfigNotFoundMessage } from '../operator.messages.js';
+
+// not ES imports: an ES import of node:fs loads fs/promises and streams, and @kubernetes/client-node
+// is loaded only when this function runs (~60 MB of RSS an operator module that reads its
+// configuration with core's loadKubeConfig() never pays). require() of the ES package (Node >= 22.12)
+// gives the same module instance, and so the same KubeConfig class, as an import of it.
+const { existsSync } = process.getBuiltinModule('node:fs');
+const clientNode = (): typeof import('@kubernetes/client-node') =>
+  process.getBuiltinModule('node:module').createRequire(import.meta.url)(
+    '@kubernetes/client-node',
+  ) as typeof import('@kubernetes/client-node');
 
 /**
  * Loads the KubeConfig the way kubectl finds it: `KUBECONFIG` (path list), else `~/.kube/config`,
  * else the in-cluster service account (`KUBERNETES_SERVICE_HOST`). Unlike `loadFromDefault`, it
- * never falls back to `localhost:8080`. It returns a `KubeConfig` of @kubernetes/client-node (the
- * module's `KubeConfig` token); `loadKubeConfig()` of `@tosdk/core` finds the same configuration
- * without loading client-node.
+ * never falls back to `localhost:8080`. It returns a `KubeConfig` of @kubernetes/client-node (loaded
+ * on the first call), for apps that use client-node's API clients too; `OperatorModule` itself reads
+ * its configuration with `loadKubeConfig()` of `@tosdk/core`, which finds the same configuration
+ * without loading client-node (unless exec plugins, OIDC or `proxy-url` need it).
  *
  * @throws KubeConfigNotFoundError when none is found or the file cannot be read.
  */
 export function loadClientNodeKubeConfig(env: Record<string, string | undefined> = process.env): KubeConfig {
+  const { KubeConfig } = clientNode();
   const kc = new KubeConfig();
   try {
     const paths = env['KUBECONFIG']?.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);

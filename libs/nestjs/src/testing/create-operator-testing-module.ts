@@ -1,9 +1,9 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { ConsoleLogger } from '@nestjs/common';
 import type { INestApplication, INestApplicationContext, LogLevel, ModuleMetadata } from '@nestjs/common';
 import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
+import { KUBE_CONFIG } from '../operator.constants.js';
 import { OperatorModule } from '../operator.module.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
@@ -119,7 +119,7 @@ export async function createOperatorTestingModule(
             ]),
       ],
     })
-      .overrideProvider(KubeConfig)
+      .overrideProvider(KUBE_CONFIG)
       .useValue(environment.kubeConfig)
       .overrideProvider(KubernetesClient)
       .useValue(operatorClient)
