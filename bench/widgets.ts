@@ -15,9 +15,10 @@
 // Then a no-change restart: tosdk started again on its converged server (target 0 writes, time
 // <= 1.2x floor-raw's list-and-compare of Widgets and ConfigMaps on its converged server).
 //
-// Noise: floor-raw, tosdk and tosdk-workflow run `rounds` times (default 2) interleaved and each
-// keeps its fastest round (the one least disturbed by other work on the machine); the peers run
-// once, at N = 1,000 by default (they take 15-20x floor-raw: over a minute each at 5,000).
+// Noise: at the size the targets are read at (5,000), floor-raw, tosdk and tosdk-workflow run
+// `rounds` times (default 2) interleaved and each keeps its fastest round (the one least disturbed
+// by other work on the machine); the peers run once, at N = 1,000 by default (they take 15-20x
+// floor-raw: over a minute each at 5,000).
 //
 // npm run bench -- widgets [scale] [peers] [http] [--cpu-prof[=DIR]] [n=1000,5000] [rounds=2] [contenders=...]
 //   scale       N = 50,000 instead of 1,000 and 5,000, one round, no peers
@@ -234,9 +235,12 @@ interface Target {
   met: boolean;
 }
 
+/** The size the targets are read at: 5,000 when measured, else the largest. */
+const targetSize = (sizes: number[]): number => (sizes.includes(5_000) ? 5_000 : Math.max(...sizes));
+
 function targets(results: Map<number, ContenderFigures[]>): Target[] {
   const out: Target[] = [];
-  const n = results.has(5_000) ? 5_000 : Math.max(...results.keys());
+  const n = targetSize([...results.keys()]);
   const all = results.get(n)!;
   const floor = all.find((f) => f.name === 'floor-raw')!;
   const tosdk = all.find((f) => f.name === 'tosdk');
@@ -310,12 +314,14 @@ export async function run(args: string[] = []): Promise<void> {
         `  ${name} at N=${n.toLocaleString('en-US')}: ${f.converge ? ms(f.converge.ms) : `skipped (${f.skipped})`} (with set-up ${ms(performance.now() - t0)})`,
       );
     };
-    for (let r = 0; r < options.rounds; r++)
+    // the targets are read at one size: only there are rounds repeated
+    const repeat = n === targetSize(options.sizes) ? options.rounds : 1;
+    for (let r = 0; r < repeat; r++)
       for (const name of options.contenders.filter((c) => TARGETED.includes(c))) await once(name);
     if (options.peerSizes.includes(n))
       for (const name of options.contenders.filter((c) => PEERS.includes(c))) await once(name);
     const all = [...rounds.values()].map(fastest);
-    if (options.rounds > 1)
+    if (repeat > 1)
       console.log(
         `  converge per round (the fastest is kept): ${[...rounds.entries()]
           .filter(([name]) => TARGETED.includes(name))
