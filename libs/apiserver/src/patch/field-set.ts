@@ -41,6 +41,11 @@ function isPathElement(element: string): boolean {
   }
 }
 
+function isEmptyObject(value: JsonObject): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
 /** The children of every node that has none: shared, so only `setChild` may add to a node. */
 const NO_CHILDREN = new Map<string, FieldSet>();
 
@@ -73,6 +78,7 @@ export class FieldSet {
     return set;
   }
 
+  /** `at` is the path of this node, a stack the walk pushes to and pops (read only for messages). */
   private decode(fields: unknown, at: string[]): void {
     if (!isJsonObject(fields)) {
       throw new PatchError(
@@ -81,7 +87,9 @@ export class FieldSet {
         `invalid FieldsV1 at ${at.join('') || '<root>'}: not an object`,
       );
     }
-    for (const [element, value] of Object.entries(fields)) {
+    for (const element in fields) {
+      if (!Object.hasOwn(fields, element)) continue;
+      const value = fields[element];
       if (element === '.') {
         if (at.length === 0)
           throw new PatchError('InvalidManagedFields', 400, 'invalid FieldsV1: "." at the root');
@@ -96,8 +104,12 @@ export class FieldSet {
         );
       }
       const child = this.child(element);
-      if (isJsonObject(value) && Object.keys(value).length === 0) child.member = true;
-      else child.decode(value, [...at, element]);
+      if (isJsonObject(value) && isEmptyObject(value)) child.member = true;
+      else {
+        at.push(element);
+        child.decode(value, at);
+        at.pop();
+      }
     }
   }
 

@@ -71,6 +71,17 @@ function validateKey(k: string, field: string): StatusCause[] {
   return [];
 }
 
+/**
+ * Label and annotation keys already found valid (the same few keys come with every write; a key's
+ * validity does not depend on where it is used). Bounded: cleared when full.
+ */
+const validKeys = new Set<string>();
+
+function rememberValidKey(k: string): void {
+  if (validKeys.size >= 4096) validKeys.clear();
+  validKeys.add(k);
+}
+
 /** Validates metadata.labels (keys and values) and annotation keys. */
 export function validateLabelsAndAnnotations(meta: Record<string, unknown>): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -86,7 +97,11 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
       continue;
     }
     for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
-      causes.push(...validateKey(k, `metadata.${which}`));
+      if (!validKeys.has(k)) {
+        const keyCauses = validateKey(k, `metadata.${which}`);
+        if (keyCauses.length > 0) causes.push(...keyCauses);
+        else rememberValidKey(k);
+      }
       if (typeof v !== 'string') {
         causes.push({
           reason: 'FieldValueInvalid',
