@@ -108,14 +108,16 @@ export class Controllers {
 
   private onEvent(ev: StoreEvent, object: JsonObject | undefined): void {
     if (ev.resource === CRD_KEY) this.onCrd(ev);
-    // most updates concern no controller: skip them without parsing (creates are parsed for their uid)
-    if (
-      ev.type === 'MODIFIED' &&
-      !ev.json.includes('"ownerReferences"') &&
-      !ev.json.includes('"deletionTimestamp"') &&
-      !(ev.prevJson?.includes('"ownerReferences"') ?? false)
-    ) {
-      return;
+    // most updates concern no controller: skip them without parsing (creates are parsed for their uid);
+    // the writer's parsed object, when passed, answers for the new state without scanning its JSON
+    if (ev.type === 'MODIFIED' && !(ev.prevJson?.includes('"ownerReferences"') ?? false)) {
+      const m = object !== undefined && isObject(object.metadata) ? object.metadata : undefined;
+      if (
+        m !== undefined
+          ? m.ownerReferences === undefined && m.deletionTimestamp === undefined
+          : !ev.json.includes('"ownerReferences"') && !ev.json.includes('"deletionTimestamp"')
+      )
+        return;
     }
     // read only: the writer's parsed object when it passed one, else a parse of the stored JSON
     const obj = object ?? (JSON.parse(ev.json) as JsonObject);
