@@ -24,7 +24,7 @@ const fast = (name: string, identity: string): ShardingOptions => ({
 });
 
 describe('secondary resources follow their primary shard', () => {
-  it("[SH-13] each replica caches only its share of the primaries and their ConfigMaps (and those of no primary); after a replica leaves, the others' caches hold the moved ConfigMaps before the moved primaries reconcile", async () => {
+  it("[SH-13] each replica caches only its share of the primaries and their ConfigMaps (and those of no primary); after a replica leaves or joins, the new owners' caches hold the moved ConfigMaps before the moved primaries reconcile", async () => {
     const ns = await newNamespace(bed.admin);
     const group = `c${Date.now().toString(36)}`;
     const names = Array.from({ length: 60 }, (_, i) => `w${i}`);
@@ -167,6 +167,30 @@ describe('secondary resources follow their primary shard', () => {
       30_000,
     );
     for (const n of moved) expect(cached('r1').includes(n) || cached('r3').includes(n)).toBe(true);
+
+    // r4 joins: it reconciles its share only with its caches filled, and the others let theirs go
+    await join('r4');
+    const joined = ['r1', 'r3', 'r4'];
+    await waitFor(
+      () => joined.every((id) => replicas.get(id)!.sharding!.status().settled),
+      'the ring with r4 settled',
+      30_000,
+    );
+    await Promise.all(
+      names.map((n) => bed.admin.mergePatch(Widget, new ResourceID(n, ns), { spec: { value: 'v3' } })),
+    );
+    await waitFor(() => reconciled('v3', joined), 'every widget reconciled after r4 joined', 60_000);
+    await waitFor(
+      () =>
+        joined.every(
+          (id) =>
+            JSON.stringify(cached(id)) === JSON.stringify(share(joined, id)) &&
+            JSON.stringify(primaries(id)) === JSON.stringify(share(joined, id)),
+        ),
+      'r1, r3 and r4 caching exactly their shares',
+      30_000,
+    );
+    expect([...runsBy.values()].filter((id) => id === 'r4').length).toBeGreaterThan(0);
     expect(violations).toEqual([]);
   }, 180_000);
 });
