@@ -86,6 +86,16 @@ export interface InformerEventSourceOptions<
    * stops the start or only marks the source unhealthy until a list succeeds.
    */
   failFast?: boolean;
+  /**
+   * Cache metadata only (see `InformerOptions.metadataOnly`): the source lists and watches
+   * `PartialObjectMetadata`, so cached secondaries carry `metadata` only (names, labels,
+   * annotations, owners, versions), without `data` or `spec`: far less memory for secondaries whose
+   * reconciler needs no more (e.g. Secrets it only checks exist). Use `KubernetesResource` as `R`.
+   * Mapping (owner references, labels, annotations) works as usual; an own write's result is read
+   * back whole until its event replaces it. Sources with the same setting share an informer.
+   * Defaults to false.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -190,6 +200,7 @@ export class InformerEventSource<
         namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
         labelSelector: o.labelSelector,
         fieldSelector: o.fieldSelector,
+        metadataOnly: o.metadataOnly ?? false,
         clock,
         logger: this.logger,
         transform,

@@ -4,6 +4,7 @@ import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
 import type { EventSourceContext, EventSources } from '../../api/reconciler.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
@@ -275,5 +276,62 @@ describe('SharedInformers in the operator (issue 15 §5)', () => {
     await waitFor(() => recorders.every((r) => r.saw('x', b64('1'))), 'both reconcile');
     // the strict operator's list, and three of the lenient one's (two refused, one through): one informer
     expect(secretRequests('list', ns, false)).toBe(4);
+  });
+
+  it('metadata-only InformerEventSources cache secondaries without data, map them by owner, and share one watch with each other, not with full ones', async () => {
+    const ns = await newNamespace(bed.admin);
+    const { client, open } = countingClient();
+    const operator = bed.operator({ client, kubeConfig: undefined });
+    class MetadataReconciler {
+      seen: Array<{ names: string[]; withData: number }> = [];
+      source!: InformerEventSource<KubernetesResource, Widget>;
+      constructor(private readonly metadataOnly: boolean) {}
+      prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+        this.source = new InformerEventSource<KubernetesResource, Widget>(
+          { type: Secret, metadataOnly: this.metadataOnly },
+          context,
+        );
+        return { secrets: this.source };
+      }
+      reconcile(w: Widget, context: Context<Widget>): UpdateControl<Widget> {
+        const secrets = this.source.getSecondaryResources(w);
+        this.seen.push({
+          names: secrets.map((s) => s.metadata!.name!).sort(),
+          withData: secrets.filter((s) => 'data' in s).length,
+        });
+        void context;
+        return UpdateControl.noUpdate();
+      }
+    }
+    const metadata = [new MetadataReconciler(true), new MetadataReconciler(true)];
+    const full = new MetadataReconciler(false);
+    [...metadata, full].forEach((r, i) =>
+      operator.register(r, { name: `meta-${i}`, resourceType: Widget, namespaces: [ns] }),
+    );
+    const owner = await bed.admin.create(Widget, widget('w', ns));
+    const ownerReferences = [
+      {
+        apiVersion: Widget.apiVersion,
+        kind: Widget.kind,
+        name: 'w',
+        uid: owner.metadata!.uid!,
+        controller: true,
+      },
+    ];
+    await operator.start();
+    await bed.admin.create(Secret, {
+      metadata: { name: 's', namespace: ns, ownerReferences },
+      data: { v: b64('x') },
+    });
+    await waitFor(
+      () => [...metadata, full].every((r) => r.seen.some((run) => run.names.includes('s'))),
+      'every controller maps the secret to its widget',
+    );
+    const last = (r: MetadataReconciler) => r.seen.filter((run) => run.names.includes('s')).at(-1)!;
+    expect(metadata.map((r) => last(r).withData)).toEqual([0, 0]);
+    expect(last(full).withData).toBe(1);
+    expect(metadata[0].source.list(ns)[0]).toMatchObject({ kind: 'PartialObjectMetadata' });
+    await waitFor(() => open((p) => p.startsWith(`secrets/${ns}?`)) === 2, 'one metadata and one full watch');
+    expect(secretRequests('list', ns, false)).toBe(2);
   });
 });
