@@ -231,7 +231,14 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
     // filters see no change and the write does not trigger its writer again. A watch delivers every
     // version in order, so any foreign change before it had its own event, already emitted.
     const views = this.views;
-    const own = views.map((view) => view.ownWriteOf(key, obj));
+    // allocated only when some view has an own write of this object
+    let own: Array<T | undefined> | undefined;
+    if (old) {
+      for (let i = 0; i < views.length; i++) {
+        const mine = views[i].ownWriteOf(key, obj);
+        if (mine) (own ??= [])[i] = mine;
+      }
+    }
     this.watched.put(key, obj);
     for (const view of views) view.settle(key, obj, true);
     if (!old) {
@@ -241,7 +248,7 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
       for (const view of views) view.emitDelete(old, true);
       for (const view of views) view.emitAdd(obj);
     } else {
-      views.forEach((view, i) => view.emitUpdate(own[i] ?? old, obj));
+      for (let i = 0; i < views.length; i++) views[i].emitUpdate(own?.[i] ?? old, obj);
     }
   }
 
