@@ -7,6 +7,8 @@
 // - in-cluster: loadKubeConfig from the service account, as in a pod;
 // - light: loadKubeConfig from the kubeconfig file;
 // - client-node: client-node's KubeConfig (the way before loadKubeConfig);
+// - floor: no tosdk; bare node:https lists the ConfigMaps of `namespace` with the service account's
+//   token and holds a watch open: what any client of the API server must load and keep;
 // - cache: no operator; an Informer on `namespace` with managedFields pruned to tosdk's own entries
 //   (as InformerEventSource caches by default): heap per cached object against the JSON of the
 //   objects as served and as cached, and against the same objects JSON.parse'd into an array.
@@ -36,8 +38,33 @@ const settle = async () => {
 };
 
 let operator;
+let floorWatch;
 const extra = {};
-if (mode === 'cache') {
+if (mode === 'floor') {
+  const https = process.getBuiltinModule('node:https');
+  const fs = process.getBuiltinModule('node:fs');
+  const agent = new https.Agent({ keepAlive: true, ca: fs.readFileSync(`${serviceAccountDir}/ca.crt`) });
+  const token = fs.readFileSync(`${serviceAccountDir}/token`, 'utf8');
+  const get = (path) =>
+    new Promise((resolve, reject) => {
+      const request = https.request(
+        { host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${token}` } },
+        resolve,
+      );
+      request.on('error', reject);
+      request.end();
+    });
+  const list = await get(`/api/v1/namespaces/${namespace}/configmaps`);
+  let body = '';
+  list.setEncoding('utf8');
+  for await (const chunk of list) body += chunk;
+  const { resourceVersion } = JSON.parse(body).metadata;
+  floorWatch = await get(
+    `/api/v1/namespaces/${namespace}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
+  );
+  floorWatch.on('data', () => undefined);
+  floorWatch.on('close', () => agent.destroy());
+} else if (mode === 'cache') {
   const core = await import('@tosdk/core');
   const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
   const client = core.KubernetesClient.fromKubeConfig(kubeConfig);
@@ -120,3 +147,4 @@ const loaded = trace
   : {};
 console.log(JSON.stringify({ mode, rss, heapUsed, ...extra, ...loaded }));
 await operator?.stop();
+floorWatch?.destroy();
