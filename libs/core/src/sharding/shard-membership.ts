@@ -239,6 +239,7 @@ export class ShardMembership {
       clock: this.clock,
       logger: this.logger,
       onChange: () => this.wake(),
+      deadStreamTimeoutMs: Math.max(c.leaseDurationMs, 3 * c.retryPeriodMs),
     });
     await this.view.start();
     if (!this.running) return;

@@ -20,6 +20,11 @@ export interface MembershipViewOptions {
   logger: Logger;
   /** Called on every add, update or delete of another member's Lease. */
   onChange: () => void;
+  /**
+   * A stream silent this long is reconnected. Every member (this one too) renews each period, so a
+   * healthy stream is never silent for long; the membership passes its lease duration.
+   */
+  deadStreamTimeoutMs?: number;
 }
 
 /**
@@ -54,6 +59,7 @@ export class MembershipView {
       logger: o.logger,
       name: `shard-leases/${o.namespace}`,
       failFast: true,
+      deadStreamTimeoutMs: o.deadStreamTimeoutMs,
     });
     const changed = (lease: LeaseJson) => {
       if (lease.metadata?.name !== o.ownLease) o.onChange();
