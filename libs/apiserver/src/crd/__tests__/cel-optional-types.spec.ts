@@ -61,7 +61,7 @@ function rejected(
 }
 
 describe('CEL optional syntax (a.?b, a[?k]) as cel-go parses it', () => {
-  const self = { a: { b: 1 }, list: [10, 20], m: { k: 'v' } };
+  const self = { a: { b: 1 }, list: [10, 20], m: { k: 'v' }, n: null };
   it.each([
     ['self.?a.?b.orValue(0) == 1', true],
     ['self.?a.?c.orValue(7) == 7', true],
@@ -72,10 +72,24 @@ describe('CEL optional syntax (a.?b, a[?k]) as cel-go parses it', () => {
     ["self.m[?'k'].value() == 'v' && !self.m[?'z'].hasValue()", true],
     ["self.?m[?'k'].orValue('none') == 'v'", true],
     ['optional.of(1).orValue(2) == 1 && optional.none().orValue(2) == 2', true],
+    // cel-go's optional library: or, optMap, optFlatMap, has() through an optional
+    [
+      'optional.none().or(optional.of(3)).value() == 3 && optional.of(1).or(optional.of(2)).value() == 1',
+      true,
+    ],
+    ['self.?a.optMap(x, x.b + 1).value() == 2 && !self.?z.optMap(x, x.b).hasValue()', true],
+    ['self.?a.optFlatMap(x, x.?b).value() == 1 && !self.?a.optFlatMap(x, x.?c).hasValue()', true],
+    ['has(self.?a.b) && !has(self.?a.c) && !has(self.?z.b)', true],
+    // a present map lacking the next field gives none; a null value is present
+    ['!self.?a.c.hasValue() && self.?n.hasValue()', true],
     // text inside string literals is never rewritten
     ["'x.?y' + \"[?0]\" == 'x.?y[?0]'", true],
   ])('%s is %j', (rule, expected) => {
     expect(run(rule, self)).toEqual(expected);
+  });
+
+  it('selecting a field of a present optional that holds no map is an error, as in cel-go', () => {
+    expect(() => run('self.?list[?0].x.hasValue()', self)).toThrow('no such key: x');
   });
 
   it('a rule with optional selection is accepted on a CRD and guards an absent field', () => {

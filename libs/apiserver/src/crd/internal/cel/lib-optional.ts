@@ -1,6 +1,6 @@
 /**
  * The optional values kube-apiserver's CEL environment uses (`oldSelf` of an `optionalOldSelf` rule,
- * `format.named`, `validate`): `hasValue()`, `value()`, `orValue(x)`, `optional.of(x)`,
+ * `format.named`, `validate`): `hasValue()`, `value()`, `or(opt)`, `orValue(x)`, `optional.of(x)`,
  * `optional.none()` and `optional.ofNonZeroValue(x)`. The `a.?b` and `a[?k]` syntax is in
  * optional-syntax.ts.
  */
@@ -37,6 +37,9 @@ export function optionalLibrary(): CelFunc[] {
     celMethod('orValue', T, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, other: CelValue) {
       const p = payload(this, 'orValue');
       return (p.length === 1 ? p[0] : other) as never;
+    }),
+    celMethod('or', T, [T], T, function (this: CelValue, other: CelValue) {
+      return (payload(this, 'or').length === 1 ? this : (payload(other, 'or'), other)) as never;
     }),
     celFunc('optional.none', [], T, () => none()),
     celFunc('optional.of', [CelScalar.DYN], T, (v: CelValue) => some(v as never)),

@@ -6,7 +6,7 @@
  * on such an optional result propagates it (`a.?b.c` is an optional). The positions of the parsed
  * expression are mapped back to the original text, so errors point where the user wrote.
  */
-import { celFunc, CelScalar, isCelList, isCelMap } from '@bufbuild/cel';
+import { celError, celFunc, CelScalar, isCelList, isCelMap } from '@bufbuild/cel';
 import type { CelFunc, CelValue } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { none, optionalPayload, some } from './opaque.js';
@@ -112,8 +112,17 @@ export function originalOffset(rewritten: Rewritten, offset: number): number {
 export const OPT_SELECT = '@optselect';
 /** See {@link OPT_SELECT}. */
 export const OPT_INDEX = '@optindex';
+/**
+ * A plain selection of an optional result (`a.?b.c`): none stays none and so does a field the
+ * value's map lacks; selecting from a value that is no map or list is an error (as cel-go).
+ */
+export const OPT_FIELD = '@optfield';
+/** A plain index of an optional result (`a.?b[0]`), as {@link OPT_FIELD}. */
+export const OPT_ELEMENT = '@optelement';
+/** `has()` of a selection of an optional result (`has(a.?b.c)`). */
+export const OPT_HAS = '@opthas';
 
-const OPTIONAL_FUNCTIONS = new Set([OPT_SELECT, OPT_INDEX]);
+const OPTIONAL_FUNCTIONS = new Set([OPT_SELECT, OPT_INDEX, OPT_FIELD, OPT_ELEMENT]);
 
 /**
  * Turns the marked nodes of a parsed rewritten expression into optional selection and index calls, in place,
@@ -158,13 +167,13 @@ function desugar(e: Expr | undefined, newId: () => bigint): void {
       const operand = k.value.operand;
       desugar(operand, newId);
       const marked = k.value.field.startsWith(FIELD_MARK);
-      if (!k.value.testOnly && operand && (marked || isOptionalCall(operand))) {
+      if (operand && (marked || isOptionalCall(operand))) {
         const field = marked ? k.value.field.slice(FIELD_MARK.length) : k.value.field;
         e.exprKind = {
           case: 'callExpr',
           value: {
             $typeName: 'cel.expr.Expr.Call',
-            function: OPT_SELECT,
+            function: k.value.testOnly ? OPT_HAS : marked ? OPT_SELECT : OPT_FIELD,
             args: [
               operand,
               {
@@ -200,8 +209,21 @@ function desugar(e: Expr | undefined, newId: () => bigint): void {
         if (mark) {
           call.function = OPT_INDEX;
           call.args = [call.args[0], mark];
-        } else if (isOptionalCall(call.args[0])) call.function = OPT_INDEX;
+        } else if (isOptionalCall(call.args[0])) call.function = OPT_ELEMENT;
       }
+      if (
+        (call.function === 'optMap' || call.function === 'optFlatMap') &&
+        call.target &&
+        call.args.length === 2 &&
+        call.args[0].exprKind.case === 'identExpr'
+      )
+        e.exprKind = optMapMacro(
+          call.function,
+          call.target,
+          call.args[0].exprKind.value.name,
+          call.args[1],
+          newId,
+        );
       return;
     }
     case 'listExpr':
@@ -223,6 +245,58 @@ function desugar(e: Expr | undefined, newId: () => bigint): void {
   }
 }
 
+const node = (id: bigint, exprKind: unknown): Expr => ({ $typeName: 'cel.expr.Expr', id, exprKind }) as Expr;
+const callNode = (id: bigint, fn: string, args: Expr[], target?: Expr): Expr =>
+  node(id, {
+    case: 'callExpr',
+    value: { $typeName: 'cel.expr.Expr.Call', function: fn, args, ...(target ? { target } : {}) },
+  });
+
+/** A copy of an expression with fresh ids (an expression used twice in a macro's expansion). */
+function cloneExpr(e: Expr, newId: () => bigint): Expr {
+  const copy = structuredClone(e);
+  const renumber = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) return x.forEach(renumber);
+    const o = x as Record<string, unknown>;
+    if (o.$typeName === 'cel.expr.Expr') o.id = newId();
+    Object.values(o).forEach(renumber);
+  };
+  renumber(copy);
+  return copy;
+}
+
+/**
+ * cel-go's `opt.optMap(v, expr)` and `opt.optFlatMap(v, expr)` macros: `opt.hasValue() ?
+ * optional.of(expr with v = opt.value()) : optional.none()` (optFlatMap without the `optional.of`,
+ * its expression being an optional already); `v` is bound by a comprehension over no items.
+ */
+function optMapMacro(fn: string, target: Expr, v: string, body: Expr, newId: () => bigint): Expr['exprKind'] {
+  const bound = node(newId(), {
+    case: 'comprehensionExpr',
+    value: {
+      $typeName: 'cel.expr.Expr.Comprehension',
+      iterVar: '#unused',
+      iterVar2: '',
+      iterRange: node(newId(), {
+        case: 'listExpr',
+        value: { $typeName: 'cel.expr.Expr.CreateList', elements: [], optionalIndices: [] },
+      }),
+      accuVar: v,
+      accuInit: callNode(newId(), 'value', [], cloneExpr(target, newId)),
+      loopCondition: node(newId(), {
+        case: 'constExpr',
+        value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'boolValue', value: false } },
+      }),
+      loopStep: node(newId(), { case: 'identExpr', value: { $typeName: 'cel.expr.Expr.Ident', name: v } }),
+      result: body,
+    },
+  });
+  const mapped = fn === 'optMap' ? callNode(newId(), 'optional.of', [bound]) : bound;
+  const whenNone = callNode(newId(), 'optional.none', []);
+  return callNode(0n, '_?_:_', [callNode(newId(), 'hasValue', [], target), mapped, whenNone]).exprKind;
+}
+
 function isOptionalCall(e: Expr): boolean {
   return e.exprKind.case === 'callExpr' && OPTIONAL_FUNCTIONS.has(e.exprKind.value.function);
 }
@@ -234,28 +308,46 @@ function unwrap(v: CelValue): { value: CelValue } | undefined {
   return p.length === 1 ? { value: p[0] as CelValue } : undefined;
 }
 
-function lookup(container: CelValue, key: CelValue): CelValue | undefined {
+function lookup(container: CelValue, key: CelValue): { value: CelValue } | undefined {
   if (isCelMap(container)) {
-    if (typeof key === 'string' || typeof key === 'bigint' || typeof key === 'boolean')
-      return container.has(key) ? container.get(key) : undefined;
-    if (typeof key === 'number' && Number.isInteger(key))
-      return container.has(key) ? container.get(key) : undefined;
+    const k = typeof key === 'number' && Number.isInteger(key) ? BigInt(key) : key;
+    if (typeof k !== 'string' && typeof k !== 'bigint' && typeof k !== 'boolean') return undefined;
+    const v = container.get(k);
+    if (v !== undefined && v !== null) return { value: v };
+    // the library's map answers has() false for a key whose value is null; look at the keys
+    for (const key2 of container.keys()) if (key2 === k) return { value: null };
     return undefined;
   }
   if (isCelList(container)) {
     const i = typeof key === 'bigint' ? Number(key) : typeof key === 'number' ? key : NaN;
-    return Number.isInteger(i) && i >= 0 && i < container.size ? container.get(i) : undefined;
+    if (!Number.isInteger(i) || i < 0 || i >= container.size) return undefined;
+    const v = container.get(i);
+    return { value: v === undefined ? null : v };
   }
   return undefined;
 }
 
 /** The runtime of optional field selection (`a.?b`) and optional index (`a[?k]`). */
 export function optionalSyntaxLibrary(): CelFunc[] {
+  // `a.?b` / `a[?k]`: none when a is none or lacks b
   const select = (target: CelValue, key: CelValue): CelValue => {
     const inner = unwrap(target);
     if (inner === undefined) return none();
     const found = lookup(inner.value, key);
-    return found === undefined ? none() : some(found);
+    return found === undefined ? none() : some(found.value);
+  };
+  // `a.?b.c`: none when a.?b is none, an error when its value lacks c (as cel-go)
+  const strict = (target: CelValue, key: CelValue): CelValue => {
+    const inner = unwrap(target);
+    if (inner === undefined) return none();
+    const found = lookup(inner.value, key);
+    if (found !== undefined) return some(found.value);
+    if (isCelMap(inner.value) || isCelList(inner.value)) return none();
+    throw celError(`no such key: ${typeof key === 'string' || typeof key === 'bigint' ? key : 'key'}`);
+  };
+  const has = (target: CelValue, key: CelValue): boolean => {
+    const inner = unwrap(target);
+    return inner !== undefined && lookup(inner.value, key) !== undefined;
   };
   return [
     celFunc(
@@ -269,6 +361,21 @@ export function optionalSyntaxLibrary(): CelFunc[] {
       [CelScalar.DYN, CelScalar.DYN],
       CelScalar.DYN,
       (t: CelValue, k: CelValue) => select(t, k) as never,
+    ),
+    celFunc(
+      OPT_FIELD,
+      [CelScalar.DYN, CelScalar.STRING],
+      CelScalar.DYN,
+      (t: CelValue, f: CelValue) => strict(t, f) as never,
+    ),
+    celFunc(
+      OPT_ELEMENT,
+      [CelScalar.DYN, CelScalar.DYN],
+      CelScalar.DYN,
+      (t: CelValue, k: CelValue) => strict(t, k) as never,
+    ),
+    celFunc(OPT_HAS, [CelScalar.DYN, CelScalar.STRING], CelScalar.BOOL, (t: CelValue, f: CelValue) =>
+      has(t, f),
     ),
   ];
 }

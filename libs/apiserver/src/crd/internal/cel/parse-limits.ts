@@ -79,7 +79,7 @@ export function parseWithLimits(text: string): ReturnType<typeof parse> {
     throw new CompileError(`compilation failed: ERROR: ${(err as Error).message}`, { cause: err });
   }
   if (exprDepth(parsed.expr) > MAX_RECURSION_DEPTH) throw recursionLimitError();
-  if (rewritten.inserts.length > 0 && parsed.expr) {
+  if (parsed.expr && (rewritten.inserts.length > 0 || /optMap|optFlatMap/.test(text))) {
     desugarOptionals(parsed.expr);
     const positions = parsed.sourceInfo?.positions;
     if (positions)

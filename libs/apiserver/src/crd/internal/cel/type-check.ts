@@ -14,7 +14,7 @@
 import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { JsonSchemaProps } from '../../schema-types.js';
 import { asSchema, mapValueSchema } from '../../schema-types.js';
-import { OPT_INDEX, OPT_SELECT } from './optional-syntax.js';
+import { OPT_ELEMENT, OPT_FIELD, OPT_HAS, OPT_INDEX, OPT_SELECT } from './optional-syntax.js';
 import { escapeProperty } from './values.js';
 
 /** A CEL type as the checker sees it. */
@@ -398,7 +398,10 @@ function callType(e: Expr, scope: Scope): CelT {
       if (a.k === 'optional') return optional(T.dyn);
       if (isDyn(a) || a.k === 'object') return T.dyn;
       throw noOverload(fn, args, e.id);
-    case OPT_SELECT: {
+    case OPT_HAS:
+      return T.bool;
+    case OPT_SELECT:
+    case OPT_FIELD: {
       const field = call.args[1]?.exprKind;
       const name =
         field?.case === 'constExpr' && field.value.constantKind.case === 'stringValue'
@@ -408,7 +411,8 @@ function callType(e: Expr, scope: Scope): CelT {
       const t = selectField(inner, name, e.id);
       return t.k === 'optional' ? t : optional(t);
     }
-    case OPT_INDEX: {
+    case OPT_INDEX:
+    case OPT_ELEMENT: {
       const inner = a.k === 'optional' ? a.inner : a;
       if (inner.k === 'list') return optional(inner.elem);
       if (inner.k === 'map') return optional(inner.value);
@@ -429,6 +433,8 @@ function callType(e: Expr, scope: Scope): CelT {
       return target?.k === 'optional' || (target && isDyn(target)) ? T.bool : T.dyn;
     case 'value':
       return target?.k === 'optional' ? target.inner : T.dyn;
+    case 'or':
+      return target?.k === 'optional' ? target : T.dyn;
     case 'orValue':
       return target?.k === 'optional' ? (isDyn(target.inner) ? (a ?? T.dyn) : target.inner) : T.dyn;
     default:
