@@ -19,7 +19,6 @@ import { generateTls } from './internal/http/tls.js';
 import type { TlsMaterial } from './internal/http/tls.js';
 import { parseRequestInfo } from './internal/http/request-info.js';
 import { splitTarget } from './internal/http/request-target.js';
-import { firstHeader } from './internal/http/headers.js';
 import type { RequestInfo } from './internal/http/request-info.js';
 import { sendJson } from './internal/http/resource-handler.js';
 import { ServerAdmission } from './admission/server-admission.js';
@@ -293,7 +292,7 @@ export class KubeApiServer {
   }
 
   private authenticate(req: IncomingMessage): AuthUser {
-    const h = firstHeader(req, 'authorization');
+    const h = req.headers.authorization;
     if (h !== undefined) {
       // a client sends the same header on every request: its user is looked up once (the users
       // are fixed at start; only accepted headers are kept, so the map is bounded by them)

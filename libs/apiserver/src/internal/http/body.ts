@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, errors } from '../common/errors.js';
 import { checkJsonTextDepth, checkValueDepth } from '../common/nesting.js';
-import { firstHeader } from './headers.js';
 
 /** Largest accepted request body (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -10,7 +9,7 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Reads a request body, failing with 413 as soon as it exceeds the limit. */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(firstHeader(req, 'content-length') ?? '0');
+    const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
       req.resume();
       reject(errors.tooLarge());

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
-import { firstHeader } from './headers.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
 import { errors } from '../common/errors.js';
@@ -141,7 +140,7 @@ function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: bool
     return fm;
   }
   if (required) return undefined;
-  const ua = firstHeader(req, 'user-agent') ?? '';
+  const ua = req.headers['user-agent'] ?? '';
   const prefix = ua.split('/')[0]?.trim() ?? '';
   return prefix ? prefix.slice(0, 128) : 'unknown';
 }
@@ -284,7 +283,7 @@ export async function handleResource(
       return sendWritten(res, 200, obj, ctx);
     }
     case 'patch': {
-      const media = mediaType(firstHeader(req, 'content-type'));
+      const media = mediaType(req.headers['content-type']);
       const type = PATCH_TYPES[media];
       // as kube-apiserver: strategic merge is not a patch type of custom resources, whether or not
       // the object exists (415 before the body is read or the object looked up)
@@ -407,7 +406,7 @@ function listParams(
 }
 
 async function objectBody(req: IncomingMessage): Promise<JsonObject> {
-  const media = mediaType(firstHeader(req, 'content-type'));
+  const media = mediaType(req.headers['content-type']);
   if (media === PROTOBUF) return decodeProtobuf(await readBody(req));
   if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
   const buf = await readBody(req);
@@ -423,7 +422,7 @@ async function deleteOptions(
   const buf = await readBody(req);
   let body: JsonObject = {};
   if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
-    const media = mediaType(firstHeader(req, 'content-type'));
+    const media = mediaType(req.headers['content-type']);
     if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
     const parsed = parseBody(buf, media);
     if (!isObject(parsed)) throw errors.badRequest('DeleteOptions must be an object');
