@@ -17,7 +17,7 @@ import { Retrier } from './internal/retrier.js';
 import type { RetrySafety } from './internal/retrier.js';
 import { resolveClientRetryOptions } from './retry-policy.js';
 import type { ClientRetryOptions, ClientRetryReason } from './retry-policy.js';
-import { apiError, open, readLines, send, transportError } from './internal/transport.js';
+import { apiError, LineSplitter, open, send, transportError } from './internal/transport.js';
 import {
   collectionPath,
   idOf,
@@ -610,9 +610,16 @@ export class KubernetesClient {
         throw apiError(status, res.headers, Buffer.concat(chunks), request);
       }
       onConnected?.();
-      for await (const line of readLines(res as AsyncIterable<Buffer>)) {
-        yield parseWatchLine<T>(line, request);
+      // lines split synchronously per chunk: one async step per event (this generator), not two
+      const splitter = new LineSplitter();
+      const lines: string[] = [];
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        splitter.push(chunk, lines);
+        for (let i = 0; i < lines.length; i++) yield parseWatchLine<T>(lines[i], request);
+        lines.length = 0;
       }
+      const last = splitter.end();
+      if (last !== undefined) yield parseWatchLine<T>(last, request);
       if (this.isClosed) throw new KubernetesClientClosedError(request);
       if (!res.complete && !signal?.aborted) {
         throw new KubernetesTransportError('the watch stream was cut off', 'stream-ended', { request });

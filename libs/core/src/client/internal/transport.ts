@@ -269,26 +269,50 @@ export function apiError(
  * newline is yielded too (the caller decides whether it is complete).
  */
 export async function* readLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8');
+  const splitter = new LineSplitter();
+  const lines: string[] = [];
+  for await (const chunk of stream) {
+    splitter.push(chunk, lines);
+    for (const line of lines) yield line;
+    lines.length = 0;
+  }
+  const last = splitter.end();
+  if (last !== undefined) yield last;
+}
+
+/**
+ * The synchronous part of {@link readLines}: splits chunks into complete lines, so a consumer that
+ * already iterates chunks (the watch) needs no second async generator per line.
+ */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8');
   // Pieces of the line in progress: each chunk is scanned once, so a long line arriving in many
   // small chunks costs linear time.
-  const pending: string[] = [];
-  for await (const chunk of stream) {
-    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+  private readonly pending: string[] = [];
+
+  /** Appends the non-blank lines this chunk completes to `out`. */
+  push(chunk: Buffer | string, out: string[]): void {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    const pending = this.pending;
     let start = 0;
     let nl = text.indexOf('\n');
     while (nl >= 0) {
       const piece = text.slice(start, nl);
       const line = pending.length ? pending.join('') + piece : piece;
       pending.length = 0;
-      if (NON_BLANK.test(line)) yield line;
+      if (NON_BLANK.test(line)) out.push(line);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
     if (start < text.length) pending.push(start ? text.slice(start) : text);
   }
-  const last = pending.join('') + decoder.end();
-  if (NON_BLANK.test(last)) yield last;
+
+  /** The final line without a newline, if it is not blank. */
+  end(): string | undefined {
+    const last = this.pending.join('') + this.decoder.end();
+    this.pending.length = 0;
+    return NON_BLANK.test(last) ? last : undefined;
+  }
 }
 
 const NON_BLANK = /\S/;
