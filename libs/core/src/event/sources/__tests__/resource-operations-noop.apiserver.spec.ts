@@ -13,7 +13,7 @@ import {
   Widget,
   widget,
 } from '../../../operator/__tests__/support.js';
-import type { EventSources } from '../../event-source.js';
+import type { EventSources } from '../../../api/reconciler.js';
 import { InformerEventSource } from '../informer-event-source.js';
 
 const bed = apiServerSuite();
