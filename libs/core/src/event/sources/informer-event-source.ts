@@ -66,7 +66,9 @@ export interface InformerEventSourceOptions<
   indexers?: Record<string, IndexFunction<R>>;
   /**
    * What the cache keeps of `metadata.managedFields`. Defaults to `keepOwn` (only the entries of
-   * `fieldManager`; see `managedFieldsTransform` for why that is safe).
+   * `fieldManager`; see `managedFieldsTransform` for why that is safe). In an operator, `keepOwn`
+   * for a controller's field manager keeps the entries of every controller's manager, so that
+   * sources of several controllers share one cache (see `SharedInformers.managedFieldsTransform`).
    */
   managedFields?: ManagedFieldsPolicy;
   /** The field manager used for own writes and kept by `keepOwn`. Defaults to the controller's field manager. */
