@@ -266,8 +266,12 @@ describe('leader election when the leader fails', () => {
       () => reconciledBy(starts, 'instance-b', 'slow'),
       20_000,
     );
-    const widgetNow = await admin.get(Widget, new ResourceID('slow', ns));
-    expect(widgetNow?.status?.observed).toBe('instance-b');
+    // its status write lands after the reconcile began: wait for it (under load it may lag)
+    await until(
+      "instance-b's status on the slow widget",
+      async () => (await admin.get(Widget, new ResourceID('slow', ns)))?.status?.observed === 'instance-b',
+      20_000,
+    );
 
     // request accounting: after stop() returned, the old leader sent nothing at all
     const late = server.requests.log.filter((r) => r.user === 'op-a' && r.time >= stoppedAt);
