@@ -80,6 +80,9 @@ describe('CEL optional syntax (a.?b, a[?k]) as cel-go parses it', () => {
     ['self.?a.optMap(x, x.b + 1).value() == 2 && !self.?z.optMap(x, x.b).hasValue()', true],
     ['self.?a.optFlatMap(x, x.?b).value() == 1 && !self.?a.optFlatMap(x, x.?c).hasValue()', true],
     ['has(self.?a.b) && !has(self.?a.c) && !has(self.?z.b)', true],
+    // optional list elements and map entries are left out when none
+    ['[?self.?a.?b, ?self.?z, 3] == [1, 3] && [true ? 1 : 2, 3] == [1, 3]', true],
+    ["{?'x': self.?a.?b, ?'y': self.?z, 'k': 1} == {'x': 1, 'k': 1}", true],
     // a present map lacking the next field gives none; a null value is present
     ['!self.?a.c.hasValue() && self.?n.hasValue()', true],
     // text inside string literals is never rewritten

@@ -6,13 +6,15 @@
  * on such an optional result propagates it (`a.?b.c` is an optional). The positions of the parsed
  * expression are mapped back to the original text, so errors point where the user wrote.
  */
-import { celError, celFunc, CelScalar, isCelList, isCelMap } from '@bufbuild/cel';
-import type { CelFunc, CelValue } from '@bufbuild/cel';
+import { celError, celFunc, CelScalar, isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+import type { CelFunc, CelUint, CelValue } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { none, optionalPayload, some } from './opaque.js';
 
 const FIELD_MARK = '__opt__';
 const INDEX_MARK = '__opt__(';
+const ELEMENT_MARK = '__optelement__(';
+const KEY_MARK = '__optkey__(';
 
 /** A text rewritten for the parser, with what maps its offsets back to the original. */
 export interface Rewritten {
@@ -45,12 +47,41 @@ function stringEnd(text: string, i: number): number {
   return j;
 }
 
-/** Rewrites `.?f` and `x[?k]` into marked plain CEL; other text is left as it is. */
+type FrameKind = 'index' | 'optindex' | 'list' | 'map' | 'struct' | 'paren';
+
+/**
+ * Rewrites `.?f`, `x[?k]`, optional list elements `[?e]` and optional map entries `{?k: v}` into
+ * marked plain CEL; other text is left as it is.
+ */
 export function rewriteOptionalSyntax(text: string): Rewritten {
-  if (!text.includes('.?') && !text.includes('[?')) return { text, inserts: [] };
+  if (!text.includes('?')) return { text, inserts: [] };
   let out = '';
   const inserts: { at: number; delta: number }[] = [];
-  const brackets: boolean[] = [];
+  const frames: { kind: FrameKind; open: boolean }[] = [];
+  const top = (): { kind: FrameKind; open: boolean } | undefined => frames[frames.length - 1];
+  const insert = (s: string, replaced: number): void => {
+    out += s;
+    inserts.push({ at: out.length - s.length, delta: s.length - replaced });
+  };
+  const closeElement = (): void => {
+    const f = top();
+    if (f?.open) {
+      insert(')', 0);
+      f.open = false;
+    }
+  };
+  /** At the start of a list element or map key: a leading `?` becomes a marker call. */
+  const elementStart = (from: number): number => {
+    const f = top();
+    if (f?.kind !== 'list' && f?.kind !== 'map') return from;
+    let j = from;
+    while (j < text.length && /\s/.test(text[j])) j++;
+    if (text[j] !== '?') return from;
+    out += text.slice(from, j);
+    insert(f.kind === 'list' ? ELEMENT_MARK : KEY_MARK, 1);
+    f.open = true;
+    return j + 1;
+  };
   let prev = '';
   let i = 0;
   while (i < text.length) {
@@ -64,34 +95,53 @@ export function rewriteOptionalSyntax(text: string): Rewritten {
       continue;
     }
     if (c === '.' && text[i + 1] === '?') {
-      out += `.${FIELD_MARK}`;
-      inserts.push({ at: out.length - FIELD_MARK.length, delta: FIELD_MARK.length - 1 });
+      out += '.';
+      insert(FIELD_MARK, 1);
       i += 2;
       prev = '_';
       continue;
     }
+    const operand = /[A-Za-z0-9_)\]}"']/.test(prev);
     if (c === '[') {
-      const operand = /[A-Za-z0-9_)\]}"']/.test(prev);
       if (operand && text[i + 1] === '?') {
-        out += `[${INDEX_MARK}`;
-        inserts.push({ at: out.length - INDEX_MARK.length, delta: INDEX_MARK.length - 1 });
-        brackets.push(true);
+        out += '[';
+        insert(INDEX_MARK, 1);
+        frames.push({ kind: 'optindex', open: false });
         i += 2;
         prev = '(';
         continue;
       }
-      brackets.push(false);
-    } else if (c === ']') {
-      if (brackets.pop() === true) {
-        out += ')';
-        inserts.push({ at: out.length - 1, delta: 1 });
-      }
+      out += c;
+      frames.push({ kind: operand ? 'index' : 'list', open: false });
+      i = elementStart(i + 1);
+      prev = c;
+      continue;
+    }
+    if (c === '{') {
+      out += c;
+      frames.push({ kind: /[A-Za-z0-9_]/.test(prev) ? 'struct' : 'map', open: false });
+      i = elementStart(i + 1);
+      prev = c;
+      continue;
+    }
+    if (c === '(') frames.push({ kind: 'paren', open: false });
+    if (c === ',') {
+      closeElement();
+      out += c;
+      i = elementStart(i + 1);
+      prev = c;
+      continue;
+    }
+    if (c === ':' && top()?.kind === 'map') closeElement();
+    if (c === ']' || c === '}' || c === ')') {
+      closeElement();
+      if (frames.pop()?.kind === 'optindex') insert(')', 0);
     }
     out += c;
     if (!/\s/.test(c)) prev = c;
     i++;
   }
-  return { text: out, inserts };
+  return inserts.length === 0 ? { text, inserts } : { text: out, inserts };
 }
 
 /** The original offset of an offset in the rewritten text. */
@@ -121,6 +171,10 @@ export const OPT_FIELD = '@optfield';
 export const OPT_ELEMENT = '@optelement';
 /** `has()` of a selection of an optional result (`has(a.?b.c)`). */
 export const OPT_HAS = '@opthas';
+/** A list literal with optional elements (`[?a, b]`): the list and the indices of those elements. */
+export const OPT_LIST = '@optlist';
+/** A map literal with optional entries (`{?k: v}`): the map and the keys of those entries. */
+export const OPT_MAP = '@optmap';
 
 const OPTIONAL_FUNCTIONS = new Set([OPT_SELECT, OPT_INDEX, OPT_FIELD, OPT_ELEMENT]);
 
@@ -226,15 +280,42 @@ function desugar(e: Expr | undefined, newId: () => bigint): void {
         );
       return;
     }
-    case 'listExpr':
-      for (const el of k.value.elements) desugar(el, newId);
-      return;
-    case 'structExpr':
-      for (const en of k.value.entries) {
-        if (en.keyKind.case === 'mapKey') desugar(en.keyKind.value, newId);
-        desugar(en.value, newId);
+    case 'listExpr': {
+      const optional: bigint[] = [];
+      k.value.elements.forEach((el, i) => {
+        desugar(el, newId);
+        const inner = markedArg(el, ELEMENT_MARK);
+        if (inner) {
+          k.value.elements[i] = inner;
+          optional.push(BigInt(i));
+        }
+      });
+      if (optional.length > 0) {
+        const list = node(newId(), { case: 'listExpr', value: k.value });
+        const indices = optional.map((n) => constNode(newId(), { case: 'int64Value', value: n }));
+        e.exprKind = callNode(0n, OPT_LIST, [list, listNode(newId(), indices)]).exprKind;
       }
       return;
+    }
+    case 'structExpr': {
+      const keys: Expr[] = [];
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') {
+          desugar(en.keyKind.value, newId);
+          const inner = markedArg(en.keyKind.value, KEY_MARK);
+          if (inner) {
+            en.keyKind.value = inner;
+            keys.push(cloneExpr(inner, newId));
+          }
+        }
+        desugar(en.value, newId);
+      }
+      if (keys.length > 0 && k.value.messageName === '') {
+        const map = node(newId(), { case: 'structExpr', value: k.value });
+        e.exprKind = callNode(0n, OPT_MAP, [map, listNode(newId(), keys)]).exprKind;
+      }
+      return;
+    }
     case 'comprehensionExpr': {
       const c = k.value;
       for (const x of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) desugar(x, newId);
@@ -246,6 +327,22 @@ function desugar(e: Expr | undefined, newId: () => bigint): void {
 }
 
 const node = (id: bigint, exprKind: unknown): Expr => ({ $typeName: 'cel.expr.Expr', id, exprKind }) as Expr;
+const constNode = (id: bigint, constantKind: unknown): Expr =>
+  node(id, { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind } });
+const listNode = (id: bigint, elements: Expr[]): Expr =>
+  node(id, {
+    case: 'listExpr',
+    value: { $typeName: 'cel.expr.Expr.CreateList', elements, optionalIndices: [] },
+  });
+
+/** The argument of a marker call (`__optkey__(k)` gives `k`), or undefined. */
+function markedArg(e: Expr, mark: string): Expr | undefined {
+  const fn = mark.slice(0, -1);
+  const k = e.exprKind;
+  return k.case === 'callExpr' && k.value.function === fn && !k.value.target && k.value.args.length === 1
+    ? k.value.args[0]
+    : undefined;
+}
 const callNode = (id: bigint, fn: string, args: Expr[], target?: Expr): Expr =>
   node(id, {
     case: 'callExpr',
@@ -310,7 +407,8 @@ function unwrap(v: CelValue): { value: CelValue } | undefined {
 
 function lookup(container: CelValue, key: CelValue): { value: CelValue } | undefined {
   if (isCelMap(container)) {
-    const k = typeof key === 'number' && Number.isInteger(key) ? BigInt(key) : key;
+    const k =
+      typeof key === 'number' && Number.isInteger(key) ? BigInt(key) : isCelUint(key) ? key.value : key;
     if (typeof k !== 'string' && typeof k !== 'bigint' && typeof k !== 'boolean') return undefined;
     const v = container.get(k);
     if (v !== undefined && v !== null) return { value: v };
@@ -374,6 +472,31 @@ export function optionalSyntaxLibrary(): CelFunc[] {
       CelScalar.DYN,
       (t: CelValue, k: CelValue) => strict(t, k) as never,
     ),
+    celFunc(OPT_LIST, [CelScalar.DYN, CelScalar.DYN], CelScalar.DYN, (l: CelValue, idx: CelValue) => {
+      if (!isCelList(l) || !isCelList(idx)) throw celError('no such overload: optional list');
+      const optional = new Set([...idx].map((n) => Number(n)));
+      const out: CelValue[] = [];
+      let i = 0;
+      for (const v of l) {
+        const p = optional.has(i++) ? optionalPayload(v) : undefined;
+        if (p === undefined) out.push(v);
+        else if (p.length === 1) out.push(p[0] as CelValue);
+      }
+      return out;
+    }),
+    celFunc(OPT_MAP, [CelScalar.DYN, CelScalar.DYN], CelScalar.DYN, (m: CelValue, keys: CelValue) => {
+      if (!isCelMap(m) || !isCelList(keys)) throw celError('no such overload: optional map');
+      const optional = [...keys];
+      const same = (a: unknown, b: unknown): boolean =>
+        a === b || (isCelUint(a) && isCelUint(b) && a.value === b.value);
+      const out = new Map<string | bigint | boolean | CelUint, CelValue>();
+      for (const [k, v] of m.entries()) {
+        const p = optional.some((o) => same(o, k)) ? optionalPayload(v) : undefined;
+        if (p === undefined) out.set(k, v);
+        else if (p.length === 1) out.set(k, p[0] as CelValue);
+      }
+      return out;
+    }),
     celFunc(OPT_HAS, [CelScalar.DYN, CelScalar.STRING], CelScalar.BOOL, (t: CelValue, f: CelValue) =>
       has(t, f),
     ),

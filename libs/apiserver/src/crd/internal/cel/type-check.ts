@@ -14,7 +14,15 @@
 import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { JsonSchemaProps } from '../../schema-types.js';
 import { asSchema, mapValueSchema } from '../../schema-types.js';
-import { OPT_ELEMENT, OPT_FIELD, OPT_HAS, OPT_INDEX, OPT_SELECT } from './optional-syntax.js';
+import {
+  OPT_ELEMENT,
+  OPT_FIELD,
+  OPT_HAS,
+  OPT_INDEX,
+  OPT_LIST,
+  OPT_MAP,
+  OPT_SELECT,
+} from './optional-syntax.js';
 import { escapeProperty } from './values.js';
 
 /** A CEL type as the checker sees it. */
@@ -400,6 +408,10 @@ function callType(e: Expr, scope: Scope): CelT {
       throw noOverload(fn, args, e.id);
     case OPT_HAS:
       return T.bool;
+    case OPT_LIST:
+      return list(T.dyn);
+    case OPT_MAP:
+      return map(T.dyn, T.dyn);
     case OPT_SELECT:
     case OPT_FIELD: {
       const field = call.args[1]?.exprKind;
