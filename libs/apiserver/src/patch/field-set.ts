@@ -243,11 +243,19 @@ export class FieldSet {
     return out.member || out.children.size > 0 ? out : undefined;
   }
 
-  /** Whether both sets hold the same paths. */
+  /** Whether both sets hold the same paths (one walk of both trees; branches holding no path do not count). */
   equals(other: FieldSet): boolean {
-    const mine = this.paths().map((path) => JSON.stringify(path));
-    const theirs = other.paths().map((path) => JSON.stringify(path));
-    return mine.length === theirs.length && mine.every((path, i) => path === theirs[i]);
+    return FieldSet.sameNode(this, other, true);
+  }
+
+  private static sameNode(a: FieldSet, b: FieldSet, root: boolean): boolean {
+    if (!root && a.member !== b.member) return false;
+    for (const [element, child] of a.children) {
+      const theirs = b.children.get(element);
+      if (theirs === undefined ? !child.isEmpty() : !FieldSet.sameNode(child, theirs, false)) return false;
+    }
+    for (const [element, child] of b.children) if (!a.children.has(element) && !child.isEmpty()) return false;
+    return true;
   }
 
   /** The `FieldsV1` encoding (`.` first, then children in structured-merge-diff order). */

@@ -14,7 +14,7 @@ import {
   describeManager,
   encodeManagers,
   identity,
-  METADATA_NODE,
+  METADATA_PATH,
   stripServerFields,
 } from './internal/managers.js';
 import type { Manager } from './internal/managers.js';
@@ -82,7 +82,8 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   // lookups only read), so it shares live's values; only metadata is copied, without managedFields
   const base = live === undefined ? {} : withoutManagedFields(live);
   const config = configurationFor(applied, subresource, args.ignoreStatus === true);
-  const configSet = walker.fieldSet(stripServerFields(config), true).difference(METADATA_NODE);
+  // (a fresh set: the .metadata node is taken out in place, as difference(METADATA_NODE) would)
+  const configSet = walker.fieldSet(stripServerFields(config), true).remove(METADATA_PATH);
 
   const managers = decodeManagers(live, args.reuseEncoding === true);
   const self: Manager = { manager, operation: 'Apply', apiVersion, set: configSet };
@@ -108,8 +109,10 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
           .filter((path) => walker.get(config, path) === null && walker.get(base, path) !== undefined),
       )
     : new FieldSet();
-  const contested = changed.union(nulled);
+  const contested = nulled.isEmpty() ? changed : changed.union(nulled);
+  // only the entries that hold a contested path are intersected (most hold none)
   const conflicts = others
+    .filter((m) => m.set.intersects(contested))
     .map((m) => ({ m, set: m.set.intersection(contested) }))
     .filter((c) => !c.set.isEmpty());
   if (conflicts.length > 0 && !force) throw conflictError(conflicts);

@@ -37,6 +37,39 @@ describe('FieldSet and the FieldsV1 encoding', () => {
     );
   });
 
+  it('equality is by paths: order, empty branches and removed paths do not count, membership does', () => {
+    const a = FieldSet.of(
+      ['f:spec', 'f:x'],
+      ['f:spec', 'k:{"name":"a"}'],
+      ['f:spec', 'k:{"name":"a"}', 'f:image'],
+    );
+    const b = FieldSet.of(
+      ['f:spec', 'k:{"name":"a"}', 'f:image'],
+      ['f:spec', 'k:{"name":"a"}'],
+      ['f:spec', 'f:x'],
+    );
+    expect(a.equals(b)).toBe(true);
+    // a branch left empty by removing its only path equals no branch at all, both ways
+    const withEmpty = FieldSet.of(
+      ['f:spec', 'f:x'],
+      ['f:spec', 'k:{"name":"a"}'],
+      ['f:spec', 'k:{"name":"a"}', 'f:image'],
+      ['f:status', 'f:y'],
+    );
+    expect(withEmpty.equals(a)).toBe(false);
+    withEmpty.remove(['f:status', 'f:y']);
+    expect(withEmpty.equals(a)).toBe(true);
+    expect(a.equals(withEmpty)).toBe(true);
+    // the same nodes, one a member and one only a parent
+    expect(FieldSet.of(['f:a'], ['f:a', 'f:b']).equals(FieldSet.of(['f:a', 'f:b']))).toBe(false);
+    expect(FieldSet.of(['f:a', 'f:b']).equals(FieldSet.of(['f:a'], ['f:a', 'f:b']))).toBe(false);
+    expect(FieldSet.of(['f:a', 'f:b']).equals(FieldSet.of(['f:a', 'f:c']))).toBe(false);
+    expect(new FieldSet().equals(FieldSet.of(['f:a']).remove(['f:a']))).toBe(true);
+    // remove takes out exactly one path, keeping the paths below it
+    expect(FieldSet.of(['f:a'], ['f:a', 'f:b']).remove(['f:a']).paths()).toEqual([['f:a', 'f:b']]);
+    expect(FieldSet.of(['f:a']).remove(['f:missing']).paths()).toEqual([['f:a']]);
+  });
+
   it('set operations: union, difference, intersection, recursive difference, equality', () => {
     const a = FieldSet.of(['f:a'], ['f:a', 'f:b'], ['f:c']);
     const b = FieldSet.of(['f:a'], ['f:d']);
@@ -51,7 +84,7 @@ describe('FieldSet and the FieldsV1 encoding', () => {
     expect(a.hasDescendant(['f:c'])).toBe(false);
   });
 
-  it('intersects and the one-walk encoding agree with their path-list definitions on random sets', () => {
+  it('intersects, equality and the one-walk encoding agree with their path-list definitions on random sets', () => {
     // a seeded generator, so a failure reproduces
     let seed = 17;
     const next = (n: number): number => {
@@ -93,6 +126,16 @@ describe('FieldSet and the FieldsV1 encoding', () => {
       expect(JSON.stringify(a.toFieldsV1())).toBe(JSON.stringify(reference(a)));
       const d = a.difference(b);
       expect(JSON.stringify(d.toFieldsV1())).toBe(JSON.stringify(reference(d)));
+      // equality by the path lists, including sets with branches a difference emptied
+      const samePaths = (x: FieldSet, y: FieldSet): boolean =>
+        JSON.stringify(x.paths()) === JSON.stringify(y.paths());
+      expect(a.equals(b)).toBe(samePaths(a, b));
+      expect(d.equals(a.difference(b))).toBe(true);
+      const u = a.union(b);
+      const removedB = u.clone();
+      for (const path of b.paths()) removedB.remove(path);
+      expect(removedB.equals(a.difference(b))).toBe(samePaths(removedB, a.difference(b)));
+      expect(u.equals(b.union(a))).toBe(true);
     }
     expect(FieldSet.of(['f:a', 'f:b']).intersects(FieldSet.of(['f:a']))).toBe(false);
     expect(FieldSet.of(['f:a', 'f:b']).intersects(FieldSet.of(['f:a', 'f:b'], ['f:c']))).toBe(true);

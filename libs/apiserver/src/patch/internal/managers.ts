@@ -191,7 +191,8 @@ export function stripServerFields(object: JsonObject): JsonObject {
 /** The `.metadata` node itself is never owned (only fields below it). */
 export const METADATA_NODE = FieldSet.of(['f:metadata']);
 
-const METADATA_PATH = ['f:metadata'];
+/** The path of the `.metadata` node ({@link METADATA_NODE}'s one path). */
+export const METADATA_PATH: readonly string[] = ['f:metadata'];
 
 /** The root as {@link stripServerFields} shows it, without copying the root. */
 const STRIPPED_ROOT: RootView = {
