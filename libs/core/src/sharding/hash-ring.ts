@@ -51,9 +51,28 @@ export class HashRing {
 
   /** The member owning `key`: the first point clockwise from the key's hash; undefined when empty. */
   ownerOf(key: string): string | undefined {
+    return this.ownerOfHash(hash32(key));
+  }
+
+  /**
+   * Whether every key this ring gives `member` is given to `member` by at least one of `rings` (so a
+   * cache holding the union of `rings`' shares already holds this ring's share).
+   */
+  shareWithin(member: string, rings: readonly HashRing[]): boolean {
+    // between two consecutive points of all rings together, every ring's owner is constant: checking
+    // the owner at each point covers every key (the wrap-around interval ends at the first point)
+    const points = new Set<number>(this.points);
+    for (const r of rings) for (const p of r.points) points.add(p);
+    for (const p of points) {
+      if (this.ownerOfHash(p) === member && !rings.some((r) => r.ownerOfHash(p) === member)) return false;
+    }
+    return true;
+  }
+
+  /** The member owning the hash `h` (see {@link HashRing.ownerOf}). */
+  private ownerOfHash(h: number): string | undefined {
     const n = this.points.length;
     if (n === 0) return undefined;
-    const h = hash32(key);
     let lo = 0;
     let hi = n;
     while (lo < hi) {

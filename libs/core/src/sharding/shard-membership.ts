@@ -157,6 +157,8 @@ export class ShardMembership {
   /** The ring fingerprint whose rescope every participant finished, and the one in progress. */
   private rescoped: string | undefined;
   private rescoping: string | undefined;
+  /** The ring of the latest widening of the caches (refilled once `rescoped` names it). */
+  private lastWidening: string | undefined;
   private view: MembershipView | undefined;
   private lastFreshList = Number.NEGATIVE_INFINITY;
   private timer: TimerHandle | undefined;
@@ -372,10 +374,18 @@ export class ShardMembership {
       this.settled = false;
       // lost keys stop at once; gained ones wait for the barrier
       this.setAllowance(this.allowance.length === 0 ? [] : [...this.allowance, ring]);
-      // caches widen at once (the union of what may still run and what the ring gives)
+      // caches widen at once (the union of what may still run and what the ring gives); a refill is
+      // needed unless the caches, filled for every earlier ring, already hold this ring's share
       const widened = ring;
+      const filled =
+        this.rescoping === undefined &&
+        this.rescoped === this.lastWidening &&
+        widened.shareWithin(this.configuration.identity, this.cacheRings);
       this.setCacheRings([...this.cacheRings.filter((r) => r.fingerprint !== widened.fingerprint), widened]);
-      this.rescope(fingerprint);
+      if (filled) {
+        this.lastWidening = fingerprint;
+        this.rescoped = fingerprint;
+      } else this.rescope(fingerprint);
     } else if (this.rescoped !== fingerprint && this.rescoping === undefined) {
       this.rescope(fingerprint);
     }
@@ -399,9 +409,11 @@ export class ShardMembership {
         });
         this.setAllowance([ring]);
         if (this.cacheRings.length !== 1 || this.cacheRings[0] !== ring) {
-          // drained keys' caches go (nothing waits for it)
+          // drained keys' caches go (nothing waits for it); no re-list when no key leaves them
+          const identity = this.configuration.identity;
+          const shrinks = this.cacheRings.some((r) => !r.shareWithin(identity, [ring]));
           this.setCacheRings([ring]);
-          this.rescope(undefined);
+          if (shrinks) this.rescope(undefined);
         }
       }
     }
@@ -420,6 +432,7 @@ export class ShardMembership {
     const work = [...this.participants].filter((p) => p.rescope !== undefined);
     if (fingerprint !== undefined) {
       this.rescoping = fingerprint;
+      this.lastWidening = fingerprint;
       if (work.length === 0) {
         this.rescoping = undefined;
         this.rescoped = fingerprint;

@@ -201,4 +201,51 @@ describe('shard membership read by a watch', () => {
     for (let i = 0; i < 20 && !settledOn(a.membership, ['a']); i++) await advance(clock, 500, group, ['a']);
     expect(settledOn(a.membership, ['a'])).toBe(true);
   }, 60_000);
+
+  it('[SH-16] a new ring is acknowledged only after the caches were refilled for it, and a refill runs only when the share grows or shrinks', async () => {
+    const group = `r${Date.now().toString(36)}`;
+    const clock = new FakeClock();
+    const a = member(group, 'a', clock);
+    const b = member(group, 'b', clock);
+    const refills = { a: [] as string[], b: [] as string[] };
+    let releaseB: () => void = () => undefined;
+    const participant = (id: 'a' | 'b', m: ShardMembership) => ({
+      reassign: () => undefined,
+      drained: () => true,
+      rescope: () => {
+        refills[id].push(m.status().ring ?? '');
+        // b's first refill is slow: held until released
+        if (id === 'b' && refills.b.length === 1) return new Promise<void>((resolve) => (releaseB = resolve));
+        return Promise.resolve();
+      },
+    });
+    a.membership.attach(participant('a', a.membership));
+    b.membership.attach(participant('b', b.membership));
+    await a.membership.start();
+    await waitFor(() => settledOn(a.membership, ['a']), 'a alone', 20_000);
+    expect(refills.a).toHaveLength(1); // its first share
+
+    await b.membership.start();
+    await waitFor(() => refills.b.length === 1, 'b refilling for the ring of a and b', 20_000);
+    await flush();
+    // b has not acknowledged while its refill runs, so a cannot pass the barrier either
+    expect(b.membership.status().acknowledged).toBeUndefined();
+    expect(a.membership.status().settled).toBe(false);
+    releaseB();
+    await waitFor(
+      () => settledOn(a.membership, ['a', 'b']) && settledOn(b.membership, ['a', 'b']),
+      'both settled once b refilled',
+      20_000,
+    );
+    // a's share only shrank: no refill before its acknowledgement, one narrowing after the ring settled
+    await waitFor(() => refills.a.length === 2, "a's narrowing", 20_000);
+    expect(refills.a[1]).toBe(a.membership.status().ring);
+
+    // b leaves: a's share only grows: one refill (before acknowledging), no narrowing after
+    members.splice(members.indexOf(b.membership), 1);
+    await b.membership.stop({ release: true });
+    await waitFor(() => settledOn(a.membership, ['a']), 'a alone again', 20_000);
+    await flush();
+    expect(refills.a).toHaveLength(3);
+  }, 60_000);
 });
