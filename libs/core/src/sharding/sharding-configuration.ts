@@ -35,7 +35,10 @@ export interface ShardingOptions {
    * the ring from the others' point of view soon after). Must be below `leaseDurationMs`. Defaults to 10000.
    */
   renewDeadlineMs?: number;
-  /** Interval of renewals and membership reads. Must be below `renewDeadlineMs / 1.2`. Defaults to 2000. */
+  /**
+   * Interval of renewals (and of reads of the watched group from its cache; a fresh list every 4
+   * lease durations). Must be below `renewDeadlineMs / 1.2`. Defaults to 2000.
+   */
   retryPeriodMs?: number;
   /** Points per member on the hash ring (more points: a more even split). Defaults to 128. */
   virtualNodes?: number;
