@@ -28,21 +28,21 @@ describe('KubeApiServer OpenAPI of built-in kinds', () => {
   it('/openapi/v3/apis/apps/v1 has the Deployment schema with its referenced types, required fields and descriptions', async () => {
     const doc = (await call(server, 'GET', '/openapi/v3/apis/apps/v1')).json<any>();
     const schemas = doc.components.schemas;
-    const dep = schemas['io.k8s.api.v1.Deployment'];
+    const dep = schemas['io.k8s.api.apps.v1.Deployment'];
     expect(dep['x-kubernetes-group-version-kind']).toEqual([
       { group: 'apps', version: 'v1', kind: 'Deployment' },
     ]);
     const specRef = dep.properties.spec.$ref ?? dep.properties.spec.allOf?.[0]?.$ref;
-    expect(specRef).toBe('#/components/schemas/io.k8s.api.v1.DeploymentSpec');
-    const spec = schemas['io.k8s.api.v1.DeploymentSpec'];
+    expect(specRef).toBe('#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec');
+    const spec = schemas['io.k8s.api.apps.v1.DeploymentSpec'];
     expect(spec.required).toEqual(expect.arrayContaining(['selector', 'template']));
     expect(spec.properties.replicas).toMatchObject({ type: 'integer', format: 'int32' });
     expect(spec.properties.replicas.description).toContain('Number of desired pods');
-    expect(schemas['io.k8s.api.v1.PodSpec'].properties.containers.type).toBe('array');
-    expect(schemas['io.k8s.api.v1.Container'].properties.ports.items).toEqual({
-      $ref: '#/components/schemas/io.k8s.api.v1.ContainerPort',
+    expect(schemas['io.k8s.api.core.v1.PodSpec'].properties.containers.type).toBe('array');
+    expect(schemas['io.k8s.api.core.v1.Container'].properties.ports.items).toEqual({
+      $ref: '#/components/schemas/io.k8s.api.core.v1.ContainerPort',
     });
-    expect(schemas['io.k8s.api.v1.ObjectMeta'].properties.labels).toMatchObject({
+    expect(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.labels).toMatchObject({
       type: 'object',
       additionalProperties: { type: 'string' },
     });
@@ -50,7 +50,7 @@ describe('KubeApiServer OpenAPI of built-in kinds', () => {
     expect(core['io.k8s.api.core.v1.Event']['x-kubernetes-group-version-kind']).toEqual([
       { group: '', version: 'v1', kind: 'Event' },
     ]);
-    expect(core['io.k8s.api.v1.ServicePort'].properties.targetPort).toMatchObject({
+    expect(core['io.k8s.api.core.v1.ServicePort'].properties.targetPort).toMatchObject({
       'x-kubernetes-int-or-string': true,
     });
   });

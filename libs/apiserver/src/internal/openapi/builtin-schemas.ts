@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import type { JsonObject } from '../../types.js';
+import { builtinResources } from '../resources/builtin-kinds.js';
 
 /**
  * OpenAPI schemas of the built-in kinds, read from `@kubernetes/client-node`'s generated models
@@ -23,12 +24,107 @@ type ModelClass = { attributeTypeMap?: Attribute[] };
 
 const models = k8s as unknown as Record<string, ModelClass | undefined>;
 
-/** The component name kube-apiserver would use, from a client-node class name (`V1DeploymentSpec`). */
+/** apimachinery's meta/v1 types among client-node's models (named `io.k8s.apimachinery.pkg.apis.meta.v1.*`). */
+const META_TYPES = new Set([
+  'APIGroup',
+  'APIGroupList',
+  'APIResource',
+  'APIResourceList',
+  'APIVersions',
+  'Condition',
+  'DeleteOptions',
+  'FieldSelectorRequirement',
+  'GroupVersionForDiscovery',
+  'LabelSelector',
+  'LabelSelectorRequirement',
+  'ListMeta',
+  'ManagedFieldsEntry',
+  'ObjectMeta',
+  'OwnerReference',
+  'Preconditions',
+  'ServerAddressByClientCIDR',
+  'Status',
+  'StatusCause',
+  'StatusDetails',
+  'WatchEvent',
+]);
+
+/** The Go package path prefix kube-apiserver names a group's definitions with. */
+function packagePrefix(group: string): string {
+  if (group === 'apiextensions.k8s.io') return 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions';
+  if (group === 'apiregistration.k8s.io') return 'io.k8s.kube-aggregator.pkg.apis.apiregistration';
+  return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]}`;
+}
+
+/** The classes a model's attributes reference (element and value types included). */
+function referencedClasses(className: string): string[] {
+  const out: string[] = [];
+  for (const a of models[className]?.attributeTypeMap ?? []) {
+    let t = a.type.trim();
+    for (;;) {
+      const inner = /^Array<(.+)>$/.exec(t) ?? /^\{ \[key: string\]: (.+); \}$/.exec(t);
+      if (!inner) break;
+      t = inner[1].trim();
+    }
+    if (models[t]?.attributeTypeMap) out.push(t);
+  }
+  return out;
+}
+
+let owners: Map<string, string> | undefined;
+
+/**
+ * The API group each model class belongs to, as far as client-node's names allow: a served kind
+ * (and its list) is its group's; a type reached only from the kinds of one group is that group's;
+ * a type reached from several groups' kinds is core's (pod templates, object references, ...).
+ * Computed once over every built-in kind, so a name never depends on which document asked first.
+ */
+function ownerGroups(): Map<string, string> {
+  if (owners) return owners;
+  const reached = new Map<string, Set<string>>();
+  const roots = new Map<string, string>();
+  for (const rt of builtinResources(() => ({}))) {
+    for (const v of rt.versions) {
+      for (const kind of [rt.kind, rt.listKind]) {
+        const root = modelClassOf(rt.group, v.name, kind);
+        if (!root) continue;
+        if (!roots.has(root)) roots.set(root, rt.group);
+        const todo = [root];
+        const seen = new Set<string>();
+        while (todo.length > 0) {
+          const c = todo.pop()!;
+          if (seen.has(c)) continue;
+          seen.add(c);
+          let groups = reached.get(c);
+          if (!groups) reached.set(c, (groups = new Set()));
+          groups.add(rt.group);
+          todo.push(...referencedClasses(c));
+        }
+      }
+    }
+  }
+  owners = new Map();
+  for (const [c, groups] of reached) owners.set(c, roots.get(c) ?? (groups.size === 1 ? [...groups][0] : ''));
+  return owners;
+}
+
+/**
+ * The definition name kube-apiserver uses for a client-node class (`V1DeploymentSpec` is
+ * `io.k8s.api.apps.v1.DeploymentSpec`, `V1ObjectMeta` `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`).
+ * client-node's names carry no group, so it is inferred (see {@link ownerGroups}); a class name
+ * with a group prefix (`CoreV1Event`, `EventsV1Event`) keeps it.
+ */
 export function definitionName(className: string): string {
   const m = /^([A-Z][a-z]+)?(V\d+(?:alpha\d+|beta\d+)?)([A-Z].*)$/.exec(className);
   if (!m) return `io.k8s.api.${className}`;
-  const group = m[1] ? `${m[1].toLowerCase()}.` : '';
-  return `io.k8s.api.${group}${m[2].toLowerCase()}.${m[3]}`;
+  const version = m[2].toLowerCase();
+  if (m[1] === 'Apiextensions') return `${packagePrefix('apiextensions.k8s.io')}.${version}.${m[3]}`;
+  if (m[1]) return `io.k8s.api.${m[1].toLowerCase()}.${version}.${m[3]}`;
+  if (META_TYPES.has(m[3])) return `io.k8s.apimachinery.pkg.apis.meta.${version}.${m[3]}`;
+  const group = ownerGroups().get(className);
+  return group === undefined
+    ? `io.k8s.api.core.${version}.${m[3]}`
+    : `${packagePrefix(group)}.${version}.${m[3]}`;
 }
 
 interface Docs {

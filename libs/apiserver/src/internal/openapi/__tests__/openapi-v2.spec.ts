@@ -173,7 +173,7 @@ describe('KubeApiServer /openapi/v2 with built-in kinds', () => {
       .get(1)!
       .map((b) => fields(b as Uint8Array));
     expect(named.map((n) => text(n.get(1)?.[0]))).toEqual(Object.keys(json.definitions));
-    const dep = named.find((n) => text(n.get(1)?.[0]) === 'io.k8s.api.v1.Deployment')!;
+    const dep = named.find((n) => text(n.get(1)?.[0]) === 'io.k8s.api.apps.v1.Deployment')!;
     const schema = fields(dep.get(2)![0] as Uint8Array);
     // type (TypeItem 22) and the gvk vendor extension (31) whose Any.yaml kube-openapi parses
     expect(text(fields(schema.get(22)![0] as Uint8Array).get(1)?.[0])).toBe('object');
@@ -187,7 +187,7 @@ describe('KubeApiServer /openapi/v2 with built-in kinds', () => {
       .map((b) => fields(b as Uint8Array));
     const spec = props.find((p) => text(p.get(1)?.[0]) === 'spec')!;
     expect(text(fields(spec.get(2)![0] as Uint8Array).get(1)?.[0])).toBe(
-      '#/definitions/io.k8s.api.v1.DeploymentSpec',
+      '#/definitions/io.k8s.api.apps.v1.DeploymentSpec',
     );
     // the dotted form is accepted too, and JSON stays the default
     expect((await getV2(server, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf')).body).toEqual(
@@ -221,6 +221,6 @@ describe('KubeApiServer /openapi/v2 with built-in kinds', () => {
     }, 10_000);
     const json = JSON.parse((await getV2(server, 'application/json')).body.toString());
     expect(json.definitions['com.example.v1.Sprocket']).toBeDefined();
-    expect(json.definitions['io.k8s.api.v1.Deployment']).toBeDefined();
+    expect(json.definitions['io.k8s.api.apps.v1.Deployment']).toBeDefined();
   });
 });
