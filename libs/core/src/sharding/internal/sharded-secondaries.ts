@@ -23,9 +23,10 @@ export interface ShardedSecondariesOptions {
   /** The controller's name, for logs. */
   controller?: string;
   /**
-   * The controller's primary by ID, from its unsharded cache. Needed only with a user `shardKey`
-   * (the ring key is then a function of the primary object, not of its ID); a secondary whose
-   * primary is not found is kept.
+   * The controller's primary by ID, from its informer's store (which holds only the replica's cache
+   * scope). Needed only with a user `shardKey` (the ring key is then a function of the primary
+   * object, not of its ID); a secondary whose primary is not found is kept, so with a `shardKey`
+   * secondaries are not split.
    */
   primary?: (id: ResourceID) => KubernetesResource | undefined;
   /** Where restriction failures are logged. Defaults to no logging. */
