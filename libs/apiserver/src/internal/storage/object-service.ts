@@ -77,6 +77,9 @@ const SERVER_META = [
   'selfLink',
 ];
 
+/** Server-owned metadata a patch's live object leaves out (managedFields stay: apply reads them). */
+const STRIPPED_FOR_PATCH = new Set(SERVER_META.filter((k) => k !== 'managedFields'));
+
 /**
  * The Kubernetes semantics of reads and writes over the {@link Store}: metadata, validation,
  * generation, status subresource, optimistic concurrency, finalizers, patches, managedFields and
@@ -501,9 +504,17 @@ export class ObjectService {
   /** The live object for apply without server-owned metadata (shallow: apply deep-copies its live). */
   private stripForPatch(obj: JsonObject): JsonObject {
     const o: JsonObject = { ...obj };
-    const m: JsonObject = { ...metaOf(obj) };
+    // built by adding keys: deleting them from a spread copy would leave a slow dictionary-mode object
+    const from = metaOf(obj);
+    const m: JsonObject = {};
+    for (const k of Object.keys(from)) {
+      if (STRIPPED_FOR_PATCH.has(k)) continue;
+      // an own `__proto__` key (JSON.parse makes one) stays a data property, as the spread kept it
+      if (k === '__proto__')
+        Object.defineProperty(m, k, { value: from[k], enumerable: true, writable: true, configurable: true });
+      else m[k] = from[k];
+    }
     o.metadata = m;
-    for (const k of SERVER_META) if (k !== 'managedFields') delete m[k];
     return o;
   }
 
