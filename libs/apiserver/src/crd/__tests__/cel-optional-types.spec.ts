@@ -114,6 +114,7 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
       items: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } } },
     },
     when: { type: 'string', format: 'date-time' },
+    day: { type: 'string', format: 'date' },
     timeout: { type: 'string', format: 'duration' },
     ios: { 'x-kubernetes-int-or-string': true },
     free: {
@@ -187,6 +188,7 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
     "'a' in self.tags && self.tags.map(t, t.size()).sum() >= 0 && self.tags.filter(t, t != '').size() >= 0",
     "self.items.exists(i, i.id == 'x') || self.items.size() == 0",
     "self.when < timestamp('2030-01-01T00:00:00Z') && self.when.getFullYear() > 2000",
+    "self.day < timestamp('2030-01-01T00:00:00Z') && self.day.getFullYear() > 2000",
     "duration('1h') > self.timeout && self.timeout + duration('1s') > duration('0s')",
     "self.ios == 1 || self.ios == 'a' || (type(self.ios) == string && self.ios.endsWith('%'))",
     'has(self.name) ? self.name.size() > 0 : true',
@@ -213,5 +215,47 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
         optionalOldSelf: true,
       }),
     ).toEqual([]);
+  });
+
+  it('a date string is a timestamp when the rule runs, as the type check says', () => {
+    const v = compileCrd({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'days.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'days', singular: 'day', kind: 'Day', listKind: 'DayList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { day: { type: 'string', format: 'date' } },
+                    'x-kubernetes-validations': [
+                      { rule: "self.day < timestamp('2030-01-01T00:00:00Z')", message: 'too late' },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    }).versions[0];
+    const obj = (day: string) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Day',
+      metadata: { name: 'd', namespace: 'default' },
+      spec: { day },
+    });
+    expect(v.admit(obj('2029-12-31'), 'create')).toEqual([]);
+    expect(lines(v.admit(obj('2030-01-02'), 'create'))).toEqual(['spec: Invalid value: "object": too late']);
   });
 });

@@ -56,7 +56,7 @@ function minSerializedSize(s: JsonSchemaProps | undefined): number {
 /** The shape of values under a schema node, with kube's bounds for unbounded sizes. */
 export function shapeOfSchema(s: JsonSchemaProps | undefined, depth = 0): Shape {
   if (!s || depth > 32) return OTHER;
-  if (s.type === 'string' && s.format !== 'date-time' && s.format !== 'duration')
+  if (s.type === 'string' && s.format !== 'date-time' && s.format !== 'date' && s.format !== 'duration')
     return { kind: s.format === 'byte' ? 'bytes' : 'string', max: s.maxLength ?? MAX_REQUEST_BYTES - 2 };
   if (s.type === 'array') {
     const items = asSchema(s.items);

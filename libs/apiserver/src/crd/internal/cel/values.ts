@@ -1,7 +1,7 @@
 /**
  * How an object's JSON becomes CEL values, following the schema as kube-apiserver does: `integer`
- * is CEL `int`, `number` is `double`, `string` with `format: date-time` / `duration` / `byte` is a
- * timestamp / duration / bytes, objects with `properties` expose their fields under escaped names
+ * is CEL `int`, `number` is `double`, `string` with `format: date-time` or `date` / `duration` /
+ * `byte` is a timestamp / duration / bytes, objects with `properties` expose their fields under escaped names
  * (`__namespace__`, `foo__dash__bar`), maps and lists follow `additionalProperties` and `items`, and
  * at the root only `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` of the metadata.
  */
@@ -77,6 +77,10 @@ function scalar(value: string | number | boolean, s: JsonSchemaProps | undefined
   if (typeof value === 'string' && s?.type === 'string') {
     if (s.format === 'date-time') {
       const d = new Date(value);
+      if (!Number.isNaN(d.getTime())) return timestampFromDate(d);
+    } else if (s.format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
+      // kube types a `date` string as a timestamp at midnight UTC, as its CEL type check does
+      const d = new Date(`${value}T00:00:00Z`);
       if (!Number.isNaN(d.getTime())) return timestampFromDate(d);
     } else if (s.format === 'duration') {
       const ms = parseGoDuration(value);
