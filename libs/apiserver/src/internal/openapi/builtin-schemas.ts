@@ -83,7 +83,7 @@ function ownerGroups(): Map<string, string> {
   if (owners) return owners;
   const reached = new Map<string, Set<string>>();
   const roots = new Map<string, string>();
-  for (const rt of builtinResources(() => ({}))) {
+  for (const rt of builtinResources(() => ({ listInfo: () => undefined }))) {
     for (const v of rt.versions) {
       for (const kind of [rt.kind, rt.listKind]) {
         const root = modelClassOf(rt.group, v.name, kind);
