@@ -202,16 +202,10 @@ export class SharedInformers {
   }
 }
 
-/** `keepOwn` pruning (see `managedFieldsTransform`) for a set of managers that may still grow. */
+/**
+ * `keepOwn` pruning for a set of managers that may still grow: `managedFieldsTransform` reads a Set
+ * at each call (and copies without `delete`, which would make every cached metadata a V8 hash table).
+ */
 function keepEntriesOf(managers: ReadonlySet<string>): (obj: KubernetesResource) => KubernetesResource {
-  return (obj) => {
-    const entries = obj.metadata?.managedFields;
-    if (!entries) return obj;
-    const kept = entries.filter((e) => e.manager !== undefined && managers.has(e.manager));
-    if (kept.length === entries.length) return obj;
-    const metadata = { ...obj.metadata };
-    if (kept.length === 0) delete metadata.managedFields;
-    else metadata.managedFields = kept;
-    return { ...obj, metadata };
-  };
+  return managedFieldsTransform<KubernetesResource>('keepOwn', managers)!;
 }
