@@ -145,6 +145,12 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
     ['self.tags.all(t, t > 1)', "found no matching overload for '_>_' applied to '(string, int)'", 1, 20],
     ["self.labels['a'] == 2", "found no matching overload for '_==_' applied to '(string, int)'", 1, 18],
     ['self.items.exists(i, i.size == 1)', "undefined field 'size'", 1, 23],
+    [
+      'self.count.all(x, x > 0)',
+      "expression of type 'int' cannot be range of a comprehension (must be list, map, or dynamic)",
+      1,
+      5,
+    ],
     ['self.?nope.orValue(1) > 0', "undefined field 'nope'", 1, 5],
     [
       "self.when > 'yesterday'",
@@ -197,6 +203,7 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
     "[1, 2].all(x, x > 0) && {'a': 1}['a'] == 1 && self.?name.orValue('') == ''",
     "quantity(self.name).isLessThan(quantity('1')) || self.name.split('-').size() > 1",
     'self.count >= 0 ? self.name != "" : self.tags.size() > 0',
+    "self.all(k, k != '') && self.items.all(i, i.all(f, f.size() > 0))",
     "self.metadata.name != '' || self.kind == 'Thing'",
   ])('%s is accepted', (rule) => {
     expect(

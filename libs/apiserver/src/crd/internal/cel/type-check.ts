@@ -248,8 +248,16 @@ function typeOf(e: Expr | undefined, scope: Scope): CelT {
       const c = k.value;
       const range = typeOf(c.iterRange, scope);
       const inner = new Map(scope);
-      const elem = range.k === 'list' ? range.elem : range.k === 'map' ? range.key : T.dyn;
-      if (range.k !== 'list' && range.k !== 'map' && !isDyn(range))
+      const elem =
+        range.k === 'list'
+          ? range.elem
+          : range.k === 'map'
+            ? range.key
+            : range.k === 'object'
+              ? T.string
+              : T.dyn;
+      // an object iterates as the map it is at run time here (cel-go may refuse it)
+      if (range.k !== 'list' && range.k !== 'map' && range.k !== 'object' && !isDyn(range))
         throw new CelTypeError(
           `expression of type '${typeName(range)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
           c.iterRange?.id ?? e.id,
