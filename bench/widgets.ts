@@ -298,7 +298,15 @@ function targets(results: Map<number, ContenderFigures[]>): Target[] {
 
 /** Runs the suite; `args` are the words after `widgets` on `npm run bench -- widgets ...`. */
 export async function run(args: string[] = []): Promise<void> {
-  const options = parseArgs(args);
+  let options: Options;
+  try {
+    options = parseArgs(args);
+  } catch (e) {
+    if (!(e instanceof WidgetsUsageError)) throw e;
+    console.error(e.message);
+    process.exitCode = 2;
+    return;
+  }
   const load = loadavg().map((l) => l.toFixed(1));
   console.log(
     `widgets: ${options.tls ? 'HTTPS' : 'plain HTTP'}, 50 in flight, a fresh API server process per contender; load average before: ${load.join(' ')}`,
