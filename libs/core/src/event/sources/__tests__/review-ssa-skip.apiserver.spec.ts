@@ -1,0 +1,261 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../../api/builtin-types.js';
+import type { Context } from '../../../api/context.js';
+import type { EventSourceContext } from '../../../api/event-source-context.js';
+import { UpdateControl } from '../../../api/controls.js';
+import type { EventSources, Reconciler } from '../../../api/reconciler.js';
+import { ResourceID } from '../../../api/resource-id.js';
+import { KubernetesApiError } from '../../../client/errors.js';
+import {
+  apiServerSuite,
+  newNamespace,
+  waitFor as waitForWithin,
+  Widget,
+  widget,
+} from '../../../operator/__tests__/support.js';
+import { InformerEventSource } from '../informer-event-source.js';
+import type { OwnApplyOptions } from '../resource-operations.js';
+
+/**
+ * Adversarial review of 9ac5082 (a server-side apply whose intent the cached managed fields already
+ * hold is not sent): nothing may be skipped that would change the object, and a skip must never
+ * hide a foreign change.
+ */
+const bed = apiServerSuite();
+
+/** Slow is fine under CI's load, only a condition never met fails. */
+const WAIT_MS = 30_000;
+jest.setTimeout(120_000);
+const waitFor = (condition: () => boolean | Promise<boolean>, what: string) =>
+  waitForWithin(condition, what, WAIT_MS);
+const CM = ResourceTypes.ConfigMap;
+
+type Intent = (w: Widget) => Array<Record<string, unknown>>;
+
+/**
+ * Applies, per widget, the ConfigMaps (or child widgets) `intent` says, in order, through
+ * `context.resourceOperations().serverSideApply` with `options`; records results and errors.
+ */
+class ApplyReconciler implements Reconciler<Widget> {
+  readonly runs: string[] = [];
+  readonly errors: unknown[] = [];
+  readonly results: Array<Record<string, unknown>> = [];
+  options: OwnApplyOptions = {};
+  constructor(
+    public intent: Intent,
+    private readonly secondary: 'configmaps' | 'widgets' = 'configmaps',
+  ) {}
+
+  prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+    if (this.secondary === 'configmaps')
+      return { configmaps: new InformerEventSource<V1ConfigMap, Widget>({ type: CM }, context) };
+    return { children: new InformerEventSource<Widget, Widget>({ type: Widget }, context) };
+  }
+
+  async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+    if (w.metadata!.name!.endsWith('-child')) return UpdateControl.noUpdate();
+    this.runs.push(`${w.spec?.value}/${w.spec?.size ?? ''}`);
+    try {
+      for (const body of this.intent(w)) {
+        const applied = body.status
+          ? await context.resourceOperations().serverSideApplyStatus(body as never, this.options)
+          : await context.resourceOperations().serverSideApply(body as never, this.options);
+        this.results.push(applied);
+      }
+    } catch (error) {
+      this.errors.push(error);
+    }
+    return UpdateControl.noUpdate();
+  }
+}
+
+function owned(w: Widget) {
+  const { name, uid } = w.metadata!;
+  return [{ apiVersion: Widget.apiVersion, kind: Widget.kind, name: name!, uid: uid!, controller: true }];
+}
+
+/** The ConfigMap `<widget>-cm` with `data`. */
+function configMap(w: Widget, data: Record<string, string>): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `${w.metadata!.name}-cm`, namespace: w.metadata!.namespace, ownerReferences: owned(w) },
+    data,
+  };
+}
+
+async function started(reconciler: ApplyReconciler, ns: string, spec: Widget['spec']) {
+  const operator = bed.operator();
+  operator.register(reconciler, { resourceType: Widget, name: `review-ssa-${ns}`, namespaces: [ns] });
+  await operator.start();
+  await bed.admin.create(Widget, widget('w', ns, spec));
+  return operator;
+}
+
+const cmWrites = (ns: string) => bed.server.requests.writes({ namespace: ns, resource: 'configmaps' });
+
+describe('review: the server-side apply skip (9ac5082) never skips a change', () => {
+  it('[ES-19] a ConfigMap with several managers: a co-owned field and a foreign addition are no reason to write, a field another manager changed by update is applied back', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    const reconciler = new ApplyReconciler((w) => [configMap(w, { a: w.spec!.value! })]);
+    await started(reconciler, ns, { value: 'one' });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'one', 'ConfigMap applied');
+    // another applier co-owns a with the same value and adds b: nothing of ours changed
+    await bed.admin.apply(
+      CM,
+      { metadata: { name: 'w-cm', namespace: ns }, data: { a: 'one', b: 'x' } },
+      {
+        fieldManager: 'co-owner',
+        force: false,
+      },
+    );
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 1 } });
+    await waitFor(() => reconciler.runs.includes('one/1'), 'reconciled after the co-owner wrote');
+    const before = cmWrites(ns);
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 2 } });
+    await waitFor(() => reconciler.runs.includes('one/2'), 'reconciled again');
+    expect(cmWrites(ns)).toBe(before);
+    expect((await bed.admin.get(CM, cid))?.data).toEqual({ a: 'one', b: 'x' });
+
+    // an update by someone else changes a: the co-owner and we lose it; our intent is applied back
+    await bed.admin.mergePatch(CM, cid, { data: { a: 'tampered' } });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'one', 'a applied back');
+    expect(reconciler.errors).toEqual([]);
+  });
+
+  it('[ES-19] with force: false a field another applier took is not skipped: the apply is sent and its conflict reaches the reconciler', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    const reconciler = new ApplyReconciler((w) => [configMap(w, { a: w.spec!.value! })]);
+    reconciler.options = { force: false };
+    await started(reconciler, ns, { value: 'one' });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'one', 'ConfigMap applied');
+    await bed.admin.apply(
+      CM,
+      { metadata: { name: 'w-cm', namespace: ns }, data: { a: 'theirs' } },
+      {
+        fieldManager: 'taker',
+        force: true,
+      },
+    );
+    await waitFor(() => reconciler.errors.length > 0, 'the conflicting apply fails');
+    expect(reconciler.errors[0]).toBeInstanceOf(KubernetesApiError);
+    expect((reconciler.errors[0] as KubernetesApiError).status).toBe(409);
+    expect((await bed.admin.get(CM, cid))?.data?.a).toBe('theirs');
+  });
+
+  it('[ES-19] applies within one reconciliation read each other through the own-write cache: back to an earlier value and dropping a field are both sent', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    const reconciler = new ApplyReconciler((w) =>
+      w.spec?.value === 'flip'
+        ? [configMap(w, { a: '1', b: '1' }), configMap(w, { a: '2', b: '1' }), configMap(w, { a: '1' })]
+        : [configMap(w, { a: '0' })],
+    );
+    await started(reconciler, ns, { value: 'start' });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === '0', 'ConfigMap applied');
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'flip' } });
+    await waitFor(() => reconciler.results.length >= 4, 'three applies returned');
+    expect(reconciler.errors).toEqual([]);
+    // every run of 'flip' ends with { a: '1' }: b is dropped by the last apply of any run
+    await waitFor(
+      async () => JSON.stringify((await bed.admin.get(CM, cid))?.data) === '{"a":"1"}',
+      'the last apply of the run sent',
+    );
+  });
+
+  it('[ES-19] a ConfigMap deleted while the watch is away is applied again once the delete is seen (a skip on the stale cache hides nothing for good)', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    const reconciler = new ApplyReconciler((w) => [configMap(w, { a: w.spec!.value! })]);
+    await started(reconciler, ns, { value: 'one' });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'one', 'ConfigMap applied');
+    // the ConfigMap watch comes back late; meanwhile the ConfigMap is deleted and the widget reconciled
+    bed.server.faults.addLatency({ verb: 'watch', resource: 'configmaps', ms: 1_500 });
+    bed.server.faults.closeAllWatches();
+    await bed.admin.delete(CM, cid);
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 7 } });
+    await waitFor(() => reconciler.runs.includes('one/7'), 'reconciled while the cache is stale');
+    bed.server.faults.clear();
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'one', 'ConfigMap applied again');
+    expect(reconciler.errors).toEqual([]);
+  });
+
+  it('[ES-19] a custom resource keeps what was written: 1 and "1", "1000m" and "1" are different intents and are sent', async () => {
+    const ns = await newNamespace(bed.admin);
+    const kid = new ResourceID('w-child', ns);
+    const child = (w: Widget, size: unknown, value: string) => ({
+      apiVersion: Widget.apiVersion,
+      kind: Widget.kind,
+      metadata: { name: 'w-child', namespace: ns, ownerReferences: owned(w) },
+      spec: { size, value },
+    });
+    const reconciler = new ApplyReconciler((w) => {
+      switch (w.spec?.value) {
+        case 'number':
+          return [child(w, 1, '1000m')];
+        case 'string':
+          return [child(w, '1', '1000m')];
+        default:
+          return [child(w, '1', '1')];
+      }
+    }, 'widgets');
+    await started(reconciler, ns, { value: 'number' });
+    await waitFor(async () => (await bed.admin.get(Widget, kid))?.spec?.size === 1, 'child applied');
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'string' } });
+    await waitFor(
+      async () => ((await bed.admin.get(Widget, kid))?.spec?.size as unknown) === '1',
+      'the string applied',
+    );
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'canonical' } });
+    await waitFor(
+      async () => (await bed.admin.get(Widget, kid))?.spec?.value === '1',
+      '"1" applied over "1000m"',
+    );
+    expect(reconciler.errors).toEqual([]);
+  });
+
+  it('[ES-19] a status field another manager changed by update is applied back by the status apply', async () => {
+    const ns = await newNamespace(bed.admin);
+    const kid = new ResourceID('w-child', ns);
+    const reconciler = new ApplyReconciler(
+      (w) => [
+        {
+          apiVersion: Widget.apiVersion,
+          kind: Widget.kind,
+          metadata: { name: 'w-child', namespace: ns, ownerReferences: owned(w) },
+          spec: { value: 'child' },
+        },
+        {
+          apiVersion: Widget.apiVersion,
+          kind: Widget.kind,
+          metadata: { name: 'w-child', namespace: ns },
+          status: { observed: w.spec?.value },
+        },
+      ],
+      'widgets',
+    );
+    await started(reconciler, ns, { value: 'one' });
+    await waitFor(
+      async () => (await bed.admin.get(Widget, kid))?.status?.observed === 'one',
+      'child status applied',
+    );
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { size: 3 } });
+    await waitFor(() => reconciler.runs.includes('one/3'), 'reconciled with nothing to change');
+    await bed.admin.mergePatch(
+      Widget,
+      kid,
+      { status: { observed: 'tampered' } },
+      {
+        subresource: 'status',
+      },
+    );
+    await waitFor(
+      async () => (await bed.admin.get(Widget, kid))?.status?.observed === 'one',
+      'status applied back',
+    );
+    expect(reconciler.errors).toEqual([]);
+  });
+});
