@@ -12,6 +12,10 @@
 // - cache: no operator; an Informer on `namespace` with managedFields pruned to tosdk's own entries
 //   (as InformerEventSource caches by default): heap per cached object against the JSON of the
 //   objects as served and as cached, and against the same objects JSON.parse'd into an array.
+// - operator-cache: the same objects cached the way an operator does: a controller whose primaries
+//   are none (a label selector matching nothing) with an InformerEventSource on the ConfigMaps of
+//   `namespace` (default keepOwn pruning, through the operator's shared informers): heap per
+//   cached object of a second operator, after a first one ran the same code.
 // With TOSDK_FOOTPRINT_TRACE=1 the child also lists the packages and the Node built-ins it loaded
 // (a module hook that itself costs memory, so the memory of a traced run is not a measurement).
 import { registerHooks } from 'node:module';
@@ -64,6 +68,54 @@ if (mode === 'floor') {
   );
   floorWatch.on('data', () => undefined);
   floorWatch.on('close', () => agent.destroy());
+} else if (mode === 'operator-cache') {
+  const core = await import('@tosdk/core');
+  const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
+  const client = core.KubernetesClient.fromKubeConfig(kubeConfig);
+  const served = (await client.list(core.ResourceTypes.ConfigMap, { namespace })).items;
+  const servedJson = served.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
+  const count = served.length;
+  served.length = 0;
+  client.close();
+  let cached = 0;
+  const run = async () => {
+    const started = new core.Operator({ kubeConfig });
+    let source;
+    started.register(
+      {
+        reconcile: () => core.UpdateControl.noUpdate(),
+        prepareEventSources: (context) => {
+          source = new core.InformerEventSource(
+            { type: core.ResourceTypes.ConfigMap, namespaces: [namespace] },
+            context,
+          );
+          return { configmaps: source };
+        },
+      },
+      {
+        resourceType: core.ResourceTypes.ConfigMap,
+        name: 'footprint-operator',
+        namespaces: [namespace],
+        labelSelector: 'footprint-primary=none',
+      },
+    );
+    await started.start();
+    for (let i = 0; i < 600 && source.list().length < count; i++) await sleep(50);
+    cached = source.list().length;
+    return started;
+  };
+  // a first operator compiles the code it runs, then goes
+  await (await run()).stop();
+  await settle();
+  const before = process.memoryUsage().heapUsed;
+  operator = await run();
+  await settle();
+  const heap = process.memoryUsage().heapUsed - before;
+  Object.assign(extra, {
+    objects: cached,
+    heapPerObject: heap / cached,
+    servedJsonPerObject: servedJson / count,
+  });
 } else if (mode === 'cache') {
   const core = await import('@tosdk/core');
   const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
