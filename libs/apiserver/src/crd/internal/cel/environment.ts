@@ -9,8 +9,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { formatLibrary } from './lib-format.js';
 import { listLibrary } from './lib-lists.js';
 import { netLibrary } from './lib-net.js';
-import { optionalLibrary } from './lib-optional.js';
-import { optionalSyntaxLibrary } from './optional-syntax.js';
+import { optionalLibrary, optionalSyntaxLibrary } from './lib-optional.js';
 import { quantityLibrary } from './lib-quantity.js';
 
 let functions: CelFunc[] | undefined;

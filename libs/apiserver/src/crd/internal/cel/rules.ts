@@ -29,8 +29,9 @@ import { kubernetesCelEnv, kubernetesFunctions } from './environment.js';
 import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
-import type { CelT } from './type-check.js';
-import { checkTypes, typeOfSchema } from './type-check.js';
+import type { CelT } from './cel-types.js';
+import { typeOfSchema } from './cel-types.js';
+import { checkTypes } from './type-check.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
 

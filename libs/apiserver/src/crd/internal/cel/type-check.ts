@@ -4,16 +4,13 @@
  * function applied to types it has no overload for (`found no matching overload for '_==_' applied
  * to '(string, int)'`), selecting a field of a scalar, and a rule that is not a bool. @bufbuild/cel
  * 0.6.1 ships no checker, so this walks the parsed expression itself, with the types kube gives
- * schema nodes (`integer` is int, `number` double, date-time/duration/byte strings timestamp,
- * duration, bytes, int-or-string dyn, objects with their escaped property names).
+ * schema nodes (cel-types.ts).
  *
  * It is deliberately one-sided: whatever it cannot type (library functions outside the core
  * language, objects that keep unknown fields) is `dyn`, which matches everything, so it only
  * refuses rules cel-go refuses; some rules cel-go refuses still pass here and fail on objects.
  */
 import type { Expr, SourceInfo } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import type { JsonSchemaProps } from '../../schema-types.js';
-import { asSchema, mapValueSchema } from '../../schema-types.js';
 import {
   OPT_ELEMENT,
   OPT_FIELD,
@@ -23,123 +20,8 @@ import {
   OPT_MAP,
   OPT_SELECT,
 } from './optional-syntax.js';
-import { escapeProperty } from './values.js';
-
-/** A CEL type as the checker sees it. */
-export type CelT =
-  | {
-      k:
-        | 'int'
-        | 'uint'
-        | 'double'
-        | 'string'
-        | 'bool'
-        | 'bytes'
-        | 'null'
-        | 'timestamp'
-        | 'duration'
-        | 'dyn'
-        | 'type';
-    }
-  | { k: 'list'; elem: CelT }
-  | { k: 'map'; key: CelT; value: CelT }
-  | { k: 'object'; fields: Map<string, CelT>; open: boolean }
-  | { k: 'optional'; inner: CelT };
-
-const T = {
-  int: { k: 'int' },
-  uint: { k: 'uint' },
-  double: { k: 'double' },
-  string: { k: 'string' },
-  bool: { k: 'bool' },
-  bytes: { k: 'bytes' },
-  null: { k: 'null' },
-  timestamp: { k: 'timestamp' },
-  duration: { k: 'duration' },
-  dyn: { k: 'dyn' },
-  type: { k: 'type' },
-} as const satisfies Record<string, CelT>;
-
-const list = (elem: CelT): CelT => ({ k: 'list', elem });
-const map = (key: CelT, value: CelT): CelT => ({ k: 'map', key, value });
-const optional = (inner: CelT): CelT => ({ k: 'optional', inner });
-
-/** cel-go's spelling of a type in its messages. */
-export function typeName(t: CelT): string {
-  switch (t.k) {
-    case 'null':
-      return 'null_type';
-    case 'timestamp':
-      return 'google.protobuf.Timestamp';
-    case 'duration':
-      return 'google.protobuf.Duration';
-    case 'list':
-      return `list(${typeName(t.elem)})`;
-    case 'map':
-      return `map(${typeName(t.key)}, ${typeName(t.value)})`;
-    case 'optional':
-      return `optional_type(${typeName(t.inner)})`;
-    case 'object':
-      return 'object';
-    default:
-      return t.k;
-  }
-}
-
-/** The CEL type kube-apiserver gives values under a schema node (undefined: no schema, dyn). */
-export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth = 0): CelT {
-  if (!s || depth > 64 || s['x-kubernetes-int-or-string'] === true) return T.dyn;
-  switch (s.type) {
-    case 'integer':
-      return T.int;
-    case 'number':
-      return T.double;
-    case 'boolean':
-      return T.bool;
-    case 'string':
-      if (s.format === 'byte') return T.bytes;
-      if (s.format === 'duration') return T.duration;
-      if (s.format === 'date-time' || s.format === 'date') return T.timestamp;
-      return T.string;
-    case 'array':
-      return list(
-        typeOfSchema(
-          asSchema(s.items),
-          asSchema(s.items)?.['x-kubernetes-embedded-resource'] === true,
-          depth + 1,
-        ),
-      );
-    case 'object': {
-      const mv = mapValueSchema(s);
-      if (mv)
-        return map(T.string, typeOfSchema(mv, mv['x-kubernetes-embedded-resource'] === true, depth + 1));
-      if (!s.properties) return map(T.string, T.dyn);
-      const fields = new Map<string, CelT>();
-      for (const [k, v] of Object.entries(s.properties)) {
-        const name = escapeProperty(k);
-        const sub = asSchema(v);
-        if (name !== undefined && sub)
-          fields.set(name, typeOfSchema(sub, sub['x-kubernetes-embedded-resource'] === true, depth + 1));
-      }
-      const embedded = root || s['x-kubernetes-embedded-resource'] === true;
-      if (embedded) {
-        fields.set('apiVersion', T.string);
-        fields.set('kind', T.string);
-        fields.set('metadata', {
-          k: 'object',
-          fields: new Map<string, CelT>([
-            ['name', T.string],
-            ['generateName', T.string],
-          ]),
-          open: false,
-        });
-      }
-      return { k: 'object', fields, open: s['x-kubernetes-preserve-unknown-fields'] === true };
-    }
-    default:
-      return T.dyn;
-  }
-}
+import type { CelT } from './cel-types.js';
+import { list, map, optional, T, typeName } from './cel-types.js';
 
 /** A type error at an expression. */
 export class CelTypeError extends Error {
@@ -490,15 +372,9 @@ function format(text: string, offset: number, message: string): string {
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${lineText}\n | ${'.'.repeat(column)}^`;
 }
 
-/** What {@link checkTypes} found wrong, in kube-apiserver's words (after `compilation failed: `). */
-export interface TypeCheckFailure {
-  message: string;
-}
-
 /**
- * Type-checks a parsed rule against its variables' types. Returns the error text of the first
- * problem (`ERROR: <input>:L:C: ...` with the source line), or `cel expression must evaluate to a
- * bool` style output errors via `expect`; undefined when it passes.
+ * Type-checks a parsed rule against its variables' types: the expression's type, and the first
+ * problem as cel-go prints it (`ERROR: <input>:L:C: ...` with the source line and a caret).
  */
 export function checkTypes(
   parsed: { expr?: Expr; sourceInfo?: SourceInfo },

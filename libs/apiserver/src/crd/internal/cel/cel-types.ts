@@ -1,0 +1,124 @@
+/**
+ * The CEL types the CRD-time type check works with, and the type kube-apiserver gives values under a
+ * schema node (`integer` is int, `number` double, date-time/date/duration/byte strings timestamp,
+ * duration, bytes, int-or-string dyn, objects with their escaped property names).
+ */
+import type { JsonSchemaProps } from '../../schema-types.js';
+import { asSchema, mapValueSchema } from '../../schema-types.js';
+import { escapeProperty } from './values.js';
+
+/** A CEL type as the checker sees it. */
+export type CelT =
+  | {
+      k:
+        | 'int'
+        | 'uint'
+        | 'double'
+        | 'string'
+        | 'bool'
+        | 'bytes'
+        | 'null'
+        | 'timestamp'
+        | 'duration'
+        | 'dyn'
+        | 'type';
+    }
+  | { k: 'list'; elem: CelT }
+  | { k: 'map'; key: CelT; value: CelT }
+  | { k: 'object'; fields: Map<string, CelT>; open: boolean }
+  | { k: 'optional'; inner: CelT };
+
+export const T = {
+  int: { k: 'int' },
+  uint: { k: 'uint' },
+  double: { k: 'double' },
+  string: { k: 'string' },
+  bool: { k: 'bool' },
+  bytes: { k: 'bytes' },
+  null: { k: 'null' },
+  timestamp: { k: 'timestamp' },
+  duration: { k: 'duration' },
+  dyn: { k: 'dyn' },
+  type: { k: 'type' },
+} as const satisfies Record<string, CelT>;
+
+export const list = (elem: CelT): CelT => ({ k: 'list', elem });
+export const map = (key: CelT, value: CelT): CelT => ({ k: 'map', key, value });
+export const optional = (inner: CelT): CelT => ({ k: 'optional', inner });
+
+/** cel-go's spelling of a type in its messages. */
+export function typeName(t: CelT): string {
+  switch (t.k) {
+    case 'null':
+      return 'null_type';
+    case 'timestamp':
+      return 'google.protobuf.Timestamp';
+    case 'duration':
+      return 'google.protobuf.Duration';
+    case 'list':
+      return `list(${typeName(t.elem)})`;
+    case 'map':
+      return `map(${typeName(t.key)}, ${typeName(t.value)})`;
+    case 'optional':
+      return `optional_type(${typeName(t.inner)})`;
+    case 'object':
+      return 'object';
+    default:
+      return t.k;
+  }
+}
+
+/** The CEL type kube-apiserver gives values under a schema node (undefined: no schema, dyn). */
+export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth = 0): CelT {
+  if (!s || depth > 64 || s['x-kubernetes-int-or-string'] === true) return T.dyn;
+  switch (s.type) {
+    case 'integer':
+      return T.int;
+    case 'number':
+      return T.double;
+    case 'boolean':
+      return T.bool;
+    case 'string':
+      if (s.format === 'byte') return T.bytes;
+      if (s.format === 'duration') return T.duration;
+      if (s.format === 'date-time' || s.format === 'date') return T.timestamp;
+      return T.string;
+    case 'array':
+      return list(
+        typeOfSchema(
+          asSchema(s.items),
+          asSchema(s.items)?.['x-kubernetes-embedded-resource'] === true,
+          depth + 1,
+        ),
+      );
+    case 'object': {
+      const mv = mapValueSchema(s);
+      if (mv)
+        return map(T.string, typeOfSchema(mv, mv['x-kubernetes-embedded-resource'] === true, depth + 1));
+      if (!s.properties) return map(T.string, T.dyn);
+      const fields = new Map<string, CelT>();
+      for (const [k, v] of Object.entries(s.properties)) {
+        const name = escapeProperty(k);
+        const sub = asSchema(v);
+        if (name !== undefined && sub)
+          fields.set(name, typeOfSchema(sub, sub['x-kubernetes-embedded-resource'] === true, depth + 1));
+      }
+      const embedded = root || s['x-kubernetes-embedded-resource'] === true;
+      if (embedded) {
+        fields.set('apiVersion', T.string);
+        fields.set('kind', T.string);
+        fields.set('metadata', {
+          k: 'object',
+          fields: new Map<string, CelT>([
+            ['name', T.string],
+            ['generateName', T.string],
+          ]),
+          open: false,
+        });
+      }
+      return { k: 'object', fields, open: s['x-kubernetes-preserve-unknown-fields'] === true };
+    }
+    default:
+      return T.dyn;
+  }
+}
