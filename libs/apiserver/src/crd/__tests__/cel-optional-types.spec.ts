@@ -6,6 +6,8 @@ import { kubernetesCelEnv } from '../internal/cel/environment.js';
 import { parseWithLimits } from '../internal/cel/parse-limits.js';
 import { toCel } from '../internal/cel/values.js';
 import type { StatusCause } from '../../types.js';
+import { KubeApiServer } from '../../server.js';
+import { call } from '../../__tests__/http-helper.js';
 
 /** Evaluates an expression (through the rules' parser) in the rules' environment. */
 const run = (rule: string, self: unknown): unknown => {
@@ -264,5 +266,62 @@ describe('CEL rules are type-checked against the schema when a CRD is written, a
     });
     expect(v.admit(obj('2029-12-31'), 'create')).toEqual([]);
     expect(lines(v.admit(obj('2030-01-02'), 'create'))).toEqual(['spec: Invalid value: "object": too late']);
+  });
+});
+
+describe('the type check on the API server', () => {
+  it('a CRD update that adds a rule comparing a string with an int gets a 422 with the type error; the stored CRD is unchanged', async () => {
+    const server = await KubeApiServer.start({ tls: false });
+    try {
+      const crd = (rule: string): Record<string, unknown> => ({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'knobs.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'knobs', singular: 'knob', kind: 'Knob' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: {
+                      type: 'object',
+                      properties: { name: { type: 'string' } },
+                      'x-kubernetes-validations': [{ rule }],
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      });
+      const PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+      expect((await call(server, 'POST', PATH, crd("self.name != ''"))).status).toBe(201);
+      const stored = (await call(server, 'GET', `${PATH}/knobs.example.com`)).json<{
+        metadata: { resourceVersion: string };
+      }>();
+      const bad = crd('self.name == 1');
+      (bad.metadata as Record<string, unknown>).resourceVersion = stored.metadata.resourceVersion;
+      const r = await call(server, 'PUT', `${PATH}/knobs.example.com`, bad);
+      expect(r.status).toBe(422);
+      const status = r.json<{ reason: string; details: { causes: StatusCause[] } }>();
+      expect(status.reason).toBe('Invalid');
+      expect(status.details.causes[0].message).toContain(
+        "compilation failed: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'",
+      );
+      const after = (await call(server, 'GET', `${PATH}/knobs.example.com`)).json<{
+        metadata: { resourceVersion: string };
+      }>();
+      expect(after.metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
+    } finally {
+      await server.stop();
+    }
   });
 });
