@@ -189,17 +189,17 @@ function printSize(n: number, all: ContenderFigures[]): void {
   const base = floor.converge!;
   console.log(`\nN = ${n.toLocaleString('en-US')} widgets`);
   console.log(
-    '| contender | converge | ratio | operator CPU | ratio | peak RSS | ratio | writes | server CPU |',
+    '| contender | converge | ratio | operator CPU | ratio | peak RSS | ratio | writes | writes arrived (after go) | server CPU |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const f of all) {
     if (!f.converge) {
-      console.log(`| ${f.name} | not run: ${f.skipped ?? 'unknown'} | | | | | | | |`);
+      console.log(`| ${f.name} | not run: ${f.skipped ?? 'unknown'} | | | | | | | | |`);
       continue;
     }
     const c = f.converge;
     console.log(
-      `| ${f.name} | ${ms(c.ms)} | ${ratio(c.ms, base.ms)} | ${ms(c.report.cpuMs)} (whole process ${ms(c.report.cpuTotalMs)}) | ${ratio(c.report.cpuMs, base.report.cpuMs)} | ${mb(c.report.maxRssBytes)} (${mb(c.report.readyRssBytes)} before go) | ${ratio(c.report.maxRssBytes, base.report.maxRssBytes)} | ${perResource(c.accounting, n)} | ${ms(c.accounting.serverCpuMs)} |`,
+      `| ${f.name} | ${ms(c.ms)} | ${ratio(c.ms, base.ms)} | ${ms(c.report.cpuMs)} (whole process ${ms(c.report.cpuTotalMs)}) | ${ratio(c.report.cpuMs, base.report.cpuMs)} | ${mb(c.report.maxRssBytes)} (${mb(c.report.readyRssBytes)} before go) | ${ratio(c.report.maxRssBytes, base.report.maxRssBytes)} | ${perResource(c.accounting, n)} | ${ms(c.accounting.firstWriteMs)} to ${ms(c.accounting.lastWriteMs)} | ${ms(c.accounting.serverCpuMs)} |`,
     );
   }
   const restarts = all.filter((f) => f.restart);

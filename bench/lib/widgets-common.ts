@@ -129,6 +129,9 @@ export interface Accounting {
   requests: number;
   /** Server CPU since the last reset, ms. */
   serverCpuMs: number;
+  /** When the first and the last counted write arrived, ms after the last reset (-1 without writes). */
+  firstWriteMs: number;
+  lastWriteMs: number;
 }
 
 /** API server process → parent. */

@@ -21,6 +21,7 @@ const kubeconfig = join(dir, 'kubeconfig');
 await server.writeKubeconfig(kubeconfig);
 const internal = server.internalClient();
 let cpuAtReset = process.cpuUsage();
+let resetAt = Date.now();
 
 function seed(n: number): void {
   const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -97,6 +98,8 @@ function accounting(): Accounting {
   const writes: Record<string, number> = {};
   let writesTotal = 0;
   let requests = 0;
+  let first = Infinity;
+  let last = -Infinity;
   for (const r of server.requests.log) {
     if (r.namespace !== NAMESPACE && r.namespace !== undefined && r.namespace !== '') continue;
     requests++;
@@ -105,9 +108,18 @@ function accounting(): Accounting {
     const key = `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`;
     writes[key] = (writes[key] ?? 0) + 1;
     writesTotal++;
+    first = Math.min(first, r.time);
+    last = Math.max(last, r.time);
   }
   const cpu = process.cpuUsage(cpuAtReset);
-  return { writes, writesTotal, requests, serverCpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    writes,
+    writesTotal,
+    requests,
+    serverCpuMs: (cpu.user + cpu.system) / 1000,
+    firstWriteMs: writesTotal > 0 ? first - resetAt : -1,
+    lastWriteMs: writesTotal > 0 ? last - resetAt : -1,
+  };
 }
 
 process.on('message', (m: ToServer) => {
@@ -132,6 +144,7 @@ process.on('message', (m: ToServer) => {
       case 'reset':
         server.requests.reset();
         cpuAtReset = process.cpuUsage();
+        resetAt = Date.now();
         break;
       case 'accounting':
         send({ type: 'accounting', accounting: accounting() });
