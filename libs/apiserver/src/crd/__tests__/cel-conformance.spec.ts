@@ -1,6 +1,7 @@
 /**
  * The CEL specification's conformance data (`@bufbuild/cel-spec`, cel-spec v0.25) for the core
- * language, run through the environment CRD rules use (@bufbuild/cel plus the Kubernetes libraries),
+ * language, run through the parser (with its limits and the optional syntax) and the environment CRD
+ * rules use (@bufbuild/cel plus the Kubernetes libraries),
  * so the libraries added on top are shown not to break the standard language. Prints the pass rate
  * per suite and every failure with its reason; asserts a floor.
  */
@@ -220,7 +221,7 @@ describe('CEL conformance (cel-spec core language) through the CRD rules environ
       let p = 0;
       let f = 0;
       for (const [id, t] of allTests(suite!, name)) {
-        const r = runTest(t);
+        const r = runTest(t, parseWithLimits);
         if (r.status === 'pass') p++;
         else if (r.status === 'skip') skip++;
         else {
