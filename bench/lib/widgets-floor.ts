@@ -102,16 +102,14 @@ export function floorListCompare(conn: Connection): ContenderRun {
     async go() {
       const [widgets, configMaps] = await Promise.all([
         raw.request('GET', widgetsPath).then((t) => (JSON.parse(t) as { items: Widget[] }).items),
-        raw
-          .request('GET', configMapsPath)
-          .then(
-            (t) =>
-              (
-                JSON.parse(t) as {
-                  items: Array<{ metadata: { name: string }; data?: Record<string, string> }>;
-                }
-              ).items,
-          ),
+        raw.request('GET', configMapsPath).then(
+          (t) =>
+            (
+              JSON.parse(t) as {
+                items: Array<{ metadata: { name: string }; data?: Record<string, string> }>;
+              }
+            ).items,
+        ),
       ]);
       const byName = new Map(configMaps.map((cm) => [cm.metadata.name, cm]));
       let differing = 0;
