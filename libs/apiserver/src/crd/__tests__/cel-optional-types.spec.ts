@@ -325,3 +325,34 @@ describe('the type check on the API server', () => {
     }
   });
 });
+
+describe('rules of the kind real CRDs carry (route matches nested in bounded lists) stay within the cost limits', () => {
+  it('an enum string tested with `in`, prefix checks and a namespaced format function are accepted at 16 x 64 cardinality', () => {
+    const match: JsonSchemaProps = {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['Exact', 'Prefix', 'Regex'] },
+        value: { type: 'string', maxLength: 1024 },
+        host: { type: 'string', maxLength: 63 },
+      },
+      'x-kubernetes-validations': [
+        { rule: "(self.kind in ['Exact', 'Prefix']) ? self.value.startsWith('/') : true" },
+        { rule: "(self.kind in ['Exact', 'Prefix']) ? !self.value.contains('//') : true" },
+        { rule: "(self.kind in ['Exact', 'Prefix']) ? !self.value.endsWith('/..') : true" },
+        { rule: "self.kind in ['Exact', 'Prefix'] || self.kind == 'Regex'" },
+        { rule: 'size(self.host) == 0 || format.dns1123Label().validate(self.host) == null' },
+      ],
+    };
+    const causes = rejected('true', {
+      routes: {
+        type: 'array',
+        maxItems: 16,
+        items: {
+          type: 'object',
+          properties: { matches: { type: 'array', maxItems: 64, items: match } },
+        },
+      },
+    });
+    expect(causes).toEqual([]);
+  });
+});

@@ -56,8 +56,16 @@ function minSerializedSize(s: JsonSchemaProps | undefined): number {
 /** The shape of values under a schema node, with kube's bounds for unbounded sizes. */
 export function shapeOfSchema(s: JsonSchemaProps | undefined, depth = 0): Shape {
   if (!s || depth > 32) return OTHER;
-  if (s.type === 'string' && s.format !== 'date-time' && s.format !== 'date' && s.format !== 'duration')
-    return { kind: s.format === 'byte' ? 'bytes' : 'string', max: s.maxLength ?? MAX_REQUEST_BYTES - 2 };
+  if (s.type === 'string' && s.format !== 'date-time' && s.format !== 'date' && s.format !== 'duration') {
+    // as kube: an enum's longest value bounds the string, else maxLength, else the request size
+    const enumMax = Array.isArray(s.enum)
+      ? Math.max(0, ...s.enum.map((v) => (typeof v === 'string' ? v.length : 0)))
+      : undefined;
+    return {
+      kind: s.format === 'byte' ? 'bytes' : 'string',
+      max: enumMax ?? s.maxLength ?? MAX_REQUEST_BYTES - 2,
+    };
+  }
   if (s.type === 'array') {
     const items = asSchema(s.items);
     return {
@@ -121,7 +129,7 @@ interface Estimate {
 
 const traverse = (n: number): number => Math.ceil(n * 0.1);
 
-const CHEAP_STRING_OPS = new Set(['startsWith', 'endsWith', 'lowerAscii', 'upperAscii', 'trim', 'charAt']);
+const CHEAP_STRING_OPS = new Set(['lowerAscii', 'upperAscii', 'trim', 'charAt']);
 
 function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estimate {
   if (!e) return { cost: 0, shape: OTHER };
@@ -202,7 +210,13 @@ function estimate(e: Expr | undefined, vars: ReadonlyMap<string, Shape>): Estima
           }
           break;
         case '@in':
-          cost += other.kind === 'list' ? traverse(other.max) * Math.max(1, traverse(recv.max)) : 1;
+          // cel-go: a list membership costs the list's size, a map's is constant
+          cost += other.kind === 'list' ? other.max : 1;
+          break;
+        case 'startsWith':
+        case 'endsWith':
+          // cel-go: the prefix's (or suffix's) length, not the receiver's
+          cost += traverse(other.max);
           break;
         case 'contains':
           cost += traverse(recv.max) * Math.max(1, traverse(other.max));

@@ -113,9 +113,15 @@ function unknownFunction(e: Expr | undefined): string | undefined {
   known ??= new Set([...STANDARD, ...kubernetesFunctions().map((f) => f.name)]);
   const k = e.exprKind;
   switch (k.case) {
-    case 'callExpr':
+    case 'callExpr': {
+      // a namespaced function (`format.dns1123Label()`) parses as a call on the identifier `format`
+      const target = k.value.target?.exprKind;
+      const qualified = target?.case === 'identExpr' ? `${target.value.name}.${k.value.function}` : undefined;
+      if (qualified !== undefined && known.has(qualified))
+        return k.value.args.map(unknownFunction).find((x) => x !== undefined);
       if (!known.has(k.value.function)) return k.value.function;
       return [k.value.target, ...k.value.args].map(unknownFunction).find((x) => x !== undefined);
+    }
     case 'selectExpr':
       return unknownFunction(k.value.operand);
     case 'listExpr':
