@@ -185,6 +185,45 @@ describe('review: shared informers (issue 15 §5)', () => {
     await waitFor(() => xRuns.includes('two/two') || xRuns.length >= 2, 'X ran for the change');
   });
 
+  it("[ES-01] two controllers of the same primaries share the informer: each one's status write reaches the other, which reads it, and neither is hidden by the other's own write", async () => {
+    const ns = await newNamespace(bed.admin);
+    const operator = bed.operator();
+    const runs: Record<'x' | 'y', string[]> = { x: [], y: [] };
+    // x owns status.observed, y owns status.message (server-side apply of the status, fresh objects)
+    const controller = (who: 'x' | 'y') => ({
+      reconcile(w: Widget) {
+        runs[who].push(`${w.spec?.value}/${w.status?.observed ?? '-'}/${w.status?.message ?? '-'}`);
+        const mine = who === 'x' ? w.status?.observed : w.status?.message;
+        if (mine === w.spec?.value) return UpdateControl.noUpdate<Widget>();
+        return UpdateControl.patchStatus<Widget>({
+          apiVersion: Widget.apiVersion,
+          kind: Widget.kind,
+          metadata: { name: w.metadata!.name, namespace: ns },
+          status: who === 'x' ? { observed: w.spec?.value } : { message: w.spec?.value },
+        });
+      },
+    });
+    // not generation-aware: a status change reconciles
+    const options = { resourceType: Widget, namespaces: [ns], generationAware: false };
+    operator.register(controller('x'), { name: 'x-status', ...options });
+    operator.register(controller('y'), { name: 'y-status', ...options });
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await waitFor(
+      () => runs.x.includes('one/one/one') && runs.y.includes('one/one/one'),
+      "each reconciles on the other's status write and reads both",
+    );
+    await waitFor(() => requests('watch', 'widgets', ns) >= 1, 'the widget watch open');
+    expect(requests('watch', 'widgets', ns)).toBe(1);
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'two' } });
+    await waitFor(
+      () => runs.x.includes('two/two/two') && runs.y.includes('two/two/two'),
+      'both converge on the change, each reading the other',
+    );
+    const w = await bed.admin.get(Widget, new ResourceID('w', ns));
+    expect(w?.status).toEqual({ observed: 'two', message: 'two' });
+  });
+
   it('[ES-01] a second operator in the process shares nothing with the first: its own list and watch, and it keeps its events when the first stops', async () => {
     const ns = await newNamespace(bed.admin);
     const w = await bed.admin.create(Widget, widget('w', ns));
