@@ -5,6 +5,7 @@ import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
 import type { EventSourceContext, EventSources } from '../../api/reconciler.js';
 import type { ManagedFieldsPolicy } from '../../cache/managed-fields.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import { InformerUsageError } from '../../informer/errors.js';
@@ -222,6 +223,77 @@ describe('review: shared informers (issue 15 §5)', () => {
     );
     const w = await bed.admin.get(Widget, new ResourceID('w', ns));
     expect(w?.status).toEqual({ observed: 'two', message: 'two' });
+  });
+
+  it('[ES-01] own writes through a metadata-only source: read back at once, a no-op apply is not sent, a foreign change of the applied label is applied back; a full source of another controller keeps whole objects', async () => {
+    const ns = await newNamespace(bed.admin);
+    const w = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Secret, {
+      metadata: { name: 'a', namespace: ns, ownerReferences: ownerRefs(w) },
+      data: { v: b64('1') },
+    });
+    const operator = bed.operator();
+    let meta!: InformerEventSource<KubernetesResource, Widget>;
+    const metaRuns: string[] = [];
+    const readBack: Array<string | undefined> = [];
+    operator.register(
+      {
+        prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+          meta = new InformerEventSource<KubernetesResource, Widget>(
+            { type: Secret, metadataOnly: true },
+            context,
+          );
+          return { secrets: meta };
+        },
+        async reconcile(_w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+          const secret = meta.get(new ResourceID('a', ns));
+          metaRuns.push(secret?.metadata?.labels?.seen ?? '-');
+          await context.resourceOperations().serverSideApply({
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'a', namespace: ns, labels: { seen: 'yes' } },
+          });
+          readBack.push(meta.get(new ResourceID('a', ns))?.metadata?.labels?.seen);
+          return UpdateControl.noUpdate<Widget>();
+        },
+      },
+      { name: 'meta-writer', resourceType: Widget, namespaces: [ns] },
+    );
+    const full = new SecretsOfWidget();
+    operator.register(full, { name: 'full-reader', resourceType: Widget, namespaces: [ns] });
+    await operator.start();
+    // writes by the operator (the admin created the secret)
+    const secretWrites = () =>
+      bed.server.requests.log.filter(
+        (r) =>
+          r.namespace === ns &&
+          r.resource === 'secrets' &&
+          r.verb === 'patch' &&
+          r.path.includes('fieldManager=meta-writer'),
+      ).length;
+    await waitFor(() => readBack.includes('yes'), 'the label read back right after the apply');
+    await waitFor(
+      () => meta.get(new ResourceID('a', ns))?.kind === 'PartialObjectMetadata',
+      'the event of the write replaces the full result with metadata',
+    );
+    expect(secretWrites()).toBe(1);
+    // another reconciliation: the label is ours already, nothing is sent
+    const ran = readBack.length;
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'again' } });
+    await waitFor(() => readBack.length > ran, 'reconciled again');
+    expect(metaRuns.at(-1)).toBe('yes');
+    expect(secretWrites()).toBe(1);
+    // someone else changes the label: applied back
+    await bed.admin.mergePatch(Secret, new ResourceID('a', ns), { metadata: { labels: { seen: 'no' } } });
+    await waitFor(
+      async () => (await bed.admin.get(Secret, new ResourceID('a', ns)))?.metadata?.labels?.seen === 'yes',
+      'the label applied back',
+    );
+    // the full source of the other controller never held a metadata-only object
+    const whole = full.source.get(new ResourceID('a', ns));
+    expect(whole?.kind).not.toBe('PartialObjectMetadata');
+    expect(whole?.data?.v).toBe(b64('1'));
+    expect(whole?.metadata?.labels?.seen).toBe('yes');
   });
 
   it('[ES-01] a second operator in the process shares nothing with the first: its own list and watch, and it keeps its events when the first stops', async () => {
