@@ -47,6 +47,15 @@ export interface ResourceOperationsHost<P extends KubernetesResource> {
 type Named = KubernetesResource & { metadata: { name: string } };
 
 /**
+ * Whether an intent asks the server nothing but to apply it: one carrying `metadata.resourceVersion`
+ * or `metadata.uid` is a precondition the server checks (409 when it does not hold), which only the
+ * server can answer, so such an apply is always sent.
+ */
+function unconditional(intent: KubernetesResource): boolean {
+  return !intent.metadata?.resourceVersion && !intent.metadata?.uid;
+}
+
+/**
  * Whether the status fields `fieldManager` owns by apply on `cached` (its managedFields entry of the
  * status subresource) hold exactly the status of `intent`: an apply of it would add, change and drop
  * nothing. False without such an entry.
@@ -108,7 +117,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    * Not sent when the event source's cached object proves it would change nothing: the fields our
    * field manager owns by apply hold exactly the intent (the managed-fields matcher of the
    * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
-   * then, and nothing is recorded as our write. Any doubt sends the apply: no cached object, no
+   * then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
+   * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), no cached object, no
    * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
    * applied that someone else now owns or changed, or an intent that adds or drops a field.
    */
@@ -119,7 +129,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const source = this.source<R>(resource, options.eventSourceName);
     const id = ResourceID.fromResource(resource);
     const fieldManager = options.fieldManager ?? source.fieldManager;
-    const cached = source.get(id);
+    const cached = unconditional(resource) ? source.get(id) : undefined;
     if (cached && matchesManagedFields(cached, resource, fieldManager)) return Promise.resolve(cached);
     return this.sourceWrite(
       source,
@@ -145,7 +155,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const source = this.source<R>(resource, options.eventSourceName);
     const id = ResourceID.fromResource(resource);
     const fieldManager = options.fieldManager ?? source.fieldManager;
-    const cached = source.get(id);
+    const cached = unconditional(resource) ? source.get(id) : undefined;
     if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(cached);
     return this.sourceWrite(
       source,

@@ -166,66 +166,63 @@ describe('review: the server-side apply skip (9ac5082) never skips a change', ()
     );
   });
 
-  // H8 finding F1 (/tmp/tosdk/H8-findings.md): fails at HEAD (the apply is skipped); `it.failing`
-  // keeps CI green until the fix, which turns this back into `it`
-  it.failing(
-    '[ES-19] an intent carrying a stale metadata.resourceVersion is sent (the server answers 409), not skipped as if it had succeeded; also for a status apply',
-    async () => {
-      const ns = await newNamespace(bed.admin);
-      const cid = new ResourceID('w-cm', ns);
-      const kid = new ResourceID('w-child', ns);
-      // on 'locked' the intents repeat what is there, conditional on a version long gone
-      const stale = (w: Widget) => (w.spec?.value === 'locked' ? { resourceVersion: '1' } : {});
-      const reconciler = new ApplyReconciler((w) => [
-        {
-          ...configMap(w, { a: 'same' }),
-          metadata: { name: 'w-cm', namespace: ns, ownerReferences: owned(w), ...stale(w) },
-        },
-      ]);
-      await started(reconciler, ns, { value: 'one' });
-      await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'same', 'ConfigMap applied');
-      const before = cmWrites(ns);
-      await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'locked' } });
-      await waitFor(
-        () => reconciler.runs.some((r) => r.startsWith('locked')),
-        'reconciled with the stale intent',
-      );
-      // a shorter wait: the 409 comes with the reconciliation already seen above
-      await waitForWithin(() => reconciler.errors.length > 0, 'the conditional apply fails', 10_000);
-      expect((reconciler.errors[0] as KubernetesApiError).status).toBe(409);
-      expect(cmWrites(ns)).toBe(before); // refused: nothing written
-      expect(reconciler.results.length).toBe(1); // no result handed back for the refused apply
+  // H8 finding F1: failed before the fix (the apply was skipped and reported as success)
+  it('[ES-19] an intent carrying a stale metadata.resourceVersion is sent (the server answers 409), not skipped as if it had succeeded; also for a status apply', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    const kid = new ResourceID('w-child', ns);
+    // on 'locked' the intents repeat what is there, conditional on a version long gone
+    const stale = (w: Widget) => (w.spec?.value === 'locked' ? { resourceVersion: '1' } : {});
+    const reconciler = new ApplyReconciler((w) => [
+      {
+        ...configMap(w, { a: 'same' }),
+        metadata: { name: 'w-cm', namespace: ns, ownerReferences: owned(w), ...stale(w) },
+      },
+    ]);
+    await started(reconciler, ns, { value: 'one' });
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.a === 'same', 'ConfigMap applied');
+    const before = cmWrites(ns);
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'locked' } });
+    await waitFor(
+      () => reconciler.runs.some((r) => r.startsWith('locked')),
+      'reconciled with the stale intent',
+    );
+    // a shorter wait: the 409 comes with the reconciliation already seen above
+    await waitForWithin(() => reconciler.errors.length > 0, 'the conditional apply fails', 10_000);
+    expect((reconciler.errors[0] as KubernetesApiError).status).toBe(409);
+    expect(cmWrites(ns)).toBe(before + 1); // the apply was sent, and refused
+    expect(bed.server.requests.count({ namespace: ns, resource: 'configmaps', code: 409 })).toBe(1);
+    expect(reconciler.results.length).toBe(1); // no result handed back for the refused apply
 
-      // the status apply of a child widget, conditional on a stale version
-      const statusReconciler = new ApplyReconciler(
-        (w) => [
-          {
-            apiVersion: Widget.apiVersion,
-            kind: Widget.kind,
-            metadata: { name: 'w-child', namespace: ns, ownerReferences: owned(w) },
-            spec: { value: 'child' },
-          },
-          {
-            apiVersion: Widget.apiVersion,
-            kind: Widget.kind,
-            metadata: { name: 'w-child', namespace: ns, ...stale(w) },
-            status: { observed: 'same' },
-          },
-        ],
-        'widgets',
-      );
-      const ns2 = await newNamespace(bed.admin);
-      await started(statusReconciler, ns2, { value: 'one' });
-      const kid2 = new ResourceID(kid.name, ns2);
-      await waitFor(
-        async () => (await bed.admin.get(Widget, kid2))?.status?.observed === 'same',
-        'child status applied',
-      );
-      await bed.admin.mergePatch(Widget, new ResourceID('w', ns2), { spec: { value: 'locked' } });
-      await waitFor(() => statusReconciler.errors.length > 0, 'the conditional status apply fails');
-      expect((statusReconciler.errors[0] as KubernetesApiError).status).toBe(409);
-    },
-  );
+    // the status apply of a child widget, conditional on a stale version
+    const statusReconciler = new ApplyReconciler(
+      (w) => [
+        {
+          apiVersion: Widget.apiVersion,
+          kind: Widget.kind,
+          metadata: { name: 'w-child', namespace: w.metadata!.namespace, ownerReferences: owned(w) },
+          spec: { value: 'child' },
+        },
+        {
+          apiVersion: Widget.apiVersion,
+          kind: Widget.kind,
+          metadata: { name: 'w-child', namespace: w.metadata!.namespace, ...stale(w) },
+          status: { observed: 'same' },
+        },
+      ],
+      'widgets',
+    );
+    const ns2 = await newNamespace(bed.admin);
+    await started(statusReconciler, ns2, { value: 'one' });
+    const kid2 = new ResourceID(kid.name, ns2);
+    await waitFor(
+      async () => (await bed.admin.get(Widget, kid2))?.status?.observed === 'same',
+      'child status applied',
+    );
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns2), { spec: { value: 'locked' } });
+    await waitFor(() => statusReconciler.errors.length > 0, 'the conditional status apply fails');
+    expect((statusReconciler.errors[0] as KubernetesApiError).status).toBe(409);
+  });
 
   // H8 finding F2 (/tmp/tosdk/H8-findings.md): fails at HEAD (the apply is skipped); `it.failing`
   // keeps CI green until the fix, which turns this back into `it`
@@ -323,7 +320,7 @@ describe('review: the server-side apply skip (9ac5082) never skips a change', ()
         {
           apiVersion: Widget.apiVersion,
           kind: Widget.kind,
-          metadata: { name: 'w-child', namespace: ns, ownerReferences: owned(w) },
+          metadata: { name: 'w-child', namespace: w.metadata!.namespace, ownerReferences: owned(w) },
           spec: { value: 'child' },
         },
         {
