@@ -192,7 +192,7 @@ describe('CEL cost limits', () => {
 
   it('at runtime a rule whose actual cost passes the per-call limit fails with kube-apiserver’s text', () => {
     const v = version(
-      withList({ type: 'array', maxItems: 800, items: { type: 'string', maxLength: 8 } }, quadratic),
+      withList({ type: 'array', maxItems: 800, items: { type: 'string', maxLength: 4 } }, quadratic),
     );
     const obj = (n: number): JsonObject => ({
       apiVersion: 'sample.tosdk.io/v1',

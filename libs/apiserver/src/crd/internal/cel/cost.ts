@@ -40,6 +40,7 @@ export interface Shape {
 const OTHER: Shape = { kind: 'other', max: 1 };
 
 function minSerializedSize(s: JsonSchemaProps | undefined): number {
+  if (s?.['x-kubernetes-int-or-string'] === true) return 1;
   switch (s?.type) {
     case 'string':
       return 2;
@@ -57,14 +58,14 @@ function minSerializedSize(s: JsonSchemaProps | undefined): number {
 export function shapeOfSchema(s: JsonSchemaProps | undefined, depth = 0): Shape {
   if (!s || depth > 32) return OTHER;
   if (s.type === 'string' && s.format !== 'date-time' && s.format !== 'date' && s.format !== 'duration') {
-    // as kube: an enum's longest value bounds the string, else maxLength, else the request size
+    // as kube: maxLength in bytes (4 per code point) bounds a string, else an enum's longest value,
+    // else the request size; bytes are bounded by maxLength itself
+    if (s.format === 'byte') return { kind: 'bytes', max: s.maxLength ?? MAX_REQUEST_BYTES - 2 };
     const enumMax = Array.isArray(s.enum)
       ? Math.max(0, ...s.enum.map((v) => (typeof v === 'string' ? v.length : 0)))
       : undefined;
-    return {
-      kind: s.format === 'byte' ? 'bytes' : 'string',
-      max: enumMax ?? s.maxLength ?? MAX_REQUEST_BYTES - 2,
-    };
+    const max = s.maxLength !== undefined ? s.maxLength * 4 : (enumMax ?? MAX_REQUEST_BYTES - 2);
+    return { kind: 'string', max };
   }
   if (s.type === 'array') {
     const items = asSchema(s.items);
@@ -79,7 +80,8 @@ export function shapeOfSchema(s: JsonSchemaProps | undefined, depth = 0): Shape 
     if (mv || !s.properties) {
       return {
         kind: 'map',
-        max: s.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minSerializedSize(mv) + 4)),
+        // kube: a key-value pair is at least the value's minimum plus 6 (quotes, colon, comma, key)
+        max: s.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minSerializedSize(mv) + 6)),
         elem: mv ? shapeOfSchema(mv, depth + 1) : OTHER,
       };
     }
