@@ -47,7 +47,9 @@ export function matchesManagedFields<R extends KubernetesResource>(
   );
   // a copy: the pruned view may share nested objects with the informer's cached resource
   const have = sanitizeOwned(stripUnmanaged(clone<Record<string, unknown>>(owned)), kind, apiVersion);
-  return deepEqual(dropEmpty(have), dropEmpty(wanted));
+  // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
+  // already left out maps emptied by someone else's removals
+  return deepEqual(have, wanted);
 }
 
 /** Options of {@link matchesWholeObject}. */
@@ -104,10 +106,17 @@ export function sanitizeDesired<R extends KubernetesResource>(desired: R): R {
   return desired;
 }
 
+/**
+ * Drops what apply never manages; a `metadata` left empty by that (an intent naming only
+ * `name`/`namespace`) is dropped too, since it says nothing to compare.
+ */
 function stripUnmanaged(obj: Record<string, unknown>): Record<string, unknown> {
   for (const k of UNMANAGED_TOP) delete obj[k];
   const meta = obj['metadata'] as Record<string, unknown> | undefined;
-  if (meta) for (const k of UNMANAGED_METADATA) delete meta[k];
+  if (meta && typeof meta === 'object') {
+    for (const k of UNMANAGED_METADATA) delete meta[k];
+    if (Object.keys(meta).length === 0) delete obj['metadata'];
+  }
   return obj;
 }
 
@@ -225,18 +234,4 @@ function objectAt(value: unknown): Record<string, unknown> | undefined {
   return value && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
-}
-
-/** Drops empty objects left by pruning (an owned map whose entries were all removed). */
-function dropEmpty(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropEmpty);
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const d = dropEmpty(v);
-    if (d === undefined) continue;
-    if (d && typeof d === 'object' && !Array.isArray(d) && Object.keys(d).length === 0) continue;
-    out[k] = d;
-  }
-  return out;
 }

@@ -132,6 +132,76 @@ describe('managed-fields matcher', () => {
   });
 });
 
+describe('managed-fields matcher: empty maps (review finding F2)', () => {
+  const cm = (data: Record<string, unknown>, fieldsV1: object): V1ConfigMap =>
+    ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'n', managedFields: applied(fieldsV1) },
+      ...data,
+    }) as V1ConfigMap;
+
+  it('[DR-10] an empty map is a value: an intent adding one, or dropping one we applied, does not match', () => {
+    // we applied {spec: {value}}; the intent adds config: {}
+    const without = cm({ spec: { value: 'x' } }, { 'f:spec': { 'f:value': {} } });
+    expect(
+      matchesManagedFields(
+        without,
+        { metadata: { name: 'c' }, spec: { value: 'x', config: {} } } as never,
+        'me',
+      ),
+    ).toBe(false);
+    expect(
+      matchesManagedFields(without, { metadata: { name: 'c' }, spec: { value: 'x' } } as never, 'me'),
+    ).toBe(true);
+    // we applied {spec: {value, config: {}}} (fieldsV1 leaf f:config); the intent drops config
+    const withEmpty = cm(
+      { spec: { value: 'x', config: {} } },
+      { 'f:spec': { 'f:value': {}, 'f:config': {} } },
+    );
+    expect(
+      matchesManagedFields(withEmpty, { metadata: { name: 'c' }, spec: { value: 'x' } } as never, 'me'),
+    ).toBe(false);
+    expect(
+      matchesManagedFields(
+        withEmpty,
+        { metadata: { name: 'c' }, spec: { value: 'x', config: {} } } as never,
+        'me',
+      ),
+    ).toBe(true);
+  });
+
+  it('[DR-10] a map emptied by others removing what we owned is left out, not compared as {}', () => {
+    // we own labels.mine (and the labels map itself); someone removed the label
+    const emptied = cm(
+      { metadata: { name: 'c', namespace: 'n', labels: {} } },
+      { 'f:metadata': { 'f:labels': { '.': {}, 'f:mine': {} } }, 'f:data': { 'f:a': {} } },
+    );
+    emptied.metadata!.managedFields = applied({
+      'f:metadata': { 'f:labels': { '.': {}, 'f:mine': {} } },
+      'f:data': { 'f:a': {} },
+    });
+    emptied.data = { a: '1' };
+    expect(pruneToFields(emptied, { 'f:metadata': { 'f:labels': { '.': {}, 'f:mine': {} } } })).toEqual({});
+    // the intent still wants the label: a mismatch (it is sent again)
+    expect(
+      matchesManagedFields(
+        emptied,
+        { metadata: { name: 'c', labels: { mine: '1' } }, data: { a: '1' } },
+        'me',
+      ),
+    ).toBe(false);
+    // an intent naming only the identity in metadata compares nothing there
+    expect(
+      matchesManagedFields(
+        cm({ data: { a: '1' } }, { 'f:data': { 'f:a': {} } }),
+        { metadata: { name: 'c', namespace: 'n' }, data: { a: '1' } },
+        'me',
+      ),
+    ).toBe(true);
+  });
+});
+
 describe('whole-object matcher and sanitizing', () => {
   it('[DR-16] server defaults are fine; changed values and (optionally) labels are not', () => {
     const actual: Spec = {

@@ -6,22 +6,36 @@ type Json = unknown;
 /**
  * The part of `value` that a `fieldsV1` set names (structured-merge-diff's path syntax: `f:<name>`
  * fields, `k:{...}` list items by key, `v:<json>` set items, `i:<n>` items by index, `.` the node
- * itself). A leaf (empty set) keeps the whole value. Absent parts are left out.
+ * itself). A leaf (empty set) keeps the whole value, an empty map included: `f:config: {}` owns
+ * `config: {}`. Absent parts are left out, and so is a map none of whose named children is left
+ * (an empty map made by pruning is not a value anyone applied); the top level is then `{}`.
  */
 export function pruneToFields(value: Json, fields: FieldsV1): Json {
+  const pruned = prune(value, fields);
+  return pruned === GONE ? {} : pruned;
+}
+
+/** A map whose named children are all absent. */
+const GONE = Symbol('gone');
+
+function prune(value: Json, fields: FieldsV1): Json {
   const children = Object.keys(fields).filter((k) => k !== '.');
   if (children.length === 0) return value;
   if (Array.isArray(value)) return pruneList(value, fields, children);
   if (!value || typeof value !== 'object') return value;
   const obj = value as Record<string, Json>;
   const out: Record<string, Json> = {};
+  let kept = false;
   for (const key of children) {
     if (!key.startsWith('f:')) continue;
     const name = key.slice(2);
     if (!(name in obj)) continue;
-    out[name] = pruneToFields(obj[name], fields[key]);
+    const part = prune(obj[name], fields[key]);
+    if (part === GONE) continue;
+    out[name] = part;
+    kept = true;
   }
-  return out;
+  return kept ? out : GONE;
 }
 
 function pruneList(list: Json[], fields: FieldsV1, children: string[]): Json[] {
