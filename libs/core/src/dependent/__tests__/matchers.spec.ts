@@ -133,13 +133,12 @@ describe('managed-fields matcher', () => {
 });
 
 describe('managed-fields matcher: empty maps (review finding F2)', () => {
-  const cm = (data: Record<string, unknown>, fieldsV1: object): V1ConfigMap =>
-    ({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'c', namespace: 'n', managedFields: applied(fieldsV1) },
-      ...data,
-    }) as V1ConfigMap;
+  const cm = (data: Record<string, unknown>, fieldsV1: object): V1ConfigMap => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'n', managedFields: applied(fieldsV1) },
+    ...data,
+  });
 
   it('[DR-10] an empty map is a value: an intent adding one, or dropping one we applied, does not match', () => {
     // we applied {spec: {value}}; the intent adds config: {}
