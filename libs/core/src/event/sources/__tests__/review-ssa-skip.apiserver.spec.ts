@@ -224,9 +224,8 @@ describe('review: the server-side apply skip (9ac5082) never skips a change', ()
     expect((statusReconciler.errors[0] as KubernetesApiError).status).toBe(409);
   });
 
-  // H8 finding F2 (/tmp/tosdk/H8-findings.md): fails at HEAD (the apply is skipped); `it.failing`
-  // keeps CI green until the fix, which turns this back into `it`
-  it.failing(
+  // H8 finding F2 (/tmp/tosdk/H8-findings.md): failed before a0be387 (the apply was skipped)
+  it(
     '[ES-19] an empty object is a value: an intent adding an empty map, or dropping one it applied before, is sent',
     async () => {
       const ns = await newNamespace(bed.admin);
