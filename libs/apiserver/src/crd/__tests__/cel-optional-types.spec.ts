@@ -355,4 +355,22 @@ describe('rules of the kind real CRDs carry (route matches nested in bounded lis
     });
     expect(causes).toEqual([]);
   });
+
+  it("a rule over the keys of an unbounded map of int-or-string values is accepted (the size of a map entry is kube-apiserver's)", () => {
+    expect(
+      rejected('true', {
+        capacity: {
+          type: 'object',
+          additionalProperties: {
+            'x-kubernetes-int-or-string': true,
+            anyOf: [{ type: 'integer' }, { type: 'string' }],
+            pattern: '^[0-9]+[KMG]?i?$',
+          },
+          'x-kubernetes-validations': [
+            { rule: "self.all(x, !(x in ['cpu', 'memory', 'ephemeral-storage', 'pods']))" },
+          ],
+        },
+      }),
+    ).toEqual([]);
+  });
 });
