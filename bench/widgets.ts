@@ -28,7 +28,8 @@
 //               temp dir) and prints where each spent its time; profiling slows both, so that
 //               run's ratios are not the comparable ones
 //   n=...       the sizes (the peers then run at each)
-//   contenders= which contenders (floor-raw always runs: it is the baseline)
+//   contenders= which contenders (floor-raw always runs: it is the baseline; tosdk-ssa, the status
+//               by server-side apply as the framework does by default, runs only when named)
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,9 +37,11 @@ import type { Accounting, ContenderName, ContenderReport } from './lib/widgets-c
 import { ContenderProcess, ServerProcess, WidgetsBenchError } from './lib/widgets-processes.js';
 import { printProfile, summariseProfile } from './lib/widgets-profile.js';
 
-const ALL: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow', 'client-node', 'dot-i'];
+const ALL: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-ssa', 'tosdk-workflow', 'client-node', 'dot-i'];
+/** Run when no `contenders=` is given (tosdk-ssa, the status by server-side apply, only when named). */
+const DEFAULT_CONTENDERS = ALL.filter((c) => c !== 'tosdk-ssa');
 /** The contenders the targets are about: measured `rounds` times, interleaved, the fastest round kept. */
-const TARGETED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow'];
+const TARGETED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-ssa', 'tosdk-workflow'];
 const PEERS: ContenderName[] = ['client-node', 'dot-i'];
 /** Profiled with `--cpu-prof` (converge phase): tosdk, and the floor to compare it with. */
 const PROFILED: ContenderName[] = ['floor-raw', 'tosdk'];
@@ -76,7 +79,7 @@ function parseArgs(args: string[]): Options {
     rounds: 2,
     tls: true,
     cpuProfDir: undefined,
-    contenders: ALL,
+    contenders: DEFAULT_CONTENDERS,
   };
   let peersEverywhere = false;
   for (const a of args) {
@@ -165,7 +168,7 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
     const converge = await phase(server, name, n, 'converge', prof);
     let restart: PhaseFigures | undefined;
     if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart');
-    else if (name === 'tosdk' || name === 'tosdk-workflow') restart = await phase(server, name, n, 'restart');
+    else if (name.startsWith('tosdk')) restart = await phase(server, name, n, 'restart');
     return { name, converge, restart };
   } catch (e) {
     if (name === 'floor-raw') throw e;

@@ -24,6 +24,8 @@ async function load(m: Extract<ToContender, { type: 'init' }>): Promise<Contende
       return (await import('./widgets-floor.js')).floorListCompare(m.connection);
     case 'tosdk':
       return (await import('./widgets-tosdk.js')).tosdk(m.connection, m.n, m.phase, false);
+    case 'tosdk-ssa':
+      return (await import('./widgets-tosdk.js')).tosdk(m.connection, m.n, m.phase, false, true);
     case 'tosdk-workflow':
       return (await import('./widgets-tosdk.js')).tosdk(m.connection, m.n, m.phase, true);
     case 'client-node':

@@ -4,6 +4,8 @@
 //   `UpdateControl.patchStatus(widget)`;
 // - `tosdk-workflow`: the ConfigMap as a CRUDKubernetesDependentResource of a managed workflow
 //   with the default workflow executor, the reconciler returning `UpdateControl.patchStatus`.
+// - `tosdk-ssa` (only when named): `tosdk` with the status written by server-side apply, the
+//   framework's default (`useSSA` true), instead of the scenario's merge patch.
 // Status patches are JSON merge patches (`useSSA: false`), the scenario's write; the ConfigMap is
 // applied server-side.
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -64,7 +66,13 @@ class WorkflowWidgetReconciler implements Reconciler<Widget> {
 }
 
 /** Starts the operator at `go`; on a restart, `go` resolves once every widget was reconciled and nothing runs. */
-export function tosdk(conn: Connection, n: number, phase: Phase, workflow: boolean): ContenderRun {
+export function tosdk(
+  conn: Connection,
+  n: number,
+  phase: Phase,
+  workflow: boolean,
+  statusBySsa = false,
+): ContenderRun {
   let finished = 0;
   let busy = 0;
   let allDone: (() => void) | undefined;
@@ -89,7 +97,7 @@ export function tosdk(conn: Connection, n: number, phase: Phase, workflow: boole
     resourceType: Widget,
     name: 'widgets',
     namespaces: [NAMESPACE],
-    useSSA: false,
+    useSSA: statusBySsa,
   };
   if (workflow) {
     operator.register(new WorkflowWidgetReconciler(), {
