@@ -356,6 +356,67 @@ describe('rules of the kind real CRDs carry (route matches nested in bounded lis
     expect(causes).toEqual([]);
   });
 
+  it("rules scanning an unbounded list of conditions (required fields make each item big) are accepted at the root, as Kueue's Workload has them", () => {
+    const condition: JsonSchemaProps = {
+      type: 'object',
+      required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
+      properties: {
+        lastTransitionTime: { type: 'string', format: 'date-time' },
+        message: { type: 'string', maxLength: 32768 },
+        reason: { type: 'string', maxLength: 1024 },
+        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+        type: { type: 'string', maxLength: 316 },
+      },
+    };
+    const held = (v: string): string =>
+      `(has(${v}.status) && has(${v}.status.conditions) && ${v}.status.conditions.exists(c, c.type == 'Held' && c.status == 'True'))`;
+    const rule = `(${held('oldSelf')} && ${held('self')}) ? oldSelf.spec.queue == self.spec.queue : true`;
+    let causes: string[];
+    try {
+      compileCrd({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'jobs.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'jobs', singular: 'job', kind: 'Job', listKind: 'JobList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  'x-kubernetes-validations': [1, 2, 3, 4, 5].map(() => ({ rule })),
+                  properties: {
+                    spec: { type: 'object', properties: { queue: { type: 'string', maxLength: 63 } } },
+                    status: {
+                      type: 'object',
+                      properties: {
+                        conditions: {
+                          type: 'array',
+                          'x-kubernetes-list-type': 'map',
+                          'x-kubernetes-list-map-keys': ['type'],
+                          items: condition,
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      });
+      causes = [];
+    } catch (err) {
+      causes = lines((err as { causes: StatusCause[] }).causes);
+    }
+    expect(causes).toEqual([]);
+  });
+
   it("a rule over the keys of an unbounded map of int-or-string values is accepted (the size of a map entry is kube-apiserver's)", () => {
     expect(
       rejected('true', {
