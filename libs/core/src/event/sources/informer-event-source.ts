@@ -131,6 +131,8 @@ export class InformerEventSource<
   readonly client: KubernetesClient;
   /** The field manager of own server-side applies. */
   readonly fieldManager: string;
+  /** Whether the cache holds metadata only (`metadataOnly`): a cached object shows no spec, data or status. */
+  readonly metadataOnly: boolean;
   private readonly informer: MultiNamespaceInformer<R>;
   private readonly s2p: SecondaryToPrimaryMapper<R>;
   private readonly p2s?: PrimaryToSecondaryMapper<P>;
@@ -158,6 +160,7 @@ export class InformerEventSource<
     this.inSelection = selectorMatcher(o.labelSelector, o.fieldSelector).matches;
     this.client = o.client ?? context.client;
     this.fieldManager = o.fieldManager ?? context.fieldManager ?? context.controllerName;
+    this.metadataOnly = o.metadataOnly ?? false;
     this.s2p = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
     this.p2s = o.primaryToSecondaryMapper;
     this.indexed = !this.p2s && isIndexableMapper(this.s2p);
@@ -202,7 +205,7 @@ export class InformerEventSource<
         namespaces: namespaces === 'all' || namespaces.length === 0 ? 'all' : [...namespaces],
         labelSelector: o.labelSelector,
         fieldSelector: o.fieldSelector,
-        metadataOnly: o.metadataOnly ?? false,
+        metadataOnly: this.metadataOnly,
         clock,
         logger: this.logger,
         transform,

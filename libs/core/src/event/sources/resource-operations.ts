@@ -56,6 +56,20 @@ function unconditional(intent: KubernetesResource): boolean {
 }
 
 /**
+ * Whether an apply through a metadata-only cache concerns metadata alone: the intent has nothing but
+ * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
+ * key we applied, say) is not in the cached object, so the cache cannot show it is there, or gone.
+ */
+function onlyMetadata(intent: KubernetesResource, cached: KubernetesResource, fieldManager: string): boolean {
+  if (Object.keys(intent).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')) return false;
+  const entry = cached.metadata?.managedFields?.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
+  );
+  const fields = entry?.fieldsV1 as Record<string, unknown> | undefined;
+  return fields !== undefined && Object.keys(fields).every((k) => k === 'f:metadata' || k === '.');
+}
+
+/**
  * Whether the status fields `fieldManager` owns by apply on `cached` (its managedFields entry of the
  * status subresource) hold exactly the status of `intent`: an apply of it would add, change and drop
  * nothing. False without such an entry.
@@ -118,7 +132,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    * field manager owns by apply hold exactly the intent (the managed-fields matcher of the
    * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
    * then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
-   * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), no cached object, no
+   * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), a
+   * metadata-only source and an intent or owned fields beyond metadata, no cached object, no
    * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
    * applied that someone else now owns or changed, or an intent that adds or drops a field.
    */
@@ -130,7 +145,12 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const id = ResourceID.fromResource(resource);
     const fieldManager = options.fieldManager ?? source.fieldManager;
     const cached = unconditional(resource) ? source.get(id) : undefined;
-    if (cached && matchesManagedFields(cached, resource, fieldManager)) return Promise.resolve(cached);
+    if (
+      cached &&
+      (!source.metadataOnly || onlyMetadata(resource, cached, fieldManager)) &&
+      matchesManagedFields(cached, resource, fieldManager)
+    )
+      return Promise.resolve(cached);
     return this.sourceWrite(
       source,
       id,
@@ -155,7 +175,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const source = this.source<R>(resource, options.eventSourceName);
     const id = ResourceID.fromResource(resource);
     const fieldManager = options.fieldManager ?? source.fieldManager;
-    const cached = unconditional(resource) ? source.get(id) : undefined;
+    // a metadata-only cache shows no status, so it proves nothing about one
+    const cached = unconditional(resource) && !source.metadataOnly ? source.get(id) : undefined;
     if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(cached);
     return this.sourceWrite(
       source,

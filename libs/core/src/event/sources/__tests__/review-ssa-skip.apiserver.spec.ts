@@ -258,63 +258,56 @@ describe('review: the server-side apply skip (9ac5082) never skips a change', ()
     expect(reconciler.errors).toEqual([]);
   });
 
-  // H8 finding F3 (/tmp/tosdk/H8-findings.md): fails at HEAD (the apply is skipped); `it.failing`
-  // keeps CI green until the fix, which turns this back into `it`
-  it.failing(
-    '[ES-19] through a metadata-only source, an intent dropping a data key we applied is sent (the cache cannot show that the key is there)',
-    async () => {
-      const ns = await newNamespace(bed.admin);
-      const cid = new ResourceID('w-cm', ns);
-      let source!: InformerEventSource<KubernetesResource, Widget>;
-      const errors: unknown[] = [];
-      const operator = bed.operator();
-      operator.register(
-        {
-          prepareEventSources(context: EventSourceContext<Widget>): EventSources {
-            source = new InformerEventSource<KubernetesResource, Widget>(
-              { type: CM, metadataOnly: true },
-              context,
-            );
-            return { configmaps: source };
-          },
-          async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
-            // 'both': a label and data.x; then only the label: data.x must go
-            const intent = configMap(w, { x: '1' });
-            if (w.spec?.value !== 'both') delete intent.data;
-            (intent.metadata as { labels?: object }).labels = { app: 'w' };
-            await context
-              .resourceOperations()
-              .serverSideApply(intent)
-              .catch((e: unknown) => errors.push(e));
-            return UpdateControl.noUpdate<Widget>();
-          },
+  // H8 finding F3: failed before the fix (the apply was skipped)
+  it('[ES-19] through a metadata-only source, an intent dropping a data key we applied is sent (the cache cannot show that the key is there)', async () => {
+    const ns = await newNamespace(bed.admin);
+    const cid = new ResourceID('w-cm', ns);
+    let source!: InformerEventSource<KubernetesResource, Widget>;
+    const errors: unknown[] = [];
+    const operator = bed.operator();
+    operator.register(
+      {
+        prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+          source = new InformerEventSource<KubernetesResource, Widget>(
+            { type: CM, metadataOnly: true },
+            context,
+          );
+          return { configmaps: source };
         },
-        { name: 'meta-apply', resourceType: Widget, namespaces: [ns] },
-      );
-      await operator.start();
-      await bed.admin.create(Widget, widget('w', ns, { value: 'both' }));
-      await waitFor(
-        async () => (await bed.admin.get(CM, cid))?.data?.x === '1',
-        'ConfigMap applied with data',
-      );
-      await waitFor(() => source.get(cid)?.kind === 'PartialObjectMetadata', 'cached as metadata');
-      const applies = () =>
-        bed.server.requests.log.filter(
-          (r) =>
-            r.namespace === ns && r.resource === 'configmaps' && r.path.includes('fieldManager=meta-apply'),
-        ).length;
-      const before = applies();
-      await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'label-only' } });
-      await waitForWithin(
-        async () => (await bed.admin.get(CM, cid))?.data?.x === undefined,
-        'data.x dropped by the apply',
-        10_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}; applies sent since: ${applies() - before}`);
-      });
-      expect(errors).toEqual([]);
-    },
-  );
+        async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+          // 'both': a label and data.x; then only the label: data.x must go
+          const intent = configMap(w, { x: '1' });
+          if (w.spec?.value !== 'both') delete intent.data;
+          (intent.metadata as { labels?: object }).labels = { app: 'w' };
+          await context
+            .resourceOperations()
+            .serverSideApply(intent)
+            .catch((e: unknown) => errors.push(e));
+          return UpdateControl.noUpdate<Widget>();
+        },
+      },
+      { name: 'meta-apply', resourceType: Widget, namespaces: [ns] },
+    );
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'both' }));
+    await waitFor(async () => (await bed.admin.get(CM, cid))?.data?.x === '1', 'ConfigMap applied with data');
+    await waitFor(() => source.get(cid)?.kind === 'PartialObjectMetadata', 'cached as metadata');
+    const applies = () =>
+      bed.server.requests.log.filter(
+        (r) =>
+          r.namespace === ns && r.resource === 'configmaps' && r.path.includes('fieldManager=meta-apply'),
+      ).length;
+    const before = applies();
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'label-only' } });
+    await waitForWithin(
+      async () => (await bed.admin.get(CM, cid))?.data?.x === undefined,
+      'data.x dropped by the apply',
+      10_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; applies sent since: ${applies() - before}`);
+    });
+    expect(errors).toEqual([]);
+  });
 
   it('[ES-19] a ConfigMap deleted while the watch is away is applied again once the delete is seen (a skip on the stale cache hides nothing for good)', async () => {
     const ns = await newNamespace(bed.admin);
