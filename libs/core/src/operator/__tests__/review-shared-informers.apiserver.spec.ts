@@ -296,6 +296,33 @@ describe('review: shared informers (issue 15 §5)', () => {
     expect(whole?.metadata?.labels?.seen).toBe('yes');
   });
 
+  it("[ES-01] one controller's namespace change moves its secondary source away; the other controller's source on the same watch keeps its cache and events", async () => {
+    const ns = await newNamespace(bed.admin);
+    const other = await newNamespace(bed.admin);
+    const w = await bed.admin.create(Widget, widget('w', ns));
+    await bed.admin.create(Secret, {
+      metadata: { name: 'a', namespace: ns, ownerReferences: ownerRefs(w) },
+      data: { v: b64('1') },
+    });
+    const operator = bed.operator();
+    const users = [new SecretsOfWidget({ indexed: true }), new SecretsOfWidget({ indexed: true })];
+    const handles = users.map((u, i) =>
+      operator.register(u, { name: `moving-${i}`, resourceType: Widget, namespaces: [ns] }),
+    );
+    await operator.start();
+    await waitFor(() => users.every((u) => u.saw('a=1')), 'both read a');
+    await waitFor(() => requests('watch', 'secrets', ns) === 1, 'one secrets watch');
+    await handles[0].changeNamespaces([other]);
+    expect(users[0].source.list(ns)).toEqual([]);
+    expect(users[1].source.list(ns).map((s) => s.metadata!.name)).toEqual(['a']);
+    expect(users[1].source.byIndex('byValue', b64('1')).map((s) => s.metadata!.name)).toEqual(['a']);
+    await bed.admin.mergePatch(Secret, new ResourceID('a', ns), { data: { v: b64('2') } });
+    await waitFor(() => users[1].saw('a=2'), 'the staying controller reads the change');
+    expect(users[1].source.byIndex('byValue', b64('2')).map((s) => s.metadata!.name)).toEqual(['a']);
+    expect(users[0].saw('a=2')).toBe(false);
+    expect(requests('list', 'secrets', ns)).toBe(1); // the staying share was not re-listed
+  });
+
   it('[ES-01] a second operator in the process shares nothing with the first: its own list and watch, and it keeps its events when the first stops', async () => {
     const ns = await newNamespace(bed.admin);
     const w = await bed.admin.create(Widget, widget('w', ns));
