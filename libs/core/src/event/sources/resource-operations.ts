@@ -56,6 +56,15 @@ function unconditional(intent: KubernetesResource): boolean {
 }
 
 /**
+ * Whether a main-resource apply carries a status. Where the kind has no status subresource the main
+ * apply writes it (our entry owns `f:status`), and the managed-fields matcher leaves status out, so
+ * such an apply is always sent.
+ */
+function carriesStatus(intent: KubernetesResource): boolean {
+  return (intent as { status?: unknown }).status !== undefined;
+}
+
+/**
  * Whether an apply through a metadata-only cache concerns metadata alone: the intent has nothing but
  * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
  * key we applied, say) is not in the cached object, so the cache cannot show it is there, or gone.
@@ -133,7 +142,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
    * then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
    * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), a
-   * metadata-only source and an intent or owned fields beyond metadata, no cached object, no
+   * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status
+   * (written by this apply where the kind has no status subresource), no cached object, no
    * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
    * applied that someone else now owns or changed, or an intent that adds or drops a field.
    */
@@ -144,7 +154,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const source = this.source<R>(resource, options.eventSourceName);
     const id = ResourceID.fromResource(resource);
     const fieldManager = options.fieldManager ?? source.fieldManager;
-    const cached = unconditional(resource) ? source.get(id) : undefined;
+    const cached = unconditional(resource) && !carriesStatus(resource) ? source.get(id) : undefined;
     if (
       cached &&
       (!source.metadataOnly || onlyMetadata(resource, cached, fieldManager)) &&
