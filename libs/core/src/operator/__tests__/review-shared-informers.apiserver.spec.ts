@@ -9,6 +9,7 @@ import type { KubernetesResource } from '../../api/resource-type.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
 import { InformerUsageError } from '../../informer/errors.js';
+import { ConfigMapDependent } from '../../dependent/__tests__/support.js';
 import { apiServerSuite, newNamespace, waitFor as waitForWithin, Widget, widget } from './support.js';
 
 /**
@@ -321,6 +322,96 @@ describe('review: shared informers (issue 15 §5)', () => {
     expect(users[1].source.byIndex('byValue', b64('2')).map((s) => s.metadata!.name)).toEqual(['a']);
     expect(users[0].saw('a=2')).toBe(false);
     expect(requests('list', 'secrets', ns)).toBe(1); // the staying share was not re-listed
+  });
+
+  it("[ES-01][WF-04] a workflow dependent's source deregistered on deactivation lets go of its share only: another controller's source on the same watch keeps its events", async () => {
+    const ns = await newNamespace(bed.admin);
+    const operator = bed.operator();
+    const cmWatches = () =>
+      bed.server.requests.log.filter(
+        (r) =>
+          r.verb === 'watch' &&
+          r.resource === 'configmaps' &&
+          r.namespace === ns &&
+          r.path.includes('labelSelector'),
+      ).length;
+    // P: a managed workflow whose ConfigMap dependent is active unless spec.value is 'off'
+    operator.register(
+      {
+        reconcile(w: Widget) {
+          if (w.status?.observed === w.spec?.value) return UpdateControl.noUpdate<Widget>();
+          return UpdateControl.patchStatus<Widget>({ ...w, status: { observed: w.spec?.value } });
+        },
+      },
+      {
+        name: 'p-workflow',
+        resourceType: Widget,
+        namespaces: [ns],
+        workflow: {
+          dependents: [
+            {
+              dependent: new ConfigMapDependent(
+                { informer: { name: 'optional-cms', labelSelector: 'app' } },
+                'optional',
+              ),
+              name: 'optional',
+              activationCondition: (_d: unknown, p: Widget) => p.spec?.value !== 'off',
+            },
+          ],
+        },
+      },
+    );
+    // Q: reads the same ConfigMaps (same selector) through its own source
+    let q!: InformerEventSource<V1ConfigMap, Widget>;
+    const qSaw: string[] = [];
+    operator.register(
+      {
+        prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+          q = new InformerEventSource<V1ConfigMap, Widget>(
+            {
+              type: CM,
+              labelSelector: 'app',
+              secondaryToPrimaryMapper: (cm) => [new ResourceID(cm.metadata!.labels!.app, ns)],
+            },
+            context,
+          );
+          return { cms: q };
+        },
+        reconcile(w: Widget) {
+          qSaw.push(q.get(new ResourceID(`${w.metadata!.name}-optional`, ns))?.data?.value ?? '-');
+          return UpdateControl.noUpdate<Widget>();
+        },
+      },
+      { name: 'q-reader', resourceType: Widget, namespaces: [ns] },
+    );
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'on' }));
+    await waitFor(() => qSaw.includes('on'), 'Q reads the ConfigMap P created');
+    await waitFor(() => cmWatches() >= 1, 'the ConfigMap watch open');
+    expect(cmWatches()).toBe(1); // P's dependent and Q share it
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await waitFor(
+      async () => (await bed.admin.get(Widget, new ResourceID('w', ns)))?.status?.observed === 'off',
+      'P reconciled with the dependent inactive (its source deregistered)',
+    );
+    const pSources = () => Object.keys(operator.runtimeInfo.eventSourceHealth()['p-workflow'] ?? {});
+    expect(pSources()).not.toContain('optional-cms');
+    await bed.admin.mergePatch(CM, new ResourceID('w-optional', ns), { data: { value: 'changed' } });
+    await waitFor(() => qSaw.includes('changed'), 'Q still gets the change on the shared watch');
+    expect(q.list(ns).map((c) => c.data?.value)).toEqual(['changed']);
+    // active again: P's new source joins the running watch, reads the cache and repairs the drift
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'on' } });
+    await waitFor(
+      async () => (await bed.admin.get(CM, new ResourceID('w-optional', ns)))?.data?.value === 'on',
+      'P applies its ConfigMap again',
+    );
+    expect(pSources()).toContain('optional-cms');
+    await bed.admin.mergePatch(CM, new ResourceID('w-optional', ns), { data: { value: 'drift' } });
+    await waitFor(
+      async () => (await bed.admin.get(CM, new ResourceID('w-optional', ns)))?.data?.value === 'on',
+      'P repairs a drift through the joined share',
+    );
+    await waitFor(() => qSaw.includes('drift'), 'Q saw the drift too');
   });
 
   it('[ES-01] a second operator in the process shares nothing with the first: its own list and watch, and it keeps its events when the first stops', async () => {
