@@ -57,4 +57,55 @@ describe('review: managed-fields matcher and omitempty maps of built-in kinds', 
     };
     expect(matchesManagedFields(actual, intent as KubernetesResource, fieldManager)).toBe(false);
   });
+
+  describe('a kind without a status subresource (the main apply owns f:status)', () => {
+    const owner = (fieldsV1: Record<string, unknown>) => ({
+      apiVersion: 'review.tosdk.io/v1',
+      kind: 'Plain',
+      metadata: {
+        name: 'p',
+        namespace: 'n',
+        managedFields: [
+          {
+            manager: fieldManager,
+            operation: 'Apply',
+            apiVersion: 'review.tosdk.io/v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1,
+          },
+        ],
+      },
+      spec: { value: 'fixed' },
+      status: { observed: 'one' },
+    });
+    const actual = owner({
+      'f:spec': { 'f:value': {} },
+      'f:status': { 'f:observed': {} },
+    }) as KubernetesResource;
+    const desired = (status?: object) =>
+      ({
+        apiVersion: 'review.tosdk.io/v1',
+        kind: 'Plain',
+        metadata: { name: 'p', namespace: 'n' },
+        spec: { value: 'fixed' },
+        ...(status ? { status } : {}),
+      }) as KubernetesResource;
+
+    it('[DR-10] the same status matches', () => {
+      expect(matchesManagedFields(actual, desired({ observed: 'one' }), fieldManager)).toBe(true);
+    });
+
+    // H8 findings F5/F6, SSA dependents' side (/tmp/tosdk/H8-findings.md): fail at HEAD; `it.failing`
+    // keeps CI green until the matcher compares an owned status, which turns these back into `it`
+    it.failing('[DR-10] a changed status does not match (the apply would change it)', () => {
+      expect(matchesManagedFields(actual, desired({ observed: 'two' }), fieldManager)).toBe(false);
+    });
+
+    it.failing(
+      '[DR-10] a desired state without the status we own does not match (the apply would drop it)',
+      () => {
+        expect(matchesManagedFields(actual, desired(), fieldManager)).toBe(false);
+      },
+    );
+  });
 });
