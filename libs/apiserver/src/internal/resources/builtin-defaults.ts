@@ -4,6 +4,7 @@ import type { ResourceType } from './resource-type.js';
 import { canonicalizeClaimQuantities, canonicalizePodSpecQuantities } from './quantity-defaults.js';
 import type { NodePortAllocator } from './service-defaults.js';
 import { allocateNodePorts } from './service-defaults.js';
+import { dropEmptyOptionalFields } from './omitempty.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -111,8 +112,9 @@ export class ClusterIpAllocator {
 }
 
 /**
- * Applies the defaults of a built-in kind to `o` (mutated). `old` is the stored object on updates
- * (immutable allocated values such as a Service's clusterIP are kept from it).
+ * Applies the defaults of a built-in kind to `o` (mutated), then drops its empty optional maps and
+ * lists (see {@link dropEmptyOptionalFields}). `old` is the stored object on updates (immutable
+ * allocated values such as a Service's clusterIP are kept from it).
  */
 export function applyBuiltinDefaults(
   rt: ResourceType,
@@ -121,6 +123,18 @@ export function applyBuiltinDefaults(
   alloc: BuiltinAllocators,
 ): StatusCause[] {
   if (rt.crdName !== undefined) return [];
+  const causes = defaultBuiltin(rt, o, old, alloc);
+  // after defaulting, as kube-apiserver's Go types do on output: empty optional maps/lists are gone
+  dropEmptyOptionalFields(rt, o);
+  return causes;
+}
+
+function defaultBuiltin(
+  rt: ResourceType,
+  o: JsonObject,
+  old: JsonObject | undefined,
+  alloc: BuiltinAllocators,
+): StatusCause[] {
   const key = `${rt.group}/${rt.plural}`;
   const spec = isObject(o.spec) ? o.spec : undefined;
   switch (key) {

@@ -17,6 +17,7 @@ import type { Store } from './store.js';
 import { deletionFinalizers } from '../../gc/index.js';
 import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
+import { dropEmptyOptionalFields } from '../resources/omitempty.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 
@@ -261,8 +262,11 @@ export class ObjectService {
     if (tracksGeneration(rt)) meta.generation = 1;
     else delete meta.generation;
     const now = this.now();
-    if (managed) meta.managedFields = managed;
-    else {
+    // an empty list is omitted, as kube-apiserver's output omits it (omitempty)
+    if (managed) {
+      if (managed.length > 0) meta.managedFields = managed;
+      else delete meta.managedFields;
+    } else {
       delete meta.managedFields;
       this.track(rt, version, undefined, obj, ctx, undefined, now);
     }
@@ -455,6 +459,9 @@ export class ObjectService {
         throw errors.modified(this.ref(rt, name));
       }
       const live = presented ? this.stripForPatch(presented) : undefined;
+      // a built-in kind's empty optional maps/lists are absent once decoded (Go's omitempty): the
+      // apply neither sets nor owns them, so fieldsV1 agrees with the stored object
+      dropEmptyOptionalFields(rt, applied);
       const args: Parameters<typeof patchMod.serverSideApply>[0] = {
         live,
         applied,

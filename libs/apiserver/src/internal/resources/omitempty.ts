@@ -1,0 +1,92 @@
+import type { JsonObject } from '../../types.js';
+import { builtinComponents } from '../openapi/builtin-schemas.js';
+import type { ResourceType } from './resource-type.js';
+
+/** Per components map: each schema met by the walk, its `$ref`s followed. */
+const resolvedRefs = new WeakMap<Record<string, JsonObject>, Map<JsonObject, JsonObject>>();
+
+function resolver(components: Record<string, JsonObject>): (s: JsonObject) => JsonObject {
+  let cache = resolvedRefs.get(components);
+  if (cache === undefined) {
+    cache = new Map();
+    resolvedRefs.set(components, cache);
+  }
+  const known = cache;
+  return (s) => {
+    const hit = known.get(s);
+    if (hit !== undefined) return hit;
+    let cur = s;
+    for (let i = 0; i < 4; i++) {
+      const ref =
+        typeof cur.$ref === 'string'
+          ? cur.$ref
+          : Array.isArray(cur.allOf)
+            ? (cur.allOf[0] as JsonObject).$ref
+            : undefined;
+      if (typeof ref !== 'string') break;
+      cur = components[ref.replace('#/components/schemas/', '')] ?? {};
+    }
+    known.set(s, cur);
+    return cur;
+  };
+}
+
+/** A schema whose Go type is a slice or a map (`omitempty` drops those when empty, never a struct). */
+function isListOrMap(s: JsonObject): boolean {
+  return s.type === 'array' || (isPlainObject(s.additionalProperties) && s.properties === undefined);
+}
+
+function isPlainObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function isEmpty(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  return isPlainObject(v) && Object.keys(v).length === 0;
+}
+
+/**
+ * Drops, from a built-in object (mutated), the empty maps and lists of its optional fields at any
+ * depth, as kube-apiserver's output does: built-in kinds are Go structs whose optional slice and map
+ * fields carry `omitempty`, so `metadata.labels: {}`, a ConfigMap's `data: {}` or a container's
+ * `env: []` are never in an answer. Which fields are optional comes from the kind's OpenAPI schema
+ * (a property outside its schema's `required`); required fields, structs (`resources: {}`), map
+ * entries, list items and fields of unknown schema are kept. Custom resources are left alone (kube
+ * keeps their JSON as sent).
+ */
+export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
+  if (rt.crdName !== undefined) return;
+  const version = typeof o.apiVersion === 'string' ? o.apiVersion.slice(o.apiVersion.indexOf('/') + 1) : '';
+  const built = builtinComponents(rt.group, version, rt.kind);
+  if (!built) return;
+  const resolve = resolver(built.schemas);
+  const walk = (v: unknown, schema: JsonObject, depth: number): void => {
+    if (depth > 40 || v === null || typeof v !== 'object') return;
+    const s = resolve(schema);
+    if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
+    if (Array.isArray(v)) {
+      const items = s.items as JsonObject | undefined;
+      if (items) for (const x of v) walk(x, items, depth + 1);
+      return;
+    }
+    const obj = v as Record<string, unknown>;
+    if (isPlainObject(s.additionalProperties)) {
+      for (const x of Object.values(obj)) walk(x, s.additionalProperties, depth + 1);
+      return;
+    }
+    const props = s.properties as Record<string, JsonObject> | undefined;
+    if (!props) return;
+    const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+    for (const k of Object.keys(obj)) {
+      const p = props[k];
+      if (!p) continue;
+      const x = obj[k];
+      if (x === null || typeof x !== 'object') continue;
+      const ps = resolve(p);
+      walk(x, p, depth + 1);
+      if (isEmpty(x) && isListOrMap(ps) && !required.includes(k)) delete obj[k];
+    }
+  };
+  const root = built.schemas[built.root];
+  if (root) walk(o, root, 0);
+}
