@@ -129,7 +129,9 @@ describe('admission webhooks called by the API server', () => {
       VWC,
       config('Validating', 'pages', [hook('deny-blank.example.com', hooks.clientConfig('/deny-blank'))]),
     );
-    const r = await call(server, 'POST', CM, cm('filled', {}));
+    // data holds a key: kube-apiserver sends a ConfigMap created with `data: {}` to webhooks without
+    // `data` (Go's omitempty), where the webhook's `add /data/html` would fail
+    const r = await call(server, 'POST', CM, cm('filled', { title: 'x' }));
     expect(r.status).toBe(201);
     expect(r.json<{ data: Record<string, string> }>().data.html).toBe('<p>default</p>');
     expect(
@@ -268,7 +270,8 @@ describe('admission webhooks called by the API server', () => {
       MWC,
       config('Mutating', 'b-second', [hook('second.example.com', hooks.clientConfig('/second'))]),
     );
-    expect((await call(server, 'POST', CM, cm('reinvoked', {}))).status).toBe(201);
+    // a key in data, so the webhook's `add /data/second` has a map to add to (see 'filled' above)
+    expect((await call(server, 'POST', CM, cm('reinvoked', { title: 'x' }))).status).toBe(201);
     expect(calls).toBe(2);
     expect(hooks.at('/first').at(-1)!.request.object?.data?.second).toBe('x');
   });
