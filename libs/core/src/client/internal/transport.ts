@@ -154,7 +154,12 @@ export async function send(conn: Connection, exchange: HttpExchange): Promise<Ht
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     res.on('end', () =>
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        // most answers come in one chunk: no copy then
+        body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+      }),
     );
     res.on('error', (cause) => reject(transportError(cause, exchange, requestInfo, conn.url)));
     res.on('aborted', () =>
