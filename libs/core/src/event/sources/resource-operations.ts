@@ -69,6 +69,14 @@ function carriesStatus(intent: KubernetesResource): boolean {
  * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
  * key we applied, say) is not in the cached object, so the cache cannot show it is there, or gone.
  */
+/** Whether our main-resource apply entry on the cached object owns fields of `status` (a kind without a status subresource). */
+function ownsStatusByApply(cached: KubernetesResource, fieldManager: string): boolean {
+  const entry = cached.metadata?.managedFields?.find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
+  );
+  return (entry?.fieldsV1 as Record<string, unknown> | undefined)?.['f:status'] !== undefined;
+}
+
 function onlyMetadata(intent: KubernetesResource, cached: KubernetesResource, fieldManager: string): boolean {
   if (Object.keys(intent).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')) return false;
   const entry = cached.metadata?.managedFields?.find(
@@ -142,8 +150,9 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
    * then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
    * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), a
-   * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status
-   * (written by this apply where the kind has no status subresource), no cached object, no
+   * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status or
+   * our entry owning one (written by the main apply where the kind has no status subresource; the
+   * matcher leaves status out), no cached object, no
    * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
    * applied that someone else now owns or changed, or an intent that adds or drops a field.
    */
@@ -158,6 +167,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     if (
       cached &&
       (!source.metadataOnly || onlyMetadata(resource, cached, fieldManager)) &&
+      !ownsStatusByApply(cached, fieldManager) &&
       matchesManagedFields(cached, resource, fieldManager)
     )
       return Promise.resolve(cached);

@@ -385,53 +385,46 @@ describe('review: the server-side apply skip (9ac5082) never skips a change', ()
     expect(errors).toEqual([]);
   });
 
-  // H8 finding F6 (/tmp/tosdk/H8-findings.md): fails at HEAD (the apply is skipped); `it.failing`
-  // keeps CI green until the fix, which turns this back into `it`
-  it.failing(
-    '[ES-19] a custom resource without a status subresource: an intent that no longer carries the status we applied is sent (it drops the status)',
-    async () => {
-      const Plain = await plainKind();
-      const ns = await newNamespace(bed.admin);
-      const pid = new ResourceID('w-plain', ns);
-      const errors: unknown[] = [];
-      const operator = bed.operator();
-      operator.register(
-        {
-          prepareEventSources(context: EventSourceContext<Widget>): EventSources {
-            return { plains: new InformerEventSource<Widget, Widget>({ type: Plain }, context) };
-          },
-          async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
-            const intent: Widget = {
-              apiVersion: Plain.apiVersion,
-              kind: Plain.kind,
-              metadata: { name: 'w-plain', namespace: ns, ownerReferences: owned(w) },
-              spec: { value: 'fixed' },
-            };
-            if (w.spec?.value !== 'none') intent.status = { observed: w.spec?.value };
-            await context
-              .resourceOperations()
-              .serverSideApply(intent)
-              .catch((e: unknown) => errors.push(e));
-            return UpdateControl.noUpdate<Widget>();
-          },
+  // H8 finding F6: failed before the fix (the apply was skipped)
+  it('[ES-19] a custom resource without a status subresource: an intent that no longer carries the status we applied is sent (it drops the status)', async () => {
+    const Plain = await plainKind();
+    const ns = await newNamespace(bed.admin);
+    const pid = new ResourceID('w-plain', ns);
+    const errors: unknown[] = [];
+    const operator = bed.operator();
+    operator.register(
+      {
+        prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+          return { plains: new InformerEventSource<Widget, Widget>({ type: Plain }, context) };
         },
-        { name: 'plain-drop', resourceType: Widget, namespaces: [ns] },
-      );
-      await operator.start();
-      await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
-      await waitFor(
-        async () => (await bed.admin.get(Plain, pid))?.status?.observed === 'one',
-        'Plain applied',
-      );
-      await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'none' } });
-      await waitForWithin(
-        async () => (await bed.admin.get(Plain, pid))?.status?.observed === undefined,
-        'the status we applied dropped',
-        10_000,
-      );
-      expect(errors).toEqual([]);
-    },
-  );
+        async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+          const intent: Widget = {
+            apiVersion: Plain.apiVersion,
+            kind: Plain.kind,
+            metadata: { name: 'w-plain', namespace: ns, ownerReferences: owned(w) },
+            spec: { value: 'fixed' },
+          };
+          if (w.spec?.value !== 'none') intent.status = { observed: w.spec?.value };
+          await context
+            .resourceOperations()
+            .serverSideApply(intent)
+            .catch((e: unknown) => errors.push(e));
+          return UpdateControl.noUpdate<Widget>();
+        },
+      },
+      { name: 'plain-drop', resourceType: Widget, namespaces: [ns] },
+    );
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns, { value: 'one' }));
+    await waitFor(async () => (await bed.admin.get(Plain, pid))?.status?.observed === 'one', 'Plain applied');
+    await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'none' } });
+    await waitForWithin(
+      async () => (await bed.admin.get(Plain, pid))?.status?.observed === undefined,
+      'the status we applied dropped',
+      10_000,
+    );
+    expect(errors).toEqual([]);
+  });
 
   it('[ES-19] a ConfigMap deleted while the watch is away is applied again once the delete is seen (a skip on the stale cache hides nothing for good)', async () => {
     const ns = await newNamespace(bed.admin);
