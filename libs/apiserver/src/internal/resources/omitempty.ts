@@ -31,6 +31,12 @@ function resolver(components: Record<string, JsonObject>): (s: JsonObject) => Js
   };
 }
 
+/** Per resource type and apiVersion: the kind's root schema and its `$ref` resolver (null: no schema). */
+const walkers = new WeakMap<
+  ResourceType,
+  Map<string, { root: JsonObject; resolve: (s: JsonObject) => JsonObject } | null>
+>();
+
 /** A schema whose Go type is a slice or a map (`omitempty` drops those when empty, never a struct). */
 function isListOrMap(s: JsonObject): boolean {
   return s.type === 'array' || (isPlainObject(s.additionalProperties) && s.properties === undefined);
@@ -56,10 +62,21 @@ function isEmpty(v: unknown): boolean {
  */
 export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
   if (rt.crdName !== undefined) return;
-  const version = typeof o.apiVersion === 'string' ? o.apiVersion.slice(o.apiVersion.indexOf('/') + 1) : '';
-  const built = builtinComponents(rt.group, version, rt.kind);
-  if (!built) return;
-  const resolve = resolver(built.schemas);
+  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
+  let byVersion = walkers.get(rt);
+  if (byVersion === undefined) {
+    byVersion = new Map();
+    walkers.set(rt, byVersion);
+  }
+  let w = byVersion.get(apiVersion);
+  if (w === undefined) {
+    const built = builtinComponents(rt.group, apiVersion.slice(apiVersion.indexOf('/') + 1), rt.kind);
+    const root = built?.schemas[built.root];
+    w = built && root ? { root, resolve: resolver(built.schemas) } : null;
+    byVersion.set(apiVersion, w);
+  }
+  if (w === null) return;
+  const resolve = w.resolve;
   const walk = (v: unknown, schema: JsonObject, depth: number): void => {
     if (depth > 40 || v === null || typeof v !== 'object') return;
     const s = resolve(schema);
@@ -87,6 +104,5 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
       if (isEmpty(x) && isListOrMap(ps) && !required.includes(k)) delete obj[k];
     }
   };
-  const root = built.schemas[built.root];
-  if (root) walk(o, root, 0);
+  walk(o, w.root, 0);
 }
