@@ -153,6 +153,38 @@ describe('KubeApiServer omits empty optional maps and lists of built-in kinds', 
       expect(o.rules).toEqual([{ verbs: [], resources: ['pods'] }]);
   });
 
+  it("a Role's or ClusterRole's rules: [] stays (Go declares it without omitempty), their empty optional fields go", async () => {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    const role = await call(server, 'POST', `${rbac}/namespaces/${NS}/roles`, {
+      metadata: { name: 'r-empty', labels: {} },
+      rules: [],
+    });
+    expect(role.status).toBe(201);
+    const cr = await call(server, 'POST', `${rbac}/clusterroles`, {
+      metadata: { name: 'oe-empty', annotations: {} },
+      rules: [],
+    });
+    expect(cr.status).toBe(201);
+    for (const o of [
+      role.json<any>(),
+      cr.json<any>(),
+      (await call(server, 'GET', `${rbac}/namespaces/${NS}/roles/r-empty`)).json<any>(),
+      (await call(server, 'GET', `${rbac}/clusterroles/oe-empty`)).json<any>(),
+    ]) {
+      expect(o.rules).toEqual([]);
+      expect(Object.keys(o.metadata)).not.toContain('labels');
+      expect(Object.keys(o.metadata)).not.toContain('annotations');
+    }
+    // a RoleBinding's subjects carry omitempty
+    const rb = await call(server, 'POST', `${rbac}/namespaces/${NS}/rolebindings`, {
+      metadata: { name: 'rb-empty' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r-empty' },
+      subjects: [],
+    });
+    expect(rb.status).toBe(201);
+    expect(Object.keys(rb.json<any>())).not.toContain('subjects');
+  });
+
   it('a custom resource keeps its empty maps and lists', async () => {
     const crd = await call(server, 'POST', CRDS, {
       apiVersion: 'apiextensions.k8s.io/v1',

@@ -31,10 +31,22 @@ function resolver(components: Record<string, JsonObject>): (s: JsonObject) => Js
   };
 }
 
+/**
+ * Optional fields whose Go type has no `omitempty` (kube-apiserver answers them `[]` when sent
+ * empty), by definition name: the OpenAPI schemas cannot tell these from the others.
+ */
+const KEPT_WHEN_EMPTY: Record<string, string[]> = {
+  'io.k8s.api.rbac.v1.Role': ['rules'],
+  'io.k8s.api.rbac.v1.ClusterRole': ['rules'],
+};
+
 /** Per resource type and apiVersion: the kind's root schema and its `$ref` resolver (null: no schema). */
 const walkers = new WeakMap<
   ResourceType,
-  Map<string, { root: JsonObject; resolve: (s: JsonObject) => JsonObject } | null>
+  Map<
+    string,
+    { root: JsonObject; resolve: (s: JsonObject) => JsonObject; kept: Map<JsonObject, string[]> } | null
+  >
 >();
 
 /** A schema whose Go type is a slice or a map (`omitempty` drops those when empty, never a struct). */
@@ -56,8 +68,9 @@ function isEmpty(v: unknown): boolean {
  * depth, as kube-apiserver's output does: built-in kinds are Go structs whose optional slice and map
  * fields carry `omitempty`, so `metadata.labels: {}`, a ConfigMap's `data: {}` or a container's
  * `env: []` are never in an answer. Which fields are optional comes from the kind's OpenAPI schema
- * (a property outside its schema's `required`); required fields, structs (`resources: {}`), map
- * entries, list items and fields of unknown schema are kept. Custom resources are left alone (kube
+ * (a property outside its schema's `required`, except the few optional fields Go declares without
+ * `omitempty`, such as a Role's `rules`); required fields, structs (`resources: {}`), map entries,
+ * list items and fields of unknown schema are kept. Custom resources are left alone (kube
  * keeps their JSON as sent).
  */
 export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
@@ -72,11 +85,16 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
   if (w === undefined) {
     const built = builtinComponents(rt.group, apiVersion.slice(apiVersion.indexOf('/') + 1), rt.kind);
     const root = built?.schemas[built.root];
-    w = built && root ? { root, resolve: resolver(built.schemas) } : null;
+    const kept = new Map<JsonObject, string[]>();
+    for (const [name, fields] of Object.entries(KEPT_WHEN_EMPTY)) {
+      const schema = built?.schemas[name];
+      if (schema) kept.set(schema, fields);
+    }
+    w = built && root ? { root, resolve: resolver(built.schemas), kept } : null;
     byVersion.set(apiVersion, w);
   }
   if (w === null) return;
-  const resolve = w.resolve;
+  const { resolve, kept } = w;
   const walk = (v: unknown, schema: JsonObject, depth: number): void => {
     if (depth > 40 || v === null || typeof v !== 'object') return;
     const s = resolve(schema);
@@ -94,6 +112,7 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
     const props = s.properties as Record<string, JsonObject> | undefined;
     if (!props) return;
     const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+    const keep = kept.get(s);
     for (const k of Object.keys(obj)) {
       const p = props[k];
       if (!p) continue;
@@ -101,7 +120,7 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
       if (x === null || typeof x !== 'object') continue;
       const ps = resolve(p);
       walk(x, p, depth + 1);
-      if (isEmpty(x) && isListOrMap(ps) && !required.includes(k)) delete obj[k];
+      if (isEmpty(x) && isListOrMap(ps) && !required.includes(k) && !keep?.includes(k)) delete obj[k];
     }
   };
   walk(o, w.root, 0);
