@@ -281,26 +281,20 @@ function buildComponents(
 const resolvedRefs = new WeakMap<Record<string, JsonObject>, Map<JsonObject, JsonObject>>();
 
 /**
- * Paths of fields an object has that its kind's schema does not declare (`spec.foo`,
- * `spec.template.spec.containers[0].bar`), as kube-apiserver's strict decoding reports them; with
- * `prune` they are also removed, as kube-apiserver's decoder drops them.
+ * A `$ref` resolver over `components` (following `$ref` and a single-`allOf` wrapper, as client-node's
+ * generated schemas nest them), memoised per components map and schema node: the walks of every write
+ * (unknown-field checks, omitempty) share it.
  */
-export function unknownBuiltinFields(
-  obj: unknown,
-  components: Record<string, JsonObject>,
-  root: string,
-  prune = false,
-): string[] {
-  const out: string[] = [];
-  let resolved = resolvedRefs.get(components);
-  if (resolved === undefined) {
-    resolved = new Map();
-    resolvedRefs.set(components, resolved);
+export function schemaResolver(components: Record<string, JsonObject>): (s: JsonObject) => JsonObject {
+  let cache = resolvedRefs.get(components);
+  if (cache === undefined) {
+    cache = new Map();
+    resolvedRefs.set(components, cache);
   }
-  const cache = resolved;
-  const resolve = (s: JsonObject): JsonObject => {
-    const known = cache.get(s);
-    if (known !== undefined) return known;
+  const known = cache;
+  return (s) => {
+    const hit = known.get(s);
+    if (hit !== undefined) return hit;
     let cur = s;
     for (let i = 0; i < 4; i++) {
       const ref =
@@ -312,9 +306,24 @@ export function unknownBuiltinFields(
       if (typeof ref !== 'string') break;
       cur = components[ref.replace('#/components/schemas/', '')] ?? {};
     }
-    cache.set(s, cur);
+    known.set(s, cur);
     return cur;
   };
+}
+
+/**
+ * Paths of fields an object has that its kind's schema does not declare (`spec.foo`,
+ * `spec.template.spec.containers[0].bar`), as kube-apiserver's strict decoding reports them; with
+ * `prune` they are also removed, as kube-apiserver's decoder drops them.
+ */
+export function unknownBuiltinFields(
+  obj: unknown,
+  components: Record<string, JsonObject>,
+  root: string,
+  prune = false,
+): string[] {
+  const out: string[] = [];
+  const resolve = schemaResolver(components);
   // scalars are never walked into (nor their paths built): only objects and arrays can hold fields
   const isNode = (v: unknown): boolean => v !== null && typeof v === 'object';
   const walk = (v: unknown, schema: JsonObject, path: string, depth: number): void => {

@@ -1,35 +1,6 @@
 import type { JsonObject } from '../../types.js';
-import { builtinComponents } from '../openapi/builtin-schemas.js';
+import { builtinComponents, schemaResolver } from '../openapi/builtin-schemas.js';
 import type { ResourceType } from './resource-type.js';
-
-/** Per components map: each schema met by the walk, its `$ref`s followed. */
-const resolvedRefs = new WeakMap<Record<string, JsonObject>, Map<JsonObject, JsonObject>>();
-
-function resolver(components: Record<string, JsonObject>): (s: JsonObject) => JsonObject {
-  let cache = resolvedRefs.get(components);
-  if (cache === undefined) {
-    cache = new Map();
-    resolvedRefs.set(components, cache);
-  }
-  const known = cache;
-  return (s) => {
-    const hit = known.get(s);
-    if (hit !== undefined) return hit;
-    let cur = s;
-    for (let i = 0; i < 4; i++) {
-      const ref =
-        typeof cur.$ref === 'string'
-          ? cur.$ref
-          : Array.isArray(cur.allOf)
-            ? (cur.allOf[0] as JsonObject).$ref
-            : undefined;
-      if (typeof ref !== 'string') break;
-      cur = components[ref.replace('#/components/schemas/', '')] ?? {};
-    }
-    known.set(s, cur);
-    return cur;
-  };
-}
 
 /**
  * Optional fields whose Go type has no `omitempty` (kube-apiserver answers them `[]` when sent
@@ -90,7 +61,7 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
       const schema = built?.schemas[name];
       if (schema) kept.set(schema, fields);
     }
-    w = built && root ? { root, resolve: resolver(built.schemas), kept } : null;
+    w = built && root ? { root, resolve: schemaResolver(built.schemas), kept } : null;
     byVersion.set(apiVersion, w);
   }
   if (w === null) return;
