@@ -27,6 +27,11 @@ const UNMANAGED_METADATA = [
  * over, changed or removed, or a field the desired state adds or drops, is a mismatch. When the
  * actual object has no apply entry of the manager (it was created or updated otherwise), it does
  * not match, so the next apply takes ownership (moving from update-based to apply-based management).
+ *
+ * `status` is compared only where our main apply entry owns `f:status` (a kind without a status
+ * subresource, whose main apply writes it); elsewhere the main apply never writes it. For built-in
+ * kinds an empty map or list the desired state has where the object has nothing matches:
+ * kube-apiserver serialises them with Go's `omitempty`, so such an apply changes nothing.
  */
 export function matchesManagedFields<R extends KubernetesResource>(
   actual: R,
@@ -40,16 +45,73 @@ export function matchesManagedFields<R extends KubernetesResource>(
   const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
   const kind = actual.kind ?? desired.kind;
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
+  // a kind without a status subresource: the main apply owns (and writes) the status
+  const ownsStatus = Object.prototype.hasOwnProperty.call(entry.fieldsV1, 'f:status');
   const wanted = sanitizeForMatch(
-    stripUnmanaged(clone(desired) as Record<string, unknown>),
+    stripUnmanaged(clone(desired) as Record<string, unknown>, ownsStatus),
     kind,
     apiVersion,
   );
   // a copy: the pruned view may share nested objects with the informer's cached resource
-  const have = sanitizeOwned(stripUnmanaged(clone<Record<string, unknown>>(owned)), kind, apiVersion);
+  const have = sanitizeOwned(
+    stripUnmanaged(clone<Record<string, unknown>>(owned), ownsStatus),
+    kind,
+    apiVersion,
+  );
   // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
-  // already left out maps emptied by someone else's removals
+  // already left out maps emptied by someone else's removals. Built-in kinds never show empty
+  // omitempty maps and lists, so there one the object lacks is no difference.
+  if (isBuiltIn(apiVersion)) dropEmptiesAbsentFrom(wanted, have);
   return deepEqual(have, wanted);
+}
+
+/** API groups of kube-apiserver's built-in kinds that contain a dot (others are custom resources). */
+const BUILT_IN_DOTTED_GROUPS = new Set([
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+]);
+
+/** Whether `apiVersion` is one of kube-apiserver's built-in groups (core, `apps`, `batch`, ...). */
+function isBuiltIn(apiVersion: string | undefined): boolean {
+  if (!apiVersion) return false;
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  return !group.includes('.') || BUILT_IN_DOTTED_GROUPS.has(group);
+}
+
+/** Removes, in place, the empty maps and lists of `wanted` whose key `have` does not have. */
+function dropEmptiesAbsentFrom(wanted: Record<string, unknown>, have: unknown): void {
+  const there = objectAt(have);
+  for (const [key, value] of Object.entries(wanted)) {
+    const inHave = there !== undefined && Object.prototype.hasOwnProperty.call(there, key);
+    if (isEmptyContainer(value)) {
+      if (!inHave) delete wanted[key];
+      continue;
+    }
+    const nested = objectAt(value);
+    if (nested) dropEmptiesAbsentFrom(nested, inHave ? there[key] : undefined);
+  }
+}
+
+function isEmptyContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return objectAt(value) !== undefined && Object.keys(value as object).length === 0;
 }
 
 /** Options of {@link matchesWholeObject}. */
@@ -107,11 +169,12 @@ export function sanitizeDesired<R extends KubernetesResource>(desired: R): R {
 }
 
 /**
- * Drops what apply never manages; a `metadata` left empty by that (an intent naming only
- * `name`/`namespace`) is dropped too, since it says nothing to compare.
+ * Drops what apply never manages (`status` too unless `keepStatus`: the main apply owns it); a
+ * `metadata` left empty by that (an intent naming only `name`/`namespace`) is dropped too, since it
+ * says nothing to compare.
  */
-function stripUnmanaged(obj: Record<string, unknown>): Record<string, unknown> {
-  for (const k of UNMANAGED_TOP) delete obj[k];
+function stripUnmanaged(obj: Record<string, unknown>, keepStatus = false): Record<string, unknown> {
+  for (const k of UNMANAGED_TOP) if (!(keepStatus && k === 'status')) delete obj[k];
   const meta = obj['metadata'] as Record<string, unknown> | undefined;
   if (meta && typeof meta === 'object') {
     for (const k of UNMANAGED_METADATA) delete meta[k];

@@ -33,20 +33,16 @@ describe('review: managed-fields matcher and omitempty maps of built-in kinds', 
     },
   };
 
-  // H8 finding F4 (/tmp/tosdk/H8-findings.md): fails since a0be387 (passed before); `it.failing`
-  // keeps CI green until the fix, which turns this back into `it`
-  it.failing(
-    '[DR-10] an intent with empty data and labels maps matches a built-in object that omits them (the apply would change nothing)',
-    () => {
-      const intent = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'c', namespace: 'n', labels: {}, annotations: { keep: 'x' } },
-        data: {},
-      };
-      expect(matchesManagedFields(actual, intent as KubernetesResource, fieldManager)).toBe(true);
-    },
-  );
+  // H8 finding F4 (/tmp/tosdk/H8-findings.md): failed from a0be387 until the fix
+  it('[DR-10] an intent with empty data and labels maps matches a built-in object that omits them (the apply would change nothing)', () => {
+    const intent = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'n', labels: {}, annotations: { keep: 'x' } },
+      data: {},
+    };
+    expect(matchesManagedFields(actual, intent as KubernetesResource, fieldManager)).toBe(true);
+  });
 
   it('[DR-10] a real difference next to the empty maps still does not match', () => {
     const intent = {
@@ -95,17 +91,14 @@ describe('review: managed-fields matcher and omitempty maps of built-in kinds', 
       expect(matchesManagedFields(actual, desired({ observed: 'one' }), fieldManager)).toBe(true);
     });
 
-    // H8 findings F5/F6, SSA dependents' side (/tmp/tosdk/H8-findings.md): fail at HEAD; `it.failing`
-    // keeps CI green until the matcher compares an owned status, which turns these back into `it`
-    it.failing('[DR-10] a changed status does not match (the apply would change it)', () => {
+    // H8 findings F5/F6, SSA dependents' side (/tmp/tosdk/H8-findings.md): failed before the matcher
+    // compared an owned status
+    it('[DR-10] a changed status does not match (the apply would change it)', () => {
       expect(matchesManagedFields(actual, desired({ observed: 'two' }), fieldManager)).toBe(false);
     });
 
-    it.failing(
-      '[DR-10] a desired state without the status we own does not match (the apply would drop it)',
-      () => {
-        expect(matchesManagedFields(actual, desired(), fieldManager)).toBe(false);
-      },
-    );
+    it('[DR-10] a desired state without the status we own does not match (the apply would drop it)', () => {
+      expect(matchesManagedFields(actual, desired(), fieldManager)).toBe(false);
+    });
   });
 });
