@@ -53,10 +53,11 @@ describe('review: readmit racing the watch', () => {
       ).length;
     const before = lists();
     owned.add('1');
-    bed.server.faults.addLatency({ verb: 'list', resource: 'configmaps', namespace: ns, ms: 150 });
+    bed.server.faults.addLatency({ verb: 'list', resource: 'configmaps', namespace: ns, ms: 300 });
     const readmit = informer.readmit();
-    // pages are one object each, in name order: once the fifth page is asked for, cm-1 and cm-3 were listed
-    await waitFor(() => lists() >= before + 5, 'the readmit list past cm-3', 20_000);
+    // pages are one object each, in name order (a request is logged when answered): after four pages
+    // cm-1 and cm-3 were listed, and two more pages (each 300 ms late) are still to come
+    await waitFor(() => lists() >= before + 4, 'the readmit list past cm-3', 20_000);
     await bed.admin.delete(CM, new ResourceID('cm-1', ns));
     await put('cm-3', '1', 'v2');
     await readmit;
