@@ -1,0 +1,344 @@
+// The write load generator of `npm run bench -- apiserver` (issue 17), run in a worker thread so it
+// has a core of its own, as a separate client process would. It is the same for the echo baseline
+// and the API server. Two generators:
+// - `raw` (the measured one): 16 keep-alive `node:net` sockets, one HTTP/1.1 request in flight on
+//   each; every request is built as one Buffer before the timed phase (only the name and the body
+//   differ between them); a response is parsed just enough to know where it ends (status line,
+//   Content-Length or chunked, the body skipped) and its status checked against the expected one.
+// - `http` (for comparison only): the same requests through `node:http` with a keep-alive Agent,
+//   the generator the bench used before; its own CPU per request was as high as the server's, so
+//   on two cores it measured the client as much as the server.
+// A response with another status than the expected one is a failure: it is counted, the first ones
+// are reported, and the bench fails on any (a failed write is never throughput).
+import http from 'node:http';
+import net from 'node:net';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+/** What the load client sends: creates, merge patches or applies of ConfigMap `cm-<i>`. */
+export type WriteKind = 'create' | 'patch' | 'apply';
+
+/** Which generator sends the writes (see the file's header). */
+export type LoadClient = 'raw' | 'http';
+
+/** What one load run is asked to do. */
+export interface LoadJob {
+  /** Port on 127.0.0.1 (plain HTTP). */
+  port: number;
+  /** Bearer token sent with every request. */
+  token: string;
+  kind: WriteKind;
+  /** Namespace of the ConfigMaps. */
+  ns: string;
+  /** Index of the first ConfigMap (`cm-<from>`). */
+  from: number;
+  /** Number of writes. */
+  count: number;
+  /** Connections, each with one request in flight. */
+  inFlight: number;
+  client: LoadClient;
+}
+
+/** What the worker reports back. */
+export interface LoadReport {
+  /** Writes per second of the timed phase (answered with the expected status only). */
+  rate: number;
+  /** CPU microseconds per request of the client thread during the timed phase. */
+  cpuUs: number;
+  /** Responses whose status was not the expected one. */
+  failures: number;
+  /** The first few failures, as `METHOD path -> status`. */
+  failureSamples: string[];
+  /** Set when the client itself failed (connection refused, closed, unparsable response). */
+  error?: string;
+}
+
+/** The ConfigMap a create sends (also what the API server answers, which sizes the echo's answer). */
+export function configMapJson(i: number, ns: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: ns, labels: { app: 'bench', idx: String(i % 10) } },
+    data: { key: `value-${i}`, other: 'x'.repeat(64) },
+  });
+}
+
+interface Write {
+  method: string;
+  path: string;
+  contentType: string;
+  body: string;
+  ok: number;
+}
+
+/** The i-th write of a kind: method, path, content type, body and the status that means success. */
+export function writeOf(kind: WriteKind, ns: string, i: number): Write {
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  if (kind === 'create')
+    return {
+      method: 'POST',
+      path: base,
+      contentType: 'application/json',
+      body: configMapJson(i, ns),
+      ok: 201,
+    };
+  if (kind === 'patch')
+    return {
+      method: 'PATCH',
+      path: `${base}/cm-${i}`,
+      contentType: 'application/merge-patch+json',
+      body: JSON.stringify({ data: { key: `patched-${i}` } }),
+      ok: 200,
+    };
+  return {
+    method: 'PATCH',
+    path: `${base}/cm-${i}?fieldManager=bench`,
+    contentType: 'application/apply-patch+yaml',
+    body: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `cm-${i}` },
+      data: { applied: `v-${i}` },
+    }),
+    ok: 200,
+  };
+}
+
+/** One HTTP/1.1 request as the bytes sent on the socket. */
+function requestBytes(w: Write, token: string): Buffer {
+  const body = Buffer.from(w.body, 'utf8');
+  const head =
+    `${w.method} ${w.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+    `Accept: application/json\r\nContent-Type: ${w.contentType}\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+const CRLF = Buffer.from('\r\n', 'latin1');
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/**
+ * Minimal HTTP/1.1 response reader for one keep-alive connection with one request in flight:
+ * `push` takes the bytes read and returns the status of a response once it is complete (its body
+ * skipped), or -1 while more bytes are needed. Throws on what it cannot read.
+ */
+class ResponseReader {
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  /** -2: reading the head; >= 0: body bytes still to skip; -1: chunked body. */
+  private remaining = -2;
+
+  push(chunk: Buffer): number {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.remaining === -2) {
+      const end = this.buf.indexOf(HEAD_END);
+      if (end < 0) return -1;
+      // "HTTP/1.1 201 Created": the status is bytes 9-11
+      this.status = Number(this.buf.toString('latin1', 9, 12));
+      if (!(this.status >= 100))
+        throw new Error(`unreadable status line: ${this.buf.toString('latin1', 0, 40)}`);
+      const head = this.buf.toString('latin1', 0, end).toLowerCase();
+      const cl = head.indexOf('\r\ncontent-length:');
+      if (cl >= 0) this.remaining = parseInt(head.slice(cl + 17, head.indexOf('\r\n', cl + 2) >>> 0), 10);
+      else if (/\r\ntransfer-encoding:[^\r]*chunked/.test(head)) this.remaining = -1;
+      else throw new Error(`response without Content-Length or chunked body: ${head.slice(0, 200)}`);
+      if (Number.isNaN(this.remaining)) throw new Error(`bad Content-Length: ${head.slice(0, 200)}`);
+      this.buf = this.buf.subarray(end + 4);
+    }
+    if (this.remaining >= 0) {
+      if (this.buf.length < this.remaining) return -1;
+      return this.done(this.remaining);
+    }
+    // chunked: skip chunks until the last (size 0) and its final CRLF (no trailers expected)
+    for (;;) {
+      const eol = this.buf.indexOf(CRLF);
+      if (eol < 0) return -1;
+      const size = parseInt(this.buf.toString('latin1', 0, eol), 16);
+      if (Number.isNaN(size)) throw new Error(`bad chunk size: ${this.buf.toString('latin1', 0, eol)}`);
+      const total = eol + 2 + size + 2;
+      if (this.buf.length < total) return -1;
+      if (size === 0) return this.done(total);
+      this.buf = this.buf.subarray(total);
+    }
+  }
+
+  private done(consumed: number): number {
+    if (this.buf.length !== consumed)
+      throw new Error(`${this.buf.length - consumed} bytes after a response with one request in flight`);
+    this.buf = Buffer.alloc(0);
+    this.remaining = -2;
+    return this.status;
+  }
+}
+
+function connect(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: '127.0.0.1', port, noDelay: true }, () => {
+      s.off('error', reject);
+      resolve(s);
+    });
+    s.once('error', reject);
+  });
+}
+
+async function rawLoad(job: LoadJob): Promise<LoadReport> {
+  const writes = Array.from({ length: job.count }, (_, k) => writeOf(job.kind, job.ns, job.from + k));
+  const bytes = writes.map((w) => requestBytes(w, job.token));
+  const ok = writes[0]?.ok ?? 200;
+  const sockets = await Promise.all(Array.from({ length: job.inFlight }, () => connect(job.port)));
+  let next = 0;
+  let failures = 0;
+  const failureSamples: string[] = [];
+  const drive = (s: net.Socket): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const reader = new ResponseReader();
+      let current = -1;
+      let finished = false;
+      const send = (): void => {
+        if (next >= job.count) {
+          finished = true;
+          resolve();
+          return;
+        }
+        current = next++;
+        s.write(bytes[current]);
+      };
+      s.on('data', (chunk: Buffer) => {
+        let status: number;
+        try {
+          status = reader.push(chunk);
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+          s.destroy();
+          return;
+        }
+        if (status < 0) return;
+        if (status !== ok) {
+          failures++;
+          if (failureSamples.length < 5)
+            failureSamples.push(`${writes[current].method} ${writes[current].path} -> ${status}`);
+        }
+        send();
+      });
+      s.on('error', reject);
+      s.on('close', () => {
+        if (!finished) reject(new Error(`connection closed by the server during request ${current}`));
+      });
+      send();
+    });
+  const cpu0 = process.threadCpuUsage();
+  const t0 = process.hrtime.bigint();
+  try {
+    await Promise.all(sockets.map(drive));
+  } finally {
+    for (const s of sockets) s.destroy();
+  }
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.threadCpuUsage(cpu0);
+  return {
+    rate: (job.count - failures) / secs,
+    cpuUs: (cpu.user + cpu.system) / job.count,
+    failures,
+    failureSamples,
+  };
+}
+
+async function httpLoad(job: LoadJob): Promise<LoadReport> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.inFlight });
+  let failures = 0;
+  const failureSamples: string[] = [];
+  const send = (i: number): Promise<void> => {
+    const w = writeOf(job.kind, job.ns, i);
+    return new Promise((resolve, reject) => {
+      const headers = {
+        authorization: `Bearer ${job.token}`,
+        accept: 'application/json',
+        'content-type': w.contentType,
+        'content-length': String(Buffer.byteLength(w.body)),
+      };
+      const req = http.request(
+        { host: '127.0.0.1', port: job.port, method: w.method, path: w.path, headers, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== w.ok) {
+              failures++;
+              if (failureSamples.length < 5)
+                failureSamples.push(`${w.method} ${w.path} -> ${res.statusCode}`);
+            }
+            resolve();
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(w.body);
+    });
+  };
+  let next = job.from;
+  const end = job.from + job.count;
+  const cpu0 = process.threadCpuUsage();
+  const t0 = process.hrtime.bigint();
+  const one = async (): Promise<void> => {
+    while (next < end) await send(next++);
+  };
+  try {
+    await Promise.all(Array.from({ length: job.inFlight }, one));
+  } finally {
+    agent.destroy();
+  }
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.threadCpuUsage(cpu0);
+  return {
+    rate: (job.count - failures) / secs,
+    cpuUs: (cpu.user + cpu.system) / job.count,
+    failures,
+    failureSamples,
+  };
+}
+
+/** Marks the worker data of this module's worker (the bench may start other workers). */
+interface WorkerData {
+  apiserverLoad: LoadJob;
+}
+
+/**
+ * Runs one load job in a new worker thread and returns its report with the CPU microseconds per
+ * request this (the server's) thread spent meanwhile. Rejects when the client failed; a report with
+ * `failures > 0` is returned as is (the caller fails the bench on it).
+ */
+export async function runLoad(job: LoadJob): Promise<LoadReport & { serverCpuUs: number }> {
+  const cpu0 = process.threadCpuUsage();
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { apiserverLoad: job } satisfies WorkerData,
+  });
+  let report: LoadReport;
+  try {
+    report = await new Promise<LoadReport>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`load worker exited (code ${code}) before reporting`)));
+    });
+  } finally {
+    await worker.terminate();
+  }
+  const cpu = process.threadCpuUsage(cpu0);
+  if (report.error !== undefined)
+    throw new Error(`load client (${job.client}, ${job.kind}): ${report.error}`);
+  return { ...report, serverCpuUs: (cpu.user + cpu.system) / job.count };
+}
+
+if (!isMainThread && (workerData as Partial<WorkerData> | null)?.apiserverLoad !== undefined) {
+  const job = (workerData as WorkerData).apiserverLoad;
+  (job.client === 'raw' ? rawLoad(job) : httpLoad(job)).then(
+    (r) => parentPort?.postMessage(r),
+    (e: unknown) =>
+      parentPort?.postMessage({
+        rate: 0,
+        cpuUs: 0,
+        failures: 0,
+        failureSamples: [],
+        error: String((e instanceof Error && e.stack) || e),
+      } satisfies LoadReport),
+  );
+}
