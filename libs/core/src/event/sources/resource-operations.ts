@@ -3,6 +3,7 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
 import { pruneToFields } from '../../dependent/internal/fields-v1.js';
+import { clone } from '../../dependent/internal/json.js';
 import type { FieldsV1 } from '../../dependent/internal/fields-v1.js';
 import { matchesManagedFields } from '../../dependent/matchers.js';
 import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
@@ -64,11 +65,6 @@ function carriesStatus(intent: KubernetesResource): boolean {
   return (intent as { status?: unknown }).status !== undefined;
 }
 
-/**
- * Whether an apply through a metadata-only cache concerns metadata alone: the intent has nothing but
- * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
- * key we applied, say) is not in the cached object, so the cache cannot show it is there, or gone.
- */
 /** Whether our main-resource apply entry on the cached object owns fields of `status` (a kind without a status subresource). */
 function ownsStatusByApply(cached: KubernetesResource, fieldManager: string): boolean {
   const entry = cached.metadata?.managedFields?.find(
@@ -77,6 +73,11 @@ function ownsStatusByApply(cached: KubernetesResource, fieldManager: string): bo
   return (entry?.fieldsV1 as Record<string, unknown> | undefined)?.['f:status'] !== undefined;
 }
 
+/**
+ * Whether an apply through a metadata-only cache concerns metadata alone: the intent has nothing but
+ * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
+ * key we applied, say) is not in the cached object, so the cache cannot show it is there, or gone.
+ */
 function onlyMetadata(intent: KubernetesResource, cached: KubernetesResource, fieldManager: string): boolean {
   if (Object.keys(intent).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')) return false;
   const entry = cached.metadata?.managedFields?.find(
@@ -147,8 +148,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    *
    * Not sent when the event source's cached object proves it would change nothing: the fields our
    * field manager owns by apply hold exactly the intent (the managed-fields matcher of the
-   * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). The cached object is returned
-   * then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
+   * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). A copy of the cached object is
+   * returned then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
    * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), a
    * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status or
    * our entry owning one (written by the main apply where the kind has no status subresource; the
@@ -170,7 +171,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
       !ownsStatusByApply(cached, fieldManager) &&
       matchesManagedFields(cached, resource, fieldManager)
     )
-      return Promise.resolve(cached);
+      return Promise.resolve(clone(cached)); // a copy, as an answer would be: the cache's own must not be changed
     return this.sourceWrite(
       source,
       id,
@@ -186,7 +187,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
   /**
    * Server-side apply of a secondary's status. Not sent when the cached object's status fields that
    * our field manager owns by apply (its managedFields entry of the status subresource) are exactly
-   * the intent's status; the cached object is returned then (see {@link serverSideApply}).
+   * the intent's status; a copy of the cached object is returned then (see {@link serverSideApply}).
    */
   serverSideApplyStatus<R extends KubernetesResource>(
     resource: R,
@@ -197,7 +198,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const fieldManager = options.fieldManager ?? source.fieldManager;
     // a metadata-only cache shows no status, so it proves nothing about one
     const cached = unconditional(resource) && !source.metadataOnly ? source.get(id) : undefined;
-    if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(cached);
+    if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(clone(cached));
     return this.sourceWrite(
       source,
       id,

@@ -32,6 +32,8 @@ const CM = ResourceTypes.ConfigMap;
 class ReadmeReconciler implements Reconciler<Widget> {
   readonly runs: Widget[] = [];
   readonly applied: V1ConfigMap[] = [];
+  /** What the source caches right after each apply returned. */
+  readonly cached: Array<V1ConfigMap | undefined> = [];
 
   prepareEventSources(context: EventSourceContext<Widget>): EventSources {
     return { configmaps: new InformerEventSource<V1ConfigMap, Widget>({ type: CM }, context) };
@@ -54,6 +56,7 @@ class ReadmeReconciler implements Reconciler<Widget> {
       data: { value: w.spec?.value ?? '' },
     });
     this.applied.push(cm);
+    this.cached.push(context.getSecondaryResource(CM));
     w.status = { ...w.status, observed: w.spec?.value };
     return UpdateControl.patchStatus(w);
   }
@@ -87,6 +90,9 @@ describe('ResourceOperations sends no server-side apply that would change nothin
     await waitFor(() => again.applied.length >= 1, 'reconciled after the restart');
     expect(again.applied[0].data).toEqual({ value: 'one' });
     expect(again.applied[0].metadata?.name).toBe('w-cm');
+    // what a skipped apply returns is a copy: changing it cannot change the cache
+    expect(again.applied[0]).toEqual(again.cached[0]);
+    expect(again.applied[0]).not.toBe(again.cached[0]);
     expect(cmWrites()).toBe(1);
     expect(widgetWrites()).toBe(2);
 
