@@ -17,7 +17,15 @@ import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/
 import { tableBody } from '../internal/watch/list-watch.js';
 import type { IncludeObject } from '../internal/encoding/table.js';
 import { CapturedResponse, copyHead, replayRequest } from './captured-http.js';
-import type { ResourceDispatch } from './server-admission.js';
+
+/** A handler that runs resource requests (the resource handler, or admission in front of it). */
+export type ResourceDispatch = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  user: AuthUser,
+) => Promise<void>;
 
 /** What the converted-version handler needs. */
 export interface ConvertedVersionDeps {

@@ -27,6 +27,7 @@ import type { ObjectService, WriteContext } from '../internal/storage/object-ser
 import type { AdmissionAttributes } from './admission-attributes.js';
 import { CapturedResponse, replayRequest } from './captured-http.js';
 import { handleConvertedVersion } from './converted-version.js';
+import type { ResourceDispatch } from './converted-version.js';
 import { convertThroughWebhook } from './conversion-webhook.js';
 import type { ResolvedWebhook, WebhookClientConfig } from './webhook-configuration.js';
 import {
@@ -58,15 +59,6 @@ class Captured extends Error {}
 class Stale extends Error {}
 
 type Hook = NonNullable<WriteContext['admission']>;
-
-/** A handler that runs resource requests (the resource handler, or admission in front of it). */
-export type ResourceDispatch = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  info: ResourceRequestInfo,
-  query: URLSearchParams,
-  user: AuthUser,
-) => Promise<void>;
 
 /** Replaces `obj`'s content by `src`'s, keeping apiVersion, kind, name and namespace (what the write already fixed). */
 function replaceContent(obj: JsonObject, src: JsonObject): void {
