@@ -2,6 +2,7 @@ import type { KubernetesResource } from '../api/resource-type.js';
 import { clone, deepEqual, isSubset } from './internal/json.js';
 import { pruneToFields } from './internal/fields-v1.js';
 import type { FieldsV1 } from './internal/fields-v1.js';
+import { applyEntry } from './internal/owned-fields.js';
 import { quantityValue } from './internal/quantity.js';
 
 /** Fields of an object that apply never manages (identity, server-owned metadata, status). */
@@ -38,9 +39,7 @@ export function matchesManagedFields<R extends KubernetesResource>(
   desired: R,
   fieldManager: string,
 ): boolean {
-  const entry = actual.metadata?.managedFields?.find(
-    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
-  );
+  const entry = applyEntry(actual, fieldManager);
   if (!entry?.fieldsV1) return false;
   const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
   const kind = actual.kind ?? desired.kind;

@@ -1,4 +1,5 @@
 import type { KubernetesResource } from '../../api/resource-type.js';
+import { deepEqual as jsonEqual } from '../../dependent/internal/json.js';
 
 /**
  * What an own write did, so that the event carrying the resourceVersion it returned can be judged
@@ -40,18 +41,8 @@ function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Deep equality of JSON values (members holding `undefined` count as absent). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a))
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+/** Deep equality of JSON values (members holding `undefined` count as absent): the dependents' `deepEqual`. */
+export { jsonEqual };
 
 /** The object without the metadata the server maintains (resourceVersion, managedFields, generation, ...). */
 export function comparable(obj: unknown): Obj {

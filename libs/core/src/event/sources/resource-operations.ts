@@ -2,15 +2,14 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
-import { pruneToFields } from '../../dependent/internal/fields-v1.js';
 import { clone } from '../../dependent/internal/json.js';
-import type { FieldsV1 } from '../../dependent/internal/fields-v1.js';
+import { applyEntry, ownsExactlyStatus } from '../../dependent/internal/owned-fields.js';
 import { matchesManagedFields } from '../../dependent/matchers.js';
 import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
 import type { ResourceEventSource } from '../event-source.js';
 import { EventSourceUsageError } from './errors.js';
 import { InformerEventSource } from './informer-event-source.js';
-import { jsonEqual, OwnWrites } from './own-write.js';
+import { OwnWrites } from './own-write.js';
 import type { OwnWrite } from './own-write.js';
 
 /** Options of a server-side apply through {@link ResourceOperations}. */
@@ -65,14 +64,6 @@ function carriesStatus(intent: KubernetesResource): boolean {
   return (intent as { status?: unknown }).status !== undefined;
 }
 
-/** Whether our main-resource apply entry on the cached object owns fields of `status` (a kind without a status subresource). */
-function ownsStatusByApply(cached: KubernetesResource, fieldManager: string): boolean {
-  const entry = cached.metadata?.managedFields?.find(
-    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
-  );
-  return (entry?.fieldsV1 as Record<string, unknown> | undefined)?.['f:status'] !== undefined;
-}
-
 /**
  * Whether an apply through a metadata-only cache concerns metadata alone: the intent has nothing but
  * metadata, and our apply entry on the cached object owns nothing outside it. Anything else (a data
@@ -80,29 +71,8 @@ function ownsStatusByApply(cached: KubernetesResource, fieldManager: string): bo
  */
 function onlyMetadata(intent: KubernetesResource, cached: KubernetesResource, fieldManager: string): boolean {
   if (Object.keys(intent).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')) return false;
-  const entry = cached.metadata?.managedFields?.find(
-    (e) => e.manager === fieldManager && e.operation === 'Apply' && !e.subresource,
-  );
-  const fields = entry?.fieldsV1 as Record<string, unknown> | undefined;
+  const fields = applyEntry(cached, fieldManager)?.fieldsV1 as Record<string, unknown> | undefined;
   return fields !== undefined && Object.keys(fields).every((k) => k === 'f:metadata' || k === '.');
-}
-
-/**
- * Whether the status fields `fieldManager` owns by apply on `cached` (its managedFields entry of the
- * status subresource) hold exactly the status of `intent`: an apply of it would add, change and drop
- * nothing. False without such an entry.
- */
-function ownsExactlyStatus(
-  cached: KubernetesResource,
-  intent: KubernetesResource,
-  fieldManager: string,
-): boolean {
-  const entry = cached.metadata?.managedFields?.find(
-    (e) => e.manager === fieldManager && e.operation === 'Apply' && e.subresource === 'status',
-  );
-  if (!entry?.fieldsV1) return false;
-  const owned = pruneToFields(cached, entry.fieldsV1 as FieldsV1) as { status?: unknown };
-  return jsonEqual(owned.status ?? {}, (intent as { status?: unknown }).status ?? {});
 }
 
 function typeOf(resource: KubernetesResource): { group: string; version: string; kind: string } {
@@ -151,9 +121,9 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
    * dependents, JOSDK's `SSABasedGenericKubernetesResourceMatcher`). A copy of the cached object is
    * returned then, and nothing is recorded as our write. Any doubt sends the apply: a precondition in the
    * intent (`metadata.resourceVersion` or `metadata.uid`, which only the server can check), a
-   * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status or
-   * our entry owning one (written by the main apply where the kind has no status subresource; the
-   * matcher leaves status out), no cached object, no
+   * metadata-only source and an intent or owned fields beyond metadata, an intent carrying a status
+   * (the main apply writes it where the kind has no status subresource, before our entry owns it;
+   * once it does, the matcher compares it), no cached object, no
    * apply entry of our manager (managedFields pruned, or the object written otherwise), a field we
    * applied that someone else now owns or changed, or an intent that adds or drops a field.
    */
@@ -168,7 +138,6 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     if (
       cached &&
       (!source.metadataOnly || onlyMetadata(resource, cached, fieldManager)) &&
-      !ownsStatusByApply(cached, fieldManager) &&
       matchesManagedFields(cached, resource, fieldManager)
     )
       return Promise.resolve(clone(cached)); // a copy, as an answer would be: the cache's own must not be changed
@@ -198,7 +167,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     const fieldManager = options.fieldManager ?? source.fieldManager;
     // a metadata-only cache shows no status, so it proves nothing about one
     const cached = unconditional(resource) && !source.metadataOnly ? source.get(id) : undefined;
-    if (cached && ownsExactlyStatus(cached, resource, fieldManager)) return Promise.resolve(clone(cached));
+    if (cached && ownsExactlyStatus(cached, (resource as { status?: unknown }).status, fieldManager))
+      return Promise.resolve(clone(cached));
     return this.sourceWrite(
       source,
       id,

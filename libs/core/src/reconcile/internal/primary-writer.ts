@@ -3,9 +3,8 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import { KubernetesApiError } from '../../client/errors.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
+import { ownsExactlyStatus } from '../../dependent/internal/owned-fields.js';
 import { matchesManagedFields } from '../../dependent/matchers.js';
-import { pruneToFields } from '../../dependent/internal/fields-v1.js';
-import type { FieldsV1 } from '../../dependent/internal/fields-v1.js';
 import { applyMergePatch, comparable, jsonEqual, OwnWrites } from '../../event/sources/own-write.js';
 import type { OwnWrite } from '../../event/sources/own-write.js';
 import { createMergePatch } from './merge-patch.js';
@@ -230,17 +229,4 @@ export class PrimaryWriter<P extends KubernetesResource> {
 /** Whether a merge patch leaves `current` as it is (compared without server-maintained metadata). */
 function changesNothing(current: KubernetesResource, patch: unknown): boolean {
   return jsonEqual(comparable(applyMergePatch(current, patch)), comparable(current));
-}
-
-/**
- * Whether the status fields `fieldManager` owns by apply (its managedFields entry of the status
- * subresource) hold exactly `status`: an apply of it would add, change and drop nothing.
- */
-function ownsExactlyStatus(current: KubernetesResource, status: unknown, fieldManager: string): boolean {
-  const entry = current.metadata?.managedFields?.find(
-    (e) => e.manager === fieldManager && e.operation === 'Apply' && e.subresource === 'status',
-  );
-  if (!entry?.fieldsV1) return false;
-  const owned = pruneToFields(current, entry.fieldsV1 as FieldsV1) as { status?: unknown };
-  return jsonEqual(owned.status ?? {}, status ?? {});
 }
