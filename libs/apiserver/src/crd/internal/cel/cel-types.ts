@@ -122,3 +122,17 @@ export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth
       return T.dyn;
   }
 }
+
+/** CEL's timestamp and duration accessors (`getFullYear` ... `getMilliseconds`). */
+export const TIME_PARTS = new Set([
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+]);

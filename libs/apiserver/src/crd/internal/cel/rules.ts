@@ -30,7 +30,7 @@ import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
 import type { CelT } from './cel-types.js';
-import { typeOfSchema } from './cel-types.js';
+import { TIME_PARTS, typeOfSchema } from './cel-types.js';
 import { checkTypes } from './type-check.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
@@ -95,16 +95,7 @@ const STANDARD = new Set([
   'type',
   'duration',
   'timestamp',
-  'getFullYear',
-  'getMonth',
-  'getDayOfYear',
-  'getDayOfMonth',
-  'getDate',
-  'getDayOfWeek',
-  'getHours',
-  'getMinutes',
-  'getSeconds',
-  'getMilliseconds',
+  ...TIME_PARTS,
 ]);
 let known: Set<string> | undefined;
 

@@ -21,7 +21,7 @@ import {
   OPT_SELECT,
 } from './optional-syntax.js';
 import type { CelT } from './cel-types.js';
-import { list, map, optional, T, typeName } from './cel-types.js';
+import { list, map, optional, T, TIME_PARTS, typeName } from './cel-types.js';
 
 /** A type error at an expression. */
 export class CelTypeError extends Error {
@@ -209,18 +209,7 @@ function arithmetic(fn: string, a: CelT, b: CelT): CelT | undefined {
 }
 
 const STRING_PREDICATES = new Set(['contains', 'startsWith', 'endsWith', 'matches']);
-const TIME_PARTS = new Set([
-  'getFullYear',
-  'getMonth',
-  'getDayOfYear',
-  'getDayOfMonth',
-  'getDate',
-  'getDayOfWeek',
-  'getHours',
-  'getMinutes',
-  'getSeconds',
-  'getMilliseconds',
-]);
+
 const CONVERSIONS: Record<string, CelT> = {
   int: T.int,
   uint: T.uint,
