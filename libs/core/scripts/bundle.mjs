@@ -4,8 +4,11 @@
 // Why (issue 15 §3, the footprint of an idle operator): Node's ES module loader pays per module
 // (module records, the resolver's path walks) and resolving ~120 files makes its path normalisation hot
 // enough for V8's optimising compiler, whose code pages then count in RSS. One file instead of ~120
-// saves about 9 MB of an idle operator's RSS (README "Footprint"). Dependencies stay imports (they
-// are not bundled), so the package's dependency and peer contract is unchanged.
+// saves about 9 MB of an idle operator's RSS (README "Footprint"). Dependencies and peers stay imports,
+// except lru-cache, which every operator loads at start (see BUNDLED below).
+// The output is minified in whitespace only (names stay, so stack traces name the functions; the
+// linked source map leads back to src/**/*.ts): comments carry characters outside ASCII, which made
+// V8 hold the whole source as a two-byte string, and the source string stays in the heap.
 //
 // Run by `npm run build` after `tsc -b`, and before `npm pack` (prepack). Usage: node scripts/bundle.mjs
 import { build } from 'esbuild';
@@ -18,8 +21,9 @@ import { fileURLToPath } from 'node:url';
 // BlockList (~14 MB of RSS in all, measured). The bundle takes built-ins with
 // process.getBuiltinModule instead (the same objects, without the namespace); the source keeps plain
 // imports. Multi-line imports keep their line count, so the source map still lines up.
+// (also matches the minified `import{a as b}from"node:x";` of a bundled package)
 const BUILTIN_IMPORT =
-  /^import\s+(?:(\w+)\s*(?:,\s*)?)?(?:\*\s+as\s+(\w+)|\{([^}]*)\})?\s+from\s+['"](node:[\w/]+)['"];/gm;
+  /^import\s*(?:(\w+)\s*(?:,\s*)?)?(?:\*\s*as\s+(\w+)|\{([^}]*)\})?\s*from\s*['"](node:[\w/]+)['"];/gm;
 function withBuiltinsFromProcess(code) {
   return code.replace(BUILTIN_IMPORT, (statement, defaultName, namespace, named, specifier) => {
     const lines = '\n'.repeat(statement.split('\n').length - 1);
@@ -38,13 +42,44 @@ function withBuiltinsFromProcess(code) {
     return declarations.join(' ') + lines;
   });
 }
+
+// Packages bundled into the file instead of imported. lru-cache: every operator loads it at start
+// (informer caches, own-write tracking), and as a package import it costs Node's ES loader a package
+// resolution (package.json exports, real paths) and, when it loads, a read of the global
+// `performance` for its default clock, which loads perf_hooks (11 modules): both together pushed
+// Node's own loader functions over V8's tier-up threshold in an idle operator (README "Footprint").
+// Bundled, its reads of `performance` go to a clock that reads the global at its first `now()`
+// call (tosdk's caches pass their own clock where they use time, so idle operators never do).
+// lru-cache is BlueOak-1.0.0 licensed; the bundle names it and links its licence (LICENSE_NOTE).
+const BUNDLED = new Set(['lru-cache']);
+const LRU_CACHE_CLOCK = 'const lruCacheLazyClock = { now: () => performance.now() };\n';
+const LICENSE_NOTE =
+  '/*! Contains lru-cache (https://github.com/isaacs/node-lru-cache), Copyright (c) Isaac Z. Schlueter, BlueOak-1.0.0 licence: https://blueoakcouncil.org/license/1.0.0 */';
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
 const builtinsFromProcess = {
   name: 'builtins-from-process',
   setup(build) {
-    build.onLoad({ filter: /\.js$/ }, ({ path }) => ({
-      contents: withBuiltinsFromProcess(readFileSync(path, 'utf8')),
-      loader: 'js',
-    }));
+    build.onLoad({ filter: /\.js$/ }, ({ path }) => {
+      let contents = withBuiltinsFromProcess(readFileSync(path, 'utf8'));
+      if (/[\\/]node_modules[\\/]lru-cache[\\/]/.test(path)) {
+        contents = LRU_CACHE_CLOCK + contents.replace(/\bperformance\b/g, 'lruCacheLazyClock');
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+// every other dependency and peer stays an import resolved from node_modules, as in the unbundled modules
+const dependenciesExternal = {
+  name: 'dependencies-external',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, ({ path }) =>
+      BUNDLED.has(packageOf(path)) ? undefined : { path, external: true },
+    );
   },
 };
 
@@ -62,17 +97,21 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node22',
-  // dependencies and peers stay imports resolved from node_modules, as in the unbundled modules
-  packages: 'external',
   sourcemap: 'linked',
   // the map points at src/**/*.ts, which the package publishes
   sourcesContent: false,
+  minifyWhitespace: true,
+  banner: { js: LICENSE_NOTE },
   logLevel: 'warning',
-  plugins: [builtinsFromProcess],
+  plugins: [dependenciesExternal, builtinsFromProcess],
 });
 const bundled = readFileSync(new URL('../dist/tosdk-core.js', import.meta.url), 'utf8');
-const left = bundled.match(/^import .* from "node:.*$/gm);
+const left = bundled.match(/\bimport\s*[^;()]*?from\s*"node:[^"]*"/g);
 if (left) {
   console.error(`@tosdk/core bundle: built-ins still imported as ES modules: ${left.join('; ')}`);
+  process.exit(1);
+}
+if (!bundled.includes('lruCacheLazyClock') || /from\s*"lru-cache"/.test(bundled)) {
+  console.error('@tosdk/core bundle: lru-cache is not bundled with its lazy clock (see BUNDLED)');
   process.exit(1);
 }
