@@ -56,9 +56,12 @@ export class EventCorrelator {
   private readonly buckets: LRUCache<string, { tokens: number; at: number }>;
 
   constructor(private readonly settings: CorrelatorSettings) {
-    this.aggregates = new LRUCache({ max: settings.cacheSize });
-    this.observations = new LRUCache({ max: settings.cacheSize });
-    this.buckets = new LRUCache({ max: settings.cacheSize });
+    // bounded by a count through maxSize, not `max`: lru-cache allocates arrays of `max` slots up front
+    // (six of 32 KB and typed arrays at the default 4,096), ~270 KB for every operator, idle or not
+    const bounded = { maxSize: settings.cacheSize, sizeCalculation: () => 1 };
+    this.aggregates = new LRUCache(bounded);
+    this.observations = new LRUCache(bounded);
+    this.buckets = new LRUCache(bounded);
   }
 
   /**
