@@ -19,6 +19,7 @@ import {
   InformerEventSourceStartError,
   MissingPrimaryToSecondaryMapperError,
 } from './errors.js';
+import { PrimaryIndex } from './internal/primary-index.js';
 import { isIndexableMapper, Mappers } from './mappers.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
 import { OwnWriteTracker } from './own-write-tracker.js';
@@ -137,6 +138,8 @@ export class InformerEventSource<
   private readonly s2p: SecondaryToPrimaryMapper<R>;
   private readonly p2s?: PrimaryToSecondaryMapper<P>;
   private readonly indexed: boolean;
+  /** PRIMARY_INDEX, kept by this source's event handler (see PrimaryIndex for why not the informer's). */
+  private readonly primaryIndex?: PrimaryIndex;
   private readonly follow: boolean;
   private readonly primaries: PrimaryResourceCache<P> | undefined;
   private readonly indexers: Record<string, IndexFunction<R>>;
@@ -215,17 +218,32 @@ export class InformerEventSource<
     } catch (error) {
       throw new EventSourceUsageError(`${this.label}: ${errorMessage(error)}`, { cause: error });
     }
-    if (this.indexed) this.informer.addIndexer(PRIMARY_INDEX, (obj) => this.primaryKeys(obj));
+    if (this.indexed) this.primaryIndex = new PrimaryIndex();
     for (const [name, fn] of Object.entries(this.indexers)) this.informer.addIndexer(name, fn);
   }
 
   override async start(): Promise<void> {
     await super.start();
-    this.unsubscribe ??= this.informer.addEventHandler({
-      onAdd: (obj) => this.onEvent({ kind: 'add', obj }),
-      onUpdate: (oldObj, obj) => this.onEvent({ kind: 'update', oldObj, obj }),
-      onDelete: (obj, finalStateUnknown) => this.onEvent({ kind: 'delete', obj, finalStateUnknown }),
-    });
+    if (!this.unsubscribe) {
+      const index = this.primaryIndex;
+      // the index first, so that what an event triggers reads it up to date (the handler replays
+      // what is cached as adds)
+      index?.clear();
+      this.unsubscribe = this.informer.addEventHandler({
+        onAdd: (obj) => {
+          if (index) this.indexAdd(index, obj);
+          this.onEvent({ kind: 'add', obj });
+        },
+        onUpdate: (oldObj, obj) => {
+          if (index) this.indexUpdate(index, oldObj, obj);
+          this.onEvent({ kind: 'update', oldObj, obj });
+        },
+        onDelete: (obj, finalStateUnknown) => {
+          if (index) this.indexRemove(index, obj);
+          this.onEvent({ kind: 'delete', obj, finalStateUnknown });
+        },
+      });
+    }
     await this.informer.start();
     const h = this.informer.health();
     if (h.status === 'failed' && (this.o.failFast ?? true)) {
@@ -272,6 +290,12 @@ export class InformerEventSource<
   async changeNamespaces(namespaces: readonly string[]): Promise<void> {
     this.own.clear();
     await this.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
+    // a dropped namespace's objects leave without delete events
+    const index = this.primaryIndex;
+    if (index && this.unsubscribe) {
+      index.clear();
+      for (const obj of this.informer.list()) this.indexAdd(index, obj);
+    }
   }
 
   /** The namespaces watched now. */
@@ -316,7 +340,10 @@ export class InformerEventSource<
    * @throws InformerUsageError for an unknown index.
    */
   byIndex(name: string, value: string): R[] {
-    const fn = name === PRIMARY_INDEX && this.indexed ? (o: R) => this.primaryKeys(o) : this.indexers[name];
+    if (name === PRIMARY_INDEX && this.primaryIndex) {
+      return this.overlay(this.byPrimary(this.primaryIndex, value), (obj) => this.mapsTo(obj, value));
+    }
+    const fn = this.indexers[name];
     return this.overlay(this.informer.byIndex(name, value), (obj) => safeIndex(fn, obj).includes(value));
   }
 
@@ -354,9 +381,9 @@ export class InformerEventSource<
     if (this.p2s) ids = this.p2s(primary);
     else {
       this.getSecondaryResources(primary); // same checks and errors
-      ids = this.informer
-        .byIndex(PRIMARY_INDEX, ResourceID.fromResource(primary).key)
-        .map((skeletonOf) => ResourceID.fromResource(skeletonOf));
+      ids = this.byPrimary(this.primaryIndex!, ResourceID.fromResource(primary).key).map((skeletonOf) =>
+        ResourceID.fromResource(skeletonOf),
+      );
     }
     const out: R[] = [];
     for (const found of await Promise.all(ids.map((id) => this.fetch(id)))) if (found) out.push(found);
@@ -500,8 +527,47 @@ export class InformerEventSource<
     }
   }
 
+  /** The keys of the primaries `obj` maps to, for the index (`[]` when the mapper throws: its events log that). */
   private primaryKeys(obj: R): string[] {
-    return this.s2p(obj).map((id) => id.key);
+    let ids: unknown;
+    try {
+      ids = this.s2p(obj);
+    } catch {
+      return [];
+    }
+    const keys: string[] = [];
+    if (Array.isArray(ids)) for (const id of ids) if (id instanceof ResourceID) keys.push(id.key);
+    return keys;
+  }
+
+  private mapsTo(obj: R, primaryKey: string): boolean {
+    return this.primaryKeys(obj).includes(primaryKey);
+  }
+
+  private indexAdd(index: PrimaryIndex, obj: R): void {
+    const key = cacheKey(obj);
+    if (key) index.add(key, this.primaryKeys(obj));
+  }
+
+  private indexUpdate(index: PrimaryIndex, oldObj: R, obj: R): void {
+    const key = cacheKey(obj);
+    if (key) index.update(key, this.primaryKeys(oldObj), this.primaryKeys(obj));
+  }
+
+  private indexRemove(index: PrimaryIndex, obj: R): void {
+    const key = cacheKey(obj);
+    if (key) index.remove(key, this.primaryKeys(obj));
+  }
+
+  /** The cached secondaries indexed under `primaryKey` that still map to it (stale entries are dropped). */
+  private byPrimary(index: PrimaryIndex, primaryKey: string): R[] {
+    const out: R[] = [];
+    for (const key of index.keysOf(primaryKey)) {
+      const obj = this.informer.get(ResourceID.fromKey(key));
+      if (obj && this.mapsTo(obj, primaryKey)) out.push(obj);
+      else index.drop(primaryKey, key);
+    }
+    return out;
   }
 
   private full(obj: R): R | undefined {
