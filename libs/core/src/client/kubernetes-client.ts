@@ -28,7 +28,7 @@ import {
   writeQuery,
 } from './internal/paths.js';
 import { parseWatchLine } from './internal/watch-line.js';
-import type { HttpExchange } from './internal/transport.js';
+import type { HttpAnswer, HttpExchange } from './internal/transport.js';
 import type {
   AccessReviewResult,
   ApplyOptions,
@@ -88,6 +88,7 @@ interface CallSpec {
   textUnlessJson?: boolean;
   /** Whether a repeat could do harm; see `ClientRetryOptions`. */
   retry: RetrySafety;
+
   /** The Accept header. Defaults to `application/json`. */
   accept?: string;
 }
@@ -522,16 +523,14 @@ export class KubernetesClient {
     }
   }
 
-  /** One attempt (plus one more after a 401 when credentials can be refreshed). */
-  private async attempt<R>(
-    spec: CallSpec,
-    body: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<R> {
-    const { method, path } = spec;
+  /**
+   * One attempt (plus one more after a 401 when credentials can be refreshed). A chain of plain
+   * promises rather than nested async functions: fewer promises and microtask turns per request.
+   */
+  private attempt<R>(spec: CallSpec, body: string | undefined, signal: AbortSignal | undefined): Promise<R> {
     const exchange: HttpExchange = {
-      method,
-      path,
+      method: spec.method,
+      path: spec.path,
       body,
       contentType: spec.contentType,
       signal,
@@ -539,11 +538,24 @@ export class KubernetesClient {
       idleTimeoutMs: this.requestTimeoutMs,
       accept: spec.accept,
     };
-    let answer = await this.sendLogged(exchange);
-    if (answer.status === 401 && this.connection.hasDynamicAuth) {
-      this.connection.invalidateAuth();
-      answer = await this.sendLogged(exchange);
-    }
+    return send(this.connection, exchange).then(
+      (answer) => {
+        if (answer.status === 401 && this.connection.hasDynamicAuth) {
+          this.connection.invalidateAuth();
+          return send(this.connection, exchange).then(
+            (again) => this.decode<R>(spec, again),
+            (error: unknown) => this.failed(exchange, error),
+          );
+        }
+        return this.decode<R>(spec, answer);
+      },
+      (error: unknown) => this.failed(exchange, error),
+    );
+  }
+
+  /** The value of an answer: its parsed JSON body (or text, or undefined when empty). */
+  private decode<R>(spec: CallSpec, answer: HttpAnswer): R {
+    const { method, path } = spec;
     if (answer.status >= 400 || answer.status < 200) {
       throw apiError(answer.status, answer.headers, answer.body, { method, path });
     }
@@ -551,8 +563,10 @@ export class KubernetesClient {
     if (spec.textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
       return answer.body.toString('utf8') as R;
     }
+    const text = answer.body.toString('utf8');
+    let value: R;
     try {
-      return JSON.parse(answer.body.toString('utf8')) as R;
+      value = JSON.parse(text) as R;
     } catch (cause) {
       throw new KubernetesTransportError(
         `the API server answered ${answer.status} with a body that is not JSON`,
@@ -560,19 +574,17 @@ export class KubernetesClient {
         { cause, request: { method, path } },
       );
     }
+    return value;
   }
 
-  private async sendLogged(exchange: HttpExchange) {
-    try {
-      return await send(this.connection, exchange);
-    } catch (error) {
-      this.logger.debug('Kubernetes API request failed', {
-        method: exchange.method,
-        path: exchange.path,
-        error: (error as Error).message,
-      });
-      throw error;
-    }
+  /** Logs a failed request (debug) and rethrows its error. */
+  private failed(exchange: HttpExchange, error: unknown): never {
+    this.logger.debug('Kubernetes API request failed', {
+      method: exchange.method,
+      path: exchange.path,
+      error: (error as Error).message,
+    });
+    throw error;
   }
 
   private async *streamWatch<T>(

@@ -260,6 +260,54 @@ describe('KubernetesClient', () => {
     slow.close();
   });
 
+  it('times out a request whose answer stalls in the middle of its body, and keeps serving others', async () => {
+    server.handle((req, res) => {
+      if (req.path.endsWith('/stalls')) {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+        res.write('{"kind":'); // the rest never comes
+        return;
+      }
+      json(res, 200, { kind: 'Widget', metadata: { name: req.path.split('/').pop() } });
+    });
+    const slow = KubernetesClient.fromKubeConfig(server.kubeConfig(), { requestTimeoutMs: 200 });
+    const stalled = slow.get(Widget, new ResourceID('stalls', 'ns1')).catch((e: unknown) => e);
+    // requests in flight at the same time, before and after the stalled one times out, all answer
+    const others = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => slow.get(Widget, new ResourceID(`w${i}`, 'ns1'))),
+    );
+    expect(others.map((w) => w?.metadata?.name)).toEqual(Array.from({ length: 20 }, (_, i) => `w${i}`));
+    const error = await stalled;
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('timeout');
+    expect((error as KubernetesTransportError).message).toContain('200 ms');
+    const after = await slow.get(Widget, new ResourceID('later', 'ns1'));
+    expect(after?.metadata?.name).toBe('later');
+    slow.close();
+  });
+
+  it('reports an answer cut off in the middle of its body as a transport error, not as a value', async () => {
+    server.handle((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"kind":"Widget",', () => res.destroy());
+    });
+    const error = await client.get(Widget, id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('connection');
+  });
+
+  it('aborts a request in flight when its signal aborts, with an aborted transport error', async () => {
+    server.handle(() => undefined); // never answers
+    const controller = new AbortController();
+    const pending = client
+      .list(Widget, { namespace: 'ns1', signal: controller.signal })
+      .catch((e: unknown) => e);
+    await waitFor(() => server.requests.length > 0, 5_000, 'the request to arrive');
+    controller.abort();
+    const error = await pending;
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('aborted');
+  });
+
   it('rejects calls it cannot address with KubernetesClientUsageError', async () => {
     await expect(client.get(Widget, new ResourceID('w1'))).rejects.toBeInstanceOf(KubernetesClientUsageError);
     await expect(client.create(Widget, { metadata: { name: 'x' } })).rejects.toBeInstanceOf(

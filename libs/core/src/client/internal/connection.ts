@@ -3,6 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
+import { IdleSweeper } from './idle-sweeper.js';
 
 // node:http imported as an ES module builds its namespace by reading every export, which runs
 // http's lazy getters and loads the WebSocket client (undici): ~9 MB of RSS an operator never uses.
@@ -77,6 +78,8 @@ export class Connection {
   readonly port: number;
   /** Path prefix of the server URL (usually empty). */
   readonly basePath: string;
+  /** The idle deadlines of the buffered requests in flight (one timer for all of them). */
+  readonly idle = new IdleSweeper();
   private requestAgent?: http.Agent;
   private watchAgent?: http.Agent;
   private proxyAgent?: http.Agent;

@@ -3,7 +3,8 @@ import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
 import type { KubernetesStatus } from '../errors.js';
-import type { Connection } from './connection.js';
+import type { Connection, Prepared } from './connection.js';
+import type { IdleEntry } from './idle-sweeper.js';
 
 // node:http imported as an ES module builds its namespace by reading every export, which runs
 // http's lazy getters and loads the WebSocket client (undici): ~9 MB of RSS an operator never uses.
@@ -146,27 +147,132 @@ async function openOnce(
   });
 }
 
-/** Sends a request and buffers the whole answer. */
-export async function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
-  const { req, res } = await open(conn, exchange);
+/**
+ * Sends a request and buffers the whole answer, in one promise (no separate promise for the
+ * response head) and without timers of its own: the connection's {@link IdleSweeper} fails it when
+ * no answer starts within `idleTimeoutMs` or its socket is idle that long while the body arrives
+ * (a timer and a socket timeout per request cost a measurable share of a request's CPU, issue 15
+ * §2). A request that fails on a reused keep-alive socket with ECONNRESET before any answer is
+ * sent once more on a fresh socket, as {@link open} does.
+ */
+export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
+  const prepared = conn.prepare(false);
+  if (prepared instanceof Promise) return prepared.then((p) => sendPrepared(conn, exchange, p));
+  return sendPrepared(conn, exchange, prepared);
+}
+
+function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepared): Promise<HttpAnswer> {
   const requestInfo = { method: exchange.method, path: exchange.path };
+  if (exchange.signal?.aborted) {
+    return Promise.reject(
+      new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo }),
+    );
+  }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () =>
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        // most answers come in one chunk: no copy then
-        body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
-      }),
-    );
-    res.on('error', (cause) => reject(transportError(cause, exchange, requestInfo, conn.url)));
-    res.on('aborted', () =>
-      reject(transportError(new Error('response aborted'), exchange, requestInfo, conn.url)),
-    );
-    req.on('error', (cause) => reject(transportError(cause, exchange, requestInfo, conn.url)));
+    let req: http.ClientRequest;
+    let settled = false;
+    let answered = false;
+    let retried = false;
+    const idle: IdleEntry = {
+      last: Date.now(),
+      timeoutMs: exchange.idleTimeoutMs,
+      expire: () => {
+        const timeout = new TimeoutMarker('timeout');
+        req.destroy(timeout);
+        fail(timeout);
+      },
+    };
+    const onAbort = () => {
+      const aborted = new AbortMarker('aborted');
+      req.destroy(aborted);
+      fail(aborted);
+    };
+    const cleanup = () => {
+      exchange.signal?.removeEventListener('abort', onAbort);
+      exchange.inFlight?.delete(onAbort);
+      if (idle.timeoutMs > 0) conn.idle.remove(idle);
+    };
+    const fail = (cause: unknown) => {
+      if (settled) return;
+      if (
+        !answered &&
+        !retried &&
+        req.reusedSocket &&
+        (cause as NodeJS.ErrnoException)?.code === 'ECONNRESET'
+      ) {
+        // the server closed the idle socket as we wrote (or restarted): once more on a fresh one
+        retried = true;
+        conn.dropIdleSockets();
+        idle.last = Date.now();
+        start();
+        return;
+      }
+      settled = true;
+      cleanup();
+      reject(transportError(cause, exchange, requestInfo, conn.url));
+    };
+    const start = () => {
+      req = request(conn, exchange, prepared);
+      req.on('error', fail);
+      req.on('response', (res) => {
+        answered = true;
+        idle.last = Date.now();
+        if (settled) {
+          res.destroy();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          idle.last = Date.now();
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          cleanup();
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            // most answers come in one chunk: no copy then
+            body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+          });
+        });
+        res.on('error', fail);
+        // cut off before its end (no 'end' came)
+        res.on('close', () => {
+          if (!settled) fail(new Error('response aborted'));
+        });
+      });
+      req.end(exchange.body);
+    };
+    exchange.signal?.addEventListener('abort', onAbort, { once: true });
+    exchange.inFlight?.add(onAbort);
+    if (idle.timeoutMs > 0) conn.idle.add(idle);
+    start();
   });
+}
+
+/** The request of an exchange, its headers a name/value list sent as is (see Connection's headerList). */
+function request(conn: Connection, exchange: HttpExchange, prepared: Prepared): http.ClientRequest {
+  const allHeaders = prepared.headers.slice();
+  allHeaders.push('Accept', exchange.accept ?? 'application/json');
+  if (exchange.body !== undefined) {
+    allHeaders.push(
+      'Content-Type',
+      exchange.contentType ?? 'application/json',
+      'Content-Length',
+      String(Buffer.byteLength(exchange.body)),
+    );
+  }
+  const options: http.RequestOptions = {
+    host: conn.hostname,
+    port: conn.port,
+    method: exchange.method,
+    path: conn.basePath + exchange.path,
+    headers: allHeaders,
+    agent: prepared.agent,
+  };
+  return conn.protocol === 'https:' ? https.request(options) : httpModule.request(options);
 }
 
 /** Errors of certificate verification that mean "the CA in the kubeconfig did not sign this server's certificate". */

@@ -101,7 +101,7 @@ export class OwnWriteTracker<R extends KubernetesResource> {
     // returns the current version) never arrives as an event: forget it.
     const now = cached?.metadata?.resourceVersion;
     if (now) {
-      for (const own of [...state.own.keys()]) {
+      for (const own of state.own.keys()) {
         const order = compareResourceVersions(own, now);
         if (own === now || (order !== undefined && order <= 0)) state.own.delete(own);
       }
@@ -170,7 +170,7 @@ export class OwnWriteTracker<R extends KubernetesResource> {
 
   /** Own versions older than a version seen will never arrive as events (merged by a re-list). */
   private dropOlderOwn(state: KeyState<R>, seen: string): void {
-    for (const own of [...state.own.keys()]) {
+    for (const own of state.own.keys()) {
       const order = compareResourceVersions(own, seen);
       if (order !== undefined && order < 0) state.own.delete(own);
     }

@@ -28,14 +28,14 @@ export interface OwnWrite<R extends KubernetesResource = KubernetesResource> {
 type Obj = Record<string, unknown>;
 
 /** Metadata the server maintains, which no write sets: left out of every comparison. */
-const SERVER_MAINTAINED = [
+const SERVER_MAINTAINED = new Set([
   'resourceVersion',
   'managedFields',
   'generation',
   'creationTimestamp',
   'uid',
   'selfLink',
-];
+]);
 
 function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,9 +48,15 @@ export { jsonEqual };
 export function comparable(obj: unknown): Obj {
   if (!isObject(obj)) return {};
   const out: Obj = { ...obj };
-  if (isObject(obj.metadata)) {
-    const metadata: Obj = { ...obj.metadata };
-    for (const key of SERVER_MAINTAINED) delete metadata[key];
+  const source = obj.metadata;
+  if (isObject(source)) {
+    // built without `delete`, which would turn the copy into a slow dictionary-mode object
+    const metadata: Obj = {};
+    for (const key in source) {
+      if (!Object.prototype.hasOwnProperty.call(source, key) || SERVER_MAINTAINED.has(key)) continue;
+      if (key === '__proto__') Object.defineProperty(metadata, key, { value: source[key], enumerable: true });
+      else metadata[key] = source[key];
+    }
     out.metadata = metadata;
   }
   return out;
@@ -174,8 +180,13 @@ function explainedByIntent(before: unknown, after: unknown, intent: unknown): bo
   if (intent === undefined || after === undefined) return false;
   if (isObject(after) && isObject(intent) && (before === undefined || isObject(before))) {
     const b: Obj = before ?? {};
-    const keys = new Set([...Object.keys(b), ...Object.keys(after)]);
-    for (const key of keys) if (!explainedByIntent(b[key], after[key], intent[key])) return false;
+    // every key of either side, without building their union
+    for (const key of Object.keys(after))
+      if (!explainedByIntent(b[key], after[key], intent[key])) return false;
+    for (const key of Object.keys(b)) {
+      if (Object.prototype.hasOwnProperty.call(after, key)) continue;
+      if (!explainedByIntent(b[key], undefined, intent[key])) return false;
+    }
     return true;
   }
   if (jsonEqual(after, intent)) return true;
