@@ -1,7 +1,8 @@
 // Child process of the footprint test and benchmark (issue 15 §3): loads what an operator in a pod
 // loads, starts an operator with one controller on ConfigMaps, lets it idle, and prints its memory
 // as JSON on its last line.
-// argv: mode, kubeconfig path, namespace, service account dir, server port. Modes:
+// argv: mode, kubeconfig path, namespace, service account dir, server port[, kind of the cached
+// objects for the cache modes: ConfigMap (default) or Secret]. Modes:
 // - baseline: nothing loaded (bare Node);
 // - core: the import of @tosdk/core only;
 // - in-cluster: loadKubeConfig from the service account, as in a pod;
@@ -12,16 +13,18 @@
 // - cache: no operator; an Informer on `namespace` with managedFields pruned to tosdk's own entries
 //   (as InformerEventSource caches by default): heap per cached object against the JSON of the
 //   objects as served and as cached, and against the same objects JSON.parse'd into an array.
-// - operator-cache: the same objects cached the way an operator does: a controller whose primaries
-//   are none (a label selector matching nothing) with an InformerEventSource on the ConfigMaps of
-//   `namespace` (default keepOwn pruning, through the operator's shared informers): heap per
-//   cached object of a second operator, after a first one ran the same code.
+// - operator-cache: the same objects cached the way an operator does: a controller on ConfigMaps whose
+//   primaries are none (a label selector matching nothing) with an InformerEventSource on the
+//   objects of `namespace` (default keepOwn pruning, through the operator's shared informers, mapped
+//   by owner references to ConfigMaps): heap per cached object of a second operator, after a first
+//   one ran the same code; `heap` is the whole difference (an empty namespace gives the heap of the
+//   operator itself: code compiled while it ran, hidden classes, its watches).
 // With TOSDK_FOOTPRINT_TRACE=1 the child also lists the packages and the Node built-ins it loaded
 // (a module hook that itself costs memory, so the memory of a traced run is not a measurement).
 import { registerHooks } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const [mode, kubeconfigPath, namespace, serviceAccountDir, port] = process.argv.slice(2);
+const [mode, kubeconfigPath, namespace, serviceAccountDir, port, kind = 'ConfigMap'] = process.argv.slice(2);
 const trace = process.env['TOSDK_FOOTPRINT_TRACE'] === '1';
 const packages = new Set();
 if (trace) {
@@ -72,7 +75,8 @@ if (mode === 'floor') {
   const core = await import('@tosdk/core');
   const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
   const client = core.KubernetesClient.fromKubeConfig(kubeConfig);
-  const served = (await client.list(core.ResourceTypes.ConfigMap, { namespace })).items;
+  const type = core.ResourceTypes[kind];
+  const served = (await client.list(type, { namespace })).items;
   const servedJson = served.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
   const count = served.length;
   served.length = 0;
@@ -85,10 +89,7 @@ if (mode === 'floor') {
       {
         reconcile: () => core.UpdateControl.noUpdate(),
         prepareEventSources: (context) => {
-          source = new core.InformerEventSource(
-            { type: core.ResourceTypes.ConfigMap, namespaces: [namespace] },
-            context,
-          );
+          source = new core.InformerEventSource({ type, namespaces: [namespace] }, context);
           return { configmaps: source };
         },
       },
@@ -101,6 +102,7 @@ if (mode === 'floor') {
     );
     await started.start();
     for (let i = 0; i < 600 && source.list().length < count; i++) await sleep(50);
+    if (count === 0) await sleep(300); // the watch is open
     cached = source.list().length;
     return started;
   };
@@ -113,6 +115,7 @@ if (mode === 'floor') {
   const heap = process.memoryUsage().heapUsed - before;
   Object.assign(extra, {
     objects: cached,
+    heap,
     heapPerObject: heap / cached,
     servedJsonPerObject: servedJson / count,
   });
@@ -120,7 +123,7 @@ if (mode === 'floor') {
   const core = await import('@tosdk/core');
   const kubeConfig = core.loadKubeConfig({ env: { KUBECONFIG: kubeconfigPath, HOME: '/nonexistent' } });
   const client = core.KubernetesClient.fromKubeConfig(kubeConfig);
-  const type = core.ResourceTypes.ConfigMap;
+  const type = core.ResourceTypes[kind];
   const served = (await client.list(type, { namespace })).items;
   const servedJson = served.reduce((n, o) => n + Buffer.byteLength(JSON.stringify(o)), 0);
   const servedText = served.map((o) => JSON.stringify(o));
