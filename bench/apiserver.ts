@@ -17,10 +17,10 @@
 // Each write rate is printed with issue 17's target (8,000/s) and the server's CPU per request with
 // the budget that target leaves on one core (125 us), the figure that does not depend on how busy
 // the machine is; the load average of the run is printed beside the echo baseline.
-import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { Readable } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { KubeApiServer } from '@tosdk/apiserver';
@@ -246,7 +246,7 @@ type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => P
 /**
  * CPU microseconds per write of the server's own code, without sockets: the server's request
  * handler (a private method, reached here on purpose: this measures it alone) is driven with a
- * minimal request (an event emitter) and response, one write at a time, for `count` writes of each kind after
+ * minimal request (a readable stream) and response, one write at a time, for `count` writes of each kind after
  * a warm-up. This excludes node:http and the socket write, which the echo pays too, so it shows
  * what the API server's request front and engine cost, and moves far less with the machine's load.
  * Returns undefined when the handler is not there (renamed): the figure is then left out.
@@ -287,8 +287,9 @@ async function inProcess(
   const one = (kind: WriteKind, i: number): Promise<void> => {
     const [method, url, type, body, ok] = write(kind, i);
     return new Promise((resolve, reject) => {
-      // a minimal request: headers, and the body as one 'data' event then 'end' (what readBody reads)
-      const req = Object.assign(new EventEmitter(), {
+      // a minimal request: a readable stream with headers; the body is pushed whole on the next tick,
+      // as Node's parser pushes a small body right after the 'request' event (what readBody reads)
+      const req = Object.assign(new Readable({ read: () => undefined }), {
         method,
         url,
         headers: {
@@ -298,7 +299,6 @@ async function inProcess(
           'content-length': String(body.length),
         },
         complete: false,
-        resume: () => undefined,
       });
       const res = {
         statusCode: 200,
@@ -319,9 +319,9 @@ async function inProcess(
       };
       void handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
       process.nextTick(() => {
-        req.emit('data', body);
+        req.push(body);
         req.complete = true;
-        req.emit('end');
+        req.push(null);
       });
     });
   };

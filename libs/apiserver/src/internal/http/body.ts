@@ -3,18 +3,43 @@ import { parse as parseYaml } from 'yaml';
 import { ApiError, errors } from '../common/errors.js';
 import { checkJsonTextDepth, checkValueDepth } from '../common/nesting.js';
 
+const EMPTY = Buffer.alloc(0);
+
 /** Largest accepted request body (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads a request body, failing with 413 as soon as it exceeds the limit. */
+/**
+ * Reads a request body, failing with 413 as soon as it exceeds the limit.
+ *
+ * A request reaches the server's handler when its headers are parsed, before its body: the body is
+ * looked at one microtask later, once Node has parsed what the same socket read brought. When the
+ * whole body is there (a small body comes with its headers), it is taken in one read instead of
+ * being streamed through 'data' and 'end' events; otherwise (a larger body still on its way, a body
+ * without a declared length, a request replayed from a stream) it is read as a stream.
+ */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    return Promise.reject(errors.tooLarge());
+  }
+  return Promise.resolve().then(() => wholeBody(req, declared) ?? streamBody(req, limit));
+}
+
+/** The body when all of it waits in the request's buffer (taken in one read), else undefined. */
+function wholeBody(req: IncomingMessage, declared: number): Buffer | undefined {
+  if (!req.complete || req.readableFlowing === true || req.readableLength !== declared) return undefined;
+  if (declared === 0) return EMPTY;
+  const whole = req.read() as Buffer | null;
+  // read() hands out everything buffered at once; anything else is left to the stream (not expected)
+  if (whole === null) return undefined;
+  if (whole.length === declared) return whole;
+  req.unshift(whole);
+  return undefined;
+}
+
+function streamBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > limit) {
-      req.resume();
-      reject(errors.tooLarge());
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
@@ -29,7 +54,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       chunks.push(c);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+      if (!failed) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.on('error', (e) => {
       if (!failed) reject(errors.badRequest(`error reading the request body: ${e.message}`));

@@ -11,6 +11,24 @@ const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
 const PLAIN_QUERY = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/;
 const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
 
+/** The query of a target without one: shared by every such request, so it refuses changes. */
+class EmptyQuery extends URLSearchParams {
+  override append(): void {
+    throw new TypeError('the query of a request without one is shared and read only; copy it first');
+  }
+  override delete(): void {
+    this.append();
+  }
+  override set(): void {
+    this.append();
+  }
+  override sort(): void {
+    // nothing to sort
+  }
+}
+
+const EMPTY_QUERY: URLSearchParams = new EmptyQuery();
+
 /**
  * Splits a request target without the URL parser for the targets clients send (a plain absolute
  * path without dot segments, a plain query); anything else (escapes, dot segments, fragments,
@@ -26,8 +44,12 @@ export function splitTarget(raw: string): RequestTarget {
     !DOT_SEGMENT.test(path) &&
     (query === '' || PLAIN_QUERY.test(query))
   )
-    // with its `?`: the constructor drops one leading `?` (a query of its own starting with `?` keeps it)
-    return { pathname: path, searchParams: new URLSearchParams(q < 0 ? '' : raw.slice(q)) };
+    // with its `?`: the constructor drops one leading `?` (a query of its own starting with `?` keeps it);
+    // no query (most requests): one shared, read-only empty query instead of a new one per request
+    return {
+      pathname: path,
+      searchParams: query === '' ? EMPTY_QUERY : new URLSearchParams(raw.slice(q)),
+    };
   try {
     return new URL(raw, 'http://localhost');
   } catch {
