@@ -207,20 +207,58 @@ const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }
   'coordination.k8s.io': { version: 'v1', kinds: COORDINATION },
 };
 
+/** The rules at one path of a {@link RuleSchema}'s tree, and the paths below it by field name. */
+interface RuleNode {
+  readonly children: Map<string, RuleNode>;
+  list?: ListInfo;
+  strategic?: ListInfo;
+  atomicMap?: true;
+}
+
+function ruleNode(): RuleNode {
+  return { children: new Map() };
+}
+
 class RuleSchema implements PatchSchema {
-  constructor(private readonly rules: Rules) {}
+  /**
+   * The rules as a tree of path segments: a lookup walks the path's segments (the walks ask at every
+   * list and map node of every write) instead of joining them into a new string per question.
+   */
+  private readonly root = ruleNode();
+
+  constructor(rules: Rules) {
+    for (const [k, v] of rules.lists) this.at(k).list = v;
+    for (const [k, v] of rules.strategic) this.at(k).strategic = v;
+    for (const k of rules.atomicMaps) this.at(k).atomicMap = true;
+  }
+
+  private at(dotted: string): RuleNode {
+    let n = this.root;
+    for (const seg of dotted.split('.')) {
+      let c = n.children.get(seg);
+      if (c === undefined) n.children.set(seg, (c = ruleNode()));
+      n = c;
+    }
+    return n;
+  }
+
+  private find(path: readonly string[]): RuleNode | undefined {
+    let n: RuleNode | undefined = this.root;
+    for (let i = 0; i < path.length && n !== undefined; i++) n = n.children.get(path[i]);
+    return n;
+  }
 
   listInfo(path: readonly string[]): ListInfo | undefined {
-    return this.rules.lists.get(path.join('.'));
+    return this.find(path)?.list;
   }
 
   strategicListInfo(path: readonly string[]): ListInfo | undefined {
-    const key = path.join('.');
-    return this.rules.strategic.get(key) ?? this.rules.lists.get(key);
+    const n = this.find(path);
+    return n?.strategic ?? n?.list;
   }
 
   isAtomicMap(path: readonly string[]): boolean {
-    return this.rules.atomicMaps.has(path.join('.'));
+    return this.find(path)?.atomicMap === true;
   }
 }
 

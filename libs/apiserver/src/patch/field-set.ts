@@ -25,6 +25,24 @@ export function comparePathElements(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The path elements of a node's children in structured-merge-diff order. An insertion sort into one
+ * array: nodes have a few children, and `Array.prototype.sort` with a comparator allocated a work
+ * array on every call (every managedFields encoding of every write sorts each node's children).
+ */
+function sortedElements(children: ReadonlyMap<string, FieldSet>): string[] {
+  const out: string[] = [];
+  for (const element of children.keys()) {
+    let i = out.length;
+    while (i > 0 && comparePathElements(out[i - 1], element) > 0) {
+      out[i] = out[i - 1];
+      i--;
+    }
+    out[i] = element;
+  }
+  return out;
+}
+
 /** Whether `element` is an encoded path element: `f:…`, `k:{…`, `v:…` or `i:<digits>`. */
 function isPathElement(element: string): boolean {
   if (element.length < 2 || element.charCodeAt(1) !== 0x3a /* : */) return false;
@@ -176,7 +194,7 @@ export class FieldSet {
     const out: FieldPath[] = [];
     const walk = (node: FieldSet, at: string[]): void => {
       if (node.member && at.length > 0) out.push(at);
-      for (const element of [...node.children.keys()].sort(comparePathElements)) {
+      for (const element of sortedElements(node.children)) {
         walk(node.children.get(element)!, [...at, element]);
       }
     };
@@ -271,8 +289,7 @@ export class FieldSet {
    */
   private static encodeInto(node: FieldSet, out: JsonObject): boolean {
     let wrote = false;
-    const elements =
-      node.children.size > 1 ? [...node.children.keys()].sort(comparePathElements) : node.children.keys();
+    const elements = node.children.size > 1 ? sortedElements(node.children) : node.children.keys();
     for (const element of elements) {
       const child = node.children.get(element)!;
       const inner: JsonObject = child.member ? { '.': {} } : {};

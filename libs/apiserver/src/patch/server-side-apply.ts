@@ -259,16 +259,28 @@ class ApplyMerger {
     if (rs === 'map') {
       // lhs's fields in their order (each copied once, or merged with rhs's), then rhs's new ones;
       // a null in rhs removes the field
+      // (keys by for...in, own only; a scalar from rhs is taken as it is, which is what merging it
+      // gives, and a field only rhs has is copied, so a child schema path is built only where a
+      // merge of two objects or lists needs it)
       const l = lhs as JsonObject;
       const r = rhs as JsonObject;
       const out: JsonObject = {};
-      for (const key of Object.keys(l)) {
+      for (const key in l) {
+        if (!Object.hasOwn(l, key)) continue;
         if (!Object.hasOwn(r, key)) out[key] = cloneJson(l[key]);
-        else if (r[key] !== null) out[key] = this.merge(l[key], r[key], [...sp, key]);
+        else {
+          const value = r[key];
+          if (value === null) continue;
+          out[key] =
+            typeof value === 'object' || value === undefined
+              ? this.merge(l[key], value, [...sp, key])
+              : value;
+        }
       }
-      for (const key of Object.keys(r)) {
+      for (const key in r) {
+        if (!Object.hasOwn(r, key)) continue;
         const value = r[key];
-        if (value !== null && !Object.hasOwn(l, key)) out[key] = this.merge(undefined, value, [...sp, key]);
+        if (value !== null && !Object.hasOwn(l, key)) out[key] = cloneJson(value);
       }
       return out;
     }
@@ -354,7 +366,7 @@ function containsNull(value: unknown): boolean {
   if (value === null) return true;
   if (typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some(containsNull);
-  for (const key of Object.keys(value))
-    if (containsNull((value as Record<string, unknown>)[key])) return true;
+  const o = value as Record<string, unknown>;
+  for (const key in o) if (Object.hasOwn(o, key) && containsNull(o[key])) return true;
   return false;
 }

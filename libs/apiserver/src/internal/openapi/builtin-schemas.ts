@@ -336,14 +336,20 @@ export function unknownBuiltinFields(
       return;
     }
     const obj = v as Record<string, unknown>;
+    // keys walked with for...in (own keys only): Object.entries allocated a pair per field per write
     if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-      for (const [k, x] of Object.entries(obj))
+      for (const k in obj) {
+        if (!Object.hasOwn(obj, k)) continue;
+        const x = obj[k];
         if (isNode(x)) walk(x, s.additionalProperties as JsonObject, `${path}[${k}]`, depth + 1);
+      }
       return;
     }
     const props = s.properties as Record<string, JsonObject> | undefined;
     if (!props) return;
-    for (const [k, x] of Object.entries(obj)) {
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
+      const x = obj[k];
       const p = props[k];
       if (!p) {
         out.push(path ? `${path}.${k}` : k);

@@ -31,7 +31,9 @@ function isPlainObject(v: unknown): v is JsonObject {
 
 function isEmpty(v: unknown): boolean {
   if (Array.isArray(v)) return v.length === 0;
-  return isPlainObject(v) && Object.keys(v).length === 0;
+  if (!isPlainObject(v)) return false;
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }
 
 /**
@@ -76,15 +78,17 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
       return;
     }
     const obj = v as Record<string, unknown>;
+    // keys walked with for...in (own keys only), without a key or value list per object per write
     if (isPlainObject(s.additionalProperties)) {
-      for (const x of Object.values(obj)) walk(x, s.additionalProperties, depth + 1);
+      for (const k in obj) if (Object.hasOwn(obj, k)) walk(obj[k], s.additionalProperties, depth + 1);
       return;
     }
     const props = s.properties as Record<string, JsonObject> | undefined;
     if (!props) return;
     const required = Array.isArray(s.required) ? (s.required as string[]) : [];
     const keep = kept.get(s);
-    for (const k of Object.keys(obj)) {
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
       const p = props[k];
       if (!p) continue;
       const x = obj[k];

@@ -37,6 +37,28 @@ describe('FieldSet and the FieldsV1 encoding', () => {
     );
   });
 
+  it('sorts children inserted in any order: fields, keys, values, then indexes by number', () => {
+    const elements = [
+      'i:10',
+      'v:"b"',
+      'i:2',
+      'k:{"name":"y"}',
+      'f:z',
+      'v:"a"',
+      'k:{"name":"x"}',
+      'f:a',
+      'i:0',
+    ];
+    const sorted = ['f:a', 'f:z', 'k:{"name":"x"}', 'k:{"name":"y"}', 'v:"a"', 'v:"b"', 'i:0', 'i:2', 'i:10'];
+    // every rotation of the insertion order gives the same encoding and the same path order
+    for (let r = 0; r < elements.length; r++) {
+      const order = [...elements.slice(r), ...elements.slice(0, r)];
+      const set = FieldSet.of(...order.map((e) => ['f:list', e]));
+      expect(Object.keys(set.toFieldsV1()['f:list'] as object)).toEqual(sorted);
+      expect(set.paths().map((p) => p[1])).toEqual(sorted);
+    }
+  });
+
   it('equality is by paths: order, empty branches and removed paths do not count, membership does', () => {
     const a = FieldSet.of(
       ['f:spec', 'f:x'],

@@ -18,8 +18,8 @@ export function cloneJson<T>(value: T): T {
   }
   const from = value as JsonObject;
   const out: JsonObject = {};
-  // keys, not entries: no [key, value] pair allocated per property
-  for (const key of Object.keys(from)) out[key] = cloneJson(from[key]);
+  // own keys by for...in: neither a [key, value] pair nor a key list allocated per object
+  for (const key in from) if (Object.hasOwn(from, key)) out[key] = cloneJson(from[key]);
   return out as T;
 }
 

@@ -116,15 +116,26 @@ export function encodeManagers(managers: readonly Manager[]): ManagedFieldsEntry
   const nonEmpty = managers.filter((m) => !m.set.isEmpty());
   // each entry's time parsed once (and only when there is something to sort), not at every comparison
   const kept = nonEmpty.map((m) => ({ m, seconds: nonEmpty.length > 1 ? secondsOf(m.time) : 0 }));
-  if (kept.length > 1)
-    kept.sort(
-      ({ m: p, seconds: ps }, { m: q, seconds: qs }) =>
-        compare(p.operation, q.operation) ||
-        ps - qs ||
-        compare(p.manager, q.manager) ||
-        compare(p.apiVersion, q.apiVersion) ||
-        compare(p.subresource ?? '', q.subresource ?? ''),
-    );
+  const order = (
+    { m: p, seconds: ps }: { m: Manager; seconds: number },
+    { m: q, seconds: qs }: { m: Manager; seconds: number },
+  ): number =>
+    compare(p.operation, q.operation) ||
+    ps - qs ||
+    compare(p.manager, q.manager) ||
+    compare(p.apiVersion, q.apiVersion) ||
+    compare(p.subresource ?? '', q.subresource ?? '');
+  // a stable insertion sort in place: a few entries, and Array.prototype.sort with a comparator
+  // allocated a work array on every write
+  for (let i = 1; i < kept.length; i++) {
+    const x = kept[i];
+    let j = i;
+    while (j > 0 && order(kept[j - 1], x) > 0) {
+      kept[j] = kept[j - 1];
+      j--;
+    }
+    kept[j] = x;
+  }
   return kept.map(({ m }) => {
     const entry: ManagedFieldsEntry = {
       manager: m.manager,
