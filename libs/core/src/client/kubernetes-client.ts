@@ -19,6 +19,7 @@ import { resolveClientRetryOptions } from './retry-policy.js';
 import type { ClientRetryOptions, ClientRetryReason } from './retry-policy.js';
 import { apiError, LineSplitter, open, send, transportError } from './internal/transport.js';
 import {
+  applyQuery,
   collectionPath,
   idOf,
   itemPath,
@@ -218,7 +219,7 @@ export class KubernetesClient {
     options: WriteOptions = {},
   ): Promise<T> {
     const namespace = requireNamespace(type, obj.metadata?.namespace, 'create');
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'create',
       method: 'POST',
       path: collectionPath(type, namespace) + writeQuery(options),
@@ -235,7 +236,7 @@ export class KubernetesClient {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'update',
       method: 'PUT',
       path: itemPath(type, idOf(obj)) + writeQuery(options),
@@ -250,7 +251,7 @@ export class KubernetesClient {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'update',
       method: 'PUT',
       path: `${itemPath(type, idOf(obj))}/status${writeQuery(options)}`,
@@ -270,13 +271,9 @@ export class KubernetesClient {
   ): Promise<T> {
     if (!options?.fieldManager)
       throw new KubernetesClientUsageError('server-side apply needs a fieldManager');
-    const query = queryString({
-      fieldManager: options.fieldManager,
-      force: options.force ?? true,
-      dryRun: options.dryRun ? 'All' : undefined,
-    });
+    const query = applyQuery(options.fieldManager, options.force ?? true, options.dryRun ?? false);
     const path = itemPath(type, idOf(obj)) + (options.subresource ? `/${options.subresource}` : '') + query;
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'apply',
       method: 'PATCH',
       path,
@@ -287,7 +284,7 @@ export class KubernetesClient {
   }
 
   /** JSON merge patch (RFC 7386): `null` deletes a field, arrays are replaced. */
-  async mergePatch<T extends KubernetesResource>(
+  mergePatch<T extends KubernetesResource>(
     type: ResourceType<T>,
     id: ResourceID,
     patch: object,
@@ -297,7 +294,7 @@ export class KubernetesClient {
   }
 
   /** JSON patch (RFC 6902); a failing `test` operation gives a 422 (or 409 by server) error. */
-  async jsonPatch<T extends KubernetesResource>(
+  jsonPatch<T extends KubernetesResource>(
     type: ResourceType<T>,
     id: ResourceID,
     operations: JsonPatchOperation[],
@@ -307,7 +304,7 @@ export class KubernetesClient {
   }
 
   /** Strategic merge patch; only built-in kinds support it (custom resources answer 415). */
-  async strategicMergePatch<T extends KubernetesResource>(
+  strategicMergePatch<T extends KubernetesResource>(
     type: ResourceType<T>,
     id: ResourceID,
     patch: object,
@@ -395,7 +392,7 @@ export class KubernetesClient {
       throw new KubernetesClientUsageError(`request path must start with "/", got "${path}"`);
     const query = options.query ? queryString(options.query) : '';
     const method = options.method ?? 'GET';
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'request',
       method,
       path: path + query,
@@ -461,7 +458,7 @@ export class KubernetesClient {
   ): Promise<T> {
     const path =
       itemPath(type, id) + (options.subresource ? `/${options.subresource}` : '') + writeQuery(options);
-    return this.call<T>({
+    return await this.call<T>({
       verb: 'patch',
       method: 'PATCH',
       path,
@@ -563,10 +560,8 @@ export class KubernetesClient {
     if (spec.textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
       return answer.body.toString('utf8') as R;
     }
-    const text = answer.body.toString('utf8');
-    let value: R;
     try {
-      value = JSON.parse(text) as R;
+      return JSON.parse(answer.body.toString('utf8')) as R;
     } catch (cause) {
       throw new KubernetesTransportError(
         `the API server answered ${answer.status} with a body that is not JSON`,
@@ -574,7 +569,6 @@ export class KubernetesClient {
         { cause, request: { method, path } },
       );
     }
-    return value;
   }
 
   /** Logs a failed request (debug) and rethrows its error. */

@@ -208,7 +208,12 @@ export class Connection {
     // The server name Node would compute per request from the Host header (none for an IP
     // address), unless the KubeConfig names one (tls-server-name).
     const servername = auth.tls.servername ?? (isIP(this.hostname) ? '' : this.hostname);
-    return new OneServerHttpsAgent({ ...auth.tls, servername, ...common }, this.hostname, this.port);
+    // only the options that are set: Node copies the agent's options into every request's
+    return new OneServerHttpsAgent(
+      definedOnly({ ...auth.tls, servername, ...common }),
+      this.hostname,
+      this.port,
+    );
   }
 
   /** The cached credentials while they need no refresh. */
@@ -271,6 +276,12 @@ export class Connection {
     this.authAt = Date.now();
     return auth;
   }
+}
+
+function definedOnly<O extends object>(options: O): O {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) out[key] = value;
+  return out as O;
 }
 
 function sameCredentials(a: https.AgentOptions, b: https.AgentOptions): boolean {

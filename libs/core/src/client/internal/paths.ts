@@ -71,7 +71,37 @@ export function itemPath(type: ResourceType, id: ResourceID): string {
 
 /** The query string of a write (`fieldManager`, `dryRun=All`). */
 export function writeQuery(options: WriteOptions): string {
-  return queryString({ fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+  const fieldManager = options.fieldManager;
+  if (options.dryRun || fieldManager === undefined) {
+    return queryString({ fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+  }
+  return remembered(WRITE_QUERIES, fieldManager, () => queryString({ fieldManager }));
+}
+
+/** The query string of a server-side apply (`fieldManager`, `force`, `dryRun=All`). */
+export function applyQuery(fieldManager: string, force: boolean, dryRun: boolean): string {
+  if (dryRun) return queryString({ fieldManager, force, dryRun: 'All' });
+  return remembered(force ? FORCED_APPLY_QUERIES : APPLY_QUERIES, fieldManager, () =>
+    queryString({ fieldManager, force }),
+  );
+}
+
+// An operator writes with a handful of field managers: their query strings are built once
+// (building one per request was a measurable share of a write's CPU in the widgets benchmark).
+const WRITE_QUERIES = new Map<string, string>();
+const APPLY_QUERIES = new Map<string, string>();
+const FORCED_APPLY_QUERIES = new Map<string, string>();
+/** Field managers remembered per kind of query at most (then the map starts over). */
+const MAX_REMEMBERED = 64;
+
+function remembered(cache: Map<string, string>, key: string, make: () => string): string {
+  let query = cache.get(key);
+  if (query === undefined) {
+    if (cache.size >= MAX_REMEMBERED) cache.clear();
+    query = make();
+    cache.set(key, query);
+  }
+  return query;
 }
 
 /** A query string (`?a=1&b=x`) of the defined, non-empty parameters; `''` when none. */

@@ -221,25 +221,29 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
           res.destroy();
           return;
         }
-        const chunks: Buffer[] = [];
+        // Let go once the body is built: Node keeps a keep-alive socket's first request (and so
+        // its response and these listeners' scope) reachable for the socket's life.
+        let chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => {
           idle.last = Date.now();
           chunks.push(chunk);
         });
         res.on('end', () => {
+          // most answers come in one chunk: no copy then
+          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+          chunks = [];
           if (settled) return;
           settled = true;
           cleanup();
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            // most answers come in one chunk: no copy then
-            body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
-          });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
         });
-        res.on('error', fail);
+        res.on('error', (cause) => {
+          chunks = [];
+          fail(cause);
+        });
         // cut off before its end (no 'end' came)
         res.on('close', () => {
+          chunks = [];
           if (!settled) fail(new Error('response aborted'));
         });
       });

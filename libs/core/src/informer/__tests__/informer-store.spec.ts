@@ -43,6 +43,33 @@ describe('InformerStore', () => {
   });
 });
 
+describe('InformerStore index updates', () => {
+  it('serves the replacement object under unchanged index values, and drops an object whose index function starts to throw', () => {
+    const errors: string[] = [];
+    let throwFor = '';
+    const store = new InformerStore<V1Pod>((index, key) => errors.push(`${index}:${key}`));
+    store.addIndex('secret', (p) => {
+      if (p.metadata?.name === throwFor) throw new Error('bad index');
+      return secretsOf(p);
+    });
+    const first = pod('a', 'p1', ['s1']);
+    const second = pod('a', 'p1', ['s1']);
+    store.put('a/p1', first);
+    store.put('a/p1', second); // same values: the index answers the new object
+    expect(store.byIndex('secret', 's1')).toEqual([second]);
+    store.put('a/p1', pod('a', 'p1', ['s1', 's1'])); // duplicates count once
+    expect(store.byIndex('secret', 's1')).toHaveLength(1);
+    throwFor = 'p1';
+    store.put('a/p1', pod('a', 'p1', ['s1']));
+    expect(store.byIndex('secret', 's1')).toEqual([]);
+    expect(errors).toEqual(['secret:a/p1']);
+    throwFor = '';
+    store.put('a/p1', pod('a', 'p1', ['s2']));
+    expect(store.byIndex('secret', 's2')).toHaveLength(1);
+    expect(store.byIndex('secret', 's1')).toEqual([]);
+  });
+});
+
 describe('compareResourceVersions', () => {
   it('compares decimal versions as integers of any length and gives up on opaque ones', () => {
     expect(compareResourceVersions('9', '10')).toBeLessThan(0);

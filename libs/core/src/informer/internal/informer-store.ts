@@ -119,29 +119,49 @@ export class InformerStore<T extends KubernetesResource> {
 
   private reindex(name: string, index: Index<T>, key: string, obj: T | undefined): void {
     const before = index.valuesByKey.get(key);
-    if (before) {
-      for (const value of before) {
-        const keys = index.keysByValue.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index.keysByValue.delete(value);
+    let values: string[] | undefined;
+    if (obj) {
+      try {
+        values = uniqueStrings(index.fn(obj));
+      } catch (error) {
+        this.unindex(index, key, before);
+        this.onIndexError(name, key, error);
+        return;
       }
-      index.valuesByKey.delete(key);
     }
-    if (!obj) return;
-    let values: string[];
-    try {
-      values = index.fn(obj);
-    } catch (error) {
-      this.onIndexError(name, key, error);
-      return;
-    }
-    if (!Array.isArray(values) || values.length === 0) return;
-    const unique = [...new Set(values.filter((v) => typeof v === 'string'))];
-    index.valuesByKey.set(key, unique);
-    for (const value of unique) {
+    // an update that keeps the values (the usual case: same owner, same labels) changes nothing
+    if (before && values && sameValues(before, values)) return;
+    this.unindex(index, key, before);
+    if (!values) return;
+    index.valuesByKey.set(key, values);
+    for (const value of values) {
       let keys = index.keysByValue.get(value);
       if (!keys) index.keysByValue.set(value, (keys = new Set()));
       keys.add(key);
     }
   }
+
+  private unindex(index: Index<T>, key: string, before: string[] | undefined): void {
+    if (!before) return;
+    for (const value of before) {
+      const keys = index.keysByValue.get(value);
+      keys?.delete(key);
+      if (keys?.size === 0) index.keysByValue.delete(value);
+    }
+    index.valuesByKey.delete(key);
+  }
+}
+
+/** The distinct strings of an index function's answer; undefined when there are none. */
+function uniqueStrings(values: unknown): string[] | undefined {
+  if (!Array.isArray(values) || values.length === 0) return undefined;
+  if (values.length === 1) return typeof values[0] === 'string' ? [values[0]] : undefined;
+  const unique = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
+  return unique.length > 0 ? unique : undefined;
+}
+
+function sameValues(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
