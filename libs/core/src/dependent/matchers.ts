@@ -31,8 +31,10 @@ const UNMANAGED_METADATA = [
  *
  * `status` is compared only where our main apply entry owns `f:status` (a kind without a status
  * subresource, whose main apply writes it); elsewhere the main apply never writes it. For built-in
- * kinds an empty map or list the desired state has where the object has nothing matches:
- * kube-apiserver serialises them with Go's `omitempty`, so such an apply changes nothing.
+ * kinds an empty map or list the desired state has where the object has nothing matches, at any
+ * depth, inside list items too (a container's `env: []`, a volume's `items: []`): kube-apiserver
+ * serialises them with Go's `omitempty`, so such an apply changes nothing. Custom resources are
+ * compared exactly (the server keeps their `{}` and `[]`).
  */
 export function matchesManagedFields<R extends KubernetesResource>(
   actual: R,
@@ -46,22 +48,125 @@ export function matchesManagedFields<R extends KubernetesResource>(
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
   // a kind without a status subresource: the main apply owns (and writes) the status
   const ownsStatus = Object.prototype.hasOwnProperty.call(entry.fieldsV1, 'f:status');
+  // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
+  // already left out maps emptied by someone else's removals. Built-in kinds never show empty
+  // omitempty maps and lists, at any depth (list items too), so there one the object lacks is no
+  // difference.
+  const omitsEmpties = isBuiltIn(apiVersion);
+  if (!sanitizes(kind, apiVersion)) {
+    // nothing to rewrite: compared as they are (the pruned view shares nested objects with the
+    // informer's cached resource and the desired object is the caller's, so neither is changed)
+    return sameIntent(owned, desired as Record<string, unknown>, ownsStatus, omitsEmpties);
+  }
   const wanted = sanitizeForMatch(
     stripUnmanaged(clone(desired) as Record<string, unknown>, ownsStatus),
     kind,
     apiVersion,
   );
-  // a copy: the pruned view may share nested objects with the informer's cached resource
   const have = sanitizeOwned(
     stripUnmanaged(clone<Record<string, unknown>>(owned), ownsStatus),
     kind,
     apiVersion,
   );
-  // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
-  // already left out maps emptied by someone else's removals. Built-in kinds never show empty
-  // omitempty maps and lists, so there one the object lacks is no difference.
-  if (isBuiltIn(apiVersion)) dropEmptiesAbsentFrom(wanted, have);
-  return deepEqual(have, wanted);
+  return sameIntent(have, wanted, ownsStatus, omitsEmpties);
+}
+
+const UNMANAGED_METADATA_SET = new Set(UNMANAGED_METADATA);
+const isUnmanagedMetadata = (k: string): boolean => UNMANAGED_METADATA_SET.has(k);
+
+/**
+ * Whether the owned view `have` holds exactly the intent `wanted`, leaving out what apply never
+ * manages (identity, server-owned metadata, status unless `ownsStatus`); a `metadata` with nothing
+ * else is no metadata. With `omitsEmpties` (built-in kinds) an empty map or list of `wanted`, or one
+ * holding only such (`{ labels: {} }`), whose key `have` lacks is no difference, at any depth.
+ */
+function sameIntent(
+  have: Record<string, unknown>,
+  wanted: Record<string, unknown>,
+  ownsStatus: boolean,
+  omitsEmpties: boolean,
+): boolean {
+  const skipped = (k: string): boolean =>
+    k === 'apiVersion' || k === 'kind' || (k === 'status' && !ownsStatus) || k === 'metadata';
+  if (!sameMembers(have, wanted, skipped, omitsEmpties)) return false;
+  const hm = have['metadata'] ?? {};
+  const wm = jsonValue(wanted['metadata']) ?? {};
+  const hmo = objectAt(hm);
+  const wmo = objectAt(wm);
+  if (!hmo || !wmo) return deepEqual(hm, wm);
+  return sameMembers(hmo, wmo, isUnmanagedMetadata, omitsEmpties);
+}
+
+/** The members of two objects but those `skipped` are equal (see {@link sameIntent}). */
+function sameMembers(
+  have: Record<string, unknown>,
+  wanted: Record<string, unknown>,
+  skipped: (key: string) => boolean,
+  omitsEmpties: boolean,
+): boolean {
+  let matched = 0;
+  for (const k of Object.keys(wanted)) {
+    if (skipped(k)) continue;
+    const w = jsonValue(wanted[k]);
+    if (w === undefined) continue;
+    if (!Object.prototype.hasOwnProperty.call(have, k) || have[k] === undefined) {
+      if (omitsEmpties && vacuous(w)) continue;
+      return false;
+    }
+    if (!sameValue(have[k], w, omitsEmpties)) return false;
+    matched++;
+  }
+  let present = 0;
+  for (const k of Object.keys(have)) if (!skipped(k) && have[k] !== undefined) present++;
+  return present === matched;
+}
+
+const none = (): boolean => false;
+
+/** Equality of JSON values as {@link deepEqual}, with the omitempty rule inside maps and list items. */
+function sameValue(have: unknown, wanted: unknown, omitsEmpties: boolean): boolean {
+  const w = jsonValue(wanted);
+  if (have === w) return true;
+  if (typeof have !== 'object' || typeof w !== 'object' || have === null || w === null) return false;
+  if (Array.isArray(have) || Array.isArray(w)) {
+    // keyed lists: the pruned view keeps our items in the object's order, as the intent lists them
+    // when nothing changed; atomic lists item by item
+    if (!Array.isArray(have) || !Array.isArray(w) || have.length !== w.length) return false;
+    for (let i = 0; i < w.length; i++) if (!sameValue(have[i], w[i], omitsEmpties)) return false;
+    return true;
+  }
+  return sameMembers(have as Record<string, unknown>, w as Record<string, unknown>, none, omitsEmpties);
+}
+
+/** An empty map or list, or a map of only such: what Go's `omitempty` leaves out entirely. */
+function vacuous(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  const o = objectAt(value);
+  if (!o) return false;
+  for (const k of Object.keys(o)) {
+    const v = jsonValue(o[k]);
+    if (v !== undefined && !vacuous(v)) return false;
+  }
+  return true;
+}
+
+/** A desired value as JSON has it: `toJSON` applied (a Date is its string); plain values as they are. */
+function jsonValue(value: unknown): unknown {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  )
+    return clone(value);
+  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
+  return value;
+}
+
+/** Kinds whose desired or actual state the matcher rewrites before comparing (see sanitizeForMatch). */
+function sanitizes(kind: string | undefined, apiVersion: string | undefined): boolean {
+  if (kind === undefined) return false;
+  if (kind === 'Secret' || kind === 'StatefulSet') return true;
+  return QUANTITY_TYPES.has(`${apiVersion ?? ''}/${kind}`);
 }
 
 /** API groups of kube-apiserver's built-in kinds that contain a dot (others are custom resources). */
@@ -92,25 +197,6 @@ function isBuiltIn(apiVersion: string | undefined): boolean {
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   return !group.includes('.') || BUILT_IN_DOTTED_GROUPS.has(group);
-}
-
-/** Removes, in place, the empty maps and lists of `wanted` whose key `have` does not have. */
-function dropEmptiesAbsentFrom(wanted: Record<string, unknown>, have: unknown): void {
-  const there = objectAt(have);
-  for (const [key, value] of Object.entries(wanted)) {
-    const inHave = there !== undefined && Object.prototype.hasOwnProperty.call(there, key);
-    if (isEmptyContainer(value)) {
-      if (!inHave) delete wanted[key];
-      continue;
-    }
-    const nested = objectAt(value);
-    if (nested) dropEmptiesAbsentFrom(nested, inHave ? there[key] : undefined);
-  }
-}
-
-function isEmptyContainer(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length === 0;
-  return objectAt(value) !== undefined && Object.keys(value as object).length === 0;
 }
 
 /** Options of {@link matchesWholeObject}. */
@@ -233,6 +319,18 @@ const POD_TEMPLATE_KINDS = new Set([
   'apps/v1/DaemonSet',
   'batch/v1/Job',
   'v1/ReplicationController',
+]);
+
+/** `apiVersion/kind` of the kinds whose quantities {@link normalizeQuantities} rewrites. */
+const QUANTITY_TYPES = new Set([
+  ...POD_TEMPLATE_KINDS,
+  'v1/Pod',
+  'v1/PodTemplate',
+  'v1/PersistentVolumeClaim',
+  'v1/PersistentVolume',
+  'v1/ResourceQuota',
+  'v1/LimitRange',
+  'batch/v1/CronJob',
 ]);
 
 /**
