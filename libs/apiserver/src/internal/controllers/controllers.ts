@@ -123,6 +123,10 @@ export class Controllers {
     const obj = object ?? (JSON.parse(ev.json) as JsonObject);
     const meta = isObject(obj.metadata) ? obj.metadata : {};
     this.indexUids(ev, meta);
+    // a new object that names no owner and is not being deleted gives the collector nothing but its
+    // uid (what gcRelevant and indexOwners would find, without their lists): most creates
+    if (ev.type === 'ADDED' && meta.ownerReferences === undefined && meta.deletionTimestamp === undefined)
+      return;
     this.indexOwners(ev, meta);
     if (this.gcRelevant(ev, meta)) {
       // the object, and its owners before and after (one it stopped naming may be waiting on it)

@@ -96,7 +96,11 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
       });
       continue;
     }
-    for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
+    const entries = m as Record<string, unknown>;
+    // keys by for...in (own only): no [key, value] pair allocated per label on every write
+    for (const k in entries) {
+      if (!Object.hasOwn(entries, k)) continue;
+      const v = entries[k];
       if (!validKeys.has(k)) {
         const keyCauses = validateKey(k, `metadata.${which}`);
         if (keyCauses.length > 0) causes.push(...keyCauses);
