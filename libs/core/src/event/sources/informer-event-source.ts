@@ -19,7 +19,7 @@ import {
   InformerEventSourceStartError,
   MissingPrimaryToSecondaryMapperError,
 } from './errors.js';
-import { PrimaryIndex } from './internal/primary-index.js';
+import { PrimaryIndex, sameOwners } from './internal/primary-index.js';
 import { isIndexableMapper, Mappers } from './mappers.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
 import { OwnWriteTracker } from './own-write-tracker.js';
@@ -140,6 +140,8 @@ export class InformerEventSource<
   private readonly indexed: boolean;
   /** PRIMARY_INDEX, kept by this source's event handler (see PrimaryIndex for why not the informer's). */
   private readonly primaryIndex?: PrimaryIndex;
+  /** Whether the mapper is the default one (owner references): an update keeping them needs no index work. */
+  private readonly ownerMapped: boolean;
   private readonly follow: boolean;
   private readonly primaries: PrimaryResourceCache<P> | undefined;
   private readonly indexers: Record<string, IndexFunction<R>>;
@@ -166,6 +168,7 @@ export class InformerEventSource<
     this.metadataOnly = o.metadataOnly ?? false;
     this.s2p = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
     this.p2s = o.primaryToSecondaryMapper;
+    this.ownerMapped = !o.secondaryToPrimaryMapper;
     this.indexed = !this.p2s && isIndexableMapper(this.s2p);
     const nsOption = o.namespaces ?? 'sameAsController';
     this.follow = o.followControllerNamespaceChanges ?? nsOption === 'sameAsController';
@@ -550,6 +553,7 @@ export class InformerEventSource<
   }
 
   private indexUpdate(index: PrimaryIndex, oldObj: R, obj: R): void {
+    if (this.ownerMapped && sameOwners(oldObj, obj)) return;
     const key = cacheKey(obj);
     if (key) index.update(key, this.primaryKeys(oldObj), this.primaryKeys(obj));
   }
@@ -562,6 +566,9 @@ export class InformerEventSource<
   /** The cached secondaries indexed under `primaryKey` that still map to it (stale entries are dropped). */
   private byPrimary(index: PrimaryIndex, primaryKey: string): R[] {
     const out: R[] = [];
+    // a secondary named like its primary is not in the index: looked up by that key
+    const sameKey = this.informer.get(ResourceID.fromKey(primaryKey));
+    if (sameKey && this.mapsTo(sameKey, primaryKey)) out.push(sameKey);
     for (const key of index.keysOf(primaryKey)) {
       const obj = this.informer.get(ResourceID.fromKey(key));
       if (obj && this.mapsTo(obj, primaryKey)) out.push(obj);

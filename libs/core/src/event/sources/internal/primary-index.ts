@@ -1,10 +1,14 @@
+import type { KubernetesResource } from '../../../api/resource-type.js';
+
 /**
  * The keys of an event source's cached secondaries by the keys of their primaries (what
  * `InformerEventSource`'s `PRIMARY_INDEX` answers), built to cost little per cached object
  * (issue 15 §3: heap per cached object of an operator's event source):
- * - a primary with one secondary holds that key as a plain string, a `Set` only from the second on;
  * - a secondary whose key equals its primary's (a dependent named after its primary, the common
- *   case) shares the primary's key string instead of holding a second copy;
+ *   case) is not held at all: the reader looks that key up in the cache itself (see
+ *   {@link PrimaryIndex.keysOf});
+ * - a primary with one other secondary holds that key as a plain string, a `Set` only from the
+ *   second on;
  * - there is no reverse map (secondary -> primaries): an update or a delete takes the primaries of
  *   the old object from the caller, and an update that keeps its primaries does no map work.
  *
@@ -22,12 +26,13 @@ export class PrimaryIndex {
     return this.byPrimary.size;
   }
 
-  /** Indexes the secondary `key` under each of `primaries`. */
+  /** Indexes the secondary `key` under each of `primaries` (not under its own key, see the class comment). */
   add(key: string, primaries: readonly string[]): void {
     for (const primary of primaries) {
+      if (primary === key) continue;
       const held = this.byPrimary.get(primary);
       if (held === undefined) {
-        this.byPrimary.set(primary, key === primary ? primary : key);
+        this.byPrimary.set(primary, key);
       } else if (typeof held === 'string') {
         if (held !== key) this.byPrimary.set(primary, new Set([held, key]));
       } else {
@@ -48,7 +53,10 @@ export class PrimaryIndex {
     this.add(key, after);
   }
 
-  /** The keys indexed under `primary` (candidates: check each, see the class comment). */
+  /**
+   * The keys indexed under `primary` (candidates: check each, see the class comment). The key equal
+   * to `primary` itself is never among them: a secondary of that key, if cached, is a candidate too.
+   */
   keysOf(primary: string): string[] {
     const held = this.byPrimary.get(primary);
     if (held === undefined) return [];
@@ -72,6 +80,25 @@ export class PrimaryIndex {
   clear(): void {
     this.byPrimary.clear();
   }
+}
+
+/**
+ * Whether two versions of a secondary carry the same namespace and owner references as far as
+ * `Mappers.fromOwnerReferences` reads them (apiVersion, kind, name, in order): then that mapper maps
+ * both to the same primaries, and an update needs no index work (no mapper call, no allocation).
+ */
+export function sameOwners(a: KubernetesResource, b: KubernetesResource): boolean {
+  if (a.metadata?.namespace !== b.metadata?.namespace) return false;
+  const x = a.metadata?.ownerReferences;
+  const y = b.metadata?.ownerReferences;
+  if (x === y) return true;
+  if (!x || !y) return (x?.length ?? 0) === 0 && (y?.length ?? 0) === 0;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i].name !== y[i].name || x[i].kind !== y[i].kind || x[i].apiVersion !== y[i].apiVersion)
+      return false;
+  }
+  return true;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {

@@ -13,7 +13,7 @@ import {
 } from '../../../../operator/__tests__/support.js';
 import { InformerEventSource, PRIMARY_INDEX } from '../../informer-event-source.js';
 import { ownedConfigMap } from '../../__tests__/helpers.js';
-import { PrimaryIndex } from '../primary-index.js';
+import { PrimaryIndex, sameOwners } from '../primary-index.js';
 
 // The event source's index of secondaries by primary (issue 15 §3: one string per primary instead
 // of a Set and a reverse map per secondary). It has no reverse map, so these tests move, delete and
@@ -104,15 +104,19 @@ describe('InformerEventSource primary index against @tosdk/apiserver', () => {
 });
 
 describe('PrimaryIndex', () => {
-  it('holds one key per primary as a string, several in a set, and forgets emptied primaries', () => {
+  it('holds one key per primary as a string, several in a set, none for a secondary keyed like its primary, and forgets emptied primaries', () => {
     const index = new PrimaryIndex();
-    index.add('ns/a', ['ns/a']);
+    index.add('ns/a', ['ns/a']); // named like its primary: not held (the reader looks it up)
+    expect(index.size).toBe(0);
     index.add('ns/x', ['ns/a', 'ns/b']);
     index.add('ns/x', ['ns/a']); // again: no duplicate
-    expect(index.keysOf('ns/a')).toEqual(['ns/a', 'ns/x']);
+    index.add('ns/y', ['ns/a']);
+    expect(index.keysOf('ns/a')).toEqual(['ns/x', 'ns/y']);
+    index.remove('ns/y', ['ns/a']);
+    expect(index.keysOf('ns/a')).toEqual(['ns/x']);
     expect(index.keysOf('ns/b')).toEqual(['ns/x']);
     index.update('ns/x', ['ns/a', 'ns/b'], ['ns/c']);
-    expect(index.keysOf('ns/a')).toEqual(['ns/a']);
+    expect(index.keysOf('ns/a')).toEqual([]);
     expect(index.keysOf('ns/b')).toEqual([]);
     expect(index.keysOf('ns/c')).toEqual(['ns/x']);
     index.update('ns/x', ['ns/c'], ['ns/c']); // unchanged primaries
@@ -121,5 +125,24 @@ describe('PrimaryIndex', () => {
     index.drop('ns/c', 'ns/x');
     index.drop('ns/c', 'ns/x'); // twice: no-op
     expect(index.size).toBe(0);
+  });
+
+  it('sameOwners: true only when namespace and the owner references the owner mapper reads are equal', () => {
+    const ref = (name: string, kind = 'Widget') => ({
+      apiVersion: 'test.tosdk.io/v1',
+      kind,
+      name,
+      uid: name,
+    });
+    const obj = (namespace: string, ownerReferences?: ReturnType<typeof ref>[]) => ({
+      metadata: { name: 'x', namespace, ownerReferences },
+    });
+    expect(sameOwners(obj('a', [ref('p')]), obj('a', [{ ...ref('p'), uid: 'other' }]))).toBe(true);
+    expect(sameOwners(obj('a'), obj('a', []))).toBe(true);
+    expect(sameOwners(obj('a', [ref('p')]), obj('a', [ref('q')]))).toBe(false);
+    expect(sameOwners(obj('a', [ref('p')]), obj('a', [ref('p', 'Gadget')]))).toBe(false);
+    expect(sameOwners(obj('a', [ref('p')]), obj('a', [ref('p'), ref('q')]))).toBe(false);
+    expect(sameOwners(obj('a', [ref('p')]), obj('b', [ref('p')]))).toBe(false);
+    expect(sameOwners(obj('a'), obj('a', [ref('p')]))).toBe(false);
   });
 });
