@@ -322,7 +322,7 @@ export async function run(): Promise<void> {
     const ownedViaOperator = await operatorHeap(ResourceTypes.Secret, OWNED_NAMESPACE, OWNED);
     const ownedPer = (n: number) => (n / OWNED).toFixed(0);
     console.log(
-      `owned secondaries (${OWNED} Secrets, each owned by a ConfigMap), operator's InformerEventSource: ${ownedPer(ownedViaOperator)} B per object, net of the operator itself ${ownedPer(ownedViaOperator - operatorItself)} B: ${((ownedViaOperator - operatorItself) / ownedJson).toFixed(2)}x their served JSON (${ownedPer(ownedJson)} B), ${((ownedViaOperator - operatorItself) / ownedInformerHeap).toFixed(2)}x a plain pruned Informer (${ownedPer(ownedInformerHeap)} B)`,
+      `owned secondaries (${OWNED} Secrets, each owned by a ConfigMap), operator's InformerEventSource: ${ownedPer(ownedViaOperator)} B per object, net of the operator itself ${ownedPer(ownedViaOperator - operatorItself)} B: ${((ownedViaOperator - operatorItself) / ownedJson).toFixed(2)}x their served JSON (${ownedPer(ownedJson)} B; target <= 1.0x: ${ownedViaOperator - operatorItself <= ownedJson ? 'met' : 'not met'}), ${((ownedViaOperator - operatorItself) / ownedInformerHeap).toFixed(2)}x a plain pruned Informer (${ownedPer(ownedInformerHeap)} B)`,
     );
 
     // (3) a metadata-only informer on the same objects (PartialObjectMetadata lists and watches)
