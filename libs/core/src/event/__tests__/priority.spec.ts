@@ -43,6 +43,32 @@ describe('priority queue (issue 15 §4)', () => {
     expect(executor.queued).toBe(0);
   });
 
+  it('[EP-11] a backlog of thousands keeps FIFO order within a priority, and tasks of it can still be promoted', async () => {
+    const { executor, order, task, release } = blocked();
+    const handles = [];
+    for (let i = 0; i < 3000; i++) handles.push(executor.submit(task(`n${i}`)));
+    const lateLow = executor.submit(task('late-low'), ReconcilePriority.LOW);
+    // promoted from the middle and from the end of the backlog: they go first, in submission order
+    handles[2500] && handles[2500].promote(ReconcilePriority.HIGH);
+    handles[1200] && handles[1200].promote(ReconcilePriority.HIGH);
+    expect(executor.queued).toBe(3001);
+    release();
+    await settle();
+    const expected = ['n1200', 'n2500'];
+    for (let i = 0; i < 3000; i++) if (i !== 1200 && i !== 2500) expected.push(`n${i}`);
+    expected.push('late-low');
+    expect(order).toEqual(expected);
+    expect(executor.queued).toBe(0);
+    if (lateLow) lateLow.promote(ReconcilePriority.HIGH); // started already: no effect, no throw
+    // the emptied queue takes and orders new work as a fresh one does
+    const again = blocked();
+    again.executor.submit(again.task('b'));
+    again.executor.submit(again.task('a'), ReconcilePriority.HIGH);
+    again.release();
+    await settle();
+    expect(again.order).toEqual(['a', 'b']);
+  });
+
   it('[EP-11] a changed resource is reconciled before the backlog of a list and of resyncs; a run waiting with low priority is promoted by a change', async () => {
     const clock = new FakeClock();
     const cache = new Map<string, R>();

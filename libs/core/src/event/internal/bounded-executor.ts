@@ -13,6 +13,18 @@ interface Waiting {
 }
 
 /**
+ * One priority's FIFO of waiting tasks: an array read from `head` on, so taking the next task is
+ * O(1) (`Array.shift` moves every other element of a long backlog, e.g. an initial list of 5,000).
+ */
+interface Lane {
+  items: Array<Waiting | undefined>;
+  head: number;
+}
+
+/** How many taken slots a lane keeps before it compacts its array. */
+const COMPACT_AFTER = 1024;
+
+/**
  * Runs async tasks with at most `limit` in flight; the rest wait by priority (higher first), in
  * FIFO order within one priority. Shared by every controller of an operator (JOSDK's
  * reconciliation executor with `concurrentReconciliationThreads`).
@@ -20,7 +32,7 @@ interface Waiting {
 export class BoundedExecutor {
   private running = 0;
   /** Waiting tasks, one FIFO lane per priority, lanes by priority (highest first). */
-  private readonly lanes = new Map<number, Waiting[]>();
+  private readonly lanes = new Map<number, Lane>();
   private order: number[] = [];
   private waiting = 0;
   private seq = 0;
@@ -64,9 +76,9 @@ export class BoundedExecutor {
       promote: (to: number) => {
         if (entry.started || to <= entry.priority) return;
         const lane = this.lanes.get(entry.priority)!;
-        lane.splice(lane.indexOf(entry), 1);
+        lane.items.splice(lane.items.indexOf(entry, lane.head), 1);
         this.waiting--;
-        if (lane.length === 0) this.dropLane(entry.priority);
+        if (lane.head >= lane.items.length) this.dropLane(entry.priority);
         entry.priority = to;
         // promoted tasks keep their submission order among the tasks of their new lane
         this.enqueue(entry, true);
@@ -78,7 +90,9 @@ export class BoundedExecutor {
   shutdown(): number {
     this.accepting = false;
     const dropped = this.waiting;
-    for (const lane of this.lanes.values()) for (const entry of lane) entry.started = true;
+    for (const lane of this.lanes.values()) {
+      for (let i = lane.head; i < lane.items.length; i++) lane.items[i]!.started = true;
+    }
     this.lanes.clear();
     this.order = [];
     this.waiting = 0;
@@ -89,15 +103,16 @@ export class BoundedExecutor {
   private enqueue(entry: Waiting, bySeq = false): void {
     let lane = this.lanes.get(entry.priority);
     if (!lane) {
-      lane = [];
+      lane = { items: [], head: 0 };
       this.lanes.set(entry.priority, lane);
       this.order = [...this.lanes.keys()].sort((a, b) => b - a);
     }
+    const items = lane.items;
     if (bySeq) {
-      let i = lane.length;
-      while (i > 0 && lane[i - 1].seq > entry.seq) i--;
-      lane.splice(i, 0, entry);
-    } else lane.push(entry);
+      let i = items.length;
+      while (i > lane.head && items[i - 1]!.seq > entry.seq) i--;
+      items.splice(i, 0, entry);
+    } else items.push(entry);
     this.waiting++;
   }
 
@@ -109,9 +124,14 @@ export class BoundedExecutor {
   private next(): (() => Promise<void>) | undefined {
     for (const priority of this.order) {
       const lane = this.lanes.get(priority)!;
-      const entry = lane.shift();
-      if (!entry) continue;
-      if (lane.length === 0) this.dropLane(priority);
+      if (lane.head >= lane.items.length) continue;
+      const entry = lane.items[lane.head]!;
+      lane.items[lane.head++] = undefined;
+      if (lane.head >= lane.items.length) this.dropLane(priority);
+      else if (lane.head >= COMPACT_AFTER && lane.head * 2 >= lane.items.length) {
+        lane.items = lane.items.slice(lane.head);
+        lane.head = 0;
+      }
       this.waiting--;
       entry.started = true;
       return entry.task;
