@@ -8,6 +8,7 @@ import { noopLogger } from '../../util/logger.js';
 import { ReconcilePriority } from '../event.js';
 import type { Event } from '../event.js';
 import { BoundedExecutor } from '../internal/bounded-executor.js';
+import type { QueuedTask } from '../internal/bounded-executor.js';
 import { EventProcessor } from '../internal/event-processor.js';
 import type { PostExecutionControl } from '../internal/execution.js';
 import { FakeClock, settle } from './fake-clock.js';
@@ -45,12 +46,16 @@ describe('priority queue (issue 15 §4)', () => {
 
   it('[EP-11] a backlog of thousands keeps FIFO order within a priority, and tasks of it can still be promoted', async () => {
     const { executor, order, task, release } = blocked();
-    const handles = [];
+    const handles: Array<QueuedTask | false> = [];
     for (let i = 0; i < 3000; i++) handles.push(executor.submit(task(`n${i}`)));
     const lateLow = executor.submit(task('late-low'), ReconcilePriority.LOW);
     // promoted from the middle and from the end of the backlog: they go first, in submission order
-    handles[2500] && handles[2500].promote(ReconcilePriority.HIGH);
-    handles[1200] && handles[1200].promote(ReconcilePriority.HIGH);
+    const promote = (handle: QueuedTask | false) => {
+      if (!handle) throw new Error('the task was refused');
+      handle.promote(ReconcilePriority.HIGH);
+    };
+    promote(handles[2500]);
+    promote(handles[1200]);
     expect(executor.queued).toBe(3001);
     release();
     await settle();
