@@ -31,10 +31,11 @@ const UNMANAGED_METADATA = [
  *
  * `status` is compared only where our main apply entry owns `f:status` (a kind without a status
  * subresource, whose main apply writes it); elsewhere the main apply never writes it. For built-in
- * kinds an empty map or list the desired state has where the object has nothing matches, at any
- * depth, inside list items too (a container's `env: []`, a volume's `items: []`): kube-apiserver
- * serialises them with Go's `omitempty`, so such an apply changes nothing. Custom resources are
- * compared exactly (the server keeps their `{}` and `[]`).
+ * kinds an empty list, or an empty map at a field whose Go type is a map (`labels`, `data`, ...), that
+ * the desired state has where the object has nothing matches, at any depth, inside list items too (a
+ * container's `env: []`, a volume's `items: []`): kube-apiserver serialises them with Go's
+ * `omitempty`, so such an apply changes nothing. An empty struct (`labelSelector: {}`) is a value:
+ * kube keeps it. Custom resources are compared exactly (the server keeps their `{}` and `[]`).
  */
 export function matchesManagedFields<R extends KubernetesResource>(
   actual: R,
@@ -77,8 +78,8 @@ const isUnmanagedMetadata = (k: string): boolean => UNMANAGED_METADATA_SET.has(k
 /**
  * Whether the owned view `have` holds exactly the intent `wanted`, leaving out what apply never
  * manages (identity, server-owned metadata, status unless `ownsStatus`); a `metadata` with nothing
- * else is no metadata. With `omitsEmpties` (built-in kinds) an empty map or list of `wanted`, or one
- * holding only such (`{ labels: {} }`), whose key `have` lacks is no difference, at any depth.
+ * else is no metadata. With `omitsEmpties` (built-in kinds) what the server omits (see
+ * {@link omittedByServer}) whose key `have` lacks is no difference, at any depth.
  */
 function sameIntent(
   have: Record<string, unknown>,
@@ -110,7 +111,7 @@ function sameMembers(
     const w = jsonValue(wanted[k]);
     if (w === undefined) continue;
     if (!Object.prototype.hasOwnProperty.call(have, k) || have[k] === undefined) {
-      if (omitsEmpties && vacuous(w)) continue;
+      if (omitsEmpties && omittedByServer(k, w)) continue;
       return false;
     }
     if (!sameValue(have[k], w, omitsEmpties)) return false;
@@ -138,15 +139,42 @@ function sameValue(have: unknown, wanted: unknown, omitsEmpties: boolean): boole
   return sameMembers(have as Record<string, unknown>, w as Record<string, unknown>, none, omitsEmpties);
 }
 
-/** An empty map or list, or a map of only such: what Go's `omitempty` leaves out entirely. */
-function vacuous(value: unknown): boolean {
+/**
+ * Fields of built-in kinds whose Go type is a map (`map[string]string`, `ResourceList`, ...): an empty
+ * one is left out by `omitempty`, so `labels: {}` changes nothing on the object. Only names that are a
+ * map wherever built-in kinds use them are listed: `selector` is a map on a Service but a
+ * `LabelSelector` struct elsewhere, where `{}` selects everything.
+ */
+const GO_MAP_FIELDS = new Set([
+  'labels',
+  'annotations',
+  'data',
+  'binaryData',
+  'stringData',
+  'nodeSelector',
+  'matchLabels',
+  'limits',
+  'requests',
+  'overhead',
+  'capacity',
+  'allocatable',
+  'hard',
+  'parameters',
+  'volumeAttributes',
+]);
+
+/**
+ * Whether the server leaves the desired member `key: value` out of a built-in object entirely, so its
+ * absence on the object is no difference: an empty list (Go's `omitempty` drops an empty slice) or an
+ * empty object at a key that is a Go map ({@link GO_MAP_FIELDS}). An empty struct is not: kube keeps
+ * a pointer to an empty struct as `{}`, and it may mean something else than none (an empty
+ * `labelSelector` selects every object, a missing one none), so adding it is a change.
+ */
+function omittedByServer(key: string, value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;
   const o = objectAt(value);
-  if (!o) return false;
-  for (const k of Object.keys(o)) {
-    const v = jsonValue(o[k]);
-    if (v !== undefined && !vacuous(v)) return false;
-  }
+  if (!o || !GO_MAP_FIELDS.has(key)) return false;
+  for (const k in o) if (jsonValue(o[k]) !== undefined) return false;
   return true;
 }
 

@@ -67,74 +67,68 @@ class AntiAffinityDeployment extends CRUDKubernetesDependentResource<V1Deploymen
 }
 
 describe('review s3: empty structs are values for built-in kinds too', () => {
-  // commit 65735d5 (managed-fields matcher: omitempty inside list items) — finding F1
-  it.failing(
-    '[DR-10] adding labelSelector: {} to a pod anti-affinity term (a list item) of an SSA dependent Deployment is applied',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      suite.operator().register(new StatusReconciler(), {
-        resourceType: Widget,
-        name: 'review-s3-affinity',
-        namespaces: [ns],
-        workflow: { dependents: [{ dependent: new AntiAffinityDeployment() }] },
-      });
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns));
-      const id = new ResourceID('w', ns);
-      const observed = async (v: string) => (await suite.admin.get(Widget, id))?.status?.observed === v;
-      const term = async () =>
-        (await suite.admin.get(ResourceTypes.Deployment, id))?.spec?.template.spec?.affinity?.podAntiAffinity
-          ?.requiredDuringSchedulingIgnoredDuringExecution?.[0];
-      await waitFor(
-        async () => (await term())?.topologyKey === 'kubernetes.io/hostname',
-        'first apply',
-        WAIT_MS,
-      );
-      expect(await term()).not.toHaveProperty('labelSelector');
-      await waitFor(() => observed('0'), 'first pass', WAIT_MS);
-      await suite.admin.mergePatch(Widget, id, { spec: { size: 1 } });
-      await waitFor(() => observed('1'), 'second pass', WAIT_MS);
-      // kube-apiserver (and @tosdk/apiserver) keep an empty struct: the selector now matches every pod
-      await waitFor(
-        async () => (await term())?.labelSelector !== undefined,
-        'labelSelector: {} applied',
-        5_000,
-      );
-      expect((await term())?.labelSelector).toEqual({});
-    },
-  );
+  // commit 65735d5 (managed-fields matcher: omitempty inside list items) — finding F1 (fixed: only Go maps and lists are omitted)
+  it('[DR-10] adding labelSelector: {} to a pod anti-affinity term (a list item) of an SSA dependent Deployment is applied', async () => {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 'review-s3-affinity',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new AntiAffinityDeployment() }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    const id = new ResourceID('w', ns);
+    const observed = async (v: string) => (await suite.admin.get(Widget, id))?.status?.observed === v;
+    const term = async () =>
+      (await suite.admin.get(ResourceTypes.Deployment, id))?.spec?.template.spec?.affinity?.podAntiAffinity
+        ?.requiredDuringSchedulingIgnoredDuringExecution?.[0];
+    await waitFor(
+      async () => (await term())?.topologyKey === 'kubernetes.io/hostname',
+      'first apply',
+      WAIT_MS,
+    );
+    expect(await term()).not.toHaveProperty('labelSelector');
+    await waitFor(() => observed('0'), 'first pass', WAIT_MS);
+    await suite.admin.mergePatch(Widget, id, { spec: { size: 1 } });
+    await waitFor(() => observed('1'), 'second pass', WAIT_MS);
+    // kube-apiserver (and @tosdk/apiserver) keep an empty struct: the selector now matches every pod
+    await waitFor(
+      async () => (await term())?.labelSelector !== undefined,
+      'labelSelector: {} applied',
+      5_000,
+    );
+    expect((await term())?.labelSelector).toEqual({});
+  });
 
-  // pre-existing: last session's F4 fix (map level, before 6f086c6), not a commit of this session — finding F2.
+  // pre-existing: last session's F4 fix (map level, before 6f086c6), not a commit of this session — finding F2 (fixed with F1)
   // @tosdk/apiserver serves no PodDisruptionBudget: the object is the one kube-apiserver returns.
-  it.failing(
-    '[DR-10] an intent adding selector: {} to a PodDisruptionBudget does not match an object without a selector (kube keeps the empty struct: it selects every pod)',
-    () => {
-      const actual = {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: {
-          name: 'p',
-          namespace: 'n',
-          resourceVersion: '5',
-          managedFields: [
-            {
-              manager: 'op',
-              operation: 'Apply',
-              apiVersion: 'policy/v1',
-              fieldsType: 'FieldsV1',
-              fieldsV1: { 'f:spec': { 'f:minAvailable': {} } },
-            },
-          ],
-        },
-        spec: { minAvailable: 1 },
-      } as KubernetesResource;
-      const intent = {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: 'p', namespace: 'n' },
-        spec: { minAvailable: 1, selector: {} },
-      } as KubernetesResource;
-      expect(matchesManagedFields(actual, intent, 'op')).toBe(false);
-    },
-  );
+  it('[DR-10] an intent adding selector: {} to a PodDisruptionBudget does not match an object without a selector (kube keeps the empty struct: it selects every pod)', () => {
+    const actual = {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: {
+        name: 'p',
+        namespace: 'n',
+        resourceVersion: '5',
+        managedFields: [
+          {
+            manager: 'op',
+            operation: 'Apply',
+            apiVersion: 'policy/v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:minAvailable': {} } },
+          },
+        ],
+      },
+      spec: { minAvailable: 1 },
+    } as KubernetesResource;
+    const intent = {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'p', namespace: 'n' },
+      spec: { minAvailable: 1, selector: {} },
+    } as KubernetesResource;
+    expect(matchesManagedFields(actual, intent, 'op')).toBe(false);
+  });
 });
