@@ -301,6 +301,18 @@ export class FieldSet {
     return wrote;
   }
 
+  /** Whether every path of this set is also in `other` (one walk, nothing built). */
+  isSubsetOf(other: FieldSet): boolean {
+    for (const element of this.children.keys()) {
+      const child = this.children.get(element)!;
+      const theirs = other.children.get(element);
+      if (theirs === undefined) {
+        if (!child.isEmpty()) return false;
+      } else if ((child.member && !theirs.member) || !child.isSubsetOf(theirs)) return false;
+    }
+    return true;
+  }
+
   /** Whether some path is in both this set and `other`. */
   intersects(other: FieldSet): boolean {
     for (const [element, child] of this.children) {

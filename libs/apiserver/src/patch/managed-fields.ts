@@ -66,19 +66,26 @@ export function trackUpdate(args: TrackUpdateArgs): ManagedFieldsEntry[] {
   const nothingGone = gone.isEmpty();
   if (changed.isEmpty() && nothingGone) return encodeManagers(managers);
 
+  const self: Manager = { manager, operation: 'Update', apiVersion, time: now, set: changed };
+  if (subresource !== undefined && subresource !== '') self.subresource = subresource;
+  const selfId = identity(self);
+  const existing = managers.find((m) => identity(m) === selfId);
+  // the writer changing only fields it already owns (a controller writing the same fields again, the
+  // common case) ends with the set it had: (set - changed) + changed; so that set, and the encoding
+  // stored with it, are kept instead of taking the paths out and putting them back
+  const ownsAll = existing !== undefined && nothingGone && changed.isSubsetOf(existing.set);
   for (const m of managers)
     // a set holding none of the paths keeps its encoding (difference would give the same paths)
-    if (m.set.intersects(changed) || (!nothingGone && m.set.intersects(gone)))
+    if (
+      !(ownsAll && m === existing) &&
+      (m.set.intersects(changed) || (!nothingGone && m.set.intersects(gone)))
+    )
       m.set = nothingGone ? m.set.difference(changed) : m.set.difference(changed).difference(gone);
   const owned = nothingGone ? changed : changed.difference(gone);
   if (!owned.isEmpty()) {
-    const self: Manager = { manager, operation: 'Update', apiVersion, time: now, set: owned };
-    if (subresource !== undefined && subresource !== '') self.subresource = subresource;
-    const selfId = identity(self);
-    const existing = managers.find((m) => identity(m) === selfId);
-    if (existing === undefined) managers.push(self);
+    if (existing === undefined) managers.push({ ...self, set: owned });
     else {
-      existing.set = existing.set.union(owned);
+      if (!ownsAll) existing.set = existing.set.union(owned);
       existing.time = now;
     }
   }

@@ -64,6 +64,67 @@ describe('trackUpdate', () => {
     }
   });
 
+  it('a manager writing again only fields it owns keeps its set and only its time moves', () => {
+    const entries: ManagedFieldsEntry[] = [
+      {
+        manager: 'ctl',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } },
+      },
+      {
+        manager: 'other',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:c': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+      },
+    ];
+    const before = withManaged(configMap({ a: '1', b: '1', c: '1' }), entries);
+    const cases: [JsonObject, JsonObject, JsonObject | undefined][] = [
+      // only its own field: its set stays, the other entry is untouched
+      [
+        configMap({ a: '2', b: '1', c: '1' }),
+        { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } },
+        entries[1].fieldsV1,
+      ],
+      // its own field and a new one: it gains the new one
+      [
+        configMap({ a: '2', b: '1', c: '1', d: '1' }),
+        { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {}, 'f:d': {} } },
+        entries[1].fieldsV1,
+      ],
+      // its own field and one the other manager owns: it takes that one
+      [
+        configMap({ a: '2', b: '1', c: '2' }),
+        { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {}, 'f:c': {} } },
+        { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+      ],
+      // its own field changed and another of its own removed: the removed one leaves its set
+      [configMap({ a: '2', c: '1' }), { 'f:data': { '.': {}, 'f:a': {} } }, entries[1].fieldsV1],
+    ];
+    for (const [after, ctlFields, otherFields] of cases) {
+      for (const reuseEncoding of [false, true]) {
+        const out = trackUpdate({
+          before: JSON.parse(JSON.stringify(before)) as JsonObject,
+          after,
+          manager: 'ctl',
+          apiVersion: 'v1',
+          now: T2,
+          schema: cmSchema,
+          reuseEncoding,
+        });
+        const ctl = out.find((e) => e.manager === 'ctl');
+        expect(ctl?.fieldsV1).toEqual(ctlFields);
+        expect(ctl?.time).toBe(T2);
+        expect(out.find((e) => e.manager === 'other')?.fieldsV1).toEqual(otherFields);
+      }
+    }
+  });
+
   it('[DR-10] a create records an Update entry without server-owned metadata or apiVersion/kind', () => {
     const entries = trackUpdate({
       before: undefined,
