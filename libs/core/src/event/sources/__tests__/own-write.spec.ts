@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { applyJsonPatch, OwnWrites } from '../own-write.js';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  comparable,
+  jsonEqual,
+  mergePatchGives,
+  OwnWrites,
+} from '../own-write.js';
 
 type Obj = V1ConfigMap & { status?: Record<string, unknown>; spec?: Record<string, unknown> };
 
@@ -103,5 +110,58 @@ describe('OwnWrites: when an own write explains a transition (issue 11 §1)', ()
     );
     expect(OwnWrites.create<Obj>().certain?.(obj('1'))).toBe(true);
     expect(OwnWrites.unknown<Obj>().explains(obj('1'), obj('2'))).toBe(false);
+  });
+});
+
+describe('mergePatchGives (issue 15 §2: a merge patch judged without copies)', () => {
+  // a small seeded generator: few keys and values, so equal and nearly equal objects are common
+  let seed = 42;
+  const random = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const KEYS = ['a', 'b', 'status', 'metadata', 'resourceVersion', 'managedFields', 'uid', 'labels'];
+  const value = (depth: number): unknown => {
+    const r = random();
+    if (depth > 2 || r < 0.45) return pick([null, undefined, 0, 1, 'x', 'y', [1], [], true]);
+    const out: Record<string, unknown> = {};
+    const n = Math.floor(random() * 4);
+    for (let i = 0; i < n; i++) out[pick(KEYS)] = value(depth + 1);
+    return out;
+  };
+  /** `x` with one member changed, added or removed somewhere (or unchanged). */
+  const mutate = (x: unknown, depth = 0): unknown => {
+    if (typeof x !== 'object' || x === null || Array.isArray(x) || random() < 0.3) {
+      return random() < 0.5 ? x : value(depth);
+    }
+    const out: Record<string, unknown> = { ...(x as Record<string, unknown>) };
+    const key = pick(KEYS);
+    const r = random();
+    if (r < 0.3) delete out[key];
+    else if (r < 0.6) out[key] = value(depth + 1);
+    else out[key] = mutate(out[key], depth + 1);
+    return out;
+  };
+
+  it('[ES-10] answers exactly what comparing comparable(applyMergePatch(target, patch)) with comparable(after) answers', () => {
+    let agreedTrue = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const target = value(0);
+      const patch = value(0);
+      const merged = applyMergePatch(target, patch);
+      const after = random() < 0.5 ? mutate(merged) : random() < 0.5 ? merged : value(0);
+      const expected = jsonEqual(comparable(applyMergePatch(target, patch)), comparable(after));
+      const got = mergePatchGives(target, patch, after);
+      if (got !== expected) {
+        throw new Error(
+          `disagree on ${JSON.stringify({ target, patch, after })}: expected ${expected}, got ${got}`,
+        );
+      }
+      if (expected) agreedTrue++;
+    }
+    // both outcomes were exercised
+    expect(agreedTrue).toBeGreaterThan(2_000);
+    expect(agreedTrue).toBeLessThan(18_000);
   });
 });
