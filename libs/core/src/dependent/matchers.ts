@@ -74,6 +74,9 @@ export function matchesManagedFields<R extends KubernetesResource>(
 
 const UNMANAGED_METADATA_SET = new Set(UNMANAGED_METADATA);
 const isUnmanagedMetadata = (k: string): boolean => UNMANAGED_METADATA_SET.has(k);
+/** Top-level members compared on their own (metadata) or never (identity; status unless owned). */
+const isIdentityOrMetadata = (k: string): boolean => k === 'apiVersion' || k === 'kind' || k === 'metadata';
+const isUnmanagedTop = (k: string): boolean => isIdentityOrMetadata(k) || k === 'status';
 
 /**
  * Whether the owned view `have` holds exactly the intent `wanted`, leaving out what apply never
@@ -87,9 +90,8 @@ function sameIntent(
   ownsStatus: boolean,
   omitsEmpties: boolean,
 ): boolean {
-  const skipped = (k: string): boolean =>
-    k === 'apiVersion' || k === 'kind' || (k === 'status' && !ownsStatus) || k === 'metadata';
-  if (!sameMembers(have, wanted, skipped, omitsEmpties)) return false;
+  if (!sameMembers(have, wanted, ownsStatus ? isIdentityOrMetadata : isUnmanagedTop, omitsEmpties))
+    return false;
   const hm = have['metadata'] ?? {};
   const wm = jsonValue(wanted['metadata']) ?? {};
   const hmo = objectAt(hm);

@@ -19,17 +19,24 @@ export function pruneToFields(value: Json, fields: FieldsV1): Json {
 const GONE = Symbol('gone');
 
 function prune(value: Json, fields: FieldsV1): Json {
-  const children = Object.keys(fields).filter((k) => k !== '.');
-  if (children.length === 0) return value;
-  if (Array.isArray(value)) return pruneList(value, fields, children);
+  let leaf = true;
+  for (const k in fields) {
+    if (k !== '.') {
+      leaf = false;
+      break;
+    }
+  }
+  if (leaf) return value;
+  if (Array.isArray(value)) return pruneList(value, fields);
   if (!value || typeof value !== 'object') return value;
   const obj = value as Record<string, Json>;
   const out: Record<string, Json> = {};
   let kept = false;
-  for (const key of children) {
-    if (!key.startsWith('f:')) continue;
+  for (const key in fields) {
+    // `f:<name>`; other path elements name list items, not members
+    if (key.charCodeAt(0) !== 102 /* f */ || key.charCodeAt(1) !== 58 /* : */) continue;
     const name = key.slice(2);
-    if (!(name in obj)) continue;
+    if (!Object.prototype.hasOwnProperty.call(obj, name)) continue;
     const part = prune(obj[name], fields[key]);
     if (part === GONE) continue;
     out[name] = part;
@@ -38,38 +45,56 @@ function prune(value: Json, fields: FieldsV1): Json {
   return kept ? out : GONE;
 }
 
-function pruneList(list: Json[], fields: FieldsV1, children: string[]): Json[] {
+/**
+ * Parsed `k:` and `v:` path elements, per fieldsV1 node: a cached object's managedFields are
+ * matched on every reconciliation, and parsing the same keys each time was a good part of it.
+ * Held weakly, so they go with the cached object.
+ */
+const parsedKeys = new WeakMap<FieldsV1, Map<string, Json>>();
+const UNPARSABLE = Symbol('unparsable');
+
+function parsedKey(fields: FieldsV1, key: string): Json {
+  let parsed = parsedKeys.get(fields);
+  if (!parsed) parsedKeys.set(fields, (parsed = new Map<string, Json>()));
+  if (parsed.has(key)) return parsed.get(key);
+  let value: Json;
+  try {
+    value = JSON.parse(key.slice(2));
+  } catch {
+    value = UNPARSABLE;
+  }
+  parsed.set(key, value);
+  return value;
+}
+
+function pruneList(list: Json[], fields: FieldsV1): Json[] {
   const picked = new Map<number, Json>();
-  for (const key of children) {
+  for (const key in fields) {
+    if (key === '.') continue;
     const sub = fields[key];
     if (key.startsWith('k:')) {
-      let selector: Record<string, Json>;
-      try {
-        selector = JSON.parse(key.slice(2)) as Record<string, Json>;
-      } catch {
-        continue;
-      }
+      const selector = parsedKey(fields, key);
+      if (selector === UNPARSABLE || selector === null || typeof selector !== 'object') continue;
+      const entries = Object.entries(selector as Record<string, Json>);
       const index = list.findIndex(
         (item) =>
           item !== null &&
           typeof item === 'object' &&
-          Object.entries(selector).every(([k, v]) => sameScalar((item as Record<string, Json>)[k], v)),
+          entries.every(([k, v]) => sameScalar((item as Record<string, Json>)[k], v)),
       );
       if (index >= 0) picked.set(index, pruneToFields(list[index], sub));
     } else if (key.startsWith('v:')) {
-      let wanted: Json;
-      try {
-        wanted = JSON.parse(key.slice(2));
-      } catch {
-        continue;
-      }
-      const index = list.findIndex((item) => JSON.stringify(item) === JSON.stringify(wanted));
+      const wanted = parsedKey(fields, key);
+      if (wanted === UNPARSABLE) continue;
+      const json = JSON.stringify(wanted);
+      const index = list.findIndex((item) => JSON.stringify(item) === json);
       if (index >= 0) picked.set(index, list[index]);
     } else if (key.startsWith('i:')) {
       const index = Number(key.slice(2));
       if (index < list.length) picked.set(index, pruneToFields(list[index], sub));
     }
   }
+  if (picked.size === 1) return [...picked.values()];
   return [...picked.keys()].sort((a, b) => a - b).map((i) => picked.get(i));
 }
 

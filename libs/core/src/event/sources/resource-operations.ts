@@ -2,10 +2,10 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
-import { clone } from '../../dependent/internal/json.js';
 import { applyEntry, ownsExactlyStatus } from '../../dependent/internal/owned-fields.js';
 import { matchesManagedFields } from '../../dependent/matchers.js';
 import { NoEventSourceForTypeError } from '../../reconcile/errors.js';
+import { cloneResource } from '../../reconcile/internal/clone.js';
 import type { ResourceEventSource } from '../event-source.js';
 import { EventSourceUsageError } from './errors.js';
 import { InformerEventSource } from './informer-event-source.js';
@@ -140,7 +140,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
       (!source.metadataOnly || onlyMetadata(resource, cached, fieldManager)) &&
       matchesManagedFields(cached, resource, fieldManager)
     )
-      return Promise.resolve(clone(cached)); // a copy, as an answer would be: the cache's own must not be changed
+      return Promise.resolve(cloneResource(cached)); // a copy, as an answer would be: the cache's own must not be changed
     return this.sourceWrite(
       source,
       id,
@@ -168,7 +168,7 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     // a metadata-only cache shows no status, so it proves nothing about one
     const cached = unconditional(resource) && !source.metadataOnly ? source.get(id) : undefined;
     if (cached && ownsExactlyStatus(cached, (resource as { status?: unknown }).status, fieldManager))
-      return Promise.resolve(clone(cached));
+      return Promise.resolve(cloneResource(cached));
     return this.sourceWrite(
       source,
       id,
