@@ -12,7 +12,8 @@
 //
 // Run by `npm run build` after `tsc -b`, and before `npm pack` (prepack). Usage: node scripts/bundle.mjs
 import { build } from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // `import { x } from 'node:crypto'` (or a default import) of a Node built-in builds an ES module
@@ -50,7 +51,10 @@ function withBuiltinsFromProcess(code) {
 // Node's own loader functions over V8's tier-up threshold in an idle operator (README "Footprint").
 // Bundled, its reads of `performance` go to a clock that reads the global at its first `now()`
 // call (tosdk's caches pass their own clock where they use time, so idle operators never do).
-// lru-cache is BlueOak-1.0.0 licensed; the bundle names it and links its licence (LICENSE_NOTE).
+// lru-cache is BlueOak-1.0.0 licensed; the bundle names it and links its licence (LICENSE_NOTE), and
+// the code the bundle took from it is published with its licence in dist/vendor/lru-cache/, where the
+// source map points for it (every source a published map names must be in the package; the package
+// ships lru-cache's built file, not its TypeScript sources, so its own source map is not chained).
 const BUNDLED = new Set(['lru-cache']);
 const LRU_CACHE_CLOCK = 'const lruCacheLazyClock = { now: () => performance.now() };\n';
 const LICENSE_NOTE =
@@ -61,13 +65,22 @@ const packageOf = (specifier) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
+const VENDOR_DIR = 'vendor/lru-cache';
+/** What the bundle took from lru-cache (the file as loaded), written to dist/vendor/lru-cache/. */
+const vendored = [];
+
 const builtinsFromProcess = {
   name: 'builtins-from-process',
   setup(build) {
     build.onLoad({ filter: /\.js$/ }, ({ path }) => {
       let contents = withBuiltinsFromProcess(readFileSync(path, 'utf8'));
       if (/[\\/]node_modules[\\/]lru-cache[\\/]/.test(path)) {
-        contents = LRU_CACHE_CLOCK + contents.replace(/\bperformance\b/g, 'lruCacheLazyClock');
+        contents =
+          LRU_CACHE_CLOCK +
+          contents
+            .replace(/\bperformance\b/g, 'lruCacheLazyClock')
+            .replace(/^\/\/# sourceMappingURL=.*$/m, '');
+        vendored.push({ path, contents });
       }
       return { contents, loader: 'js' };
     });
@@ -105,6 +118,31 @@ await build({
   logLevel: 'warning',
   plugins: [dependenciesExternal, builtinsFromProcess],
 });
+// lru-cache's code as bundled, with its licence, where the source map points for it
+const vendorDir = new URL(`../dist/${VENDOR_DIR}/`, import.meta.url);
+mkdirSync(vendorDir, { recursive: true });
+const vendoredNames = new Map();
+for (const { path, contents } of vendored) {
+  const name = basename(path);
+  writeFileSync(new URL(name, vendorDir), contents);
+  vendoredNames.set(path, `${VENDOR_DIR}/${name}`);
+}
+copyFileSync(
+  fileURLToPath(new URL('../node_modules/lru-cache/LICENSE.md', import.meta.url)),
+  new URL('LICENSE.md', vendorDir),
+);
+const mapUrl = new URL('../dist/tosdk-core.js.map', import.meta.url);
+const map = JSON.parse(readFileSync(mapUrl, 'utf8'));
+map.sources = map.sources.map((source) => {
+  const absolute = resolvePath(coreDir, 'dist', source);
+  return vendoredNames.get(absolute) ?? source;
+});
+writeFileSync(mapUrl, JSON.stringify(map));
+const unpublished = map.sources.filter((source) => source.includes('node_modules'));
+if (unpublished.length > 0) {
+  console.error(`@tosdk/core bundle: the source map names unpublished sources: ${unpublished.join(', ')}`);
+  process.exit(1);
+}
 const bundled = readFileSync(new URL('../dist/tosdk-core.js', import.meta.url), 'utf8');
 const left = bundled.match(/\bimport\s*[^;()]*?from\s*"node:[^"]*"/g);
 if (left) {
