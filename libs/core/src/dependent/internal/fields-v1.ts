@@ -45,26 +45,15 @@ function prune(value: Json, fields: FieldsV1): Json {
   return kept ? out : GONE;
 }
 
-/**
- * Parsed `k:` and `v:` path elements, per fieldsV1 node: a cached object's managedFields are
- * matched on every reconciliation, and parsing the same keys each time was a good part of it.
- * Held weakly, so they go with the cached object.
- */
-const parsedKeys = new WeakMap<FieldsV1, Map<string, Json>>();
 const UNPARSABLE = Symbol('unparsable');
 
-function parsedKey(fields: FieldsV1, key: string): Json {
-  let parsed = parsedKeys.get(fields);
-  if (!parsed) parsedKeys.set(fields, (parsed = new Map<string, Json>()));
-  if (parsed.has(key)) return parsed.get(key);
-  let value: Json;
+/** A `k:` or `v:` path element's JSON. */
+function parsedKey(key: string): Json {
   try {
-    value = JSON.parse(key.slice(2));
+    return JSON.parse(key.slice(2));
   } catch {
-    value = UNPARSABLE;
+    return UNPARSABLE;
   }
-  parsed.set(key, value);
-  return value;
 }
 
 function pruneList(list: Json[], fields: FieldsV1): Json[] {
@@ -73,7 +62,7 @@ function pruneList(list: Json[], fields: FieldsV1): Json[] {
     if (key === '.') continue;
     const sub = fields[key];
     if (key.startsWith('k:')) {
-      const selector = parsedKey(fields, key);
+      const selector = parsedKey(key);
       if (selector === UNPARSABLE || selector === null || typeof selector !== 'object') continue;
       const entries = Object.entries(selector as Record<string, Json>);
       const index = list.findIndex(
@@ -84,7 +73,7 @@ function pruneList(list: Json[], fields: FieldsV1): Json[] {
       );
       if (index >= 0) picked.set(index, pruneToFields(list[index], sub));
     } else if (key.startsWith('v:')) {
-      const wanted = parsedKey(fields, key);
+      const wanted = parsedKey(key);
       if (wanted === UNPARSABLE) continue;
       const json = JSON.stringify(wanted);
       const index = list.findIndex((item) => JSON.stringify(item) === json);
