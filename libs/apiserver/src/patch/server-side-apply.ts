@@ -123,6 +123,11 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   const objectChanged = !changed.isEmpty() || !removed.isEmpty();
   const setChanged = previous === undefined || !previous.set.equals(configSet);
   self.time = objectChanged || setChanged || previous.time === undefined ? now : previous.time;
+  // a re-apply of the same fields (the common case for an operator) keeps the entry's stored encoding
+  if (!setChanged && previous.encoded !== undefined && previous.encoded.set === previous.set) {
+    self.set = previous.set;
+    self.encoded = previous.encoded;
+  }
 
   const entries = encodeManagers([...others, self]);
   const metadata = isJsonObject(merged.metadata) ? merged.metadata : {};

@@ -302,18 +302,22 @@ describe('serverSideApply', () => {
   it('reuseEncoding gives the same object, sharing the fieldsV1 of entries the apply leaves alone', () => {
     let live = apply(undefined, deployment({ replicas: 1, paused: false }), 'a');
     live = apply(live, deployment({ minReadySeconds: 5 }), 'b');
-    const cases: [JsonObject, boolean][] = [
-      [deployment({ minReadySeconds: 6 }), true], // b's own field: a's entry is untouched
-      [deployment({ minReadySeconds: 6, replicas: 2 }), false], // forced: a loses replicas
-      [deployment({ minReadySeconds: 6, paused: null }), false], // an explicit null takes paused from a
-      [deployment({}), true], // b gives up its field: a's entry is untouched
+    // [applied by b, a's entry untouched, b applies the same fields as before]
+    const cases: [JsonObject, boolean, boolean][] = [
+      [deployment({ minReadySeconds: 6 }), true, true], // b's own field: a's entry is untouched
+      [deployment({ minReadySeconds: 6, replicas: 2 }), false, false], // forced: a loses replicas
+      [deployment({ minReadySeconds: 6, paused: null }), false, false], // an explicit null takes paused from a
+      [deployment({}), true, false], // b gives up its field: a's entry is untouched
+      [deployment({ minReadySeconds: 5 }), true, true], // the same apply again
     ];
-    for (const [applied, aUntouched] of cases) {
+    for (const [applied, aUntouched, bSameFields] of cases) {
       const fresh = apply(live, applied, 'b', { force: true });
       const reused = apply(live, applied, 'b', { force: true, reuseEncoding: true });
       expect(reused).toEqual(fresh);
       const shared = entry(reused, 'a')?.fieldsV1 === entry(live, 'a')?.fieldsV1;
       expect(shared).toBe(aUntouched);
+      // a re-apply of the same fields keeps the applier's stored encoding too
+      expect(entry(reused, 'b')?.fieldsV1 === entry(live, 'b')?.fieldsV1).toBe(bSameFields);
     }
   });
 
