@@ -5,7 +5,7 @@ import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { JsonPatchOperation } from '../../client/types.js';
 import { ownsExactlyStatus } from '../../dependent/internal/owned-fields.js';
 import { matchesManagedFields } from '../../dependent/matchers.js';
-import { applyMergePatch, comparable, jsonEqual, OwnWrites } from '../../event/sources/own-write.js';
+import { mergePatchGives, OwnWrites } from '../../event/sources/own-write.js';
 import type { OwnWrite } from '../../event/sources/own-write.js';
 import { createMergePatch } from './merge-patch.js';
 
@@ -228,5 +228,6 @@ export class PrimaryWriter<P extends KubernetesResource> {
 
 /** Whether a merge patch leaves `current` as it is (compared without server-maintained metadata). */
 function changesNothing(current: KubernetesResource, patch: unknown): boolean {
-  return jsonEqual(comparable(applyMergePatch(current, patch)), comparable(current));
+  // comparable(applyMergePatch(current, patch)) equals comparable(current), without the copies
+  return mergePatchGives(current, patch, current);
 }
