@@ -45,7 +45,8 @@ const TARGETED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-ssa', 'tosdk-wor
 const PEERS: ContenderName[] = ['client-node', 'dot-i'];
 /** Profiled with `--cpu-prof` (converge phase): tosdk, and the floor to compare it with. */
 const PROFILED: ContenderName[] = ['floor-raw', 'tosdk'];
-const profileName = (name: ContenderName, n: number): string => `${name}-widgets-${n}.cpuprofile`;
+const profileName = (name: ContenderName, n: number, phase: 'converge' | 'restart' = 'converge'): string =>
+  `${name}-widgets-${phase === 'restart' ? 'restart-' : ''}${n}.cpuprofile`;
 
 interface Options {
   sizes: number[];
@@ -166,9 +167,20 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
         ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-name', profileName(name, n)]
         : [];
     const converge = await phase(server, name, n, 'converge', prof);
+    // the restart phase is profiled too (floor-raw's list-and-compare and tosdk), in files of its own
+    const restartProf =
+      prof.length > 0
+        ? [
+            '--cpu-prof',
+            '--cpu-prof-dir',
+            options.cpuProfDir!,
+            '--cpu-prof-name',
+            profileName(name, n, 'restart'),
+          ]
+        : [];
     let restart: PhaseFigures | undefined;
-    if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart');
-    else if (name.startsWith('tosdk')) restart = await phase(server, name, n, 'restart');
+    if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart', restartProf);
+    else if (name.startsWith('tosdk')) restart = await phase(server, name, n, 'restart', restartProf);
     return { name, converge, restart };
   } catch (e) {
     if (name === 'floor-raw') throw e;
@@ -346,6 +358,12 @@ export async function run(args: string[] = []): Promise<void> {
       for (const name of PROFILED.filter((c) => options.contenders.includes(c))) {
         const file = join(options.cpuProfDir, profileName(name, n));
         if (existsSync(file)) printProfile(`${name} (${file})`, summariseProfile(file));
+      }
+      console.log(`\nwhere the CPU went, no-change restart at N=${n.toLocaleString('en-US')} (last round)`);
+      for (const name of PROFILED.filter((c) => options.contenders.includes(c))) {
+        const file = join(options.cpuProfDir, profileName(name, n, 'restart'));
+        const label = name === 'floor-raw' ? 'floor list-and-compare' : name;
+        if (existsSync(file)) printProfile(`${label} (${file})`, summariseProfile(file));
       }
     }
   }
