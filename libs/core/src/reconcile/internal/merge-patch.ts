@@ -4,16 +4,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Deep equality of JSON values. */
+/** Deep equality of JSON values (`undefined` members count as absent). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
+    let defined = 0;
+    for (const k in a) {
+      const v = a[k];
+      if (v === undefined) continue;
+      defined++;
+      if (!jsonEqual(v, b[k])) return false;
+    }
+    for (const k in b) if (b[k] !== undefined) defined--;
+    return defined === 0;
   }
   return false;
 }
@@ -24,16 +32,17 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  */
 export function createMergePatch(original: unknown, modified: unknown): Json | undefined {
   if (isObject(original) && isObject(modified)) {
-    const patch: Record<string, Json> = {};
-    for (const [key, value] of Object.entries(modified)) {
+    let patch: Record<string, Json> | undefined;
+    for (const key in modified) {
+      const value = modified[key];
       if (value === undefined) continue;
       const sub = createMergePatch(original[key], value);
-      if (sub !== undefined) patch[key] = sub;
+      if (sub !== undefined) (patch ??= {})[key] = sub;
     }
-    for (const key of Object.keys(original)) {
-      if (original[key] !== undefined && modified[key] === undefined) patch[key] = null;
+    for (const key in original) {
+      if (original[key] !== undefined && modified[key] === undefined) (patch ??= {})[key] = null;
     }
-    return Object.keys(patch).length > 0 ? patch : undefined;
+    return patch;
   }
   if (jsonEqual(original, modified)) return undefined;
   return modified === undefined ? null : (modified as Json);
