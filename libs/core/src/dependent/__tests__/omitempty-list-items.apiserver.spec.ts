@@ -100,7 +100,7 @@ describe('omitempty inside list items (built-in kinds) in the managed-fields mat
   it('[DR-10] a changed value next to the empty lists inside a container is still applied', async () => {
     const ns = await newNamespace(suite.admin);
     class Changing extends EmptiesDeployment {
-      protected desired(p: Widget): V1Deployment {
+      protected override desired(p: Widget): V1Deployment {
         const d = super.desired(p);
         d.spec!.template.spec!.containers[1].env = [{ name: 'A', value: `a${p.spec?.size ?? 0}` }];
         return d;
