@@ -364,11 +364,15 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
       this.host.beforeWrite?.();
       return write();
     };
+    // the caller gets a copy: the controller's cache may keep the very object as its own write, and
+    // a reconciler editing its result must not change what the cache (and the status skip) see
     if (this.host.writePrimary)
-      return this.host.writePrimary(ResourceID.fromResource(resource), previous, guarded, did);
+      return cloneResource(
+        await this.host.writePrimary(ResourceID.fromResource(resource), previous, guarded, did),
+      );
     const result = await guarded();
     this.host.cachePrimary(result, previous, did);
-    return result;
+    return cloneResource(result);
   }
 
   private patch<R extends KubernetesResource>(
@@ -382,13 +386,13 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     return this.sourceWrite(source, id, () => write(source, id), did);
   }
 
-  private sourceWrite<R extends KubernetesResource>(
+  private async sourceWrite<R extends KubernetesResource>(
     source: InformerEventSource<R>,
     id: ResourceID,
     write: () => Promise<R>,
     did: OwnWrite<R>,
   ): Promise<R> {
-    return source.write(
+    const written = await source.write(
       id,
       () => {
         this.host.beforeWrite?.();
@@ -396,6 +400,8 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
       },
       did,
     );
+    // a copy, as for a skipped apply: the event source may serve the very object as its own write
+    return cloneResource(written);
   }
 
   private source<R extends KubernetesResource>(

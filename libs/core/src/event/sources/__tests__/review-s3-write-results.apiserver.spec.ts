@@ -32,7 +32,7 @@ const HOLD_WATCH_MS = 1_500;
 
 describe('review s3: a write’s result is the caller’s, not the cache’s', () => {
   // pre-existing (InformerEventSource.write caches the very object it returns); see H15 finding F3
-  it.failing(
+  it(
     '[ES-19] a reconciler that edits the result of resourceOperations().serverSideApply does not change what getSecondaryResource returns',
     async () => {
       const ns = await newNamespace(suite.admin);
@@ -87,7 +87,7 @@ describe('review s3: a write’s result is the caller’s, not the cache’s', (
     { mode: 'merge patch (useSSA: false)', useSSA: false },
     { mode: 'server-side apply', useSSA: true },
   ];
-  it.failing.each(primaryCases)(
+  it.each(primaryCases)(
     '[ES-19] $mode: a reconciler that edits the result of its own primary status write and returns it with patchStatus gets that status written',
     async ({ useSSA }) => {
       const ns = await newNamespace(suite.admin);
