@@ -16,6 +16,7 @@ import {
 import { AbstractDependentResource } from './abstract-dependent-resource.js';
 import { traitsOf } from './dependent-resource.js';
 import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
+import { cloneResource } from '../reconcile/internal/clone.js';
 import { DependentResourceError } from './errors.js';
 import { clone } from './internal/json.js';
 import type { KubernetesDependentOptions } from './kubernetes-dependent-options.js';
@@ -358,8 +359,11 @@ export abstract class KubernetesDependentResource<
     );
   }
 
-  private write(id: ResourceID, fn: () => Promise<R>, did: OwnWrite<R>): Promise<R> {
-    return this.source ? this.source.write(id, fn, did) : fn();
+  private async write(id: ResourceID, fn: () => Promise<R>, did: OwnWrite<R>): Promise<R> {
+    if (!this.source) return fn();
+    // a copy: the event source serves the very object as its own write until the watch brings it,
+    // and the result reaches the reconciler (the workflow's result), which may change it
+    return cloneResource(await this.source.write(id, fn, did));
   }
 
   private requireSource(): InformerEventSource<R, P> {
