@@ -119,7 +119,8 @@ describe('review s3: no lost foreign change after an own no-op write, per write 
         const live = await bed.admin.get(CM, cmId);
         return (
           live !== undefined &&
-          source?.get(cmId)?.metadata?.resourceVersion === live.metadata?.resourceVersion &&
+          source !== undefined &&
+          source.get(cmId)?.metadata?.resourceVersion === live.metadata?.resourceVersion &&
           !source.hasPendingOwnWrite(cmId)
         );
       }, 'the ConfigMap created and cached');
