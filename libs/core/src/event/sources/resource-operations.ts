@@ -109,6 +109,9 @@ function typeOf(resource: KubernetesResource): { group: string; version: string;
  * JSON patch: the patch applied to the previous object gives the new one; update: the body). A
  * write that changed nothing returns the current version, possibly someone else's change, and that
  * change is reported. When in doubt the event passes: at most one extra reconciliation.
+ *
+ * Every method resolves with the caller's own copy of the result (the caches keep theirs), so a
+ * reconciler may change what it got back without changing what the caches serve.
  */
 export class ResourceOperations<P extends KubernetesResource = KubernetesResource> {
   constructor(private readonly host: ResourceOperationsHost<P>) {}
