@@ -27,7 +27,10 @@ interface Returned<R extends KubernetesResource> {
   readonly certain: boolean;
 }
 
-/** How many objects with pending own writes a tracker remembers (the least recently written go first). */
+/**
+ * How many objects with pending own writes a tracker remembers: beyond it the least recently written
+ * go first, except objects with a write in flight (see `OwnWriteTracker`'s eviction).
+ */
 export const MAX_TRACKED_KEYS = 50_000;
 
 /** What to do with an informer event. */
@@ -196,10 +199,26 @@ export class OwnWriteTracker<R extends KubernetesResource> {
       states.delete(key);
     } else {
       state = { inFlight: 0, own: new Map(), held: [] };
-      if (states.size >= MAX_TRACKED_KEYS) states.delete(states.keys().next().value!);
+      if (states.size >= MAX_TRACKED_KEYS) this.evictOne();
     }
     states.set(key, state);
     return state;
+  }
+
+  /**
+   * Forgets the least recently written state that waits only for its own versions' events (at worst
+   * one extra reconciliation when they come). A state with a write in flight holds the events that
+   * arrive meanwhile, and dropping them could lose a foreign change: such states are never evicted
+   * (they are bounded by the writes in flight), only moved behind the others.
+   */
+  private evictOne(): void {
+    const states = this.states;
+    for (let scanned = states.size; scanned > 0; scanned--) {
+      const [key, front] = states.entries().next().value!;
+      states.delete(key);
+      if (front.inFlight === 0 && front.held.length === 0) return;
+      states.set(key, front);
+    }
   }
 
   private tidy(key: string, state: KeyState<R>): void {
