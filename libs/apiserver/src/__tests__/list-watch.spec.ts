@@ -93,6 +93,25 @@ describe('KubeApiServer list and watch', () => {
     await call(server, 'DELETE', '/api/v1/namespaces/lw/configmaps/late');
   });
 
+  it('[AS-LIST-RV] a list at resourceVersion "0" ignores limit, as the watch cache does; other lists page', async () => {
+    const all = (await call(server, 'GET', '/api/v1/namespaces/lw/configmaps')).json<List>();
+    expect(all.items.length).toBeGreaterThan(3);
+    for (const query of [
+      'resourceVersion=0&limit=3',
+      'resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=3',
+    ]) {
+      const whole = (await call(server, 'GET', `/api/v1/namespaces/lw/configmaps?${query}`)).json<List>();
+      expect(whole.items.map((i) => i.metadata.name)).toEqual(all.items.map((i) => i.metadata.name));
+      expect(whole.metadata.continue).toBeUndefined();
+      expect(whole.metadata.remainingItemCount).toBeUndefined();
+    }
+    for (const query of ['limit=3', `resourceVersion=${all.metadata.resourceVersion}&limit=3`]) {
+      const page = (await call(server, 'GET', `/api/v1/namespaces/lw/configmaps?${query}`)).json<List>();
+      expect(page.items).toHaveLength(3);
+      expect(page.metadata.continue).toBeTruthy();
+    }
+  });
+
   it('[AS-SELECT] label and field selectors filter lists; unknown field labels give 400', async () => {
     const odd = (
       await call(

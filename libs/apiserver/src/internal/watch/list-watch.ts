@@ -135,7 +135,12 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
     }
     i = lo;
   }
-  const limit = p.limit !== undefined && p.limit > 0 ? p.limit : Infinity;
+  // kube-apiserver serves a list at resourceVersion "0" (without continue; match unset or NotOlderThan)
+  // from its watch cache, which ignores limit: the whole list comes back in one answer, without a
+  // continue token (client-go's reflector relies on it: its first list, RV=0&limit=500, is one request)
+  const fromWatchCache =
+    !p.continueToken && p.resourceVersion === '0' && (p.resourceVersionMatch ?? '') !== 'Exact';
+  const limit = !fromWatchCache && p.limit !== undefined && p.limit > 0 ? p.limit : Infinity;
   let last = '';
   for (; i < entries.length && items.length < limit; i++) {
     const e = entries[i];
