@@ -8,6 +8,8 @@ import type { ManagedFieldsPolicy } from '../../cache/managed-fields.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { IndexFunction } from '../../informer/informer.js';
 import { cacheKey } from '../../informer/internal/informer-store.js';
+import { compareResourceVersions } from '../../informer/internal/resource-version.js';
+import { cloneResource } from '../../reconcile/internal/clone.js';
 import { selectorMatcher } from '../../informer/internal/selector-match.js';
 import { MultiNamespaceInformer } from '../../informer/multi-namespace-informer.js';
 import type { Clock } from '../../util/clock.js';
@@ -405,13 +407,15 @@ export class InformerEventSource<
     let result: R | undefined;
     try {
       result = await write();
-      if (this.hot) this.hot.set(id.key, result);
+      // what is served is a copy: the result is the caller's to change
+      if (this.hot) this.hot.set(id.key, cloneResource(result));
       return result;
     } finally {
       // a result the informer does not watch gets no event that would ever replace or drop it:
       // not kept (it would be served, deleted or not, for as long as the process runs)
-      const kept = result && this.watches(result) ? result : undefined;
-      const foreign = this.own.end(id.key, kept, this.informer.get(id), did);
+      const now = this.informer.get(id);
+      const kept = result && this.watches(result) ? servable(result, now) : undefined;
+      const foreign = this.own.end(id.key, kept, now, did);
       for (const held of foreign) this.propagate(held);
     }
   }
@@ -617,6 +621,21 @@ function safeIndex<R>(fn: IndexFunction<R> | undefined, obj: R): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The result of an own write as the tracker may keep it to serve: a copy, unless the informer has
+ * that version already (usual: the watch event tends to come before the answer), when nothing of it
+ * is served and the copy is saved.
+ */
+function servable<R extends KubernetesResource>(result: R, informer: R | undefined): R {
+  const version = result.metadata?.resourceVersion;
+  const seen = informer?.metadata?.resourceVersion;
+  if (version !== undefined && seen !== undefined) {
+    const order = compareResourceVersions(seen, version);
+    if (seen === version || (order !== undefined && order >= 0)) return result;
+  }
+  return cloneResource(result);
 }
 
 /** What the informer keeps of an object under a bounded cache: its metadata (for events and mapping). */
