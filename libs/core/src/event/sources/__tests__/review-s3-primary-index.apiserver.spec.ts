@@ -13,6 +13,8 @@ import {
   widget,
 } from '../../../operator/__tests__/support.js';
 import { InformerEventSource } from '../informer-event-source.js';
+import { Mappers } from '../mappers.js';
+import type { SecondaryToPrimaryMapper } from '../mappers.js';
 
 /**
  * Review of ec76046 (issue 15 §3, H13): the event source's PRIMARY_INDEX became a PrimaryIndex kept
@@ -44,6 +46,20 @@ const PRIMARIES = ['p0', 'p1', 'p2', 'p3'];
 // two secondaries named like a primary (their key equals the primary's), four others
 const SECONDARIES = ['p0', 'p1', 's0', 's1', 's2', 's3'];
 
+/** The annotation naming a secondary's primaries (comma-separated) for the custom mapper variant. */
+const PRIMARIES_ANNOTATION = 'review.tosdk.io/primaries';
+/** The annotation naming the same primaries as `refs` (the custom mapper's input). */
+function namesOf(refs: V1OwnerReference[]): Record<string, string> {
+  return { [PRIMARIES_ANNOTATION]: refs.map((r) => r.name).join(',') };
+}
+/** A custom mapper wrapped as indexable: the primaries named by the annotation (several at once). */
+const byAnnotation = Mappers.indexable<V1ConfigMap>((cm) =>
+  (cm.metadata?.annotations?.[PRIMARIES_ANNOTATION] ?? '')
+    .split(',')
+    .filter((n) => n !== '')
+    .map((n) => new ResourceID(n, cm.metadata?.namespace)),
+);
+
 function refTo(w: Widget): V1OwnerReference {
   return { apiVersion: Widget.apiVersion, kind: Widget.kind, name: w.metadata!.name!, uid: w.metadata!.uid! };
 }
@@ -54,12 +70,16 @@ async function startWithSource(
   name: string,
   reconcile: (w: Widget, c: Context<Widget>) => Promise<UpdateControl<Widget>> = () =>
     Promise.resolve(UpdateControl.noUpdate()),
+  secondaryToPrimaryMapper?: SecondaryToPrimaryMapper<V1ConfigMap>,
 ): Promise<InformerEventSource<V1ConfigMap, Widget>> {
   let source: InformerEventSource<V1ConfigMap, Widget> | undefined;
   suite.operator().register(
     {
       prepareEventSources: (c: EventSourceContext<Widget>) => [
-        (source = new InformerEventSource<V1ConfigMap, Widget>({ type: CM, name: 'cms' }, c)),
+        (source = new InformerEventSource<V1ConfigMap, Widget>(
+          { type: CM, name: 'cms', secondaryToPrimaryMapper },
+          c,
+        )),
       ],
       reconcile,
     },
@@ -97,10 +117,15 @@ function expectIndexMatches(
   ns: string,
   live: V1ConfigMap[],
   step: string,
+  byOwners = true,
 ): void {
+  const primariesOf = (c: V1ConfigMap): string[] =>
+    byOwners
+      ? (c.metadata!.ownerReferences ?? []).filter((r) => r.kind === Widget.kind).map((r) => r.name)
+      : (c.metadata!.annotations?.[PRIMARIES_ANNOTATION] ?? '').split(',');
   for (const p of PRIMARIES) {
     const expected = live
-      .filter((c) => (c.metadata!.ownerReferences ?? []).some((r) => r.kind === Widget.kind && r.name === p))
+      .filter((c) => primariesOf(c).includes(p))
       .map((c) => c.metadata!.name!)
       .sort();
     const got = source
@@ -112,54 +137,68 @@ function expectIndexMatches(
 }
 
 describe('review s3: the event source index of primaries (ec76046) against what a cluster does', () => {
-  it('[ES-08] 60 seeded foreign changes (several owners, owners moved and removed, secondaries named like their primary, deleted and re-created): every primary gets exactly its secondaries', async () => {
-    const ns = await newNamespace(suite.admin);
-    const primaries = new Map<string, Widget>();
-    for (const p of PRIMARIES) primaries.set(p, await suite.admin.create(Widget, widget(p, ns)));
-    const source = await startWithSource(ns, 'review-s3-index-model');
-    const random = prng(15);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
-    const owners = (): V1OwnerReference[] => {
-      const n = Math.floor(random() * 3); // 0, 1 or 2 owners
-      const chosen = new Set<string>();
-      while (chosen.size < n) chosen.add(pick(PRIMARIES));
-      return [...chosen].map((p) => refTo(primaries.get(p)!));
-    };
-    await settled(source, ns);
-    const done = { create: 0, owners: 0, delete: 0, data: 0 };
-    for (let step = 0; step < 60; step++) {
-      const name = pick(SECONDARIES);
-      const id = new ResourceID(name, ns);
-      const current = await suite.admin.get(CM, id);
-      const r = random();
-      let what: string;
-      if (!current) {
-        const ownerReferences = owners();
-        done.create++;
-        what = `create ${name} owned by [${ownerReferences.map((o) => o.name).join(',')}]`;
-        await suite.admin.create(CM, {
-          metadata: { name, namespace: ns, ownerReferences },
-          data: { step: `${step}` },
-        });
-      } else if (r < 0.5) {
-        const ownerReferences = owners();
-        done.owners++;
-        what = `owners of ${name} -> [${ownerReferences.map((o) => o.name).join(',')}]`;
-        await suite.admin.update(CM, { ...current, metadata: { ...current.metadata, ownerReferences } });
-      } else if (r < 0.7) {
-        done.delete++;
-        what = `delete ${name}`;
-        await suite.admin.delete(CM, id);
-      } else {
-        done.data++;
-        what = `data of ${name}`;
-        await suite.admin.update(CM, { ...current, data: { step: `${step}` } });
+  it.each([
+    { mapper: 'the default owner-reference mapper', byOwners: true },
+    { mapper: 'a custom indexable mapper naming two primaries at once', byOwners: false },
+  ])(
+    '[ES-08] $mapper: 60 seeded foreign changes (0-2 primaries, moved and removed, secondaries named like their primary, deleted and re-created): every primary gets exactly its secondaries',
+    async ({ byOwners }) => {
+      const ns = await newNamespace(suite.admin);
+      const primaries = new Map<string, Widget>();
+      for (const p of PRIMARIES) primaries.set(p, await suite.admin.create(Widget, widget(p, ns)));
+      const source = await startWithSource(
+        ns,
+        'review-s3-index-model',
+        undefined,
+        byOwners ? undefined : byAnnotation,
+      );
+      const random = prng(15);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+      const owners = (): V1OwnerReference[] => {
+        const n = Math.floor(random() * 3); // 0, 1 or 2 owners
+        const chosen = new Set<string>();
+        while (chosen.size < n) chosen.add(pick(PRIMARIES));
+        return [...chosen].map((p) => refTo(primaries.get(p)!));
+      };
+      await settled(source, ns);
+      const done = { create: 0, owners: 0, delete: 0, data: 0 };
+      for (let step = 0; step < 60; step++) {
+        const name = pick(SECONDARIES);
+        const id = new ResourceID(name, ns);
+        const current = await suite.admin.get(CM, id);
+        const r = random();
+        let what: string;
+        if (!current) {
+          const ownerReferences = owners();
+          done.create++;
+          what = `create ${name} owned by [${ownerReferences.map((o) => o.name).join(',')}]`;
+          await suite.admin.create(CM, {
+            metadata: { name, namespace: ns, ownerReferences, annotations: namesOf(ownerReferences) },
+            data: { step: `${step}` },
+          });
+        } else if (r < 0.5) {
+          const ownerReferences = owners();
+          done.owners++;
+          what = `owners of ${name} -> [${ownerReferences.map((o) => o.name).join(',')}]`;
+          await suite.admin.update(CM, {
+            ...current,
+            metadata: { ...current.metadata, ownerReferences, annotations: namesOf(ownerReferences) },
+          });
+        } else if (r < 0.7) {
+          done.delete++;
+          what = `delete ${name}`;
+          await suite.admin.delete(CM, id);
+        } else {
+          done.data++;
+          what = `data of ${name}`;
+          await suite.admin.update(CM, { ...current, data: { step: `${step}` } });
+        }
+        expectIndexMatches(source, ns, await settled(source, ns), `${step}: ${what}`, byOwners);
       }
-      expectIndexMatches(source, ns, await settled(source, ns), `${step}: ${what}`);
-    }
-    // the sequence exercised every kind of change
-    expect(Math.min(done.create, done.owners, done.delete, done.data)).toBeGreaterThan(3);
-  });
+      // the sequence exercised every kind of change
+      expect(Math.min(done.create, done.owners, done.delete, done.data)).toBeGreaterThan(3);
+    },
+  );
 
   it('[ES-08] a secondary moved between primaries by the reconciler’s own writes (kept in the source’s own-write cache, then its events): each primary gets exactly its own', async () => {
     const ns = await newNamespace(suite.admin);
