@@ -32,49 +32,46 @@ const HOLD_WATCH_MS = 1_500;
 
 describe('review s3: a write’s result is the caller’s, not the cache’s', () => {
   // pre-existing (InformerEventSource.write caches the very object it returns); see H15 finding F3
-  it(
-    '[ES-19] a reconciler that edits the result of resourceOperations().serverSideApply does not change what getSecondaryResource returns',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      let seenAfterEdit: string | undefined;
-      let returned = false;
-      let source: InformerEventSource<V1ConfigMap, Widget> | undefined;
-      suite.operator().register(
-        {
-          prepareEventSources: (c: EventSourceContext<Widget>) => [
-            (source = new InformerEventSource<V1ConfigMap, Widget>({ type: CM, name: 'cms' }, c)),
-          ],
-          reconcile: async (w: Widget, c: Context<Widget>) => {
-            if (w.spec?.value !== 'go' || returned) return UpdateControl.noUpdate();
-            const faults = suite.server.faults;
-            // the watch comes back late: reads are served from the own-write copy
-            faults.addLatency({ verb: 'watch', resource: 'configmaps', ms: HOLD_WATCH_MS });
-            faults.addLatency({ verb: 'list', resource: 'configmaps', ms: HOLD_WATCH_MS });
-            faults.closeAllWatches();
-            try {
-              const result = await c
-                .resourceOperations()
-                .serverSideApply(ownedConfigMap('w-cm', ns, w, { value: 'applied' }));
-              result.data!.value = 'edited by the reconciler';
-              seenAfterEdit = c.getSecondaryResource(CM)?.data?.value;
-            } finally {
-              faults.clear();
-            }
-            returned = true;
-            return UpdateControl.noUpdate();
-          },
+  it('[ES-19] a reconciler that edits the result of resourceOperations().serverSideApply does not change what getSecondaryResource returns', async () => {
+    const ns = await newNamespace(suite.admin);
+    let seenAfterEdit: string | undefined;
+    let returned = false;
+    let source: InformerEventSource<V1ConfigMap, Widget> | undefined;
+    suite.operator().register(
+      {
+        prepareEventSources: (c: EventSourceContext<Widget>) => [
+          (source = new InformerEventSource<V1ConfigMap, Widget>({ type: CM, name: 'cms' }, c)),
+        ],
+        reconcile: async (w: Widget, c: Context<Widget>) => {
+          if (w.spec?.value !== 'go' || returned) return UpdateControl.noUpdate();
+          const faults = suite.server.faults;
+          // the watch comes back late: reads are served from the own-write copy
+          faults.addLatency({ verb: 'watch', resource: 'configmaps', ms: HOLD_WATCH_MS });
+          faults.addLatency({ verb: 'list', resource: 'configmaps', ms: HOLD_WATCH_MS });
+          faults.closeAllWatches();
+          try {
+            const result = await c
+              .resourceOperations()
+              .serverSideApply(ownedConfigMap('w-cm', ns, w, { value: 'applied' }));
+            result.data!.value = 'edited by the reconciler';
+            seenAfterEdit = c.getSecondaryResource(CM)?.data?.value;
+          } finally {
+            faults.clear();
+          }
+          returned = true;
+          return UpdateControl.noUpdate();
         },
-        { resourceType: Widget, name: 'review-s3-result-alias', namespaces: [ns] },
-      );
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns, { value: 'go' }));
-      await waitFor(() => returned, 'the reconciler applied and read', WAIT_MS);
-      // the held-back watch delivered the write (no request of the test left pending)
-      const cmId = new ResourceID('w-cm', ns);
-      await waitFor(() => !source!.hasPendingOwnWrite(cmId), 'the write seen by the watch', WAIT_MS);
-      expect(seenAfterEdit).toBe('applied');
-    },
-  );
+      },
+      { resourceType: Widget, name: 'review-s3-result-alias', namespaces: [ns] },
+    );
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'go' }));
+    await waitFor(() => returned, 'the reconciler applied and read', WAIT_MS);
+    // the held-back watch delivered the write (no request of the test left pending)
+    const cmId = new ResourceID('w-cm', ns);
+    await waitFor(() => !source!.hasPendingOwnWrite(cmId), 'the write seen by the watch', WAIT_MS);
+    expect(seenAfterEdit).toBe('applied');
+  });
 
   // pre-existing (cache-view/controller-event-source own-write caching + last session's status skip); H15 finding F4
   // The primary's own-write overlay holds the write's answer (through the managed-fields pruning,
