@@ -400,7 +400,7 @@ export class InformerEventSource<
    * guarantee). `write` must return the object as the server returned it; `did` says what it did
    * (e.g. `OwnWrites.apply(intent)`), and defaults to unknown: then its event is never suppressed.
    * A result outside the watched namespaces or the label/field selectors is not cached (no event
-   * would ever replace or drop it).
+   * would ever replace or drop it). The result is the caller's: what the source serves is a copy.
    */
   async write(id: ResourceID, write: () => Promise<R>, did: OwnWrite<R> = OwnWrites.unknown()): Promise<R> {
     this.own.begin(id.key);
