@@ -145,7 +145,10 @@ function sameValue(have: unknown, wanted: unknown, omitsEmpties: boolean): boole
  * Fields of built-in kinds whose Go type is a map (`map[string]string`, `ResourceList`, ...): an empty
  * one is left out by `omitempty`, so `labels: {}` changes nothing on the object. Only names that are a
  * map wherever built-in kinds use them are listed: `selector` is a map on a Service but a
- * `LabelSelector` struct elsewhere, where `{}` selects everything.
+ * `LabelSelector` struct elsewhere, where `{}` selects everything; `parameters` (a StorageClass's map,
+ * an IngressClass's struct), `overhead` (a Pod's map, a RuntimeClass's struct) and `allocatable` (a
+ * Node's map, a CSINode driver's struct) likewise. An unlisted map costs a no-op apply, never a
+ * skipped change.
  */
 const GO_MAP_FIELDS = new Set([
   'labels',
@@ -157,11 +160,8 @@ const GO_MAP_FIELDS = new Set([
   'matchLabels',
   'limits',
   'requests',
-  'overhead',
   'capacity',
-  'allocatable',
   'hard',
-  'parameters',
   'volumeAttributes',
 ]);
 

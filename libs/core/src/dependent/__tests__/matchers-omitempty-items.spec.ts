@@ -163,4 +163,55 @@ describe('managed-fields matcher: omitempty inside list items of built-in kinds'
     expect(JSON.stringify(want)).toBe(before);
     expect(want.metadata).toEqual({ name: 'c', labels: {} });
   });
+
+  it('[DR-10] an empty struct is a value even at a name that is a Go map in another kind', () => {
+    // IngressClass spec.parameters and RuntimeClass overhead are structs (kube keeps `{}`), while a
+    // StorageClass's parameters and a Pod's overhead are maps: adding `{}` must be applied
+    const object = (apiVersion: string, kind: string, fields: Record<string, unknown>, body: object) =>
+      ({
+        apiVersion,
+        kind,
+        metadata: {
+          name: 'x',
+          managedFields: [
+            { manager: fm, operation: 'Apply', apiVersion, fieldsType: 'FieldsV1', fieldsV1: fields },
+          ],
+        },
+        ...body,
+      }) as KubernetesResource;
+    const ingressClass = object(
+      'networking.k8s.io/v1',
+      'IngressClass',
+      { 'f:spec': { 'f:controller': {} } },
+      { spec: { controller: 'example.com/c' } },
+    );
+    const wantIngressClass = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: { name: 'x' },
+      spec: { controller: 'example.com/c', parameters: {} },
+    } as KubernetesResource;
+    expect(matchesManagedFields(ingressClass, wantIngressClass, fm)).toBe(false);
+    const runtimeClass = object('node.k8s.io/v1', 'RuntimeClass', { 'f:handler': {} }, { handler: 'runc' });
+    const wantRuntimeClass = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'x' },
+      handler: 'runc',
+      overhead: {},
+    } as KubernetesResource;
+    expect(matchesManagedFields(runtimeClass, wantRuntimeClass, fm)).toBe(false);
+    // the maps that are maps everywhere still match when empty
+    expect(
+      matchesManagedFields(
+        runtimeClass,
+        {
+          ...wantRuntimeClass,
+          overhead: undefined,
+          metadata: { name: 'x', labels: {} },
+        } as KubernetesResource,
+        fm,
+      ),
+    ).toBe(true);
+  });
 });
