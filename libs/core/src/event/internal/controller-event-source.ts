@@ -98,6 +98,8 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
   private handler: EventHandler | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly own = new OwnWriteTracker<P>();
+  /** Primaries whose last write was not sent as no change on the cache (see {@link skippedWrite}). */
+  private readonly skipped = new Set<string>();
 
   /**
    * @param relists tells which events come from a (re-)list of `informer` (it must list with the
@@ -129,6 +131,7 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     this.unsubscribe = undefined;
     await this.informer.stop();
     this.own.clear();
+    this.skipped.clear();
   }
 
   /**
@@ -146,6 +149,7 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     did: OwnWrite<P>,
   ): Promise<P> {
     this.own.begin(id.key);
+    this.skipped.delete(id.key);
     let result: P | undefined;
     try {
       result = await write();
@@ -174,10 +178,32 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     cached: P | undefined,
     did: OwnWrite<P>,
   ): boolean {
-    const current = cached ?? this.informer.get(ResourceID.fromResource(result));
+    const id = ResourceID.fromResource(result);
+    // a write was sent: nothing skipped is owed any more
+    if (this.skipped.size > 0) this.skipped.delete(id.key);
+    const current = cached ?? this.informer.get(id);
     if (current?.metadata?.resourceVersion === result.metadata?.resourceVersion) return false;
     if (!(did.certain?.(result) ?? false) && !did.explains(current, result)) return false;
     return this.informer.cacheIfNewer(result, previousResourceVersion);
+  }
+
+  /**
+   * A write of the primary `id` (an `UpdateControl` status or resource patch) was not sent because
+   * `judgedOn`, the cached primary, already held it. The cache may lag the server: if someone else
+   * changed the object meanwhile, the write was needed, and when that change arrives the default
+   * filters could drop it (a status-only change under generation awareness), leaving their change
+   * where the reconciler's last word was ours. So a skipped write suppresses nothing: the next update
+   * of `id` reconciles even where the default filters would drop it (once; the user's filters still
+   * apply), and if the cache already holds another version than the one judged on, `id` reconciles now.
+   */
+  skippedWrite(id: ResourceID, judgedOn: P | undefined): void {
+    const now = this.informer.get(id);
+    if (!now) return;
+    if (judgedOn && now.metadata?.resourceVersion !== judgedOn.metadata?.resourceVersion) {
+      this.guard(() => this.emit('UPDATED', now));
+      return;
+    }
+    this.skipped.add(id.key);
   }
 
   /** Whether an own write of `id` is in flight or its event has not arrived yet (for tests and diagnostics). */
@@ -206,6 +232,7 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
   async changeNamespaces(namespaces: readonly string[]): Promise<void> {
     if (!this.informer.changeNamespaces) return;
     this.own.clear();
+    this.skipped.clear();
     const before = this.informer.list();
     await this.informer.changeNamespaces(namespaces.length === 0 ? 'all' : [...namespaces]);
     for (const obj of before) {
@@ -215,10 +242,13 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     }
   }
 
-  /** Whether an update passes the filters (exposed for tests of the rules). */
-  acceptsUpdate(newR: P, oldR: P): boolean {
+  /**
+   * Whether an update passes the filters (exposed for tests of the rules); with `owed` (a skipped
+   * write of this primary, see {@link skippedWrite}) the default filters let it through.
+   */
+  acceptsUpdate(newR: P, oldR: P, owed = false): boolean {
     const c = this.config;
-    if (c.useDefaultEventFilters) {
+    if (c.useDefaultEventFilters && !owed) {
       const internal =
         (this.usesFinalizer && finalizerChanged(newR, oldR, c.finalizerName)) ||
         !c.generationAware ||
@@ -256,10 +286,12 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
   }
 
   private onUpdate(oldObj: P, newObj: P, priority?: number): void {
-    if (this.acceptsUpdate(newObj, oldObj)) this.emit('UPDATED', newObj, priority);
+    const owed = this.skipped.size > 0 && this.skipped.delete(ResourceID.fromResource(newObj).key);
+    if (this.acceptsUpdate(newObj, oldObj, owed)) this.emit('UPDATED', newObj, priority);
   }
 
   private onDelete(obj: P, finalStateUnknown: boolean): void {
+    if (this.skipped.size > 0) this.skipped.delete(ResourceID.fromResource(obj).key);
     const c = this.config;
     if (!(c.onDeleteFilter?.(obj, finalStateUnknown) ?? true) || !(c.genericFilter?.(obj) ?? true)) return;
     this.emit('DELETED', obj);

@@ -40,64 +40,56 @@ class OwnStatus implements Reconciler<Widget> {
 }
 
 describe('review s3: the status skip against a stale cache', () => {
-  // pre-existing (last session's issue 15 §1 status skip); H15 finding F6
-  it.failing(
-    '[EP-25] a status changed by someone else while the watch lags is set back by the next reconciliation’s patchStatus',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      const id = new ResourceID('w', ns);
-      const reconciler = new OwnStatus();
-      suite
-        .operator()
-        .register(reconciler, { resourceType: Widget, name: 'review-s3-stale-skip', namespaces: [ns] });
-      await suite.operators[0].start();
-      const created = await suite.admin.create(Widget, widget('w', ns));
-      const status = async () => (await suite.admin.get(Widget, id))?.status?.observed;
-      await waitFor(async () => (await status()) === 'ours', 'first status written', WAIT_MS);
-      await waitFor(() => reconciler.primaries?.get(id)?.status?.observed === 'ours', 'cached', WAIT_MS);
-      const faults = suite.server.faults;
-      let observed: string | undefined;
-      try {
-        // the primaries' watch lags; someone else sets the status
-        faults.addLatency({ verb: 'watch', resource: 'widgets', ms: HOLD_MS });
-        faults.addLatency({ verb: 'list', resource: 'widgets', ms: HOLD_MS });
-        faults.closeAllWatches();
-        await suite.admin.mergePatch(
-          Widget,
-          id,
-          { status: { observed: 'theirs' } },
-          { subresource: 'status' },
-        );
-        // a secondary's change reconciles the widget while the cache still shows our status
-        const runs = reconciler.seen.length;
-        await suite.admin.create(CM, {
-          metadata: {
-            name: 'w-cm',
-            namespace: ns,
-            ownerReferences: [
-              { apiVersion: Widget.apiVersion, kind: Widget.kind, name: 'w', uid: created.metadata!.uid! },
-            ],
-          },
-          data: { a: '1' },
-        });
-        await waitFor(() => reconciler.seen.length > runs, 'reconciled by the ConfigMap', WAIT_MS);
-        // the window was hit: that run saw the stale status
-        expect(reconciler.seen[runs]).toBe('ours');
-      } finally {
-        faults.clear();
-      }
-      // the watch is back: the cache has what the server has
-      await waitFor(
-        async () =>
-          reconciler.primaries?.get(id)?.metadata?.resourceVersion ===
-          (await suite.admin.get(Widget, id))?.metadata?.resourceVersion,
-        'the watch caught up',
-        WAIT_MS,
-      );
-      await waitFor(async () => (observed = await status()) === 'ours', 'our status set back', 5_000).catch(
-        () => undefined,
-      );
-      expect(observed).toBe('ours');
-    },
-  );
+  // pre-existing (last session's issue 15 §1 status skip); H15 finding F6, fixed: a skipped write lets the next update through
+  it('[EP-25] a status changed by someone else while the watch lags is set back by the next reconciliation’s patchStatus', async () => {
+    const ns = await newNamespace(suite.admin);
+    const id = new ResourceID('w', ns);
+    const reconciler = new OwnStatus();
+    suite
+      .operator()
+      .register(reconciler, { resourceType: Widget, name: 'review-s3-stale-skip', namespaces: [ns] });
+    await suite.operators[0].start();
+    const created = await suite.admin.create(Widget, widget('w', ns));
+    const status = async () => (await suite.admin.get(Widget, id))?.status?.observed;
+    await waitFor(async () => (await status()) === 'ours', 'first status written', WAIT_MS);
+    await waitFor(() => reconciler.primaries?.get(id)?.status?.observed === 'ours', 'cached', WAIT_MS);
+    const faults = suite.server.faults;
+    let observed: string | undefined;
+    try {
+      // the primaries' watch lags; someone else sets the status
+      faults.addLatency({ verb: 'watch', resource: 'widgets', ms: HOLD_MS });
+      faults.addLatency({ verb: 'list', resource: 'widgets', ms: HOLD_MS });
+      faults.closeAllWatches();
+      await suite.admin.mergePatch(Widget, id, { status: { observed: 'theirs' } }, { subresource: 'status' });
+      // a secondary's change reconciles the widget while the cache still shows our status
+      const runs = reconciler.seen.length;
+      await suite.admin.create(CM, {
+        metadata: {
+          name: 'w-cm',
+          namespace: ns,
+          ownerReferences: [
+            { apiVersion: Widget.apiVersion, kind: Widget.kind, name: 'w', uid: created.metadata!.uid! },
+          ],
+        },
+        data: { a: '1' },
+      });
+      await waitFor(() => reconciler.seen.length > runs, 'reconciled by the ConfigMap', WAIT_MS);
+      // the window was hit: that run saw the stale status
+      expect(reconciler.seen[runs]).toBe('ours');
+    } finally {
+      faults.clear();
+    }
+    // the watch is back: the cache has what the server has
+    await waitFor(
+      async () =>
+        reconciler.primaries?.get(id)?.metadata?.resourceVersion ===
+        (await suite.admin.get(Widget, id))?.metadata?.resourceVersion,
+      'the watch caught up',
+      WAIT_MS,
+    );
+    await waitFor(async () => (observed = await status()) === 'ours', 'our status set back', 5_000).catch(
+      () => undefined,
+    );
+    expect(observed).toBe('ours');
+  });
 });

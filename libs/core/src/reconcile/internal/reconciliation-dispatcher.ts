@@ -52,6 +52,12 @@ export interface WritableCache<P extends KubernetesResource> {
     did: OwnWrite<P>,
   ): boolean;
   /**
+   * A write of the primary `id` was not sent because `judgedOn` (the cached primary it was judged
+   * on) already held it. The cache may lag the server, so the next change of `id` must reconcile
+   * even where the default filters would drop it (see `ControllerEventSource.skippedWrite`).
+   */
+  skippedWrite?(id: ResourceID, judgedOn: P | undefined): void;
+  /**
    * Runs an own write of the primary whose watch event must not trigger the controller again
    * (`resourceOperations()` primary writes); caches the result. When absent, they are only cached.
    */
@@ -257,7 +263,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
           this.cacheWritten(written, previous, id, original);
           updated = written.resource;
           previous = updated.metadata?.resourceVersion;
-        }
+        } else this.o.cache.skippedWrite?.(id, current ?? original);
       }
       if (control.isPatchStatus()) {
         this.checkFence(run, 'patch status');
@@ -271,7 +277,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         if (written) {
           this.cacheWritten(written, previous, id, updated ?? original);
           updated = written.resource;
-        }
+        } else this.o.cache.skippedWrite?.(id, current ?? updated ?? original);
       }
       return {
         kind: 'reconcile',
@@ -330,16 +336,12 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     if (control.resource) {
       try {
         this.checkFence(run, 'patch error status');
-        const written = await this.writerFor(run.ticket).patchStatus(
-          original,
-          control.resource,
-          id,
-          this.o.cache.get?.(id),
-        );
+        const current = this.o.cache.get?.(id);
+        const written = await this.writerFor(run.ticket).patchStatus(original, control.resource, id, current);
         if (written) {
           updated = written.resource;
           this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
-        }
+        } else this.o.cache.skippedWrite?.(id, current ?? original);
       } catch (patchError) {
         if (patchError instanceof ReconcileAbandonedError)
           return { kind: 'reconcile', ...this.abandoned(patchError, logger) };
