@@ -33,6 +33,15 @@ export interface InformerOptions<T extends KubernetesResource> {
   fieldSelector?: string;
   /** Page size of lists. Defaults to 500. */
   pageSize?: number;
+  /**
+   * The informer's first list asks for `resourceVersion=0`, as client-go's reflector does:
+   * kube-apiserver answers it from its watch cache in one response (it ignores the page size there)
+   * instead of paginated consistent reads from etcd. The answer may be a little older than the
+   * newest state; the watch from its resourceVersion then brings every later change. Lists after
+   * that (a watch history compacted away, 410) are consistent. `false` makes the first list
+   * consistent and paginated too. Defaults to true.
+   */
+  firstListFromCache?: boolean;
   /** Time source. Defaults to {@link systemClock}. */
   clock?: Clock;
   /** Where failures and state changes are logged (each line carries the informer name, kind and namespace). Defaults to no logging. */
@@ -216,6 +225,7 @@ export class Informer<T extends KubernetesResource> {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
         pageSize,
+        firstListFromCache: options.firstListFromCache ?? true,
         clock: this.clock,
         logger,
         backoff: new ExponentialBackoff(options.backoff, random),

@@ -44,15 +44,32 @@ describe('Informer against @tosdk/apiserver', () => {
   const lists = (ns: string) =>
     bed.server.requests.count({ verb: 'list', resource: 'configmaps', namespace: ns });
 
-  it('[ES-02] has every object in cache, through several pages, when start() resolves', async () => {
+  it('[ES-02] has every object in cache, through several pages, when start() resolves (first list consistent)', async () => {
     const ns = await namespace();
     await Promise.all(Array.from({ length: 1_100 }, (_, i) => put(ns, `cm-${i}`)));
-    const inf = make({ namespace: ns });
+    const inf = make({ namespace: ns, firstListFromCache: false });
     await inf.start();
     expect(inf.hasSynced()).toBe(true);
     expect(inf.list(ns)).toHaveLength(1_100);
     expect(lists(ns)).toBe(3);
     expect(inf.health().healthy).toBe(true);
+  });
+
+  it('[ES-02] by default lists first at resourceVersion=0 as client-go does: one answer from the watch cache with every object, then watches from its version', async () => {
+    const ns = await namespace();
+    await Promise.all(Array.from({ length: 1_100 }, (_, i) => put(ns, `cm-${i}`)));
+    const inf = make({ namespace: ns });
+    await inf.start();
+    expect(inf.list(ns)).toHaveLength(1_100);
+    const listed = bed.server.requests.log.filter(
+      (r) => r.verb === 'list' && r.resource === 'configmaps' && r.namespace === ns,
+    );
+    expect(listed).toHaveLength(1);
+    const query = new URLSearchParams(listed[0].path.slice(listed[0].path.indexOf('?') + 1));
+    expect(query.get('resourceVersion')).toBe('0');
+    // a change after the list reaches the cache through the watch
+    await put(ns, 'cm-late', undefined, { v: 'after' });
+    await waitFor(() => inf.get(new ResourceID('cm-late', ns))?.data?.v === 'after', 10_000, 'watched');
   });
 
   it('[EP-17] caches only what the label and field selectors match, and follows objects in and out of them', async () => {

@@ -21,6 +21,8 @@ export interface LoopSettings<T extends KubernetesResource> {
   labelSelector?: string;
   fieldSelector?: string;
   pageSize: number;
+  /** The first list asks for resourceVersion 0 (the API server's watch cache), as client-go's reflector. */
+  firstListFromCache: boolean;
   clock: Clock;
   logger: Logger;
   backoff: ExponentialBackoff;
@@ -174,6 +176,13 @@ export class ListWatchLoop<T extends KubernetesResource> {
           fieldSelector: this.s.fieldSelector,
           limit: this.s.pageSize,
           continue: continueToken,
+          // client-go's first list: from the watch cache, one answer (kube ignores the limit there);
+          // never after a sync (a 410 means the cache lost our version: list consistently), never
+          // on a continue page or after a continue token expired
+          resourceVersion:
+            this.s.firstListFromCache && !this.synced && continueToken === undefined && restarts === 0
+              ? '0'
+              : undefined,
           signal: this.stopController.signal,
           metadataOnly: this.s.metadataOnly,
         });
