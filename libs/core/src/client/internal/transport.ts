@@ -68,33 +68,14 @@ async function openOnce(
   conn: Connection,
   exchange: HttpExchange,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-  const prepared = conn.prepare(exchange.watch ?? false);
-  const { headers, agent } = prepared instanceof Promise ? await prepared : prepared;
+  const pending = conn.prepare(exchange.watch ?? false);
+  const prepared = pending instanceof Promise ? await pending : pending;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
     throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
   }
   return new Promise((resolve, reject) => {
-    // a name/value list: sent as is (see Connection's headerList)
-    const allHeaders = headers.slice();
-    allHeaders.push('Accept', exchange.accept ?? 'application/json');
-    if (exchange.body !== undefined) {
-      allHeaders.push(
-        'Content-Type',
-        exchange.contentType ?? 'application/json',
-        'Content-Length',
-        String(Buffer.byteLength(exchange.body)),
-      );
-    }
-    const options: http.RequestOptions = {
-      host: conn.hostname,
-      port: conn.port,
-      method: exchange.method,
-      path: conn.basePath + exchange.path,
-      headers: allHeaders,
-      agent,
-    };
-    const req = conn.protocol === 'https:' ? https.request(options) : httpModule.request(options);
+    const req = request(conn, exchange, prepared);
     const onAbort = () => {
       const aborted = new AbortMarker('aborted');
       req.destroy(aborted);
