@@ -16,7 +16,6 @@ import {
 import { AbstractDependentResource } from './abstract-dependent-resource.js';
 import { traitsOf } from './dependent-resource.js';
 import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
-import { cloneResource } from '../reconcile/internal/clone.js';
 import { DependentResourceError } from './errors.js';
 import { clone } from './internal/json.js';
 import type { KubernetesDependentOptions } from './kubernetes-dependent-options.js';
@@ -359,11 +358,9 @@ export abstract class KubernetesDependentResource<
     );
   }
 
-  private async write(id: ResourceID, fn: () => Promise<R>, did: OwnWrite<R>): Promise<R> {
-    if (!this.source) return fn();
-    // a copy: the event source serves the very object as its own write until the watch brings it,
-    // and the result reaches the reconciler (the workflow's result), which may change it
-    return cloneResource(await this.source.write(id, fn, did));
+  /** The result reaches the reconciler (the workflow's result) as its own: the source serves a copy. */
+  private write(id: ResourceID, fn: () => Promise<R>, did: OwnWrite<R>): Promise<R> {
+    return this.source ? this.source.write(id, fn, did) : fn();
   }
 
   private requireSource(): InformerEventSource<R, P> {

@@ -405,16 +405,17 @@ export class InformerEventSource<
   async write(id: ResourceID, write: () => Promise<R>, did: OwnWrite<R> = OwnWrites.unknown()): Promise<R> {
     this.own.begin(id.key);
     let result: R | undefined;
+    // what is served is a copy (one for the bounded cache and the tracker): the result is the caller's
+    let served: R | undefined;
     try {
       result = await write();
-      // what is served is a copy: the result is the caller's to change
-      if (this.hot) this.hot.set(id.key, cloneResource(result));
+      if (this.hot) this.hot.set(id.key, (served = cloneResource(result)));
       return result;
     } finally {
       // a result the informer does not watch gets no event that would ever replace or drop it:
       // not kept (it would be served, deleted or not, for as long as the process runs)
       const now = this.informer.get(id);
-      const kept = result && this.watches(result) ? servable(result, now) : undefined;
+      const kept = result && this.watches(result) ? (served ?? servable(result, now)) : undefined;
       const foreign = this.own.end(id.key, kept, now, did);
       for (const held of foreign) this.propagate(held);
     }

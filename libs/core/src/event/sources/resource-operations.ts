@@ -389,13 +389,14 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     return this.sourceWrite(source, id, () => write(source, id), did);
   }
 
-  private async sourceWrite<R extends KubernetesResource>(
+  private sourceWrite<R extends KubernetesResource>(
     source: InformerEventSource<R>,
     id: ResourceID,
     write: () => Promise<R>,
     did: OwnWrite<R>,
   ): Promise<R> {
-    const written = await source.write(
+    // the result is the caller's own: the event source serves a copy of it (see its write())
+    return source.write(
       id,
       () => {
         this.host.beforeWrite?.();
@@ -403,8 +404,6 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
       },
       did,
     );
-    // a copy, as for a skipped apply: the event source may serve the very object as its own write
-    return cloneResource(written);
   }
 
   private source<R extends KubernetesResource>(
