@@ -149,7 +149,6 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     did: OwnWrite<P>,
   ): Promise<P> {
     this.own.begin(id.key);
-    this.skipped.delete(id.key);
     let result: P | undefined;
     try {
       result = await write();
