@@ -264,13 +264,24 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
       });
       send();
     });
+  return timed(job, async () => {
+    try {
+      await Promise.all(sockets.map(drive));
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+    return { failures, failureSamples };
+  });
+}
+
+/** Runs `load` and reports its rate of successful writes and this thread's CPU per write. */
+async function timed(
+  job: LoadJob,
+  load: () => Promise<Pick<LoadReport, 'failures' | 'failureSamples'>>,
+): Promise<LoadReport> {
   const cpu0 = process.threadCpuUsage();
   const t0 = process.hrtime.bigint();
-  try {
-    await Promise.all(sockets.map(drive));
-  } finally {
-    for (const s of sockets) s.destroy();
-  }
+  const { failures, failureSamples } = await load();
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.threadCpuUsage(cpu0);
   return {
@@ -317,24 +328,17 @@ async function httpLoad(job: LoadJob): Promise<LoadReport> {
   };
   let next = job.from;
   const end = job.from + job.count;
-  const cpu0 = process.threadCpuUsage();
-  const t0 = process.hrtime.bigint();
   const one = async (): Promise<void> => {
     while (next < end) await send(next++);
   };
-  try {
-    await Promise.all(Array.from({ length: job.inFlight }, one));
-  } finally {
-    agent.destroy();
-  }
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = process.threadCpuUsage(cpu0);
-  return {
-    rate: (job.count - failures) / secs,
-    cpuUs: (cpu.user + cpu.system) / job.count,
-    failures,
-    failureSamples,
-  };
+  return timed(job, async () => {
+    try {
+      await Promise.all(Array.from({ length: job.inFlight }, one));
+    } finally {
+      agent.destroy();
+    }
+    return { failures, failureSamples };
+  });
 }
 
 /** Marks the worker data of this module's worker (the bench may start other workers). */
