@@ -104,9 +104,12 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
   // (only a configuration holding a null somewhere can null a field: most hold none, and skip the walk)
   const nulled = containsNull(config)
     ? FieldSet.of(
-        ...configSet
-          .paths()
-          .filter((path) => walker.get(config, path) === null && walker.get(base, path) !== undefined),
+        ...configSet.paths().filter((path) => {
+          if (walker.get(config, path) !== null) return false;
+          const was = walker.get(base, path);
+          // a null that kept live's items (see ApplyMerger.mergesItems) changed nothing there
+          return was !== undefined && !(hasItems(was) && walker.get(merged, path) !== undefined);
+        }),
       )
     : new FieldSet();
   const contested = nulled.isEmpty() ? changed : changed.union(nulled);
@@ -255,6 +258,13 @@ function conflictError(conflicts: { m: Manager; set: FieldSet }[]): ApplyConflic
 class ApplyMerger {
   constructor(private readonly walker: TypedWalker) {}
 
+  /** Whether `value` at `sp` is a non-empty map, struct or granular list (merged item by item). */
+  mergesItems(value: unknown, sp: SchemaPath): boolean {
+    if (!hasItems(value)) return false;
+    const shape = this.walker.shape(value, sp);
+    return shape === 'map' || shape === 'listMap' || shape === 'listSet';
+  }
+
   merge(lhs: unknown, rhs: unknown, sp: SchemaPath): unknown {
     if (rhs === undefined) return cloneJson(lhs);
     if (lhs === undefined || lhs === null) return cloneJson(rhs);
@@ -275,7 +285,13 @@ class ApplyMerger {
         if (!Object.hasOwn(r, key)) out[key] = cloneJson(l[key]);
         else {
           const value = r[key];
-          if (value === null) continue;
+          if (value === null) {
+            // structured-merge-diff merges a null map, struct or granular list as one without
+            // items: the live items stay (a later prune drops those only this manager owned);
+            // a null scalar or atomic value removes the field
+            if (this.mergesItems(l[key], [...sp, key])) out[key] = cloneJson(l[key]);
+            continue;
+          }
           out[key] =
             typeof value === 'object' || value === undefined
               ? this.merge(l[key], value, [...sp, key])
@@ -364,6 +380,14 @@ function mergeOrdered(
     }
   }
   return out;
+}
+
+/** Whether a JSON value is a non-empty object or array. */
+function hasItems(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 /** Whether a JSON value is or holds a `null` at any depth. */

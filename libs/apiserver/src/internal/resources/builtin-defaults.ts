@@ -112,9 +112,10 @@ export class ClusterIpAllocator {
 }
 
 /**
- * Applies the defaults of a built-in kind to `o` (mutated), then drops its empty optional maps and
- * lists (see {@link dropEmptyOptionalFields}). `old` is the stored object on updates (immutable
- * allocated values such as a Service's clusterIP are kept from it).
+ * Decodes a built-in object as kube-apiserver's Go types do (`null`s rewritten, empty optional maps
+ * and lists dropped: see {@link dropEmptyOptionalFields}), then applies its kind's defaults, all on
+ * `o` (mutated). `old` is the stored object on updates (immutable allocated values such as a
+ * Service's clusterIP are kept from it).
  */
 export function applyBuiltinDefaults(
   rt: ResourceType,
@@ -123,10 +124,10 @@ export function applyBuiltinDefaults(
   alloc: BuiltinAllocators,
 ): StatusCause[] {
   if (rt.crdName !== undefined) return [];
-  const causes = defaultBuiltin(rt, o, old, alloc);
-  // after defaulting, as kube-apiserver's Go types do on output: empty optional maps/lists are gone
+  // before defaulting, as kube decodes before it defaults: a `null` field is absent (nil) when the
+  // defaults look at it (`replicas: null` is defaulted to 1); the defaults add no empty map or list
   dropEmptyOptionalFields(rt, o);
-  return causes;
+  return defaultBuiltin(rt, o, old, alloc);
 }
 
 function defaultBuiltin(
@@ -229,6 +230,8 @@ function defaultBuiltin(
           if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
         }
         delete o.stringData;
+        // (stringData without a string value adds nothing: an empty data is omitted as ever)
+        if (Object.keys(data).length === 0) delete o.data;
       }
       return [];
     case '/persistentvolumeclaims':

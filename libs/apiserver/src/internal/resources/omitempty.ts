@@ -37,14 +37,43 @@ function isEmpty(v: unknown): boolean {
 }
 
 /**
- * Drops, from a built-in object (mutated), the empty maps and lists of its optional fields at any
- * depth, as kube-apiserver's output does: built-in kinds are Go structs whose optional slice and map
- * fields carry `omitempty`, so `metadata.labels: {}`, a ConfigMap's `data: {}` or a container's
- * `env: []` are never in an answer. Which fields are optional comes from the kind's OpenAPI schema
- * (a property outside its schema's `required`, except the few optional fields Go declares without
- * `omitempty`, such as a Role's `rules`); required fields, structs (`resources: {}`), map entries,
- * list items and fields of unknown schema are kept. Custom resources are left alone (kube
- * keeps their JSON as sent).
+ * The zero value Go's JSON decoder leaves where a `null` meets a field or item of this schema's type
+ * (`null` sets nothing there): `""`, `0`, `false`, or an empty struct; undefined for a slice or a map
+ * (those become nil, which a field without `omitempty` serialises as `null`) and unknown types.
+ */
+function zeroOf(s: JsonObject): unknown {
+  switch (s.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'object':
+      return s.properties !== undefined ? {} : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Rewrites a built-in object (mutated) as kube-apiserver's decoding into Go types and their
+ * `omitempty` tags leave it, at any depth:
+ * - a `null` optional field is dropped (a nil pointer, map or slice, or a zero value `omitempty`
+ *   leaves out), so the defaults apply to it afterwards (`replicas: null` comes back `1`); a `null`
+ *   required field, map value or list item becomes its type's zero value (`""`, `0`, `false`, `{}`),
+ *   which is what decoding `null` into a Go string, number, bool or struct leaves
+ *   (`labels: {a: null}` is `a: ""`); a `null` slice or map there stays `null` (a nil slice of a
+ *   field without `omitempty`);
+ * - empty maps and lists of optional fields are dropped: built-in kinds are Go structs whose
+ *   optional slice and map fields carry `omitempty`, so `metadata.labels: {}`, a ConfigMap's
+ *   `data: {}` or a container's `env: []` are never in an answer.
+ * Which fields are optional comes from the kind's OpenAPI schema (a property outside its schema's
+ * `required`, except the few optional fields Go declares without `omitempty`, such as a Role's
+ * `rules`); required fields, structs (`resources: {}`), map entries, list items and fields of unknown
+ * schema keep their empties. Custom resources are left alone (kube keeps their JSON as sent).
+ * Runs before the defaults (which create no empty map or list), on every write of a built-in kind.
  */
 export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
   if (rt.crdName !== undefined) return;
@@ -74,13 +103,30 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
     if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
     if (Array.isArray(v)) {
       const items = s.items as JsonObject | undefined;
-      if (items) for (const x of v) walk(x, items, depth + 1);
+      if (items)
+        for (let i = 0; i < v.length; i++) {
+          const x: unknown = v[i];
+          if (x !== null) walk(x, items, depth + 1);
+          else {
+            const zero = zeroOf(resolve(items));
+            if (zero !== undefined) v[i] = zero;
+          }
+        }
       return;
     }
     const obj = v as Record<string, unknown>;
     // keys walked with for...in (own keys only), without a key or value list per object per write
     if (isPlainObject(s.additionalProperties)) {
-      for (const k in obj) if (Object.hasOwn(obj, k)) walk(obj[k], s.additionalProperties, depth + 1);
+      const values = s.additionalProperties;
+      for (const k in obj) {
+        if (!Object.hasOwn(obj, k)) continue;
+        const x = obj[k];
+        if (x !== null) walk(x, values, depth + 1);
+        else {
+          const zero = zeroOf(resolve(values));
+          if (zero !== undefined) obj[k] = zero;
+        }
+      }
       return;
     }
     const props = s.properties as Record<string, JsonObject> | undefined;
@@ -92,7 +138,15 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
       const p = props[k];
       if (!p) continue;
       const x = obj[k];
-      if (x === null || typeof x !== 'object') continue;
+      if (x === null) {
+        if (!required.includes(k) && !keep?.includes(k)) delete obj[k];
+        else {
+          const zero = zeroOf(resolve(p));
+          if (zero !== undefined) obj[k] = zero;
+        }
+        continue;
+      }
+      if (typeof x !== 'object') continue;
       const ps = resolve(p);
       walk(x, p, depth + 1);
       if (isEmpty(x) && isListOrMap(ps) && !required.includes(k) && !keep?.includes(k)) delete obj[k];

@@ -17,7 +17,6 @@ import type { Store } from './store.js';
 import { deletionFinalizers } from '../../gc/index.js';
 import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
-import { dropEmptyOptionalFields } from '../resources/omitempty.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 
@@ -459,9 +458,9 @@ export class ObjectService {
         throw errors.modified(this.ref(rt, name));
       }
       const live = presented ? this.stripForPatch(presented) : undefined;
-      // a built-in kind's empty optional maps/lists are absent once decoded (Go's omitempty): the
-      // apply neither sets nor owns them, so fieldsV1 agrees with the stored object
-      dropEmptyOptionalFields(rt, applied);
+      // the field set is the configuration's as sent, empties and nulls included, as kube-apiserver's
+      // structured-merge-diff computes it (an applied `data: {}` owns `f:data`); the merged object is
+      // decoded (nulls, omitempty) with the defaults in commitUpdate or create
       const args: Parameters<typeof patchMod.serverSideApply>[0] = {
         live,
         applied,

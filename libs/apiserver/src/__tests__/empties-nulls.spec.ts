@@ -1,0 +1,267 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call -- these tests read loosely typed JSON answers */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../server.js';
+import { call, rawWatch, waitFor } from './http-helper.js';
+
+const NS = 'en';
+const CM = `/api/v1/namespaces/${NS}/configmaps`;
+const DEP = `/apis/apps/v1/namespaces/${NS}/deployments`;
+const APPLY = 'application/apply-patch+yaml';
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE = 'application/merge-patch+json';
+
+/** The fieldsV1 of `manager`'s entry (undefined when it has none). */
+function fieldsOf(o: any, manager: string): any {
+  return o.metadata.managedFields?.find((e: any) => e.manager === manager)?.fieldsV1;
+}
+
+function configMap(
+  name: string,
+  extra: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+): any {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, ...extra };
+}
+
+function deployment(
+  name: string,
+  spec: Record<string, unknown> = {},
+  container: Record<string, unknown> = {},
+): any {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'c', image: 'nginx:1', ...container }] },
+      },
+      ...spec,
+    },
+  };
+}
+
+/**
+ * kube-apiserver computes an apply's field set with structured-merge-diff from the configuration as
+ * sent (typed/tofieldset.go: an empty map or a null is a leaf of the set, an atomic list too, an empty
+ * granular list adds nothing), and stores what decoding into Go types leaves (a null is nil or a zero
+ * value, empties of `omitempty` fields are gone).
+ */
+describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apiserver does', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ tls: false });
+    expect((await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: NS } })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const apply = (url: string, body: unknown, manager: string, force = false): ReturnType<typeof call> =>
+    call(
+      server,
+      'PATCH',
+      `${url}?fieldManager=${manager}${force ? '&force=true' : ''}`,
+      JSON.stringify(body),
+      {
+        contentType: APPLY,
+      },
+    );
+
+  it('an applied data: {} and labels: {} are owned (f:data: {}, f:labels: {}) but not stored; a re-apply writes nothing; dropping them disowns them', async () => {
+    const first = await apply(`${CM}/a1`, configMap('a1', { data: {} }, { labels: {} }), 'm');
+    expect(first.status).toBe(201);
+    const o = first.json<any>();
+    expect(Object.keys(o)).not.toContain('data');
+    expect(Object.keys(o.metadata)).not.toContain('labels');
+    expect(fieldsOf(o, 'm')).toEqual({ 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
+    const got = (await call(server, 'GET', `${CM}/a1`)).json<any>();
+    expect(fieldsOf(got, 'm')).toEqual({ 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
+    expect(Object.keys(got)).not.toContain('data');
+
+    const again = await apply(`${CM}/a1`, configMap('a1', { data: {} }, { labels: {} }), 'm');
+    expect(again.status).toBe(200);
+    expect(again.json<any>().metadata.resourceVersion).toBe(o.metadata.resourceVersion);
+
+    const without = await apply(`${CM}/a1`, configMap('a1', {}, { labels: {} }), 'm');
+    expect(without.status).toBe(200);
+    expect(Object.keys(without.json<any>())).not.toContain('data');
+    expect(fieldsOf(without.json(), 'm')).toEqual({ 'f:metadata': { 'f:labels': {} } });
+  });
+
+  it('data: {} after owning data.k removes k and keeps owning f:data; data: {a} and back to {} round-trip', async () => {
+    const url = `${CM}/a2`;
+    const withKey = await apply(url, configMap('a2', { data: { k: 'v' } }), 'm');
+    expect(withKey.status).toBe(201);
+    expect(fieldsOf(withKey.json(), 'm')).toEqual({ 'f:data': { 'f:k': {} } });
+    const emptied = await apply(url, configMap('a2', { data: {} }), 'm');
+    expect(emptied.status).toBe(200);
+    expect(Object.keys(emptied.json<any>())).not.toContain('data');
+    expect(fieldsOf(emptied.json(), 'm')).toEqual({ 'f:data': {} });
+    const refilled = await apply(url, configMap('a2', { data: { a: '1' } }), 'm');
+    expect(refilled.json<any>().data).toEqual({ a: '1' });
+    expect(fieldsOf(refilled.json(), 'm')).toEqual({ 'f:data': { 'f:a': {} } });
+  });
+
+  it("an applied data: {} keeps another manager's keys, without a conflict", async () => {
+    const url = `${CM}/a3`;
+    expect((await call(server, 'POST', CM, configMap('a3', { data: { b: 'x' } }))).status).toBe(201);
+    const applied = await apply(url, configMap('a3', { data: {} }), 'm');
+    expect(applied.status).toBe(200);
+    expect(applied.json<any>().data).toEqual({ b: 'x' });
+    expect(fieldsOf(applied.json(), 'm')).toEqual({ 'f:data': {} });
+  });
+
+  it('another manager that adds the first key to an applied empty map takes the map over (structured-merge-diff adds the map path)', async () => {
+    const url = `${CM}/a4`;
+    expect((await apply(url, configMap('a4', { data: {} }), 'm')).status).toBe(201);
+    const patched = await call(
+      server,
+      'PATCH',
+      `${url}?fieldManager=other`,
+      { data: { b: 'x' } },
+      { contentType: MERGE },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.json<any>().data).toEqual({ b: 'x' });
+    expect(fieldsOf(patched.json(), 'm')).toBeUndefined();
+    expect(fieldsOf(patched.json(), 'other')).toEqual({ 'f:data': { '.': {}, 'f:b': {} } });
+  });
+
+  it('an atomic empty list (args: []) is owned, an empty keyed list (env: [], ports: []) is not; none is stored', async () => {
+    const res = await apply(`${DEP}/d1`, deployment('d1', {}, { args: [], env: [], ports: [] }), 'm');
+    expect(res.status).toBe(201);
+    const c = res.json<any>().spec.template.spec.containers[0];
+    for (const k of ['args', 'env', 'ports']) expect(Object.keys(c)).not.toContain(k);
+    const f = fieldsOf(res.json(), 'm')['f:spec']['f:template']['f:spec']['f:containers']['k:{"name":"c"}'];
+    expect(f['f:args']).toEqual({});
+    expect(f['f:env']).toBeUndefined();
+    expect(f['f:ports']).toBeUndefined();
+  });
+
+  it('nulls in a create body come back absent or defaulted (write, get, list, watch), never null', async () => {
+    const listed = await call(server, 'GET', DEP);
+    const watch = rawWatch(
+      server,
+      `${DEP}?watch=true&resourceVersion=${listed.json<any>().metadata.resourceVersion}`,
+    );
+    try {
+      const body = deployment(
+        'n1',
+        { replicas: null, revisionHistoryLimit: null, strategy: null, paused: null },
+        { env: null, args: null, resources: null, imagePullPolicy: null, ports: null },
+      );
+      body.metadata.labels = null;
+      body.metadata.annotations = null;
+      body.metadata.finalizers = null;
+      const created = await call(server, 'POST', DEP, body);
+      expect(created.status).toBe(201);
+      const check = (o: any): void => {
+        expect(o.metadata.name).toBe('n1');
+        for (const k of ['labels', 'annotations', 'finalizers'])
+          expect(Object.keys(o.metadata)).not.toContain(k);
+        expect(o.spec.replicas).toBe(1);
+        expect(o.spec.revisionHistoryLimit).toBe(10);
+        expect(o.spec.strategy).toEqual({
+          type: 'RollingUpdate',
+          rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
+        });
+        expect(Object.keys(o.spec)).not.toContain('paused');
+        const c = o.spec.template.spec.containers[0];
+        for (const k of ['env', 'args', 'ports']) expect(Object.keys(c)).not.toContain(k);
+        expect(c.resources).toEqual({});
+        expect(c.imagePullPolicy).toBe('IfNotPresent');
+        expect(JSON.stringify(o)).not.toContain('null');
+      };
+      check(created.json());
+      check((await call(server, 'GET', `${DEP}/n1`)).json());
+      check((await call(server, 'GET', DEP)).json<any>().items.find((i: any) => i.metadata.name === 'n1'));
+      const added = await waitFor(
+        () => watch.events.find((e) => e.type === 'ADDED' && (e.object as any).metadata.name === 'n1'),
+        20_000,
+      );
+      check(added.object);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('a null map value or string list item decodes to "" (Go leaves a string zero); a null required field to its zero value', async () => {
+    const created = await call(server, 'POST', CM, {
+      metadata: { name: 'z1', labels: { a: null } },
+      data: { k: null, j: 'v' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json<any>().metadata.labels).toEqual({ a: '' });
+    expect(created.json<any>().data).toEqual({ k: '', j: 'v' });
+    const dep = await call(server, 'POST', DEP, deployment('z2', {}, { args: ['x', null] }));
+    expect(dep.status).toBe(201);
+    expect(dep.json<any>().spec.template.spec.containers[0].args).toEqual(['x', '']);
+  });
+
+  it('a PUT and a JSON patch that write null fields store them absent or defaulted', async () => {
+    expect((await call(server, 'POST', DEP, deployment('u1', { replicas: 3 }))).status).toBe(201);
+    const got = (await call(server, 'GET', `${DEP}/u1`)).json<any>();
+    got.spec.replicas = null;
+    got.metadata.labels = null;
+    got.spec.template.spec.containers[0].env = null;
+    const put = await call(server, 'PUT', `${DEP}/u1`, got);
+    expect(put.status).toBe(200);
+    expect(put.json<any>().spec.replicas).toBe(1);
+    expect(Object.keys(put.json<any>().metadata)).not.toContain('labels');
+    expect(JSON.stringify(put.json())).not.toContain('null');
+
+    const patched = await call(
+      server,
+      'PATCH',
+      `${DEP}/u1`,
+      [
+        { op: 'replace', path: '/spec/replicas', value: null },
+        { op: 'add', path: '/metadata/annotations', value: null },
+        { op: 'add', path: '/spec/template/spec/containers/0/command', value: null },
+      ],
+      { contentType: JSON_PATCH },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.json<any>().spec.replicas).toBe(1);
+    expect(Object.keys(patched.json<any>().metadata)).not.toContain('annotations');
+    expect(JSON.stringify(patched.json())).not.toContain('null');
+  });
+
+  it('an applied null scalar removes the field and owns it: replicas: null comes back defaulted', async () => {
+    const url = `${DEP}/s1`;
+    expect((await apply(url, deployment('s1', { replicas: 3 }), 'm')).status).toBe(201);
+    const res = await apply(url, deployment('s1', { replicas: null }), 'm');
+    expect(res.status).toBe(200);
+    expect(res.json<any>().spec.replicas).toBe(1);
+    expect(fieldsOf(res.json(), 'm')['f:spec']['f:replicas']).toEqual({});
+    expect(JSON.stringify(res.json())).not.toContain('null');
+  });
+
+  it("an applied null map keeps another manager's keys (no conflict) and owns the map; keys only it owned go", async () => {
+    const url = `${CM}/s2`;
+    expect(
+      (await call(server, 'POST', `${CM}?fieldManager=other`, configMap('s2', { data: { b: 'x' } }))).status,
+    ).toBe(201);
+    expect((await apply(url, configMap('s2', { data: { b: 'x', mine: '1' } }), 'm')).status).toBe(200);
+    const res = await apply(url, configMap('s2', { data: null }, { labels: null }), 'm');
+    expect(res.status).toBe(200);
+    expect(res.json<any>().data).toEqual({ b: 'x' });
+    expect(Object.keys(res.json<any>().metadata)).not.toContain('labels');
+    expect(fieldsOf(res.json(), 'm')).toEqual({ 'f:data': {}, 'f:metadata': { 'f:labels': {} } });
+    expect(fieldsOf(res.json(), 'other')).toEqual({ 'f:data': { '.': {}, 'f:b': {} } });
+  });
+
+  it("an applied null over another manager's scalar is a conflict (force takes it and the field goes)", async () => {
+    const url = `${DEP}/s3`;
+    expect((await apply(url, deployment('s3', { replicas: 3 }), 'other')).status).toBe(201);
+    const conflict = await apply(url, deployment('s3', { replicas: null }), 'm');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<any>().message).toContain('.spec.replicas');
+    const forced = await apply(url, deployment('s3', { replicas: null }), 'm', true);
+    expect(forced.status).toBe(200);
+    expect(forced.json<any>().spec.replicas).toBe(1);
+  });
+});
