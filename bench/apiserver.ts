@@ -24,7 +24,13 @@ import { Readable } from 'node:stream';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { KubeApiServer } from '@tosdk/apiserver';
-import { configMapJson, runLoad, type LoadClient, type WriteKind } from './lib/apiserver-load.js';
+import {
+  configMapJson,
+  runLoad,
+  stopLoadWorker,
+  type LoadClient,
+  type WriteKind,
+} from './lib/apiserver-load.js';
 
 const IN_FLIGHT = 16;
 const WRITES = 5_000;
@@ -414,6 +420,7 @@ export async function run(): Promise<void> {
     apply: await load(api, 'apply', 'bench-http', WRITES, 'http'),
   };
   await verifyWrites(api, 'bench-http', WRITES);
+  await stopLoadWorker();
   console.log(
     `${'echo baseline'.padEnd(34)} ${fmt(baseline.rate).padStart(16)}/s${cpuNote(baseline)}   (load average ${load1.toFixed(1)} on ${os.availableParallelism()} cores; raw-socket client)`,
   );

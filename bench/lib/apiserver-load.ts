@@ -1,10 +1,12 @@
 // The write load generator of `npm run bench -- apiserver` (issue 17), run in a worker thread so it
-// has a core of its own, as a separate client process would. It is the same for the echo baseline
-// and the API server. Two generators:
+// has a core of its own, as a separate client process would; one worker serves every job of a run, so
+// its code is warm (see runLoad). It is the same for the echo baseline and the API server. Two
+// generators:
 // - `raw` (the measured one): 16 keep-alive `node:net` sockets, one HTTP/1.1 request in flight on
-//   each; every request is built as one Buffer before the timed phase (only the name and the body
-//   differ between them); a response is parsed just enough to know where it ends (status line,
-//   Content-Length or chunked, the body skipped) and its status checked against the expected one.
+//   each, each reading into one buffer of its own reused for every read (`onread`); every request
+//   is built as one Buffer before the timed phase (only the name and the body differ between
+//   them); a response is parsed just enough to know where it ends (status line, Content-Length or
+//   chunked, the body skipped) and its status checked against the expected one.
 // - `http` (for comparison only): the same requests through `node:http` with a keep-alive Agent,
 //   the generator the bench used before; its own CPU per request was as high as the server's, so
 //   on two cores it measured the client as much as the server.
@@ -146,6 +148,16 @@ class ResponseReader {
   private remaining = -2;
 
   push(chunk: Buffer): number {
+    const status = this.read(chunk);
+    // more bytes needed: keep a copy of what is left, as `chunk` is the socket's reused read buffer
+    if (status < 0) {
+      this.buf = Buffer.from(this.buf.subarray(this.at));
+      this.at = 0;
+    }
+    return status;
+  }
+
+  private read(chunk: Buffer): number {
     if (this.at >= this.buf.length) {
       this.buf = chunk;
       this.at = 0;
@@ -209,9 +221,25 @@ class ResponseReader {
   }
 }
 
-function connect(port: number): Promise<net.Socket> {
+/** Size of each connection's read buffer (a response is far smaller; a larger one spans reads). */
+const READ_BUFFER = 64 * 1024;
+
+/**
+ * A keep-alive connection whose reads go into one buffer of its own, reused for every read, and are
+ * handed to `onData` as a view of the bytes read (valid only during the call): no allocation and no
+ * stream 'data' event per read.
+ */
+function connect(port: number, onData: (bytes: Buffer) => void): Promise<net.Socket> {
+  const buffer = Buffer.allocUnsafe(READ_BUFFER);
   return new Promise((resolve, reject) => {
-    const s = net.connect({ host: '127.0.0.1', port, noDelay: true }, () => {
+    const onread = {
+      buffer,
+      callback: (n: number): boolean => {
+        onData(buffer.subarray(0, n));
+        return true;
+      },
+    };
+    const s = net.connect({ host: '127.0.0.1', port, noDelay: true, onread }, () => {
       s.off('error', reject);
       resolve(s);
     });
@@ -223,12 +251,21 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
   const writes = Array.from({ length: job.count }, (_, k) => writeOf(job.kind, job.ns, job.from + k));
   const bytes = writes.map((w) => requestBytes(w, job.token));
   const ok = writes[0]?.ok ?? 200;
-  const sockets = await Promise.all(Array.from({ length: job.inFlight }, () => connect(job.port)));
+  // each connection hands its reads to the handler its driver installs
+  const conns = await Promise.all(
+    Array.from({ length: job.inFlight }, async () => {
+      const c = { onData: (_bytes: Buffer): void => undefined, socket: undefined as unknown as net.Socket };
+      c.socket = await connect(job.port, (bytes) => c.onData(bytes));
+      return c;
+    }),
+  );
+  const sockets = conns.map((c) => c.socket);
   let next = 0;
   let failures = 0;
   const failureSamples: string[] = [];
-  const drive = (s: net.Socket): Promise<void> =>
+  const drive = (c: (typeof conns)[number]): Promise<void> =>
     new Promise((resolve, reject) => {
+      const s = c.socket;
       const reader = new ResponseReader();
       let current = -1;
       let finished = false;
@@ -241,7 +278,7 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
         current = next++;
         s.write(bytes[current]);
       };
-      s.on('data', (chunk: Buffer) => {
+      c.onData = (chunk: Buffer): void => {
         let status: number;
         try {
           status = reader.push(chunk);
@@ -257,7 +294,7 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
             failureSamples.push(`${writes[current].method} ${writes[current].path} -> ${status}`);
         }
         send();
-      });
+      };
       s.on('error', reject);
       s.on('close', () => {
         if (!finished) reject(new Error(`connection closed by the server during request ${current}`));
@@ -266,7 +303,7 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
     });
   return timed(job, async () => {
     try {
-      await Promise.all(sockets.map(drive));
+      await Promise.all(conns.map(drive));
     } finally {
       for (const s of sockets) s.destroy();
     }
@@ -343,28 +380,64 @@ async function httpLoad(job: LoadJob): Promise<LoadReport> {
 
 /** Marks the worker data of this module's worker (the bench may start other workers). */
 interface WorkerData {
-  apiserverLoad: LoadJob;
+  apiserverLoad: true;
 }
 
+/** The one load worker of this process, started by the first {@link runLoad}. */
+let loadWorker: Worker | undefined;
+
 /**
- * Runs one load job in a new worker thread and returns its report with the CPU microseconds per
+ * Runs one load job in the load worker thread and returns its report with the CPU microseconds per
  * request this (the server's) thread spent meanwhile. Rejects when the client failed; a report with
  * `failures > 0` is returned as is (the caller fails the bench on it).
+ *
+ * Every job runs in the same worker, started by the first job and kept until
+ * {@link stopLoadWorker}: a worker is a V8 isolate of its own, so a fresh worker per job ran the
+ * client's code (and node:net's, which the worker has its own copy of) cold, unoptimized, in the timed
+ * phase, and the server's thread paid the worker's start and termination in its CPU figure. The
+ * bench's unmeasured writes warm the client's code with the server's, for the echo and the API server
+ * alike.
  */
 export async function runLoad(job: LoadJob): Promise<LoadReport & { serverCpuUs: number }> {
+  if (loadWorker === undefined) {
+    loadWorker = new Worker(new URL(import.meta.url), {
+      workerData: { apiserverLoad: true } satisfies WorkerData,
+    });
+    // an idle worker does not keep the process alive; stopLoadWorker ends it
+    loadWorker.unref();
+  }
+  const worker = loadWorker;
   const cpu0 = process.threadCpuUsage();
-  const worker = new Worker(new URL(import.meta.url), {
-    workerData: { apiserverLoad: job } satisfies WorkerData,
-  });
   let report: LoadReport;
   try {
     report = await new Promise<LoadReport>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`load worker exited (code ${code}) before reporting`)));
+      const onMessage = (r: LoadReport): void => {
+        off();
+        resolve(r);
+      };
+      const onError = (e: Error): void => {
+        off();
+        reject(e);
+      };
+      const onExit = (code: number): void => {
+        off();
+        reject(new Error(`load worker exited (code ${code}) before reporting`));
+      };
+      const off = (): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(job);
     });
-  } finally {
+  } catch (e) {
+    // a worker that failed is not reused
+    if (loadWorker === worker) loadWorker = undefined;
     await worker.terminate();
+    throw e;
   }
   const cpu = process.threadCpuUsage(cpu0);
   if (report.error !== undefined)
@@ -372,17 +445,26 @@ export async function runLoad(job: LoadJob): Promise<LoadReport & { serverCpuUs:
   return { ...report, serverCpuUs: (cpu.user + cpu.system) / job.count };
 }
 
-if (!isMainThread && (workerData as Partial<WorkerData> | null)?.apiserverLoad !== undefined) {
-  const job = (workerData as WorkerData).apiserverLoad;
-  (job.client === 'raw' ? rawLoad(job) : httpLoad(job)).then(
-    (r) => parentPort?.postMessage(r),
-    (e: unknown) =>
-      parentPort?.postMessage({
-        rate: 0,
-        cpuUs: 0,
-        failures: 0,
-        failureSamples: [],
-        error: String((e instanceof Error && e.stack) || e),
-      } satisfies LoadReport),
-  );
+/** Ends the load worker (if one was started); the next {@link runLoad} starts a new one. */
+export async function stopLoadWorker(): Promise<void> {
+  const worker = loadWorker;
+  loadWorker = undefined;
+  await worker?.terminate();
+}
+
+if (!isMainThread && (workerData as Partial<WorkerData> | null)?.apiserverLoad === true) {
+  // one job at a time: the main thread waits for each report before it posts the next job
+  parentPort?.on('message', (job: LoadJob) => {
+    (job.client === 'raw' ? rawLoad(job) : httpLoad(job)).then(
+      (r) => parentPort?.postMessage(r),
+      (e: unknown) =>
+        parentPort?.postMessage({
+          rate: 0,
+          cpuUs: 0,
+          failures: 0,
+          failureSamples: [],
+          error: String((e instanceof Error && e.stack) || e),
+        } satisfies LoadReport),
+    );
+  });
 }
