@@ -158,20 +158,22 @@ export class BoundedExecutor {
     } catch {
       promise = Promise.resolve();
     }
-    void promise
-      .catch(() => undefined)
-      .then(() => {
-        this.running--;
-        const next = this.accepting ? this.next() : undefined;
-        if (next) this.run(next);
-        this.onChange(this.waiting, this.running);
-        if (this.running === 0) {
-          const waiters = this.idleWaiters;
-          this.idleWaiters = [];
-          for (const w of waiters) w();
-        }
-      });
+    // one reaction for success and failure alike (no intermediate promise per task)
+    void promise.then(this.taskDone, this.taskDone);
   }
+
+  /** A task settled: its slot goes to the next waiting task. */
+  private readonly taskDone = (): void => {
+    this.running--;
+    const next = this.accepting ? this.next() : undefined;
+    if (next) this.run(next);
+    this.onChange(this.waiting, this.running);
+    if (this.running === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  };
 }
 
 /** The handle of a task that started at once (nothing to promote). */

@@ -23,6 +23,18 @@ export interface TimerEvent extends Event {
   readonly timer: TimerKind;
 }
 
+/**
+ * A max-interval resync waiting in the processor's one resync queue (see `EventProcessor`); `state`
+ * is cleared when the slot is taken by something else (cancelled).
+ */
+interface Resync {
+  state: ResourceState | undefined;
+  readonly dueAt: number;
+}
+
+/** How many cancelled or fired resyncs the queue keeps before it compacts its array. */
+const RESYNC_COMPACT_AFTER = 1024;
+
 interface ResourceState {
   readonly id: ResourceID;
   underProcessing: boolean;
@@ -33,7 +45,8 @@ interface ResourceState {
   /** When the scheduled retry is due; undefined when none is pending. */
   retryDueAt?: number;
   rateLimitState?: unknown;
-  timer?: { handle: TimerHandle; kind: TimerKind };
+  /** The armed timer: a clock handle, or for `maxInterval` the entry of the resync queue. */
+  timer?: { handle: TimerHandle | Resync; kind: TimerKind };
   /** The priority of the next run: the highest of the events marked since the last submission. */
   priority?: number;
   /** The submitted run while it waits for a reconciliation thread (it can be promoted). */
@@ -70,10 +83,24 @@ export interface EventProcessorOptions<P extends KubernetesResource> {
  *   if it fails, the pending retry keeps its due time. Exhausted retries schedule nothing but the
  *   max interval; new events still reconcile. A success resets the retry and the timer.
  * - A delete event drops the state (after the running reconciliation, if any).
+ *
+ * Max-interval resyncs all wait the same interval, so they are due in the order they were armed: they
+ * wait in one FIFO queue served by one clock timer (armed for the queue's head) instead of a timer
+ * each, which an operator with thousands of resources would otherwise arm and cancel on every
+ * reconciliation. A resync is due exactly when its own timer would have been; when several are due
+ * at once they run in the order they were armed.
  */
 export class EventProcessor<P extends KubernetesResource> implements EventHandler {
   private readonly states = new Map<string, ResourceState>();
   private running = false;
+  /** Armed max-interval resyncs in due order, read from `resyncHead` on; `resyncLive` are not cancelled. */
+  private resyncs: Resync[] = [];
+  private resyncHead = 0;
+  private resyncLive = 0;
+  /** The one clock timer of the resync queue, armed for its head's due time. */
+  private resyncTimer: { handle: TimerHandle; dueAt: number } | undefined;
+  /** While due resyncs run, the queue's array is not compacted under the loop. */
+  private firingResyncs = false;
 
   constructor(private readonly o: EventProcessorOptions<P>) {}
 
@@ -211,7 +238,9 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       retryInfoOnFailure: () =>
         state.retry ? retryInfoOf(state.retry) : retryInfoOf(this.o.retry.initExecution()),
     };
-    this.safeMetric(() => this.o.metrics.reconciliationStarted?.(state.id, this.o.controller));
+    const metrics = this.o.metrics;
+    if (metrics.reconciliationStarted)
+      this.safeMetric(() => metrics.reconciliationStarted?.(state.id, this.o.controller));
     const started = this.o.clock.now();
     let post: PostExecutionControl<P>;
     try {
@@ -223,14 +252,16 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       const kind = post.kind;
       // a failure ended by withNoRetry is not retried but still counts as failed
       const failure = post.error ?? post.noRetryError;
-      if (failure === undefined)
-        this.safeMetric(() => this.o.metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
-      else
-        this.safeMetric(() => this.o.metrics.reconcileFailed?.(state.id, this.o.controller, kind, failure));
-      const duration = this.o.clock.now() - started;
-      this.safeMetric(() =>
-        this.o.metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration),
-      );
+      // hooks no one set cost nothing (no closure per reconciliation)
+      if (failure === undefined) {
+        if (metrics.reconcileSucceeded)
+          this.safeMetric(() => metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
+      } else if (metrics.reconcileFailed)
+        this.safeMetric(() => metrics.reconcileFailed?.(state.id, this.o.controller, kind, failure));
+      if (metrics.reconciliationFinished) {
+        const duration = this.o.clock.now() - started;
+        this.safeMetric(() => metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration));
+      }
     }
     this.finished(state, post);
   }
@@ -310,7 +341,68 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
 
   private scheduleMaxInterval(state: ResourceState): void {
     const interval = this.o.maxReconciliationIntervalMs;
-    if (interval !== undefined && interval > 0) this.schedule(state, interval, 'maxInterval');
+    if (interval === undefined || interval <= 0) return;
+    this.cancelTimer(state);
+    const entry: Resync = { state, dueAt: this.o.clock.now() + interval };
+    this.resyncs.push(entry);
+    this.resyncLive++;
+    state.timer = { handle: entry, kind: 'maxInterval' };
+    if (!this.resyncTimer) this.armResyncs(entry.dueAt);
+  }
+
+  /** Arms the resync queue's timer for `dueAt` (its head's due time). */
+  private armResyncs(dueAt: number): void {
+    const handle = this.o.clock.setTimeout(() => this.fireResyncs(), dueAt - this.o.clock.now());
+    this.resyncTimer = { handle, dueAt };
+  }
+
+  /** The resync timer fired: every resync due by then runs (as its own timer would have), in order. */
+  private fireResyncs(): void {
+    const armedFor = this.resyncTimer?.dueAt ?? 0;
+    this.resyncTimer = undefined;
+    // the timer was armed for the head: that one is due even if the clock reads a little earlier
+    const until = Math.max(this.o.clock.now(), armedFor);
+    const queue = this.resyncs;
+    this.firingResyncs = true;
+    while (this.resyncHead < queue.length) {
+      const entry = queue[this.resyncHead];
+      if (entry.state && entry.dueAt > until) break;
+      this.resyncHead++;
+      const state = entry.state;
+      if (!state) continue;
+      entry.state = undefined;
+      this.resyncLive--;
+      state.timer = undefined;
+      if (this.states.get(state.id.key) !== state) continue;
+      const event: TimerEvent = {
+        resourceId: state.id,
+        timer: 'maxInterval',
+        priority: ReconcilePriority.LOW,
+      };
+      this.handleEvent(event);
+    }
+    this.firingResyncs = false;
+    this.compactResyncs();
+    while (this.resyncHead < this.resyncs.length && !this.resyncs[this.resyncHead].state) this.resyncHead++;
+    const head = this.resyncs[this.resyncHead];
+    if (head && !this.resyncTimer) this.armResyncs(head.dueAt);
+  }
+
+  /** Drops cancelled and fired entries from the queue's array once they outweigh the armed ones. */
+  private compactResyncs(): void {
+    if (this.firingResyncs) return;
+    const queue = this.resyncs;
+    if (this.resyncLive === 0) {
+      this.resyncs = [];
+      this.resyncHead = 0;
+      return;
+    }
+    const waste = queue.length - this.resyncLive;
+    if (waste < RESYNC_COMPACT_AFTER || waste < this.resyncLive) return;
+    const kept: Resync[] = [];
+    for (let i = this.resyncHead; i < queue.length; i++) if (queue[i].state) kept.push(queue[i]);
+    this.resyncs = kept;
+    this.resyncHead = 0;
   }
 
   private schedule(state: ResourceState, delayMs: number, kind: TimerKind, priority?: number): void {
@@ -329,10 +421,22 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
   }
 
   private cancelTimer(state: ResourceState): void {
-    if (state.timer) {
-      this.o.clock.clearTimeout(state.timer.handle);
-      state.timer = undefined;
+    const timer = state.timer;
+    if (!timer) return;
+    state.timer = undefined;
+    if (timer.kind !== 'maxInterval') {
+      this.o.clock.clearTimeout(timer.handle);
+      return;
     }
+    const entry = timer.handle as Resync;
+    entry.state = undefined;
+    this.resyncLive--;
+    if (this.resyncLive === 0 && this.resyncTimer) {
+      // nothing armed any more: no timer is left behind
+      this.o.clock.clearTimeout(this.resyncTimer.handle);
+      this.resyncTimer = undefined;
+    }
+    this.compactResyncs();
   }
 
   private cleanupForDeleted(state: ResourceState): void {

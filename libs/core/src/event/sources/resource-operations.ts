@@ -411,9 +411,12 @@ export class ResourceOperations<P extends KubernetesResource = KubernetesResourc
     name: string | undefined,
   ): InformerEventSource<R> {
     const kind = typeOf(resource);
-    let found = this.host
-      .sourcesFor(kind as ResourceType)
-      .filter((s) => s.source instanceof InformerEventSource);
+    const all = this.host.sourcesFor(kind as ResourceType);
+    // the common case (one informer caches the kind) builds no filtered lists
+    let found =
+      name === undefined && all.length === 1 && all[0].source instanceof InformerEventSource
+        ? all
+        : all.filter((s) => s.source instanceof InformerEventSource);
     if (name !== undefined) found = found.filter((s) => s.name === name);
     const label = `${kind.kind} (${resource.apiVersion})`;
     if (found.length === 0)

@@ -97,6 +97,7 @@ export class Controller<P extends KubernetesResource> {
     });
     this.controllerEventSource.setEventHandler(this.eventProcessor);
     this.sources.set(this.controllerEventSource.name, this.controllerEventSource);
+    this.sourcesByKind.clear();
     this.registerUserEventSources();
     if (managedWorkflow) this.registerWorkflowEventSources(managedWorkflow);
   }
@@ -112,6 +113,7 @@ export class Controller<P extends KubernetesResource> {
       }
       source.setEventHandler(this.eventProcessor);
       this.sources.set(name, source);
+      this.sourcesByKind.clear();
     }
     workflow.connectSharedSources((name) => this.sources.get(name));
   }
@@ -126,8 +128,27 @@ export class Controller<P extends KubernetesResource> {
     return this.sources;
   }
 
-  /** The event sources caching a kind (the context's secondary access). */
-  sourcesFor(type: ResourceType): Array<{ name: string; source: ResourceEventSource }> {
+  /** {@link Controller.sourcesFor}'s answers by kind, until the event sources change. */
+  private readonly sourcesByKind = new Map<
+    string,
+    ReadonlyArray<{ name: string; source: ResourceEventSource }>
+  >();
+
+  /**
+   * The event sources caching a kind (the context's secondary access). Asked on every secondary read
+   * and `resourceOperations()` write, so the answer is kept per kind until a source is added or removed.
+   */
+  sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }> {
+    const key = `${type.group}/${type.version}/${type.kind}`;
+    let found = this.sourcesByKind.get(key);
+    if (!found) {
+      found = this.findSources(type);
+      this.sourcesByKind.set(key, found);
+    }
+    return found;
+  }
+
+  private findSources(type: ResourceType): Array<{ name: string; source: ResourceEventSource }> {
     const found: Array<{ name: string; source: ResourceEventSource }> = [];
     for (const [name, source] of this.sources) {
       if (source === this.controllerEventSource || !isResourceEventSource(source)) continue;
@@ -179,11 +200,13 @@ export class Controller<P extends KubernetesResource> {
     }
     source.setEventHandler(this.eventProcessor);
     this.sources.set(name, source);
+    this.sourcesByKind.clear();
     if (!this.startSettings) return;
     try {
       await this.startOne(name, source, this.startSettings.cacheSyncTimeoutMs, true);
     } catch (error) {
       this.sources.delete(name);
+      this.sourcesByKind.clear();
       await source.stop().catch(() => undefined);
       throw error;
     }
@@ -194,6 +217,7 @@ export class Controller<P extends KubernetesResource> {
     const source = this.sources.get(name);
     if (!source || source === this.controllerEventSource) return false;
     this.sources.delete(name);
+    this.sourcesByKind.clear();
     await source.stop();
     return true;
   }
@@ -318,6 +342,7 @@ export class Controller<P extends KubernetesResource> {
       }
       source.setEventHandler(this.eventProcessor);
       this.sources.set(key, source);
+      this.sourcesByKind.clear();
     });
   }
 

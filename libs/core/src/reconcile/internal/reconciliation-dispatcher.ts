@@ -3,7 +3,9 @@ import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../ap
 import { isCleaner } from '../../api/reconciler.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
-import type { KubernetesResource } from '../../api/resource-type.js';
+import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import type { ResourceEventSource } from '../../event/event-source.js';
+import type { ResourceOperationsHost } from '../../event/sources/resource-operations.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
 import type {
@@ -131,6 +133,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
   /** Whether the primary carries the finalizer (a Cleaner, or a workflow deleting dependents). */
   private readonly cleaner: boolean;
   private readonly reconcilerIsCleaner: boolean;
+  /** What every reconciliation's `resourceOperations()` shares (see {@link RunOperations}). */
+  private readonly shared: SharedOperations<P>;
 
   constructor(private readonly o: ReconciliationDispatcherOptions<P>) {
     this.writer = new PrimaryWriter({
@@ -141,23 +145,32 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       finalizerName: o.config.finalizerName,
     });
     this.reconcilerIsCleaner = isCleaner(o.reconciler);
+    this.shared = {
+      primaryType: o.config.resourceType,
+      fieldManager: o.config.fieldManager,
+      cachePrimary: (resource, previous, did) =>
+        void this.cacheWritten({ resource, did }, previous, ResourceID.fromResource(resource)),
+      writePrimary: o.cache.write
+        ? (id, previous, write, did) => o.cache.write!(id, previous, write, did)
+        : undefined,
+      checkFence: (run) => this.checkFence(run, 'resourceOperations() write'),
+      sourcesFor: (type) => o.secondary.sourcesFor(type),
+    };
     this.cleaner = this.reconcilerIsCleaner || (o.managedWorkflow?.hasCleaner() ?? false);
   }
 
   handleExecution(scope: ExecutionScope<P>): Promise<PostExecutionControl<P>> {
     const context = resourceContextOf(scope.resource, this.o.config.name);
     const ticket = this.o.fence?.ticket() ?? 0;
-    return runWithResourceContext(context, async () => {
-      // the operator's logger adds the resource context to every line written in this scope
-      const logger = this.o.logger;
-      try {
-        return await this.dispatch({ scope, ticket, logger });
-      } catch (error) {
+    // the operator's logger adds the resource context to every line written in this scope
+    const logger = this.o.logger;
+    return runWithResourceContext(context, () =>
+      this.dispatch({ scope, ticket, logger }).catch((error: unknown) => {
         if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
         logger.error('dispatch failed', { error: messageOf(error) });
         return { error: this.wrap(error, scope.id, 'dispatch failed') };
-      }
-    });
+      }),
+    );
   }
 
   /** Whether the reconciliation holding `ticket` may still write. */
@@ -238,12 +251,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const context = this.context(run, copy, scope.retryInfo);
     try {
       const workflow = this.o.managedWorkflow;
-      const control = await this.withTimeout(id, async () => {
-        if (workflow && !workflow.explicitInvocation) {
-          await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-        }
-        return this.o.reconciler.reconcile(copy, context);
-      });
+      const control = await this.withTimeout(
+        id,
+        workflow && !workflow.explicitInvocation
+          ? async () => {
+              await context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+              return this.o.reconciler.reconcile(copy, context);
+            }
+          : () => this.o.reconciler.reconcile(copy, context),
+      );
       this.checkUpdateControl(control, id);
       const keepFinalizer = this.cleaner;
       let updated: P | undefined;
@@ -495,18 +511,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       secondary: this.o.secondary,
       eventSources: this.o.eventSources,
       managedWorkflow: this.o.managedWorkflow,
-      operations: {
-        client,
-        primaryType: this.o.config.resourceType,
-        fieldManager: this.o.config.fieldManager,
-        cachePrimary: (resource, previous, did) =>
-          void this.cacheWritten({ resource, did }, previous, ResourceID.fromResource(resource)),
-        writePrimary: this.o.cache.write
-          ? (id, previous, write, did) => this.o.cache.write!(id, previous, write, did)
-          : undefined,
-        beforeWrite: () => this.checkFence(run, 'resourceOperations() write'),
-        sourcesFor: (type) => this.o.secondary.sourcesFor(type),
-      },
+      operations: new RunOperations(this.shared, run, client),
     });
   }
 
@@ -535,15 +540,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
   }
 
   private withTimeout<T>(id: ResourceID, fn: () => T | Promise<T>): Promise<T> {
-    const run = new Promise<T>((resolve, reject) => {
-      try {
-        resolve(fn());
-      } catch (error) {
-        // a reconciler may throw anything; it is passed on as thrown (and wrapped later)
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        reject(error);
-      }
-    });
+    let run: Promise<T>;
+    try {
+      // a promise the reconciler returned is awaited as it is (no wrapping promise per call)
+      run = Promise.resolve(fn());
+    } catch (error) {
+      // a reconciler may throw anything; it is passed on as thrown (and wrapped later)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      run = Promise.reject(error);
+    }
     const timeoutMs = this.o.config.reconcileTimeoutMs;
     if (timeoutMs === undefined) return run;
     return new Promise<T>((resolve, reject) => {
@@ -586,6 +591,48 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     } catch (error) {
       logger.debug('recording the Warning event failed', { error: messageOf(error) });
     }
+  }
+}
+
+/** The part of {@link RunOperations} that is the same for every reconciliation of a controller. */
+interface SharedOperations<P extends KubernetesResource> {
+  readonly primaryType: ResourceType<P>;
+  readonly fieldManager: string;
+  readonly cachePrimary: ResourceOperationsHost<P>['cachePrimary'];
+  readonly writePrimary: ResourceOperationsHost<P>['writePrimary'];
+  readonly checkFence: (run: Run<P>) => void;
+  readonly sourcesFor: ResourceOperationsHost<P>['sourcesFor'];
+}
+
+/**
+ * What `resourceOperations()` of one reconciliation writes with and caches into: one object per
+ * reconciliation over the controller's shared part, instead of a closure per member each time.
+ */
+class RunOperations<P extends KubernetesResource> implements ResourceOperationsHost<P> {
+  readonly primaryType: ResourceType<P>;
+  readonly fieldManager: string;
+  readonly writePrimary: ResourceOperationsHost<P>['writePrimary'];
+
+  constructor(
+    private readonly shared: SharedOperations<P>,
+    private readonly run: Run<P>,
+    readonly client: KubernetesClient,
+  ) {
+    this.primaryType = shared.primaryType;
+    this.fieldManager = shared.fieldManager;
+    this.writePrimary = shared.writePrimary;
+  }
+
+  cachePrimary(resource: P, previousResourceVersion: string | undefined, did: OwnWrite<P>): void {
+    this.shared.cachePrimary(resource, previousResourceVersion, did);
+  }
+
+  beforeWrite(): void {
+    this.shared.checkFence(this.run);
+  }
+
+  sourcesFor(type: ResourceType): ReadonlyArray<{ name: string; source: ResourceEventSource }> {
+    return this.shared.sourcesFor(type);
   }
 }
 
