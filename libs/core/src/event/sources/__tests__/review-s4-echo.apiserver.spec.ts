@@ -1,0 +1,224 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../../api/builtin-types.js';
+import type { Context } from '../../../api/context.js';
+import { UpdateControl } from '../../../api/controls.js';
+import type { EventSourceContext } from '../../../api/event-source-context.js';
+import type { EventSources, Reconciler } from '../../../api/reconciler.js';
+import type { KubernetesResource, ResourceType } from '../../../api/resource-type.js';
+import { ResourceID } from '../../../api/resource-id.js';
+import type { KubernetesClient } from '../../../client/kubernetes-client.js';
+import { Informer } from '../../../informer/informer.js';
+import { InformerEventSource } from '../informer-event-source.js';
+import {
+  apiServerSuite,
+  newNamespace,
+  waitFor,
+  Widget,
+  widget,
+} from '../../../operator/__tests__/support.js';
+
+/**
+ * Adversarial review (session 4) of the own-write echo work (issue 15 §2): the watch event of an own
+ * write may now carry the very object the writer cached instead of a parse of its line. Whatever a
+ * cache holds must still be what the server sent for that version: no other consumer of the same
+ * client, no reconciler editing what it got, and no foreign write may change it.
+ */
+const bed = apiServerSuite();
+const CM = ResourceTypes.ConfigMap;
+const WAIT_MS = 60_000;
+jest.setTimeout(180_000);
+
+/** The object without managedFields (the caches prune them), as comparable text. */
+function content(o: KubernetesResource): string {
+  const { managedFields: _m, ...metadata } = o.metadata ?? {};
+  return JSON.stringify({ ...o, metadata });
+}
+
+/** Records every version of `type` in `namespace` the server sends, by resourceVersion (another client's watch). */
+function serverVersions(client: KubernetesClient, type: ResourceType, namespace: string, from: string) {
+  const versions = new Map<string, string>();
+  const controller = new AbortController();
+  const done = (async () => {
+    for await (const event of client.watch(type, {
+      namespace,
+      resourceVersion: from,
+      signal: controller.signal,
+    })) {
+      if (event.type === 'BOOKMARK' || event.type === 'ERROR') continue;
+      const o = event.object;
+      versions.set(o.metadata!.resourceVersion!, content(o));
+    }
+  })().catch(() => undefined);
+  return {
+    versions,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+/** The widgets' controller: applies `<name>-cm` with the spec's value and patches status.observed. */
+class Writer implements Reconciler<Widget> {
+  /** Every primary and ConfigMap the reconciler read, as text, by resourceVersion. */
+  readonly seenPrimaries = new Map<string, string>();
+  readonly seenConfigMaps = new Map<string, string>();
+  /** Labels a reconciliation found on what it read. */
+  readonly seenLabels = new Set<string>();
+
+  constructor(private readonly edit: boolean) {}
+
+  prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+    return { configmaps: new InformerEventSource<V1ConfigMap, Widget>({ type: CM }, context) };
+  }
+
+  async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+    this.seenPrimaries.set(w.metadata!.resourceVersion!, content(w));
+    for (const k of Object.keys(w.metadata?.labels ?? {})) this.seenLabels.add(`primary:${k}`);
+    const cm = context.getSecondaryResource(CM);
+    if (cm) {
+      this.seenConfigMaps.set(cm.metadata!.resourceVersion!, content(cm));
+      for (const k of Object.keys(cm.metadata?.labels ?? {})) this.seenLabels.add(`configmap:${k}`);
+    }
+    const { name, namespace, uid } = w.metadata!;
+    const applied = await context.resourceOperations().serverSideApply<V1ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: `${name}-cm`,
+        namespace,
+        ownerReferences: [
+          { apiVersion: Widget.apiVersion, kind: Widget.kind, name: name!, uid: uid!, controller: true },
+        ],
+      },
+      data: { value: w.spec?.value ?? '' },
+    });
+    if (this.edit) {
+      // a reconciler may edit what it got (its copy of the primary, the write's answer): never the caches
+      applied.data = { value: 'edited-locally' };
+      (applied.metadata!.labels ??= {})['edited-answer'] = 'yes';
+      (w.metadata!.labels ??= {})['edited-primary'] = 'yes';
+    }
+    if (w.status?.observed === w.spec?.value) return UpdateControl.noUpdate();
+    w.status = { ...w.status, observed: w.spec?.value };
+    return UpdateControl.patchStatus(w);
+  }
+}
+
+async function converge(ns: string, value: string): Promise<void> {
+  const id = new ResourceID('w', ns);
+  await waitFor(
+    async () => {
+      const [w, cm] = await Promise.all([
+        bed.admin.get(Widget, id),
+        bed.admin.get(CM, new ResourceID('w-cm', ns)),
+      ]);
+      return w?.status?.observed === value && cm?.data?.value === value;
+    },
+    `converged on ${value}`,
+    WAIT_MS,
+  );
+}
+
+describe('review s4: own-write echoes', () => {
+  it("[ES-01] an Informer of the user on the operator's client, whose transform edits objects in place (as its docs allow), never changes what the controller caches", async () => {
+    const ns = await newNamespace(bed.admin);
+    const operator = bed.operator();
+    const reconciler = new Writer(false);
+    operator.register(reconciler, {
+      name: 'review-s4-echo-transform',
+      resourceType: Widget,
+      namespaces: [ns],
+    });
+    // a dashboard of the user on the same client: tags what it caches, in place
+    const tag = <T extends KubernetesResource>(o: T): T => {
+      (o.metadata!.labels ??= {})['dashboard-local'] = 'yes';
+      return o;
+    };
+    const mine = [
+      new Informer<Widget>({ client: operator.client, type: Widget, namespace: ns, transform: tag }),
+      new Informer<V1ConfigMap>({ client: operator.client, type: CM, namespace: ns, transform: tag }),
+    ];
+    try {
+      await operator.start();
+      for (const i of mine) await i.start();
+      await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
+      await converge(ns, 'v0');
+      for (let i = 1; i <= 12; i++) {
+        await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: `v${i}` } });
+        await converge(ns, `v${i}`);
+      }
+      // the user's informers did tag their own objects
+      await waitFor(
+        () => mine[0].get(new ResourceID('w', ns))?.metadata?.labels?.['dashboard-local'] === 'yes',
+        "the user's informer tagged its widget",
+        WAIT_MS,
+      );
+      // one more foreign change makes the controller read what it caches now
+      await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'last' } });
+      await converge(ns, 'last');
+      expect([...reconciler.seenLabels].sort()).toEqual([]);
+    } finally {
+      for (const i of mine) await i.stop();
+    }
+  });
+
+  it("[ES-01] every primary and ConfigMap version a reconciler reads is the server's version of that resourceVersion, while it edits what it got and foreign writes interleave", async () => {
+    const ns = await newNamespace(bed.admin);
+    const start = (await bed.admin.list(Widget, { namespace: ns })).resourceVersion;
+    const widgets = serverVersions(bed.admin, Widget, ns, start);
+    const configMaps = serverVersions(bed.admin, CM, ns, start);
+    const operator = bed.operator();
+    const reconciler = new Writer(true);
+    operator.register(reconciler, {
+      name: 'review-s4-echo-versions',
+      resourceType: Widget,
+      namespaces: [ns],
+    });
+    try {
+      await operator.start();
+      await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
+      await converge(ns, 'v0');
+      for (let i = 1; i <= 12; i++) {
+        await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: `v${i}` } });
+        // a foreign change of the ConfigMap right behind our apply, and of the widget's labels
+        if (i % 3 === 0)
+          await bed.admin.mergePatch(CM, new ResourceID('w-cm', ns), {
+            metadata: { annotations: { i: `${i}` } },
+          });
+        if (i % 4 === 0)
+          await bed.admin.mergePatch(Widget, new ResourceID('w', ns), {
+            metadata: { labels: { i: `${i}` } },
+          });
+        await converge(ns, `v${i}`);
+      }
+      let compared = 0;
+      const check = (seen: Map<string, string>, server: Map<string, string>, what: string): string[] => {
+        const wrong: string[] = [];
+        for (const [rv, text] of seen) {
+          const truth = server.get(rv);
+          if (truth !== undefined) compared++;
+          if (truth !== undefined && truth !== text)
+            wrong.push(`${what}@${rv}: read ${text} but the server sent ${truth}`);
+        }
+        return wrong;
+      };
+      await waitFor(
+        () => [...reconciler.seenPrimaries.keys()].every((rv) => widgets.versions.has(rv)),
+        'the server watch saw every version the reconciler read',
+        WAIT_MS,
+      );
+      expect([
+        ...check(reconciler.seenPrimaries, widgets.versions, 'widget'),
+        ...check(reconciler.seenConfigMaps, configMaps.versions, 'configmap'),
+      ]).toEqual([]);
+      expect([...reconciler.seenLabels].filter((l) => l.includes('edited'))).toEqual([]);
+      // the comparison compared: most primaries and ConfigMaps read were matched to a server version
+      expect(compared).toBeGreaterThanOrEqual(12);
+    } finally {
+      await widgets.stop();
+      await configMaps.stop();
+    }
+  });
+});
