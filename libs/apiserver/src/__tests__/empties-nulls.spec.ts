@@ -188,7 +188,7 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     }
   });
 
-  it('a null map value or string list item decodes to "" (Go leaves a string zero); a null required field to its zero value', async () => {
+  it('a null map value or string list item decodes to "" (Go leaves a string zero)', async () => {
     const created = await call(server, 'POST', CM, {
       metadata: { name: 'z1', labels: { a: null } },
       data: { k: null, j: 'v' },
@@ -199,6 +199,36 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     const dep = await call(server, 'POST', DEP, deployment('z2', {}, { args: ['x', null] }));
     expect(dep.status).toBe(201);
     expect(dep.json<any>().spec.template.spec.containers[0].args).toEqual(['x', '']);
+  });
+
+  it('a Secret\'s stringData value null is data "" (a Go string zero); a null slice of a field without omitempty stays null (Role rules, a rule\'s verbs)', async () => {
+    const secret = await call(server, 'POST', `/api/v1/namespaces/${NS}/secrets`, {
+      metadata: { name: 's1' },
+      stringData: { k: null },
+      data: null,
+    });
+    expect(secret.status).toBe(201);
+    expect(secret.json<any>().data).toEqual({ k: '' });
+    expect(Object.keys(secret.json<any>())).not.toContain('stringData');
+    const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`;
+    const nullRules = await call(server, 'POST', rbac, { metadata: { name: 'r1' }, rules: null });
+    expect(nullRules.status).toBe(201);
+    expect(nullRules.json<any>().rules).toBeNull();
+    const nullVerbs = await call(server, 'POST', rbac, {
+      metadata: { name: 'r2' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: null, resourceNames: null }],
+    });
+    expect(nullVerbs.status).toBe(201);
+    expect(nullVerbs.json<any>().rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: null }]);
+  });
+
+  it('a status write with nulls stores them absent', async () => {
+    expect((await call(server, 'POST', DEP, deployment('st1'))).status).toBe(201);
+    const got = (await call(server, 'GET', `${DEP}/st1`)).json<any>();
+    got.status = { replicas: 1, conditions: null, observedGeneration: null };
+    const put = await call(server, 'PUT', `${DEP}/st1/status`, got);
+    expect(put.status).toBe(200);
+    expect(put.json<any>().status).toEqual({ replicas: 1 });
   });
 
   it('a PUT and a JSON patch that write null fields store them absent or defaulted', async () => {
