@@ -324,40 +324,54 @@ export function unknownBuiltinFields(
 ): string[] {
   const out: string[] = [];
   const resolve = schemaResolver(components);
-  // scalars are never walked into (nor their paths built): only objects and arrays can hold fields
-  const isNode = (v: unknown): boolean => v !== null && typeof v === 'object';
-  const walk = (v: unknown, schema: JsonObject, path: string, depth: number): void => {
-    if (depth > 40 || v === null || typeof v !== 'object') return;
+  // the path to the node being walked, as segments: a path string is built only for an unknown field
+  // (nearly every write has none), not for every node walked
+  const segments: string[] = [];
+  /** Whether each segment is written in brackets (a list index or a map key) or after a dot. */
+  const bracketed: boolean[] = [];
+  const pathTo = (field: string): string => {
+    let path = '';
+    for (let i = 0; i < segments.length; i++)
+      path = bracketed[i] ? `${path}[${segments[i]}]` : path ? `${path}.${segments[i]}` : segments[i];
+    return path ? `${path}.${field}` : field;
+  };
+  const into = (v: unknown, schema: JsonObject, segment: string, inBrackets: boolean): void => {
+    // scalars are never walked into (nor their segments kept): only objects and arrays hold fields
+    if (v === null || typeof v !== 'object') return;
+    segments.push(segment);
+    bracketed.push(inBrackets);
+    walk(v, schema);
+    segments.pop();
+    bracketed.pop();
+  };
+  const walk = (v: object, schema: JsonObject): void => {
+    if (segments.length > 40) return;
     const s = resolve(schema);
     if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
     if (Array.isArray(v)) {
       const items = s.items as JsonObject | undefined;
-      if (items) v.forEach((x, i) => isNode(x) && walk(x, items, `${path}[${i}]`, depth + 1));
+      if (items) for (let i = 0; i < v.length; i++) into(v[i], items, String(i), true);
       return;
     }
     const obj = v as Record<string, unknown>;
     // keys walked with for...in (own keys only): Object.entries allocated a pair per field per write
     if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-      for (const k in obj) {
-        if (!Object.hasOwn(obj, k)) continue;
-        const x = obj[k];
-        if (isNode(x)) walk(x, s.additionalProperties as JsonObject, `${path}[${k}]`, depth + 1);
-      }
+      for (const k in obj)
+        if (Object.hasOwn(obj, k)) into(obj[k], s.additionalProperties as JsonObject, k, true);
       return;
     }
     const props = s.properties as Record<string, JsonObject> | undefined;
     if (!props) return;
     for (const k in obj) {
       if (!Object.hasOwn(obj, k)) continue;
-      const x = obj[k];
       const p = props[k];
       if (!p) {
-        out.push(path ? `${path}.${k}` : k);
+        out.push(pathTo(k));
         if (prune) delete obj[k];
-      } else if (isNode(x)) walk(x, p, path ? `${path}.${k}` : k, depth + 1);
+      } else into(obj[k], p, k, false);
     }
   };
   const r = components[root];
-  if (r) walk(obj, r, '', 0);
+  if (r && obj !== null && typeof obj === 'object') walk(obj, r);
   return out;
 }
