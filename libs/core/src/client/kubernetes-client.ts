@@ -99,6 +99,33 @@ const ACCEPT_METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
+/** How many write answers keep their text for {@link KubernetesClient.expectEcho} (taken within a few microtasks). */
+const MAX_ANSWER_TEXTS = 128;
+/** How many expected echoes a client holds (one per own write whose answer came before its watch event). */
+const MAX_ECHOES = 256;
+/** What a watch line carrying an object starts with (the API server's encoding, kube's and ours). */
+const ECHO_PREFIXES = ['{"type":"MODIFIED","object":', '{"type":"ADDED","object":'] as const;
+const RESOURCE_VERSION_MEMBER = '"resourceVersion":"';
+
+/**
+ * The value of the first `"resourceVersion":"` member in a JSON text from `from` on (a quote
+ * inside a string value is escaped, so the sequence is a member name). A short key to look an
+ * echo up by: hashing the whole text costs a third of parsing it, this a tenth.
+ */
+function versionKey(text: string, from: number): string | undefined {
+  const at = text.indexOf(RESOURCE_VERSION_MEMBER, from);
+  if (at < 0) return undefined;
+  const start = at + RESOURCE_VERSION_MEMBER.length;
+  const end = text.indexOf('"', start);
+  return end < 0 ? undefined : text.slice(start, end);
+}
+
+/** An object a watch may deliver instead of parsing the line whose object is exactly `text`. */
+interface Echo {
+  readonly text: string;
+  readonly owned: object;
+}
+
 /**
  * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
  * `KubeConfig` of @kubernetes/client-node (CA, client certificates, bearer tokens, exec plugins
@@ -123,6 +150,10 @@ export class KubernetesClient {
   private readonly closing = new AbortController();
   /** Aborts of the requests in flight (without a signal of their own), called by {@link KubernetesClient.close}. */
   private readonly inFlight = new Set<() => void>();
+  /** The body text of the latest write answers, by the object parsed from it (see {@link expectEcho}). */
+  private readonly answerTexts = new Map<object, string>();
+  /** Objects a watch may deliver instead of parsing a line, by {@link versionKey} of their text. */
+  private readonly echoes = new Map<string, Echo>();
 
   private constructor(
     private readonly connection: Connection,
@@ -378,7 +409,8 @@ export class KubernetesClient {
       });
     const accept = options.metadataOnly ? ACCEPT_METADATA : undefined;
     return {
-      [Symbol.asyncIterator]: () => this.streamWatch<T>(path, options.signal, options.onConnected, accept),
+      [Symbol.asyncIterator]: () =>
+        this.streamWatch<T>(path, options.signal, options.onConnected, accept, options.sharedEchoes ?? false),
     };
   }
 
@@ -427,6 +459,33 @@ export class KubernetesClient {
   }
 
   /**
+   * Internal (the informers' and event sources' own writes, issue 15 §2): lets a watch of this client
+   * opened with `sharedEchoes` (an informer's) deliver `owned` instead of parsing the event of the
+   * version `answer` carries. `answer` must be
+   * an object a write of this client returned (the API server encodes a write's answer and the
+   * watch event of that version from the same object with the same encoder, so the event's object
+   * is that answer's text byte for byte), and `owned` the same value: `answer` itself or a copy of
+   * it, unchanged since it was returned and never changed afterwards (a cache's object). The match
+   * is by equality of the whole texts (looked up by their resourceVersion), so it has no false positive; where the texts differ (another
+   * encoding, a metadata-only watch) the event is parsed as usual. Bounded: an echo that never comes
+   * is forgotten after {@link MAX_ECHOES} newer ones.
+   * @returns whether the answer's text was still known (false: its event will be parsed).
+   */
+  expectEcho(answer: object, owned: object = answer): boolean {
+    const text = this.answerTexts.get(answer);
+    if (text === undefined) return false;
+    this.answerTexts.delete(answer);
+    const key = versionKey(text, 0);
+    if (key === undefined) return false;
+    const echoes = this.echoes;
+    // a key already there (two answers of one version) is replaced: the older one is parsed
+    echoes.delete(key);
+    if (echoes.size >= MAX_ECHOES) echoes.delete(echoes.keys().next().value!);
+    echoes.set(key, { text, owned });
+    return true;
+  }
+
+  /**
    * Closes the client for good: requests and watches in flight are aborted and reject with
    * {@link KubernetesClientClosedError} (a watch's iteration throws it), every later request
    * rejects with it at once, and the connection pools are destroyed and never rebuilt. So a
@@ -436,6 +495,8 @@ export class KubernetesClient {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
     for (const abort of [...this.inFlight]) abort();
+    this.answerTexts.clear();
+    this.echoes.clear();
     this.connection.close();
   }
 
@@ -561,7 +622,12 @@ export class KubernetesClient {
       return answer.body.toString('utf8') as R;
     }
     try {
-      return JSON.parse(answer.body.toString('utf8')) as R;
+      const text = answer.body.toString('utf8');
+      const value = JSON.parse(text) as R;
+      // a write's answer: its text kept for a moment, for expectEcho
+      if (spec.method !== 'GET' && typeof value === 'object' && value !== null)
+        this.keepAnswerText(value, text);
+      return value;
     } catch (cause) {
       throw new KubernetesTransportError(
         `the API server answered ${answer.status} with a body that is not JSON`,
@@ -569,6 +635,35 @@ export class KubernetesClient {
         { cause, request: { method, path } },
       );
     }
+  }
+
+  private keepAnswerText(value: object, text: string): void {
+    const texts = this.answerTexts;
+    if (texts.size >= MAX_ANSWER_TEXTS) texts.delete(texts.keys().next().value!);
+    // kube-apiserver ends an answer with a newline; the watch event's object is compacted
+    texts.set(value, text.charCodeAt(text.length - 1) === 10 ? text.trimEnd() : text);
+  }
+
+  /**
+   * The object of a watch line that is the echo of an own write (see {@link expectEcho}), without
+   * parsing it; undefined when the line is not one.
+   */
+  private echoOf<T>(line: string): WatchEvent<T> | undefined {
+    const type = line.startsWith(ECHO_PREFIXES[0])
+      ? 'MODIFIED'
+      : line.startsWith(ECHO_PREFIXES[1])
+        ? 'ADDED'
+        : undefined;
+    if (type === undefined || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined;
+    const from = type === 'MODIFIED' ? ECHO_PREFIXES[0].length : ECHO_PREFIXES[1].length;
+    const key = versionKey(line, from);
+    if (key === undefined) return undefined;
+    const echo = this.echoes.get(key);
+    // exactly the answer's text, or not an echo of it
+    if (!echo || line.length !== from + echo.text.length + 1 || !line.startsWith(echo.text, from))
+      return undefined;
+    this.echoes.delete(key);
+    return { type, object: echo.owned as T };
   }
 
   /** Logs a failed request (debug) and rethrows its error. */
@@ -585,7 +680,8 @@ export class KubernetesClient {
     path: string,
     signal: AbortSignal | undefined,
     onConnected: (() => void) | undefined,
-    accept?: string,
+    accept: string | undefined,
+    sharedEchoes: boolean,
   ): AsyncGenerator<WatchEvent<T>> {
     const request = { method: 'GET', path };
     if (this.isClosed) throw new KubernetesClientClosedError(request);
@@ -621,7 +717,13 @@ export class KubernetesClient {
       const lines: string[] = [];
       for await (const chunk of res as AsyncIterable<Buffer>) {
         splitter.push(chunk, lines);
-        for (let i = 0; i < lines.length; i++) yield parseWatchLine<T>(lines[i], request);
+        for (let i = 0; i < lines.length; i++) {
+          const line = lines[i];
+          yield (
+            (sharedEchoes && this.echoes.size > 0 ? this.echoOf<T>(line) : undefined) ??
+            parseWatchLine<T>(line, request)
+          );
+        }
         lines.length = 0;
       }
       const last = splitter.end();

@@ -111,6 +111,13 @@ export interface WatchOptions {
   onConnected?: () => void;
   /** Ask for metadata only (events carry `PartialObjectMetadata`); see {@link ListOptions.metadataOnly}. Defaults to false. */
   metadataOnly?: boolean;
+  /**
+   * Internal (informers): the event of an own write registered with `KubernetesClient.expectEcho`
+   * may carry the registered object itself, shared with the cache that registered it, instead of
+   * a parse of its own. Only for consumers that never change the objects they receive (informer
+   * caches). Defaults to false: every event's object is the caller's.
+   */
+  sharedEchoes?: boolean;
 }
 
 /** A change to an object, as a watch stream reports it. */

@@ -245,6 +245,15 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     );
   }
 
+  /**
+   * Internal (own writes): lets the watch deliver `written`, an answer of a write by this
+   * informer's client that the caller cached and never changes, for the event of its version
+   * instead of parsing it (see `KubernetesClient.expectEcho`).
+   */
+  expectEcho(written: T, owned: T = written): void {
+    this.options.client.expectEcho(written, owned);
+  }
+
   private informerFor(namespace: string | undefined): Member<T> | undefined {
     return this.informers.get(ALL) ?? (namespace ? this.informers.get(namespace) : undefined);
   }

@@ -27,6 +27,11 @@ export interface PrimaryInformer<P extends KubernetesResource> {
   hasSynced(): boolean;
   health(): EventSourceHealth;
   cacheIfNewer(obj: P, previousResourceVersion?: string): boolean;
+  /**
+   * Lets the watch deliver `written` (an own write's answer, now cached and never changed) for the
+   * event of its version instead of parsing it (see `KubernetesClient.expectEcho`). Optional.
+   */
+  expectEcho?(written: P): void;
   changeNamespaces?(namespaces: string[] | 'all'): Promise<void>;
   /** Adds an index on primaries (secondary-to-primary mapping through an index). */
   addIndexer?(name: string, fn: (obj: P) => string[]): void;
@@ -183,7 +188,11 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     const current = cached ?? this.informer.get(id);
     if (current?.metadata?.resourceVersion === result.metadata?.resourceVersion) return false;
     if (!(did.certain?.(result) ?? false) && !did.explains(current, result)) return false;
-    return this.informer.cacheIfNewer(result, previousResourceVersion);
+    if (!this.informer.cacheIfNewer(result, previousResourceVersion)) return false;
+    // the cache keeps the very answer and the watch has not brought its version yet: its event
+    // can be that object instead of a parse of the same text
+    this.informer.expectEcho?.(result);
+    return true;
   }
 
   /**

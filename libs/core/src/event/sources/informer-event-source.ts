@@ -416,6 +416,9 @@ export class InformerEventSource<
       // not kept (it would be served, deleted or not, for as long as the process runs)
       const now = this.informer.get(id);
       const kept = result && this.watches(result) ? (served ?? servable(result, now)) : undefined;
+      // a copy kept to serve (the answer came before its watch event): the event can be that copy
+      // instead of a parse of the same text (never with a bounded cache, whose informer keeps skeletons)
+      if (result && kept && kept !== result && !this.hot) this.client.expectEcho(result, kept);
       const foreign = this.own.end(id.key, kept, now, did);
       for (const held of foreign) this.propagate(held);
     }

@@ -270,6 +270,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
         timeoutSeconds,
         signal,
         metadataOnly: this.s.metadataOnly,
+        // the cache never changes its objects: an own write's kept answer can be its event's object
+        sharedEchoes: true,
         onConnected: () => {
           lastActivity = clock.now();
           established = true;

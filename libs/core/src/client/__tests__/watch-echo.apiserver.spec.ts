@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '@tosdk/apiserver';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import type { WatchEvent } from '../types.js';
+import { waitFor } from './scripted-server.js';
+
+type ConfigMap = KubernetesResource & { data?: Record<string, string> };
+
+/** The events of `namespace` from `resourceVersion` on, until `count` arrived. */
+async function watchFrom(
+  client: KubernetesClient,
+  namespace: string,
+  resourceVersion: string,
+  count: number,
+  sharedEchoes = true,
+): Promise<WatchEvent<ConfigMap>[]> {
+  const controller = new AbortController();
+  const events: WatchEvent<ConfigMap>[] = [];
+  const done = (async () => {
+    for await (const event of client.watch(ResourceTypes.ConfigMap, {
+      namespace,
+      resourceVersion,
+      sharedEchoes,
+      signal: controller.signal,
+    })) {
+      events.push(event);
+    }
+  })();
+  await waitFor(() => events.length >= count, 10_000, `${count} watch events`);
+  controller.abort();
+  await done;
+  return events;
+}
+
+// Issue 15 §2: the watch event of an own write whose answer came first is that answer's text byte
+// for byte, so the client can deliver the caller's kept copy instead of parsing it again.
+describe('KubernetesClient.expectEcho against @tosdk/apiserver', () => {
+  let server: KubeApiServer;
+  let client: KubernetesClient;
+  let other: KubernetesClient;
+
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ port: 0 });
+    client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    other = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    for (const name of ['echo-one', 'echo-two'])
+      await client.create(ResourceTypes.Namespace, { metadata: { name } });
+  });
+  afterAll(async () => {
+    client.close();
+    other.close();
+    await server.stop();
+  });
+
+  it('delivers the kept copy for the events of own writes (merge patch, apply, create) and parses every other event', async () => {
+    const ns = 'echo-one';
+    const before = await client.list(ResourceTypes.ConfigMap, { namespace: ns });
+    const created = await client.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'cm', namespace: ns },
+      data: { a: '1' },
+    });
+    const createdCopy = structuredClone(created);
+    expect(client.expectEcho(created, createdCopy)).toBe(true);
+    const id = new ResourceID('cm', ns);
+    const patched = await client.mergePatch<ConfigMap>(ResourceTypes.ConfigMap, id, { data: { b: '2' } });
+    const patchedCopy = structuredClone(patched);
+    expect(client.expectEcho(patched, patchedCopy)).toBe(true);
+    // someone else's change: never an echo of ours
+    await other.mergePatch(ResourceTypes.ConfigMap, id, { data: { c: '3' } });
+    const applied = await client.apply<ConfigMap>(
+      ResourceTypes.ConfigMap,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns }, data: { d: '4' } },
+      { fieldManager: 'echo-test' },
+    );
+    expect(client.expectEcho(applied)).toBe(true);
+    // a text is taken once; an object no write of this client returned has none
+    expect(client.expectEcho(patched, patchedCopy)).toBe(false);
+    expect(client.expectEcho((await client.get(ResourceTypes.ConfigMap, id))!)).toBe(false);
+
+    // a watch not opened for shared echoes (the public default) gets objects of its own
+    const plain = await watchFrom(client, ns, before.resourceVersion, 4, false);
+    for (const event of plain) {
+      const object = event.type === 'ERROR' ? undefined : event.object;
+      expect([createdCopy, patchedCopy, applied]).not.toContain(object);
+    }
+    const events = await watchFrom(client, ns, before.resourceVersion, 4);
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
+    const objects = events.map((e) => (e.type === 'ERROR' ? undefined : e.object));
+    expect(objects[0]).toBe(createdCopy);
+    expect(objects[1]).toBe(patchedCopy);
+    expect(objects[2]).not.toBe(patchedCopy);
+    expect(objects[2]?.data).toEqual({ a: '1', b: '2', c: '3' });
+    expect(objects[3]).toBe(applied);
+    // the delivered copies are what a parse of the event gives
+    const parsed = await watchFrom(other, ns, before.resourceVersion, 4);
+    expect(objects).toEqual(parsed.map((e) => (e.type === 'ERROR' ? undefined : e.object)));
+  });
+
+  it('parses the event when the kept answer is not what the watch sends (another client, an expectation taken)', async () => {
+    const ns = 'echo-two';
+    const before = await client.list(ResourceTypes.ConfigMap, { namespace: ns });
+    const created = await other.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'cm', namespace: ns },
+      data: { a: '1' },
+    });
+    // the answer of another client's write is unknown to this one
+    expect(client.expectEcho(created, { metadata: { name: 'not-it' } })).toBe(false);
+    const events = await watchFrom(client, ns, before.resourceVersion, 1);
+    expect(events[0].type === 'ADDED' && events[0].object).toEqual(created);
+    expect(events[0].type === 'ADDED' && events[0].object.metadata?.name).toBe('cm');
+  });
+
+  it('parses an event of the same version whose text differs (a metadata-only watch)', async () => {
+    const ns = 'echo-two';
+    const id = new ResourceID('cm', ns);
+    const start = (await client.get(ResourceTypes.ConfigMap, id))!.metadata!.resourceVersion!;
+    const patched = await client.mergePatch<ConfigMap>(ResourceTypes.ConfigMap, id, { data: { z: '9' } });
+    const copy = structuredClone(patched);
+    expect(client.expectEcho(patched, copy)).toBe(true);
+    const controller = new AbortController();
+    const events: WatchEvent<ConfigMap>[] = [];
+    const done = (async () => {
+      for await (const event of client.watch(ResourceTypes.ConfigMap, {
+        namespace: ns,
+        resourceVersion: start,
+        metadataOnly: true,
+        sharedEchoes: true,
+        signal: controller.signal,
+      })) {
+        events.push(event);
+      }
+    })();
+    await waitFor(() => events.length >= 1, 10_000, 'the metadata-only event');
+    controller.abort();
+    await done;
+    const object = events[0].type === 'MODIFIED' ? events[0].object : undefined;
+    expect(object?.metadata?.resourceVersion).toBe(patched.metadata?.resourceVersion);
+    expect(object).not.toBe(copy);
+    expect(object?.data).toBeUndefined();
+    // the full watch still gets the copy
+    const full = await watchFrom(client, ns, start, 1);
+    expect(full[0].type === 'MODIFIED' && full[0].object).toBe(copy);
+  });
+});
