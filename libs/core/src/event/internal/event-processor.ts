@@ -230,14 +230,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       if (state.deleteEventPresent) this.cleanupForDeleted(state);
       return;
     }
-    const scope: ExecutionScope<P> = {
-      id: state.id,
-      resource,
-      retryInfo,
-      isNextReconciliationImminent: () => state.eventPresent,
-      retryInfoOnFailure: () =>
-        state.retry ? retryInfoOf(state.retry) : retryInfoOf(this.o.retry.initExecution()),
-    };
+    const scope = new RunScope<P>(state, resource, retryInfo, this.o.retry);
     const metrics = this.o.metrics;
     if (metrics.reconciliationStarted)
       this.safeMetric(() => metrics.reconciliationStarted?.(state.id, this.o.controller));
@@ -466,6 +459,28 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     } catch (error) {
       this.o.logger.debug('a metrics hook threw', { error: String(error) });
     }
+  }
+}
+
+/** The {@link ExecutionScope} of one run: one object (methods on the prototype) per reconciliation. */
+class RunScope<P extends KubernetesResource> implements ExecutionScope<P> {
+  readonly id: ResourceID;
+
+  constructor(
+    private readonly state: ResourceState,
+    readonly resource: P,
+    readonly retryInfo: RetryInfo | undefined,
+    private readonly retry: Retry,
+  ) {
+    this.id = state.id;
+  }
+
+  isNextReconciliationImminent(): boolean {
+    return this.state.eventPresent;
+  }
+
+  retryInfoOnFailure(): RetryInfo {
+    return retryInfoOf(this.state.retry ?? this.retry.initExecution());
   }
 }
 

@@ -128,15 +128,16 @@ export class PrimaryWriter<P extends KubernetesResource> {
    * Not sent (undefined) when it would change nothing on `current` (the cached object now):
    * SSA when the fields our field manager owns by apply hold exactly the intent (no field added,
    * changed or dropped; the managed-fields matcher); merge patch when the patch is empty or applying
-   * it to `current` leaves it as it is.
+   * it to `current` leaves it as it is. A write not sent is answered at once (no promise), so a
+   * reconciliation that changes nothing does not wait a turn of the event loop for it.
    */
-  async patchResource(
+  patchResource(
     original: P,
     desired: P,
     id: ResourceID,
     keepFinalizer: boolean,
     current: P | undefined,
-  ): Promise<Written<P> | undefined> {
+  ): Promise<Written<P>> | undefined {
     const { type, client, fieldManager, finalizerName } = this.o;
     const intent = desiredState(desired);
     if (this.o.useSSA) {
@@ -150,15 +151,15 @@ export class PrimaryWriter<P extends KubernetesResource> {
       intent.apiVersion = type.apiVersion;
       intent.kind = type.kind;
       if (current && matchesManagedFields(current, intent as P, fieldManager)) return undefined;
-      const applied = await client.apply(type, intent as Partial<P> & { metadata: { name: string } }, {
-        fieldManager,
-      });
-      return { resource: applied, did: OwnWrites.apply(intent) };
+      return client
+        .apply(type, intent as Partial<P> & { metadata: { name: string } }, { fieldManager })
+        .then((applied) => ({ resource: applied, did: OwnWrites.apply(intent) }));
     }
     const patch = createMergePatch(desiredState(original), intent);
     if (patch === undefined || (current && changesNothing(current, patch))) return undefined;
-    const patched = await client.mergePatch(type, id, patch as object, { fieldManager });
-    return { resource: patched, did: OwnWrites.mergePatch(patch as object) };
+    return client
+      .mergePatch(type, id, patch as object, { fieldManager })
+      .then((patched) => ({ resource: patched, did: OwnWrites.mergePatch(patch as object) }));
   }
 
   /**
@@ -169,14 +170,14 @@ export class PrimaryWriter<P extends KubernetesResource> {
    * Not sent (undefined) when it would change nothing on `current` (the cached object now): SSA
    * when the status fields our field manager owns by apply (its `status` entry of managedFields)
    * equal the intent's status exactly; merge patch when the patch is empty or applying it to
-   * `current` leaves it as it is.
+   * `current` leaves it as it is. A write not sent is answered at once (no promise).
    */
-  async patchStatus(
+  patchStatus(
     original: P,
     desired: P,
     id: ResourceID,
     current: P | undefined,
-  ): Promise<Written<P> | undefined> {
+  ): Promise<Written<P>> | undefined {
     const { type, client, fieldManager } = this.o;
     const status = (desired as { status?: unknown }).status;
     if (this.o.useSSA) {
@@ -187,19 +188,18 @@ export class PrimaryWriter<P extends KubernetesResource> {
         metadata: { name: id.name, ...(id.namespace ? { namespace: id.namespace } : {}) },
         status,
       } as unknown as Partial<P> & { metadata: { name: string } };
-      const applied = await client.apply(type, intent, { fieldManager, subresource: 'status' });
-      return { resource: applied, did: OwnWrites.apply(intent, 'status') };
+      return client
+        .apply(type, intent, { fieldManager, subresource: 'status' })
+        .then((applied) => ({ resource: applied, did: OwnWrites.apply(intent, 'status') }));
     }
     const patch = createMergePatch(
       { status: (original as { status?: unknown }).status },
       { status: status ?? null },
     );
     if (patch === undefined || (current && changesNothing(current, patch))) return undefined;
-    const patched = await client.mergePatch(type, id, patch as object, {
-      fieldManager,
-      subresource: 'status',
-    });
-    return { resource: patched, did: OwnWrites.mergePatch(patch as object, 'status') };
+    return client
+      .mergePatch(type, id, patch as object, { fieldManager, subresource: 'status' })
+      .then((patched) => ({ resource: patched, did: OwnWrites.mergePatch(patch as object, 'status') }));
   }
 
   private async conflictRetrying(

@@ -165,7 +165,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     // the operator's logger adds the resource context to every line written in this scope
     const logger = this.o.logger;
     return runWithResourceContext(context, () =>
-      this.dispatch({ scope, ticket, logger }).catch((error: unknown) => {
+      this.dispatchSafely({ scope, ticket, logger }).catch((error: unknown) => {
         if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
         logger.error('dispatch failed', { error: messageOf(error) });
         return { error: this.wrap(error, scope.id, 'dispatch failed') };
@@ -213,35 +213,52 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     return ours && cache.cacheIfNewer(written.resource, previousResourceVersion);
   }
 
-  private async dispatch(run: Run<P>): Promise<PostExecutionControl<P>> {
+  /** {@link dispatch}, with a synchronous throw turned into a rejection. */
+  private dispatchSafely(run: Run<P>): Promise<PostExecutionControl<P>> {
+    try {
+      return this.dispatch(run);
+    } catch (error) {
+      // passed on as thrown (wrapped by the caller)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    }
+  }
+
+  /** Not async itself (one promise less per reconciliation): each branch returns its own promise. */
+  private dispatch(run: Run<P>): Promise<PostExecutionControl<P>> {
+    const { resource } = run.scope;
+    const { finalizerName } = this.o.config;
+    const marked = Boolean(resource.metadata?.deletionTimestamp);
+    if (this.cleaner && !marked && !hasFinalizer(resource, finalizerName)) return this.addFinalizer(run);
+    if (marked) {
+      if (this.cleaner && hasFinalizer(resource, finalizerName)) return this.cleanup(run);
+      run.logger.debug('marked for deletion; nothing to do (no finalizer of this controller)');
+      return Promise.resolve({});
+    }
+    return this.reconcile(run);
+  }
+
+  /** A Cleaner's finalizer, added in a write of its own before the first reconcile. */
+  private async addFinalizer(run: Run<P>): Promise<PostExecutionControl<P>> {
     const { scope, logger } = run;
     const { resource, id } = scope;
     const { finalizerName } = this.o.config;
-    const marked = Boolean(resource.metadata?.deletionTimestamp);
-    if (this.cleaner && !marked && !hasFinalizer(resource, finalizerName)) {
-      try {
-        this.checkFence(run, `add finalizer ${finalizerName}`);
-        const written = await this.writerFor(run.ticket).addFinalizer(resource, id);
-        // Once the cache holds the own write, its watch event no longer looks like a finalizer
-        // change to the filters; reconcile right away instead (JOSDK's instant reschedule). When
-        // it is not cached (it carries someone else's change too), that event reconciles.
-        const cached = written
-          ? this.cacheWritten(written, resource.metadata?.resourceVersion, id, resource)
-          : false;
-        logger.debug('finalizer added', { finalizer: finalizerName });
-        return { updatedResource: written?.resource, rescheduleDelayMs: cached ? 0 : undefined };
-      } catch (error) {
-        if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
-        logger.warn('adding the finalizer failed', { error: messageOf(error) });
-        return { error: this.wrap(error, id, `adding finalizer ${finalizerName} failed`) };
-      }
+    try {
+      this.checkFence(run, `add finalizer ${finalizerName}`);
+      const written = await this.writerFor(run.ticket).addFinalizer(resource, id);
+      // Once the cache holds the own write, its watch event no longer looks like a finalizer
+      // change to the filters; reconcile right away instead (JOSDK's instant reschedule). When
+      // it is not cached (it carries someone else's change too), that event reconciles.
+      const cached = written
+        ? this.cacheWritten(written, resource.metadata?.resourceVersion, id, resource)
+        : false;
+      logger.debug('finalizer added', { finalizer: finalizerName });
+      return { updatedResource: written?.resource, rescheduleDelayMs: cached ? 0 : undefined };
+    } catch (error) {
+      if (error instanceof ReconcileAbandonedError) return this.abandoned(error, logger);
+      logger.warn('adding the finalizer failed', { error: messageOf(error) });
+      return { error: this.wrap(error, id, `adding finalizer ${finalizerName} failed`) };
     }
-    if (marked) {
-      if (this.cleaner && hasFinalizer(resource, finalizerName)) return this.cleanup(run);
-      logger.debug('marked for deletion; nothing to do (no finalizer of this controller)');
-      return {};
-    }
-    return this.reconcile(run);
   }
 
   private async reconcile(run: Run<P>): Promise<PostExecutionControl<P>> {
@@ -268,13 +285,14 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       if (control.isPatchResource()) {
         this.checkFence(run, 'patch resource');
         const current = this.o.cache.get?.(id);
-        const written = await this.writerFor(run.ticket).patchResource(
+        const sending = this.writerFor(run.ticket).patchResource(
           original,
           control.resource!,
           id,
           keepFinalizer,
           current,
         );
+        const written = sending && (await sending);
         if (written) {
           this.cacheWritten(written, previous, id, original);
           updated = written.resource;
@@ -284,12 +302,13 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       if (control.isPatchStatus()) {
         this.checkFence(run, 'patch status');
         const current = this.o.cache.get?.(id);
-        const written = await this.writerFor(run.ticket).patchStatus(
+        const sending = this.writerFor(run.ticket).patchStatus(
           original,
           control.resource!,
           id,
           current ?? updated,
         );
+        const written = sending && (await sending);
         if (written) {
           this.cacheWritten(written, previous, id, updated ?? original);
           updated = written.resource;
@@ -353,7 +372,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       try {
         this.checkFence(run, 'patch error status');
         const current = this.o.cache.get?.(id);
-        const written = await this.writerFor(run.ticket).patchStatus(original, control.resource, id, current);
+        const sending = this.writerFor(run.ticket).patchStatus(original, control.resource, id, current);
+        const written = sending && (await sending);
         if (written) {
           updated = written.resource;
           this.cacheWritten(written, original.metadata?.resourceVersion, id, original);
