@@ -44,16 +44,20 @@ export function matchesManagedFields<R extends KubernetesResource>(
 ): boolean {
   const entry = applyEntry(actual, fieldManager);
   if (!entry?.fieldsV1) return false;
-  const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1) as Record<string, unknown>;
   const kind = actual.kind ?? desired.kind;
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
+  const builtIn = isBuiltIn(apiVersion);
+  // on built-in kinds an applied `{}` over others' members (our leaf `f:labels: {}` next to their
+  // `f:labels.f:team`) holds whatever they set: kube merges `{}` into the live map
+  const applied = builtIn ? desired : undefined;
+  const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1, applied) as Record<string, unknown>;
   // a kind without a status subresource: the main apply owns (and writes) the status
   const ownsStatus = Object.prototype.hasOwnProperty.call(entry.fieldsV1, 'f:status');
   // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
   // already left out maps emptied by someone else's removals. Built-in kinds never show empty
   // omitempty maps and lists, at any depth (list items too), so there one the object lacks is no
   // difference.
-  const omitsEmpties = isBuiltIn(apiVersion);
+  const omitsEmpties = builtIn;
   if (!sanitizes(kind, apiVersion)) {
     // nothing to rewrite: compared as they are (the pruned view shares nested objects with the
     // informer's cached resource and the desired object is the caller's, so neither is changed)
@@ -107,9 +111,10 @@ function sameMembers(
   skipped: (key: string) => boolean,
   omitsEmpties: boolean,
 ): boolean {
+  // for..in with an own-property check instead of Object.keys: the same keys, no array per object
   let matched = 0;
-  for (const k of Object.keys(wanted)) {
-    if (skipped(k)) continue;
+  for (const k in wanted) {
+    if (!Object.hasOwn(wanted, k) || skipped(k)) continue;
     const w = jsonValue(wanted[k]);
     if (w === undefined) continue;
     if (!Object.prototype.hasOwnProperty.call(have, k) || have[k] === undefined) {
@@ -120,7 +125,7 @@ function sameMembers(
     matched++;
   }
   let present = 0;
-  for (const k of Object.keys(have)) if (!skipped(k) && have[k] !== undefined) present++;
+  for (const k in have) if (Object.hasOwn(have, k) && !skipped(k) && have[k] !== undefined) present++;
   return present === matched;
 }
 

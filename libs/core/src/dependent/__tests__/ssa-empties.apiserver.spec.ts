@@ -166,7 +166,7 @@ describe('labels: {} applied where another manager already set labels', () => {
   // object already carries someone else's labels. pruneToFields reads a leaf as owning the whole
   // value, so the matcher compares the other manager's `{team: 'x'}` with our `{}` and sends a
   // no-op apply on every reconcile (the server changes nothing, so it never converges).
-  it.failing('[DR-10] the intent is skipped once applied (no write per reconcile)', async () => {
+  it('[DR-10] the intent is skipped once applied (no write per reconcile)', async () => {
     const ns = await newNamespace(suite.admin);
     viaDependent(ns, 'dep-empties-foreign');
     await suite.admin.create(ResourceTypes.ConfigMap, {

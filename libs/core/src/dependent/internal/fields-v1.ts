@@ -9,16 +9,33 @@ type Json = unknown;
  * itself). A leaf (empty set) keeps the whole value, an empty map included: `f:config: {}` owns
  * `config: {}`. Absent parts are left out, and so is a map none of whose named children is left
  * (an empty map made by pruning is not a value anyone applied); the top level is then `{}`.
+ *
+ * With `appliedEmptyMaps` (the applied intent, walked along maps; list items are not followed), a
+ * leaf where the intent has `{}` and the object a map is pruned to `{}`: kube-apiserver (structured-
+ * merge-diff) records an applied empty map as a leaf of the applier's set and merges it into the
+ * live map, so members others set there stay and are theirs, not part of what we applied.
  */
-export function pruneToFields(value: Json, fields: FieldsV1): Json {
-  const pruned = prune(value, fields);
+export function pruneToFields(value: Json, fields: FieldsV1, appliedEmptyMaps?: Json): Json {
+  const pruned = prune(value, fields, appliedEmptyMaps);
   return pruned === GONE ? {} : pruned;
+}
+
+/** Whether `v` is a plain JSON object. */
+function isMap(v: Json): v is Record<string, Json> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Whether `v` is `{}` (a Date or another value with `toJSON` is not). */
+function isEmptyMap(v: Json): boolean {
+  if (!isMap(v) || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }
 
 /** A map whose named children are all absent. */
 const GONE = Symbol('gone');
 
-function prune(value: Json, fields: FieldsV1): Json {
+function prune(value: Json, fields: FieldsV1, applied: Json): Json {
   let leaf = true;
   for (const k in fields) {
     if (k !== '.') {
@@ -26,10 +43,16 @@ function prune(value: Json, fields: FieldsV1): Json {
       break;
     }
   }
-  if (leaf) return value;
+  if (leaf) {
+    // an applied `{}` owns the map as a leaf and merges into it: the others' members stay, and are
+    // not ours (see pruneToFields)
+    if (applied !== undefined && isEmptyMap(applied) && isMap(value)) return {};
+    return value;
+  }
   if (Array.isArray(value)) return pruneList(value, fields);
   if (!value || typeof value !== 'object') return value;
   const obj = value as Record<string, Json>;
+  const intent = isMap(applied) ? applied : undefined;
   const out: Record<string, Json> = {};
   let kept = false;
   for (const key in fields) {
@@ -37,7 +60,7 @@ function prune(value: Json, fields: FieldsV1): Json {
     if (key.charCodeAt(0) !== 102 /* f */ || key.charCodeAt(1) !== 58 /* : */) continue;
     const name = key.slice(2);
     if (!Object.prototype.hasOwnProperty.call(obj, name)) continue;
-    const part = prune(obj[name], fields[key]);
+    const part = prune(obj[name], fields[key], intent?.[name]);
     if (part === GONE) continue;
     out[name] = part;
     kept = true;
@@ -57,34 +80,58 @@ function parsedKey(key: string): Json {
 }
 
 function pruneList(list: Json[], fields: FieldsV1): Json[] {
-  const picked = new Map<number, Json>();
+  // the picked items by index (a later path element naming the same item wins), kept in the list's
+  // order; small parallel arrays instead of a Map, and no closures per path element
+  const indexes: number[] = [];
+  const values: Json[] = [];
   for (const key in fields) {
     if (key === '.') continue;
     const sub = fields[key];
+    let index = -1;
+    let value: Json;
     if (key.startsWith('k:')) {
       const selector = parsedKey(key);
       if (selector === UNPARSABLE || selector === null || typeof selector !== 'object') continue;
-      const entries = Object.entries(selector as Record<string, Json>);
-      const index = list.findIndex(
-        (item) =>
-          item !== null &&
-          typeof item === 'object' &&
-          entries.every(([k, v]) => sameScalar((item as Record<string, Json>)[k], v)),
-      );
-      if (index >= 0) picked.set(index, pruneToFields(list[index], sub));
+      index = keyedIndex(list, selector as Record<string, Json>);
+      if (index >= 0) value = pruneToFields(list[index], sub);
     } else if (key.startsWith('v:')) {
       const wanted = parsedKey(key);
       if (wanted === UNPARSABLE) continue;
       const json = JSON.stringify(wanted);
-      const index = list.findIndex((item) => JSON.stringify(item) === json);
-      if (index >= 0) picked.set(index, list[index]);
+      index = list.findIndex((item) => JSON.stringify(item) === json);
+      if (index >= 0) value = list[index];
     } else if (key.startsWith('i:')) {
-      const index = Number(key.slice(2));
-      if (index < list.length) picked.set(index, pruneToFields(list[index], sub));
+      index = Number(key.slice(2));
+      if (index < list.length) value = pruneToFields(list[index], sub);
+      else index = -1;
+    }
+    if (index < 0) continue;
+    const at = indexes.indexOf(index);
+    if (at >= 0) values[at] = value;
+    else {
+      indexes.push(index);
+      values.push(value);
     }
   }
-  if (picked.size === 1) return [...picked.values()];
-  return [...picked.keys()].sort((a, b) => a - b).map((i) => picked.get(i));
+  if (indexes.length <= 1) return values;
+  return indexes
+    .map((index, at) => [index, at])
+    .sort((a, b) => a[0] - b[0])
+    .map(([, at]) => values[at]);
+}
+
+/** The first item of `list` whose members named by `selector` hold its values (a `k:` element). */
+function keyedIndex(list: Json[], selector: Record<string, Json>): number {
+  items: for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (item === null || typeof item !== 'object') continue;
+    for (const k in selector) {
+      if (Object.hasOwn(selector, k) && !sameScalar((item as Record<string, Json>)[k], selector[k]))
+        continue items;
+    }
+    return i;
+  }
+  return -1;
 }
 
 function sameScalar(a: Json, b: Json): boolean {
