@@ -221,4 +221,94 @@ describe('review s4: own-write echoes', () => {
       await configMaps.stop();
     }
   });
+  it("[EP-14] a Cleaner that patches resource and status under a short max interval: every primary it reads is the server's version, and a deleted widget is never reconciled again while resyncs are armed", async () => {
+    const ns = await newNamespace(bed.admin);
+    const start = (await bed.admin.list(Widget, { namespace: ns })).resourceVersion;
+    const widgets = serverVersions(bed.admin, Widget, ns, start);
+    const operator = bed.operator();
+    const runs: Array<{ name: string; kind: 'reconcile' | 'cleanup'; text: string; rv: string }> = [];
+    const reconciler: Reconciler<Widget> & {
+      cleanup(w: Widget): Promise<import('../../../api/controls.js').DeleteControl>;
+    } = {
+      prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+        return { configmaps: new InformerEventSource<V1ConfigMap, Widget>({ type: CM }, context) };
+      },
+      async reconcile(w: Widget, context: Context<Widget>) {
+        runs.push({
+          name: w.metadata!.name!,
+          kind: 'reconcile',
+          text: content(w),
+          rv: w.metadata!.resourceVersion!,
+        });
+        await context.resourceOperations().serverSideApply<V1ConfigMap>({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${w.metadata!.name}-cm`, namespace: ns },
+          data: { value: w.spec?.value ?? '' },
+        });
+        if (w.status?.observed === w.spec?.value) return UpdateControl.noUpdate<Widget>();
+        // the reconciler edits its copy, then asks for both patches
+        w.metadata!.annotations = { ...w.metadata!.annotations, seen: w.spec?.value ?? '' };
+        w.status = { ...w.status, observed: w.spec?.value };
+        return UpdateControl.patchResourceAndStatus(w);
+      },
+      async cleanup(w: Widget) {
+        runs.push({
+          name: w.metadata!.name!,
+          kind: 'cleanup',
+          text: content(w),
+          rv: w.metadata!.resourceVersion!,
+        });
+        const { DeleteControl } = await import('../../../api/controls.js');
+        return DeleteControl.defaultDelete();
+      },
+    };
+    operator.register(reconciler, {
+      name: 'review-s4-echo-cleaner',
+      resourceType: Widget,
+      namespaces: [ns],
+      maxReconciliationIntervalMs: 100,
+    });
+    try {
+      await operator.start();
+      await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
+      await converge(ns, 'v0');
+      for (let i = 1; i <= 8; i++) {
+        await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: `v${i}` } });
+        await converge(ns, `v${i}`);
+      }
+      const served = await bed.admin.get(Widget, new ResourceID('w', ns));
+      expect(served?.metadata?.annotations?.seen).toBe('v8');
+      // resyncs of w are armed all the time (100 ms); delete it
+      await bed.admin.delete(Widget, new ResourceID('w', ns));
+      await waitFor(
+        async () => (await bed.admin.get(Widget, new ResourceID('w', ns))) === undefined,
+        'w gone',
+        WAIT_MS,
+      );
+      await waitFor(() => runs.some((r) => r.name === 'w' && r.kind === 'cleanup'), 'w cleaned up', WAIT_MS);
+      const gone = runs.length;
+      // a sentinel resyncs three times: any resync of w still armed would have fired by then
+      await bed.admin.create(Widget, widget('s', ns, { value: 's' }));
+      await waitFor(
+        () => runs.slice(gone).filter((r) => r.name === 's' && r.kind === 'reconcile').length >= 5,
+        'the sentinel reconciled and resynced',
+        WAIT_MS,
+      );
+      expect(runs.slice(gone).filter((r) => r.name === 'w')).toEqual([]);
+      await waitFor(
+        () => runs.every((r) => widgets.versions.has(r.rv)),
+        'the server watch saw every version read',
+        WAIT_MS,
+      );
+      const wrong = runs
+        .filter((r) => widgets.versions.get(r.rv) !== r.text)
+        .map(
+          (r) => `${r.kind} ${r.name}@${r.rv}: read ${r.text}, the server sent ${widgets.versions.get(r.rv)}`,
+        );
+      expect(wrong).toEqual([]);
+    } finally {
+      await widgets.stop();
+    }
+  });
 });
