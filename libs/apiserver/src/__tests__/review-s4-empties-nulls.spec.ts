@@ -351,4 +351,47 @@ describe('review s4: empties and nulls of built-in kinds (1c991b8)', () => {
     expect(JSON.stringify(after.json())).not.toContain('null');
     expect((await call(server, 'GET', DEP)).status).toBe(200);
   });
+  it('fieldValidation=Strict names every unknown field by its own path: sibling list items, nested lists, maps and fields after a deep one (c55a682 walks with a segment stack)', async () => {
+    const d = deployment('strict-paths');
+    const spec = d.spec.template.spec;
+    spec.containers = [
+      {
+        name: 'a',
+        image: 'x',
+        env: [
+          { name: 'E', value: '1', bad0: 1 },
+          { name: 'F', valueFrom: { junk: { x: 1 } } },
+        ],
+      },
+      { name: 'b', image: 'y', nope: true, resources: { limits: { cpu: '1' } } },
+    ];
+    spec.volumes = [{ name: 'v', configMap: { name: 'c', items: [{ key: 'k', path: 'p', deep: [1] }] } }];
+    spec.nodeSelector = { 'a.b/c': 'd' };
+    d.spec.template.metadata.annotations = { anything: 'goes' };
+    d.spec.after = { x: 1 };
+    d.extra = 'top';
+    const r = await call(server, 'POST', `${DEP}?fieldValidation=Strict`, d);
+    expect(r.status).toBe(400);
+    const message: string = r.json<any>().message;
+    const named = [...message.matchAll(/unknown field "([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(named).toEqual(
+      [
+        'extra',
+        'spec.after',
+        'spec.template.spec.containers[0].env[0].bad0',
+        'spec.template.spec.containers[0].env[1].valueFrom.junk',
+        'spec.template.spec.containers[1].nope',
+        'spec.template.spec.volumes[0].configMap.items[0].deep',
+      ].sort(),
+    );
+    // the same paths in the Warning header by default, and the fields are dropped
+    const warned = await call(server, 'POST', DEP, { ...d, metadata: { name: 'warn-paths' } });
+    expect(warned.status).toBe(201);
+    const header = String(warned.headers.warning);
+    for (const path of named) expect(header).toContain(`unknown field \\"${path}\\"`);
+    const stored = warned.json<any>();
+    expect(stored.spec.template.spec.containers[1].nope).toBeUndefined();
+    expect(stored.spec.template.spec.containers[1].resources.limits).toEqual({ cpu: '1' });
+    expect(stored.spec.template.spec.nodeSelector).toEqual({ 'a.b/c': 'd' });
+  });
 });
