@@ -294,4 +294,75 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     expect(forced.status).toBe(200);
     expect(forced.json<any>().spec.replicas).toBe(1);
   });
+
+  it("a custom resource's metadata is decoded as ObjectMeta (empties and nulls gone, apply owns f:labels: {}); its spec keeps {}, [] and a nullable null", async () => {
+    const crd = await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gizmos.en.example.com' },
+      spec: {
+        group: 'en.example.com',
+        names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo', listKind: 'GizmoList' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: {
+                      config: { type: 'object', additionalProperties: { type: 'string' } },
+                      items: { type: 'array', items: { type: 'string' } },
+                      note: { type: 'string', nullable: true },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    expect(crd.status).toBe(201);
+    const url = `/apis/en.example.com/v1/namespaces/${NS}/gizmos`;
+    const created = await waitFor(async () => {
+      const r = await call(server, 'POST', url, {
+        apiVersion: 'en.example.com/v1',
+        kind: 'Gizmo',
+        metadata: { name: 'g1', labels: {}, annotations: null, finalizers: [], ownerReferences: null },
+        spec: { config: {}, items: [], note: null },
+      });
+      return r.status === 201 ? r : undefined;
+    }, 20_000);
+    const check = (o: any): void => {
+      for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences'])
+        expect(Object.keys(o.metadata)).not.toContain(k);
+      expect(o.spec).toEqual({ config: {}, items: [], note: null });
+      for (const e of o.metadata.managedFields ?? []) expect(e.fieldsV1['f:metadata']).toBeUndefined();
+    };
+    check(created.json());
+    check((await call(server, 'GET', `${url}/g1`)).json());
+    const applied = await apply(
+      `${url}/g2`,
+      {
+        apiVersion: 'en.example.com/v1',
+        kind: 'Gizmo',
+        metadata: { name: 'g2', labels: {} },
+        spec: { config: {} },
+      },
+      'm',
+    );
+    expect(applied.status).toBe(201);
+    expect(Object.keys(applied.json<any>().metadata)).not.toContain('labels');
+    expect(applied.json<any>().spec).toEqual({ config: {} });
+    expect(fieldsOf(applied.json(), 'm')).toEqual({
+      'f:metadata': { 'f:labels': {} },
+      'f:spec': { 'f:config': {} },
+    });
+  });
 });

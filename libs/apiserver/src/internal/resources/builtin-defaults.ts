@@ -4,7 +4,7 @@ import type { ResourceType } from './resource-type.js';
 import { canonicalizeClaimQuantities, canonicalizePodSpecQuantities } from './quantity-defaults.js';
 import type { NodePortAllocator } from './service-defaults.js';
 import { allocateNodePorts } from './service-defaults.js';
-import { dropEmptyOptionalFields } from './omitempty.js';
+import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -114,7 +114,7 @@ export class ClusterIpAllocator {
 /**
  * Decodes a built-in object as kube-apiserver's Go types do (`null`s rewritten, empty optional maps
  * and lists dropped: see {@link dropEmptyOptionalFields}), then applies its kind's defaults, all on
- * `o` (mutated). `old` is the stored object on updates (immutable allocated values such as a
+ * `o` (mutated); of a custom resource only the metadata is decoded ({@link decodeObjectMeta}). `old` is the stored object on updates (immutable allocated values such as a
  * Service's clusterIP are kept from it).
  */
 export function applyBuiltinDefaults(
@@ -123,7 +123,11 @@ export function applyBuiltinDefaults(
   old: JsonObject | undefined,
   alloc: BuiltinAllocators,
 ): StatusCause[] {
-  if (rt.crdName !== undefined) return [];
+  if (rt.crdName !== undefined) {
+    // a custom resource's ObjectMeta is Go-decoded too; the rest keeps its JSON
+    decodeObjectMeta(o);
+    return [];
+  }
   // before defaulting, as kube decodes before it defaults: a `null` field is absent (nil) when the
   // defaults look at it (`replicas: null` is defaulted to 1); the defaults add no empty map or list
   dropEmptyOptionalFields(rt, o);

@@ -11,14 +11,32 @@ const KEPT_WHEN_EMPTY: Record<string, string[]> = {
   'io.k8s.api.rbac.v1.ClusterRole': ['rules'],
 };
 
-/** Per resource type and apiVersion: the kind's root schema and its `$ref` resolver (null: no schema). */
-const walkers = new WeakMap<
-  ResourceType,
-  Map<
-    string,
-    { root: JsonObject; resolve: (s: JsonObject) => JsonObject; kept: Map<JsonObject, string[]> } | null
-  >
->();
+/** A root schema, its `$ref` resolver and the schemas' fields Go declares without `omitempty`. */
+interface Walker {
+  root: JsonObject;
+  resolve: (s: JsonObject) => JsonObject;
+  kept: Map<JsonObject, string[]>;
+}
+
+/** Per resource type and apiVersion: the kind's walker (null: no schema). */
+const walkers = new WeakMap<ResourceType, Map<string, Walker | null>>();
+
+/** ObjectMeta's walker (custom resources' metadata), built on first use; null: no schema. */
+let objectMetaWalker: Walker | null | undefined;
+
+function walkerOf(
+  built: { root: string; schemas: Record<string, JsonObject> } | undefined,
+  rootName?: string,
+): Walker | null {
+  const root = built?.schemas[rootName ?? built.root];
+  if (!built || !root) return null;
+  const kept = new Map<JsonObject, string[]>();
+  for (const [name, fields] of Object.entries(KEPT_WHEN_EMPTY)) {
+    const schema = built.schemas[name];
+    if (schema) kept.set(schema, fields);
+  }
+  return { root, resolve: schemaResolver(built.schemas), kept };
+}
 
 /** A schema whose Go type is a slice or a map (`omitempty` drops those when empty, never a struct). */
 function isListOrMap(s: JsonObject): boolean {
@@ -85,72 +103,85 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
   }
   let w = byVersion.get(apiVersion);
   if (w === undefined) {
-    const built = builtinComponents(rt.group, apiVersion.slice(apiVersion.indexOf('/') + 1), rt.kind);
-    const root = built?.schemas[built.root];
-    const kept = new Map<JsonObject, string[]>();
-    for (const [name, fields] of Object.entries(KEPT_WHEN_EMPTY)) {
-      const schema = built?.schemas[name];
-      if (schema) kept.set(schema, fields);
-    }
-    w = built && root ? { root, resolve: schemaResolver(built.schemas), kept } : null;
+    w = walkerOf(builtinComponents(rt.group, apiVersion.slice(apiVersion.indexOf('/') + 1), rt.kind));
     byVersion.set(apiVersion, w);
   }
-  if (w === null) return;
+  if (w !== null) decode(w, o, w.root, 0);
+}
+
+/**
+ * Rewrites a custom resource's `metadata` (mutated) as {@link dropEmptyOptionalFields} does a
+ * built-in object: kube-apiserver decodes a custom resource's ObjectMeta into its Go type and
+ * writes it back (apiextensions-apiserver's `objectmeta.Coerce` and `SetObjectMeta`), so
+ * `labels: {}`, `annotations: null` or `finalizers: []` are in no answer there either, while the
+ * rest of the object keeps its JSON as sent.
+ */
+export function decodeObjectMeta(o: JsonObject): void {
+  const meta = o.metadata;
+  if (!isPlainObject(meta)) return;
+  if (objectMetaWalker === undefined) {
+    objectMetaWalker = walkerOf(
+      builtinComponents('', 'v1', 'ConfigMap'),
+      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    );
+  }
+  if (objectMetaWalker !== null) decode(objectMetaWalker, meta, objectMetaWalker.root, 1);
+}
+
+/** The walk of {@link dropEmptyOptionalFields}: `v` (mutated) against `schema`, at `depth`. */
+function decode(w: Walker, v: unknown, schema: JsonObject, depth: number): void {
+  if (depth > 40 || v === null || typeof v !== 'object') return;
   const { resolve, kept } = w;
-  const walk = (v: unknown, schema: JsonObject, depth: number): void => {
-    if (depth > 40 || v === null || typeof v !== 'object') return;
-    const s = resolve(schema);
-    if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
-    if (Array.isArray(v)) {
-      const items = s.items as JsonObject | undefined;
-      if (items)
-        for (let i = 0; i < v.length; i++) {
-          const x: unknown = v[i];
-          if (x !== null) walk(x, items, depth + 1);
-          else {
-            const zero = zeroOf(resolve(items));
-            if (zero !== undefined) v[i] = zero;
-          }
-        }
-      return;
-    }
-    const obj = v as Record<string, unknown>;
-    // keys walked with for...in (own keys only), without a key or value list per object per write
-    if (isPlainObject(s.additionalProperties)) {
-      const values = s.additionalProperties;
-      for (const k in obj) {
-        if (!Object.hasOwn(obj, k)) continue;
-        const x = obj[k];
-        if (x !== null) walk(x, values, depth + 1);
+  const s = resolve(schema);
+  if (s['x-kubernetes-preserve-unknown-fields'] === true) return;
+  if (Array.isArray(v)) {
+    const items = s.items as JsonObject | undefined;
+    if (items)
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x !== null) decode(w, x, items, depth + 1);
         else {
-          const zero = zeroOf(resolve(values));
-          if (zero !== undefined) obj[k] = zero;
+          const zero = zeroOf(resolve(items));
+          if (zero !== undefined) v[i] = zero;
         }
       }
-      return;
-    }
-    const props = s.properties as Record<string, JsonObject> | undefined;
-    if (!props) return;
-    const required = Array.isArray(s.required) ? (s.required as string[]) : [];
-    const keep = kept.get(s);
+    return;
+  }
+  const obj = v as Record<string, unknown>;
+  // keys walked with for...in (own keys only), without a key or value list per object per write
+  if (isPlainObject(s.additionalProperties)) {
+    const values = s.additionalProperties;
     for (const k in obj) {
       if (!Object.hasOwn(obj, k)) continue;
-      const p = props[k];
-      if (!p) continue;
       const x = obj[k];
-      if (x === null) {
-        if (!required.includes(k) && !keep?.includes(k)) delete obj[k];
-        else {
-          const zero = zeroOf(resolve(p));
-          if (zero !== undefined) obj[k] = zero;
-        }
-        continue;
+      if (x !== null) decode(w, x, values, depth + 1);
+      else {
+        const zero = zeroOf(resolve(values));
+        if (zero !== undefined) obj[k] = zero;
       }
-      if (typeof x !== 'object') continue;
-      const ps = resolve(p);
-      walk(x, p, depth + 1);
-      if (isEmpty(x) && isListOrMap(ps) && !required.includes(k) && !keep?.includes(k)) delete obj[k];
     }
-  };
-  walk(o, w.root, 0);
+    return;
+  }
+  const props = s.properties as Record<string, JsonObject> | undefined;
+  if (!props) return;
+  const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+  const keep = kept.get(s);
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    const p = props[k];
+    if (!p) continue;
+    const x = obj[k];
+    if (x === null) {
+      if (!required.includes(k) && !keep?.includes(k)) delete obj[k];
+      else {
+        const zero = zeroOf(resolve(p));
+        if (zero !== undefined) obj[k] = zero;
+      }
+      continue;
+    }
+    if (typeof x !== 'object') continue;
+    const ps = resolve(p);
+    decode(w, x, p, depth + 1);
+    if (isEmpty(x) && isListOrMap(ps) && !required.includes(k) && !keep?.includes(k)) delete obj[k];
+  }
 }
