@@ -188,3 +188,58 @@ describe('labels: {} applied where another manager already set labels', () => {
     expect(writes()).toBe(after);
   });
 });
+
+/** Applies the child Widget `<name>-child` with `metadata.labels: {}` on every pass. */
+class ChildApplier implements Reconciler<Widget> {
+  readonly errors: unknown[] = [];
+  prepareEventSources(context: EventSourceContext<Widget>): EventSources {
+    return { children: new InformerEventSource<Widget, Widget>({ type: Widget }, context) };
+  }
+  async reconcile(w: Widget, context: Context<Widget>): Promise<UpdateControl<Widget>> {
+    if (w.metadata!.name!.endsWith('-child')) return UpdateControl.noUpdate();
+    try {
+      await context.resourceOperations().serverSideApply({
+        apiVersion: Widget.apiVersion,
+        kind: Widget.kind,
+        metadata: { name: `${w.metadata!.name}-child`, namespace: w.metadata!.namespace, labels: {} },
+        spec: { value: 'child' },
+      } as Widget);
+    } catch (error) {
+      this.errors.push(error);
+    }
+    return observedStatus(w);
+  }
+}
+
+describe('a custom resource applied with metadata.labels: {}', () => {
+  // kube-apiserver decodes a custom resource's metadata as Go's ObjectMeta (apiextensions-apiserver
+  // objectmeta.Coerce), so the stored child has no labels while our entry owns f:labels: {}; the
+  // server does the same since ac01bd0. FINDING for H17 (/tmp/tosdk/s4/H19-H17.md): the matcher at
+  // f8313df compares custom resources exactly, metadata's `labels: {}` included, so it sends one
+  // no-op apply per reconcile (4 child writes over 3 passes). Flip to `it` when the matcher treats a
+  // custom resource's metadata as an ObjectMeta.
+  it.failing('[DR-10] is skipped once applied (no write per reconcile)', async () => {
+    const ns = await newNamespace(suite.admin);
+    const reconciler = new ChildApplier();
+    suite
+      .operator()
+      .register(reconciler, { resourceType: Widget, name: 'cr-meta-empties', namespaces: [ns] });
+    await suite.operators[0].start();
+    const id = new ResourceID('w', ns);
+    await suite.admin.create(Widget, widget('w', ns, { size: 0 }));
+    const observed = async (v: string) => (await suite.admin.get(Widget, id))?.status?.observed === v;
+    await waitFor(() => observed('0/'), 'first pass', WAIT_MS);
+    const child = await suite.admin.get(Widget, new ResourceID('w-child', ns));
+    expect(child?.spec?.value).toBe('child');
+    expect(child?.metadata?.labels).toBeUndefined();
+    const writes = () =>
+      suite.server.requests.writes({ namespace: ns, resource: 'widgets', name: 'w-child' });
+    expect(writes()).toBe(1);
+    for (let i = 1; i <= 3; i++) {
+      await suite.admin.mergePatch(Widget, id, { spec: { size: i } });
+      await waitFor(() => observed(`${i}/`), `pass ${i}`, WAIT_MS);
+    }
+    expect(writes()).toBe(1);
+    expect(reconciler.errors).toEqual([]);
+  });
+});
