@@ -203,7 +203,7 @@ class ChildApplier implements Reconciler<Widget> {
         kind: Widget.kind,
         metadata: { name: `${w.metadata!.name}-child`, namespace: w.metadata!.namespace, labels: {} },
         spec: { value: 'child' },
-      } as Widget);
+      });
     } catch (error) {
       this.errors.push(error);
     }
