@@ -41,35 +41,33 @@ describe('review s4: a write answer the caller dropped is not kept by the client
     await server.stop();
   });
 
+  /** Creates `big-<i>` and returns only a weak reference to the answer (no frame of the caller holds it). */
+  async function createAndDrop(i: number, value: string): Promise<WeakRef<object>> {
+    const written = await client.create<ConfigMap>(ResourceTypes.ConfigMap, {
+      metadata: { name: `big-${i}`, namespace: 'retention' },
+      data: { v: value },
+    });
+    return new WeakRef(written);
+  }
+
   // F1 (8f26ac4): the client keeps every non-GET answer (parsed object as a strong Map key, and its
-  // text) until 128 newer answers push it out, also answers no one will ever pass to expectEcho
+  // text) until 128 newer answers push it out, also answers no one will ever pass to expectEcho.
+  // (Only the answers' reachability is asserted: the in-process API server keeps its own history of
+  // these objects, so the heap is not the client's alone.)
   it.failing(
-    'after 40 writes of 256 KiB ConfigMaps whose answers the caller dropped, none of those answers is still reachable and the heap holds less than a third of what they weigh',
+    'after 40 writes of 256 KiB ConfigMaps whose answers the caller dropped, none of those answers is still reachable',
     async () => {
       const N = 40;
       const value = 'x'.repeat(256 * 1024);
       const answers: WeakRef<object>[] = [];
-      await collect();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < N; i++) {
-        const written = await client.create<ConfigMap>(ResourceTypes.ConfigMap, {
-          metadata: { name: `big-${i}`, namespace: 'retention' },
-          data: { v: value },
-        });
-        answers.push(new WeakRef(written));
-      }
-      // (the server keeps its own copies: delete them, so only the client's side is measured)
+      for (let i = 0; i < N; i++) answers.push(await createAndDrop(i, value));
+      // (deleted again, answers dropped too)
       for (let i = 0; i < N; i++)
         await client.delete(ResourceTypes.ConfigMap, new ResourceID(`big-${i}`, 'retention'));
+      // a last small write, so that nothing of the big ones is the client's latest anything
+      await client.create(ResourceTypes.ConfigMap, { metadata: { name: 'small', namespace: 'retention' } });
       await collect();
-      const alive = answers.filter((r) => r.deref() !== undefined).length;
-      const retainedMiB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
-      // the answers weigh N x 256 KiB = 10 MiB (twice that with the delete answers); a third is the budget
-      const budgetMiB = (N * 0.25) / 3;
-      expect({
-        alive,
-        retained: retainedMiB < budgetMiB ? 'within budget' : `${retainedMiB.toFixed(1)} MiB`,
-      }).toEqual({ alive: 0, retained: 'within budget' });
+      expect(answers.filter((r) => r.deref() !== undefined).length).toBe(0);
     },
   );
 });
