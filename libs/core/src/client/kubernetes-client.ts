@@ -99,10 +99,17 @@ const ACCEPT_METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-/** How many write answers keep their text for {@link KubernetesClient.expectEcho} (taken within a few microtasks). */
+/**
+ * How many write answers keep their text for {@link KubernetesClient.expectEcho}, and how many
+ * characters of text they may hold together. A text is kept only until the event loop's current
+ * turn ends (expectEcho is called in the microtasks that follow the answer), so a caller that drops
+ * an answer finds the client holding nothing of it.
+ */
 const MAX_ANSWER_TEXTS = 128;
-/** How many expected echoes a client holds (one per own write whose answer came before its watch event). */
+const MAX_ANSWER_CHARS = 4 * 2 ** 20;
+/** How many expected echoes a client holds, and how many characters of text they hold together. */
 const MAX_ECHOES = 256;
+const MAX_ECHO_CHARS = 4 * 2 ** 20;
 /** What a watch line carrying an object starts with (the API server's encoding, kube's and ours). */
 const ECHO_PREFIXES = ['{"type":"MODIFIED","object":', '{"type":"ADDED","object":'] as const;
 const RESOURCE_VERSION_MEMBER = '"resourceVersion":"';
@@ -152,8 +159,12 @@ export class KubernetesClient {
   private readonly inFlight = new Set<() => void>();
   /** The body text of the latest write answers, by the object parsed from it (see {@link expectEcho}). */
   private readonly answerTexts = new Map<object, string>();
+  private answerChars = 0;
+  /** Whether a sweep of {@link answerTexts} at the end of this event loop turn is scheduled. */
+  private answerSweep = false;
   /** Objects a watch may deliver instead of parsing a line, by {@link versionKey} of their text. */
   private readonly echoes = new Map<string, Echo>();
+  private echoChars = 0;
 
   private constructor(
     private readonly connection: Connection,
@@ -468,20 +479,24 @@ export class KubernetesClient {
    * it, unchanged since it was returned and never changed afterwards (a cache's object). The match
    * is by equality of the whole texts (looked up by their resourceVersion), so it has no false positive; where the texts differ (another
    * encoding, a metadata-only watch) the event is parsed as usual. Bounded: an echo that never comes
-   * is forgotten after {@link MAX_ECHOES} newer ones.
+   * is forgotten after {@link MAX_ECHOES} newer ones or 4 Mi characters of newer texts. An answer's
+   * text is kept only until the current event loop turn ends: call this right after the write.
    * @returns whether the answer's text was still known (false: its event will be parsed).
    */
   expectEcho(answer: object, owned: object = answer): boolean {
     const text = this.answerTexts.get(answer);
     if (text === undefined) return false;
     this.answerTexts.delete(answer);
+    this.answerChars -= text.length;
     const key = versionKey(text, 0);
-    if (key === undefined) return false;
-    const echoes = this.echoes;
+    if (key === undefined || text.length > MAX_ECHO_CHARS) return false;
     // a key already there (two answers of one version) is replaced: the older one is parsed
-    echoes.delete(key);
-    if (echoes.size >= MAX_ECHOES) echoes.delete(echoes.keys().next().value!);
+    this.dropEcho(key);
+    const echoes = this.echoes;
+    while (echoes.size > 0 && (echoes.size >= MAX_ECHOES || this.echoChars + text.length > MAX_ECHO_CHARS))
+      this.dropEcho(echoes.keys().next().value!);
     echoes.set(key, { text, owned });
+    this.echoChars += text.length;
     return true;
   }
 
@@ -496,7 +511,9 @@ export class KubernetesClient {
     this.closing.abort();
     for (const abort of [...this.inFlight]) abort();
     this.answerTexts.clear();
+    this.answerChars = 0;
     this.echoes.clear();
+    this.echoChars = 0;
     this.connection.close();
   }
 
@@ -637,11 +654,37 @@ export class KubernetesClient {
     }
   }
 
-  private keepAnswerText(value: object, text: string): void {
-    const texts = this.answerTexts;
-    if (texts.size >= MAX_ANSWER_TEXTS) texts.delete(texts.keys().next().value!);
+  private keepAnswerText(value: object, answer: string): void {
     // kube-apiserver ends an answer with a newline; the watch event's object is compacted
-    texts.set(value, text.charCodeAt(text.length - 1) === 10 ? text.trimEnd() : text);
+    const text = answer.charCodeAt(answer.length - 1) === 10 ? answer.trimEnd() : answer;
+    if (text.length > MAX_ANSWER_CHARS) return;
+    const texts = this.answerTexts;
+    while (
+      texts.size > 0 &&
+      (texts.size >= MAX_ANSWER_TEXTS || this.answerChars + text.length > MAX_ANSWER_CHARS)
+    ) {
+      const [oldest, dropped] = texts.entries().next().value!;
+      texts.delete(oldest);
+      this.answerChars -= dropped.length;
+    }
+    texts.set(value, text);
+    this.answerChars += text.length;
+    if (!this.answerSweep) {
+      this.answerSweep = true;
+      // expectEcho comes in the microtasks after the answer: nothing is kept past this turn
+      setImmediate(() => {
+        this.answerSweep = false;
+        this.answerTexts.clear();
+        this.answerChars = 0;
+      }).unref();
+    }
+  }
+
+  private dropEcho(key: string): void {
+    const echo = this.echoes.get(key);
+    if (!echo) return;
+    this.echoes.delete(key);
+    this.echoChars -= echo.text.length;
   }
 
   /**
@@ -659,10 +702,11 @@ export class KubernetesClient {
     const key = versionKey(line, from);
     if (key === undefined) return undefined;
     const echo = this.echoes.get(key);
-    // exactly the answer's text, or not an echo of it
+    // exactly the answer's text, or not an echo of it (another watch of that version, e.g. a
+    // metadata-only one, parses its own text and leaves the expectation to the full watch)
     if (!echo || line.length !== from + echo.text.length + 1 || !line.startsWith(echo.text, from))
       return undefined;
-    this.echoes.delete(key);
+    this.dropEcho(key);
     return { type, object: echo.owned as T };
   }
 

@@ -99,6 +99,23 @@ describe('KubernetesClient.expectEcho against @tosdk/apiserver', () => {
     expect(objects).toEqual(parsed.map((e) => (e.type === 'ERROR' ? undefined : e.object)));
   });
 
+  it("keeps an answer's text only until the event loop turn ends (an answer the caller drops is not held)", async () => {
+    const ns = 'echo-two';
+    const first = await client.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'turn-1', namespace: ns },
+      data: { v: 'x'.repeat(64 * 1024) },
+    });
+    // right after the answer (the informers' and event sources' case): known
+    expect(client.expectEcho(first, structuredClone(first))).toBe(true);
+    const second = await client.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'turn-2', namespace: ns },
+      data: { v: 'x'.repeat(64 * 1024) },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // a turn later: the client holds nothing of it any more
+    expect(client.expectEcho(second)).toBe(false);
+  });
+
   it('parses the event when the kept answer is not what the watch sends (another client, an expectation taken)', async () => {
     const ns = 'echo-two';
     const before = await client.list(ResourceTypes.ConfigMap, { namespace: ns });
