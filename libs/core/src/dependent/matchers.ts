@@ -35,7 +35,10 @@ const UNMANAGED_METADATA = [
  * the desired state has where the object has nothing matches, at any depth, inside list items too (a
  * container's `env: []`, a volume's `items: []`): kube-apiserver serialises them with Go's
  * `omitempty`, so such an apply changes nothing. An empty struct (`labelSelector: {}`) is a value:
- * kube keeps it. Custom resources are compared exactly (the server keeps their `{}` and `[]`).
+ * kube keeps it. Custom resources are compared exactly (the server keeps their `{}` and `[]`),
+ * except their metadata, which kube-apiserver decodes into an ObjectMeta like any kind's. On every
+ * kind an applied `{}` that is a leaf of our field set holds whatever members other managers set in
+ * that map: structured-merge-diff merges `{}` into the live map and leaves theirs alone.
  */
 export function matchesManagedFields<R extends KubernetesResource>(
   actual: R,
@@ -47,10 +50,10 @@ export function matchesManagedFields<R extends KubernetesResource>(
   const kind = actual.kind ?? desired.kind;
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
   const builtIn = isBuiltIn(apiVersion);
-  // on built-in kinds an applied `{}` over others' members (our leaf `f:labels: {}` next to their
-  // `f:labels.f:team`) holds whatever they set: kube merges `{}` into the live map
-  const applied = builtIn ? desired : undefined;
-  const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1, applied) as Record<string, unknown>;
+  // an applied `{}` over others' members (our leaf `f:labels: {}` next to their `f:labels.f:team`)
+  // holds whatever they set: structured-merge-diff merges `{}` into the live map, on custom
+  // resources as on built-in kinds
+  const owned = pruneToFields(actual, entry.fieldsV1 as FieldsV1, desired) as Record<string, unknown>;
   // a kind without a status subresource: the main apply owns (and writes) the status
   const ownsStatus = Object.prototype.hasOwnProperty.call(entry.fieldsV1, 'f:status');
   // an empty map is a value on both sides (applying or dropping `config: {}` is a change); pruning
@@ -86,7 +89,8 @@ const isUnmanagedTop = (k: string): boolean => isIdentityOrMetadata(k) || k === 
  * Whether the owned view `have` holds exactly the intent `wanted`, leaving out what apply never
  * manages (identity, server-owned metadata, status unless `ownsStatus`); a `metadata` with nothing
  * else is no metadata. With `omitsEmpties` (built-in kinds) what the server omits (see
- * {@link omittedByServer}) whose key `have` lacks is no difference, at any depth.
+ * {@link omittedByServer}) whose key `have` lacks is no difference, at any depth; in metadata (an
+ * ObjectMeta on every kind) always.
  */
 function sameIntent(
   have: Record<string, unknown>,
@@ -101,7 +105,9 @@ function sameIntent(
   const hmo = objectAt(hm);
   const wmo = objectAt(wm);
   if (!hmo || !wmo) return deepEqual(hm, wm);
-  return sameMembers(hmo, wmo, isUnmanagedMetadata, omitsEmpties);
+  // metadata is an ObjectMeta on every kind (kube-apiserver decodes a custom resource's metadata
+  // into one too), whose empty maps and lists are omitted
+  return sameMembers(hmo, wmo, isUnmanagedMetadata, true);
 }
 
 /** The members of two objects but those `skipped` are equal (see {@link sameIntent}). */

@@ -55,6 +55,18 @@ describe('managed-fields matcher: an applied empty map over members of other man
     expect(matchesManagedFields(actual(), intent({ team: 'y' }, {}), fieldManager)).toBe(false);
   });
 
+  it('[DR-10] the same on a custom resource (structured-merge-diff merges {} into its maps too)', () => {
+    const gadget = { ...actual(), apiVersion: 'test.tosdk.io/v1', kind: 'Gadget' };
+    const want = (labels: Record<string, string>, data: Record<string, string>) => ({
+      ...intent(labels, data),
+      apiVersion: 'test.tosdk.io/v1',
+      kind: 'Gadget',
+    });
+    expect(matchesManagedFields(gadget, want({}, {}), fieldManager)).toBe(true);
+    expect(matchesManagedFields(gadget, want({ mine: 'y' }, {}), fieldManager)).toBe(false);
+    expect(matchesManagedFields(gadget, want({}, { b: '2' }), fieldManager)).toBe(false);
+  });
+
   it('[DR-10] dropping the empty map from the intent is a change (our leaf would go)', () => {
     const { labels: _dropped, ...metadata } = intent({}, {}).metadata;
     void _dropped;

@@ -218,7 +218,7 @@ describe('a custom resource applied with metadata.labels: {}', () => {
   // f8313df compares custom resources exactly, metadata's `labels: {}` included, so it sends one
   // no-op apply per reconcile (4 child writes over 3 passes). Flip to `it` when the matcher treats a
   // custom resource's metadata as an ObjectMeta.
-  it.failing('[DR-10] is skipped once applied (no write per reconcile)', async () => {
+  it('[DR-10] is skipped once applied (no write per reconcile)', async () => {
     const ns = await newNamespace(suite.admin);
     const reconciler = new ChildApplier();
     suite

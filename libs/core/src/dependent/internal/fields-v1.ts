@@ -11,9 +11,9 @@ type Json = unknown;
  * (an empty map made by pruning is not a value anyone applied); the top level is then `{}`.
  *
  * With `appliedEmptyMaps` (the applied intent, walked along maps; list items are not followed), a
- * leaf where the intent has `{}` and the object a map is pruned to `{}`: kube-apiserver (structured-
- * merge-diff) records an applied empty map as a leaf of the applier's set and merges it into the
- * live map, so members others set there stay and are theirs, not part of what we applied.
+ * leaf where the intent has `{}` and the object a map is pruned to `{}`: structured-merge-diff
+ * records an applied empty map as a leaf of the applier's set and merges it into the live map (of
+ * any kind), so members others set there stay and are theirs, not part of what we applied.
  */
 export function pruneToFields(value: Json, fields: FieldsV1, appliedEmptyMaps?: Json): Json {
   const pruned = prune(value, fields, appliedEmptyMaps);
