@@ -365,4 +365,34 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
       'f:spec': { 'f:config': {} },
     });
   });
+
+  it("an unknown field in a custom resource's metadata is dropped with a warning, and a 400 under fieldValidation=Strict", async () => {
+    const url = `/apis/en.example.com/v1/namespaces/${NS}/gizmos`;
+    const body = (name: string): unknown => ({
+      apiVersion: 'en.example.com/v1',
+      kind: 'Gizmo',
+      metadata: {
+        name,
+        foo: 'x',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u', bar: 1 }],
+      },
+      spec: {},
+    });
+    const strict = await waitFor(async () => {
+      const r = await call(server, 'POST', `${url}?fieldValidation=Strict`, body('u1'));
+      return r.status === 404 ? undefined : r;
+    }, 20_000);
+    expect(strict.status).toBe(400);
+    expect(strict.json<any>().message).toContain('unknown field "metadata.foo"');
+    expect(strict.json<any>().message).toContain('unknown field "metadata.ownerReferences[0].bar"');
+    const warned = await call(server, 'POST', url, body('u2'));
+    expect(warned.status).toBe(201);
+    expect(String(warned.headers.warning)).toContain('unknown field \\"metadata.foo\\"');
+    expect(Object.keys(warned.json<any>().metadata)).not.toContain('foo');
+    expect(warned.json<any>().metadata.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' },
+    ]);
+    for (const e of warned.json<any>().metadata.managedFields)
+      expect(e.fieldsV1['f:metadata']['f:foo']).toBeUndefined();
+  });
 });

@@ -104,49 +104,47 @@ describe('review s4: nulls and empties of custom resources', () => {
   // F2 (older than this session): a custom resource's metadata is kept as sent, not decoded as an
   // ObjectMeta: `labels: null`, `annotations: {}`, `finalizers: []`, `ownerReferences: null` and an
   // unknown `metadata.foo` are stored and served (answer, get, watch); kube-apiserver serves none.
-  it.failing(
-    "F2: a custom resource's metadata comes back as kube's ObjectMeta decoding leaves it: no null, empty or unknown metadata field (write, get, watch)",
-    async () => {
-      const listed = await call(server, 'GET', G);
-      const watch = rawWatch(
+  // Fixed by H19 (ac01bd0: nulls and empties; the unknown field in the commit that flipped this).
+  it("F2: a custom resource's metadata comes back as kube's ObjectMeta decoding leaves it: no null, empty or unknown metadata field (write, get, watch)", async () => {
+    const listed = await call(server, 'GET', G);
+    const watch = rawWatch(
+      server,
+      `${G}?watch=true&resourceVersion=${listed.json<any>().metadata.resourceVersion}`,
+    );
+    try {
+      const created = await call(
         server,
-        `${G}?watch=true&resourceVersion=${listed.json<any>().metadata.resourceVersion}`,
+        'POST',
+        G,
+        gizmo(
+          'meta1',
+          { s: 'x' },
+          { labels: null, annotations: {}, finalizers: [], ownerReferences: null, foo: 'x' },
+        ),
       );
-      try {
-        const created = await call(
-          server,
-          'POST',
-          G,
-          gizmo(
-            'meta1',
-            { s: 'x' },
-            { labels: null, annotations: {}, finalizers: [], ownerReferences: null, foo: 'x' },
-          ),
-        );
-        expect(created.status).toBe(201);
-        const check = (o: any): void => {
-          for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'foo'])
-            expect(Object.keys(o.metadata)).not.toContain(k);
-        };
-        check(created.json());
-        check((await call(server, 'GET', `${G}/meta1`)).json());
-        const added = await waitFor(
-          () => watch.events.find((e) => e.type === 'ADDED' && (e.object as any).metadata.name === 'meta1'),
-          20_000,
-        );
-        check(added.object);
-        const appliedEmpty = await apply(
-          'meta2',
-          gizmo('meta2', { s: 'x' }, { labels: {}, annotations: {} }),
-          'm',
-        );
-        expect(appliedEmpty.status).toBe(201);
-        check(appliedEmpty.json());
-      } finally {
-        watch.close();
-      }
-    },
-  );
+      expect(created.status).toBe(201);
+      const check = (o: any): void => {
+        for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'foo'])
+          expect(Object.keys(o.metadata)).not.toContain(k);
+      };
+      check(created.json());
+      check((await call(server, 'GET', `${G}/meta1`)).json());
+      const added = await waitFor(
+        () => watch.events.find((e) => e.type === 'ADDED' && (e.object as any).metadata.name === 'meta1'),
+        20_000,
+      );
+      check(added.object);
+      const appliedEmpty = await apply(
+        'meta2',
+        gizmo('meta2', { s: 'x' }, { labels: {}, annotations: {} }),
+        'm',
+      );
+      expect(appliedEmpty.status).toBe(201);
+      check(appliedEmpty.json());
+    } finally {
+      watch.close();
+    }
+  });
 
   // F3 (older than this session): an applied null of a nullable field that another manager set to
   // null is a conflict here (the server takes the applied null for a removal); structured-merge-diff

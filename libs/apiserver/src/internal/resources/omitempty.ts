@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../types.js';
-import { builtinComponents, schemaResolver } from '../openapi/builtin-schemas.js';
+import { builtinComponents, schemaResolver, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 import type { ResourceType } from './resource-type.js';
 
 /**
@@ -109,6 +109,13 @@ export function dropEmptyOptionalFields(rt: ResourceType, o: JsonObject): void {
   if (w !== null) decode(w, o, w.root, 0);
 }
 
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/** ObjectMeta's schema with the definitions it references (a ConfigMap's hold them all). */
+function objectMetaComponents(): { root: string; schemas: Record<string, JsonObject> } | undefined {
+  return builtinComponents('', 'v1', 'ConfigMap');
+}
+
 /**
  * Rewrites a custom resource's `metadata` (mutated) as {@link dropEmptyOptionalFields} does a
  * built-in object: kube-apiserver decodes a custom resource's ObjectMeta into its Go type and
@@ -120,12 +127,23 @@ export function decodeObjectMeta(o: JsonObject): void {
   const meta = o.metadata;
   if (!isPlainObject(meta)) return;
   if (objectMetaWalker === undefined) {
-    objectMetaWalker = walkerOf(
-      builtinComponents('', 'v1', 'ConfigMap'),
-      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
-    );
+    objectMetaWalker = walkerOf(objectMetaComponents(), OBJECT_META);
   }
   if (objectMetaWalker !== null) decode(objectMetaWalker, meta, objectMetaWalker.root, 1);
+}
+
+/**
+ * Removes from a custom resource's `metadata` (mutated) the fields ObjectMeta does not have, at any
+ * depth, and returns their paths (`metadata.foo`): kube-apiserver decodes a custom resource's
+ * metadata into an ObjectMeta and writes it back, so they are dropped, with a warning or, under
+ * `fieldValidation=Strict`, a 400 (apiextensions-apiserver's GetObjectMetaWithOptions reports them).
+ */
+export function unknownObjectMetaFields(o: JsonObject): string[] {
+  const meta = o.metadata;
+  const comps = isPlainObject(meta) ? objectMetaComponents() : undefined;
+  if (!comps?.schemas[OBJECT_META]) return [];
+  const unknown = unknownBuiltinFields(meta, comps.schemas, OBJECT_META, true);
+  return unknown.length === 0 ? unknown : unknown.map((path) => `metadata.${path}`);
 }
 
 /** The walk of {@link dropEmptyOptionalFields}: `v` (mutated) against `schema`, at `depth`. */

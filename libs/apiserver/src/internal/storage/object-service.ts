@@ -18,6 +18,7 @@ import { deletionFinalizers } from '../../gc/index.js';
 import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
+import { unknownObjectMetaFields } from '../resources/omitempty.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 
 /** Who is writing and how. */
@@ -312,15 +313,21 @@ export class ObjectService {
    * drops them; `fieldValidation=Strict` makes them a 400 and `Warn` (the default) a warning.
    */
   private builtinFieldValidation(rt: ResourceType, obj: JsonObject, ctx: WriteContext): void {
-    if (rt.crdName !== undefined || rt.virtual) return;
+    if (rt.virtual) return;
     const version = storageVersion(rt).name;
-    let comps = this.components.get(rt);
-    if (comps === undefined && !this.components.has(rt)) {
-      comps = builtinComponents(rt.group, version, rt.kind);
-      this.components.set(rt, comps);
+    let unknown: string[];
+    // a custom resource's metadata is decoded as an ObjectMeta too: its unknown fields go (the CRD's
+    // schema prunes the rest of the object in admit)
+    if (rt.crdName !== undefined) unknown = unknownObjectMetaFields(obj);
+    else {
+      let comps = this.components.get(rt);
+      if (comps === undefined && !this.components.has(rt)) {
+        comps = builtinComponents(rt.group, version, rt.kind);
+        this.components.set(rt, comps);
+      }
+      if (!comps) return;
+      unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
     }
-    if (!comps) return;
-    const unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
     if (unknown.length === 0) return;
     const policy = ctx.fieldValidation ?? 'Warn';
     if (policy === 'Strict') {
