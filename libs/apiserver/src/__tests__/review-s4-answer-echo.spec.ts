@@ -179,4 +179,103 @@ describe('review s4: a write answer is byte for byte the watch event of its vers
       deps.close();
     }
   });
+  it('the same for a custom resource: creates, status merge patches and status applies, 16 in flight', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gauges.review.s4.io' },
+      spec: {
+        group: 'review.s4.io',
+        scope: 'Namespaced',
+        names: { kind: 'Gauge', plural: 'gauges', singular: 'gauge', listKind: 'GaugeList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    const G = `/apis/review.s4.io/v1/namespaces/${NS}/gauges`;
+    await waitFor(async () => (await call(server, 'GET', G)).status === 200, 20_000);
+    const from = (await call(server, 'GET', G)).json<any>().metadata.resourceVersion;
+    const watch = rawLines(server, `${G}?watch=true&resourceVersion=${from}`);
+    const answers: Array<{ what: string; text: string }> = [];
+    const write = async (what: string, method: string, path: string, body: unknown, contentType?: string) => {
+      const res = await call(server, method, path, body, contentType ? { contentType } : {});
+      if (res.status >= 300) throw new Error(`${what}: ${res.status} ${res.text}`);
+      answers.push({ what, text: res.text.trimEnd() });
+    };
+    const names = Array.from({ length: 8 }, (_, i) => `g${i}`);
+    await Promise.all(
+      names.map((name) =>
+        write(`create ${name}`, 'POST', G, {
+          apiVersion: 'review.s4.io/v1',
+          kind: 'Gauge',
+          metadata: { name, labels: {}, annotations: { a: 'b' } },
+          spec: { v: 0, empty: {}, list: [] },
+        }),
+      ),
+    );
+    const jobs: Array<() => Promise<void>> = [];
+    for (let round = 1; round <= 4; round++)
+      for (const name of names)
+        jobs.push(() =>
+          round % 2 === 0
+            ? write(
+                `status apply ${name}#${round}`,
+                'PATCH',
+                `${G}/${name}/status?fieldManager=op&force=true`,
+                JSON.stringify({
+                  apiVersion: 'review.s4.io/v1',
+                  kind: 'Gauge',
+                  metadata: { name },
+                  status: { round, seen: null },
+                }),
+                'application/apply-patch+yaml',
+              )
+            : write(
+                `status merge ${name}#${round}`,
+                'PATCH',
+                `${G}/${name}/status`,
+                { status: { round, m: {} } },
+                'application/merge-patch+json',
+              ),
+        );
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let job = jobs.shift(); job; job = jobs.shift()) await job();
+      }),
+    );
+    try {
+      await waitFor(
+        () => answers.every((a) => watch.byVersion.has(JSON.parse(a.text).metadata.resourceVersion)),
+        20_000,
+      );
+      const wrong = answers
+        .filter((a) => watch.byVersion.get(JSON.parse(a.text).metadata.resourceVersion)!.text !== a.text)
+        .map(
+          (a) =>
+            `${a.what}: answer ${a.text} event ${watch.byVersion.get(JSON.parse(a.text).metadata.resourceVersion)!.text}`,
+        );
+      expect(answers).toHaveLength(8 + 32);
+      expect(wrong).toEqual([]);
+    } finally {
+      watch.close();
+    }
+  });
 });
