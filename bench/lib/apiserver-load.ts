@@ -403,8 +403,6 @@ export async function runLoad(job: LoadJob): Promise<LoadReport & { serverCpuUs:
     loadWorker = new Worker(new URL(import.meta.url), {
       workerData: { apiserverLoad: true } satisfies WorkerData,
     });
-    // an idle worker does not keep the process alive; stopLoadWorker ends it
-    loadWorker.unref();
   }
   const worker = loadWorker;
   const cpu0 = process.threadCpuUsage();
@@ -427,7 +425,10 @@ export async function runLoad(job: LoadJob): Promise<LoadReport & { serverCpuUs:
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
+        // an idle worker does not keep the process alive (stopLoadWorker ends it); a busy one does
+        worker.unref();
       };
+      worker.ref();
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);
