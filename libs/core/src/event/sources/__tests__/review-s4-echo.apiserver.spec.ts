@@ -311,4 +311,46 @@ describe('review s4: own-write echoes', () => {
       await widgets.stop();
     }
   });
+  it("[ES-01] with the watches cut and the history compacted (410, re-list) while own writes are in flight, the controller converges and every version it reads is the server's", async () => {
+    const ns = await newNamespace(bed.admin);
+    const start = (await bed.admin.list(Widget, { namespace: ns })).resourceVersion;
+    const widgets = serverVersions(bed.admin, Widget, ns, start);
+    const configMaps = serverVersions(bed.admin, CM, ns, start);
+    const operator = bed.operator();
+    const reconciler = new Writer(true);
+    operator.register(reconciler, { name: 'review-s4-echo-relist', resourceType: Widget, namespaces: [ns] });
+    try {
+      await operator.start();
+      await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
+      await converge(ns, 'v0');
+      for (let i = 1; i <= 8; i++) {
+        await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: `v${i}` } });
+        // cut every watch while the controller writes; every other time the history is gone too
+        bed.server.faults.closeAllWatches();
+        if (i % 2 === 0) bed.server.faults.compact();
+        await converge(ns, `v${i}`);
+      }
+      await widgets.stop();
+      await configMaps.stop();
+      // the reference watches were cut as well: compare only versions they saw
+      let compared = 0;
+      const wrong: string[] = [];
+      for (const [seen, server, what] of [
+        [reconciler.seenPrimaries, widgets.versions, 'widget'],
+        [reconciler.seenConfigMaps, configMaps.versions, 'configmap'],
+      ] as const)
+        for (const [rv, text] of seen) {
+          const truth = server.get(rv);
+          if (truth === undefined) continue;
+          compared++;
+          if (truth !== text) wrong.push(`${what}@${rv}: read ${text} but the server sent ${truth}`);
+        }
+      expect(wrong).toEqual([]);
+      expect(compared).toBeGreaterThanOrEqual(1);
+      expect([...reconciler.seenLabels].filter((l) => l.includes('edited'))).toEqual([]);
+    } finally {
+      await widgets.stop();
+      await configMaps.stop();
+    }
+  });
 });
