@@ -284,6 +284,21 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     expect(fieldsOf(res.json(), 'other')).toEqual({ 'f:data': { '.': {}, 'f:b': {} } });
   });
 
+  it("an applied null over another manager's null (a Role's rules, nil without omitempty) is no conflict and stays null", async () => {
+    const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`;
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'rn' },
+      rules: null,
+    };
+    expect((await call(server, 'POST', `${roles}?fieldManager=other`, role)).status).toBe(201);
+    const res = await apply(`${roles}/rn`, role, 'm');
+    expect(res.status).toBe(200);
+    expect(res.json<any>().rules).toBeNull();
+    expect(fieldsOf(res.json(), 'm')).toEqual({ 'f:rules': {} });
+  });
+
   it("an applied null over another manager's scalar is a conflict (force takes it and the field goes)", async () => {
     const url = `${DEP}/s3`;
     expect((await apply(url, deployment('s3', { replicas: 3 }), 'other')).status).toBe(201);

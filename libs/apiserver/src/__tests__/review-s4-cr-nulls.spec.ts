@@ -150,15 +150,13 @@ describe('review s4: nulls and empties of custom resources', () => {
   // null is a conflict here (the server takes the applied null for a removal); structured-merge-diff
   // compares the merged object with the live one, where null equals null: no change, no conflict,
   // and the value stays null.
-  it.failing(
-    'F3: applying null to a nullable field that another manager set to null is no conflict and keeps it null',
-    async () => {
-      expect(
-        (await call(server, 'POST', `${G}?fieldManager=other`, gizmo('nul1', { n: null, s: 'x' }))).status,
-      ).toBe(201);
-      const res = await apply('nul1', gizmo('nul1', { n: null }), 'm');
-      expect(res.status).toBe(200);
-      expect(res.json<any>().spec).toEqual({ n: null, s: 'x' });
-    },
-  );
+  // Fixed by H19 (the commit that flipped this: a null over a live null is kept, no conflict).
+  it('F3: applying null to a nullable field that another manager set to null is no conflict and keeps it null', async () => {
+    expect(
+      (await call(server, 'POST', `${G}?fieldManager=other`, gizmo('nul1', { n: null, s: 'x' }))).status,
+    ).toBe(201);
+    const res = await apply('nul1', gizmo('nul1', { n: null }), 'm');
+    expect(res.status).toBe(200);
+    expect(res.json<any>().spec).toEqual({ n: null, s: 'x' });
+  });
 });

@@ -108,7 +108,10 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
           if (walker.get(config, path) !== null) return false;
           const was = walker.get(base, path);
           // a null that kept live's items (see ApplyMerger.mergesItems) changed nothing there
-          return was !== undefined && !(hasItems(was) && walker.get(merged, path) !== undefined);
+          // (a null over a live null changes nothing either: structured-merge-diff sees null == null)
+          return (
+            was !== undefined && was !== null && !(hasItems(was) && walker.get(merged, path) !== undefined)
+          );
         }),
       )
     : new FieldSet();
@@ -289,7 +292,8 @@ class ApplyMerger {
             // structured-merge-diff merges a null map, struct or granular list as one without
             // items: the live items stay (a later prune drops those only this manager owned);
             // a null scalar or atomic value removes the field
-            if (this.mergesItems(l[key], [...sp, key])) out[key] = cloneJson(l[key]);
+            if (l[key] === null) out[key] = null;
+            else if (this.mergesItems(l[key], [...sp, key])) out[key] = cloneJson(l[key]);
             continue;
           }
           out[key] =
