@@ -156,6 +156,8 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
       body.metadata.labels = null;
       body.metadata.annotations = null;
       body.metadata.finalizers = null;
+      // what `kubectl create deployment --dry-run -o yaml` writes (kube omits it since 1.33)
+      body.spec.template.metadata.creationTimestamp = null;
       const created = await call(server, 'POST', DEP, body);
       expect(created.status).toBe(201);
       const check = (o: any): void => {
