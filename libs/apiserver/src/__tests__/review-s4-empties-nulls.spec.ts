@@ -394,4 +394,70 @@ describe('review s4: empties and nulls of built-in kinds (1c991b8)', () => {
     expect(stored.spec.template.spec.containers[1].resources.limits).toEqual({ cpu: '1' });
     expect(stored.spec.template.spec.nodeSelector).toEqual({ 'a.b/c': 'd' });
   });
+  it("a PUT that carries the object's managedFields back (kubectl edit, an update from a cache) keeps every manager's fieldsV1 and warns of no unknown field (79051be prunes unknown metadata fields; fieldsV1 keys are no fields)", async () => {
+    const url = `${CM}/mf1`;
+    const applied = await apply(url, configMap('mf1', { data: { k: 'v' } }, { labels: { a: '1' } }), 'm');
+    expect(applied.status).toBe(201);
+    const edited = applied.json<any>();
+    edited.data.k2 = 'v2';
+    const put = await call(server, 'PUT', `${url}?fieldManager=editor`, edited);
+    expect(put.status).toBe(200);
+    expect(put.headers.warning).toBeUndefined();
+    expect(fieldsOf(put.json(), 'm')).toEqual({
+      'f:data': { 'f:k': {} },
+      'f:metadata': { 'f:labels': { 'f:a': {} } },
+    });
+    expect(fieldsOf(put.json(), 'editor')).toEqual({ 'f:data': { 'f:k2': {} } });
+
+    // the same on a custom resource, whose metadata is now walked for unknown fields too
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'knobs.review.s4.io' },
+      spec: {
+        group: 'review.s4.io',
+        scope: 'Namespaced',
+        names: { kind: 'Knob', plural: 'knobs', singular: 'knob', listKind: 'KnobList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    const K = `/apis/review.s4.io/v1/namespaces/${NS}/knobs`;
+    await waitFor(async () => (await call(server, 'GET', K)).status === 200, 20_000);
+    const knob = await apply(
+      `${K}/k1`,
+      {
+        apiVersion: 'review.s4.io/v1',
+        kind: 'Knob',
+        metadata: { name: 'k1', labels: { a: '1' }, annotations: { b: '2' } },
+        spec: { x: 1 },
+      },
+      'm',
+    );
+    expect(knob.status).toBe(201);
+    const knobEdited = knob.json<any>();
+    knobEdited.spec.y = 2;
+    const knobPut = await call(server, 'PUT', `${K}/k1?fieldManager=editor`, knobEdited);
+    expect(knobPut.status).toBe(200);
+    expect(knobPut.headers.warning).toBeUndefined();
+    expect(fieldsOf(knobPut.json(), 'm')).toEqual({
+      'f:metadata': { 'f:annotations': { 'f:b': {} }, 'f:labels': { 'f:a': {} } },
+      'f:spec': { 'f:x': {} },
+    });
+    expect(fieldsOf(knobPut.json(), 'editor')).toEqual({ 'f:spec': { 'f:y': {} } });
+  });
 });
