@@ -99,6 +99,16 @@ class Writer implements Reconciler<Widget> {
       applied.data = { value: 'edited-locally' };
       (applied.metadata!.labels ??= {})['edited-answer'] = 'yes';
       (w.metadata!.labels ??= {})['edited-primary'] = 'yes';
+      // deep in its copy too: nested lists and maps, and the managedFields entries
+      const nested = (
+        w.spec as { nested?: { list: Array<{ tags: string[] }>; map: Record<string, { v: number }> } }
+      ).nested;
+      if (nested) {
+        nested.list[0].tags.push('edited');
+        nested.map.k.v = 99;
+      }
+      const entry = w.metadata?.managedFields?.[0];
+      if (entry) entry.manager = 'edited-manager';
     }
     if (w.status?.observed === w.spec?.value) return UpdateControl.noUpdate();
     w.status = { ...w.status, observed: w.spec?.value };
@@ -178,7 +188,10 @@ describe('review s4: own-write echoes', () => {
     });
     try {
       await operator.start();
-      await bed.admin.create(Widget, widget('w', ns, { value: 'v0' }));
+      await bed.admin.create(Widget, {
+        ...widget('w', ns, { value: 'v0' }),
+        spec: { value: 'v0', nested: { list: [{ tags: ['a'] }], map: { k: { v: 1 } } } } as Widget['spec'],
+      });
       await converge(ns, 'v0');
       for (let i = 1; i <= 12; i++) {
         await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: `v${i}` } });
