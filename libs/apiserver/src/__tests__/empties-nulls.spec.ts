@@ -383,6 +383,23 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     });
   });
 
+  it("nulls deeper in a custom resource's metadata are decoded too: a label value, an owner reference's field", async () => {
+    const url = `/apis/en.example.com/v1/namespaces/${NS}/gizmos`;
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' };
+    const created = await waitFor(async () => {
+      const r = await call(server, 'POST', url, {
+        apiVersion: 'en.example.com/v1',
+        kind: 'Gizmo',
+        metadata: { name: 'g3', labels: { a: null }, ownerReferences: [{ ...owner, controller: null }] },
+        spec: {},
+      });
+      return r.status === 404 ? undefined : r;
+    }, 20_000);
+    expect(created.status).toBe(201);
+    expect(created.json<any>().metadata.labels).toEqual({ a: '' });
+    expect(created.json<any>().metadata.ownerReferences).toEqual([owner]);
+  });
+
   it("an unknown field in a custom resource's metadata is dropped with a warning, and a 400 under fieldValidation=Strict", async () => {
     const url = `/apis/en.example.com/v1/namespaces/${NS}/gizmos`;
     const body = (name: string): unknown => ({

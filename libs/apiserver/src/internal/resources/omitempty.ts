@@ -117,6 +117,67 @@ function objectMetaComponents(): { root: string; schemas: Record<string, JsonObj
 }
 
 /**
+ * ObjectMeta's fields, each with the fields of its list items where those are structs
+ * (`ownerReferences`, `managedFields`), else `true`: ObjectMeta nests no deeper (`fieldsV1` is free
+ * form), so one look at each metadata field and list item tells whether a write needs the walks.
+ */
+let objectMetaShape: Map<string, ReadonlySet<string> | true> | null | undefined;
+
+function shapeOfObjectMeta(): Map<string, ReadonlySet<string> | true> | null {
+  if (objectMetaShape !== undefined) return objectMetaShape;
+  const w =
+    objectMetaWalker === undefined
+      ? (objectMetaWalker = walkerOf(objectMetaComponents(), OBJECT_META))
+      : objectMetaWalker;
+  const props = w?.root.properties as Record<string, JsonObject> | undefined;
+  if (!w || !props) return (objectMetaShape = null);
+  const shape = new Map<string, ReadonlySet<string> | true>();
+  for (const [k, p] of Object.entries(props)) {
+    const ps = w.resolve(p);
+    const items = ps.type === 'array' && isPlainObject(ps.items) ? w.resolve(ps.items) : undefined;
+    const itemProps = items?.properties as Record<string, JsonObject> | undefined;
+    shape.set(k, itemProps ? new Set(Object.keys(itemProps)) : true);
+  }
+  return (objectMetaShape = shape);
+}
+
+/**
+ * Whether `meta` holds something ObjectMeta decoding changes: an unknown field (also in a list
+ * item), a `null` (also a map value or in a list item), an empty map or list, or a list item that
+ * is no object where one is expected. Nearly every write holds none, and skips the walks.
+ */
+function metaNeedsDecoding(meta: JsonObject, shape: Map<string, ReadonlySet<string> | true>): boolean {
+  for (const k in meta) {
+    if (!Object.hasOwn(meta, k)) continue;
+    const sub = shape.get(k);
+    const v = meta[k];
+    if (sub === undefined || v === null) return true;
+    if (typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      if (v.length === 0) return true;
+      if (sub === true) {
+        for (const item of v) if (item === null) return true;
+        continue;
+      }
+      for (const item of v) {
+        if (!isPlainObject(item)) return true;
+        for (const ik in item)
+          if (Object.hasOwn(item, ik) && (!sub.has(ik) || item[ik] === null)) return true;
+      }
+      continue;
+    }
+    let empty = true;
+    for (const mk in v) {
+      if (!Object.hasOwn(v, mk)) continue;
+      empty = false;
+      if ((v as JsonObject)[mk] === null) return true;
+    }
+    if (empty) return true;
+  }
+  return false;
+}
+
+/**
  * Rewrites a custom resource's `metadata` (mutated) as {@link dropEmptyOptionalFields} does a
  * built-in object: kube-apiserver decodes a custom resource's ObjectMeta into its Go type and
  * writes it back (apiextensions-apiserver's `objectmeta.Coerce` and `SetObjectMeta`), so
@@ -126,10 +187,9 @@ function objectMetaComponents(): { root: string; schemas: Record<string, JsonObj
 export function decodeObjectMeta(o: JsonObject): void {
   const meta = o.metadata;
   if (!isPlainObject(meta)) return;
-  if (objectMetaWalker === undefined) {
-    objectMetaWalker = walkerOf(objectMetaComponents(), OBJECT_META);
-  }
-  if (objectMetaWalker !== null) decode(objectMetaWalker, meta, objectMetaWalker.root, 1);
+  const shape = shapeOfObjectMeta();
+  if (shape === null || !metaNeedsDecoding(meta, shape)) return;
+  if (objectMetaWalker) decode(objectMetaWalker, meta, objectMetaWalker.root, 1);
 }
 
 /**
@@ -140,7 +200,10 @@ export function decodeObjectMeta(o: JsonObject): void {
  */
 export function unknownObjectMetaFields(o: JsonObject): string[] {
   const meta = o.metadata;
-  const comps = isPlainObject(meta) ? objectMetaComponents() : undefined;
+  if (!isPlainObject(meta)) return [];
+  const shape = shapeOfObjectMeta();
+  if (shape === null || !metaNeedsDecoding(meta, shape)) return [];
+  const comps = objectMetaComponents();
   if (!comps?.schemas[OBJECT_META]) return [];
   const unknown = unknownBuiltinFields(meta, comps.schemas, OBJECT_META, true);
   return unknown.length === 0 ? unknown : unknown.map((path) => `metadata.${path}`);
