@@ -460,4 +460,49 @@ describe('review s4: empties and nulls of built-in kinds (1c991b8)', () => {
     });
     expect(fieldsOf(knobPut.json(), 'editor')).toEqual({ 'f:spec': { 'f:y': {} } });
   });
+  it("a custom resource's metadata is decoded wherever its null, empty or unknown member sits: a list item's field, a map value, next to ordinary members (dba38c3 walks only when a first look finds one)", async () => {
+    const K = `/apis/review.s4.io/v1/namespaces/${NS}/knobs`;
+    await waitFor(async () => (await call(server, 'GET', K)).status === 200, 20_000);
+    const owner = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'mf1',
+      uid: (await call(server, 'GET', `${CM}/mf1`)).json<any>().metadata.uid,
+    };
+    const cases: Array<[string, Record<string, unknown>, (m: any) => void]> = [
+      [
+        'item-null',
+        { ownerReferences: [{ ...owner, blockOwnerDeletion: null }] },
+        (m) => expect(m.ownerReferences).toEqual([owner]),
+      ],
+      [
+        'item-unknown',
+        { ownerReferences: [{ ...owner, extra: 'x' }] },
+        (m) => expect(m.ownerReferences).toEqual([owner]),
+      ],
+      [
+        'map-null',
+        { labels: { a: '1' }, annotations: { b: '2', c: null } },
+        (m) => expect(m.annotations).toEqual({ b: '2', c: '' }),
+      ],
+      [
+        'finalizer-list',
+        { labels: { a: '1' }, finalizers: ['x/y'], ownerReferences: [owner] },
+        (m) => expect(m.finalizers).toEqual(['x/y']),
+      ],
+      ['plain', { labels: { a: '1' }, annotations: { b: '2' } }, (m) => expect(m.labels).toEqual({ a: '1' })],
+    ];
+    for (const [name, meta, check] of cases) {
+      const res = await call(server, 'POST', K, {
+        apiVersion: 'review.s4.io/v1',
+        kind: 'Knob',
+        metadata: { name, ...meta },
+        spec: {},
+      });
+      expect(res.status).toBe(201);
+      check(res.json<any>().metadata);
+      expect(JSON.stringify(res.json<any>().metadata)).not.toContain(':null');
+      expect(JSON.stringify(res.json<any>().metadata)).not.toContain('extra');
+    }
+  });
 });
