@@ -131,6 +131,8 @@ function versionKey(text: string, from: number): string | undefined {
 interface Echo {
   readonly text: string;
   readonly owned: object;
+  /** The watches that may deliver it: those opened with this `sharedEchoes` value. */
+  readonly consumer: object | true;
 }
 
 /**
@@ -472,7 +474,8 @@ export class KubernetesClient {
   /**
    * Internal (the informers' and event sources' own writes, issue 15 §2): lets a watch of this client
    * opened with `sharedEchoes` (an informer's) deliver `owned` instead of parsing the event of the
-   * version `answer` carries. `answer` must be
+   * version `answer` carries; with `consumer`, only a watch opened with `sharedEchoes: consumer` (the
+   * informer whose cache holds `owned`: no other consumer of this client ever receives it). `answer` must be
    * an object a write of this client returned (the API server encodes a write's answer and the
    * watch event of that version from the same object with the same encoder, so the event's object
    * is that answer's text byte for byte), and `owned` the same value: `answer` itself or a copy of
@@ -483,7 +486,7 @@ export class KubernetesClient {
    * text is kept only until the current event loop turn ends: call this right after the write.
    * @returns whether the answer's text was still known (false: its event will be parsed).
    */
-  expectEcho(answer: object, owned: object = answer): boolean {
+  expectEcho(answer: object, owned: object = answer, consumer?: object): boolean {
     const text = this.answerTexts.get(answer);
     if (text === undefined) return false;
     this.answerTexts.delete(answer);
@@ -495,7 +498,7 @@ export class KubernetesClient {
     const echoes = this.echoes;
     while (echoes.size > 0 && (echoes.size >= MAX_ECHOES || this.echoChars + text.length > MAX_ECHO_CHARS))
       this.dropEcho(echoes.keys().next().value!);
-    echoes.set(key, { text, owned });
+    echoes.set(key, { text, owned, consumer: consumer ?? true });
     this.echoChars += text.length;
     return true;
   }
@@ -691,7 +694,7 @@ export class KubernetesClient {
    * The object of a watch line that is the echo of an own write (see {@link expectEcho}), without
    * parsing it; undefined when the line is not one.
    */
-  private echoOf<T>(line: string): WatchEvent<T> | undefined {
+  private echoOf<T>(line: string, consumer: object | true): WatchEvent<T> | undefined {
     const type = line.startsWith(ECHO_PREFIXES[0])
       ? 'MODIFIED'
       : line.startsWith(ECHO_PREFIXES[1])
@@ -704,7 +707,12 @@ export class KubernetesClient {
     const echo = this.echoes.get(key);
     // exactly the answer's text, or not an echo of it (another watch of that version, e.g. a
     // metadata-only one, parses its own text and leaves the expectation to the full watch)
-    if (!echo || line.length !== from + echo.text.length + 1 || !line.startsWith(echo.text, from))
+    if (
+      !echo ||
+      echo.consumer !== consumer ||
+      line.length !== from + echo.text.length + 1 ||
+      !line.startsWith(echo.text, from)
+    )
       return undefined;
     this.dropEcho(key);
     return { type, object: echo.owned as T };
@@ -725,7 +733,7 @@ export class KubernetesClient {
     signal: AbortSignal | undefined,
     onConnected: (() => void) | undefined,
     accept: string | undefined,
-    sharedEchoes: boolean,
+    sharedEchoes: boolean | object,
   ): AsyncGenerator<WatchEvent<T>> {
     const request = { method: 'GET', path };
     if (this.isClosed) throw new KubernetesClientClosedError(request);
@@ -764,8 +772,9 @@ export class KubernetesClient {
         for (let i = 0; i < lines.length; i++) {
           const line = lines[i];
           yield (
-            (sharedEchoes && this.echoes.size > 0 ? this.echoOf<T>(line) : undefined) ??
-            parseWatchLine<T>(line, request)
+            (sharedEchoes !== false && this.echoes.size > 0
+              ? this.echoOf<T>(line, sharedEchoes)
+              : undefined) ?? parseWatchLine<T>(line, request)
           );
         }
         lines.length = 0;

@@ -113,11 +113,11 @@ export interface WatchOptions {
   metadataOnly?: boolean;
   /**
    * Internal (informers): the event of an own write registered with `KubernetesClient.expectEcho`
-   * may carry the registered object itself, shared with the cache that registered it, instead of
-   * a parse of its own. Only for consumers that never change the objects they receive (informer
-   * caches). Defaults to false: every event's object is the caller's.
+   * for this consumer (`true`: registered without one) may carry the registered object itself,
+   * shared with the cache that registered it, instead of a parse of its own. Only for the cache
+   * that holds that object. Defaults to false: every event's object is the caller's.
    */
-  sharedEchoes?: boolean;
+  sharedEchoes?: boolean | object;
 }
 
 /** A change to an object, as a watch stream reports it. */

@@ -110,6 +110,8 @@ export interface InformerView<T extends KubernetesResource> {
   addEventHandler(handler: ResourceEventHandler<T>): () => void;
   /** See {@link Informer.cacheIfNewer}; the own write is read by this user only. */
   cacheIfNewer(obj: T, previousResourceVersion?: string): boolean;
+  /** See {@link Informer.expectEcho}. */
+  expectEcho?(answer: T, owned?: T): void;
   /** See {@link Informer.hasSynced}. */
   hasSynced(): boolean;
   /** See {@link Informer.health}. */
@@ -234,6 +236,7 @@ export class Informer<T extends KubernetesResource> {
         random,
         failFast: options.failFast ?? true,
         metadataOnly: options.metadataOnly ?? false,
+        echoes: this,
       },
       {
         listed: (items, resourceVersion) => this.cache.replace(items, resourceVersion),
@@ -351,6 +354,18 @@ export class Informer<T extends KubernetesResource> {
   }
 
   /**
+   * Internal (own writes, issue 15 §2): this informer's watch may deliver `owned` for the event of
+   * the version `answer` carries instead of parsing it (see `KubernetesClient.expectEcho`; only this
+   * informer's watch, never another consumer of the client). `answer` is what a write of this
+   * informer's client returned; `owned` is `answer` or a copy of it, unchanged, which the caller
+   * caches and nobody changes (the informer's transform must not change objects in place either).
+   * Call it right after the write returned.
+   */
+  expectEcho(answer: T, owned: T = answer): void {
+    this.listing.client.expectEcho(answer, owned, this);
+  }
+
+  /**
    * Whether the events being emitted now come from a list rather than the watch: a first list, a
    * re-list (after a 410), {@link Informer.readmit}, or the replay of the cache to a handler added
    * late. Own-write attribution treats such events as someone else's change, and a controller queues
@@ -402,6 +417,7 @@ export class Informer<T extends KubernetesResource> {
       addIndexer: (name, fn) => view.addIndex(name, fn),
       addEventHandler: (handler) => view.addHandler(handler),
       cacheIfNewer: (obj, previousResourceVersion) => view.cacheIfNewer(obj, previousResourceVersion),
+      expectEcho: (answer, owned) => this.expectEcho(answer, owned),
       hasSynced: () => this.hasSynced(),
       health: () => this.health(),
       isListing: () => this.isListing(),

@@ -246,12 +246,12 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   }
 
   /**
-   * Internal (own writes): lets the watch deliver `written`, an answer of a write by this
-   * informer's client that the caller cached and never changes, for the event of its version
-   * instead of parsing it (see `KubernetesClient.expectEcho`).
+   * Internal (own writes): lets the watch of the object's namespace deliver `owned` (`written`, an
+   * answer of a write by this informer's client, or a copy of it, which the caller caches and never
+   * changes) for the event of its version instead of parsing it (see {@link Informer.expectEcho}).
    */
   expectEcho(written: T, owned: T = written): void {
-    this.options.client.expectEcho(written, owned);
+    this.informerFor(written.metadata?.namespace)?.view.expectEcho?.(written, owned);
   }
 
   private informerFor(namespace: string | undefined): Member<T> | undefined {

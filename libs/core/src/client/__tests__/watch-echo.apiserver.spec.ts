@@ -15,7 +15,7 @@ async function watchFrom(
   namespace: string,
   resourceVersion: string,
   count: number,
-  sharedEchoes = true,
+  sharedEchoes: boolean | object = true,
 ): Promise<WatchEvent<ConfigMap>[]> {
   const controller = new AbortController();
   const events: WatchEvent<ConfigMap>[] = [];
@@ -114,6 +114,28 @@ describe('KubernetesClient.expectEcho against @tosdk/apiserver', () => {
     await new Promise((resolve) => setImmediate(resolve));
     // a turn later: the client holds nothing of it any more
     expect(client.expectEcho(second)).toBe(false);
+  });
+
+  it("delivers an echo registered for a consumer to that consumer's watch only (another informer on the client parses)", async () => {
+    const ns = 'echo-two';
+    const start = await client.list(ResourceTypes.ConfigMap, { namespace: ns });
+    const mine = {};
+    const written = await client.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'consumer', namespace: ns },
+      data: { a: '1' },
+    });
+    const copy = structuredClone(written);
+    expect(client.expectEcho(written, copy, mine)).toBe(true);
+    // another consumer's watch (a user's informer on the same client) and an unmarked one: parsed
+    const others = await watchFrom(client, ns, start.resourceVersion, 1, {});
+    const unmarked = await watchFrom(client, ns, start.resourceVersion, 1, true);
+    for (const events of [others, unmarked]) {
+      expect(events[0].type === 'ADDED' && events[0].object).not.toBe(copy);
+      expect(events[0].type === 'ADDED' && events[0].object).toEqual(copy);
+    }
+    // the registering consumer's watch gets the copy
+    const own = await watchFrom(client, ns, start.resourceVersion, 1, mine);
+    expect(own[0].type === 'ADDED' && own[0].object).toBe(copy);
   });
 
   it('parses the event when the kept answer is not what the watch sends (another client, an expectation taken)', async () => {

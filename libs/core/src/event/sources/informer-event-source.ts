@@ -418,7 +418,7 @@ export class InformerEventSource<
       const kept = result && this.watches(result) ? (served ?? servable(result, now)) : undefined;
       // a copy kept to serve (the answer came before its watch event): the event can be that copy
       // instead of a parse of the same text (never with a bounded cache, whose informer keeps skeletons)
-      if (result && kept && kept !== result && !this.hot) this.client.expectEcho(result, kept);
+      if (result && kept && kept !== result && !this.hot) this.informer.expectEcho(result, kept);
       const foreign = this.own.end(id.key, kept, now, did);
       for (const held of foreign) this.propagate(held);
     }

@@ -33,6 +33,8 @@ export interface LoopSettings<T extends KubernetesResource> {
   failFast: boolean;
   /** Lists and watches ask for `PartialObjectMetadata`. */
   metadataOnly: boolean;
+  /** Own writes registered for this value (`KubernetesClient.expectEcho`) reach the cache unparsed. */
+  echoes?: object;
 }
 
 /** Where the loop delivers what it learns. */
@@ -270,8 +272,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
         timeoutSeconds,
         signal,
         metadataOnly: this.s.metadataOnly,
-        // the cache never changes its objects: an own write's kept answer can be its event's object
-        sharedEchoes: true,
+        // own writes registered for this informer's cache reach it as the object the writer kept
+        sharedEchoes: this.s.echoes ?? false,
         onConnected: () => {
           lastActivity = clock.now();
           established = true;
