@@ -320,9 +320,13 @@ describe('KubernetesClient.close() ends the client for good', () => {
 
   it('a retry waiting for its delay is not sent after close()', async () => {
     server.handle((_req, res) => json(res, 429, status(429, 'TooManyRequests'), { 'Retry-After': '2' }));
-    const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    let retrying = false;
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+      metrics: { clientRetry: () => (retrying = true) },
+    });
     const pending = client.create(Widget, widget()).catch((e: unknown) => e);
-    await waitFor(() => server.requests.length === 1, 5_000, 'the first attempt');
+    // the 429 arrived and the retry waits for its delay (not merely: the server saw the request)
+    await waitFor(() => retrying, 5_000, 'the retry to be scheduled');
     client.close();
     const error = await pending;
     expect(error).toBeInstanceOf(KubernetesClientClosedError);
