@@ -233,6 +233,22 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     expect(put.json<any>().status).toEqual({ replicas: 1 });
   });
 
+  it('a PUT and a JSON patch with a null label value store "" (decoded before validation, as a create does)', async () => {
+    expect((await call(server, 'POST', CM, { metadata: { name: 'lv' } })).status).toBe(201);
+    const put = await call(server, 'PUT', `${CM}/lv`, { metadata: { name: 'lv', labels: { a: null } } });
+    expect(put.status).toBe(200);
+    expect(put.json<any>().metadata.labels).toEqual({ a: '' });
+    const patched = await call(
+      server,
+      'PATCH',
+      `${CM}/lv`,
+      [{ op: 'add', path: '/metadata/annotations', value: { n: null } }],
+      { contentType: JSON_PATCH },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.json<any>().metadata.annotations).toEqual({ n: '' });
+  });
+
   it('a PUT and a JSON patch that write null fields store them absent or defaulted', async () => {
     expect((await call(server, 'POST', DEP, deployment('u1', { replicas: 3 }))).status).toBe(201);
     const got = (await call(server, 'GET', `${DEP}/u1`)).json<any>();

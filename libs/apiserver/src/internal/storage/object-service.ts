@@ -616,8 +616,9 @@ export class ObjectService {
       m.labels = labels;
     }
     if (ctx.admission) ctx.admission(obj, old);
-    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
+    // decoded (and defaulted) before validation, as create does and kube decodes a body first
     causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
+    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
     this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
