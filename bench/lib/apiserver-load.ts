@@ -14,8 +14,6 @@
 // are reported, and the bench fails on any (a failed write is never throughput).
 import http from 'node:http';
 import net from 'node:net';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 /** What the load client sends: creates, merge patches or applies of ConfigMap `cm-<i>`. */
@@ -313,25 +311,11 @@ async function rawLoad(job: LoadJob): Promise<LoadReport> {
   });
 }
 
-/** This thread's full garbage collection (`gc()` of a context made after `--expose-gc` is set). */
-let collectGarbage: (() => void) | undefined;
-
-/**
- * Runs `load` and reports its rate of successful writes and this thread's CPU per write. The client's
- * heap is collected first: the worker serves every job of a run, and the garbage of the jobs before
- * (their requests, built up front and promoted while they were sent) would otherwise be marked and
- * compacted in the middle of a later job's timed phase (a 13 ms mark-compact of the client fell in the
- * applies, the last figure, and was counted against the API server).
- */
+/** Runs `load` and reports its rate of successful writes and this thread's CPU per write. */
 async function timed(
   job: LoadJob,
   load: () => Promise<Pick<LoadReport, 'failures' | 'failureSamples'>>,
 ): Promise<LoadReport> {
-  if (collectGarbage === undefined) {
-    v8.setFlagsFromString('--expose-gc');
-    collectGarbage = vm.runInNewContext('gc') as () => void;
-  }
-  collectGarbage();
   const cpu0 = process.threadCpuUsage();
   const t0 = process.hrtime.bigint();
   const { failures, failureSamples } = await load();
