@@ -60,7 +60,8 @@ function bed(options: { rateLimiter?: (clock: FakeClock) => RateLimiter; retry?:
     if (action === 'DELETED') {
       const resource = cache.get(id.key)!;
       cache.delete(id.key);
-      ep.handleEvent({ resourceId: id, action, resource });
+      const event: ResourceEvent = { resourceId: id, action, resource };
+      ep.handleEvent(event);
     } else {
       const resource: R = {
         apiVersion: type.apiVersion,
@@ -68,7 +69,8 @@ function bed(options: { rateLimiter?: (clock: FakeClock) => RateLimiter; retry?:
         metadata: { name, namespace: 'ns', resourceVersion: String(++rv) },
       };
       cache.set(id.key, resource);
-      ep.handleEvent({ resourceId: id, action, resource });
+      const event: ResourceEvent = { resourceId: id, action, resource };
+      ep.handleEvent(event);
     }
     await settle();
   };
