@@ -163,3 +163,39 @@ export function validateOwnerReferences(meta: Record<string, unknown>): StatusCa
     });
   return causes;
 }
+
+/**
+ * Validates `metadata.finalizers` as kube-apiserver's ValidateObjectMeta does on every kind
+ * (apimachinery `ValidateFinalizers`): each name is a qualified name (`example.com/name` or `name`),
+ * and `orphan` and `foregroundDeletion` are not both set.
+ */
+export function validateFinalizers(meta: Record<string, unknown>): StatusCause[] {
+  const finalizers = meta.finalizers;
+  if (!Array.isArray(finalizers) || finalizers.length === 0) return [];
+  const causes: StatusCause[] = [];
+  const field = 'metadata.finalizers';
+  for (const f of finalizers) {
+    if (typeof f !== 'string') {
+      causes.push({ reason: 'FieldValueInvalid', field, message: 'Invalid value: must be a string' });
+      continue;
+    }
+    if (f === '')
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: 'Invalid value: "": name part must be non-empty',
+      });
+    if (!validKeys.has(f)) {
+      const keyCauses = validateKey(f, field);
+      if (keyCauses.length > 0) causes.push(...keyCauses);
+      else rememberValidKey(f);
+    }
+  }
+  if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion'))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field,
+      message: `Invalid value: ${JSON.stringify(finalizers)}: finalizer orphan and foregroundDeletion cannot be both set`,
+    });
+  return causes;
+}

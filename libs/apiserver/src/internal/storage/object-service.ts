@@ -8,6 +8,7 @@ import {
   validateLabelsAndAnnotations,
   validateName,
   validateOwnerReferences,
+  validateFinalizers,
 } from './names.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -247,6 +248,7 @@ export class ObjectService {
       ...builtinCauses,
       ...validateLabelsAndAnnotations(meta),
       ...validateOwnerReferences(meta),
+      ...validateFinalizers(meta),
     ];
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
@@ -618,7 +620,7 @@ export class ObjectService {
     if (ctx.admission) ctx.admission(obj, old);
     // decoded (and defaulted) before validation, as create does and kube decodes a body first
     causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
-    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m));
+    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m), ...validateFinalizers(m));
     this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
