@@ -392,6 +392,21 @@ export async function run(args: string[] = []): Promise<void> {
           .map(([name, fs]) => `${name} ${fs.map((f) => (f.converge ? ms(f.converge.ms) : '-')).join(' / ')}`)
           .join('; ')}`,
       );
+    if (repeat > 1) {
+      // the raw figures behind the paired CPU and restart ratios of the targets
+      const perRound = (label: string, value: (f: ContenderFigures) => number | undefined): void =>
+        console.log(
+          `  ${label} per round: ${[...rounds.entries()]
+            .filter(([name]) => TARGETED.includes(name))
+            .map(
+              ([name, fs]) =>
+                `${name} ${fs.map((f) => (value(f) === undefined ? '-' : ms(value(f)!))).join(' / ')}`,
+            )
+            .join('; ')}`,
+        );
+      perRound('operator CPU', (f) => f.converge?.report.cpuMs);
+      perRound('no-change restart', (f) => f.restart?.ms);
+    }
     results.set(n, all);
     roundsBySize.set(n, rounds);
     printSize(n, all);
