@@ -96,8 +96,7 @@ export class Controller<P extends KubernetesResource> {
       logger: this.logger,
     });
     this.controllerEventSource.setEventHandler(this.eventProcessor);
-    this.sources.set(this.controllerEventSource.name, this.controllerEventSource);
-    this.sourcesByKind.clear();
+    this.putSource(this.controllerEventSource.name, this.controllerEventSource);
     this.registerUserEventSources();
     if (managedWorkflow) this.registerWorkflowEventSources(managedWorkflow);
   }
@@ -112,8 +111,7 @@ export class Controller<P extends KubernetesResource> {
         );
       }
       source.setEventHandler(this.eventProcessor);
-      this.sources.set(name, source);
-      this.sourcesByKind.clear();
+      this.putSource(name, source);
     }
     workflow.connectSharedSources((name) => this.sources.get(name));
   }
@@ -146,6 +144,18 @@ export class Controller<P extends KubernetesResource> {
       this.sourcesByKind.set(key, found);
     }
     return found;
+  }
+
+  /** Adds or replaces an event source; {@link sourcesFor}'s kept answers are recomputed. */
+  private putSource(name: string, source: EventSource): void {
+    this.sources.set(name, source);
+    this.sourcesByKind.clear();
+  }
+
+  /** Removes an event source; {@link sourcesFor}'s kept answers are recomputed. */
+  private dropSource(name: string): void {
+    this.sources.delete(name);
+    this.sourcesByKind.clear();
   }
 
   private findSources(type: ResourceType): Array<{ name: string; source: ResourceEventSource }> {
@@ -199,14 +209,12 @@ export class Controller<P extends KubernetesResource> {
       throw new DuplicateNameError(`controller ${this.name}: an event source named "${name}" is registered`);
     }
     source.setEventHandler(this.eventProcessor);
-    this.sources.set(name, source);
-    this.sourcesByKind.clear();
+    this.putSource(name, source);
     if (!this.startSettings) return;
     try {
       await this.startOne(name, source, this.startSettings.cacheSyncTimeoutMs, true);
     } catch (error) {
-      this.sources.delete(name);
-      this.sourcesByKind.clear();
+      this.dropSource(name);
       await source.stop().catch(() => undefined);
       throw error;
     }
@@ -216,8 +224,7 @@ export class Controller<P extends KubernetesResource> {
   async deregisterEventSource(name: string): Promise<boolean> {
     const source = this.sources.get(name);
     if (!source || source === this.controllerEventSource) return false;
-    this.sources.delete(name);
-    this.sourcesByKind.clear();
+    this.dropSource(name);
     await source.stop();
     return true;
   }
@@ -341,8 +348,7 @@ export class Controller<P extends KubernetesResource> {
         throw new DuplicateNameError(`controller ${this.name}: two event sources are named "${key}"`);
       }
       source.setEventHandler(this.eventProcessor);
-      this.sources.set(key, source);
-      this.sourcesByKind.clear();
+      this.putSource(key, source);
     });
   }
 
