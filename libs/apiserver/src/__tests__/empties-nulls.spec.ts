@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
-import { call, rawWatch, waitFor } from './http-helper.js';
+import { call, configMapBody, fieldsOf, rawWatch, waitFor } from './http-helper.js';
 
 const NS = 'en';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
@@ -10,18 +10,7 @@ const APPLY = 'application/apply-patch+yaml';
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE = 'application/merge-patch+json';
 
-/** The fieldsV1 of `manager`'s entry (undefined when it has none). */
-function fieldsOf(o: any, manager: string): any {
-  return o.metadata.managedFields?.find((e: any) => e.manager === manager)?.fieldsV1;
-}
-
-function configMap(
-  name: string,
-  extra: Record<string, unknown> = {},
-  meta: Record<string, unknown> = {},
-): any {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, ...extra };
-}
+const configMap = configMapBody;
 
 function deployment(
   name: string,

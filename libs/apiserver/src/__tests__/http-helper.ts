@@ -112,3 +112,19 @@ export function rawWatch(
   });
   return { events, ended, close: () => closeFn() };
 }
+
+/** The fieldsV1 of `manager`'s managedFields entry in an answer's object (undefined when it has none). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- read loosely, as the tests read JSON answers
+export function fieldsOf(o: { metadata?: { managedFields?: unknown } }, manager: string): any {
+  const entries = o.metadata?.managedFields as Array<{ manager?: string; fieldsV1?: unknown }> | undefined;
+  return entries?.find((e) => e.manager === manager)?.fieldsV1;
+}
+
+/** A ConfigMap body: `extra` beside metadata (data, ...), `meta` inside it. */
+export function configMapBody(
+  name: string,
+  extra: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, ...extra };
+}

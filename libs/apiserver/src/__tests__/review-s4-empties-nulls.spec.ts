@@ -1,7 +1,7 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call -- these tests read loosely typed JSON answers */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
-import { call, rawWatch, waitFor } from './http-helper.js';
+import { call, configMapBody, fieldsOf, rawWatch, waitFor } from './http-helper.js';
 
 /**
  * Adversarial review (session 4) of 1c991b8 (empties and nulls of built-in kinds): an applied empty
@@ -18,17 +18,7 @@ const MERGE = 'application/merge-patch+json';
 const SMP = 'application/strategic-merge-patch+json';
 const JSON_PATCH = 'application/json-patch+json';
 
-function fieldsOf(o: any, manager: string): any {
-  return o.metadata.managedFields?.find((e: any) => e.manager === manager)?.fieldsV1;
-}
-
-function configMap(
-  name: string,
-  extra: Record<string, unknown> = {},
-  meta: Record<string, unknown> = {},
-): any {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, ...extra };
-}
+const configMap = configMapBody;
 
 function deployment(name: string, container: Record<string, unknown> = {}): any {
   return {
