@@ -209,6 +209,12 @@ export function unknownObjectMetaFields(o: JsonObject): string[] {
   return unknown.length === 0 ? unknown : unknown.map((path) => `metadata.${path}`);
 }
 
+/** Puts the zero value of `schema`'s type (see {@link zeroOf}) at `key` of `into`, where it has one. */
+function setZero(into: object, key: string | number, schema: JsonObject): void {
+  const zero = zeroOf(schema);
+  if (zero !== undefined) (into as Record<string | number, unknown>)[key] = zero;
+}
+
 /** The walk of {@link dropEmptyOptionalFields}: `v` (mutated) against `schema`, at `depth`. */
 function decode(w: Walker, v: unknown, schema: JsonObject, depth: number): void {
   if (depth > 40 || v === null || typeof v !== 'object') return;
@@ -221,10 +227,7 @@ function decode(w: Walker, v: unknown, schema: JsonObject, depth: number): void 
       for (let i = 0; i < v.length; i++) {
         const x: unknown = v[i];
         if (x !== null) decode(w, x, items, depth + 1);
-        else {
-          const zero = zeroOf(resolve(items));
-          if (zero !== undefined) v[i] = zero;
-        }
+        else setZero(v, i, resolve(items));
       }
     return;
   }
@@ -236,10 +239,7 @@ function decode(w: Walker, v: unknown, schema: JsonObject, depth: number): void 
       if (!Object.hasOwn(obj, k)) continue;
       const x = obj[k];
       if (x !== null) decode(w, x, values, depth + 1);
-      else {
-        const zero = zeroOf(resolve(values));
-        if (zero !== undefined) obj[k] = zero;
-      }
+      else setZero(obj, k, resolve(values));
     }
     return;
   }
@@ -254,10 +254,7 @@ function decode(w: Walker, v: unknown, schema: JsonObject, depth: number): void 
     const x = obj[k];
     if (x === null) {
       if (!required.includes(k) && !keep?.includes(k)) delete obj[k];
-      else {
-        const zero = zeroOf(resolve(p));
-        if (zero !== undefined) obj[k] = zero;
-      }
+      else setZero(obj, k, resolve(p));
       continue;
     }
     if (typeof x !== 'object') continue;
