@@ -49,7 +49,6 @@ export function matchesManagedFields<R extends KubernetesResource>(
   if (!entry?.fieldsV1) return false;
   const kind = actual.kind ?? desired.kind;
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
-  const builtIn = isBuiltIn(apiVersion);
   // an applied `{}` over others' members (our leaf `f:labels: {}` next to their `f:labels.f:team`)
   // holds whatever they set: structured-merge-diff merges `{}` into the live map, on custom
   // resources as on built-in kinds
@@ -60,7 +59,7 @@ export function matchesManagedFields<R extends KubernetesResource>(
   // already left out maps emptied by someone else's removals. Built-in kinds never show empty
   // omitempty maps and lists, at any depth (list items too), so there one the object lacks is no
   // difference.
-  const omitsEmpties = builtIn;
+  const omitsEmpties = isBuiltIn(apiVersion);
   if (!sanitizes(kind, apiVersion)) {
     // nothing to rewrite: compared as they are (the pruned view shares nested objects with the
     // informer's cached resource and the desired object is the caller's, so neither is changed)
