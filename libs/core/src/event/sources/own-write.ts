@@ -89,13 +89,37 @@ export function mergePatchGives(target: unknown, patch: unknown, after: unknown)
   const meta = patch.metadata;
   const mergedMeta =
     meta === undefined ? t.metadata : meta === null ? undefined : applyMergePatch(t.metadata, meta);
-  if (!jsonEqual(metadataView(mergedMeta), metadataView(a.metadata))) return false;
+  if (!metadataEqual(mergedMeta, a.metadata)) return false;
   return patchedEquals(t, patch, a, 'metadata');
 }
 
 /** A metadata value as {@link comparable} leaves it. */
 function metadataView(value: unknown): unknown {
   return isObject(value) ? comparable({ metadata: value }).metadata : value;
+}
+
+/**
+ * Whether `jsonEqual(metadataView(x), metadataView(y))`, without building the views: the members
+ * the server maintains are skipped on both sides while walking (two objects fewer per judgement,
+ * and no copy of their other members).
+ */
+function metadataEqual(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (!isObject(x) || !isObject(y)) return jsonEqual(metadataView(x), metadataView(y));
+  // a view's members are the object's own ones but these; a member it lacks reads as the object does
+  let defined = 0;
+  for (const key in x) {
+    if (!hasOwn(x, key) || SERVER_MAINTAINED.has(key)) continue;
+    const value = x[key];
+    if (value === undefined) continue;
+    defined++;
+    if (!jsonEqual(value, y[key])) return false;
+  }
+  for (const key in y) {
+    if (!hasOwn(y, key) || SERVER_MAINTAINED.has(key) || y[key] === undefined) continue;
+    if (--defined < 0) return false;
+  }
+  return defined === 0;
 }
 
 /** Whether `applyMergePatch(target, patch)` equals `after` (an object patch), member `skip` left out. */
@@ -262,6 +286,69 @@ function explainedByIntent(before: unknown, after: unknown, intent: unknown): bo
   return false;
 }
 
+/**
+ * `explainedByIntent(comparable(before), comparable(after), intent)` without the copies: the top
+ * level and the metadata are walked with the members the server maintains skipped (every apply's
+ * event is judged this way).
+ */
+function explainedComparable(before: unknown, after: unknown, intent: Obj): boolean {
+  // comparable() of anything else is {}
+  const b: Obj = isObject(before) ? before : {};
+  const a: Obj = isObject(after) ? after : {};
+  if (comparableEqual(b, a)) return true;
+  // both sides and the intent are objects here, as comparable() makes them
+  for (const key in a) {
+    if (!hasOwn(a, key)) continue;
+    if (!explainedMember(key, b[key], a[key], intent[key])) return false;
+  }
+  for (const key in b) {
+    if (!hasOwn(b, key) || hasOwn(a, key)) continue;
+    if (!explainedMember(key, b[key], undefined, intent[key])) return false;
+  }
+  return true;
+}
+
+function explainedMember(key: string, before: unknown, after: unknown, intent: unknown): boolean {
+  return key === 'metadata'
+    ? explainedMetadata(before, after, intent)
+    : explainedByIntent(before, after, intent);
+}
+
+/** `explainedByIntent(metadataView(before), metadataView(after), intent)`, without the views where it can. */
+function explainedMetadata(before: unknown, after: unknown, intent: unknown): boolean {
+  if (!isObject(after) || !isObject(intent) || (before !== undefined && !isObject(before)))
+    return explainedByIntent(metadataView(before), metadataView(after), intent);
+  if (metadataEqual(before, after)) return true;
+  const b: Obj = before ?? {};
+  for (const key in after) {
+    if (!hasOwn(after, key) || SERVER_MAINTAINED.has(key)) continue;
+    if (!explainedByIntent(b[key], after[key], intent[key])) return false;
+  }
+  for (const key in b) {
+    if (!hasOwn(b, key) || SERVER_MAINTAINED.has(key) || hasOwn(after, key)) continue;
+    if (!explainedByIntent(b[key], undefined, intent[key])) return false;
+  }
+  return true;
+}
+
+/** `jsonEqual(comparable(x), comparable(y))` for objects, without the copies. */
+function comparableEqual(x: Obj, y: Obj): boolean {
+  if (x === y) return true;
+  let defined = 0;
+  for (const key in x) {
+    if (!hasOwn(x, key)) continue;
+    const value = x[key];
+    if (value === undefined) continue;
+    defined++;
+    if (!(key === 'metadata' ? metadataEqual(value, y[key]) : jsonEqual(value, y[key]))) return false;
+  }
+  for (const key in y) {
+    if (!hasOwn(y, key) || y[key] === undefined) continue;
+    if (--defined < 0) return false;
+  }
+  return defined === 0;
+}
+
 function versionOf(obj: KubernetesResource | undefined): string | undefined {
   return obj?.metadata?.resourceVersion;
 }
@@ -298,7 +385,7 @@ export const OwnWrites = {
         : intent,
     );
     return {
-      explains: (before, after) => explainedByIntent(comparable(before), comparable(after), wanted),
+      explains: (before, after) => explainedComparable(before, after, wanted),
     };
   },
 
