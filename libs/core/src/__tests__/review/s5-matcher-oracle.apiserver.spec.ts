@@ -225,7 +225,7 @@ function mutate(r: Rng, intent: Obj, kind: Kind): { next: Obj; what: string } {
       }
       if (!Array.isArray(parent) && !Array.isArray(next.metadata)) {
         const m = next.metadata as Obj;
-        m.labels = { ...(m.labels ?? {}), fresh: 'y' };
+        m.labels = { ...((m.labels ?? {}) as Obj), fresh: 'y' };
         return { next, what: 'add label fresh' };
       }
       return { next, what: 'same' };
