@@ -85,10 +85,24 @@ interface Kind {
   edit(r: Rng): Obj;
 }
 
+/** The uids of two ConfigMaps `owner-0`, `owner-1` in the namespace of the running test (the server collects orphans). */
+let ownerUids: string[] = [];
+
 const meta = (r: Rng, name: string, ns: string): Obj => {
   const m: Obj = { name, namespace: ns };
   if (r.chance(0.6)) m.labels = stringMap(r, ['l1', 'l2', 'l3']);
   if (r.chance(0.4)) m.annotations = stringMap(r, ['a1', 'a2']);
+  // owner references (a keyed list, k:{"uid":...}) and finalizers (a set, v:"...") as dependents carry
+  if (r.chance(0.4))
+    m.ownerReferences = Array.from({ length: 1 + r.int(2) }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: `owner-${i}`,
+      uid: ownerUids[i],
+      ...(i === 0 && r.chance(0.5) ? { controller: true } : {}),
+    }));
+  if (r.chance(0.25))
+    m.finalizers = r.chance(0.5) ? ['example.com/f1'] : ['example.com/f1', 'example.com/f2'];
   return m;
 };
 
@@ -123,9 +137,11 @@ const KINDS: Kind[] = [
             }));
       if (r.chance(0.4)) container.ports = [{ containerPort: r.pick([80, 81]) }];
       if (r.chance(0.2)) container.args = r.chance(0.5) ? [] : ['--a', r.pick(['x', 'y'])];
+      const containers: Obj[] = [container];
+      if (r.chance(0.3)) containers.push({ name: 'side', image: 'side:1' });
       const spec: Obj = {
         selector: { matchLabels: { app: name } },
-        template: { metadata: { labels: { app: name } }, spec: { containers: [container] } },
+        template: { metadata: { labels: { app: name } }, spec: { containers } },
       };
       if (r.chance(0.5)) spec.replicas = r.pick([1, 2]);
       if (r.chance(0.2)) spec.minReadySeconds = 0;
@@ -219,6 +235,10 @@ function mutate(r: Rng, intent: Obj, kind: Kind): { next: Obj; what: string } {
       (parent as Record<string, Json>)[key] = null;
       return { next, what: `null ${at}` };
     case 6:
+      if (Array.isArray(old) && old.length > 1) {
+        old.push(old.shift()!);
+        return { next, what: `rotate ${at}` };
+      }
       if (Array.isArray(old) && old.length > 0) {
         old.push(copy(old[0]));
         return { next, what: `append to ${at}` };
@@ -252,7 +272,7 @@ function state(o: KubernetesResource): { content: string; ours: string } {
   const entry = managedFields?.find((e) => e.manager === OURS && e.operation === 'Apply' && !e.subresource);
   return {
     content: JSON.stringify(sorted({ ...o, metadata })),
-    ours: JSON.stringify(sorted(observable((entry?.fieldsV1 ?? null) as Json, o as unknown as Json))),
+    ours: JSON.stringify(sorted(observable((entry?.fieldsV1 ?? {}) as Json, o as unknown as Json))),
   };
 }
 
@@ -306,7 +326,8 @@ async function trial(kind: Kind, ns: string, seed: number) {
   } catch {
     return undefined; // an invalid random object: no trial
   }
-  const live = (await client.get(type, id))!;
+  const live = await client.get(type, id);
+  if (!live) throw new Error(`${name} is gone`);
   const { next, what } = mutate(r, first, kind);
   const match = matchesManagedFields(copy(live), copy(next) as unknown as KubernetesResource, OURS);
   let after: KubernetesResource;
@@ -335,6 +356,12 @@ describe('review s5: the managed-fields matcher against the API server', () => {
     '[DR-05] %s: whenever the matcher says an apply changes nothing, a dry-run apply changes nothing (seeded random objects and intents)',
     async (_name, kind) => {
       const ns = await newNamespace(bed.admin);
+      ownerUids = [];
+      for (const name of ['owner-0', 'owner-1'])
+        ownerUids.push(
+          (await bed.admin.create(ResourceTypes.ConfigMap, { metadata: { name, namespace: ns } })).metadata!
+            .uid!,
+        );
       const results = [];
       for (let batch = 0; batch < 10; batch++) {
         const seeds = Array.from({ length: 16 }, (_, i) => 1 + batch * 16 + i);
