@@ -59,8 +59,9 @@ export function matchesManagedFields<R extends KubernetesResource>(
   // already left out maps emptied by someone else's removals. Built-in kinds never show empty
   // omitempty maps and lists, at any depth (list items too), so there one the object lacks is no
   // difference.
-  const omitsEmpties = isBuiltIn(apiVersion);
-  if (!sanitizes(kind, apiVersion)) {
+  const traits = kindTraits(kind, apiVersion);
+  const omitsEmpties = traits.builtIn;
+  if (!traits.sanitized) {
     // nothing to rewrite: compared as they are (the pruned view shares nested objects with the
     // informer's cached resource and the desired object is the caller's, so neither is changed)
     return sameIntent(owned, desired as Record<string, unknown>, ownsStatus, omitsEmpties);
@@ -76,6 +77,33 @@ export function matchesManagedFields<R extends KubernetesResource>(
     apiVersion,
   );
   return sameIntent(have, wanted, ownsStatus, omitsEmpties);
+}
+
+/** What the matcher needs to know of a kind: whether it is built in and whether it is sanitized. */
+interface KindTraits {
+  builtIn: boolean;
+  sanitized: boolean;
+}
+
+/**
+ * {@link KindTraits} by apiVersion and kind, worked out once per pair instead of per match (string
+ * slicing and a `${apiVersion}/${kind}` key per call). Bounded: cleared when it grows large.
+ */
+const traitsByKind = new Map<string | undefined, Map<string | undefined, KindTraits>>();
+
+function kindTraits(kind: string | undefined, apiVersion: string | undefined): KindTraits {
+  let byKind = traitsByKind.get(apiVersion);
+  let traits = byKind?.get(kind);
+  if (traits) return traits;
+  traits = { builtIn: isBuiltIn(apiVersion), sanitized: sanitizes(kind, apiVersion) };
+  if (!byKind) {
+    if (traitsByKind.size >= 256) traitsByKind.clear();
+    byKind = new Map();
+    traitsByKind.set(apiVersion, byKind);
+  }
+  if (byKind.size >= 256) byKind.clear();
+  byKind.set(kind, traits);
+  return traits;
 }
 
 const UNMANAGED_METADATA_SET = new Set(UNMANAGED_METADATA);

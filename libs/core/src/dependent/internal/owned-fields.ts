@@ -14,12 +14,19 @@ export function applyEntry(
   fieldManager: string,
   subresource?: string,
 ): ManagedFieldsEntry | undefined {
-  return obj.metadata?.managedFields?.find(
-    (e) =>
+  const entries = obj.metadata?.managedFields;
+  if (!entries) return undefined;
+  // a loop rather than find(): no closure per call (the matchers ask on every reconciliation)
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (
       e.manager === fieldManager &&
       e.operation === 'Apply' &&
-      (subresource === undefined ? !e.subresource : e.subresource === subresource),
-  );
+      (subresource === undefined ? !e.subresource : e.subresource === subresource)
+    )
+      return e;
+  }
+  return undefined;
 }
 
 /**
