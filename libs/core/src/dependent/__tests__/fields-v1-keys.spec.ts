@@ -3,11 +3,11 @@ import { pruneToFields } from '../internal/fields-v1.js';
 import { matchesManagedFields } from '../matchers.js';
 
 /**
- * Keyed list items (`k:{"uid":"…"}`) of a field set are read without `JSON.parse` when the key is
- * one string member without escapes (issue 15 §2, the no-change restart matches one such key per
- * owned object). The result must be what `JSON.parse` gives for every key, so these tests compare the
- * compact key (which may take the short path) with the same selector written with whitespace (which
- * always goes through `JSON.parse`), and keys that are no JSON select nothing.
+ * Keyed list items (`k:{"uid":"…"}`: every owned object's field set names its owner reference so) are
+ * selected by the key's JSON, whatever way the key is read (issue 15 §2 tried a hand-written reader of
+ * the one-member form; see parsedKey). These tests pin that: the compact key selects what the same
+ * selector written with whitespace selects, keys that are no JSON select nothing, and a changed owner
+ * reference is a difference for the matcher.
  */
 
 /** xorshift32, seeded: the same cases on every run. */
