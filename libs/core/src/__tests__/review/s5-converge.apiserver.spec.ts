@@ -7,7 +7,14 @@ import type { EventSourceContext } from '../../api/event-source-context.js';
 import type { EventSources, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
-import { apiServerSuite, newNamespace, waitFor, Widget, widget } from '../../operator/__tests__/support.js';
+import {
+  apiServerSuite,
+  Gadget,
+  newNamespace,
+  waitFor,
+  Widget,
+  widget,
+} from '../../operator/__tests__/support.js';
 
 /**
  * Adversarial review (session 5): the widgets scenario of the benchmark (per widget one server-side
@@ -139,5 +146,117 @@ describe.each([
     );
     expect(writes.map((r) => `${r.verb} ${r.resource}/${r.subresource ?? ''} ${r.name}`)).toEqual([]);
     expect([...second.runs].filter(([name, n]) => name !== 'sentinel' && n !== 1)).toEqual([]);
+  });
+});
+
+/** The same controller on a cluster-scoped kind: its ConfigMaps live in one namespace. */
+class Gadgets implements Reconciler<Gadget> {
+  readonly runs = new Map<string, number>();
+  constructor(private readonly ns: string) {}
+  prepareEventSources(context: EventSourceContext<Gadget>): EventSources {
+    return {
+      configmaps: new InformerEventSource<V1ConfigMap, Gadget>({ type: CM, namespaces: [this.ns] }, context),
+    };
+  }
+  async reconcile(g: Gadget, context: Context<Gadget>): Promise<UpdateControl<Gadget>> {
+    const { name, uid } = g.metadata!;
+    this.runs.set(name!, (this.runs.get(name!) ?? 0) + 1);
+    await context.resourceOperations().serverSideApply<V1ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: `${name}-cm`,
+        namespace: this.ns,
+        ownerReferences: [
+          { apiVersion: Gadget.apiVersion, kind: Gadget.kind, name: name!, uid: uid!, controller: true },
+        ],
+      },
+      data: { value: g.spec?.value ?? '' },
+    });
+    g.status = { ...g.status, observed: g.spec?.value };
+    return UpdateControl.patchStatus(g);
+  }
+}
+
+describe('review s5: a cluster-scoped primary', () => {
+  it('[EP-25][ES-19] gadgets (cluster-scoped) converge under a foreign status change and cut watches; restarted, nothing is written', async () => {
+    const ns = await newNamespace(bed.admin);
+    const names = Array.from({ length: 30 }, (_, i) => `${ns}-g${i}`);
+    const operator = bed.operator();
+    const gadgets = new Gadgets(ns);
+    const labelSelector = `review=${ns}`;
+    operator.register(gadgets, { name: 'review-s5-gadgets', resourceType: Gadget, labelSelector });
+    await operator.start();
+    const expected = new Map<string, string>();
+    await Promise.all(
+      names.map((name) => {
+        expected.set(name, 'v0');
+        return bed.admin.create(Gadget, {
+          apiVersion: Gadget.apiVersion,
+          kind: Gadget.kind,
+          metadata: { name, labels: { review: ns } },
+          spec: { value: 'v0' },
+        });
+      }),
+    );
+    const state = async () => {
+      const [list, cms] = await Promise.all([
+        bed.admin.list(Gadget, { labelSelector }),
+        bed.admin.list(CM, { namespace: ns }),
+      ]);
+      const data = new Map(cms.items.map((c) => [c.metadata!.name!, c.data?.value]));
+      return names.filter((n) => {
+        const g = list.items.find((x) => x.metadata!.name === n);
+        return (
+          g?.spec?.value !== expected.get(n) ||
+          g?.status?.observed !== expected.get(n) ||
+          data.get(`${n}-cm`) !== expected.get(n)
+        );
+      });
+    };
+    await waitFor(async () => (await state()).length === 0, 'gadgets converged', WAIT_MS);
+    // someone else changes a status and a spec; the watches are cut
+    await bed.admin.mergePatch(
+      Gadget,
+      new ResourceID(names[0]),
+      { status: { observed: 'theirs' } },
+      { subresource: 'status' },
+    );
+    await bed.admin.mergePatch(Gadget, new ResourceID(names[0]), { spec: { value: 'v1' } });
+    expected.set(names[0], 'v1');
+    await bed.admin.mergePatch(Gadget, new ResourceID(names[1]), { spec: { value: 'v1' } });
+    expected.set(names[1], 'v1');
+    bed.server.faults.closeAllWatches();
+    let wrong: string[] = [];
+    await waitFor(async () => (wrong = await state()).length === 0, 'gadgets converged again', WAIT_MS).catch(
+      () => undefined,
+    );
+    expect(wrong).toEqual([]);
+    await operator.stop();
+
+    const restartedAt = Date.now();
+    const again = bed.operator();
+    const second = new Gadgets(ns);
+    again.register(second, { name: 'review-s5-gadgets', resourceType: Gadget, labelSelector });
+    await again.start();
+    await waitFor(
+      () => second.runs.size === names.length,
+      'every gadget reconciled after the restart',
+      WAIT_MS,
+    );
+    await bed.admin.create(CM, { metadata: { name: 'sentinel', namespace: ns } });
+    await waitFor(
+      async () => (await bed.admin.get(CM, new ResourceID('sentinel', ns))) !== undefined,
+      'sentinel',
+      WAIT_MS,
+    );
+    const writes = bed.server.requests.log.filter(
+      (r) =>
+        r.time >= restartedAt &&
+        ['create', 'update', 'patch', 'delete'].includes(r.verb) &&
+        (names.includes(r.name ?? '') || names.some((n) => r.name === `${n}-cm`)),
+    );
+    expect(writes.map((r) => `${r.verb} ${r.resource}/${r.subresource ?? ''} ${r.name}`)).toEqual([]);
+    expect([...second.runs].filter(([, n]) => n !== 1)).toEqual([]);
   });
 });

@@ -147,14 +147,18 @@ const KINDS: Kind[] = [
       if (r.chance(0.2)) spec.minReadySeconds = 0;
       return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta(r, name, ns), spec };
     },
-    theirs: (r, name, ns) => ({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name, namespace: ns },
-      spec: r.chance(0.5) ? { replicas: r.pick([1, 3]) } : { revisionHistoryLimit: 4 },
-    }),
-    edit: (r) =>
-      r.chance(0.5) ? { spec: { replicas: r.pick([1, 5]) } } : { metadata: { labels: { l1: 'edited' } } },
+    theirs: (r, name, ns): Obj => {
+      const spec: Obj = {};
+      if (r.chance(0.5)) spec.replicas = r.pick([1, 3]);
+      else spec.revisionHistoryLimit = 4;
+      return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns }, spec };
+    },
+    edit: (r): Obj => {
+      const patch: Obj = {};
+      if (r.chance(0.5)) patch.spec = { replicas: r.pick([1, 5]) };
+      else patch.metadata = { labels: { l1: 'edited' } };
+      return patch;
+    },
   },
   {
     name: 'Widget (custom resource)',
@@ -271,7 +275,7 @@ function state(o: KubernetesResource): { content: string; ours: string } {
   const { managedFields, resourceVersion: _rv, generation: _g, ...metadata } = o.metadata ?? {};
   const entry = managedFields?.find((e) => e.manager === OURS && e.operation === 'Apply' && !e.subresource);
   return {
-    content: JSON.stringify(sorted({ ...o, metadata })),
+    content: JSON.stringify(sorted({ ...o, metadata } as unknown as Json)),
     ours: JSON.stringify(sorted(observable((entry?.fieldsV1 ?? {}) as Json, o as unknown as Json))),
   };
 }
