@@ -27,7 +27,10 @@ const UNMANAGED_METADATA = [
  * defaulted by the server or owned by others are ignored; a field we applied that someone else took
  * over, changed or removed, or a field the desired state adds or drops, is a mismatch. When the
  * actual object has no apply entry of the manager (it was created or updated otherwise), it does
- * not match, so the next apply takes ownership (moving from update-based to apply-based management).
+ * not match, so the next apply takes ownership (moving from update-based to apply-based management),
+ * unless the intent names no field beyond `apiVersion`, `kind`, `metadata.name` and
+ * `metadata.namespace`: such an apply owns nothing, and kube-apiserver keeps no entry for it, so it
+ * would change nothing (an object whose intent is only that it exists, e.g. a Namespace).
  *
  * `status` is compared only where our main apply entry owns `f:status` (a kind without a status
  * subresource, whose main apply writes it); elsewhere the main apply never writes it. For built-in
@@ -46,7 +49,8 @@ export function matchesManagedFields<R extends KubernetesResource>(
   fieldManager: string,
 ): boolean {
   const entry = applyEntry(actual, fieldManager);
-  if (!entry?.fieldsV1) return false;
+  if (!entry) return namesNoField(desired);
+  if (!entry.fieldsV1) return false;
   const kind = actual.kind ?? desired.kind;
   const apiVersion = actual.apiVersion ?? desired.apiVersion;
   // an applied `{}` over others' members (our leaf `f:labels: {}` next to their `f:labels.f:team`)
@@ -77,6 +81,27 @@ export function matchesManagedFields<R extends KubernetesResource>(
     apiVersion,
   );
   return sameIntent(have, wanted, ownsStatus, omitsEmpties);
+}
+
+/**
+ * Whether an apply of `desired` would own no field: no member but `apiVersion`, `kind` and a
+ * `metadata` of only `name` and `namespace` (members that are undefined count as absent, as in JSON).
+ * The API server strips these from every field set (kube-apiserver's field manager), so the set is
+ * empty, no managedFields entry is kept, and the object stays as it is.
+ */
+function namesNoField(desired: KubernetesResource): boolean {
+  const d = desired as Record<string, unknown>;
+  for (const k in d) {
+    if (!Object.hasOwn(d, k) || d[k] === undefined || k === 'apiVersion' || k === 'kind') continue;
+    if (k !== 'metadata') return false;
+    const m = d[k];
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+    for (const mk in m) {
+      if (!Object.hasOwn(m, mk) || (m as Record<string, unknown>)[mk] === undefined) continue;
+      if (mk !== 'name' && mk !== 'namespace') return false;
+    }
+  }
+  return true;
 }
 
 /** What the matcher needs to know of a kind: whether it is built in and whether it is sanitized. */
