@@ -51,7 +51,11 @@ export interface KubernetesClientOptions {
   logger?: Logger;
   /** The `User-Agent` header. Defaults to `tosdk/0.1.0`. */
   userAgent?: string;
-  /** Most concurrent connections for ordinary requests (watches have their own unbounded pool). Defaults to 64. */
+  /**
+   * Most ordinary requests in flight at once (each on a connection of its own); watches do not count
+   * and share the same keep-alive connections (an informer's watch goes on the socket its list used).
+   * Defaults to 64.
+   */
   maxSockets?: number;
   /** A request fails with a `timeout` transport error when its socket is idle this long. Defaults to 60,000 ms. */
   requestTimeoutMs?: number;

@@ -19,6 +19,8 @@
 //   by owner references to ConfigMaps): heap per cached object of a second operator, after a first
 //   one ran the same code; `heap` is the whole difference (an empty namespace gives the heap of the
 //   operator itself: code compiled while it ran, hidden classes, its watches).
+// With TOSDK_FOOTPRINT_DETAIL=1 the child also prints where its memory is: /proc/self/smaps summed
+// by mapping (the node binary, anonymous, heap), V8's heap spaces, and the TLS/TCP sockets it holds.
 // With TOSDK_FOOTPRINT_TRACE=1 the child also lists the packages and the Node built-ins it loaded
 // (a module hook that itself costs memory, so the memory of a traced run is not a measurement).
 import { registerHooks } from 'node:module';
@@ -26,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const [mode, kubeconfigPath, namespace, serviceAccountDir, port, kind = 'ConfigMap'] = process.argv.slice(2);
 const trace = process.env['TOSDK_FOOTPRINT_TRACE'] === '1';
+const detail = process.env['TOSDK_FOOTPRINT_DETAIL'] === '1';
 const packages = new Set();
 if (trace) {
   registerHooks({
@@ -200,6 +203,44 @@ const loaded = trace
         .map((m) => m.slice('NativeModule '.length)),
     }
   : {};
-console.log(JSON.stringify({ mode, rss, heapUsed, ...extra, ...loaded }));
+const where = detail ? memoryDetail() : {};
+console.log(JSON.stringify({ mode, rss, heapUsed, ...extra, ...loaded, ...where }));
 await operator?.stop();
 floorWatch?.destroy();
+
+/** RSS by mapping kind, V8 heap spaces in use and the sockets held (TOSDK_FOOTPRINT_DETAIL=1). */
+function memoryDetail() {
+  const fs = process.getBuiltinModule('node:fs');
+  const v8 = process.getBuiltinModule('node:v8');
+  const smaps = { binary: 0, libraries: 0, heap: 0, anonymous: 0, other: 0 };
+  let kind = 'other';
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1];
+      kind =
+        name === process.execPath || name.endsWith('/node')
+          ? 'binary'
+          : name === '[heap]'
+            ? 'heap'
+            : name === ''
+              ? 'anonymous'
+              : name.startsWith('/')
+                ? 'libraries'
+                : 'other';
+      continue;
+    }
+    const rssLine = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rssLine) smaps[kind] += Number(rssLine[1]) * 1024;
+  }
+  const spaces = {};
+  for (const s of v8.getHeapSpaceStatistics()) spaces[s.space_name] = s.space_used_size;
+  const resources = process.getActiveResourcesInfo();
+  return {
+    smaps,
+    spaces,
+    committedHeap: v8.getHeapStatistics().total_physical_size,
+    sockets: resources.filter((r) => r === 'TLSSocket' || r === 'TCPSocketWrap' || r === 'TLSWrap').length,
+    resources: [...new Set(resources)],
+  };
+}

@@ -11,6 +11,8 @@ export interface RecordedRequest {
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The client's port of the connection it came on (the same for requests on one kept-alive socket). */
+  remotePort: number;
 }
 
 /** Answers one request; may keep `res` open (watch streams). */
@@ -55,6 +57,7 @@ export class ScriptedServer {
           query: url.searchParams,
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          remotePort: req.socket.remotePort ?? 0,
         };
         ref.self!.requests.push(recorded);
         ref.self!.open.add(res);

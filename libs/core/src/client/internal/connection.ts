@@ -68,9 +68,25 @@ class OneServerHttpAgent extends httpModule.Agent {
 }
 
 /**
- * The transport of one client: the server's base URL, two keep-alive agents (one pooled for
- * ordinary requests, one unbounded for long-lived watches so they never starve writes) and the
- * credential headers, refreshed from the KubeConfig when they can change (exec plugins, auth providers).
+ * A place in the queue for a request slot (see {@link Connection.acquire}): `start` runs when the
+ * slot is its; a cancelled entry is skipped.
+ */
+export interface SlotWaiter {
+  start(): void;
+  cancelled: boolean;
+}
+
+/**
+ * The transport of one client: the server's base URL, one keep-alive agent shared by ordinary
+ * requests and watches, and the credential headers, refreshed from the KubeConfig when they can
+ * change (exec plugins, auth providers).
+ *
+ * One agent, so that a socket an ordinary request let go of (an informer's list) carries the watch
+ * that follows, and a socket a watch let go of carries requests: a no-change restart with two kinds
+ * opens two TLS connections instead of four, and an idle operator holds one (issue 15 §2, §3). The
+ * agent itself is unbounded; ordinary requests take one of `maxSockets` slots here instead of in
+ * the agent, so a watch (which takes none) never starves them, and no request waits behind a
+ * watch: a socket a watch holds is never free, so a request takes another one or opens one.
  */
 export class Connection {
   readonly protocol: 'http:' | 'https:';
@@ -80,9 +96,14 @@ export class Connection {
   readonly basePath: string;
   /** The idle deadlines of the buffered requests in flight (one timer for all of them). */
   readonly idle = new IdleSweeper();
-  private requestAgent?: http.Agent;
-  private watchAgent?: http.Agent;
+  private agent?: http.Agent;
   private proxyAgent?: http.Agent;
+  /** Ordinary requests holding a slot. */
+  private active = 0;
+  /** Requests waiting for a slot, first come first served (from `head` on). */
+  private waiting: SlotWaiter[] = [];
+  private head = 0;
+  private pumpQueued = false;
   private readonly usesProxy: boolean;
   private auth?: ResolvedAuth;
   private authAt = 0;
@@ -131,10 +152,54 @@ export class Connection {
    * KubeConfig once (again when dynamic credentials are due). Synchronous while the credentials are
    * fresh (no promise per request), else a promise.
    */
-  prepare(watch: boolean): Prepared | Promise<Prepared> {
+  prepare(): Prepared | Promise<Prepared> {
     const auth = this.freshAuth();
-    if (auth) return { headers: auth.headerList, agent: this.agentFor(watch, auth) };
-    return this.resolveAuth(false).then((a) => ({ headers: a.headerList, agent: this.agentFor(watch, a) }));
+    if (auth) return { headers: auth.headerList, agent: this.agentFor(auth) };
+    return this.resolveAuth(false).then((a) => ({ headers: a.headerList, agent: this.agentFor(a) }));
+  }
+
+  /**
+   * Takes one of the `maxSockets` slots of ordinary requests (watches take none): true when one was
+   * free; else `waiter` is queued and started when a slot is its (never after {@link close}).
+   */
+  acquire(waiter: SlotWaiter): boolean {
+    if (this.active < this.options.maxSockets && this.head === this.waiting.length) {
+      this.active++;
+      return true;
+    }
+    this.waiting.push(waiter);
+    return false;
+  }
+
+  /**
+   * Gives a slot back. The next waiter starts in a microtask: after the socket of the request that
+   * ended is back in the pool (Node frees it in a tick of the response's end) and never in the middle
+   * of {@link KubernetesClient.close}'s loop over the requests in flight.
+   */
+  release(): void {
+    this.active--;
+    if (this.head < this.waiting.length && !this.pumpQueued) {
+      this.pumpQueued = true;
+      queueMicrotask(() => this.pump());
+    }
+  }
+
+  private pump(): void {
+    this.pumpQueued = false;
+    const waiting = this.waiting;
+    while (!this.closed && this.active < this.options.maxSockets && this.head < waiting.length) {
+      const next = waiting[this.head++];
+      if (next.cancelled) continue;
+      this.active++;
+      next.start();
+    }
+    if (this.head === waiting.length) {
+      this.waiting = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > waiting.length) {
+      this.waiting = waiting.slice(this.head);
+      this.head = 0;
+    }
   }
 
   /** Forgets cached credentials (after a 401) so the next request asks the KubeConfig again. */
@@ -162,10 +227,8 @@ export class Connection {
 
   /** Destroys the idle keep-alive sockets (after one turned out dead, e.g. the server restarted: the others are too). */
   dropIdleSockets(): void {
-    for (const agent of [this.requestAgent, this.watchAgent]) {
-      for (const sockets of Object.values(agent?.freeSockets ?? {})) {
-        for (const socket of sockets ?? []) socket.destroy();
-      }
+    for (const sockets of Object.values(this.agent?.freeSockets ?? {})) {
+      for (const socket of sockets ?? []) socket.destroy();
     }
   }
 
@@ -176,31 +239,29 @@ export class Connection {
   close(): void {
     this.closed = true;
     this.dropPools();
+    // the requests still waiting were aborted by the client (their waiters are cancelled)
+    this.waiting = [];
+    this.head = 0;
   }
 
   private dropPools(): void {
-    this.requestAgent?.destroy();
-    this.watchAgent?.destroy();
-    this.requestAgent = undefined;
-    this.watchAgent = undefined;
+    this.agent?.destroy();
+    this.agent = undefined;
   }
 
-  private agentFor(watch: boolean, auth: ResolvedAuth): http.Agent {
+  private agentFor(auth: ResolvedAuth): http.Agent {
     if (this.closed) throw new KubernetesClientClosedError();
     if (this.proxyAgent) return this.proxyAgent;
-    if (watch) {
-      this.watchAgent ??= this.makeAgent(auth, Infinity);
-      return this.watchAgent;
-    }
-    this.requestAgent ??= this.makeAgent(auth, this.options.maxSockets);
-    return this.requestAgent;
+    this.agent ??= this.makeAgent(auth);
+    return this.agent;
   }
 
-  private makeAgent(auth: ResolvedAuth, maxSockets: number): http.Agent {
+  private makeAgent(auth: ResolvedAuth): http.Agent {
     const common = {
       keepAlive: true,
       keepAliveMsecs: 30_000,
-      maxSockets,
+      // requests are bounded by the connection's slots, watches not at all (see the class comment)
+      maxSockets: Infinity,
       maxFreeSockets: 256,
       scheduling: 'lifo' as const,
     };

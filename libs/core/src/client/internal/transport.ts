@@ -3,7 +3,7 @@ import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
 import type { KubernetesStatus } from '../errors.js';
-import type { Connection, Prepared } from './connection.js';
+import type { Connection, Prepared, SlotWaiter } from './connection.js';
 import type { IdleEntry } from './idle-sweeper.js';
 
 // node:http imported as an ES module builds its namespace by reading every export, which runs
@@ -27,7 +27,7 @@ export interface HttpExchange {
   inFlight?: Set<() => void>;
   /** Destroys the request when the socket is idle this long; 0 disables. */
   idleTimeoutMs: number;
-  /** A long-lived stream (uses the watch agent). */
+  /** A long-lived stream: takes no request slot (see Connection). */
   watch?: boolean;
   /** The Accept header. Defaults to `application/json`. */
   accept?: string;
@@ -68,7 +68,7 @@ async function openOnce(
   conn: Connection,
   exchange: HttpExchange,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-  const pending = conn.prepare(exchange.watch ?? false);
+  const pending = conn.prepare();
   const prepared = pending instanceof Promise ? await pending : pending;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
@@ -134,10 +134,11 @@ async function openOnce(
  * no answer starts within `idleTimeoutMs` or its socket is idle that long while the body arrives
  * (a timer and a socket timeout per request cost a measurable share of a request's CPU, issue 15
  * §2). A request that fails on a reused keep-alive socket with ECONNRESET before any answer is
- * sent once more on a fresh socket, as {@link open} does.
+ * sent once more on a fresh socket, as {@link open} does. It holds one of the connection's request
+ * slots from its start to its end (waiting for one first when all are taken).
  */
 export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
-  const prepared = conn.prepare(false);
+  const prepared = conn.prepare();
   if (prepared instanceof Promise) return prepared.then((p) => sendPrepared(conn, exchange, p));
   return sendPrepared(conn, exchange, prepared);
 }
@@ -150,35 +151,42 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
     );
   }
   return new Promise((resolve, reject) => {
-    let req: http.ClientRequest;
+    let req: http.ClientRequest | undefined;
     let settled = false;
     let answered = false;
     let retried = false;
+    let holding = false;
     const idle: IdleEntry = {
       last: Date.now(),
       timeoutMs: exchange.idleTimeoutMs,
       expire: () => {
         const timeout = new TimeoutMarker('timeout');
-        req.destroy(timeout);
+        req?.destroy(timeout);
         fail(timeout);
       },
     };
     const onAbort = () => {
       const aborted = new AbortMarker('aborted');
-      req.destroy(aborted);
+      req?.destroy(aborted);
       fail(aborted);
     };
     const cleanup = () => {
       exchange.signal?.removeEventListener('abort', onAbort);
       exchange.inFlight?.delete(onAbort);
       if (idle.timeoutMs > 0) conn.idle.remove(idle);
+      if (holding) {
+        holding = false;
+        conn.release();
+      } else {
+        waiter.cancelled = true;
+      }
     };
     const fail = (cause: unknown) => {
       if (settled) return;
       if (
         !answered &&
         !retried &&
-        req.reusedSocket &&
+        req?.reusedSocket &&
         (cause as NodeJS.ErrnoException)?.code === 'ECONNRESET'
       ) {
         // the server closed the idle socket as we wrote (or restarted): once more on a fresh one
@@ -193,9 +201,10 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
       reject(transportError(cause, exchange, requestInfo, conn.url));
     };
     const start = () => {
-      req = request(conn, exchange, prepared);
-      req.on('error', fail);
-      req.on('response', (res) => {
+      const current = request(conn, exchange, prepared);
+      req = current;
+      current.on('error', fail);
+      current.on('response', (res) => {
         answered = true;
         idle.last = Date.now();
         if (settled) {
@@ -228,12 +237,23 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
           if (!settled) fail(new Error('response aborted'));
         });
       });
-      req.end(exchange.body);
+      current.end(exchange.body);
+    };
+    // the time a request waits for a slot counts toward its idle deadline, as it did in the agent's queue
+    const waiter: SlotWaiter = {
+      cancelled: false,
+      start: () => {
+        holding = true;
+        start();
+      },
     };
     exchange.signal?.addEventListener('abort', onAbort, { once: true });
     exchange.inFlight?.add(onAbort);
     if (idle.timeoutMs > 0) conn.idle.add(idle);
-    start();
+    if (conn.acquire(waiter)) {
+      holding = true;
+      start();
+    }
   });
 }
 
