@@ -370,6 +370,7 @@ async function footprint(server: KubeApiServer): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const child = join(root, 'libs/core/src/client/__tests__/footprint-child.mjs');
   const exec = promisify(execFile);
+  const connections = new Map<string, number>();
   const rss = async (mode: string): Promise<number> => {
     const values: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -377,9 +378,16 @@ async function footprint(server: KubeApiServer): Promise<void> {
         process.execPath,
         // the namespace `default`, almost empty: the operator's own footprint, not its cache's
         ['--expose-gc', child, mode, kubeconfig, 'default', sa, String(server.port)],
-        { cwd: join(root, 'libs/core'), encoding: 'utf8' },
+        // DETAIL: the child also counts its connections (after taking its RSS)
+        {
+          cwd: join(root, 'libs/core'),
+          encoding: 'utf8',
+          env: { ...process.env, TOSDK_FOOTPRINT_DETAIL: '1' },
+        },
       );
-      values.push((JSON.parse(stdout.trim().split('\n').pop()!) as { rss: number }).rss);
+      const measured = JSON.parse(stdout.trim().split('\n').pop()!) as { rss: number; connections?: number };
+      values.push(measured.rss);
+      if (measured.connections !== undefined) connections.set(mode, measured.connections);
     }
     return median(values);
   };
@@ -389,7 +397,7 @@ async function footprint(server: KubeApiServer): Promise<void> {
   const clientNode = await rss('client-node');
   console.log('idle operator RSS, one controller on the ConfigMaps of `default` (median of 3 processes):');
   console.log(
-    `  baseline bare node: ${mb(base)}; floor, bare node:https list + open watch: ${mb(floor)}; with client-node's KubeConfig (before): ${mb(clientNode)}`,
+    `  baseline bare node: ${mb(base)}; floor, bare node:https list + open watch: ${mb(floor)} (${connections.get('floor')} connection); with client-node's KubeConfig (before): ${mb(clientNode)}`,
   );
   for (const [mode, what] of [
     ['core', 'import of @tosdk/core only'],
@@ -402,6 +410,9 @@ async function footprint(server: KubeApiServer): Promise<void> {
     );
     if (mode === 'in-cluster') {
       console.log(`  target idle RSS <= 60 MB: ${value <= 60e6 ? 'met' : 'not met'} (${mb(value)})`);
+      console.log(
+        `  connections the idle operator holds: ${connections.get(mode)} (the floor: ${connections.get('floor')})`,
+      );
     }
   }
 }

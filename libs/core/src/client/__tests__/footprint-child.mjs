@@ -20,7 +20,7 @@
 //   one ran the same code; `heap` is the whole difference (an empty namespace gives the heap of the
 //   operator itself: code compiled while it ran, hidden classes, its watches).
 // With TOSDK_FOOTPRINT_DETAIL=1 the child also prints where its memory is: /proc/self/smaps summed
-// by mapping (the node binary, anonymous, heap), V8's heap spaces, and the TLS/TCP sockets it holds.
+// by mapping (the node binary, anonymous, heap), V8's heap spaces, and the connections it holds open.
 // With TOSDK_FOOTPRINT_TRACE=1 the child also lists the packages and the Node built-ins it loaded
 // (a module hook that itself costs memory, so the memory of a traced run is not a measurement).
 import { registerHooks } from 'node:module';
@@ -29,6 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const [mode, kubeconfigPath, namespace, serviceAccountDir, port, kind = 'ConfigMap'] = process.argv.slice(2);
 const trace = process.env['TOSDK_FOOTPRINT_TRACE'] === '1';
 const detail = process.env['TOSDK_FOOTPRINT_DETAIL'] === '1';
+const socketsAtStart = detail ? openSockets() : 0;
 const packages = new Set();
 if (trace) {
   registerHooks({
@@ -240,7 +241,20 @@ function memoryDetail() {
     smaps,
     spaces,
     committedHeap: v8.getHeapStatistics().total_physical_size,
-    sockets: resources.filter((r) => r === 'TLSSocket' || r === 'TCPSocketWrap' || r === 'TLSWrap').length,
+    // sockets opened since the child started: its connections to the API server (it serves nothing)
+    connections: openSockets() - socketsAtStart,
     resources: [...new Set(resources)],
   };
+}
+
+/** Open socket descriptors of this process. */
+function openSockets() {
+  const fs = process.getBuiltinModule('node:fs');
+  return fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
 }
