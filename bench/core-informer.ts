@@ -20,6 +20,7 @@ import {
   KubernetesClient,
   managedFieldsTransform,
   Operator,
+  ResourceID,
   ResourceTypes,
   UpdateControl,
 } from '@tosdk/core';
@@ -344,11 +345,91 @@ export async function run(): Promise<void> {
     console.log(
       `metadata-only informer heap per cached object: ${perObject(metaHeap)} B: ${(metaHeap / informerHeap).toFixed(2)}x the full informer's ${perObject(informerHeap)} B on the same objects`,
     );
+    await clientCpu(server, client);
     await footprint(server);
   } finally {
     client.close();
     await server.stop();
   }
+}
+
+/**
+ * CPU per request of tosdk's client against the floor's request function (a bare node:https
+ * keep-alive client, as in the widgets bench's floor-raw), in this process against the same server:
+ * merge patches of 16 ConfigMaps, 16 in flight, rounds alternating. The server runs in this process
+ * too, so each figure includes its CPU: the difference of two figures is the clients' difference.
+ */
+async function clientCpu(server: KubeApiServer, client: KubernetesClient): Promise<void> {
+  const REQUESTS = 2_000;
+  const ROUNDS = 8;
+  const INFLIGHT = 16;
+  const token = server.tokenOf();
+  const agent = new https.Agent({ keepAlive: true, maxSockets: INFLIGHT, ca: server.caPem });
+  const raw = (path: string, body: string) =>
+    new Promise<string>((resolve, reject) => {
+      const headers = {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        'content-type': 'application/merge-patch+json',
+        'content-length': Buffer.byteLength(body),
+      };
+      const req = https.request(
+        { agent, hostname: '127.0.0.1', port: server.port, method: 'PATCH', path, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((res.statusCode ?? 0) >= 300) reject(new Error(`PATCH ${path}: ${res.statusCode}`));
+            else resolve(text);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const CM = ResourceTypes.ConfigMap;
+  const ids = Array.from({ length: INFLIGHT }, (_, i) => `cpu-${i}`);
+  for (const name of ids) await client.create(CM, { metadata: { name, namespace: EMPTY_NAMESPACE } });
+  let seq = 0;
+  const patch = () => ({ data: { v: String(++seq) } });
+  const path = (name: string) => `/api/v1/namespaces/${EMPTY_NAMESPACE}/configmaps/${name}`;
+  const contenders: Record<string, (name: string) => Promise<unknown>> = {
+    floor: (name) => raw(path(name), JSON.stringify(patch())),
+    'floor + JSON.parse': (name) =>
+      raw(path(name), JSON.stringify(patch())).then((t) => JSON.parse(t) as unknown),
+    tosdk: (name) => client.mergePatch(CM, new ResourceID(name, EMPTY_NAMESPACE), patch()),
+  };
+  const perRequest = async (send: (name: string) => Promise<unknown>) => {
+    let next = 0;
+    const start = process.cpuUsage();
+    await Promise.all(
+      ids.map(async (name) => {
+        while (next < REQUESTS) {
+          next++;
+          await send(name);
+        }
+      }),
+    );
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / REQUESTS;
+  };
+  const names = Object.keys(contenders);
+  for (const name of names) await perRequest(contenders[name]); // warm-up
+  const rounds = new Map<string, number[]>(names.map((n) => [n, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of r % 2 ? [...names].reverse() : names)
+      rounds.get(name)!.push(await perRequest(contenders[name]));
+  }
+  agent.destroy();
+  const floor = median(rounds.get('floor')!);
+  const parsed = median(rounds.get('floor + JSON.parse')!);
+  const ours = median(rounds.get('tosdk')!);
+  const paired = median(rounds.get('tosdk')!.map((v, i) => v / rounds.get('floor + JSON.parse')![i]));
+  console.log(
+    `client CPU per merge patch (client + in-process server, ${INFLIGHT} in flight, median of ${ROUNDS} alternating rounds of ${REQUESTS}): floor ${floor.toFixed(0)} us, floor + JSON.parse of the answer ${parsed.toFixed(0)} us, tosdk's client ${ours.toFixed(0)} us (it parses the answer): ${(ours - parsed).toFixed(0)} us over the floor with the parse (paired ratio ${paired.toFixed(2)}x), ${(ours - floor).toFixed(0)} us over the bare floor`,
+  );
 }
 
 /**
