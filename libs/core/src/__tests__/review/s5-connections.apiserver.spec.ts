@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
@@ -57,7 +58,7 @@ async function openWatch(client: KubernetesClient, ns: string, signal: AbortSign
 }
 
 describe('review s5: connections shared by requests and watches', () => {
-  it('[CL] a burst of 80 concurrent requests never holds more than maxSockets connections, and every answer is its own', async () => {
+  it('a burst of 80 concurrent requests never holds more than maxSockets connections, and every answer is its own', async () => {
     const ns = await newNamespace(bed.admin);
     await configMaps(ns, 8);
     const { proxy, client } = await proxied({ maxSockets: 3 });
@@ -70,7 +71,7 @@ describe('review s5: connections shared by requests and watches', () => {
     expect(proxy.peak).toBeLessThanOrEqual(3);
   });
 
-  it('[CL] six open watches do not starve requests of a client with maxSockets 1, and a watch opens while every request slot is busy', async () => {
+  it('six open watches do not starve requests of a client with maxSockets 1, and a watch opens while every request slot is busy', async () => {
     const namespaces: string[] = [];
     for (let i = 0; i < 6; i++) namespaces.push(await newNamespace(bed.admin));
     const { proxy, client } = await proxied({ maxSockets: 1 });
@@ -114,7 +115,7 @@ describe('review s5: connections shared by requests and watches', () => {
     }
   });
 
-  it('[CL] request slots are given back by timed-out, aborted, refused and failed requests (maxSockets 1)', async () => {
+  it('request slots are given back by timed-out, aborted, refused and failed requests (maxSockets 1)', async () => {
     const ns = await newNamespace(bed.admin);
     await configMaps(ns, 2);
     const { client } = await proxied({ maxSockets: 1, requestTimeoutMs: 400 });
@@ -151,7 +152,7 @@ describe('review s5: connections shared by requests and watches', () => {
     expect(after.map((a) => a?.metadata?.name)).toEqual(Array.from({ length: 10 }, (_, i) => `cm-${i % 2}`));
   });
 
-  it('[CL] close() with requests waiting for a slot ends every one of them (none hangs), and nothing is sent after it', async () => {
+  it('close() with requests waiting for a slot ends every one of them (none hangs), and nothing is sent after it', async () => {
     const ns = await newNamespace(bed.admin);
     const { proxy, client } = await proxied({ maxSockets: 1 });
     bed.server.faults.addLatency({ verb: 'get', resource: 'secrets', ms: 4_000 });
@@ -179,7 +180,7 @@ describe('review s5: connections shared by requests and watches', () => {
     expect(bed.server.requests.count({ namespace: ns, resource: 'configmaps' })).toBe(before);
   });
 
-  it('[CL] a watch the client leaves mid-stream (events still coming) leaves no bytes for a later request to read', async () => {
+  it('a watch the client leaves mid-stream (events still coming) leaves no bytes for a later request to read', async () => {
     const ns = await newNamespace(bed.admin);
     await configMaps(ns, 40);
     const { client } = await proxied({ maxSockets: 2 });
@@ -198,7 +199,7 @@ describe('review s5: connections shared by requests and watches', () => {
     }
   });
 
-  it('[CL] watches cut by the server and a server restart: an informer on the client catches up and requests keep answering', async () => {
+  it('watches cut by the server and a server restart: an informer on the client catches up and requests keep answering', async () => {
     const ns = await newNamespace(bed.admin);
     const { client } = await proxied({ maxSockets: 2, retry: undefined });
     const informer = new Informer<V1ConfigMap>({ client, type: CM, namespace: ns });
@@ -219,5 +220,21 @@ describe('review s5: connections shared by requests and watches', () => {
     } finally {
       await informer.stop();
     }
+  });
+
+  it('a signal the caller reuses for many requests and watches, some of them waiting for a slot, keeps no listener once they are over', async () => {
+    const ns = await newNamespace(bed.admin);
+    await configMaps(ns, 2);
+    const { client } = await proxied({ maxSockets: 2 });
+    const shared = new AbortController();
+    for (let round = 0; round < 20; round++) {
+      // 10 at once on 2 slots: most wait for one
+      await Promise.all(
+        Array.from({ length: 10 }, () => client.list(CM, { namespace: ns, signal: shared.signal })),
+      );
+      for await (const _ of client.watch(CM, { namespace: ns, resourceVersion: '0', signal: shared.signal }))
+        break;
+    }
+    expect(getEventListeners(shared.signal, 'abort').length).toBe(0);
   });
 });

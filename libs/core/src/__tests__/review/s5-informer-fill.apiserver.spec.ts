@@ -78,7 +78,7 @@ async function fill(ns: string, n: number): Promise<void> {
 }
 
 describe('review s5: what the informer caches is what the server serves', () => {
-  it('[IN-01] several pages of awkward objects, changes while the list is under way, an index, a stop and a start', async () => {
+  it('several pages of awkward objects, changes while the list is under way, an index, a stop and a start', async () => {
     const ns = await newNamespace(bed.admin);
     await fill(ns, 260);
     const make = () => {
@@ -145,7 +145,7 @@ describe('review s5: what the informer caches is what the server serves', () => 
     }
   });
 
-  it('[IN-01] a metadata-only informer holds the metadata the server serves, after a list of pages and after a 410 re-list', async () => {
+  it('a metadata-only informer holds the metadata the server serves, after a list of pages and after a 410 re-list', async () => {
     const ns = await newNamespace(bed.admin);
     await fill(ns, 120);
     const informer = new Informer<V1ConfigMap>({

@@ -357,7 +357,7 @@ async function trial(kind: Kind, ns: string, seed: number) {
 
 describe('review s5: the managed-fields matcher against the API server', () => {
   it.each(KINDS.map((k) => [k.name, k] as const))(
-    '[DR-05] %s: whenever the matcher says an apply changes nothing, a dry-run apply changes nothing (seeded random objects and intents)',
+    '[DR-10] %s: whenever the matcher says an apply changes nothing, a dry-run apply changes nothing (seeded random objects and intents)',
     async (_name, kind) => {
       const ns = await newNamespace(bed.admin);
       ownerUids = [];

@@ -84,7 +84,7 @@ function marksOf(
 }
 
 describe('review s5: the primary a reconciler is handed is its own plain object', () => {
-  it('[RC-01] two controllers of the same widgets keep and change their primaries after returning: neither they nor later reconciliations ever see those changes', async () => {
+  it('two controllers of the same widgets keep and change their primaries after returning: neither they nor later reconciliations ever see those changes', async () => {
     const ns = await newNamespace(bed.admin);
     const a = new Keeper('a');
     const b = new Keeper('b');
@@ -120,7 +120,7 @@ describe('review s5: the primary a reconciler is handed is its own plain object'
     expect(Object.keys(served?.metadata?.labels ?? {})).toEqual(['step']);
   });
 
-  it('[RC-01] cleanup and updateErrorStatus are handed their own copies: changes they keep making after returning reach no later run', async () => {
+  it('cleanup and updateErrorStatus are handed their own copies: changes they keep making after returning reach no later run', async () => {
     const ns = await newNamespace(bed.admin);
     const texts: Array<{ kind: string; marks: string[]; problems: string[] }> = [];
     const kept: Widget[] = [];

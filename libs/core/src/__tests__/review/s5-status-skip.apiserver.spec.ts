@@ -100,7 +100,7 @@ describe.each([
   ['merge patch', false],
   ['server-side apply', true],
 ])('review s5: a status write that changes something is sent (%s)', (_kind, useSSA) => {
-  it('[EP-25] a status member the reconciler drops (its only change) is removed on the server', async () => {
+  it('[EP-23] a status member the reconciler drops (its only change) is removed on the server', async () => {
     const ns = await newNamespace(bed.admin);
     const reconciler = new Scripted((v) =>
       v === 'a' ? { observed: 'same', extra: 'x' } : { observed: 'same' },
@@ -110,7 +110,7 @@ describe.each([
     await expectStatus(ns, reconciler, 'b', { observed: 'same' });
   });
 
-  it('[EP-25] a change deep in a status list item (one condition field) is written', async () => {
+  it('[EP-23] a change deep in a status list item (one condition field) is written', async () => {
     const ns = await newNamespace(bed.admin);
     const conditions = (s: string) => [
       { type: 'Ready', status: 'True', reason: 'Fine' },
@@ -125,7 +125,7 @@ describe.each([
     await expectStatus(ns, reconciler, 'b', { observed: 'same', conditions: conditions('False') });
   });
 
-  it('[EP-25] a status value that changes only its JSON type (1 -> "1", false -> 0, {} -> []) is written', async () => {
+  it('[EP-23] a status value that changes only its JSON type (1 -> "1", false -> 0, {} -> []) is written', async () => {
     const ns = await newNamespace(bed.admin);
     const reconciler = new Scripted((v) =>
       v === 'a' ? { count: 1, flag: false, bag: {} } : { count: '1', flag: 0, bag: [] },
@@ -135,7 +135,7 @@ describe.each([
     await expectStatus(ns, reconciler, 'b', { count: '1', flag: 0, bag: [] });
   });
 
-  it('[EP-25] a status that someone else changed since is set back, though it equals what the reconciler wrote before', async () => {
+  it('[EP-23] a status that someone else changed since is set back, though it equals what the reconciler wrote before', async () => {
     const ns = await newNamespace(bed.admin);
     const id = new ResourceID('w', ns);
     const reconciler = new Scripted(() => ({ observed: 'ours', extra: 'ours' }));
@@ -156,7 +156,7 @@ describe.each([
     await expectStatus(ns, reconciler, 'b', { observed: 'ours', extra: 'ours' });
   });
 
-  it('[EP-25] the reconciler’s status equal to the server’s sends nothing over several reconciliations (no needless writes)', async () => {
+  it('[EP-23] the reconciler’s status equal to the server’s sends nothing over several reconciliations (no needless writes)', async () => {
     const ns = await newNamespace(bed.admin);
     const id = new ResourceID('w', ns);
     const reconciler = new Scripted(() => ({
@@ -180,7 +180,7 @@ describe.each([
   ['merge patch', false],
   ['server-side apply', true],
 ])('review s5: a resource write that changes something is sent (%s)', (_kind, useSSA) => {
-  it('[EP-25] a label added, then a label and an annotation removed (the only changes) reach the server', async () => {
+  it('[EP-23] a label added, then a label and an annotation removed (the only changes) reach the server', async () => {
     const ns = await newNamespace(bed.admin);
     const id = new ResourceID('w', ns);
     const reconciler = new Scripted(undefined, (v, w) => {

@@ -47,7 +47,7 @@ async function withProxy<T>(
 }
 
 describe('review s5: a write the server processed is not sent again after a connection reset', () => {
-  it.failing(
+  it(
     '[FINDING H24-1] a create with generateName on a kept-alive socket reset after the server created it makes one object, not two',
     async () => {
       const ns = 'default';
@@ -82,7 +82,7 @@ describe('review s5: a write the server processed is not sent again after a conn
     },
   );
 
-  it.failing(
+  it(
     '[FINDING H24-1] a JSON patch that appends to a list, reset after the server applied it, appends one item, not two',
     async () => {
       const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
