@@ -619,6 +619,8 @@ export class KubernetesClient {
       inFlight: this.inFlight,
       idleTimeoutMs: this.requestTimeoutMs,
       accept: spec.accept,
+      // a reset on a kept socket may come after the server processed the request
+      resendable: spec.retry === 'repeatable',
     };
     return send(this.connection, exchange).then(
       (answer) => {

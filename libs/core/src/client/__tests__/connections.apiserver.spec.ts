@@ -5,6 +5,7 @@ import { ResourceID } from '../../api/resource-id.js';
 import { Informer } from '../../informer/informer.js';
 import { UpdateControl } from '../../api/controls.js';
 import { apiServerSuite, newNamespace, waitFor } from '../../operator/__tests__/support.js';
+import { KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import { CountingProxy } from './counting-proxy.js';
 import { json, ScriptedServer, waitFor as waitUntil } from './scripted-server.js';
@@ -175,6 +176,45 @@ describe('request slots and kept-alive sockets (scripted server)', () => {
       stops.abort();
       await drain;
     }
+  });
+
+  it('a write a repeat could apply twice is not sent again after a reset on a kept-alive socket (the server may have processed it); a repeatable one is', async () => {
+    const served = new Set<number>();
+    server.handle((req, res) => {
+      const reused = served.has(req.remotePort);
+      served.add(req.remotePort);
+      // the server processed the write, then the connection was cut before the answer
+      // (a load balancer's idle cut looks the same to the client)
+      if (req.method !== 'GET' && reused) {
+        res.socket?.destroy();
+        return;
+      }
+      json(
+        res,
+        200,
+        req.method === 'GET'
+          ? { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] }
+          : item,
+      );
+    });
+    client = KubernetesClient.fromKubeConfig(server.kubeConfig(), { retry: false });
+    await client.list(CM, { namespace: 'ns1' }); // a kept-alive socket
+    const error = await client
+      .create(CM, { metadata: { generateName: 'w-', namespace: 'ns1' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+
+    served.clear();
+    server.requests.length = 0;
+    await client.list(CM, { namespace: 'ns1' });
+    const applied = await client.apply(
+      CM,
+      { metadata: { name: 'a', namespace: 'ns1' } },
+      { fieldManager: 't' },
+    );
+    expect(applied.metadata?.name).toBe('a');
+    expect(server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(2);
   });
 
   it('a watch sent on the kept-alive socket of the list before it is sent again on a fresh one when the server has closed that socket', async () => {

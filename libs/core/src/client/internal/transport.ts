@@ -31,6 +31,14 @@ export interface HttpExchange {
   watch?: boolean;
   /** The Accept header. Defaults to `application/json`. */
   accept?: string;
+  /**
+   * Whether a repeat is harmless (a read, or a write whose landed repeat changes nothing): only then
+   * is a request reset on a kept-alive socket before any answer sent once more on a fresh one. The
+   * server may have processed it before the reset (a load balancer's idle cut looks the same), so a
+   * create with generateName or an appending JSON patch is not repeated (as Go's transport and
+   * client-go). Defaults to true (reads and watches).
+   */
+  resendable?: boolean;
 }
 
 /** A buffered answer. */
@@ -108,7 +116,11 @@ async function openOnce(
       settled = true;
       cleanup();
       const error = transportError(cause, exchange, requestInfo, conn.url);
-      if (req.reusedSocket && (cause as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      if (
+        exchange.resendable !== false &&
+        req.reusedSocket &&
+        (cause as NodeJS.ErrnoException).code === 'ECONNRESET'
+      ) {
         Object.assign(error, { retryOnFreshSocket: true });
       }
       reject(error);
@@ -134,7 +146,8 @@ async function openOnce(
  * no answer starts within `idleTimeoutMs` or its socket is idle that long while the body arrives
  * (a timer and a socket timeout per request cost a measurable share of a request's CPU, issue 15
  * §2). A request that fails on a reused keep-alive socket with ECONNRESET before any answer is
- * sent once more on a fresh socket, as {@link open} does. It holds one of the connection's request
+ * sent once more on a fresh socket, as {@link open} does, when a repeat is harmless
+ * ({@link HttpExchange.resendable}). It holds one of the connection's request
  * slots from its start to its end (waiting for one first when all are taken).
  */
 export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
@@ -186,6 +199,7 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
       if (
         !answered &&
         !retried &&
+        exchange.resendable !== false &&
         req?.reusedSocket &&
         (cause as NodeJS.ErrnoException)?.code === 'ECONNRESET'
       ) {
