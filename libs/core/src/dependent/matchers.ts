@@ -331,19 +331,24 @@ export function matchesWholeObject<R extends KubernetesResource>(
 
 /**
  * Rewrites a desired object so apply does not loop on known server normalisations: a Secret's
- * `stringData` becomes base64 `data` (the server never returns `stringData`).
+ * `stringData` becomes base64 `data` (the server never returns `stringData`). A `stringData` that
+ * is not a map of strings (a null or an object as a value) is left as it is, for the API server to
+ * decode or reject: the write is sent, never skipped on a guess.
  */
 export function sanitizeDesired<R extends KubernetesResource>(desired: R): R {
-  if (desired.kind === 'Secret' && (desired.apiVersion ?? 'v1') === 'v1') {
-    const s = desired as R & { stringData?: Record<string, string>; data?: Record<string, string> };
-    if (s.stringData) {
-      s.data = { ...(s.data ?? {}) };
-      for (const [k, v] of Object.entries(s.stringData))
-        s.data[k] = Buffer.from(v, 'utf8').toString('base64');
-      delete s.stringData;
-    }
-  }
+  if (desired.kind === 'Secret' && (desired.apiVersion ?? 'v1') === 'v1')
+    sanitizeSecretFields(desired as Record<string, unknown>);
   return desired;
+}
+
+/** Whether `v` is a map whose members are strings (undefined ones count as absent, as in JSON). */
+function isStringMap(v: unknown): v is Record<string, string | undefined> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  for (const k in v) {
+    const member = (v as Record<string, unknown>)[k];
+    if (Object.hasOwn(v, k) && member !== undefined && typeof member !== 'string') return false;
+  }
+  return true;
 }
 
 /**
@@ -361,11 +366,13 @@ function stripUnmanaged(obj: Record<string, unknown>, keepStatus = false): Recor
   return obj;
 }
 
+/** A Secret's `stringData` folded into base64 `data`, when it is a map of strings (see sanitizeDesired). */
 function sanitizeSecretFields(s: Record<string, unknown>): void {
-  const stringData = s['stringData'] as Record<string, string> | undefined;
-  if (!stringData) return;
+  const stringData = s['stringData'];
+  if (!stringData || !isStringMap(stringData)) return;
   const data = { ...((s['data'] as Record<string, string> | undefined) ?? {}) };
-  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+  for (const [k, v] of Object.entries(stringData))
+    if (v !== undefined) data[k] = Buffer.from(v, 'utf8').toString('base64');
   s['data'] = data;
   delete s['stringData'];
 }

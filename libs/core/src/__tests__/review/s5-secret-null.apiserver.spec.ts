@@ -53,41 +53,38 @@ class SecretWriter implements Reconciler<Widget> {
 }
 
 describe('review s5: a Secret intent with a null stringData value', () => {
-  it.failing(
-    '[FINDING H24-2] a Secret applied with stringData { optional: null } (accepted by the server) reconciles again without an error',
-    async () => {
-      const ns = await newNamespace(bed.admin);
-      const reconciler = new SecretWriter();
-      const operator = bed.operator();
-      operator.register(reconciler, {
-        name: 'review-s5-secret-null',
-        resourceType: Widget,
-        namespaces: [ns],
-      });
-      await operator.start();
-      const id = new ResourceID('w', ns);
-      await bed.admin.create(Widget, widget('w', ns, { value: 'a' }));
-      await waitFor(
-        async () => (await bed.admin.get(SECRET, new ResourceID('w-secret', ns))) !== undefined,
-        'the first apply created the Secret',
-        WAIT_MS,
-      );
-      for (const value of ['b', 'c']) {
-        await bed.admin.mergePatch(Widget, id, { spec: { value } });
-        await waitFor(() => reconciler.runs.includes(value), `reconciled ${value}`, WAIT_MS);
-      }
-      const token = async () =>
-        Buffer.from(
-          (await bed.admin.get(SECRET, new ResourceID('w-secret', ns)))?.data?.token ?? '',
-          'base64',
-        ).toString();
-      await waitFor(
-        async () => reconciler.errors.length > 0 || (await token()) === 'c',
-        'the last apply landed or failed',
-        WAIT_MS,
-      ).catch(() => undefined);
-      expect(reconciler.errors).toEqual([]);
-      expect(await token()).toBe('c');
-    },
-  );
+  it('[FINDING H24-2] a Secret applied with stringData { optional: null } (accepted by the server) reconciles again without an error', async () => {
+    const ns = await newNamespace(bed.admin);
+    const reconciler = new SecretWriter();
+    const operator = bed.operator();
+    operator.register(reconciler, {
+      name: 'review-s5-secret-null',
+      resourceType: Widget,
+      namespaces: [ns],
+    });
+    await operator.start();
+    const id = new ResourceID('w', ns);
+    await bed.admin.create(Widget, widget('w', ns, { value: 'a' }));
+    await waitFor(
+      async () => (await bed.admin.get(SECRET, new ResourceID('w-secret', ns))) !== undefined,
+      'the first apply created the Secret',
+      WAIT_MS,
+    );
+    for (const value of ['b', 'c']) {
+      await bed.admin.mergePatch(Widget, id, { spec: { value } });
+      await waitFor(() => reconciler.runs.includes(value), `reconciled ${value}`, WAIT_MS);
+    }
+    const token = async () =>
+      Buffer.from(
+        (await bed.admin.get(SECRET, new ResourceID('w-secret', ns)))?.data?.token ?? '',
+        'base64',
+      ).toString();
+    await waitFor(
+      async () => reconciler.errors.length > 0 || (await token()) === 'c',
+      'the last apply landed or failed',
+      WAIT_MS,
+    ).catch(() => undefined);
+    expect(reconciler.errors).toEqual([]);
+    expect(await token()).toBe('c');
+  });
 });
