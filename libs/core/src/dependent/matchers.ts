@@ -400,11 +400,17 @@ function sanitizeOwned(
   return owned;
 }
 
-/** The server fills apiVersion, kind and status of claim templates; compare without that difference. */
+/**
+ * The server fills apiVersion, kind and status of claim templates; compare without that difference.
+ * Only a list's object items are claim templates: anything else is compared as it is (no match, so
+ * the apply is sent and the API server's answer decides).
+ */
 function normalizeClaimTemplates(obj: Record<string, unknown>): void {
-  const templates = (obj['spec'] as { volumeClaimTemplates?: Array<Record<string, unknown>> } | undefined)
-    ?.volumeClaimTemplates;
-  for (const t of templates ?? []) {
+  const templates = objectAt(obj['spec'])?.['volumeClaimTemplates'];
+  if (!Array.isArray(templates)) return;
+  for (const item of templates) {
+    const t = objectAt(item);
+    if (!t) continue;
     t['apiVersion'] ??= 'v1';
     t['kind'] ??= 'PersistentVolumeClaim';
     delete t['status'];

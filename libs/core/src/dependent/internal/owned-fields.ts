@@ -15,11 +15,13 @@ export function applyEntry(
   subresource?: string,
 ): ManagedFieldsEntry | undefined {
   const entries = obj.metadata?.managedFields;
-  if (!entries) return undefined;
+  if (!Array.isArray(entries)) return undefined;
   // a loop rather than find(): no closure per call (the matchers ask on every reconciliation)
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     if (
+      e !== null &&
+      typeof e === 'object' &&
       e.manager === fieldManager &&
       e.operation === 'Apply' &&
       (subresource === undefined ? !e.subresource : e.subresource === subresource)
