@@ -47,72 +47,66 @@ async function withProxy<T>(
 }
 
 describe('review s5: a write the server processed is not sent again after a connection reset', () => {
-  it(
-    '[FINDING H24-1] a create with generateName on a kept-alive socket reset after the server created it makes one object, not two',
-    async () => {
-      const ns = 'default';
-      const outcome = await withProxy(
-        (method, _url, n) => method === 'POST' && n > 1,
-        async (client, proxy) => {
-          await client.list(CM, { namespace: ns }); // the socket is kept alive
-          const result = await client
-            .create(CM, {
-              metadata: { generateName: 'resend-', namespace: ns },
-              data: { a: '1' },
-            })
-            .then(
-              () => 'created',
-              (e: unknown) => (e as Error).name,
-            );
-          return {
-            result,
-            cuts: proxy.cuts,
-            forwarded: proxy.forwarded.filter((f) => f.startsWith('POST')).length,
-          };
-        },
-      );
-      const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
-      const after = (await admin.list(CM, { namespace: ns })).items.filter((c) =>
-        c.metadata?.name?.startsWith('resend-'),
-      ).length;
-      admin.close();
-      expect(outcome.cuts).toBe(1);
-      // what the user observes: one create call, one object (today: 2 POSTs reached the server, 2 objects)
-      expect({ forwarded: outcome.forwarded, objects: after }).toEqual({ forwarded: 1, objects: 1 });
-    },
-  );
+  it('[FINDING H24-1] a create with generateName on a kept-alive socket reset after the server created it makes one object, not two', async () => {
+    const ns = 'default';
+    const outcome = await withProxy(
+      (method, _url, n) => method === 'POST' && n > 1,
+      async (client, proxy) => {
+        await client.list(CM, { namespace: ns }); // the socket is kept alive
+        const result = await client
+          .create(CM, {
+            metadata: { generateName: 'resend-', namespace: ns },
+            data: { a: '1' },
+          })
+          .then(
+            () => 'created',
+            (e: unknown) => (e as Error).name,
+          );
+        return {
+          result,
+          cuts: proxy.cuts,
+          forwarded: proxy.forwarded.filter((f) => f.startsWith('POST')).length,
+        };
+      },
+    );
+    const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    const after = (await admin.list(CM, { namespace: ns })).items.filter((c) =>
+      c.metadata?.name?.startsWith('resend-'),
+    ).length;
+    admin.close();
+    expect(outcome.cuts).toBe(1);
+    // what the user observes: one create call, one object (today: 2 POSTs reached the server, 2 objects)
+    expect({ forwarded: outcome.forwarded, objects: after }).toEqual({ forwarded: 1, objects: 1 });
+  });
 
-  it(
-    '[FINDING H24-1] a JSON patch that appends to a list, reset after the server applied it, appends one item, not two',
-    async () => {
-      const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
-      const id = new ResourceID('resend-patch', 'default');
-      await admin.create(CM, {
-        metadata: { name: id.name, namespace: 'default', finalizers: ['example.com/first'] },
-        data: {},
-      });
-      try {
-        await withProxy(
-          (method, _url, n) => method === 'PATCH' && n > 1,
-          async (client) => {
-            await client.get(CM, id); // the socket is kept alive
-            await client
-              .jsonPatch(CM, id, [
-                { op: 'add', path: '/metadata/finalizers/-', value: 'example.com/once' },
-              ] as never)
-              .catch(() => undefined);
-          },
-        ).catch(() => undefined);
-        const cm = await admin.get(CM, id);
-        expect(cm?.metadata?.finalizers).toEqual(['example.com/first', 'example.com/once']);
-      } finally {
-        await admin
-          .jsonPatch(CM, id, [{ op: 'remove', path: '/metadata/finalizers' }] as never)
-          .catch(() => undefined);
-        admin.close();
-      }
-    },
-  );
+  it('[FINDING H24-1] a JSON patch that appends to a list, reset after the server applied it, appends one item, not two', async () => {
+    const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    const id = new ResourceID('resend-patch', 'default');
+    await admin.create(CM, {
+      metadata: { name: id.name, namespace: 'default', finalizers: ['example.com/first'] },
+      data: {},
+    });
+    try {
+      await withProxy(
+        (method, _url, n) => method === 'PATCH' && n > 1,
+        async (client) => {
+          await client.get(CM, id); // the socket is kept alive
+          await client
+            .jsonPatch(CM, id, [
+              { op: 'add', path: '/metadata/finalizers/-', value: 'example.com/once' },
+            ] as never)
+            .catch(() => undefined);
+        },
+      ).catch(() => undefined);
+      const cm = await admin.get(CM, id);
+      expect(cm?.metadata?.finalizers).toEqual(['example.com/first', 'example.com/once']);
+    } finally {
+      await admin
+        .jsonPatch(CM, id, [{ op: 'remove', path: '/metadata/finalizers' }] as never)
+        .catch(() => undefined);
+      admin.close();
+    }
+  });
 
   it('a GET on a kept-alive socket reset after the server answered is sent again and answers (the resend stays for reads)', async () => {
     const admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
