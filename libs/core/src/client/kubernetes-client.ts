@@ -750,7 +750,6 @@ export class KubernetesClient {
       path,
       signal: both,
       idleTimeoutMs: 0,
-      watch: true,
       accept,
     };
     let opened;

@@ -27,8 +27,6 @@ export interface HttpExchange {
   inFlight?: Set<() => void>;
   /** Destroys the request when the socket is idle this long; 0 disables. */
   idleTimeoutMs: number;
-  /** A long-lived stream: takes no request slot (see Connection). */
-  watch?: boolean;
   /** The Accept header. Defaults to `application/json`. */
   accept?: string;
   /**
@@ -52,7 +50,8 @@ class TimeoutMarker extends Error {}
 class AbortMarker extends Error {}
 
 /**
- * Sends a request and resolves with the response head. A request that fails on a reused keep-alive
+ * Sends a long-lived request (a watch) and resolves with the response head; it takes no request
+ * slot (see Connection). A request that fails on a reused keep-alive
  * socket with ECONNRESET before any answer (the server closed the idle socket as we wrote, or
  * restarted) is sent once more on a fresh socket, as Node's documentation recommends; the other idle
  * sockets are dropped first, since they are most likely dead too.
@@ -116,11 +115,7 @@ async function openOnce(
       settled = true;
       cleanup();
       const error = transportError(cause, exchange, requestInfo, conn.url);
-      if (
-        exchange.resendable !== false &&
-        req.reusedSocket &&
-        (cause as NodeJS.ErrnoException).code === 'ECONNRESET'
-      ) {
+      if (resetOnKeptSocket(exchange, req, cause)) {
         Object.assign(error, { retryOnFreshSocket: true });
       }
       reject(error);
@@ -196,13 +191,7 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
     };
     const fail = (cause: unknown) => {
       if (settled) return;
-      if (
-        !answered &&
-        !retried &&
-        exchange.resendable !== false &&
-        req?.reusedSocket &&
-        (cause as NodeJS.ErrnoException)?.code === 'ECONNRESET'
-      ) {
+      if (!answered && !retried && resetOnKeptSocket(exchange, req, cause)) {
         // the server closed the idle socket as we wrote (or restarted): once more on a fresh one
         retried = true;
         conn.dropIdleSockets();
@@ -269,6 +258,23 @@ function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepar
       start();
     }
   });
+}
+
+/**
+ * Whether a failure is a reset of a reused keep-alive socket (the server closed it as we wrote, or
+ * restarted) on a request a repeat cannot harm ({@link HttpExchange.resendable}): such a request is
+ * sent once more on a fresh socket.
+ */
+function resetOnKeptSocket(
+  exchange: HttpExchange,
+  req: http.ClientRequest | undefined,
+  cause: unknown,
+): boolean {
+  return (
+    exchange.resendable !== false &&
+    req?.reusedSocket === true &&
+    (cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET'
+  );
 }
 
 /** The request of an exchange, its headers a name/value list sent as is (see Connection's headerList). */
