@@ -1,6 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import type { Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { forwardUpstream, passAnswer, startTrackedServer } from '../support/http-forward.js';
 
 /** Which request the proxy lets the server process and then answers with a connection reset. */
 export type CutRule = (req: http.IncomingMessage, nthOnConnection: number) => boolean;
@@ -15,11 +16,11 @@ export class ResetAfterProcessingProxy {
   /** Requests that reached the server through the proxy, as `METHOD path`. */
   readonly forwarded: string[] = [];
   cuts = 0;
-  private readonly sockets = new Set<Socket>();
   private readonly perConnection = new WeakMap<Socket, number>();
 
   private constructor(
     private readonly server: http.Server,
+    private readonly sockets: Set<Socket>,
     readonly port: number,
     private readonly upstreamPort: number,
     public cut: CutRule,
@@ -27,19 +28,8 @@ export class ResetAfterProcessingProxy {
 
   static async start(upstreamPort: number, cut: CutRule): Promise<ResetAfterProcessingProxy> {
     const ref: { self?: ResetAfterProcessingProxy } = {};
-    const server = http.createServer((req, res) => ref.self!.handle(req, res));
-    server.keepAliveTimeout = 60_000;
-    server.on('connection', (socket: Socket) => {
-      ref.self?.sockets.add(socket);
-      socket.on('close', () => ref.self?.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    ref.self = new ResetAfterProcessingProxy(
-      server,
-      (server.address() as AddressInfo).port,
-      upstreamPort,
-      cut,
-    );
+    const { server, port, sockets } = await startTrackedServer((req, res) => ref.self!.handle(req, res));
+    ref.self = new ResetAfterProcessingProxy(server, sockets, port, upstreamPort, cut);
     return ref.self;
   }
 
@@ -64,37 +54,18 @@ export class ResetAfterProcessingProxy {
     const n = (this.perConnection.get(req.socket) ?? 0) + 1;
     this.perConnection.set(req.socket, n);
     const cut = this.cut(req, n);
-    const headers = { ...req.headers };
-    delete headers.connection;
-    delete headers['keep-alive'];
-    const up = http.request(
-      {
-        host: '127.0.0.1',
-        port: this.upstreamPort,
-        method: req.method,
-        path: req.url,
-        headers,
-        agent: false,
-      },
-      (upRes) => {
-        this.forwarded.push(`${req.method} ${req.url}`);
-        if (cut) {
-          // processed by the server: drop its answer and reset the client's connection
-          upRes.resume();
-          upRes.on('end', () => {
-            this.cuts++;
-            req.socket.resetAndDestroy();
-          });
-          return;
-        }
-        const upHeaders = { ...upRes.headers };
-        delete upHeaders.connection;
-        delete upHeaders['keep-alive'];
-        res.writeHead(upRes.statusCode ?? 502, upHeaders);
-        upRes.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    forwardUpstream(this.upstreamPort, req, res, (upRes) => {
+      this.forwarded.push(`${req.method} ${req.url}`);
+      if (cut) {
+        // processed by the server: drop its answer and reset the client's connection
+        upRes.resume();
+        upRes.on('end', () => {
+          this.cuts++;
+          req.socket.resetAndDestroy();
+        });
+        return;
+      }
+      passAnswer(upRes, res);
+    });
   }
 }

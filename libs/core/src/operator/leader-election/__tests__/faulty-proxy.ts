@@ -1,5 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+import { forwardUpstream, passAnswer, startTrackedServer } from '../../../__tests__/support/http-forward.js';
 
 /** What the proxy does with traffic. */
 export type ProxyMode = 'pass' | 'fail-leases' | 'blackhole';
@@ -12,27 +13,21 @@ export type ProxyMode = 'pass' | 'fail-leases' | 'blackhole';
  */
 export class FaultyProxy {
   mode: ProxyMode = 'pass';
-  private readonly sockets = new Set<Socket>();
   private readonly upstream = new Set<http.ClientRequest>();
   private readonly frozen: Array<() => void> = [];
   private listening = true;
 
   private constructor(
     private readonly server: http.Server,
+    private readonly sockets: Set<Socket>,
     readonly port: number,
     private readonly upstreamPort: number,
   ) {}
 
   static async start(upstreamPort: number): Promise<FaultyProxy> {
     const ref: { self?: FaultyProxy } = {};
-    const server = http.createServer((req, res) => ref.self!.handle(req, res));
-    server.keepAliveTimeout = 60_000;
-    server.on('connection', (socket: Socket) => {
-      ref.self?.sockets.add(socket);
-      socket.on('close', () => ref.self?.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    ref.self = new FaultyProxy(server, (server.address() as AddressInfo).port, upstreamPort);
+    const { server, port, sockets } = await startTrackedServer((req, res) => ref.self!.handle(req, res));
+    ref.self = new FaultyProxy(server, sockets, port, upstreamPort);
     return ref.self;
   }
 
@@ -96,46 +91,27 @@ export class FaultyProxy {
       res.end(body);
       return;
     }
-    const headers = { ...req.headers };
-    delete headers.connection;
-    delete headers['keep-alive'];
-    const up = http.request(
-      {
-        host: '127.0.0.1',
-        port: this.upstreamPort,
-        method: req.method,
-        path: req.url,
-        headers,
-        agent: false,
-      },
-      (upRes) => {
-        if (this.mode === 'blackhole') {
-          upRes.destroy();
-          return;
-        }
-        const upHeaders = { ...upRes.headers };
-        delete upHeaders.connection;
-        delete upHeaders['keep-alive'];
-        res.writeHead(upRes.statusCode ?? 502, upHeaders);
-        upRes.pipe(res);
-        // a black hole stalls this stream where it is (nothing more reaches the client)
-        const freeze = () => {
-          upRes.unpipe(res);
-          upRes.pause();
-        };
-        this.frozen.push(freeze);
-        upRes.on('end', () => {
-          const i = this.frozen.indexOf(freeze);
-          if (i >= 0) this.frozen.splice(i, 1);
-        });
-      },
-    );
+    const up = forwardUpstream(this.upstreamPort, req, res, (upRes) => {
+      if (this.mode === 'blackhole') {
+        upRes.destroy();
+        return;
+      }
+      passAnswer(upRes, res);
+      // a black hole stalls this stream where it is (nothing more reaches the client)
+      const freeze = () => {
+        upRes.unpipe(res);
+        upRes.pause();
+      };
+      this.frozen.push(freeze);
+      upRes.on('end', () => {
+        const i = this.frozen.indexOf(freeze);
+        if (i >= 0) this.frozen.splice(i, 1);
+      });
+    });
     this.upstream.add(up);
     up.on('close', () => this.upstream.delete(up));
-    up.on('error', () => res.destroy());
     res.on('close', () => {
       if (!res.writableFinished) up.destroy();
     });
-    req.pipe(up);
   }
 }
