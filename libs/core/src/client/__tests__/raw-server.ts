@@ -214,10 +214,20 @@ export class RawServer {
   }
 
   /**
-   * Writes a kubeconfig for this server into a fresh directory and loads it (tosdk's own loader,
-   * as an operator does). Plain servers get `http://127.0.0.1:<port>`.
+   * A kubeconfig for this server loaded by tosdk's own loader (as an operator does). Plain servers
+   * get `http://<host>:<port>`.
    */
   kubeConfig(options: KubeconfigOptions = {}): LoadedKubeConfig {
+    const file = this.kubeConfigFile(options);
+    try {
+      return loadKubeConfig({ env: { KUBECONFIG: file.path, HOME: '/nonexistent' } });
+    } finally {
+      file.remove();
+    }
+  }
+
+  /** Writes a kubeconfig for this server into a fresh directory; `remove` deletes it. */
+  kubeConfigFile(options: KubeconfigOptions = {}): { path: string; remove: () => void } {
     const host = options.host ?? '127.0.0.1';
     const cluster: Record<string, unknown> = { server: `${this.protocol}://${host}:${this.port}` };
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
@@ -236,13 +246,9 @@ export class RawServer {
       'current-context': 'raw',
     };
     const dir = mkdtempSync(join(tmpdir(), 'tosdk-raw-'));
-    const file = join(dir, 'kubeconfig');
-    writeFileSync(file, JSON.stringify(doc));
-    try {
-      return loadKubeConfig({ env: { KUBECONFIG: file } });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const path = join(dir, 'kubeconfig');
+    writeFileSync(path, JSON.stringify(doc));
+    return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
   }
 
   async stop(): Promise<void> {

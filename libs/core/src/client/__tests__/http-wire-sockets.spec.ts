@@ -1,0 +1,321 @@
+// Kept-alive sockets of the client's direct connections against a raw-bytes server (issue 15 §2,
+// the lean transport): sockets the server closes while idle or resets under a request, the server's
+// Keep-Alive hint, aborts and close() of requests in flight, and sockets that must not keep a
+// process alive.
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import type { KubernetesClientOptions } from '../kubernetes-client.js';
+import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import type { RawRequest } from './raw-server.js';
+
+const CM = ResourceTypes.ConfigMap;
+const NS = 'ns1';
+
+function configMap(name: string): V1ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, resourceVersion: '1' } };
+}
+
+const nameOf = (req: RawRequest) => decodeURIComponent(req.path.split('/').at(-1) ?? '');
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a value');
+}
+
+describe('kept-alive sockets, aborts and close() against a raw-bytes server', () => {
+  let server: RawServer;
+  const clients: KubernetesClient[] = [];
+  const newClient = (options: KubernetesClientOptions = {}) => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+      retry: false,
+      requestTimeoutMs: 15_000,
+      ...options,
+    });
+    clients.push(client);
+    return client;
+  };
+  const get = (client: KubernetesClient, name: string) => client.get(CM, new ResourceID(name, NS));
+  const generateNameCreate = (client: KubernetesClient) =>
+    client.create(CM, { metadata: { generateName: 'w-', namespace: NS } });
+  /** Answers every request at once with an object named after it (a create with `created`). */
+  const answerAll = (req: RawRequest) =>
+    req.conn.write(
+      jsonResponse(
+        req.method === 'POST' ? 201 : 200,
+        configMap(req.method === 'POST' ? 'created' : nameOf(req)),
+      ),
+    );
+
+  beforeEach(async () => {
+    server = await RawServer.startPlain();
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await server.stop();
+  });
+
+  describe('a server that closes kept-alive sockets (case 6)', () => {
+    it('closed while idle (FIN): the next GET and a generateName create go on a fresh socket and succeed, each sent once', async () => {
+      server.handle(async (req) => {
+        await answerAll(req);
+        // an idle timeout of zero: closes right after its answer
+        if (req.conn.id === 0) req.conn.end();
+      });
+      const client = newClient();
+      expect((await get(client, 'first'))?.metadata?.name).toBe('first');
+      await waitFor(() => server.connections[0].closed, 'the client to let the closed socket go');
+      expect((await generateNameCreate(client)).metadata?.name).toBe('created');
+      expect((await get(client, 'second'))?.metadata?.name).toBe('second');
+      expect(server.requests.map((r) => `${r.method}@${r.conn.id}`)).toEqual(['GET@0', 'POST@1', 'GET@1']);
+    });
+
+    it('reset (RST) after reading a GET on a kept-alive socket, before any answer: the GET is sent once more on a fresh socket and succeeds', async () => {
+      server.handle(async (req) => {
+        if (req.conn.id === 0 && req.seq === 1) {
+          req.conn.reset();
+          return;
+        }
+        await answerAll(req);
+      });
+      const client = newClient();
+      expect((await get(client, 'first'))?.metadata?.name).toBe('first');
+      expect((await get(client, 'second'))?.metadata?.name).toBe('second');
+      expect(server.requests.map((r) => `${nameOf(r)}@${r.conn.id}`)).toEqual([
+        'first@0',
+        'second@0',
+        'second@1',
+      ]);
+    });
+
+    it('reset after reading a generateName create on a kept-alive socket: a typed connection error, the POST is not sent twice; a named create is', async () => {
+      server.handle(async (req) => {
+        if (req.method === 'POST' && req.seq >= 1) {
+          req.conn.reset();
+          return;
+        }
+        await answerAll(req);
+      });
+      const client = newClient();
+      await get(client, 'warm');
+      const error = await rejection(generateNameCreate(client));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('connection');
+      expect((error as Error).message).toContain(`http://127.0.0.1:${server.port}`);
+      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+      // a named create (a landed repeat answers AlreadyExists) is sent again on a fresh socket
+      await get(client, 'warm-again');
+      const named = await client.create(CM, configMap('named'));
+      expect(named.metadata?.name).toBe('created');
+      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
+    });
+
+    it('reset after reading a GET on a fresh socket: not resent by the transport (a typed connection error without retries); with the default retries it succeeds', async () => {
+      server.handle(async (req) => {
+        if (req.seq === 0 && nameOf(req) === 'reset') {
+          req.conn.reset();
+          return;
+        }
+        await answerAll(req);
+      });
+      const error = await rejection(get(newClient(), 'reset'));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('connection');
+      expect(server.requests).toHaveLength(1);
+      server.handle(async (req) => {
+        if (server.requests.length === 1) {
+          req.conn.reset();
+          return;
+        }
+        await answerAll(req);
+      });
+      server.requests.length = 0;
+      const retrying = KubernetesClient.fromKubeConfig(server.kubeConfig(), { requestTimeoutMs: 15_000 });
+      clients.push(retrying);
+      expect((await get(retrying, 'again'))?.metadata?.name).toBe('again');
+      expect(server.requests.map(nameOf)).toEqual(['again', 'again']);
+    });
+  });
+
+  describe("the server's Keep-Alive: timeout hint (case 9)", () => {
+    for (const seconds of [1, 2]) {
+      it(`with Keep-Alive: timeout=${seconds} and the server closing idle sockets after ${seconds} s, a GET and a generateName create sent as it closes succeed, each sent once`, async () => {
+        // the server's idle timer: closes a socket `seconds` after its last answer, and at that
+        // moment (before the close reaches the client) the test sends its requests
+        let fire: (() => void) | undefined;
+        const fired = new Promise<void>((resolve) => {
+          fire = resolve;
+        });
+        let timer: NodeJS.Timeout | undefined;
+        server.handle(async (req) => {
+          await req.conn.write(
+            jsonResponse(200, configMap(req.method === 'POST' ? 'created' : nameOf(req)), [
+              ['Keep-Alive', `timeout=${seconds}`],
+            ]),
+          );
+          if (req.conn.id !== 0) return;
+          clearTimeout(timer);
+          timer = setTimeout(() => {
+            fire?.();
+            // the requests the client starts now are written in this same turn's microtasks at
+            // the earliest: the socket is gone on the server before any byte of them arrives
+            queueMicrotask(() => req.conn.socket.destroy());
+          }, seconds * 1000);
+        });
+        const client = newClient();
+        try {
+          expect((await get(client, 'first'))?.metadata?.name).toBe('first');
+          await fired;
+          const [got, created] = await Promise.all([get(client, 'late'), generateNameCreate(client)]);
+          expect(got?.metadata?.name).toBe('late');
+          expect(created.metadata?.name).toBe('created');
+          expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+    }
+  });
+
+  describe('aborts and close() of requests in flight (case 15)', () => {
+    it('an aborted request in flight rejects with a typed aborted error and its connection closes on the server side', async () => {
+      server.handle(() => {
+        // never answered
+      });
+      const client = newClient();
+      const stop = new AbortController();
+      const pending = rejection(client.list(CM, { namespace: NS, signal: stop.signal }));
+      await waitFor(() => server.requests.length === 1, 'the request at the server');
+      stop.abort();
+      const error = await pending;
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('aborted');
+      await waitFor(() => server.connections[0].closed, 'the server to see the connection close');
+    });
+
+    it('an abort while the body streams in (head and part of a chunked body read) rejects with aborted and closes the connection', async () => {
+      server.handle(async (req) => {
+        await req.conn.pieces([
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+          chunk('{"kind":"ConfigMapList","items":['),
+        ]);
+      });
+      const client = newClient();
+      const stop = new AbortController();
+      const pending = rejection(client.request('/api/v1/configmaps', { signal: stop.signal }));
+      await waitFor(() => server.connections[0]?.received.includes('\r\n\r\n'), 'the request');
+      // bounded by the wait: the head and the chunk reach the client in a turn or two
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      stop.abort();
+      const error = await pending;
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('aborted');
+      await waitFor(() => server.connections[0].closed, 'the server to see the connection close');
+    });
+
+    it('client.close() with requests and a watch in flight: each ends with KubernetesClientClosedError, every connection closes on the server side, nothing more is sent', async () => {
+      server.handle(async (req) => {
+        if (req.query.get('watch') === 'true') {
+          await req.conn.write(
+            Buffer.concat([
+              response(200, [
+                ['Content-Type', 'application/json'],
+                ['Transfer-Encoding', 'chunked'],
+              ]),
+              chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('w') })}\n`),
+            ]),
+          );
+        }
+        // the other requests are never answered
+      });
+      const client = newClient({ maxSockets: 2 });
+      const requests = ['a', 'b', 'c'].map((name) => rejection(get(client, name)));
+      let watched = 0;
+      const watch = (async () => {
+        try {
+          for await (const event of client.watch(CM, { namespace: NS })) {
+            void event;
+            watched++;
+          }
+          return undefined;
+        } catch (error) {
+          return error;
+        }
+      })();
+      // two requests hold the slots, the third waits for one; the watch takes none
+      await waitFor(() => server.requests.length === 3 && watched === 1, 'two requests and the watch');
+      client.close();
+      for (const error of await Promise.all(requests))
+        expect(error).toBeInstanceOf(KubernetesClientClosedError);
+      expect(await watch).toBeInstanceOf(KubernetesClientClosedError);
+      await waitFor(() => server.openConnections === 0, 'every connection to close');
+      expect(server.requests.map(nameOf).sort()).toEqual(['a', 'b', 'configmaps']);
+      expect(await rejection(get(client, 'later'))).toBeInstanceOf(KubernetesClientClosedError);
+    });
+  });
+
+  describe('no socket keeps the process alive (case 16)', () => {
+    const child = join(dirname(fileURLToPath(import.meta.url)), 'http-wire-child.mjs');
+    const coreDist = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'tosdk-core.js');
+
+    it('a process whose client made requests (kept-alive sockets left idle, a watch ended, a failed request) and was never closed exits by itself', async () => {
+      expect(existsSync(coreDist)).toBe(true); // the child runs the built package: npm run build first
+      server.handle(async (req) => {
+        if (req.query.get('watch') === 'true') {
+          await req.conn.write(
+            Buffer.concat([
+              response(200, [
+                ['Content-Type', 'application/json'],
+                ['Transfer-Encoding', 'chunked'],
+              ]),
+              chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('w') })}\n`),
+              lastChunk(),
+            ]),
+          );
+          return;
+        }
+        if (nameOf(req) === 'missing') {
+          await req.conn.write(
+            jsonResponse(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 }),
+          );
+          return;
+        }
+        await answerAll(req);
+      });
+      const kubeconfig = server.kubeConfigFile();
+      const proc = spawn(process.execPath, [child, kubeconfig.path], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      let code: number | null | undefined;
+      proc.on('exit', (c, signal) => {
+        code = c ?? (signal ? -1 : null);
+      });
+      try {
+        await waitFor(() => code !== undefined, 'the child to exit by itself', 20_000);
+      } finally {
+        if (code === undefined) proc.kill('SIGKILL');
+        kubeconfig.remove();
+      }
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+      expect(out.trim()).toBe('done a b c w missing');
+      // three concurrent GETs (three pooled sockets), the watch and the 404
+      expect(server.requests.length).toBe(5);
+    });
+  });
+});

@@ -1,0 +1,320 @@
+// Watch streams over plain HTTP/1.1 from a raw-bytes server (issue 15 §2, the lean transport): how
+// events split over chunks and writes, how the stream ends, and how a refused watch is typed.
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesApiError, KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import type { WatchEvent } from '../types.js';
+import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import type { RawRequest } from './raw-server.js';
+
+const CM = ResourceTypes.ConfigMap;
+const NS = 'ns1';
+
+function configMap(name: string, data: Record<string, string> = { k: 'v' }, rv = '1'): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NS, resourceVersion: rv },
+    data,
+  };
+}
+
+/** One watch line (an event and its newline) as bytes. */
+function line(type: string, object: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify({ type, object })}\n`);
+}
+
+const CHUNKED_HEAD = response(200, [
+  ['Content-Type', 'application/json'],
+  ['Transfer-Encoding', 'chunked'],
+]);
+
+const isWatch = (req: RawRequest) => req.query.get('watch') === 'true';
+
+describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10)', () => {
+  let server: RawServer;
+  const clients: KubernetesClient[] = [];
+  const newClient = () => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+      retry: false,
+      requestTimeoutMs: 15_000,
+    });
+    clients.push(client);
+    return client;
+  };
+
+  beforeEach(async () => {
+    server = await RawServer.startPlain();
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await server.stop();
+  });
+
+  /** Collects the events until the iteration ends; the error it ended with, if any. */
+  const drain = async (iterable: AsyncIterable<WatchEvent<V1ConfigMap>>) => {
+    const events: Array<WatchEvent<V1ConfigMap>> = [];
+    try {
+      for await (const event of iterable) events.push(event);
+      return { events, error: undefined as unknown };
+    } catch (error) {
+      return { events, error };
+    }
+  };
+  const names = (events: Array<WatchEvent<V1ConfigMap>>) =>
+    events.map((e) => `${e.type}:${(e.object as V1ConfigMap).metadata?.name ?? ''}`);
+  /** A GET answered after the watch: the client still works. */
+  const answerGets = (req: RawRequest) =>
+    req.conn.write(jsonResponse(200, configMap(decodeURIComponent(req.path.split('/').at(-1)!))));
+
+  it('one event split over many chunks and writes, many events in one chunk, a multi-byte character split between chunks, a last chunk split: every event exact, a clean end, the client still works', async () => {
+    const text = 'größe ✓ 日本 🎉';
+    const one = line('ADDED', configMap('split', { text }));
+    const many = Buffer.concat([
+      line('MODIFIED', configMap('m1', {}, '2')),
+      line('MODIFIED', configMap('m2', {}, '3')),
+      line('DELETED', configMap('m3', {}, '4')),
+    ]);
+    const last = line('ADDED', configMap('utf8', { text }, '5'));
+    // split inside the 4-byte emoji of the last event
+    const emoji = last.indexOf(Buffer.from('🎉'));
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(CHUNKED_HEAD);
+      // the first event in five chunks, each its own write, one of them written a byte at a time
+      const cuts = [0, 7, 20, 21, 60, one.length];
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        const piece = chunk(one.subarray(cuts[i], cuts[i + 1]));
+        if (i === 2) await req.conn.trickle(piece);
+        else await req.conn.pieces([piece]);
+      }
+      await req.conn.pieces([chunk(many)]);
+      await req.conn.pieces([chunk(last.subarray(0, emoji + 2)), chunk(last.subarray(emoji + 2))]);
+      await req.conn.pieces(['0\r', '\n', '\r', '\n']);
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS, resourceVersion: '1' }));
+    expect(error).toBeUndefined();
+    expect(names(events)).toEqual(['ADDED:split', 'MODIFIED:m1', 'MODIFIED:m2', 'DELETED:m3', 'ADDED:utf8']);
+    expect((events[0].object as V1ConfigMap).data).toEqual({ text });
+    expect((events[4].object as V1ConfigMap).data).toEqual({ text });
+    expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+  });
+
+  it('a watch whose event lines are split across TCP writes at every byte (a single chunk written byte by byte)', async () => {
+    const events = Buffer.concat([line('ADDED', configMap('a')), line('ADDED', configMap('b', { t: 'é' }))]);
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.trickle(Buffer.concat([CHUNKED_HEAD, chunk(events), lastChunk()]));
+    });
+    const client = newClient();
+    const got = await drain(client.watch(CM, { namespace: NS }));
+    expect(got.error).toBeUndefined();
+    expect(names(got.events)).toEqual(['ADDED:a', 'ADDED:b']);
+    expect((got.events[1].object as V1ConfigMap).data).toEqual({ t: 'é' });
+  });
+
+  // node:http reports a cut chunked stream as 'connection' (ECONNRESET, "aborted"); 'stream-ended'
+  // is the other failure the informer takes for "cut, watch again" (list-watch-loop): either will do,
+  // an unparsable-watch-event (the cut line parsed) or a clean end would not.
+  it('a stream cut after whole events without the last chunk: the events, then a typed stream-ended (or connection) error; the next request works', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.pieces([
+        CHUNKED_HEAD,
+        chunk(Buffer.concat([line('ADDED', configMap('a')), line('ADDED', configMap('b'))])),
+      ]);
+      req.conn.end();
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS }));
+    expect(names(events)).toEqual(['ADDED:a', 'ADDED:b']);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(['stream-ended', 'connection']).toContain((error as KubernetesTransportError).failure);
+    expect((error as Error).message).toContain(`127.0.0.1:${server.port}`);
+    expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+  });
+
+  it('a stream cut in the middle of an event line (and of a chunk): the whole events, a typed transport error, no event made of the cut line', async () => {
+    const cut = line('ADDED', configMap('cut-off'));
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.pieces([
+        CHUNKED_HEAD,
+        chunk(line('ADDED', configMap('whole'))),
+        // a chunk that announces the whole line but brings only its first half
+        chunk(cut).subarray(0, 6 + Math.floor(cut.length / 2)),
+      ]);
+      req.conn.end();
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS }));
+    expect(names(events)).toEqual(['ADDED:whole']);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(['stream-ended', 'connection']).toContain((error as KubernetesTransportError).failure);
+  });
+
+  it('a stream cut at a chunk boundary in the middle of an event line: a typed transport error, no event made of the cut line', async () => {
+    const cut = line('ADDED', configMap('cut-off'));
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.pieces([
+        CHUNKED_HEAD,
+        chunk(Buffer.concat([line('ADDED', configMap('whole')), cut.subarray(0, 30)])),
+      ]);
+      req.conn.end();
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS }));
+    expect(names(events)).toEqual(['ADDED:whole']);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(['stream-ended', 'connection']).toContain((error as KubernetesTransportError).failure);
+  });
+
+  it('a stream with neither chunked nor Content-Length, ended by the server closing the socket, delivers its events', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.pieces([
+        response(200, [['Content-Type', 'application/json']]),
+        line('ADDED', configMap('a')),
+        line('ADDED', configMap('b')),
+      ]);
+      req.conn.end();
+    });
+    const client = newClient();
+    const { events } = await drain(client.watch(CM, { namespace: NS }));
+    expect(names(events)).toEqual(['ADDED:a', 'ADDED:b']);
+    expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+    // the close-delimited socket was not used for the request after it
+    expect(server.requests.filter((r) => r.conn.id === 0)).toHaveLength(1);
+  });
+
+  it('an ERROR event (410 Expired) in the stream comes as a typed API error value', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(
+        Buffer.concat([
+          CHUNKED_HEAD,
+          chunk(
+            line('ERROR', {
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'Expired',
+              code: 410,
+              message: 'too old resource version: 1 (5)',
+            }),
+          ),
+          lastChunk(),
+        ]),
+      );
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS, resourceVersion: '1' }));
+    expect(error).toBeUndefined();
+    expect(events).toHaveLength(1);
+    expect(events[0].type).toBe('ERROR');
+    const apiError = (events[0] as { error?: unknown }).error;
+    expect(apiError).toBeInstanceOf(KubernetesApiError);
+    expect((apiError as KubernetesApiError).isGone()).toBe(true);
+  });
+
+  for (const [status, reason, framing] of [
+    [410, 'Expired', 'Content-Length'],
+    [403, 'Forbidden', 'chunked'],
+  ] as const) {
+    it(`a watch answered ${status} with a JSON Status body (${framing}) throws a typed API error from the first next(); the next request works`, async () => {
+      const body = JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason,
+        code: status,
+        message: `watch refused: ${reason}`,
+      });
+      server.handle(async (req) => {
+        if (!isWatch(req)) return answerGets(req);
+        await req.conn.write(
+          framing === 'chunked'
+            ? Buffer.concat([
+                response(
+                  status,
+                  [
+                    ['Content-Type', 'application/json'],
+                    ['Transfer-Encoding', 'chunked'],
+                  ],
+                  '',
+                  reason,
+                ),
+                chunk(body.slice(0, 10)),
+                chunk(body.slice(10)),
+                lastChunk(),
+              ])
+            : response(
+                status,
+                [
+                  ['Content-Type', 'application/json'],
+                  ['Content-Length', body.length],
+                ],
+                body,
+                reason,
+              ),
+        );
+      });
+      const client = newClient();
+      const { events, error } = await drain(client.watch(CM, { namespace: NS, resourceVersion: '1' }));
+      expect(events).toEqual([]);
+      expect(error).toBeInstanceOf(KubernetesApiError);
+      expect((error as KubernetesApiError).status).toBe(status);
+      expect((error as KubernetesApiError).reason).toBe(reason);
+      expect((error as Error).message).toContain(`watch refused: ${reason}`);
+      expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+    });
+  }
+
+  it('aborting a watch ends its iteration cleanly and closes its connection on the server side (case 15)', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(Buffer.concat([CHUNKED_HEAD, chunk(line('ADDED', configMap('a')))]));
+      // then nothing: the stream stays open
+    });
+    const client = newClient();
+    const stop = new AbortController();
+    const events: string[] = [];
+    const done = (async () => {
+      for await (const event of client.watch(CM, { namespace: NS, signal: stop.signal })) {
+        events.push(event.type);
+        stop.abort();
+      }
+    })();
+    await done;
+    expect(events).toEqual(['ADDED']);
+    await waitFor(() => server.connections[0].closed, 'the server to see the watch connection close');
+  });
+
+  it('client.close() ends a watch in flight with KubernetesClientClosedError and closes its connection (case 15)', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(Buffer.concat([CHUNKED_HEAD, chunk(line('ADDED', configMap('a')))]));
+    });
+    const client = newClient();
+    let seen = 0;
+    const result = drain(
+      (async function* () {
+        for await (const event of client.watch(CM, { namespace: NS })) {
+          seen++;
+          yield event;
+        }
+      })(),
+    );
+    await waitFor(() => seen === 1, 'the first event');
+    client.close();
+    const { events, error } = await result;
+    expect(names(events)).toEqual(['ADDED:a']);
+    expect(error).toBeInstanceOf(KubernetesClientClosedError);
+    await waitFor(() => server.openConnections === 0, 'the server to see the connection close');
+  });
+});
