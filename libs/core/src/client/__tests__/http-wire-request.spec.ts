@@ -1,0 +1,242 @@
+// The bytes of the requests the client writes on its direct connections (issue 15 §2: the lean
+// HTTP/1.1 transport writes them itself): request line, headers once each, bodies and their byte
+// lengths, and no way to smuggle a CR or LF into the head (header injection).
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import {
+  KubernetesClientConfigError,
+  KubernetesClientUsageError,
+  KubernetesTransportError,
+} from '../errors.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import type { KubernetesClientOptions } from '../kubernetes-client.js';
+import { headerValues, jsonResponse, RawServer } from './raw-server.js';
+import type { KubeconfigOptions, RawRequest } from './raw-server.js';
+
+const CM = ResourceTypes.ConfigMap;
+const NS = 'ns1';
+
+function configMap(name: string, data?: Record<string, string>): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NS, resourceVersion: '1' },
+    data,
+  };
+}
+
+/** The head's header lines as `name: value` with lower-case names, in the order sent. */
+function headerLines(req: RawRequest): string[] {
+  return req.headers.map(([n, v]) => `${n.toLowerCase()}: ${v}`);
+}
+
+describe('request bytes on the wire (case 14)', () => {
+  let server: RawServer;
+  const clients: KubernetesClient[] = [];
+  const newClient = (options: KubernetesClientOptions = {}, kubeconfig: KubeconfigOptions = {}) => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(kubeconfig), {
+      retry: false,
+      requestTimeoutMs: 15_000,
+      userAgent: 'wire-test/1',
+      ...options,
+    });
+    clients.push(client);
+    return client;
+  };
+
+  beforeEach(async () => {
+    server = await RawServer.startPlain();
+    server.handle((req) =>
+      req.conn.write(
+        jsonResponse(200, {
+          ...configMap('answer'),
+          // lists read `items`
+          items: [],
+          metadata: { name: 'answer', namespace: NS, resourceVersion: '1' },
+        }),
+      ),
+    );
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await server.stop();
+  });
+
+  /** Headers a request without a body carries (Connection may be left out: keep-alive is HTTP/1.1's default). */
+  const baseHeaders = () => [
+    `host: 127.0.0.1:${server.port}`,
+    'user-agent: wire-test/1',
+    'authorization: Bearer raw-token',
+    'accept: application/json',
+  ];
+  const withoutConnection = (lines: string[]) => lines.filter((l) => l !== 'connection: keep-alive');
+
+  it('a GET: the request line, each header exactly once, no body framing headers, nothing after the head', async () => {
+    const client = newClient();
+    await client.get(CM, new ResourceID('a', NS));
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req.head.split('\r\n')[0]).toBe(`GET /api/v1/namespaces/${NS}/configmaps/a HTTP/1.1`);
+    expect(withoutConnection(headerLines(req)).sort()).toEqual(baseHeaders().sort());
+    expect(headerValues(req, 'connection').every((v) => v === 'keep-alive')).toBe(true);
+    expect(headerValues(req, 'connection').length).toBeLessThanOrEqual(1);
+    // every byte the connection got is this head
+    expect(req.conn.received).toBe(req.head);
+    expect(req.head.endsWith('\r\n\r\n')).toBe(true);
+    expect(req.head.slice(0, -4)).not.toMatch(/\r\n\r\n|[^\r]\n|\r[^\n]/);
+  });
+
+  it('a patch with a multi-byte body: Content-Type, Content-Length in bytes, the body exactly as UTF-8 and nothing more', async () => {
+    const client = newClient();
+    const patch = { data: { label: 'größe ✓ 日本 🎉', quote: '"\\\n' } };
+    await client.mergePatch(CM, new ResourceID('a', NS), patch);
+    const [req] = server.requests;
+    const expectedBody = Buffer.from(JSON.stringify(patch));
+    expect(req.head.split('\r\n')[0]).toBe(`PATCH /api/v1/namespaces/${NS}/configmaps/a HTTP/1.1`);
+    expect(withoutConnection(headerLines(req)).sort()).toEqual(
+      [
+        ...baseHeaders(),
+        'content-type: application/merge-patch+json',
+        `content-length: ${expectedBody.length}`,
+      ].sort(),
+    );
+    expect(expectedBody.length).toBeGreaterThan(JSON.stringify(patch).length);
+    expect(req.body.equals(expectedBody)).toBe(true);
+    expect(
+      Buffer.from(req.conn.received, 'latin1').equals(
+        Buffer.concat([Buffer.from(req.head, 'latin1'), expectedBody]),
+      ),
+    ).toBe(true);
+    expect(headerValues(req, 'transfer-encoding')).toEqual([]);
+  });
+
+  it('requests one after the other on one kept-alive socket: each head and body framed exactly, back to back', async () => {
+    const client = newClient();
+    await client.create(CM, configMap('one', { v: 'ü' }));
+    await client.get(CM, new ResourceID('one', NS));
+    await client.delete(CM, new ResourceID('one', NS), { propagationPolicy: 'Foreground' });
+    await client.apply(
+      CM,
+      { metadata: { name: 'one', namespace: NS }, data: { v: '✓' } },
+      { fieldManager: 'wire' },
+    );
+    expect(server.connections).toHaveLength(1);
+    const reqs = server.requests;
+    expect(reqs.map((r) => r.head.split('\r\n')[0])).toEqual([
+      `POST /api/v1/namespaces/${NS}/configmaps HTTP/1.1`,
+      `GET /api/v1/namespaces/${NS}/configmaps/one HTTP/1.1`,
+      `DELETE /api/v1/namespaces/${NS}/configmaps/one HTTP/1.1`,
+      `PATCH /api/v1/namespaces/${NS}/configmaps/one?fieldManager=wire&force=true HTTP/1.1`,
+    ]);
+    // the connection's bytes are exactly the four requests, nothing in between
+    const wire = Buffer.concat(reqs.map((r) => Buffer.concat([Buffer.from(r.head, 'latin1'), r.body])));
+    expect(Buffer.from(reqs[0].conn.received, 'latin1').equals(wire)).toBe(true);
+    for (const r of reqs) {
+      const length = headerValues(r, 'content-length');
+      expect(length).toEqual(r.body.length > 0 ? [String(r.body.length)] : []);
+    }
+    expect(JSON.parse(reqs[2].body.toString('utf8'))).toMatchObject({
+      kind: 'DeleteOptions',
+      propagationPolicy: 'Foreground',
+    });
+    expect(headerValues(reqs[3], 'content-type')).toEqual(['application/apply-patch+yaml']);
+  });
+
+  it('a list with selectors, limit and continue: the query is percent-encoded and decodes to exactly the values given', async () => {
+    const client = newClient();
+    const options = {
+      namespace: NS,
+      labelSelector: 'app in (a,b),tier!=x,größe',
+      fieldSelector: 'metadata.name=a b',
+      limit: 5,
+      continue: 'eyJ2Ijo+/=x&y',
+    };
+    await client.list(CM, options);
+    const [req] = server.requests;
+    const requestLine = req.head.split('\r\n')[0];
+    expect(requestLine).toMatch(/^GET \/api\/v1\/namespaces\/ns1\/configmaps\?\S+ HTTP\/1\.1$/);
+    // nothing outside printable ASCII in the target
+    expect(req.target).toMatch(/^[\x21-\x7e]+$/);
+    expect(req.query.get('labelSelector')).toBe(options.labelSelector);
+    expect(req.query.get('fieldSelector')).toBe(options.fieldSelector);
+    expect(req.query.get('limit')).toBe('5');
+    expect(req.query.get('continue')).toBe(options.continue);
+  });
+
+  describe('no CR or LF reaches the head (header injection)', () => {
+    /** What a user may pass that ends up in the request line or a header. */
+    const attempts: Array<[string, (server: RawServer) => Promise<unknown>]> = [
+      ['an object name', async () => newClient().get(CM, new ResourceID('a\r\nX-Injected: name', NS))],
+      ['a namespace', async () => newClient().list(CM, { namespace: 'ns\r\nX-Injected: namespace' })],
+      [
+        'a label selector',
+        async () => newClient().list(CM, { namespace: NS, labelSelector: 'a=b\r\nX-Injected: selector' }),
+      ],
+      [
+        'a raw request path',
+        async () => newClient().request('/api/v1\r\nX-Injected: path\r\n\r\nGET /smuggled'),
+      ],
+      [
+        'a raw request query value',
+        async () => newClient().request('/api/v1', { query: { q: 'x\r\nX-Injected: query' } }),
+      ],
+      [
+        'the User-Agent option',
+        async () => newClient({ userAgent: 'ua\r\nX-Injected: ua' }).get(CM, new ResourceID('a', NS)),
+      ],
+      [
+        "the kubeconfig user's token",
+        async () => newClient({}, { token: 'tok\r\nX-Injected: token' }).get(CM, new ResourceID('a', NS)),
+      ],
+    ];
+
+    // node:http refuses these in the request line and header values with a raw TypeError
+    // (ERR_UNESCAPED_CHARACTERS, ERR_INVALID_CHAR) thrown out of the client's method: safe (nothing is
+    // sent) but not the typed error the product rules ask for (a class with a stable code that names
+    // the bad option). Bug in the current code: those typed-error tests are it.failing.
+    const untypedToday = new Set([
+      'a raw request path',
+      'the User-Agent option',
+      "the kubeconfig user's token",
+    ]);
+
+    for (const [what, attempt] of attempts) {
+      it(`${what} with CR/LF never reaches the wire raw (no injected header, no smuggled request)`, async () => {
+        const outcome = await attempt(server).then(
+          () => 'sent',
+          (error: unknown) => error,
+        );
+        for (const conn of server.connections) {
+          expect(conn.received).not.toMatch(/\r\nX-Injected:/i);
+          expect(conn.received).not.toMatch(/smuggled/);
+        }
+        for (const req of server.requests) {
+          expect(req.headers.some(([n]) => n.toLowerCase() === 'x-injected')).toBe(false);
+          expect(req.target).not.toMatch(/[\r\n]/);
+        }
+        if (outcome === 'sent') expect(server.requests).toHaveLength(1);
+        // an error (Node's own come from another realm than Jest's Error)
+        else expect(typeof (outcome as Error).message).toBe('string');
+      });
+
+      (untypedToday.has(what) ? it.failing : it)(
+        `${what} with CR/LF: sent encoded, or refused with a typed client error`,
+        async () => {
+          const outcome = await attempt(server).then(
+            () => 'sent',
+            (error: unknown) => error,
+          );
+          if (outcome === 'sent') return;
+          const typed =
+            outcome instanceof KubernetesClientUsageError ||
+            outcome instanceof KubernetesClientConfigError ||
+            outcome instanceof KubernetesTransportError;
+          expect({ typed, outcome }).toEqual({ typed: true, outcome });
+          expect(typeof (outcome as { code?: unknown }).code).toBe('string');
+        },
+      );
+    }
+  });
+});
