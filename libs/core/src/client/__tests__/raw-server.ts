@@ -48,6 +48,10 @@ export class RawConnection {
   closed = false;
   /** Requests parsed on it so far. */
   requests = 0;
+  /** TLS: the server name the client sent (SNI), false when none. */
+  servername: string | false = false;
+  /** TLS: the common name of the client certificate, when one was presented. */
+  clientCertCN?: string;
 
   constructor(
     readonly id: number,
@@ -197,6 +201,11 @@ export class RawServer {
   private accept(socket: net.Socket): void {
     socket.setNoDelay(true);
     const conn = new RawConnection(this.connections.length, socket);
+    if (socket instanceof tls.TLSSocket) {
+      conn.servername = socket.servername ?? false;
+      const cn = socket.getPeerCertificate()?.subject?.CN;
+      conn.clientCertCN = Array.isArray(cn) ? cn.join(',') : cn;
+    }
     this.connections.push(conn);
     let buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
@@ -391,8 +400,22 @@ async function keyPem(key: webcrypto.CryptoKey): Promise<string> {
   return `-----BEGIN PRIVATE KEY-----\n${der.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
-/** A fresh CA with a server certificate (IP SAN 127.0.0.1, DNS SAN localhost) and a client certificate. */
-export async function makePki(): Promise<TestPki> {
+/** A subject alternative name of a server certificate. */
+export interface San {
+  type: 'ip' | 'dns';
+  value: string;
+}
+
+/**
+ * A fresh CA with a server certificate (by default IP SAN 127.0.0.1 and DNS SAN localhost) and a
+ * client certificate.
+ */
+export async function makePki(
+  serverSans: San[] = [
+    { type: 'ip', value: '127.0.0.1' },
+    { type: 'dns', value: 'localhost' },
+  ],
+): Promise<TestPki> {
   // x509's parameters are typed with the DOM's WebCrypto types
   const provider = webcrypto as never;
   const notBefore = new Date(Date.now() - 60_000);
@@ -426,14 +449,7 @@ export async function makePki(): Promise<TestPki> {
         publicKey: keys.publicKey as never,
         signingKey: caKeys.privateKey as never,
         extensions: [
-          ...(server
-            ? [
-                new x509.SubjectAlternativeNameExtension([
-                  { type: 'ip', value: '127.0.0.1' },
-                  { type: 'dns', value: 'localhost' },
-                ]),
-              ]
-            : []),
+          ...(server ? [new x509.SubjectAlternativeNameExtension(serverSans)] : []),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
           new x509.ExtendedKeyUsageExtension([
             server ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,

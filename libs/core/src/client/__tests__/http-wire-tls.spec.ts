@@ -1,0 +1,208 @@
+// TLS of the client's direct connections against a raw-bytes TLS server (issue 15 §2: the lean
+// HTTP/1.1 transport opens node:tls sockets itself): certificate verification by the kubeconfig's
+// CA, by IP address and by name (SNI), insecure-skip-tls-verify, client certificates, and HTTP
+// framing split over TLS records.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesTransportError } from '../errors.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
+import type { KubeconfigOptions, RawRequest, RawTlsOptions, TestPki } from './raw-server.js';
+
+const CM = ResourceTypes.ConfigMap;
+const NS = 'ns1';
+
+function configMap(name: string, data: Record<string, string> = { k: 'v' }): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: NS, resourceVersion: '1' },
+    data,
+  };
+}
+
+const nameOf = (req: RawRequest) => decodeURIComponent(req.path.split('/').at(-1) ?? '');
+const answerAll = (req: RawRequest) => req.conn.write(jsonResponse(200, configMap(nameOf(req))));
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a value');
+}
+
+describe('TLS against a raw-bytes server (case 13)', () => {
+  let pki: TestPki;
+  /** Another CA and its server certificate: not signed by `pki`'s CA. */
+  let stranger: TestPki;
+  /** A CA whose server certificate names neither 127.0.0.1 nor localhost. */
+  let misnamed: TestPki;
+  const servers: RawServer[] = [];
+  const clients: KubernetesClient[] = [];
+
+  beforeAll(async () => {
+    [pki, stranger, misnamed] = await Promise.all([
+      makePki(),
+      makePki(),
+      makePki([{ type: 'dns', value: 'other.example' }]),
+    ]);
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  });
+  afterAll(() => undefined);
+
+  const start = async (tls: RawTlsOptions) => {
+    const server = await RawServer.startTls(tls);
+    servers.push(server);
+    server.handle(answerAll);
+    return server;
+  };
+  const connect = (server: RawServer, kubeconfig: KubeconfigOptions) => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(kubeconfig), {
+      retry: false,
+      requestTimeoutMs: 15_000,
+    });
+    clients.push(client);
+    return client;
+  };
+  const get = (client: KubernetesClient, name: string) => client.get(CM, new ResourceID(name, NS));
+
+  it('verifies the server by IP address (IP SAN 127.0.0.1, no SNI sent) and by name (DNS SAN localhost, SNI localhost); requests share one connection', async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey });
+    const byIp = connect(server, { ca: pki.caPem });
+    for (const name of ['a', 'b', 'c']) expect((await get(byIp, name))?.metadata?.name).toBe(name);
+    expect(server.connections).toHaveLength(1);
+    // an IP address is not a server name (RFC 6066): none is sent
+    expect(server.connections[0].servername).toBe(false);
+
+    const byName = connect(server, { ca: pki.caPem, host: 'localhost' });
+    for (const name of ['d', 'e']) expect((await get(byName, name))?.metadata?.name).toBe(name);
+    expect(server.connections).toHaveLength(2);
+    expect(server.connections[1].servername).toBe('localhost');
+  });
+
+  it('a server certificate not signed by the kubeconfig CA: a typed tls error naming the server URL, nothing sent', async () => {
+    const server = await start({ cert: stranger.serverCert, key: stranger.serverKey });
+    const error = await rejection(get(connect(server, { ca: pki.caPem }), 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('tls');
+    expect((error as Error).message).toContain(`https://127.0.0.1:${server.port}`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a certificate signed by the CA but for another name (other.example): a typed tls error naming the server URL, by IP and by name', async () => {
+    const server = await start({ cert: misnamed.serverCert, key: misnamed.serverKey });
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const error = await rejection(get(connect(server, { ca: misnamed.caPem, host }), 'a'));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('tls');
+      expect((error as Error).message).toContain(`https://${host}:${server.port}`);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('insecure-skip-tls-verify accepts an unknown CA and a name mismatch', async () => {
+    const server = await start({ cert: misnamed.serverCert, key: misnamed.serverKey });
+    const client = connect(server, { insecure: true });
+    expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+    expect((await get(client, 'b'))?.metadata?.name).toBe('b');
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it("presents the kubeconfig's client certificate when the server asks for one (mutual TLS)", async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey, clientCa: pki.caPem });
+    const client = connect(server, {
+      ca: pki.caPem,
+      token: null,
+      clientCert: pki.clientCert,
+      clientKey: pki.clientKey,
+    });
+    expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+    expect((await get(client, 'b'))?.metadata?.name).toBe('b');
+    expect(server.connections).toHaveLength(1);
+    expect(server.connections[0].clientCertCN).toBe('raw-client');
+    expect(server.requests[0].headers.some(([n]) => n.toLowerCase() === 'authorization')).toBe(false);
+  });
+
+  it('without the client certificate a server that requires one refuses: a typed error naming the server URL, no request served', async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey, clientCa: pki.caPem });
+    const error = await rejection(get(connect(server, { ca: pki.caPem }), 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(['tls', 'connection']).toContain((error as KubernetesTransportError).failure);
+    expect((error as Error).message).toContain(`https://127.0.0.1:${server.port}`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an answer written one byte per TLS record, and a chunked one split into records mid-size-line, are read; the socket is kept', async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey });
+    const body = JSON.stringify(configMap('x', { text: 'größe ✓' }));
+    server.handle(async (req) => {
+      if (nameOf(req) === 'trickled') {
+        await req.conn.trickle(
+          Buffer.concat([
+            response(200, [
+              ['Content-Type', 'application/json'],
+              ['Content-Length', Buffer.byteLength(body)],
+            ]),
+            Buffer.from(body),
+          ]),
+        );
+        return;
+      }
+      const bytes = Buffer.concat([
+        response(200, [
+          ['Content-Type', 'application/json'],
+          ['Transfer-Encoding', 'chunked'],
+        ]),
+        chunk(body.slice(0, 40), ';x=y'),
+        chunk(body.slice(40)),
+        lastChunk([['X-Trailer', 't']]),
+      ]);
+      await req.conn.trickle(bytes, 5);
+    });
+    const client = connect(server, { ca: pki.caPem });
+    expect((await get(client, 'trickled'))?.data).toEqual({ text: 'größe ✓' });
+    expect((await get(client, 'chunked'))?.data).toEqual({ text: 'größe ✓' });
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it('a watch over TLS: events split across records, a clean end; the server closing the idle TLS socket does not fail the next request', async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey });
+    const lines = Buffer.from(
+      [configMap('a'), configMap('b', { t: '日本' })]
+        .map((object) => `${JSON.stringify({ type: 'ADDED', object })}\n`)
+        .join(''),
+    );
+    server.handle(async (req) => {
+      if (req.query.get('watch') === 'true') {
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        await req.conn.trickle(Buffer.concat([chunk(lines), lastChunk()]), 7);
+        return;
+      }
+      await answerAll(req);
+      if (nameOf(req) === 'then-closed') req.conn.end();
+    });
+    const client = connect(server, { ca: pki.caPem });
+    const names: string[] = [];
+    for await (const event of client.watch(CM, { namespace: NS }))
+      names.push((event.object as V1ConfigMap).metadata?.name ?? '');
+    expect(names).toEqual(['a', 'b']);
+    expect((await get(client, 'then-closed'))?.metadata?.name).toBe('then-closed');
+    await waitFor(
+      () => server.connections.filter((c) => c.closed).length === server.connections.length,
+      'the closed sockets to be let go',
+    );
+    expect((await get(client, 'after'))?.metadata?.name).toBe('after');
+  });
+});
