@@ -760,19 +760,19 @@ export class KubernetesClient {
       if (signal?.aborted) return;
       throw error;
     }
-    const { req, res } = opened;
+    const res = opened;
     try {
-      const status = res.statusCode ?? 0;
+      const status = res.status;
       if (status !== 200) {
         const chunks: Buffer[] = [];
-        for await (const chunk of res) chunks.push(chunk as Buffer);
+        for await (const chunk of res) chunks.push(chunk);
         throw apiError(status, res.headers, Buffer.concat(chunks), request);
       }
       onConnected?.();
       // lines split synchronously per chunk: one async step per event (this generator), not two
       const splitter = new LineSplitter();
       const lines: string[] = [];
-      for await (const chunk of res as AsyncIterable<Buffer>) {
+      for await (const chunk of res) {
         splitter.push(chunk, lines);
         for (let i = 0; i < lines.length; i++) {
           const line = lines[i];
@@ -784,12 +784,18 @@ export class KubernetesClient {
         }
         lines.length = 0;
       }
+      if (this.isClosed) throw new KubernetesClientClosedError(request);
+      if (!res.complete) {
+        if (signal?.aborted) return;
+        // a line in progress when the stream was cut is not an event
+        throw new KubernetesTransportError(
+          `the watch stream from the API server at ${this.connection.url} was cut off`,
+          'stream-ended',
+          { request },
+        );
+      }
       const last = splitter.end();
       if (last !== undefined) yield parseWatchLine<T>(last, request);
-      if (this.isClosed) throw new KubernetesClientClosedError(request);
-      if (!res.complete && !signal?.aborted) {
-        throw new KubernetesTransportError('the watch stream was cut off', 'stream-ended', { request });
-      }
     } catch (error) {
       if (error instanceof KubernetesClientClosedError) throw error;
       if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
@@ -798,7 +804,6 @@ export class KubernetesClient {
       throw transportError(error, exchange, request, this.connection.url);
     } finally {
       res.destroy();
-      req.destroy();
     }
   }
 }

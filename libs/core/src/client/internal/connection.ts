@@ -1,19 +1,25 @@
 import type * as http from 'node:http';
-import https from 'node:https';
+import type * as https from 'node:https';
 import { isIP } from 'node:net';
+import type * as tls from 'node:tls';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
 import { IdleSweeper } from './idle-sweeper.js';
+import { WirePool } from './wire.js';
 
-// node:http imported as an ES module builds its namespace by reading every export, which runs
-// http's lazy getters and loads the WebSocket client (undici): ~9 MB of RSS an operator never uses.
-// The CommonJS object does not (issue 15 §3).
-const httpModule = process.getBuiltinModule('node:http');
-
-/** What a request needs from the connection: its headers (name/value list) and agent. */
+/**
+ * What a request needs from the connection: the fixed header lines and the pool of its server, or,
+ * behind a proxy, the headers as a name/value list and the KubeConfig's agent.
+ */
 export interface Prepared {
+  /** `Name: value\r\n` for Host, Connection and the credential headers. */
+  head: string;
+  /** The keep-alive connections to the server (none behind a proxy). */
+  pool?: WirePool;
+  /** The same headers as a name/value list, for Node's client (behind a proxy). */
   headers: string[];
-  agent: http.Agent;
+  /** The KubeConfig's agent that tunnels through the proxy. */
+  agent?: http.Agent;
 }
 
 /** Resolved connection settings of a client (engine side: every default filled in). */
@@ -33,39 +39,17 @@ interface ResolvedAuth {
    * share of a request's CPU (issue 15 §2).
    */
   headerList: string[];
+  /** The same as the lines of a request head (`Name: value\r\n`), validated once. */
+  head: string;
   tls: https.AgentOptions;
 }
 
 /** Request headers the transport sets per request; a KubeConfig's own header of one of these names is dropped. */
-const PER_REQUEST_HEADERS = new Set(['host', 'accept', 'content-type', 'content-length']);
-
-/**
- * An HTTPS agent for one server with fixed TLS settings. Node's agent names every request's pool
- * from its options, including the CA, certificate and key (buffers turned into text: several KB
- * per request); here every request shares one pool, so the name is computed once.
- */
-class OneServerHttpsAgent extends https.Agent {
-  private readonly poolName: string;
-  constructor(options: https.AgentOptions, host: string, port: number) {
-    super(options);
-    this.poolName = `${super.getName({ ...options, host, port })}`;
-  }
-  override getName(): string {
-    return this.poolName;
-  }
-}
-
-/** The pool name of a plain HTTP agent for one server, computed once (see {@link OneServerHttpsAgent}). */
-class OneServerHttpAgent extends httpModule.Agent {
-  private readonly poolName: string;
-  constructor(options: http.AgentOptions, host: string, port: number) {
-    super(options);
-    this.poolName = super.getName({ host, port });
-  }
-  override getName(): string {
-    return this.poolName;
-  }
-}
+const PER_REQUEST_HEADERS = new Set(['host', 'accept', 'content-type', 'content-length', 'connection']);
+/** A header name (an RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may not hold (as Node's client checks). */
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /**
  * A place in the queue for a request slot (see {@link Connection.acquire}): `start` runs when the
@@ -77,16 +61,17 @@ export interface SlotWaiter {
 }
 
 /**
- * The transport of one client: the server's base URL, one keep-alive agent shared by ordinary
- * requests and watches, and the credential headers, refreshed from the KubeConfig when they can
- * change (exec plugins, auth providers).
+ * The transport of one client: the server's base URL, one pool of keep-alive connections shared by
+ * ordinary requests and watches ({@link WirePool}; the KubeConfig's agent behind a proxy-url), and
+ * the credential headers, refreshed from the KubeConfig when they can change (exec plugins, auth
+ * providers).
  *
- * One agent, so that a socket an ordinary request let go of (an informer's list) carries the watch
+ * One pool, so that a socket an ordinary request let go of (an informer's list) carries the watch
  * that follows, and a socket a watch let go of carries requests: a no-change restart with two kinds
  * opens two TLS connections instead of four, and an idle operator holds one (issue 15 §2, §3). The
- * agent itself is unbounded; ordinary requests take one of `maxSockets` slots here instead of in
- * the agent, so a watch (which takes none) never starves them, and no request waits behind a
- * watch: a socket a watch holds is never free, so a request takes another one or opens one.
+ * pool itself is unbounded; ordinary requests take one of `maxSockets` slots here, so a watch
+ * (which takes none) never starves them, and no request waits behind a watch: a socket a watch
+ * holds is never free, so a request takes another one or opens one.
  */
 export class Connection {
   readonly protocol: 'http:' | 'https:';
@@ -96,7 +81,7 @@ export class Connection {
   readonly basePath: string;
   /** The idle deadlines of the buffered requests in flight (one timer for all of them). */
   readonly idle = new IdleSweeper();
-  private agent?: http.Agent;
+  private pool?: WirePool;
   private proxyAgent?: http.Agent;
   /** Ordinary requests holding a slot. */
   private active = 0;
@@ -148,14 +133,21 @@ export class Connection {
   }
 
   /**
-   * Credential headers (with `Host`, as a name/value list) and the agent for a request; resolves the
+   * Credential headers (with `Host`) and the pool (or proxy agent) for a request; resolves the
    * KubeConfig once (again when dynamic credentials are due). Synchronous while the credentials are
    * fresh (no promise per request), else a promise.
    */
   prepare(): Prepared | Promise<Prepared> {
     const auth = this.freshAuth();
-    if (auth) return { headers: auth.headerList, agent: this.agentFor(auth) };
-    return this.resolveAuth(false).then((a) => ({ headers: a.headerList, agent: this.agentFor(a) }));
+    if (auth) return this.prepared(auth);
+    return this.resolveAuth(false).then((a) => this.prepared(a));
+  }
+
+  private prepared(auth: ResolvedAuth): Prepared {
+    if (this.closed) throw new KubernetesClientClosedError();
+    if (this.proxyAgent) return { head: auth.head, headers: auth.headerList, agent: this.proxyAgent };
+    this.pool ??= this.makePool(auth);
+    return { head: auth.head, headers: auth.headerList, pool: this.pool };
   }
 
   /**
@@ -227,9 +219,12 @@ export class Connection {
 
   /** Destroys the idle keep-alive sockets (after one turned out dead, e.g. the server restarted: the others are too). */
   dropIdleSockets(): void {
-    for (const sockets of Object.values(this.agent?.freeSockets ?? {})) {
-      for (const socket of sockets ?? []) socket.destroy();
-    }
+    this.pool?.dropIdle();
+  }
+
+  /** Connections open to the server (idle or busy; none counted behind a proxy). */
+  get openConnections(): number {
+    return this.pool?.size ?? 0;
   }
 
   /**
@@ -245,36 +240,32 @@ export class Connection {
   }
 
   private dropPools(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
+    this.pool?.close();
+    this.pool = undefined;
   }
 
-  private agentFor(auth: ResolvedAuth): http.Agent {
-    if (this.closed) throw new KubernetesClientClosedError();
-    if (this.proxyAgent) return this.proxyAgent;
-    this.agent ??= this.makeAgent(auth);
-    return this.agent;
-  }
-
-  private makeAgent(auth: ResolvedAuth): http.Agent {
-    const common = {
-      keepAlive: true,
-      keepAliveMsecs: 30_000,
-      // requests are bounded by the connection's slots, watches not at all (see the class comment)
-      maxSockets: Infinity,
-      maxFreeSockets: 256,
-      scheduling: 'lifo' as const,
-    };
-    if (this.protocol !== 'https:') return new OneServerHttpAgent(common, this.hostname, this.port);
-    // The server name Node would compute per request from the Host header (none for an IP
-    // address), unless the KubeConfig names one (tls-server-name).
+  private makePool(auth: ResolvedAuth): WirePool {
+    if (this.protocol !== 'https:') {
+      return new WirePool({
+        secure: false,
+        host: this.hostname,
+        port: this.port,
+        keepAliveMs: 30_000,
+        maxFree: 256,
+      });
+    }
+    // The server name sent (SNI) and checked against the certificate: the KubeConfig's
+    // tls-server-name, else the host name (none for an IP address, which is checked against the
+    // certificate's IP addresses), as Node's https agent does.
     const servername = auth.tls.servername ?? (isIP(this.hostname) ? '' : this.hostname);
-    // only the options that are set: Node copies the agent's options into every request's
-    return new OneServerHttpsAgent(
-      definedOnly({ ...auth.tls, servername, ...common }),
-      this.hostname,
-      this.port,
-    );
+    return new WirePool({
+      secure: true,
+      host: this.hostname,
+      port: this.port,
+      tls: definedOnly({ ...(auth.tls as tls.ConnectionOptions), servername }),
+      keepAliveMs: 30_000,
+      maxFree: 256,
+    });
   }
 
   /** The cached credentials while they need no refresh. */
@@ -308,7 +299,7 @@ export class Connection {
     // our own agents (keep-alive, sized), except behind a proxy-url, where its agent does the
     // tunnelling (HTTP CONNECT or SOCKS). Its agent is shared with other users of the KubeConfig:
     // never destroy it.
-    if (this.usesProxy && opts.agent instanceof httpModule.Agent) this.proxyAgent = opts.agent;
+    if (this.usesProxy && opts.agent) this.proxyAgent = opts.agent as http.Agent;
     const headers: Record<string, string> = { 'User-Agent': this.options.userAgent };
     for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
       if (typeof value === 'string' || typeof value === 'number') headers[name] = String(value);
@@ -324,11 +315,21 @@ export class Connection {
       servername: opts.servername,
     };
     if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
-    const headerList = ['Host', this.hostHeader()];
+    const headerList = ['Host', this.hostHeader(), 'Connection', 'keep-alive'];
     for (const [name, value] of Object.entries(headers)) {
-      if (!PER_REQUEST_HEADERS.has(name.toLowerCase())) headerList.push(name, value);
+      if (PER_REQUEST_HEADERS.has(name.toLowerCase())) continue;
+      if (!TOKEN.test(name) || INVALID_VALUE.test(value)) {
+        throw new KubernetesClientConfigError(
+          `the header "${name.slice(0, 60)}" that the KubeConfig's user "${this.kubeConfig.getCurrentUser()?.name ?? '(none)'}" gives ` +
+            'has a name or value a request cannot carry (a line break or other control character, or a character beyond Latin-1): ' +
+            'fix the token, token file, exec plugin output or header in the kubeconfig',
+        );
+      }
+      headerList.push(name, value);
     }
-    const auth = { headers, headerList, tls };
+    let head = '';
+    for (let i = 0; i < headerList.length; i += 2) head += `${headerList[i]}: ${headerList[i + 1]}\r\n`;
+    const auth = { headers, headerList, head, tls };
     if (this.auth && !sameCredentials(this.auth.tls, tls)) {
       // An exec plugin rotated the client certificate: new connections must present the new one.
       this.dropPools();

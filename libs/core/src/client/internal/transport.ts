@@ -1,15 +1,13 @@
 import type * as http from 'node:http';
-import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
-import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
+import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from '../errors.js';
 import type { KubernetesStatus } from '../errors.js';
 import type { Connection, Prepared, SlotWaiter } from './connection.js';
 import type { IdleEntry } from './idle-sweeper.js';
+import type { WireExchange, WireHeaders, WireListener, WirePool } from './wire.js';
 
-// node:http imported as an ES module builds its namespace by reading every export, which runs
-// http's lazy getters and loads the WebSocket client (undici): ~9 MB of RSS an operator never uses.
-// The CommonJS object does not (issue 15 §3).
-const httpModule = process.getBuiltinModule('node:http');
+/** Header fields of an answer by lower-case name (Node's `IncomingHttpHeaders` fits). */
+export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /** One HTTP exchange, fully resolved. */
 export interface HttpExchange {
@@ -42,47 +40,208 @@ export interface HttpExchange {
 /** A buffered answer. */
 export interface HttpAnswer {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: AnswerHeaders;
   body: Buffer;
+}
+
+/** An answer whose body is read as it arrives (a watch). */
+export interface StreamedAnswer extends AsyncIterable<Buffer> {
+  readonly status: number;
+  readonly headers: AnswerHeaders;
+  /** Whether the body arrived in full (false when the connection was cut or the answer destroyed first). */
+  readonly complete: boolean;
+  /** Ends the answer (its connection closes unless the body was complete). */
+  destroy(): void;
 }
 
 class TimeoutMarker extends Error {}
 class AbortMarker extends Error {}
 
-/**
- * Sends a long-lived request (a watch) and resolves with the response head; it takes no request
- * slot (see Connection). A request that fails on a reused keep-alive
- * socket with ECONNRESET before any answer (the server closed the idle socket as we wrote, or
- * restarted) is sent once more on a fresh socket, as Node's documentation recommends; the other idle
- * sockets are dropped first, since they are most likely dead too.
- */
-export async function open(
-  conn: Connection,
-  exchange: HttpExchange,
-): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-  try {
-    return await openOnce(conn, exchange);
-  } catch (error) {
-    if ((error as { retryOnFreshSocket?: boolean }).retryOnFreshSocket) {
-      conn.dropIdleSockets();
-      return openOnce(conn, exchange);
-    }
-    throw error;
+/** Characters a request path may hold as they are (visible ASCII; anything else must be percent-encoded). */
+const UNSAFE_PATH = /[^\u0021-\u007e]/;
+
+function pathError(exchange: HttpExchange): KubernetesClientUsageError | undefined {
+  if (UNSAFE_PATH.test(exchange.path)) {
+    return new KubernetesClientUsageError(
+      `the request path "${exchange.path.slice(0, 200)}" holds characters a URL cannot carry unescaped ` +
+        '(spaces, control or non-ASCII characters): percent-encode them (encodeURIComponent)',
+    );
   }
+  return undefined;
 }
 
-async function openOnce(
-  conn: Connection,
-  exchange: HttpExchange,
-): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
+/** A request's head and body as sent on the wire. */
+function wireText(conn: Connection, exchange: HttpExchange, prepared: Prepared): string {
+  let text = `${exchange.method} ${conn.basePath}${exchange.path} HTTP/1.1\r\n${prepared.head}Accept: ${exchange.accept ?? 'application/json'}\r\n`;
+  if (exchange.body === undefined) return `${text}\r\n`;
+  text += `Content-Type: ${exchange.contentType ?? 'application/json'}\r\nContent-Length: ${Buffer.byteLength(exchange.body)}\r\n\r\n`;
+  return text + exchange.body;
+}
+
+/** Whether a failure is the connection closing under a request (ECONNRESET, EPIPE). */
+function isReset(cause: unknown): boolean {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/**
+ * Sends a long-lived request (a watch) and resolves with the answer once its head arrived; it
+ * takes no request slot (see Connection). A request that fails on a reused keep-alive socket with
+ * a reset before any answer (the server closed the idle socket as we wrote, or restarted) is sent
+ * once more on a fresh socket, as Node's documentation recommends; the other idle sockets are
+ * dropped first, since they are most likely dead too.
+ */
+export async function open(conn: Connection, exchange: HttpExchange): Promise<StreamedAnswer> {
+  const unsafe = pathError(exchange);
+  if (unsafe) throw unsafe;
   const pending = conn.prepare();
   const prepared = pending instanceof Promise ? await pending : pending;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
     throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
   }
+  if (prepared.pool === undefined) return openViaAgent(conn, exchange, prepared);
+  const pool = prepared.pool;
+  const text = wireText(conn, exchange, prepared);
   return new Promise((resolve, reject) => {
-    const req = request(conn, exchange, prepared);
+    const stream = new WireStream(exchange, (error) => {
+      if (error === undefined) resolve(stream);
+      else if (!stream.retried && exchange.resendable !== false && stream.reusedReset(error)) {
+        stream.retried = true;
+        conn.dropIdleSockets();
+        stream.send(pool, text);
+      } else reject(transportError(error, exchange, requestInfo, conn.url));
+    });
+    stream.send(pool, text);
+  });
+}
+
+/** Bytes a watch may hold unread before its socket stops reading. */
+const STREAM_HIGH_WATER = 1024 * 1024;
+
+/** A streamed answer on the wire: chunks are queued for the consumer's async iteration. */
+class WireStream implements WireListener, StreamedAnswer {
+  status = 0;
+  headers: AnswerHeaders = {};
+  complete = false;
+  retried = false;
+  private exchange: WireExchange | undefined;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private headDone = false;
+  private waiting: ((r: IteratorResult<Buffer>) => void) | undefined;
+  private headTimer: NodeJS.Timeout | undefined;
+  private readonly onAbort = () => this.finish(new AbortMarker('aborted'));
+
+  constructor(
+    private readonly request: HttpExchange,
+    /** The head arrived (no argument) or the exchange failed before it. */
+    private readonly settle: (error?: unknown) => void,
+  ) {
+    request.signal?.addEventListener('abort', this.onAbort, { once: true });
+    request.inFlight?.add(this.onAbort);
+    if (request.idleTimeoutMs > 0) {
+      this.headTimer = setTimeout(() => this.finish(new TimeoutMarker('timeout')), request.idleTimeoutMs);
+      this.headTimer.unref();
+    }
+  }
+
+  send(pool: WirePool, text: string): void {
+    try {
+      this.exchange = pool.exchange(text, this);
+    } catch (error) {
+      this.finish(error);
+    }
+  }
+
+  /** Whether `error` is a reset of a reused socket before any answer (worth one more try). */
+  reusedReset(error: unknown): boolean {
+    return this.exchange?.reusedSocket === true && !this.exchange.answered && isReset(error);
+  }
+
+  head(status: number, headers: WireHeaders): void {
+    clearTimeout(this.headTimer);
+    this.status = status;
+    this.headers = headers;
+    this.headDone = true;
+    this.settle();
+  }
+
+  data(chunk: Buffer): void {
+    const waiting = this.waiting;
+    if (waiting !== undefined) {
+      this.waiting = undefined;
+      waiting({ value: chunk, done: false });
+      return;
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (this.queued > STREAM_HIGH_WATER) this.exchange?.pause();
+  }
+
+  end(): void {
+    this.complete = true;
+    this.finish(undefined);
+  }
+
+  error(cause: Error): void {
+    this.finish(cause);
+  }
+
+  destroy(): void {
+    this.finish(new AbortMarker('destroyed'));
+  }
+
+  /** Ends the stream; before the head, the open fails with `cause` (or sends the request again). */
+  private finish(cause: unknown): void {
+    if (this.ended) return;
+    const beforeHead = cause !== undefined && !this.headDone;
+    const external = cause instanceof AbortMarker || cause instanceof TimeoutMarker;
+    if (beforeHead && !external) {
+      // the exchange failed: the open may send it once more (the same stream, a new exchange)
+      const exchange = this.exchange;
+      this.settle(cause);
+      if (this.exchange !== exchange) return;
+    }
+    this.ended = true;
+    clearTimeout(this.headTimer);
+    this.request.signal?.removeEventListener('abort', this.onAbort);
+    this.request.inFlight?.delete(this.onAbort);
+    if (!this.complete) this.exchange?.destroy(cause instanceof Error ? cause : new AbortMarker('destroyed'));
+    if (beforeHead && external) this.settle(cause);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    return {
+      next: () => {
+        const chunk = this.queue.shift();
+        if (chunk !== undefined) {
+          this.queued -= chunk.length;
+          if (this.queued <= STREAM_HIGH_WATER / 2) this.exchange?.resume();
+          return Promise.resolve({ value: chunk, done: false });
+        }
+        if (this.ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => {
+          this.waiting = resolve;
+        });
+      },
+      return: () => {
+        this.destroy();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
+
+/** {@link open} through Node's client and the KubeConfig's agent (a proxy-url). */
+function openViaAgent(conn: Connection, exchange: HttpExchange, prepared: Prepared): Promise<StreamedAnswer> {
+  const requestInfo = { method: exchange.method, path: exchange.path };
+  return new Promise((resolve, reject) => {
+    const req = agentRequest(conn, exchange, prepared);
     const onAbort = () => {
       const aborted = new AbortMarker('aborted');
       req.destroy(aborted);
@@ -96,12 +255,7 @@ async function openOnce(
     };
     let headTimer: NodeJS.Timeout | undefined;
     if (exchange.idleTimeoutMs > 0) {
-      // Idle socket after the answer started; before that (no socket yet, a proxy tunnel or TLS
-      // handshake that never completes) a plain timer, since socket timeouts arm only with a socket.
-      req.setTimeout(exchange.idleTimeoutMs, () => req.destroy(new TimeoutMarker('timeout')));
       headTimer = setTimeout(() => {
-        // destroy() of a request still waiting for its socket only takes effect once a socket
-        // comes, which may be never: settle here.
         const timeout = new TimeoutMarker('timeout');
         req.destroy(timeout);
         fail(timeout);
@@ -114,11 +268,7 @@ async function openOnce(
       if (settled) return;
       settled = true;
       cleanup();
-      const error = transportError(cause, exchange, requestInfo, conn.url);
-      if (resetOnKeptSocket(exchange, req, cause)) {
-        Object.assign(error, { retryOnFreshSocket: true });
-      }
-      reject(error);
+      reject(transportError(cause, exchange, requestInfo, conn.url));
     };
     req.on('error', fail);
     req.on('response', (res) => {
@@ -129,156 +279,221 @@ async function openOnce(
       }
       settled = true;
       res.on('close', cleanup);
-      resolve({ req, res });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        get complete() {
+          return res.complete;
+        },
+        destroy() {
+          res.destroy();
+          req.destroy();
+        },
+        [Symbol.asyncIterator]: () => (res as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
+      });
     });
     req.end(exchange.body);
   });
 }
 
 /**
- * Sends a request and buffers the whole answer, in one promise (no separate promise for the
- * response head) and without timers of its own: the connection's {@link IdleSweeper} fails it when
- * no answer starts within `idleTimeoutMs` or its socket is idle that long while the body arrives
- * (a timer and a socket timeout per request cost a measurable share of a request's CPU, issue 15
- * §2). A request that fails on a reused keep-alive socket with ECONNRESET before any answer is
- * sent once more on a fresh socket, as {@link open} does, when a repeat is harmless
- * ({@link HttpExchange.resendable}). It holds one of the connection's request
- * slots from its start to its end (waiting for one first when all are taken).
+ * Sends a request and buffers the whole answer, in one promise and without timers of its own: the
+ * connection's {@link IdleSweeper} fails it when no answer starts within `idleTimeoutMs` or its
+ * socket is idle that long while the body arrives (a timer per request costs a measurable share of
+ * a request's CPU, issue 15 §2). A request that fails on a reused keep-alive socket with a reset
+ * before any answer is sent once more on a fresh socket, as {@link open} does, when a repeat is
+ * harmless ({@link HttpExchange.resendable}). It holds one of the connection's request slots from
+ * its start to its end (waiting for one first when all are taken).
  */
 export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
+  const unsafe = pathError(exchange);
+  if (unsafe) return Promise.reject(unsafe);
   const prepared = conn.prepare();
   if (prepared instanceof Promise) return prepared.then((p) => sendPrepared(conn, exchange, p));
   return sendPrepared(conn, exchange, prepared);
 }
 
 function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepared): Promise<HttpAnswer> {
-  const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
     return Promise.reject(
-      new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo }),
+      new KubernetesTransportError('the request was aborted', 'aborted', {
+        request: { method: exchange.method, path: exchange.path },
+      }),
     );
   }
   return new Promise((resolve, reject) => {
-    let req: http.ClientRequest | undefined;
-    let settled = false;
-    let answered = false;
-    let retried = false;
-    let holding = false;
-    const idle: IdleEntry = {
-      last: Date.now(),
-      timeoutMs: exchange.idleTimeoutMs,
-      expire: () => {
-        const timeout = new TimeoutMarker('timeout');
-        req?.destroy(timeout);
-        fail(timeout);
-      },
-    };
-    const onAbort = () => {
-      const aborted = new AbortMarker('aborted');
-      req?.destroy(aborted);
-      fail(aborted);
-    };
-    const cleanup = () => {
-      exchange.signal?.removeEventListener('abort', onAbort);
-      exchange.inFlight?.delete(onAbort);
-      if (idle.timeoutMs > 0) conn.idle.remove(idle);
-      if (holding) {
-        holding = false;
-        conn.release();
-      } else {
-        waiter.cancelled = true;
-      }
-    };
-    const fail = (cause: unknown) => {
-      if (settled) return;
-      if (!answered && !retried && resetOnKeptSocket(exchange, req, cause)) {
-        // the server closed the idle socket as we wrote (or restarted): once more on a fresh one
-        retried = true;
-        conn.dropIdleSockets();
-        idle.last = Date.now();
-        start();
-        return;
-      }
-      settled = true;
-      cleanup();
-      reject(transportError(cause, exchange, requestInfo, conn.url));
-    };
-    const start = () => {
-      const current = request(conn, exchange, prepared);
-      req = current;
-      current.on('error', fail);
-      current.on('response', (res) => {
-        answered = true;
-        idle.last = Date.now();
-        if (settled) {
-          res.destroy();
-          return;
-        }
-        // Let go once the body is built: Node keeps a keep-alive socket's first request (and so
-        // its response and these listeners' scope) reachable for the socket's life.
-        let chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => {
-          idle.last = Date.now();
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          // most answers come in one chunk: no copy then
-          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-          chunks = [];
-          if (settled) return;
-          settled = true;
-          cleanup();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        });
-        res.on('error', (cause) => {
-          chunks = [];
-          fail(cause);
-        });
-        // cut off before its end (no 'end' came)
-        res.on('close', () => {
-          chunks = [];
-          if (!settled) fail(new Error('response aborted'));
-        });
-      });
-      current.end(exchange.body);
-    };
-    // the time a request waits for a slot counts toward its idle deadline, as it did in the agent's queue
-    const waiter: SlotWaiter = {
-      cancelled: false,
-      start: () => {
-        holding = true;
-        start();
-      },
-    };
-    exchange.signal?.addEventListener('abort', onAbort, { once: true });
-    exchange.inFlight?.add(onAbort);
-    if (idle.timeoutMs > 0) conn.idle.add(idle);
-    if (conn.acquire(waiter)) {
-      holding = true;
-      start();
-    }
+    new BufferedCall(conn, exchange, prepared, resolve, reject).begin();
   });
 }
 
 /**
- * Whether a failure is a reset of a reused keep-alive socket (the server closed it as we wrote, or
- * restarted) on a request a repeat cannot harm ({@link HttpExchange.resendable}): such a request is
- * sent once more on a fresh socket.
+ * One buffered request: its slot, idle deadline, abort and answer in one object (the listener of
+ * its wire exchange), rather than a closure per concern.
  */
-function resetOnKeptSocket(
-  exchange: HttpExchange,
-  req: http.ClientRequest | undefined,
-  cause: unknown,
-): boolean {
-  return (
-    exchange.resendable !== false &&
-    req?.reusedSocket === true &&
-    (cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET'
-  );
+class BufferedCall implements WireListener, IdleEntry, SlotWaiter {
+  last = Date.now();
+  readonly timeoutMs: number;
+  cancelled = false;
+  private settled = false;
+  private retried = false;
+  private holding = false;
+  private status = 0;
+  private headers: AnswerHeaders = {};
+  private chunks: Buffer[] = [];
+  private exchange: WireExchange | undefined;
+  private req: http.ClientRequest | undefined;
+  private answered = false;
+  private readonly onAbort = () => {
+    const aborted = new AbortMarker('aborted');
+    this.exchange?.destroy(aborted);
+    this.req?.destroy(aborted);
+    this.fail(aborted);
+  };
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly request: HttpExchange,
+    private readonly prepared: Prepared,
+    private readonly resolve: (answer: HttpAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.timeoutMs = request.idleTimeoutMs;
+  }
+
+  begin(): void {
+    this.request.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.request.inFlight?.add(this.onAbort);
+    if (this.timeoutMs > 0) this.conn.idle.add(this);
+    // the time a request waits for a slot counts toward its idle deadline
+    if (this.conn.acquire(this)) this.start();
+  }
+
+  /** The slot is this request's: send it. */
+  start(): void {
+    this.holding = true;
+    this.sendOnce();
+  }
+
+  private sendOnce(): void {
+    const pool = this.prepared.pool;
+    if (pool === undefined) {
+      this.sendViaAgent();
+      return;
+    }
+    try {
+      this.exchange = pool.exchange(wireText(this.conn, this.request, this.prepared), this);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  expire(): void {
+    const timeout = new TimeoutMarker('timeout');
+    this.exchange?.destroy(timeout);
+    this.req?.destroy(timeout);
+    this.fail(timeout);
+  }
+
+  head(status: number, headers: WireHeaders): void {
+    this.answered = true;
+    this.last = Date.now();
+    this.status = status;
+    this.headers = headers;
+  }
+
+  data(chunk: Buffer): void {
+    this.last = Date.now();
+    this.chunks.push(chunk);
+  }
+
+  end(): void {
+    // most answers come in one chunk: no copy then
+    const chunks = this.chunks;
+    this.chunks = [];
+    if (this.settled) return;
+    this.settled = true;
+    this.cleanup();
+    this.resolve({
+      status: this.status,
+      headers: this.headers,
+      body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+    });
+  }
+
+  error(cause: Error): void {
+    this.fail(cause);
+  }
+
+  private fail(cause: unknown): void {
+    this.chunks = [];
+    if (this.settled) return;
+    if (
+      !this.answered &&
+      !this.retried &&
+      this.request.resendable !== false &&
+      (this.exchange?.reusedSocket === true || this.req?.reusedSocket === true) &&
+      !(this.exchange?.answered ?? false) &&
+      isReset(cause)
+    ) {
+      // the server closed the idle socket as we wrote (or restarted): once more on a fresh one
+      this.retried = true;
+      this.conn.dropIdleSockets();
+      this.last = Date.now();
+      this.sendOnce();
+      return;
+    }
+    this.settled = true;
+    this.cleanup();
+    this.reject(
+      transportError(
+        cause,
+        this.request,
+        { method: this.request.method, path: this.request.path },
+        this.conn.url,
+      ),
+    );
+  }
+
+  private cleanup(): void {
+    this.request.signal?.removeEventListener('abort', this.onAbort);
+    this.request.inFlight?.delete(this.onAbort);
+    if (this.timeoutMs > 0) this.conn.idle.remove(this);
+    if (this.holding) {
+      this.holding = false;
+      this.conn.release();
+    } else {
+      this.cancelled = true;
+    }
+  }
+
+  /** The same exchange through Node's client and the KubeConfig's agent (a proxy-url). */
+  private sendViaAgent(): void {
+    const current = agentRequest(this.conn, this.request, this.prepared);
+    this.req = current;
+    current.on('error', (cause) => this.fail(cause));
+    current.on('response', (res) => {
+      this.answered = true;
+      this.last = Date.now();
+      if (this.settled) {
+        res.destroy();
+        return;
+      }
+      this.status = res.statusCode ?? 0;
+      this.headers = res.headers;
+      res.on('data', (chunk: Buffer) => this.data(chunk));
+      res.on('end', () => this.end());
+      res.on('error', (cause) => this.fail(cause));
+      // cut off before its end (no 'end' came)
+      res.on('close', () => {
+        if (!this.settled) this.fail(new Error('response aborted'));
+      });
+    });
+    current.end(this.request.body);
+  }
 }
 
-/** The request of an exchange, its headers a name/value list sent as is (see Connection's headerList). */
-function request(conn: Connection, exchange: HttpExchange, prepared: Prepared): http.ClientRequest {
+/** A request through Node's client and the KubeConfig's agent, its headers a name/value list sent as is. */
+function agentRequest(conn: Connection, exchange: HttpExchange, prepared: Prepared): http.ClientRequest {
   const allHeaders = prepared.headers.slice();
   allHeaders.push('Accept', exchange.accept ?? 'application/json');
   if (exchange.body !== undefined) {
@@ -297,8 +512,29 @@ function request(conn: Connection, exchange: HttpExchange, prepared: Prepared): 
     headers: allHeaders,
     agent: prepared.agent,
   };
-  return conn.protocol === 'https:' ? https.request(options) : httpModule.request(options);
+  const module = process.getBuiltinModule(conn.protocol === 'https:' ? 'node:https' : 'node:http');
+  return module.request(options);
 }
+
+/** Reason phrases of the statuses an API server answers with (for an answer without a body). */
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
 
 /** Errors of certificate verification that mean "the CA in the kubeconfig did not sign this server's certificate". */
 const UNTRUSTED_CERTIFICATE = new Set([
@@ -368,7 +604,7 @@ export function transportError(
 /** Turns a failure answer (status >= 400) into a typed error. */
 export function apiError(
   status: number,
-  headers: http.IncomingHttpHeaders,
+  headers: AnswerHeaders,
   body: Buffer,
   request: { method: string; path: string },
 ): KubernetesApiError {
@@ -389,7 +625,7 @@ export function apiError(
           code: status,
           message: body.length
             ? body.toString('utf8').slice(0, 500)
-            : (httpModule.STATUS_CODES[status] ?? 'unknown error'),
+            : (STATUS_TEXT[status] ?? `HTTP ${status}`),
         };
   const retryAfter = Number(headers['retry-after']);
   return new KubernetesApiError(status, statusBody, {

@@ -1,0 +1,537 @@
+import type * as net from 'node:net';
+import type * as tls from 'node:tls';
+
+// The CommonJS objects (see connection.ts): an ES namespace of a built-in reads every export.
+const netModule = process.getBuiltinModule('node:net');
+const tlsModule = process.getBuiltinModule('node:tls');
+
+/**
+ * The client's HTTP/1.1 over one server's TCP or TLS connections, for the connections that need no
+ * proxy (issue 15 §2, §3).
+ *
+ * Why not Node's `http`/`https` client: per request it builds a `ClientRequest` (an outgoing
+ * stream), an `IncomingMessage` (a readable stream), runs the agent's socket bookkeeping and emits
+ * a dozen events; for a Kubernetes write that is about 40% of the request's CPU time, TLS included
+ * (3,000 merge patches, 50 in flight: 0.6x the CPU per request of a bare `node:https` keep-alive
+ * client, measured in separate processes against one API server). `undici` is as lean but loads
+ * ~28 MB of code an idle operator never runs. Here a request is one string written to a kept-alive
+ * socket, and its answer is read from the socket's chunks by a small parser of the subset of
+ * HTTP/1.1 an API server answers with (RFC 9112: a status line, header fields, a body framed by
+ * Content-Length, chunked transfer coding or the connection's close; interim 1xx answers skipped).
+ * Nothing is pipelined: a socket carries one exchange at a time.
+ */
+
+/** Header fields of an answer: lower-case names; repeated fields joined with `, `. */
+export type WireHeaders = Record<string, string>;
+
+/** Receives one answer. Exactly one of `end` and `error` is called last. */
+export interface WireListener {
+  /** The answer's status and header fields (interim 1xx answers are not reported). */
+  head(status: number, headers: WireHeaders): void;
+  /** A piece of the body (already de-chunked). */
+  data(chunk: Buffer): void;
+  /** The body is complete. */
+  end(): void;
+  /** The exchange failed: connecting, TLS, a reset, a cut or malformed answer, or {@link WireExchange.destroy}. */
+  error(cause: Error): void;
+}
+
+/** Settings of a pool: where to connect and, for TLS, how. */
+export interface WirePoolOptions {
+  secure: boolean;
+  host: string;
+  port: number;
+  /** TLS options (CA, client certificate, server name, verification). */
+  tls?: tls.ConnectionOptions;
+  /** TCP keep-alive probes on every socket after this long idle. */
+  keepAliveMs: number;
+  /** Idle sockets kept at most. */
+  maxFree: number;
+}
+
+/** Heads larger than this are refused (Node's limit is 16 KB; an API server's heads are ~0.3 KB). */
+const MAX_HEAD = 64 * 1024;
+/** A chunk-size or trailer line longer than this is malformed. */
+const MAX_LINE = 8 * 1024;
+
+/** The state of one exchange on a socket, as the caller sees it. */
+export interface WireExchange {
+  /** Whether the socket carried an exchange before this one (a reset may then be the server closing it as we wrote). */
+  readonly reusedSocket: boolean;
+  /** Whether any byte of an answer arrived. */
+  readonly answered: boolean;
+  /** Ends the exchange: unless its answer is complete, the socket is destroyed and `error(cause)` is called. */
+  destroy(cause: Error): void;
+  /** Stops reading (the body's consumer is behind); {@link resume} goes on. */
+  pause(): void;
+  resume(): void;
+}
+
+/** A low-level failure, with a code like Node's (`ECONNRESET` for a connection closed before the answer). */
+export class WireError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'WireError';
+  }
+}
+
+const enum Body {
+  None,
+  Length,
+  Chunked,
+  UntilClose,
+}
+
+const enum Chunk {
+  Size,
+  Data,
+  DataEnd,
+  Trailer,
+}
+
+/** One kept-alive connection of a {@link WirePool}. */
+class WireSocket implements WireExchange {
+  private listener: WireListener | undefined;
+  private exchanges = 0;
+  reusedSocket = false;
+  answered = false;
+  // parser state of the answer in progress
+  private headParts: Buffer[] = [];
+  private headBytes = 0;
+  private inBody = false;
+  private body = Body.None;
+  private remaining = 0;
+  private chunk = Chunk.Size;
+  private line = '';
+  private keepAlive = true;
+  private bodyless = false;
+  private done = false;
+  private closed = false;
+
+  constructor(
+    private readonly pool: WirePool,
+    readonly socket: net.Socket,
+  ) {
+    socket.on('data', (data: Buffer) => this.read(data));
+    socket.on('error', (cause: Error) => this.fail(cause));
+    socket.on('end', () => this.ended());
+    socket.on('close', () => this.gone());
+    socket.on('timeout', () => this.close());
+  }
+
+  /** Sends one request (head and body as one string) and reports its answer to `listener`. */
+  start(text: string, listener: WireListener, bodyless: boolean): void {
+    this.listener = listener;
+    this.reusedSocket = this.exchanges > 0;
+    this.exchanges++;
+    this.answered = false;
+    this.inBody = false;
+    this.bodyless = bodyless;
+    this.socket.setTimeout(0);
+    this.socket.ref();
+    this.socket.write(text);
+  }
+
+  destroy(cause: Error): void {
+    if (this.listener === undefined) return;
+    this.fail(cause);
+  }
+
+  pause(): void {
+    if (this.listener !== undefined) this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  /** Bytes from the server: the answer in progress, or (on an idle socket) a protocol error. */
+  private read(data: Buffer): void {
+    if (this.listener === undefined) {
+      // nothing was asked: the connection is out of step
+      this.fail(undefined);
+      return;
+    }
+    this.answered = true;
+    let at = 0;
+    while (at < data.length && !this.done) {
+      at = this.inBody ? this.readBody(data, at) : this.readHead(data, at);
+      if (at < 0 || this.listener === undefined) return;
+    }
+    // bytes beyond a complete answer: the connection is out of step, never reuse it
+    if (this.done) this.finish(at < data.length);
+  }
+
+  /** Consumes head bytes from `at`; returns where the body starts (`data.length` when more is needed), -1 when it failed. */
+  private readHead(data: Buffer, at: number): number {
+    const piece = at === 0 ? data : data.subarray(at);
+    const before = this.headBytes;
+    let all: Buffer;
+    if (this.headParts.length === 0) all = piece;
+    else {
+      this.headParts.push(piece);
+      all = Buffer.concat(this.headParts);
+    }
+    const end = all.indexOf('\r\n\r\n', Math.max(0, before - 3), 'latin1');
+    if (end < 0 || end > MAX_HEAD) {
+      if (all.length > MAX_HEAD) {
+        this.fail(
+          new WireError(`the answer's head is larger than ${MAX_HEAD / 1024} KB`, 'HPE_HEADER_OVERFLOW'),
+        );
+        return -1;
+      }
+      this.headParts = [all];
+      this.headBytes = all.length;
+      return data.length;
+    }
+    this.headParts = [];
+    this.headBytes = 0;
+    const consumed = end + 4 - before; // bytes of `piece` that belong to the head
+    if (!this.parseHead(all.toString('latin1', 0, end))) return -1;
+    return at + consumed;
+  }
+
+  /** Reads a status line and header fields; false when the exchange failed. */
+  private parseHead(head: string): boolean {
+    const lines = head.split('\r\n');
+    const statusLine = lines[0];
+    const minor = statusLine.startsWith('HTTP/1.1 ') ? 1 : statusLine.startsWith('HTTP/1.0 ') ? 0 : -1;
+    const status = minor < 0 ? NaN : Number(statusLine.slice(9, 12));
+    if (!(status >= 100 && status <= 999) || (statusLine.length > 12 && statusLine.charCodeAt(12) !== 32)) {
+      this.fail(
+        new WireError(
+          `the answer is not HTTP/1.1 (status line "${statusLine.slice(0, 40)}")`,
+          'HPE_INVALID_CONSTANT',
+        ),
+      );
+      return false;
+    }
+    const headers: WireHeaders = Object.create(null) as WireHeaders;
+    let last: string | undefined;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i];
+      const first = line.charCodeAt(0);
+      if (first === 32 || first === 9) {
+        // obsolete line folding: the value goes on
+        if (last !== undefined) headers[last] += ` ${line.trim()}`;
+        continue;
+      }
+      const colon = line.indexOf(':');
+      if (colon <= 0) {
+        this.fail(
+          new WireError(
+            `the answer has a malformed header field "${line.slice(0, 40)}"`,
+            'HPE_INVALID_HEADER_TOKEN',
+          ),
+        );
+        return false;
+      }
+      const name = line.slice(0, colon).toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+      last = name;
+    }
+    if (status < 200) {
+      if (status === 101) {
+        this.fail(
+          new WireError(
+            'the server switched protocols, which no request asked for',
+            'HPE_UNEXPECTED_UPGRADE',
+          ),
+        );
+        return false;
+      }
+      // an interim answer (100 Continue, 103 Early Hints): the real one follows
+      return true;
+    }
+    const connection = headers.connection?.toLowerCase();
+    this.keepAlive =
+      minor === 1
+        ? !(connection !== undefined && /(^|,)\s*close\s*(,|$)/.test(connection))
+        : connection === 'keep-alive';
+    const te = headers['transfer-encoding'];
+    const length = headers['content-length'];
+    if (this.bodyless || status === 204 || status === 304) this.body = Body.None;
+    else if (te !== undefined) {
+      if (/(^|,)\s*chunked\s*$/i.test(te)) {
+        this.body = Body.Chunked;
+        this.chunk = Chunk.Size;
+        this.line = '';
+      } else {
+        this.body = Body.UntilClose;
+        this.keepAlive = false;
+      }
+    } else if (length !== undefined) {
+      const values = length.split(',');
+      const n = Number(values[0]);
+      if (!/^\s*\d+\s*$/.test(values[0]) || values.some((v) => Number(v) !== n) || !Number.isSafeInteger(n)) {
+        this.fail(
+          new WireError(
+            `the answer has an invalid Content-Length "${length.slice(0, 40)}"`,
+            'HPE_INVALID_CONTENT_LENGTH',
+          ),
+        );
+        return false;
+      }
+      this.body = n === 0 ? Body.None : Body.Length;
+      this.remaining = n;
+    } else {
+      this.body = Body.UntilClose;
+      this.keepAlive = false;
+    }
+    const keepAliveHint = headers['keep-alive'];
+    this.inBody = true;
+    this.done = false;
+    this.listener!.head(status, headers);
+    if (this.listener === undefined) return false; // destroyed by the listener
+    if (keepAliveHint !== undefined) this.pool.noteKeepAlive(keepAliveHint);
+    if (this.body === Body.None) this.done = true;
+    return true;
+  }
+
+  /** Consumes body bytes from `at`; returns where this answer's bytes end, -1 when it failed. */
+  private readBody(data: Buffer, at: number): number {
+    switch (this.body) {
+      case Body.UntilClose:
+        this.listener!.data(at === 0 ? data : data.subarray(at));
+        return data.length;
+      case Body.Length: {
+        const take = Math.min(this.remaining, data.length - at);
+        this.remaining -= take;
+        if (this.remaining === 0) this.done = true;
+        this.listener!.data(at === 0 && take === data.length ? data : data.subarray(at, at + take));
+        return at + take;
+      }
+      default:
+        return this.readChunked(data, at);
+    }
+  }
+
+  private readChunked(data: Buffer, at: number): number {
+    while (at < data.length) {
+      if (this.chunk === Chunk.Data) {
+        const take = Math.min(this.remaining, data.length - at);
+        this.remaining -= take;
+        const listener = this.listener!;
+        listener.data(data.subarray(at, at + take));
+        if (this.listener !== listener) return -1;
+        at += take;
+        if (this.remaining === 0) {
+          this.chunk = Chunk.DataEnd;
+          this.line = '';
+        }
+        continue;
+      }
+      // a line: a chunk size, the CRLF after a chunk's data, or a trailer field
+      const nl = data.indexOf(10, at);
+      const upTo = nl < 0 ? data.length : nl;
+      this.line += data.toString('latin1', at, upTo);
+      if (this.line.length > MAX_LINE) {
+        this.fail(
+          new WireError(
+            'the answer has a malformed chunked body (a line too long)',
+            'HPE_INVALID_CHUNK_SIZE',
+          ),
+        );
+        return -1;
+      }
+      if (nl < 0) return data.length;
+      at = nl + 1;
+      const line = this.line.endsWith('\r') ? this.line.slice(0, -1) : this.line;
+      this.line = '';
+      if (this.chunk === Chunk.DataEnd) {
+        if (line !== '') {
+          this.fail(
+            new WireError(
+              'the answer has a malformed chunked body (no CRLF after a chunk)',
+              'HPE_INVALID_CHUNK_SIZE',
+            ),
+          );
+          return -1;
+        }
+        this.chunk = Chunk.Size;
+      } else if (this.chunk === Chunk.Size) {
+        const hex = /^([0-9a-fA-F]{1,12})[ \t]*(;.*)?$/.exec(line);
+        if (hex === null) {
+          this.fail(
+            new WireError(
+              `the answer has a malformed chunk size "${line.slice(0, 20)}"`,
+              'HPE_INVALID_CHUNK_SIZE',
+            ),
+          );
+          return -1;
+        }
+        const size = parseInt(hex[1], 16);
+        if (size === 0) this.chunk = Chunk.Trailer;
+        else {
+          this.remaining = size;
+          this.chunk = Chunk.Data;
+        }
+      } else if (line === '') {
+        // the empty line after the last chunk (and its trailer fields)
+        this.done = true;
+        return at;
+      }
+    }
+    return at;
+  }
+
+  /**
+   * The answer is complete: the socket goes back to the pool (or is closed: the server asked, or
+   * sent bytes beyond the answer), then the listener hears of it.
+   */
+  private finish(outOfStep: boolean): void {
+    const listener = this.listener;
+    this.listener = undefined;
+    this.inBody = false;
+    this.done = false;
+    if (this.keepAlive && !outOfStep && !this.closed) this.pool.release(this);
+    else this.close();
+    listener?.end();
+  }
+
+  /** The server ended its side: the end of a body read to the close, else a cut. */
+  private ended(): void {
+    if (this.listener !== undefined && this.inBody && this.body === Body.UntilClose) {
+      this.keepAlive = false;
+      this.finish(false);
+      return;
+    }
+    this.fail(undefined);
+  }
+
+  private gone(): void {
+    this.close();
+    this.fail(undefined);
+  }
+
+  /** Closes the connection and takes it out of the pool at once (its 'close' comes later). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pool.forget(this);
+    this.socket.destroy();
+  }
+
+  /** Ends the exchange in progress with `cause` (a cut when none is given) and closes the socket. */
+  private fail(cause: Error | undefined): void {
+    const listener = this.listener;
+    this.listener = undefined;
+    this.headParts = [];
+    this.headBytes = 0;
+    this.line = '';
+    this.inBody = false;
+    this.done = false;
+    this.close();
+    if (listener === undefined) return;
+    listener.error(
+      cause ??
+        (this.answered
+          ? new WireError('the answer was cut off', 'ECONNRESET')
+          : new WireError('socket hang up', 'ECONNRESET')),
+    );
+  }
+
+  /** Parks the socket as idle: it does not keep the process alive, and closes after `idleMs` (0: never). */
+  park(idleMs: number): void {
+    this.socket.unref();
+    if (idleMs > 0) this.socket.setTimeout(idleMs);
+  }
+}
+
+/**
+ * The keep-alive connections to one server: idle ones are reused last in, first out (so a few
+ * busy sockets stay warm and the rest time out), new ones are opened as needed; how many requests
+ * run at once is the caller's business (Connection's slots).
+ */
+export class WirePool {
+  private readonly free: WireSocket[] = [];
+  /** Every open connection, idle or busy. */
+  private readonly all = new Set<WireSocket>();
+  private session: Buffer | undefined;
+  /** Idle sockets close this long after their last answer (from the server's `Keep-Alive: timeout`, 1 s earlier, as Node's agent does). */
+  private idleMs = 0;
+  private closed = false;
+
+  constructor(private readonly options: WirePoolOptions) {}
+
+  /** Connections open (idle or busy). */
+  get size(): number {
+    return this.all.size;
+  }
+
+  /**
+   * Sends `text` (a request's head and body) on an idle connection or a new one; the answer goes to
+   * `listener`. `bodyless`: the answer has no body whatever its head says (a HEAD request).
+   */
+  exchange(text: string, listener: WireListener, bodyless = false): WireExchange {
+    let socket = this.free.pop();
+    if (socket === undefined) {
+      if (this.closed) throw new WireError('the connection pool is closed', 'ERR_POOL_CLOSED');
+      socket = this.connect();
+    }
+    socket.start(text, listener, bodyless);
+    return socket;
+  }
+
+  /** Closes the idle connections (after one turned out dead: the others likely are too). */
+  dropIdle(): void {
+    for (const socket of this.free.splice(0)) socket.close();
+  }
+
+  /** Closes every connection; exchanges in progress fail. */
+  close(): void {
+    this.closed = true;
+    this.free.length = 0;
+    for (const socket of [...this.all]) {
+      socket.destroy(new WireError('the client was closed', 'ERR_POOL_CLOSED'));
+      socket.close();
+    }
+  }
+
+  /** @internal */
+  release(socket: WireSocket): void {
+    if (this.closed || this.free.length >= this.options.maxFree) {
+      socket.close();
+      return;
+    }
+    socket.park(this.idleMs);
+    this.free.push(socket);
+  }
+
+  /** @internal */
+  forget(socket: WireSocket): void {
+    this.all.delete(socket);
+    const i = this.free.indexOf(socket);
+    if (i >= 0) this.free.splice(i, 1);
+  }
+
+  /** @internal The server's `Keep-Alive: timeout=N` (seconds): idle sockets close a second before it does. */
+  noteKeepAlive(hint: string): void {
+    const m = /(?:^|,)\s*timeout\s*=\s*(\d+)/i.exec(hint);
+    if (m) this.idleMs = Math.max(1, Number(m[1]) * 1000 - 1000);
+  }
+
+  private connect(): WireSocket {
+    const o = this.options;
+    let socket: net.Socket;
+    if (o.secure) {
+      const tlsSocket = tlsModule.connect({ ...o.tls, host: o.host, port: o.port, session: this.session });
+      // TLS session resumption for the next connection, as Node's agent does
+      tlsSocket.on('session', (session: Buffer) => {
+        this.session = session;
+      });
+      socket = tlsSocket;
+    } else {
+      socket = netModule.connect({ host: o.host, port: o.port });
+    }
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, o.keepAliveMs);
+    const wire = new WireSocket(this, socket);
+    this.all.add(wire);
+    return wire;
+  }
+}
