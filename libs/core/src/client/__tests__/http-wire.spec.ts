@@ -9,7 +9,7 @@ import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
-import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import { chunk, headerValues, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -520,6 +520,193 @@ describe('the client over plain HTTP/1.1, against a raw-bytes server', () => {
       expectTransportError(await rejection(get(client, 'html')), 'unparsable-body');
       expect((await get(client, 'next'))?.metadata?.name).toBe('next');
       expect(server.connections).toHaveLength(1);
+    });
+  });
+
+  describe('framing a hand-written parser gets wrong', () => {
+    it('an HTTP/1.0 answer (no Connection: keep-alive) is read and its socket is not used again', async () => {
+      server.handle((req) => {
+        const body = JSON.stringify(configMap(nameOf(req)));
+        return req.conn.write(
+          req.conn.id === 0
+            ? Buffer.from(
+                `HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+              )
+            : jsonResponse(200, configMap(nameOf(req))),
+        );
+      });
+      const client = newClient();
+      expect((await get(client, 'old'))?.metadata?.name).toBe('old');
+      expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+      expect(server.connections.map((c) => c.requests)).toEqual([1, 1]);
+    });
+
+    it('Connection: CLOSE (any case, or a token in a list) is honoured: the socket is not used again', async () => {
+      const values = ['CLOSE', 'keep-alive, Close'];
+      server.handle((req) => {
+        const value = values[req.conn.id];
+        return req.conn.write(
+          jsonResponse(200, configMap(nameOf(req)), value === undefined ? [] : [['Connection', value]]),
+        );
+      });
+      const client = newClient();
+      for (const name of ['a', 'b', 'c', 'd']) expect((await get(client, name))?.metadata?.name).toBe(name);
+      expect(server.connections.map((c) => c.requests)).toEqual([1, 1, 2]);
+    });
+
+    it('two different Content-Length values are refused with a typed error (never one of the two bodies)', async () => {
+      const body = JSON.stringify(configMap('smuggle'));
+      server.handle((req) =>
+        req.conn.write(
+          nameOf(req) === 'smuggle'
+            ? response(
+                200,
+                [
+                  ['Content-Type', 'application/json'],
+                  ['Content-Length', body.length],
+                  ['Content-Length', body.length + 5],
+                ],
+                `${body}XXXXX`,
+              )
+            : jsonResponse(200, configMap(nameOf(req))),
+        ),
+      );
+      const client = newClient();
+      expect(await rejection(get(client, 'smuggle'))).toBeInstanceOf(KubernetesTransportError);
+      expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+    });
+
+    for (const [what, length] of [
+      ['negative', '-1'],
+      ['not a number', 'abc'],
+      ['a number and junk', '12abc'],
+    ] as const) {
+      it(`a Content-Length that is ${what} ("${length}") is a typed error, not a hang or a wrong body`, async () => {
+        server.handle((req) =>
+          req.conn.write(
+            nameOf(req) === 'bad'
+              ? response(
+                  200,
+                  [
+                    ['Content-Type', 'application/json'],
+                    ['Content-Length', length],
+                  ],
+                  '{}',
+                )
+              : jsonResponse(200, configMap(nameOf(req))),
+          ),
+        );
+        const client = newClient({ requestTimeoutMs: 5_000 });
+        const error = await rejection(get(client, 'bad'));
+        expect(error).toBeInstanceOf(KubernetesTransportError);
+        expect((error as KubernetesTransportError).failure).not.toBe('timeout');
+        expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+      });
+    }
+
+    for (const [what, size] of [
+      ['not hex', 'zz'],
+      ['larger than 64 bits', '1ffffffffffffffff'],
+      ['empty', ''],
+    ] as const) {
+      it(`a chunk size that is ${what} is a typed error at once (the server holds the socket open), not a hang`, async () => {
+        server.handle((req) =>
+          req.conn.write(
+            nameOf(req) === 'bad'
+              ? Buffer.concat([
+                  response(200, [
+                    ['Content-Type', 'application/json'],
+                    ['Transfer-Encoding', 'chunked'],
+                  ]),
+                  Buffer.from(`${size}\r\n{}\r\n`),
+                ])
+              : jsonResponse(200, configMap(nameOf(req))),
+          ),
+        );
+        // a client that waits for 2^64 bytes would time out after 5 s: that is the failure here
+        const client = newClient({ requestTimeoutMs: 5_000 });
+        const error = await rejection(get(client, 'bad'));
+        expect(error).toBeInstanceOf(KubernetesTransportError);
+        expect((error as KubernetesTransportError).failure).not.toBe('timeout');
+        expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+      });
+    }
+
+    it('a response head of 12 KB (many long headers, as with Warning and audit headers) is read', async () => {
+      server.handle((req) => {
+        const headers: Array<[string, string]> = [];
+        for (let i = 0; i < 60; i++)
+          headers.push(['Warning', `299 - "deprecated field number ${i} ${'w'.repeat(150)}"`]);
+        const body = JSON.stringify(configMap(nameOf(req)));
+        return req.conn.write(
+          response(
+            200,
+            [
+              ...headers,
+              ['Audit-Id', 'a'.repeat(36)],
+              ['Content-Type', 'application/json'],
+              ['Content-Length', body.length],
+            ],
+            body,
+          ),
+        );
+      });
+      const client = newClient();
+      expect((await get(client, 'warned'))?.metadata?.name).toBe('warned');
+      expect((await get(client, 'again'))?.metadata?.name).toBe('again');
+      expect(server.connections).toHaveLength(1);
+    });
+
+    it('a Content-Length of 0 and an empty chunked body both resolve undefined for a raw request, on the same socket', async () => {
+      server.handle((req) =>
+        req.conn.write(
+          req.path === '/empty-cl'
+            ? response(200, [['Content-Length', 0]])
+            : req.path === '/empty-chunked'
+              ? Buffer.concat([response(200, [['Transfer-Encoding', 'chunked']]), lastChunk()])
+              : jsonResponse(200, configMap(nameOf(req))),
+        ),
+      );
+      const client = newClient();
+      expect(await client.request('/empty-cl')).toBeUndefined();
+      expect(await client.request('/empty-chunked')).toBeUndefined();
+      expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+      expect(server.connections).toHaveLength(1);
+    });
+
+    it('a server URL with a path prefix (a proxy to the API server): every request goes under it', async () => {
+      server.handle((req) => req.conn.write(jsonResponse(200, configMap(nameOf(req)))));
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig({ basePath: '/k8s/clusters/c-1/' }), {
+        retry: false,
+      });
+      clients.push(client);
+      expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+      expect(server.requests.map((r) => r.target)).toEqual([
+        `/k8s/clusters/c-1/api/v1/namespaces/${NS}/configmaps/a`,
+      ]);
+    });
+
+    it('a server named localhost (resolving to ::1 and 127.0.0.1) is reached on 127.0.0.1, with Host: localhost:<port>', async () => {
+      server.handle((req) => req.conn.write(jsonResponse(200, configMap(nameOf(req)))));
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig({ host: 'localhost' }), {
+        retry: false,
+      });
+      clients.push(client);
+      expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+      expect(headerValues(server.requests[0], 'host')).toEqual([`localhost:${server.port}`]);
+    });
+
+    it('a refused connection (nothing listening) is a typed connection error naming the server URL', async () => {
+      const port = server.port;
+      const kubeConfig = server.kubeConfig();
+      await server.stop();
+      const client = KubernetesClient.fromKubeConfig(kubeConfig, { retry: false });
+      clients.push(client);
+      const error = await rejection(get(client, 'a'));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('connection');
+      expect((error as Error).message).toContain(`http://127.0.0.1:${port}`);
+      server = await RawServer.startPlain(); // for afterEach
     });
   });
 

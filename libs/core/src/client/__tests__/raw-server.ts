@@ -238,13 +238,17 @@ export class RawServer {
   /** Writes a kubeconfig for this server into a fresh directory; `remove` deletes it. */
   kubeConfigFile(options: KubeconfigOptions = {}): { path: string; remove: () => void } {
     const host = options.host ?? '127.0.0.1';
-    const cluster: Record<string, unknown> = { server: `${this.protocol}://${host}:${this.port}` };
+    const cluster: Record<string, unknown> = {
+      server: `${this.protocol}://${host}:${this.port}${options.basePath ?? ''}`,
+    };
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
     if (options.insecure) cluster['insecure-skip-tls-verify'] = true;
     const user: Record<string, unknown> = {};
     if (options.token !== null) user.token = options.token ?? 'raw-token';
     if (options.clientCert)
       user['client-certificate-data'] = Buffer.from(options.clientCert).toString('base64');
+    if (options.username !== undefined) user.username = options.username;
+    if (options.password !== undefined) user.password = options.password;
     if (options.clientKey) user['client-key-data'] = Buffer.from(options.clientKey).toString('base64');
     const doc = {
       apiVersion: 'v1',
@@ -277,6 +281,11 @@ export interface KubeconfigOptions {
   token?: string | null;
   clientCert?: string;
   clientKey?: string;
+  /** Basic authentication (with `token: null`). */
+  username?: string;
+  password?: string;
+  /** A path after the port in the server URL (a proxy's prefix, e.g. `/k8s/clusters/c-1`). */
+  basePath?: string;
 }
 
 /** Parses one request off the front of `buffer`; undefined while incomplete. */
