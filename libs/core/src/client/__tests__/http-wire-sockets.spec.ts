@@ -5,7 +5,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ResourceTypes } from '../../api/builtin-types.js';
@@ -188,6 +187,100 @@ describe('kept-alive sockets, aborts and close() against a raw-bytes server', ()
     }
   });
 
+  describe('idle timeouts and request ordering on a socket', () => {
+    it('an answer that stalls after its head is a typed timeout error after requestTimeoutMs, and its socket is closed', async () => {
+      server.handle(async (req) => {
+        if (nameOf(req) === 'stalls') {
+          await req.conn.write(
+            Buffer.concat([
+              response(200, [
+                ['Content-Type', 'application/json'],
+                ['Content-Length', 100],
+              ]),
+              Buffer.from('{"kind":'),
+            ]),
+          );
+          return;
+        }
+        await answerAll(req);
+      });
+      const client = newClient({ requestTimeoutMs: 300 });
+      const error = await rejection(get(client, 'stalls'));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('timeout');
+      await waitFor(() => server.connections[0].closed, 'the stalled socket to be closed');
+      expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+    });
+
+    it('a slow but steady answer (a few bytes every 50 ms, 2 s in all) is not timed out by a 1 s requestTimeoutMs: the timeout is idle time, not a deadline', async () => {
+      const body = JSON.stringify(configMap('slow'));
+      server.handle((req) =>
+        req.conn.trickle(
+          Buffer.concat([
+            response(200, [
+              ['Content-Type', 'application/json'],
+              ['Content-Length', body.length],
+            ]),
+            Buffer.from(body),
+          ]),
+          // about 40 writes
+          Math.ceil((body.length + 80) / 40),
+          50,
+        ),
+      );
+      const client = newClient({ requestTimeoutMs: 1_000 });
+      expect((await get(client, 'slow'))?.metadata?.name).toBe('slow');
+    });
+
+    it('a watch idle longer than requestTimeoutMs is not cut (watches have no idle timeout)', async () => {
+      server.handle(async (req) => {
+        if (req.query.get('watch') !== 'true') return answerAll(req);
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        // quiet for three request timeouts, then one event and the end
+        await new Promise((resolve) => setTimeout(resolve, 900));
+        await req.conn.write(
+          Buffer.concat([
+            chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('late') })}\n`),
+            lastChunk(),
+          ]),
+        );
+      });
+      const client = newClient({ requestTimeoutMs: 300 });
+      const names: string[] = [];
+      for await (const event of client.watch(CM, { namespace: NS }))
+        names.push((event.object as V1ConfigMap).metadata?.name ?? '');
+      expect(names).toEqual(['late']);
+    });
+
+    it('no pipelining: a socket carries a request only after the answer before it was read in full', async () => {
+      const busy = new Map<number, boolean>();
+      const pipelined: string[] = [];
+      server.handle(async (req) => {
+        if (busy.get(req.conn.id)) pipelined.push(`${nameOf(req)}@${req.conn.id}`);
+        busy.set(req.conn.id, true);
+        const bytes = jsonResponse(200, configMap(nameOf(req)));
+        // the answer in two parts a few milliseconds apart: a request sent after the head but
+        // before the body would be seen here
+        await req.conn.pieces([bytes.subarray(0, bytes.length - 5)], (req.seq % 3) + 1);
+        busy.set(req.conn.id, false);
+        await req.conn.write(bytes.subarray(bytes.length - 5));
+      });
+      const client = newClient({ maxSockets: 3 });
+      const names = Array.from({ length: 30 }, (_, i) => `p${i}`);
+      const got = await Promise.all(names.map((name) => get(client, name)));
+      expect(got.map((g) => g?.metadata?.name)).toEqual(names);
+      expect(pipelined).toEqual([]);
+      expect(server.connections.length).toBeLessThanOrEqual(3);
+      // the sockets were reused (3 sockets, 30 requests)
+      expect(Math.max(...server.connections.map((c) => c.requests))).toBeGreaterThan(1);
+    });
+  });
+
   describe('aborts and close() of requests in flight (case 15)', () => {
     it('an aborted request in flight rejects with a typed aborted error and its connection closes on the server side', async () => {
       server.handle(() => {
@@ -270,10 +363,8 @@ describe('kept-alive sockets, aborts and close() against a raw-bytes server', ()
 
   describe('no socket keeps the process alive (case 16)', () => {
     const child = join(dirname(fileURLToPath(import.meta.url)), 'http-wire-child.mjs');
-    const coreDist = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'tosdk-core.js');
 
     it('a process whose client made requests (kept-alive sockets left idle, a watch ended, a failed request) and was never closed exits by itself', async () => {
-      expect(existsSync(coreDist)).toBe(true); // the child runs the built package: npm run build first
       server.handle(async (req) => {
         if (req.query.get('watch') === 'true') {
           await req.conn.write(
@@ -297,7 +388,12 @@ describe('kept-alive sockets, aborts and close() against a raw-bytes server', ()
         await answerAll(req);
       });
       const kubeconfig = server.kubeConfigFile();
-      const proc = spawn(process.execPath, [child, kubeconfig.path], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // the child runs the sources in the tree (see http-wire-child.mjs)
+      const proc = spawn(
+        process.execPath,
+        ['--experimental-transform-types', '--no-warnings', child, kubeconfig.path],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       let err = '';
       proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
