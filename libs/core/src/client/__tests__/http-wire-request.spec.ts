@@ -12,7 +12,7 @@ import {
 } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
-import { headerValues, jsonResponse, RawServer } from './raw-server.js';
+import { headerValues, jsonResponse, RawServer, waitFor } from './raw-server.js';
 import type { KubeconfigOptions, RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -63,6 +63,12 @@ describe('request bytes on the wire (case 14)', () => {
     for (const c of clients.splice(0)) c.close();
     await server.stop();
   });
+
+  /** The first connection, once the client opened it. */
+  const waitForConnection = async () => {
+    await waitFor(() => server.connections.length > 0, 'a connection');
+    return server.connections[0];
+  };
 
   /** Headers a request without a body carries (Connection may be left out: keep-alive is HTTP/1.1's default). */
   const baseHeaders = () => [
@@ -165,6 +171,36 @@ describe('request bytes on the wire (case 14)', () => {
     expect(req.query.get('continue')).toBe(options.continue);
   });
 
+  it('basic authentication from the kubeconfig: one Authorization header with the base64 of user:password', async () => {
+    const client = newClient({}, { token: null, username: 'admin', password: 'pä:ss' });
+    await client.get(CM, new ResourceID('a', NS));
+    const [req] = server.requests;
+    expect(headerValues(req, 'authorization')).toEqual([
+      `Basic ${Buffer.from('admin:pä:ss').toString('base64')}`,
+    ]);
+  });
+
+  it('a 5 MB multi-byte body to a server that reads slowly arrives exactly, with its byte length', async () => {
+    // the server stops reading for a while so that the client's writes back up
+    server.handle((req) => req.conn.write(jsonResponse(201, configMap('big'))));
+    const client = newClient();
+    const data: Record<string, string> = {};
+    for (let i = 0; i < 1000; i++) data[`k${i}`] = `${i}:${'ü✓'.repeat(1000)}`;
+    const object = configMap('big', data);
+    const paused = waitForConnection().then((conn) => {
+      conn.socket.pause();
+      setTimeout(() => conn.socket.resume(), 200);
+    });
+    const created = client.create(CM, object);
+    await paused;
+    expect((await created).metadata?.name).toBe('big');
+    const [req] = server.requests;
+    const expected = Buffer.from(JSON.stringify(object));
+    expect(expected.length).toBeGreaterThan(5_000_000);
+    expect(headerValues(req, 'content-length')).toEqual([String(expected.length)]);
+    expect(req.body.equals(expected)).toBe(true);
+  });
+
   describe('no CR or LF reaches the head (header injection)', () => {
     /** What a user may pass that ends up in the request line or a header. */
     const attempts: Array<[string, (server: RawServer) => Promise<unknown>]> = [
@@ -259,7 +295,11 @@ describe('request bytes on the wire (case 14)', () => {
             () => 'sent',
             (error: unknown) => error,
           );
-          if (outcome === 'sent') return;
+          if (outcome === 'sent') {
+            // sent: then with the value encoded (the other test checks the bytes in detail)
+            expect(server.connections.map((c) => c.received).join('')).not.toMatch(/\r\nX-Injected:/i);
+            return;
+          }
           const typed =
             outcome instanceof KubernetesClientUsageError ||
             outcome instanceof KubernetesClientConfigError ||
