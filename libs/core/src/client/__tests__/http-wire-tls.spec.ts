@@ -139,6 +139,64 @@ describe('TLS against a raw-bytes server (case 13)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('an https URL to a plain HTTP server (it answers 400 to the ClientHello): a typed error naming the URL, no hang', async () => {
+    const server = await RawServer.startPlain();
+    servers.push(server);
+    server.onConnection = (conn) => {
+      conn.socket.once('data', () => {
+        void conn.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+        conn.end();
+      });
+    };
+    const error = await rejection(get(connect(server, { ca: pki.caPem, scheme: 'https' }), 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect(['tls', 'connection']).toContain((error as KubernetesTransportError).failure);
+    expect((error as Error).message).toContain(`https://127.0.0.1:${server.port}`);
+  });
+
+  it('an http URL to a TLS server: a typed connection error naming the URL, no hang', async () => {
+    const server = await start({ cert: pki.serverCert, key: pki.serverKey });
+    const error = await rejection(get(connect(server, { scheme: 'http' }), 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('connection');
+    expect((error as Error).message).toContain(`http://127.0.0.1:${server.port}`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a TLS handshake the server never answers is a typed timeout after requestTimeoutMs, and the socket is closed', async () => {
+    // accepts the TCP connection and says nothing
+    const server = await RawServer.startPlain();
+    servers.push(server);
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig({ ca: pki.caPem, scheme: 'https' }), {
+      retry: false,
+      requestTimeoutMs: 400,
+    });
+    clients.push(client);
+    const error = await rejection(get(client, 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('timeout');
+    await waitFor(
+      () => server.connections.length === 1 && server.connections[0].closed,
+      'the socket to be closed',
+    );
+  });
+
+  it('a plain server that accepts and never answers: a typed timeout after requestTimeoutMs, and the socket is closed', async () => {
+    const server = await RawServer.startPlain();
+    servers.push(server);
+    server.handle(() => undefined);
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+      retry: false,
+      requestTimeoutMs: 400,
+    });
+    clients.push(client);
+    const error = await rejection(get(client, 'a'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('timeout');
+    expect(server.requests).toHaveLength(1);
+    await waitFor(() => server.connections[0].closed, 'the socket to be closed');
+  });
+
   it('an answer written one byte per TLS record, and a chunked one split into records mid-size-line, are read; the socket is kept', async () => {
     const server = await start({ cert: pki.serverCert, key: pki.serverKey });
     const body = JSON.stringify(configMap('x', { text: 'größe ✓' }));

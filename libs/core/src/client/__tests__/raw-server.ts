@@ -147,6 +147,8 @@ export class RawServer {
   readonly requests: RawRequest[] = [];
   /** TLS connections whose handshake failed (e.g. the client refused the certificate). */
   tlsErrors = 0;
+  /** Called with every accepted connection before anything is read from it. */
+  onConnection?: (conn: RawConnection) => void;
   private handler: RawHandler = (req) => {
     void req.conn.write(response(404, [['Content-Type', 'application/json']], '{"kind":"Status"}'));
   };
@@ -207,6 +209,7 @@ export class RawServer {
       conn.clientCertCN = Array.isArray(cn) ? cn.join(',') : cn;
     }
     this.connections.push(conn);
+    this.onConnection?.(conn);
     let buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       conn.record(chunk);
@@ -239,7 +242,7 @@ export class RawServer {
   kubeConfigFile(options: KubeconfigOptions = {}): { path: string; remove: () => void } {
     const host = options.host ?? '127.0.0.1';
     const cluster: Record<string, unknown> = {
-      server: `${this.protocol}://${host}:${this.port}${options.basePath ?? ''}`,
+      server: `${options.scheme ?? this.protocol}://${host}:${this.port}${options.basePath ?? ''}`,
     };
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
     if (options.insecure) cluster['insecure-skip-tls-verify'] = true;
@@ -284,6 +287,8 @@ export interface KubeconfigOptions {
   /** Basic authentication (with `token: null`). */
   username?: string;
   password?: string;
+  /** The scheme of the server URL, when it is not the server's own (a protocol mismatch). */
+  scheme?: 'http' | 'https';
   /** A path after the port in the server URL (a proxy's prefix, e.g. `/k8s/clusters/c-1`). */
   basePath?: string;
 }
