@@ -120,6 +120,53 @@ describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10
   // node:http reports a cut chunked stream as 'connection' (ECONNRESET, "aborted"); 'stream-ended'
   // is the other failure the informer takes for "cut, watch again" (list-watch-loop): either will do,
   // an unparsable-watch-event (the cut line parsed) or a clean end would not.
+  it('one 3 MB event split over many chunks is delivered whole', async () => {
+    const big = configMap('big', { blob: 'ß'.repeat(1_500_000) });
+    const bytes = line('ADDED', big);
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(CHUNKED_HEAD);
+      for (let at = 0; at < bytes.length; at += 65_000)
+        await req.conn.write(chunk(bytes.subarray(at, at + 65_000)));
+      await req.conn.write(Buffer.concat([chunk(line('DELETED', configMap('small'))), lastChunk()]));
+    });
+    const client = newClient();
+    const { events, error } = await drain(client.watch(CM, { namespace: NS }));
+    expect(error).toBeUndefined();
+    expect(names(events)).toEqual(['ADDED:big', 'DELETED:small']);
+    expect((events[0].object as V1ConfigMap).data?.blob).toBe(big.data!.blob);
+  });
+
+  it("a list and the watch after it go over one connection (the list's kept-alive socket carries the watch)", async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) {
+        await req.conn.write(
+          jsonResponse(200, {
+            kind: 'ConfigMapList',
+            apiVersion: 'v1',
+            metadata: { resourceVersion: '5' },
+            items: [],
+          }),
+        );
+        return;
+      }
+      await req.conn.write(
+        Buffer.concat([CHUNKED_HEAD, chunk(line('ADDED', configMap('a', {}, '6'))), lastChunk()]),
+      );
+    });
+    const client = newClient();
+    const list = await client.list(CM, { namespace: NS });
+    const { events } = await drain(
+      client.watch(CM, { namespace: NS, resourceVersion: list.resourceVersion }),
+    );
+    expect(names(events)).toEqual(['ADDED:a']);
+    expect(server.requests.map((r) => `${isWatch(r) ? 'watch' : 'list'}@${r.conn.id}`)).toEqual([
+      'list@0',
+      'watch@0',
+    ]);
+    expect(server.requests[1].query.get('resourceVersion')).toBe('5');
+  });
+
   it('a stream cut after whole events without the last chunk: the events, then a typed stream-ended (or connection) error; the next request works', async () => {
     server.handle(async (req) => {
       if (!isWatch(req)) return answerGets(req);
