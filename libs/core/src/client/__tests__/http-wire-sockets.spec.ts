@@ -80,6 +80,30 @@ describe('kept-alive sockets, aborts and close() against a raw-bytes server', ()
       expect(server.requests.map((r) => `${r.method}@${r.conn.id}`)).toEqual(['GET@0', 'POST@1', 'GET@1']);
     });
 
+    it('closed (FIN) right after a complete answer without Connection: close, the next request at once: a GET succeeds; a generateName create succeeds or fails typed, never sent twice', async () => {
+      server.handle(async (req) => {
+        await answerAll(req);
+        req.conn.end();
+      });
+      const client = newClient();
+      expect((await get(client, 'first'))?.metadata?.name).toBe('first');
+      // at once: the FIN may not have been seen yet, the socket may still look idle
+      expect((await get(client, 'second'))?.metadata?.name).toBe('second');
+      const outcome = await generateNameCreate(client).then(
+        (value) => value,
+        (error: unknown) => error,
+      );
+      const posts = server.requests.filter((r) => r.method === 'POST').length;
+      if (outcome instanceof Error) {
+        expect(outcome).toBeInstanceOf(KubernetesTransportError);
+        expect((outcome as KubernetesTransportError).failure).toBe('connection');
+        expect(posts).toBeLessThanOrEqual(1);
+      } else {
+        expect((outcome as V1ConfigMap).metadata?.name).toBe('created');
+        expect(posts).toBe(1);
+      }
+    });
+
     it('reset (RST) after reading a GET on a kept-alive socket, before any answer: the GET is sent once more on a fresh socket and succeeds', async () => {
       server.handle(async (req) => {
         if (req.conn.id === 0 && req.seq === 1) {
