@@ -59,15 +59,50 @@ class AbortMarker extends Error {}
 
 /** Characters a request path may hold as they are (visible ASCII; anything else must be percent-encoded). */
 const UNSAFE_PATH = /[^\u0021-\u007e]/;
+/** A method is a token (RFC 9110). */
+const METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may not hold (line breaks and other control characters, beyond Latin-1). */
+const UNSAFE_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Values already checked (the handful of methods and media types a client sends). */
+const checkedValues = new Set<string>();
 
-function pathError(exchange: HttpExchange): KubernetesClientUsageError | undefined {
+/**
+ * Why the request cannot be sent as it is, naming what to fix: a path, method, content type or
+ * accept value that would break the request's framing (a line break would smuggle header fields).
+ */
+function requestError(exchange: HttpExchange): KubernetesClientUsageError | undefined {
   if (UNSAFE_PATH.test(exchange.path)) {
     return new KubernetesClientUsageError(
       `the request path "${exchange.path.slice(0, 200)}" holds characters a URL cannot carry unescaped ` +
         '(spaces, control or non-ASCII characters): percent-encode them (encodeURIComponent)',
     );
   }
+  const { method, contentType, accept } = exchange;
+  if (!checkedValues.has(method)) {
+    if (!METHOD.test(method)) {
+      return new KubernetesClientUsageError(
+        `the request method ${JSON.stringify(method.slice(0, 60))} is not an HTTP method name (letters, digits and !#$%&'*+-.^_\`|~ only): use GET, POST, PUT, PATCH or DELETE`,
+      );
+    }
+    remember(method);
+  }
+  for (const [what, value] of [
+    ['content type', contentType],
+    ['accept', accept],
+  ] as const) {
+    if (value === undefined || checkedValues.has(value)) continue;
+    if (UNSAFE_VALUE.test(value)) {
+      return new KubernetesClientUsageError(
+        `the request's ${what} ${JSON.stringify(value.slice(0, 100))} holds a line break or another character a header cannot carry: give a media type such as application/json`,
+      );
+    }
+    remember(value);
+  }
   return undefined;
+}
+
+function remember(value: string): void {
+  if (checkedValues.size < 256) checkedValues.add(value);
 }
 
 /** A request's head and body as sent on the wire. */
@@ -92,7 +127,7 @@ function isReset(cause: unknown): boolean {
  * dropped first, since they are most likely dead too.
  */
 export async function open(conn: Connection, exchange: HttpExchange): Promise<StreamedAnswer> {
-  const unsafe = pathError(exchange);
+  const unsafe = requestError(exchange);
   if (unsafe) throw unsafe;
   const pending = conn.prepare();
   const prepared = pending instanceof Promise ? await pending : pending;
@@ -306,7 +341,7 @@ function openViaAgent(conn: Connection, exchange: HttpExchange, prepared: Prepar
  * its start to its end (waiting for one first when all are taken).
  */
 export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnswer> {
-  const unsafe = pathError(exchange);
+  const unsafe = requestError(exchange);
   if (unsafe) return Promise.reject(unsafe);
   const prepared = conn.prepare();
   if (prepared instanceof Promise) return prepared.then((p) => sendPrepared(conn, exchange, p));
