@@ -167,6 +167,97 @@ describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10
     expect(server.requests[1].query.get('resourceVersion')).toBe('5');
   });
 
+  it('a slow consumer of a fast 6 MB stream (the socket paused and resumed) gets every event in order, then a clean end', async () => {
+    const count = 3000;
+    let issued = false;
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(CHUNKED_HEAD);
+      // as fast as the socket takes them, 50 events a chunk
+      const pending: Array<Promise<void>> = [];
+      for (let i = 0; i < count; i += 50) {
+        const lines: Buffer[] = [];
+        for (let j = i; j < i + 50; j++)
+          lines.push(line('MODIFIED', configMap(`e${j}`, { pad: 'x'.repeat(2000) }, String(j))));
+        pending.push(req.conn.write(chunk(Buffer.concat(lines))));
+      }
+      pending.push(req.conn.write(lastChunk()));
+      issued = true;
+      await Promise.all(pending);
+    });
+    const client = newClient();
+    const seen: string[] = [];
+    for await (const event of client.watch(CM, { namespace: NS })) {
+      seen.push((event.object as V1ConfigMap).metadata?.name ?? '');
+      if (seen.length === 1) {
+        // stalled while megabytes arrive (more than the client holds unread before it pauses)
+        await waitFor(() => issued, 'the server to write everything');
+        for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      }
+      // a consumer slower than the socket: a turn of the event loop per ten events
+      if (seen.length % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(seen).toHaveLength(count);
+    expect(seen.every((name, i) => name === `e${i}`)).toBe(true);
+    expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+  });
+
+  it('breaking out of a watch loop closes its connection on the server side; the client goes on working', async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(
+        Buffer.concat([
+          CHUNKED_HEAD,
+          chunk(Buffer.concat([line('ADDED', configMap('a')), line('ADDED', configMap('b'))])),
+        ]),
+      );
+      // and the stream stays open
+    });
+    const client = newClient();
+    for await (const event of client.watch(CM, { namespace: NS })) {
+      expect((event.object as V1ConfigMap).metadata?.name).toBe('a');
+      break;
+    }
+    await waitFor(() => server.connections[0].closed, 'the watch connection to close');
+    expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+  });
+
+  it("a watch reset on the list's kept socket before any answer is sent once more on a fresh socket and delivers its events", async () => {
+    server.handle(async (req) => {
+      if (!isWatch(req)) {
+        await req.conn.write(
+          jsonResponse(200, {
+            kind: 'ConfigMapList',
+            apiVersion: 'v1',
+            metadata: { resourceVersion: '5' },
+            items: [],
+          }),
+        );
+        return;
+      }
+      if (req.seq > 0) {
+        // the server had closed the idle socket as the watch was written on it
+        req.conn.reset();
+        return;
+      }
+      await req.conn.write(
+        Buffer.concat([CHUNKED_HEAD, chunk(line('ADDED', configMap('a', {}, '6'))), lastChunk()]),
+      );
+    });
+    const client = newClient();
+    const list = await client.list(CM, { namespace: NS });
+    const { events, error } = await drain(
+      client.watch(CM, { namespace: NS, resourceVersion: list.resourceVersion }),
+    );
+    expect(error).toBeUndefined();
+    expect(names(events)).toEqual(['ADDED:a']);
+    expect(server.requests.map((r) => `${isWatch(r) ? 'watch' : 'list'}@${r.conn.id}`)).toEqual([
+      'list@0',
+      'watch@0',
+      'watch@1',
+    ]);
+  });
+
   it('a stream cut after whole events without the last chunk: the events, then a typed stream-ended (or connection) error; the next request works', async () => {
     server.handle(async (req) => {
       if (!isWatch(req)) return answerGets(req);
