@@ -184,7 +184,7 @@ class WireStream implements WireListener, StreamedAnswer {
 
   send(pool: WirePool, text: string): void {
     try {
-      this.exchange = pool.exchange(text, this);
+      this.exchange = pool.exchange(text, this, this.request.method === 'HEAD');
     } catch (error) {
       this.finish(error);
     }
@@ -416,7 +416,11 @@ class BufferedCall implements WireListener, IdleEntry, SlotWaiter {
       return;
     }
     try {
-      this.exchange = pool.exchange(wireText(this.conn, this.request, this.prepared), this);
+      this.exchange = pool.exchange(
+        wireText(this.conn, this.request, this.prepared),
+        this,
+        this.request.method === 'HEAD',
+      );
     } catch (error) {
       this.fail(error);
     }

@@ -469,6 +469,11 @@ export class WirePool {
    */
   exchange(text: string, listener: WireListener, bodyless = false): WireExchange {
     let socket = this.free.pop();
+    // one Node destroyed whose 'close' has not come yet (an error is emitted a tick later)
+    while (socket !== undefined && socket.socket.destroyed) {
+      socket.close();
+      socket = this.free.pop();
+    }
     if (socket === undefined) {
       if (this.closed) throw new WireError('the connection pool is closed', 'ERR_POOL_CLOSED');
       socket = this.connect();
