@@ -265,58 +265,45 @@ describe('request bytes on the wire (case 14)', () => {
     // User-Agent and the token with a raw TypeError (ERR_UNESCAPED_CHARACTERS "Request path contains
     // unescaped characters", ERR_INVALID_CHAR "Invalid character in header content") thrown out of
     // the client's method: nothing sent, but not a typed error naming the option. The wire
-    // transport (8877779) refuses them with typed errors, except:
-    // BUG in the wire transport (8877779): a raw request's content type and method are pasted into
-    // the head unchecked (transport.ts wireText), so a CR/LF in them injects header lines (node:http
-    // refused both: ERR_INVALID_CHAR, ERR_INVALID_HTTP_TOKEN). Their tests are it.failing until that
-    // is fixed; then they pass and Jest says so: make them it().
-    const injectedToday = new Set([
-      'a raw request content type',
-      'a raw request method (from JavaScript, past the type)',
-    ]);
+    // transport (8877779) refuses them with typed errors, except a raw request's content type and
+    // method, which it pasted into the head unchecked (CR/LF injected header lines) until 43760d7.
 
     for (const [what, attempt] of attempts) {
-      (injectedToday.has(what) ? it.failing : it)(
-        `${what} with CR/LF never reaches the wire raw (no injected header, no smuggled request)`,
-        async () => {
-          const outcome = await attempt(server).then(
-            () => 'sent',
-            (error: unknown) => error,
-          );
-          for (const conn of server.connections) {
-            expect(conn.received).not.toMatch(/\r\nX-Injected:/i);
-            expect(conn.received).not.toMatch(/smuggled/);
-          }
-          for (const req of server.requests) {
-            expect(req.headers.some(([n]) => n.toLowerCase() === 'x-injected')).toBe(false);
-            expect(req.target).not.toMatch(/[\r\n]/);
-          }
-          if (outcome === 'sent') expect(server.requests).toHaveLength(1);
-          // an error (Node's own come from another realm than Jest's Error)
-          else expect(typeof (outcome as Error).message).toBe('string');
-        },
-      );
+      it(`${what} with CR/LF never reaches the wire raw (no injected header, no smuggled request)`, async () => {
+        const outcome = await attempt(server).then(
+          () => 'sent',
+          (error: unknown) => error,
+        );
+        for (const conn of server.connections) {
+          expect(conn.received).not.toMatch(/\r\nX-Injected:/i);
+          expect(conn.received).not.toMatch(/smuggled/);
+        }
+        for (const req of server.requests) {
+          expect(req.headers.some(([n]) => n.toLowerCase() === 'x-injected')).toBe(false);
+          expect(req.target).not.toMatch(/[\r\n]/);
+        }
+        if (outcome === 'sent') expect(server.requests).toHaveLength(1);
+        // an error (Node's own come from another realm than Jest's Error)
+        else expect(typeof (outcome as Error).message).toBe('string');
+      });
 
-      (injectedToday.has(what) ? it.failing : it)(
-        `${what} with CR/LF: sent encoded, or refused with a typed client error`,
-        async () => {
-          const outcome = await attempt(server).then(
-            () => 'sent',
-            (error: unknown) => error,
-          );
-          if (outcome === 'sent') {
-            // sent: then with the value encoded (the other test checks the bytes in detail)
-            expect(server.connections.map((c) => c.received).join('')).not.toMatch(/\r\nX-Injected:/i);
-            return;
-          }
-          const typed =
-            outcome instanceof KubernetesClientUsageError ||
-            outcome instanceof KubernetesClientConfigError ||
-            outcome instanceof KubernetesTransportError;
-          expect({ typed, outcome }).toEqual({ typed: true, outcome });
-          expect(typeof (outcome as { code?: unknown }).code).toBe('string');
-        },
-      );
+      it(`${what} with CR/LF: sent encoded, or refused with a typed client error`, async () => {
+        const outcome = await attempt(server).then(
+          () => 'sent',
+          (error: unknown) => error,
+        );
+        if (outcome === 'sent') {
+          // sent: then with the value encoded (the other test checks the bytes in detail)
+          expect(server.connections.map((c) => c.received).join('')).not.toMatch(/\r\nX-Injected:/i);
+          return;
+        }
+        const typed =
+          outcome instanceof KubernetesClientUsageError ||
+          outcome instanceof KubernetesClientConfigError ||
+          outcome instanceof KubernetesTransportError;
+        expect({ typed, outcome }).toEqual({ typed: true, outcome });
+        expect(typeof (outcome as { code?: unknown }).code).toBe('string');
+      });
     }
   });
 });
