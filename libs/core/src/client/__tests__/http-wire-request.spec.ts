@@ -3,6 +3,9 @@
 // lengths, and no way to smuggle a CR or LF into the head (header injection).
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import {
@@ -178,6 +181,37 @@ describe('request bytes on the wire (case 14)', () => {
     expect(headerValues(req, 'authorization')).toEqual([
       `Basic ${Buffer.from('admin:pä:ss').toString('base64')}`,
     ]);
+  });
+
+  it('a rotated token file: a 401 on the kept socket, the file read again, the request sent once more with the new token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tosdk-token-'));
+    try {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, 'first\n');
+      let valid = 'first';
+      server.handle((req) =>
+        req.conn.write(
+          headerValues(req, 'authorization')[0] === `Bearer ${valid}`
+            ? jsonResponse(200, configMap(decodeURIComponent(req.path.split('/').at(-1)!)))
+            : jsonResponse(
+                401,
+                { kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 },
+                [],
+                'Unauthorized',
+              ),
+        ),
+      );
+      const client = newClient({}, { tokenFile });
+      expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
+      writeFileSync(tokenFile, 'second\n');
+      valid = 'second';
+      expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
+      expect(
+        server.requests.map((r) => `${headerValues(r, 'authorization').join('|')}@${r.conn.id}`),
+      ).toEqual(['Bearer first@0', 'Bearer first@0', 'Bearer second@0']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a 5 MB multi-byte body to a server that reads slowly arrives exactly, with its byte length', async () => {

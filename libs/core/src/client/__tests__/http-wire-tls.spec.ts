@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
-import { KubernetesTransportError } from '../errors.js';
+import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
 import type { KubeconfigOptions, RawRequest, RawTlsOptions, TestPki } from './raw-server.js';
@@ -107,6 +107,27 @@ describe('TLS against a raw-bytes server (case 13)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a server restarted on the same port with a certificate of another CA: the kept socket is gone, the next request is a typed tls error (no TLS session from before skips verification)', async () => {
+    const first = await start({ cert: pki.serverCert, key: pki.serverKey });
+    const port = first.port;
+    const client = connect(first, { ca: pki.caPem });
+    expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+    // a second connection, so that the client holds a TLS session to resume
+    await Promise.all([get(client, 'b'), get(client, 'c')]);
+    await first.stop();
+    servers.splice(servers.indexOf(first), 1);
+    const second = await RawServer.startTls({ cert: stranger.serverCert, key: stranger.serverKey }, port);
+    servers.push(second);
+    second.handle(answerAll);
+    const error = await rejection(get(client, 'd'));
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('tls');
+    // the message says the kubeconfig is stale and how to refresh it
+    expect((error as Error).message).toContain(`https://127.0.0.1:${port}`);
+    expect((error as Error).message).toMatch(/not signed by the certificate authority in the kubeconfig/);
+    expect(second.requests).toHaveLength(0);
+  });
+
   it('insecure-skip-tls-verify accepts an unknown CA and a name mismatch', async () => {
     const server = await start({ cert: misnamed.serverCert, key: misnamed.serverKey });
     const client = connect(server, { insecure: true });
@@ -179,6 +200,26 @@ describe('TLS against a raw-bytes server (case 13)', () => {
       () => server.connections.length === 1 && server.connections[0].closed,
       'the socket to be closed',
     );
+  });
+
+  it('close() and an abort during a TLS handshake the server never answers: typed errors at once, the sockets closed', async () => {
+    const server = await RawServer.startPlain();
+    servers.push(server);
+    const kubeConfig = server.kubeConfig({ ca: pki.caPem, scheme: 'https' });
+    const aborting = KubernetesClient.fromKubeConfig(kubeConfig, { retry: false });
+    const closing = KubernetesClient.fromKubeConfig(kubeConfig, { retry: false });
+    clients.push(aborting, closing);
+    const stop = new AbortController();
+    const aborted = rejection(aborting.list(CM, { namespace: NS, signal: stop.signal }));
+    const closed = rejection(get(closing, 'a'));
+    await waitFor(() => server.connections.length === 2, 'both handshakes to start');
+    stop.abort();
+    closing.close();
+    const abortError = await aborted;
+    expect(abortError).toBeInstanceOf(KubernetesTransportError);
+    expect((abortError as KubernetesTransportError).failure).toBe('aborted');
+    expect(await closed).toBeInstanceOf(KubernetesClientClosedError);
+    await waitFor(() => server.openConnections === 0, 'both sockets to close');
   });
 
   it('a plain server that accepts and never answers: a typed timeout after requestTimeoutMs, and the socket is closed', async () => {

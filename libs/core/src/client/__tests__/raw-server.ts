@@ -164,8 +164,8 @@ export class RawServer {
     return RawServer.listen(net.createServer(), 'http', 'connection');
   }
 
-  /** A TLS (https:) server. */
-  static startTls(options: RawTlsOptions): Promise<RawServer> {
+  /** A TLS (https:) server, on `port` when given (e.g. the port of a stopped one: a restart). */
+  static startTls(options: RawTlsOptions, port = 0): Promise<RawServer> {
     const server = tls.createServer({
       cert: options.cert,
       key: options.key,
@@ -173,15 +173,19 @@ export class RawServer {
       requestCert: options.clientCa !== undefined,
       rejectUnauthorized: options.clientCa !== undefined,
     });
-    return RawServer.listen(server, 'https', 'secureConnection');
+    return RawServer.listen(server, 'https', 'secureConnection', port);
   }
 
   private static async listen(
     server: net.Server,
     protocol: 'http' | 'https',
     event: 'connection' | 'secureConnection',
+    port = 0,
   ): Promise<RawServer> {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
     const self = new RawServer(server, (server.address() as AddressInfo).port, protocol);
     server.on(event, (socket: net.Socket) => self.accept(socket));
     server.on('tlsClientError', () => {
@@ -247,7 +251,8 @@ export class RawServer {
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
     if (options.insecure) cluster['insecure-skip-tls-verify'] = true;
     const user: Record<string, unknown> = {};
-    if (options.token !== null) user.token = options.token ?? 'raw-token';
+    if (options.tokenFile !== undefined) user.tokenFile = options.tokenFile;
+    else if (options.token !== null) user.token = options.token ?? 'raw-token';
     if (options.clientCert)
       user['client-certificate-data'] = Buffer.from(options.clientCert).toString('base64');
     if (options.username !== undefined) user.username = options.username;
@@ -282,6 +287,8 @@ export interface KubeconfigOptions {
   insecure?: boolean;
   /** Bearer token; null for none. Defaults to `raw-token`. */
   token?: string | null;
+  /** A file the bearer token is read from (re-read when it may have changed); takes `token`'s place. */
+  tokenFile?: string;
   clientCert?: string;
   clientKey?: string;
   /** Basic authentication (with `token: null`). */
