@@ -140,7 +140,8 @@ interface Echo {
 }
 
 /**
- * A small, fast Kubernetes API client on `node:https` with keep-alive pools, configured from a
+ * A small, fast Kubernetes API client speaking HTTP/1.1 on its own keep-alive TLS (or TCP)
+ * connections (Node's `https` client and the KubeConfig's agent behind a `proxy-url`), configured from a
  * `KubeConfig` of @kubernetes/client-node (CA, client certificates, bearer tokens, exec plugins
  * and auth providers, `insecure-skip-tls-verify`, all through the KubeConfig's own API), or from
  * tosdk's own {@link loadKubeConfig}, which does not load client-node unless exec or OIDC
