@@ -293,6 +293,43 @@ describe('request bytes on the wire (case 14)', () => {
         "the kubeconfig user's token",
         async () => newClient({}, { token: 'tok\r\nX-Injected: token' }).get(CM, new ResourceID('a', NS)),
       ],
+      [
+        "a token file's token (read again on every refresh)",
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'tosdk-token-'));
+          try {
+            const tokenFile = join(dir, 'token');
+            writeFileSync(tokenFile, 'tok\r\nX-Injected: file\n');
+            return await newClient({}, { tokenFile }).get(CM, new ResourceID('a', NS));
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ],
+      [
+        'a token file rotated (after a 401) to a token',
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'tosdk-token-'));
+          try {
+            const tokenFile = join(dir, 'token');
+            writeFileSync(tokenFile, 'good\n');
+            const client = newClient({}, { tokenFile });
+            server.handle((req) =>
+              req.conn.write(
+                req.seq === 0
+                  ? jsonResponse(200, configMap('a'))
+                  : jsonResponse(401, { kind: 'Status', status: 'Failure', code: 401 }, [], 'Unauthorized'),
+              ),
+            );
+            await client.get(CM, new ResourceID('a', NS));
+            server.requests.length = 0;
+            writeFileSync(tokenFile, 'bad\r\nX-Injected: rotated\n');
+            return await client.get(CM, new ResourceID('a', NS));
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ],
     ];
 
     // node:http (before 8877779) refused CR/LF in the raw path, a content type, a subresource, the
