@@ -122,6 +122,47 @@ describe('kept-alive sockets, aborts and close() against a raw-bytes server', ()
       ]);
     });
 
+    it('a GET reset on its kept socket and again on the fresh one is sent exactly twice, then fails typed (no resend loop)', async () => {
+      server.handle(async (req) => {
+        if (nameOf(req) === 'warm') return answerAll(req);
+        req.conn.reset();
+      });
+      const client = newClient();
+      await get(client, 'warm');
+      const error = await rejection(get(client, 'doomed'));
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('connection');
+      expect(server.requests.map((r) => `${nameOf(r)}@${r.conn.id}`)).toEqual([
+        'warm@0',
+        'doomed@0',
+        'doomed@1',
+      ]);
+    });
+
+    it('ten GETs at once on ten kept sockets the server has all dropped: each sent once more on a fresh socket, all answered', async () => {
+      let dropping = false;
+      server.handle(async (req) => {
+        if (dropping && req.seq > 0) {
+          req.conn.reset();
+          return;
+        }
+        // held until all ten are in, so that ten sockets are opened
+        await waitFor(() => server.requests.length % 10 === 0, 'ten requests');
+        await answerAll(req);
+      });
+      const client = newClient({ maxSockets: 10 });
+      const names = (prefix: string) => Array.from({ length: 10 }, (_, i) => `${prefix}${i}`);
+      await Promise.all(names('warm').map((name) => get(client, name)));
+      expect(server.connections).toHaveLength(10);
+      dropping = true;
+      const got = await Promise.all(names('again').map((name) => get(client, name)));
+      expect(got.map((g) => g?.metadata?.name)).toEqual(names('again'));
+      // each 'again' reached a kept socket (reset) and a fresh one (answered)
+      for (const name of names('again')) {
+        expect(server.requests.filter((r) => nameOf(r) === name).map((r) => r.seq)).toEqual([1, 0]);
+      }
+    });
+
     it('reset after reading a generateName create on a kept-alive socket: a typed connection error, the POST is not sent twice; a named create is', async () => {
       server.handle(async (req) => {
         if (req.method === 'POST' && req.seq >= 1) {

@@ -806,6 +806,23 @@ describe('the client over plain HTTP/1.1, against a raw-bytes server', () => {
       expect(list.items.every((item, i) => item.metadata?.name === `item-${i}`)).toBe(true);
     });
 
+    it('a 200 KB body in 200,000 one-byte chunks (1.2 MB of framing in a few writes) is parsed exactly', async () => {
+      const text = JSON.stringify(configMap('tiny-chunks', { blob: 'y'.repeat(200_000) }));
+      server.handle(async (req) => {
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        const framed = Buffer.from(`${[...text].map((c) => `1\r\n${c}\r\n`).join('')}0\r\n\r\n`, 'latin1');
+        for (let at = 0; at < framed.length; at += 100_003)
+          await req.conn.write(framed.subarray(at, at + 100_003));
+      });
+      const client = newClient();
+      expect((await get(client, 'tiny-chunks'))?.data?.blob).toHaveLength(200_000);
+    });
+
     it('200 concurrent requests with maxSockets 50: each answered with its own answer, at most 50 connections', async () => {
       let inFlight = 0;
       let most = 0;
