@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
+import { Informer } from '../../informer/informer.js';
 import { KubernetesApiError, KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { WatchEvent } from '../types.js';
@@ -329,6 +330,64 @@ describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10
     // the close-delimited socket was not used for the request after it
     expect(server.requests.filter((r) => r.conn.id === 0)).toHaveLength(1);
   });
+
+  for (const [where, cutAt] of [
+    ['after a whole event line', 'line'],
+    ['in the middle of an event line', 'mid-line'],
+  ] as const) {
+    it(`an informer whose watch is cut ${where} resumes at once from the last whole event, without a list or a backoff`, async () => {
+      server.handle(async (req) => {
+        if (!isWatch(req)) {
+          await req.conn.write(
+            jsonResponse(200, {
+              kind: 'ConfigMapList',
+              apiVersion: 'v1',
+              metadata: { resourceVersion: '5' },
+              items: [configMap('a', {}, '5')],
+            }),
+          );
+          return;
+        }
+        const watches = server.requests.filter(isWatch).length;
+        await req.conn.write(CHUNKED_HEAD);
+        if (watches === 1) {
+          const cut = line('ADDED', configMap('never', {}, '7'));
+          await req.conn.pieces([
+            chunk(line('ADDED', configMap('b', {}, '6'))),
+            ...(cutAt === 'mid-line' ? [chunk(cut.subarray(0, 20))] : []),
+          ]);
+          req.conn.end();
+          return;
+        }
+        // the resumed watch: one event, then open
+        await req.conn.write(chunk(line('ADDED', configMap('c', {}, '8'))));
+      });
+      const client = newClient();
+      // a failure would wait a minute before the next watch: the test would time out
+      const informer = new Informer<V1ConfigMap>({
+        client,
+        type: CM,
+        namespace: NS,
+        backoff: { initialMs: 60_000, maxMs: 60_000, jitter: 0 },
+      });
+      try {
+        await informer.start();
+        await waitFor(() => informer.list().length === 3, 'a, b and c in the cache');
+        expect(
+          informer
+            .list()
+            .map((c) => c.metadata?.name)
+            .sort(),
+        ).toEqual(['a', 'b', 'c']);
+        const seen = server.requests.map((r) =>
+          isWatch(r) ? `watch@${r.query.get('resourceVersion')}` : 'list',
+        );
+        expect(seen).toEqual(['list', 'watch@5', 'watch@6']);
+      } finally {
+        await informer.stop();
+      }
+    });
+  }
 
   it('an ERROR event (410 Expired) in the stream comes as a typed API error value', async () => {
     server.handle(async (req) => {
