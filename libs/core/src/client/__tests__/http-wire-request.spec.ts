@@ -271,13 +271,14 @@ describe('request bytes on the wire (case 14)', () => {
           }),
       ],
       [
-        'a patch subresource',
+        // the type allows 'status' only: a JavaScript caller (or a cast) can pass anything
+        'a patch subresource (from JavaScript, past the type)',
         async () =>
           newClient().mergePatch(
             CM,
             new ResourceID('a', NS),
             {},
-            { subresource: 'status\r\nX-Injected: sub' },
+            { subresource: 'status\r\nX-Injected: sub' as 'status' },
           ),
       ],
       [
