@@ -128,6 +128,21 @@ describe('TLS against a raw-bytes server (case 13)', () => {
     expect(second.requests).toHaveLength(0);
   });
 
+  it('tls-server-name: sent as SNI and verified against, though the URL names 127.0.0.1; a name the certificate does not carry is refused', async () => {
+    const server = await start({ cert: misnamed.serverCert, key: misnamed.serverKey });
+    const client = connect(server, { ca: misnamed.caPem, tlsServerName: 'other.example' });
+    expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+    expect((await get(client, 'b'))?.metadata?.name).toBe('b');
+    expect(server.connections).toHaveLength(1);
+    expect(server.connections[0].servername).toBe('other.example');
+    // and a tls-server-name the certificate does not carry is refused
+    const wrong = await rejection(
+      get(connect(server, { ca: misnamed.caPem, tlsServerName: 'localhost' }), 'c'),
+    );
+    expect(wrong).toBeInstanceOf(KubernetesTransportError);
+    expect((wrong as KubernetesTransportError).failure).toBe('tls');
+  });
+
   it('insecure-skip-tls-verify accepts an unknown CA and a name mismatch', async () => {
     const server = await start({ cert: misnamed.serverCert, key: misnamed.serverKey });
     const client = connect(server, { insecure: true });

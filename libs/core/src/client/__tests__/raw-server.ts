@@ -250,6 +250,7 @@ export class RawServer {
     };
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
     if (options.insecure) cluster['insecure-skip-tls-verify'] = true;
+    if (options.tlsServerName) cluster['tls-server-name'] = options.tlsServerName;
     const user: Record<string, unknown> = {};
     if (options.tokenFile !== undefined) user.tokenFile = options.tokenFile;
     else if (options.token !== null) user.token = options.token ?? 'raw-token';
@@ -284,6 +285,8 @@ export interface KubeconfigOptions {
   host?: string;
   /** CA PEM (certificate-authority-data). */
   ca?: string;
+  /** tls-server-name: the name to send (SNI) and to verify the certificate against. */
+  tlsServerName?: string;
   insecure?: boolean;
   /** Bearer token; null for none. Defaults to `raw-token`. */
   token?: string | null;
