@@ -105,20 +105,10 @@ export class RawConnection {
     this.socket.end();
   }
 
-  /** Cuts the connection with a TCP reset (RST). */
+  /** Cuts the connection with a TCP reset (RST); a TLS connection is destroyed (FIN) instead. */
   reset(): void {
-    if (this.socket instanceof tls.TLSSocket) {
-      // the TLS socket wraps the TCP one: reset that
-      const raw = (this.socket as unknown as { _parent?: net.Socket })._parent;
-      if (raw && typeof raw.resetAndDestroy === 'function') {
-        raw.resetAndDestroy();
-        this.socket.destroy();
-        return;
-      }
-      this.socket.destroy();
-      return;
-    }
-    this.socket.resetAndDestroy();
+    if (this.socket instanceof tls.TLSSocket) this.socket.destroy();
+    else this.socket.resetAndDestroy();
   }
 }
 
