@@ -364,6 +364,20 @@ describe('the client over plain HTTP/1.1, against a raw-bytes server', () => {
       expect(server.connections).toHaveLength(1);
     });
 
+    it('a HEAD (from JavaScript, past the HttpMethod type) reads no body whatever its Content-Length says; the socket serves the next request', async () => {
+      server.handle((req) =>
+        req.conn.write(
+          req.method === 'HEAD'
+            ? Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n')
+            : jsonResponse(200, configMap(nameOf(req))),
+        ),
+      );
+      const client = newClient({ requestTimeoutMs: 5_000 });
+      expect(await client.request('/api/v1', { method: 'HEAD' as 'GET' })).toBeUndefined();
+      expect((await get(client, 'next'))?.metadata?.name).toBe('next');
+      expect(server.connections).toHaveLength(1);
+    });
+
     it('an interim 100 Continue (and a 103 Early Hints) before the real answer are skipped', async () => {
       server.handle((req) =>
         req.conn.pieces([
