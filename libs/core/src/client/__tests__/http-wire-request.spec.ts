@@ -153,6 +153,42 @@ describe('request bytes on the wire (case 14)', () => {
     expect(headerValues(reqs[3], 'content-type')).toEqual(['application/apply-patch+yaml']);
   });
 
+  it('a watch: its request line and query, each header once, the metadata-only Accept when asked', async () => {
+    server.handle((req) =>
+      req.conn.write(
+        Buffer.from(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        ),
+      ),
+    );
+    const client = newClient();
+    for await (const event of client.watch(CM, {
+      namespace: NS,
+      resourceVersion: '42',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+      labelSelector: 'app=x',
+    }))
+      void event;
+    for await (const event of client.watch(CM, { namespace: NS, metadataOnly: true })) void event;
+    const [full, meta] = server.requests;
+    expect(full.method).toBe('GET');
+    expect(full.path).toBe(`/api/v1/namespaces/${NS}/configmaps`);
+    expect(Object.fromEntries(full.query)).toEqual({
+      watch: 'true',
+      resourceVersion: '42',
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: '300',
+      labelSelector: 'app=x',
+    });
+    expect(withoutConnection(headerLines(full)).sort()).toEqual(baseHeaders().sort());
+    expect(headerValues(meta, 'accept')).toHaveLength(1);
+    expect(headerValues(meta, 'accept')[0]).toMatch(
+      /^application\/json;as=PartialObjectMetadata;g=meta\.k8s\.io;v=v1/,
+    );
+    expect(full.body.length + meta.body.length).toBe(0);
+  });
+
   it('a list with selectors, limit and continue: the query is percent-encoded and decodes to exactly the values given', async () => {
     const client = newClient();
     const options = {
