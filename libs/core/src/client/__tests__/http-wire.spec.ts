@@ -331,6 +331,17 @@ describe('the client over plain HTTP/1.1, against a raw-bytes server', () => {
         'the client to close the connection it was told to close',
       );
     });
+
+    it('Connection: close with the close right behind the answer (one write, then FIN): each answer is read, each request on a new connection', async () => {
+      server.handle(async (req) => {
+        await req.conn.write(jsonResponse(200, configMap(nameOf(req)), [['Connection', 'close']]));
+        req.conn.end();
+      });
+      const client = newClient();
+      for (const name of ['a', 'b', 'c', 'd', 'e'])
+        expect((await get(client, name))?.metadata?.name).toBe(name);
+      expect(server.connections.map((c) => c.requests)).toEqual([1, 1, 1, 1, 1]);
+    });
   });
 
   describe('answers without a body, interim answers (case 5)', () => {
