@@ -30,6 +30,25 @@ function configMap(name: string, data?: Record<string, string>): V1ConfigMap {
   };
 }
 
+/**
+ * An exec credential plugin (a shell one-liner) that prints `token`. Its kubeconfig needs
+ * insecure-skip-tls-verify over plain http: client-node, which runs exec plugins, refuses http:
+ * without it.
+ */
+function execPlugin(token: string): Record<string, unknown> {
+  const credential = JSON.stringify({
+    apiVersion: 'client.authentication.k8s.io/v1beta1',
+    kind: 'ExecCredential',
+    status: { token },
+  });
+  return {
+    apiVersion: 'client.authentication.k8s.io/v1beta1',
+    command: '/bin/sh',
+    args: ['-c', `printf '%s' '${credential}'`],
+    interactiveMode: 'Never',
+  };
+}
+
 /** The head's header lines as `name: value` with lower-case names, in the order sent. */
 function headerLines(req: RawRequest): string[] {
   return req.headers.map(([n, v]) => `${n.toLowerCase()}: ${v}`);
@@ -250,6 +269,16 @@ describe('request bytes on the wire (case 14)', () => {
     }
   });
 
+  it('an exec credential plugin (through @kubernetes/client-node): its token in one Authorization header', async () => {
+    const client = newClient({}, { token: null, insecure: true, user: { exec: execPlugin('exec-token-1') } });
+    await client.get(CM, new ResourceID('a', NS));
+    await client.get(CM, new ResourceID('b', NS));
+    expect(server.requests.map((r) => headerValues(r, 'authorization'))).toEqual([
+      ['Bearer exec-token-1'],
+      ['Bearer exec-token-1'],
+    ]);
+  });
+
   it('a 5 MB multi-byte body to a server that reads slowly arrives exactly, with its byte length', async () => {
     // the server stops reading for a while so that the client's writes back up
     server.handle((req) => req.conn.write(jsonResponse(201, configMap('big'))));
@@ -325,6 +354,14 @@ describe('request bytes on the wire (case 14)', () => {
             { metadata: { name: 'a', namespace: NS } },
             { fieldManager: 'fm\r\nX-Injected: fm' },
           ),
+      ],
+      [
+        "an exec plugin's token",
+        async () =>
+          newClient(
+            {},
+            { token: null, insecure: true, user: { exec: execPlugin('tok\r\nX-Injected: exec') } },
+          ).get(CM, new ResourceID('a', NS)),
       ],
       [
         "the kubeconfig user's token",

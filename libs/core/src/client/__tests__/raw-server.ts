@@ -137,6 +137,8 @@ export class RawServer {
   readonly requests: RawRequest[] = [];
   /** TLS connections whose handshake failed (e.g. the client refused the certificate). */
   tlsErrors = 0;
+  /** Kubeconfig files written by {@link kubeConfig}, removed by {@link stop}. */
+  private readonly files: Array<{ remove: () => void }> = [];
   /** Called with every accepted connection before anything is read from it. */
   onConnection?: (conn: RawConnection) => void;
   private handler: RawHandler = (req) => {
@@ -220,16 +222,14 @@ export class RawServer {
   }
 
   /**
-   * A kubeconfig for this server loaded by tosdk's own loader (as an operator does). Plain servers
-   * get `http://<host>:<port>`.
+   * A kubeconfig for this server loaded by tosdk's own loader (as an operator does), from a file
+   * kept until {@link stop}. Plain servers get `http://<host>:<port>`.
    */
   kubeConfig(options: KubeconfigOptions = {}): LoadedKubeConfig {
+    // kept until stop(): the loader reads the file again for exec plugins and proxies
     const file = this.kubeConfigFile(options);
-    try {
-      return loadKubeConfig({ env: { KUBECONFIG: file.path, HOME: '/nonexistent' } });
-    } finally {
-      file.remove();
-    }
+    this.files.push(file);
+    return loadKubeConfig({ env: { KUBECONFIG: file.path, HOME: '/nonexistent' } });
   }
 
   /** Writes a kubeconfig for this server into a fresh directory; `remove` deletes it. */
@@ -249,6 +249,7 @@ export class RawServer {
     if (options.username !== undefined) user.username = options.username;
     if (options.password !== undefined) user.password = options.password;
     if (options.clientKey) user['client-key-data'] = Buffer.from(options.clientKey).toString('base64');
+    Object.assign(user, options.user);
     const doc = {
       apiVersion: 'v1',
       kind: 'Config',
@@ -264,6 +265,7 @@ export class RawServer {
   }
 
   async stop(): Promise<void> {
+    for (const file of this.files.splice(0)) file.remove();
     for (const c of this.connections) c.socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -289,6 +291,8 @@ export interface KubeconfigOptions {
   password?: string;
   /** The scheme of the server URL, when it is not the server's own (a protocol mismatch). */
   scheme?: 'http' | 'https';
+  /** More fields of the kubeconfig's user entry (e.g. an `exec` plugin). */
+  user?: Record<string, unknown>;
   /** A path after the port in the server URL (a proxy's prefix, e.g. `/k8s/clusters/c-1`). */
   basePath?: string;
 }
