@@ -331,8 +331,10 @@ export class Connection {
     for (let i = 0; i < headerList.length; i += 2) head += `${headerList[i]}: ${headerList[i + 1]}\r\n`;
     const auth = { headers, headerList, head, tls };
     if (this.auth && !sameCredentials(this.auth.tls, tls)) {
-      // An exec plugin rotated the client certificate: new connections must present the new one.
-      this.dropPools();
+      // An exec plugin rotated the client certificate: new connections must present the new one;
+      // requests and watches in flight finish on the old ones
+      this.pool?.retire();
+      this.pool = undefined;
     }
     this.auth = auth;
     this.authAt = Date.now();

@@ -452,7 +452,11 @@ export class WirePool {
   /** Every open connection, idle or busy. */
   private readonly all = new Set<WireSocket>();
   private session: Buffer | undefined;
-  /** Idle sockets close this long after their last answer (from the server's `Keep-Alive: timeout`, 1 s earlier, as Node's agent does). */
+  /**
+   * Idle sockets close this long after their last answer (from the server's `Keep-Alive: timeout`,
+   * 1 s earlier, as Node's agent does); 0: no limit; negative: the server's timeout is too short to
+   * reuse a socket safely, so none is kept.
+   */
   private idleMs = 0;
   private closed = false;
 
@@ -487,6 +491,15 @@ export class WirePool {
     for (const socket of this.free.splice(0)) socket.close();
   }
 
+  /**
+   * Takes no more exchanges: idle connections close now, busy ones when their exchange ends (a
+   * credential rotation: requests in flight finish on the connections they were sent on).
+   */
+  retire(): void {
+    this.closed = true;
+    this.dropIdle();
+  }
+
   /** Closes every connection; exchanges in progress fail. */
   close(): void {
     this.closed = true;
@@ -499,7 +512,7 @@ export class WirePool {
 
   /** @internal */
   release(socket: WireSocket): void {
-    if (this.closed || this.free.length >= this.options.maxFree) {
+    if (this.closed || this.idleMs < 0 || this.free.length >= this.options.maxFree) {
       socket.close();
       return;
     }
@@ -514,10 +527,16 @@ export class WirePool {
     if (i >= 0) this.free.splice(i, 1);
   }
 
-  /** @internal The server's `Keep-Alive: timeout=N` (seconds): idle sockets close a second before it does. */
+  /**
+   * @internal The server's `Keep-Alive: timeout=N` (seconds): idle sockets close a second before it
+   * does; at 1 s or less none is kept (as Node's agent decides).
+   */
   noteKeepAlive(hint: string): void {
     const m = /(?:^|,)\s*timeout\s*=\s*(\d+)/i.exec(hint);
-    if (m) this.idleMs = Math.max(1, Number(m[1]) * 1000 - 1000);
+    if (m) {
+      const ms = Number(m[1]) * 1000 - 1000;
+      this.idleMs = ms > 0 ? ms : -1;
+    }
   }
 
   private connect(): WireSocket {
