@@ -4,6 +4,9 @@
 // framing split over TLS records.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
@@ -164,6 +167,94 @@ describe('TLS against a raw-bytes server (case 13)', () => {
     expect(server.connections).toHaveLength(1);
     expect(server.connections[0].clientCertCN).toBe('raw-client');
     expect(server.requests[0].headers.some(([n]) => n.toLowerCase() === 'authorization')).toBe(false);
+  });
+
+  it('an exec plugin rotating the client certificate: new requests go on a new connection with the new certificate; a watch opened before goes on', async () => {
+    const rotated = await makePki(undefined, 'rotated-client');
+    const server = await start({
+      cert: pki.serverCert,
+      key: pki.serverKey,
+      clientCa: [pki.caPem, rotated.caPem],
+    });
+    let watchConn: RawRequest['conn'] | undefined;
+    server.handle(async (req) => {
+      if (req.query.get('watch') === 'true') {
+        watchConn = req.conn;
+        await req.conn.write(
+          Buffer.concat([
+            response(200, [
+              ['Content-Type', 'application/json'],
+              ['Transfer-Encoding', 'chunked'],
+            ]),
+            chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('before') })}\n`),
+          ]),
+        );
+        return;
+      }
+      await answerAll(req);
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'tosdk-exec-'));
+    try {
+      const credential = join(dir, 'credential.json');
+      const writeCredential = (p: TestPki) =>
+        writeFileSync(
+          credential,
+          JSON.stringify({
+            apiVersion: 'client.authentication.k8s.io/v1beta1',
+            kind: 'ExecCredential',
+            // expired: client-node runs the plugin again every time (it keeps one without an
+            // expiry for good)
+            status: {
+              clientCertificateData: p.clientCert,
+              clientKeyData: p.clientKey,
+              expirationTimestamp: '2000-01-01T00:00:00Z',
+            },
+          }),
+        );
+      writeCredential(pki);
+      const client = KubernetesClient.fromKubeConfig(
+        server.kubeConfig({
+          ca: pki.caPem,
+          token: null,
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: '/bin/cat',
+              args: [credential],
+              interactiveMode: 'Never',
+            },
+          },
+        }),
+        // credentials asked for again on every request
+        { retry: false, requestTimeoutMs: 15_000, authRefreshMs: 0 },
+      );
+      clients.push(client);
+      expect((await get(client, 'a'))?.metadata?.name).toBe('a');
+      const names: string[] = [];
+      const watching = (async () => {
+        for await (const event of client.watch(CM, { namespace: NS }))
+          names.push((event.object as V1ConfigMap).metadata?.name ?? '');
+      })().catch((error: unknown) => error);
+      await waitFor(() => names.length === 1, 'the first watch event');
+      writeCredential(rotated);
+      expect((await get(client, 'b'))?.metadata?.name).toBe('b');
+      const byName = (name: string) => server.requests.find((r) => nameOf(r) === name)!.conn;
+      expect(byName('a').clientCertCN).toBe('raw-client');
+      expect(byName('b').clientCertCN).toBe('rotated-client');
+      expect(byName('b')).not.toBe(byName('a'));
+      // the watch, on a connection of the old certificate, is not cut by the rotation
+      expect(watchConn?.closed).toBe(false);
+      await watchConn!.write(
+        Buffer.concat([
+          chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('after') })}\n`),
+          lastChunk(),
+        ]),
+      );
+      expect(await watching).toBeUndefined();
+      expect(names).toEqual(['before', 'after']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without the client certificate a server that requires one refuses: a typed error naming the server URL, no request served', async () => {

@@ -124,7 +124,7 @@ export interface RawTlsOptions {
   cert: string;
   key: string;
   /** CA of client certificates; with it the server asks for and verifies one. */
-  clientCa?: string;
+  clientCa?: string | string[];
 }
 
 /**
@@ -400,7 +400,7 @@ export interface TestPki {
   /** Server certificate for 127.0.0.1 and localhost, signed by the CA. */
   serverCert: string;
   serverKey: string;
-  /** Client certificate (CN=raw-client), signed by the CA. */
+  /** Client certificate (CN=raw-client unless named otherwise), signed by the CA. */
   clientCert: string;
   clientKey: string;
 }
@@ -433,6 +433,7 @@ export async function makePki(
     { type: 'ip', value: '127.0.0.1' },
     { type: 'dns', value: 'localhost' },
   ],
+  clientCN = 'raw-client',
 ): Promise<TestPki> {
   // x509's parameters are typed with the DOM's WebCrypto types
   const provider = webcrypto as never;
@@ -443,7 +444,8 @@ export async function makePki(
   const ca = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serial(),
-      name: 'CN=raw-test-ca',
+      // a name of its own: two test CAs of one name would be taken for each other
+      name: `CN=raw-test-ca-${serial().slice(0, 8)}`,
       notBefore,
       notAfter,
       signingAlgorithm: ALG,
@@ -478,7 +480,7 @@ export async function makePki(
     );
   const [serverCert, clientCert] = await Promise.all([
     leaf('CN=raw-server', serverKeys, true),
-    leaf('CN=raw-client', clientKeys, false),
+    leaf(`CN=${clientCN}`, clientKeys, false),
   ]);
   return {
     caPem: `${ca.toString('pem')}\n`,
