@@ -3,7 +3,11 @@ import type * as https from 'node:https';
 import { isIP } from 'node:net';
 import type * as tls from 'node:tls';
 import type { KubeConfigSource } from '../../config/kube-config.js';
-import { KubernetesClientClosedError, KubernetesClientConfigError } from '../errors.js';
+import {
+  KubernetesClientClosedError,
+  KubernetesClientConfigError,
+  KubernetesClientUsageError,
+} from '../errors.js';
 import { IdleSweeper } from './idle-sweeper.js';
 import { WirePool } from './wire.js';
 
@@ -127,6 +131,11 @@ export class Connection {
     this.port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.usesProxy = Boolean(cluster.proxyUrl);
+    if (INVALID_VALUE.test(options.userAgent)) {
+      throw new KubernetesClientUsageError(
+        `the userAgent option ${JSON.stringify(options.userAgent.slice(0, 100))} holds a line break or another character a header cannot carry: give a single line such as "my-operator/1.2"`,
+      );
+    }
     const user = kubeConfig.getCurrentUser();
     this.dynamicAuth =
       Boolean(user && (user.exec || user.authProvider)) || kubeConfig.hasDynamicCredentials?.() === true;
@@ -333,8 +342,12 @@ export class Connection {
     if (this.auth && !sameCredentials(this.auth.tls, tls)) {
       // An exec plugin rotated the client certificate: new connections must present the new one;
       // requests and watches in flight finish on the old ones
-      this.pool?.retire();
+      const retired = this.pool;
       this.pool = undefined;
+      if (retired) {
+        this.pool = this.makePool(auth);
+        retired.retire(this.pool);
+      }
     }
     this.auth = auth;
     this.authAt = Date.now();

@@ -217,6 +217,8 @@ class WireStream implements WireListener, StreamedAnswer {
 
   end(): void {
     this.complete = true;
+    // the socket is back in the pool: this stream must not pause or resume it any more
+    this.exchange = undefined;
     this.finish(undefined);
   }
 

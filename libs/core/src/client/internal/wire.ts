@@ -51,6 +51,19 @@ export interface WirePoolOptions {
 
 /** Heads larger than this are refused (Node's limit is 16 KB; an API server's heads are ~0.3 KB). */
 const MAX_HEAD = 64 * 1024;
+/** A field name is a token (RFC 9110): no whitespace before the colon. */
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A line feed not preceded by a carriage return. */
+const BARE_LF = /(?:^|[^\r])\n/;
+
+/** Whether `buf` holds a line feed without a carriage return before it, from `from` on. */
+function hasBareLf(buf: Buffer, from: number): boolean {
+  for (let i = buf.indexOf(10, from); i >= 0; i = buf.indexOf(10, i + 1)) {
+    if (i === 0 || buf[i - 1] !== 13) return true;
+  }
+  return false;
+}
+
 /** A chunk-size or trailer line longer than this is malformed. */
 const MAX_LINE = 8 * 1024;
 
@@ -177,6 +190,12 @@ class WireSocket implements WireExchange {
     }
     const end = all.indexOf('\r\n\r\n', Math.max(0, before - 3), 'latin1');
     if (end < 0 || end > MAX_HEAD) {
+      if (hasBareLf(all, Math.max(0, before - 1))) {
+        this.fail(
+          new WireError('the answer ends a line of its head with a bare LF, not CRLF', 'HPE_LF_EXPECTED'),
+        );
+        return -1;
+      }
       if (all.length > MAX_HEAD) {
         this.fail(
           new WireError(`the answer's head is larger than ${MAX_HEAD / 1024} KB`, 'HPE_HEADER_OVERFLOW'),
@@ -196,6 +215,12 @@ class WireSocket implements WireExchange {
 
   /** Reads a status line and header fields; false when the exchange failed. */
   private parseHead(head: string): boolean {
+    if (BARE_LF.test(head)) {
+      this.fail(
+        new WireError('the answer ends a line of its head with a bare LF, not CRLF', 'HPE_LF_EXPECTED'),
+      );
+      return false;
+    }
     const lines = head.split('\r\n');
     const statusLine = lines[0];
     const minor = statusLine.startsWith('HTTP/1.1 ') ? 1 : statusLine.startsWith('HTTP/1.0 ') ? 0 : -1;
@@ -220,7 +245,7 @@ class WireSocket implements WireExchange {
         continue;
       }
       const colon = line.indexOf(':');
-      if (colon <= 0) {
+      if (colon <= 0 || !FIELD_NAME.test(line.slice(0, colon))) {
         this.fail(
           new WireError(
             `the answer has a malformed header field "${line.slice(0, 40)}"`,
@@ -437,6 +462,9 @@ class WireSocket implements WireExchange {
 
   /** Parks the socket as idle: it does not keep the process alive, and closes after `idleMs` (0: never). */
   park(idleMs: number): void {
+    // a watch's consumer may have paused it (its last read completed the answer): an idle socket
+    // must still see a FIN or stray bytes, and the next exchange its answer
+    this.socket.resume();
     this.socket.unref();
     if (idleMs > 0) this.socket.setTimeout(idleMs);
   }
@@ -452,6 +480,8 @@ export class WirePool {
   /** Every open connection, idle or busy. */
   private readonly all = new Set<WireSocket>();
   private session: Buffer | undefined;
+  /** Where exchanges go once this pool is retired. */
+  private successor: WirePool | undefined;
   /**
    * Idle sockets close this long after their last answer (from the server's `Keep-Alive: timeout`,
    * 1 s earlier, as Node's agent does); 0: no limit; negative: the server's timeout is too short to
@@ -472,6 +502,7 @@ export class WirePool {
    * `listener`. `bodyless`: the answer has no body whatever its head says (a HEAD request).
    */
   exchange(text: string, listener: WireListener, bodyless = false): WireExchange {
+    if (this.successor !== undefined) return this.successor.exchange(text, listener, bodyless);
     let socket = this.free.pop();
     // one Node destroyed whose 'close' has not come yet (an error is emitted a tick later)
     while (socket !== undefined && socket.socket.destroyed) {
@@ -493,10 +524,12 @@ export class WirePool {
 
   /**
    * Takes no more exchanges: idle connections close now, busy ones when their exchange ends (a
-   * credential rotation: requests in flight finish on the connections they were sent on).
+   * credential rotation: requests in flight finish on the connections they were sent on), and an
+   * exchange asked of it later (a request that waited for a slot, a resend) goes to `successor`.
    */
-  retire(): void {
+  retire(successor: WirePool): void {
     this.closed = true;
+    this.successor = successor;
     this.dropIdle();
   }
 
