@@ -66,51 +66,46 @@ describe('wire transport review (issue 15 §2, R2)', () => {
   const answerGets = (req: RawRequest) => req.conn.write(jsonResponse(200, configMap(nameOf(req))));
 
   describe('watch flow control (WireStream pause/resume)', () => {
-    // DEFECT: a watch whose socket was paused (its consumer behind by more than 1 MB) by the very
-    // read that also completed the body is parked in the pool still paused: WirePool.release/park
-    // never resumes it and WireSocket.start does not either. Once the consumer stops without
-    // draining (breaks out of its loop), the next request on that kept socket is never read: it
-    // times out (or hangs for ever without requestTimeoutMs), and the server's FIN on it is never
-    // seen. Fix: resume the socket in park() (or in start()), or close it instead of parking when
-    // it is paused.
-    it.failing(
-      'a watch paused by the read that completed it, then left by its consumer: the next request on the kept socket is answered',
-      async () => {
-        const bulk = watchLines(HIGH_WATER - 200); // below the high-water mark
-        const last = watchLines(400); // crosses it in the same read as the last chunk
-        server.handle(async (req) => {
-          if (!isWatch(req)) return answerGets(req);
-          await req.conn.write(
-            response(200, [
-              ['Content-Type', 'application/json'],
-              ['Transfer-Encoding', 'chunked'],
-            ]),
-          );
-          await req.conn.write(chunk(bulk));
-          await req.conn.write(Buffer.concat([chunk(last), lastChunk()]));
-        });
-        const conn = newConnection();
-        const watch = await open(conn, {
-          method: 'GET',
-          path: `/api/v1/namespaces/${NS}/configmaps?watch=true`,
-          idleTimeoutMs: 0,
-        });
-        // the consumer reads nothing until the whole body is in (queued, the socket paused)
-        await waitFor(() => watch.complete, 'the whole watch body to arrive');
-        const iterator = watch[Symbol.asyncIterator]();
-        expect((await iterator.next()).done).toBe(false);
-        // ... and then stops (a `break` out of its loop)
-        await iterator.return?.();
-        expect(conn.openConnections).toBe(1);
-        const answer = await send(conn, {
-          method: 'GET',
-          path: `/api/v1/namespaces/${NS}/configmaps/after`,
-          idleTimeoutMs: 5_000,
-        });
-        expect(answer.status).toBe(200);
-        expect((JSON.parse(answer.body.toString()) as V1ConfigMap).metadata?.name).toBe('after');
-      },
-    );
+    // Failed before 7e3637f: a watch whose socket was paused (its consumer behind by more than
+    // 1 MB) by the very read that also completed the body was parked in the pool still paused
+    // (park() and start() never resumed it); once the consumer stopped without draining, the next
+    // request on that kept socket was never read ("no answer within 5000 ms"; a hang without a
+    // request timeout).
+    it('a watch paused by the read that completed it, then left by its consumer: the next request on the kept socket is answered', async () => {
+      const bulk = watchLines(HIGH_WATER - 200); // below the high-water mark
+      const last = watchLines(400); // crosses it in the same read as the last chunk
+      server.handle(async (req) => {
+        if (!isWatch(req)) return answerGets(req);
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        await req.conn.write(chunk(bulk));
+        await req.conn.write(Buffer.concat([chunk(last), lastChunk()]));
+      });
+      const conn = newConnection();
+      const watch = await open(conn, {
+        method: 'GET',
+        path: `/api/v1/namespaces/${NS}/configmaps?watch=true`,
+        idleTimeoutMs: 0,
+      });
+      // the consumer reads nothing until the whole body is in (queued, the socket paused)
+      await waitFor(() => watch.complete, 'the whole watch body to arrive');
+      const iterator = watch[Symbol.asyncIterator]();
+      expect((await iterator.next()).done).toBe(false);
+      // ... and then stops (a `break` out of its loop)
+      await iterator.return?.();
+      expect(conn.openConnections).toBe(1);
+      const answer = await send(conn, {
+        method: 'GET',
+        path: `/api/v1/namespaces/${NS}/configmaps/after`,
+        idleTimeoutMs: 5_000,
+      });
+      expect(answer.status).toBe(200);
+      expect((JSON.parse(answer.body.toString()) as V1ConfigMap).metadata?.name).toBe('after');
+    });
   });
 
   describe('credential rotation (Connection.dropPools)', () => {
@@ -170,58 +165,51 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(value?.metadata?.name).toBe('slow');
     });
 
-    // DEFECT: a request prepared with the old pool (prepare() picks the pool before the slot wait)
-    // that is still waiting for a slot when the certificate rotates is started on the retired pool
-    // and fails with "connection to the API server ... failed: ERR_POOL_CLOSED" (WirePool.exchange
-    // throws 'the connection pool is closed'); the same for a resend after a reset on a kept socket
-    // (BufferedCall.sendOnce and open()'s retry reuse prepared.pool). Fix: take the pool when the
-    // request starts (Connection.currentPool() in sendOnce / stream.send), or let a retired pool hand
-    // new exchanges to its successor.
-    it.failing(
-      'a client certificate rotated while requests wait for a slot: the waiting requests are sent (on a new connection) and answered',
-      async () => {
-        const held: RawRequest[] = [];
-        server.handle((req) => {
-          if (nameOf(req) === 'slow') held.push(req);
-          else void answerGets(req);
-        });
-        const { source, rotate, reads } = rotatingSource();
-        const client = KubernetesClient.fromKubeConfig(source, {
-          retry: false,
-          requestTimeoutMs: 15_000,
-          authRefreshMs: 0,
-          maxSockets: 1,
-        });
-        cleanups.push(() => client.close());
-        const settle = <T>(p: Promise<T>) =>
-          p.then(
-            (value) => ({ value, error: undefined as unknown }),
-            (error: unknown) => ({ value: undefined, error }),
-          );
-        const slow = settle(client.get(CM, new ResourceID('slow', NS)));
-        await waitFor(() => held.length === 1, 'the slow request to reach the server');
-        // prepared with the first certificate, waiting for the only slot
-        const queued = settle(client.get(CM, new ResourceID('queued', NS)));
-        const waiting = () => {
-          const c = (client as unknown as { connection: { waiting: unknown[]; head: number } }).connection;
-          return c.waiting.length - c.head;
-        };
-        await waitFor(() => waiting() === 1, 'the second request to wait for the slot');
-        rotate();
-        const rotated = settle(client.get(CM, new ResourceID('rotated', NS)));
-        await waitFor(
-          () => reads() === 3 && (waiting() === 2 || held[0].conn.closed),
-          'the third request to read the rotated credentials and wait for the slot',
+    // Failed before 7e3637f: a request prepared with the old pool (prepare() picks the pool
+    // before the slot wait) and still waiting for a slot when the certificate rotated was started
+    // on the retired pool and failed "connection to the API server ... failed: ERR_POOL_CLOSED".
+    it('a client certificate rotated while requests wait for a slot: the waiting requests are sent (on a new connection) and answered', async () => {
+      const held: RawRequest[] = [];
+      server.handle((req) => {
+        if (nameOf(req) === 'slow') held.push(req);
+        else void answerGets(req);
+      });
+      const { source, rotate, reads } = rotatingSource();
+      const client = KubernetesClient.fromKubeConfig(source, {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        authRefreshMs: 0,
+        maxSockets: 1,
+      });
+      cleanups.push(() => client.close());
+      const settle = <T>(p: Promise<T>) =>
+        p.then(
+          (value) => ({ value, error: undefined as unknown }),
+          (error: unknown) => ({ value: undefined, error }),
         );
-        if (held[0].conn.closed === false) await held[0].conn.write(jsonResponse(200, configMap('slow')));
-        const results = await Promise.all([slow, queued, rotated]);
-        expect(results.map((r) => (r.error as Error | undefined)?.message)).toEqual([
-          undefined,
-          undefined,
-          undefined,
-        ]);
-        expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'queued', 'rotated']);
-      },
-    );
+      const slow = settle(client.get(CM, new ResourceID('slow', NS)));
+      await waitFor(() => held.length === 1, 'the slow request to reach the server');
+      // prepared with the first certificate, waiting for the only slot
+      const queued = settle(client.get(CM, new ResourceID('queued', NS)));
+      const waiting = () => {
+        const c = (client as unknown as { connection: { waiting: unknown[]; head: number } }).connection;
+        return c.waiting.length - c.head;
+      };
+      await waitFor(() => waiting() === 1, 'the second request to wait for the slot');
+      rotate();
+      const rotated = settle(client.get(CM, new ResourceID('rotated', NS)));
+      await waitFor(
+        () => reads() === 3 && (waiting() === 2 || held[0].conn.closed),
+        'the third request to read the rotated credentials and wait for the slot',
+      );
+      if (held[0].conn.closed === false) await held[0].conn.write(jsonResponse(200, configMap('slow')));
+      const results = await Promise.all([slow, queued, rotated]);
+      expect(results.map((r) => (r.error as Error | undefined)?.message)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'queued', 'rotated']);
+    });
   });
 });
