@@ -11,6 +11,8 @@ import { ResourceID } from '../../api/resource-id.js';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import { Connection } from '../internal/connection.js';
 import { open, send } from '../internal/transport.js';
+import { WirePool } from '../internal/wire.js';
+import type { WireExchange, WireListener } from '../internal/wire.js';
 import { KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
@@ -136,7 +138,7 @@ describe('wire transport review (issue 15 §2, R2)', () => {
         );
         expect(outcome.value).toBeUndefined();
         expect(outcome.error).toBeInstanceOf(KubernetesTransportError);
-        expect((outcome.error as KubernetesTransportError).kind).not.toBe('timeout');
+        expect((outcome.error as KubernetesTransportError).failure).not.toBe('timeout');
       },
     );
 
@@ -167,6 +169,213 @@ describe('wire transport review (issue 15 §2, R2)', () => {
         expect(server.connections).toHaveLength(1);
       },
     );
+  });
+
+  describe('WirePool: re-entrancy, socket life, ref/unref', () => {
+    interface Got {
+      status: number;
+      body: string;
+      error?: NodeJS.ErrnoException;
+    }
+    /** A listener collecting one answer; `onEnd`/`onError` run inside the pool's callback. */
+    const collector = (hooks: { onEnd?: () => void; onError?: (cause: Error) => void } = {}) => {
+      let status = 0;
+      const parts: Buffer[] = [];
+      let settle!: (got: Got) => void;
+      const done = new Promise<Got>((resolve) => (settle = resolve));
+      let calls = 0;
+      const listener: WireListener = {
+        head: (s) => {
+          status = s;
+        },
+        data: (c) => parts.push(c),
+        end: () => {
+          calls++;
+          hooks.onEnd?.();
+          settle({ status, body: Buffer.concat(parts).toString() });
+        },
+        error: (cause) => {
+          calls++;
+          hooks.onError?.(cause);
+          settle({ status, body: Buffer.concat(parts).toString(), error: cause });
+        },
+      };
+      return { listener, done, calls: () => calls };
+    };
+    const newPool = () => {
+      const pool = new WirePool({
+        secure: false,
+        host: '127.0.0.1',
+        port: server.port,
+        keepAliveMs: 30_000,
+        maxFree: 8,
+      });
+      cleanups.push(() => pool.close());
+      return pool;
+    };
+    const get = (name: string) =>
+      `GET /api/v1/namespaces/${NS}/configmaps/${name} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const answerAll = () => server.handle((req) => void answerGets(req));
+    const hasRef = (exchange: WireExchange) =>
+      (exchange as unknown as { socket: { _handle?: { hasRef(): boolean } } }).socket._handle?.hasRef();
+
+    it("the next request started from inside a listener's end() goes on the socket just released and is answered; one end() each", async () => {
+      answerAll();
+      const pool = newPool();
+      let second: ReturnType<typeof collector> | undefined;
+      let secondExchange: WireExchange | undefined;
+      const first = collector({
+        onEnd: () => {
+          second = collector();
+          secondExchange = pool.exchange(get('second'), second.listener);
+        },
+      });
+      const firstExchange = pool.exchange(get('first'), first.listener);
+      expect(JSON.parse((await first.done).body)).toMatchObject({ metadata: { name: 'first' } });
+      expect(JSON.parse((await second!.done).body)).toMatchObject({ metadata: { name: 'second' } });
+      expect(secondExchange).toBe(firstExchange);
+      expect(secondExchange!.reusedSocket).toBe(true);
+      expect([first.calls(), second!.calls()]).toEqual([1, 1]);
+      expect(server.connections).toHaveLength(1);
+      expect(pool.size).toBe(1);
+    });
+
+    it("a resend started from inside a listener's error() (a reset on the kept socket before any answer) goes on a fresh socket and is answered; one error() call", async () => {
+      server.handle((req) => {
+        if (nameOf(req) === 'first') req.conn.reset();
+        else void answerGets(req);
+      });
+      const pool = newPool();
+      const warm = collector();
+      pool.exchange(get('warm'), warm.listener);
+      await warm.done;
+      let resent: ReturnType<typeof collector> | undefined;
+      const first = collector({
+        onError: () => {
+          resent = collector();
+          pool.exchange(get('again'), resent.listener);
+        },
+      });
+      const exchange = pool.exchange(get('first'), first.listener);
+      const got = await first.done;
+      expect(exchange.reusedSocket).toBe(true);
+      expect(exchange.answered).toBe(false);
+      expect(got.error?.code).toBe('ECONNRESET');
+      expect(JSON.parse((await resent!.done).body)).toMatchObject({ metadata: { name: 'again' } });
+      expect(first.calls()).toBe(1);
+      expect(server.connections).toHaveLength(2);
+      await waitFor(() => pool.size === 1, 'the reset socket to leave the pool');
+    });
+
+    it('a reset (RST) of a parked socket (an error after its answer completed): it leaves the pool at once, the next request goes on a fresh socket, no listener hears of it', async () => {
+      answerAll();
+      const pool = newPool();
+      const first = collector();
+      pool.exchange(get('first'), first.listener);
+      const got = await first.done;
+      expect(got.error).toBeUndefined();
+      expect(JSON.parse(got.body)).toMatchObject({ metadata: { name: 'first' } });
+      expect(pool.size).toBe(1);
+      server.connections[0].reset();
+      await waitFor(() => pool.size === 0, 'the reset socket to leave the pool');
+      const next = collector();
+      pool.exchange(get('next'), next.listener);
+      expect(JSON.parse((await next.done).body)).toMatchObject({ metadata: { name: 'next' } });
+      expect([first.calls(), next.calls()]).toEqual([1, 1]);
+      expect(server.connections).toHaveLength(2);
+    });
+
+    it("a socket is ref'd while it carries an exchange (connecting included) and unref'd while parked", async () => {
+      const held: RawRequest[] = [];
+      server.handle((req) => {
+        if (nameOf(req) === 'held') held.push(req);
+        else void answerGets(req);
+      });
+      const pool = newPool();
+      const one = collector();
+      const exchange = pool.exchange(get('held'), one.listener);
+      expect(hasRef(exchange)).toBe(true);
+      await waitFor(() => held.length === 1, 'the request to arrive');
+      expect(hasRef(exchange)).toBe(true);
+      await held[0].conn.write(jsonResponse(200, configMap('held')));
+      await one.done;
+      expect(hasRef(exchange)).toBe(false);
+      const two = collector();
+      expect(pool.exchange(get('again'), two.listener)).toBe(exchange);
+      expect(hasRef(exchange)).toBe(true);
+      await two.done;
+      expect(hasRef(exchange)).toBe(false);
+    });
+
+    it('an interim 100 split across reads with the final head starting in the same read as its end, then the body in pieces: one answer, the socket kept', async () => {
+      server.handle(async (req) => {
+        const final = jsonResponse(200, configMap(nameOf(req)));
+        const text = Buffer.concat([Buffer.from('HTTP/1.1 100 Continue\r\nX-A: 1\r\n\r\n'), final]);
+        // cut inside the interim head, right after its blank line's CR, inside the final head and its body
+        await req.conn.pieces(
+          [
+            text.subarray(0, 10),
+            text.subarray(10, 33),
+            text.subarray(33, 60),
+            text.subarray(60, text.length - 5),
+            text.subarray(text.length - 5),
+          ],
+          5,
+        );
+      });
+      const pool = newPool();
+      const one = collector();
+      pool.exchange(get('a'), one.listener);
+      const got = await one.done;
+      expect(got.error).toBeUndefined();
+      expect(got.status).toBe(200);
+      expect(JSON.parse(got.body)).toMatchObject({ metadata: { name: 'a' } });
+      const two = collector();
+      pool.exchange(get('b'), two.listener);
+      expect(JSON.parse((await two.done).body)).toMatchObject({ metadata: { name: 'b' } });
+      expect(server.connections).toHaveLength(1);
+    });
+
+    it('no socket stays in the pool after failures: a malformed head, a cut body, a destroy, a server close', async () => {
+      server.handle(async (req) => {
+        const name = nameOf(req);
+        if (name === 'malformed') await req.conn.write('HTTP/1.1 200 OK\r\nBad Header\r\n\r\n');
+        else if (name === 'cut') {
+          await req.conn.write(response(200, [['Content-Length', 100]], 'short'));
+          req.conn.end();
+        } else if (name === 'close') {
+          await req.conn.write(
+            response(
+              200,
+              [
+                ['Content-Length', 2],
+                ['Connection', 'close'],
+              ],
+              'ok',
+            ),
+          );
+        } else if (name === 'held') {
+          // never answered: destroyed by the client
+        } else await answerGets(req);
+      });
+      const pool = newPool();
+      const outcomes: Array<Promise<Got>> = [];
+      for (const name of ['malformed', 'cut', 'close', 'fine']) {
+        const c = collector();
+        pool.exchange(get(name), c.listener);
+        outcomes.push(c.done);
+      }
+      const held = collector();
+      const heldExchange = pool.exchange(get('held'), held.listener);
+      await waitFor(() => server.requests.length === 5, 'every request to arrive');
+      heldExchange.destroy(new Error('given up'));
+      const results = await Promise.all([...outcomes, held.done]);
+      expect(results.map((r) => r.error === undefined)).toEqual([false, false, true, true, false]);
+      // only the one that ended well and kept its socket is left, parked
+      await waitFor(() => pool.size === 1, 'the failed sockets to leave the pool');
+      pool.close();
+      expect(pool.size).toBe(0);
+    });
   });
 
   describe('credential rotation (Connection.dropPools)', () => {
