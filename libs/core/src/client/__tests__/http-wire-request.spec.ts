@@ -300,23 +300,19 @@ describe('request bytes on the wire (case 14)', () => {
     expect(req.body.equals(expected)).toBe(true);
   });
 
-  // The message names the wrong source (43760d7): 'the header "User-Agent" that the KubeConfig's
-  // user "raw" gives ...: fix the token, token file, exec plugin output or header in the
-  // kubeconfig', where the value came from the client's userAgent option. it.failing until the
-  // message names the option; then Jest says so: make it it().
-  it.failing(
-    'a User-Agent option with CR/LF: the typed error names the userAgent option, not the kubeconfig',
-    async () => {
-      const error = await newClient({ userAgent: 'ua\r\nX: y' })
-        .get(CM, new ResourceID('a', NS))
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      expect(error).toBeInstanceOf(Error);
-      expect((error as Error).message).toContain('userAgent');
-    },
-  );
+  // 43760d7 refused it with a KubernetesClientConfigError blaming the kubeconfig's user ("fix the
+  // token, token file, exec plugin output or header in the kubeconfig"); 7e3637f checks the option
+  // when the client is made.
+  it('a User-Agent option with CR/LF: a typed error that names the userAgent option, not the kubeconfig', async () => {
+    const error = await (async () =>
+      newClient({ userAgent: 'ua\r\nX: y' }).get(CM, new ResourceID('a', NS)))().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(KubernetesClientUsageError);
+    expect((error as Error).message).toContain('userAgent');
+    expect(server.requests).toHaveLength(0);
+  });
 
   describe('no CR or LF reaches the head (header injection)', () => {
     /** What a user may pass that ends up in the request line or a header. */
