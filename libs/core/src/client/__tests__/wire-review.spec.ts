@@ -13,7 +13,7 @@ import { Connection } from '../internal/connection.js';
 import { open, send } from '../internal/transport.js';
 import { WirePool } from '../internal/wire.js';
 import type { WireExchange, WireListener } from '../internal/wire.js';
-import { KubernetesTransportError } from '../errors.js';
+import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
@@ -108,6 +108,54 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       });
       expect(answer.status).toBe(200);
       expect((JSON.parse(answer.body.toString()) as V1ConfigMap).metadata?.name).toBe('after');
+    });
+
+    // 7e3637f fixed this as well ("a finished watch stream lets go of its socket"); before it, a
+    // finished stream whose consumer was still draining its queue called resume() on its old
+    // socket at every next(), while that socket already carried the next watch and had been paused
+    // by that watch's own slow consumer: the second watch's queue grew by a read per next() of the
+    // first, past its high-water mark.
+    it("a finished watch drained after its socket carries a second, paused watch does not resume that socket: the second watch's queue stays near the high-water mark", async () => {
+      let watches = 0;
+      server.handle(async (req) => {
+        if (!isWatch(req)) return answerGets(req);
+        watches++;
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        if (watches === 1) {
+          // 200 small chunks (200 queue entries, 200 KB: under half the mark) and the end, in one write
+          const parts: Buffer[] = [];
+          for (let i = 0; i < 200; i++) parts.push(chunk(watchLines(1000)));
+          await req.conn.write(Buffer.concat([...parts, lastChunk()]));
+        } else {
+          // 8 MB as fast as the socket takes it, never ended
+          for (let i = 0; i < 64 && !req.conn.closed; i++) void req.conn.write(chunk(watchLines(128 * 1024)));
+        }
+      });
+      const conn = newConnection();
+      const path = `/api/v1/namespaces/${NS}/configmaps?watch=true`;
+      const first = await open(conn, { method: 'GET', path, idleTimeoutMs: 0 });
+      await waitFor(() => first.complete, 'the first watch to end');
+      const second = await open(conn, { method: 'GET', path, idleTimeoutMs: 0 });
+      // the same kept socket
+      expect(server.connections).toHaveLength(1);
+      const queued = () => (second as unknown as { queued: number }).queued;
+      await waitFor(() => queued() > HIGH_WATER, 'the second watch to queue past its mark and pause');
+      // the first watch's consumer drains its 200 chunks, a turn of the event loop each
+      const iterator = first[Symbol.asyncIterator]();
+      let drained = 0;
+      while (!(await iterator.next()).done) {
+        drained++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(drained).toBeGreaterThanOrEqual(200);
+      // at most a read or two beyond the mark (never the 8 MB the server has ready)
+      expect(queued()).toBeLessThan(HIGH_WATER + 512 * 1024);
+      second.destroy();
     });
   });
 
@@ -375,6 +423,98 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       await waitFor(() => pool.size === 1, 'the failed sockets to leave the pool');
       pool.close();
       expect(pool.size).toBe(0);
+    });
+  });
+
+  describe('close, head timeout, Connection: close on a watch', () => {
+    it('client.close() while requests wait for a slot: every request ends with KubernetesClientClosedError, none is sent after the close, every connection closes', async () => {
+      const held: RawRequest[] = [];
+      server.handle((req) => {
+        held.push(req);
+      });
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        maxSockets: 2,
+      });
+      cleanups.push(() => client.close());
+      const calls = ['a', 'b', 'c', 'd', 'e'].map((name) =>
+        client.get(CM, new ResourceID(name, NS)).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      );
+      await waitFor(() => held.length === 2, 'two requests to take the two slots');
+      client.close();
+      const errors = await Promise.all(calls);
+      expect(errors.map((e) => e instanceof KubernetesClientClosedError)).toEqual([
+        true,
+        true,
+        true,
+        true,
+        true,
+      ]);
+      await waitFor(() => server.openConnections === 0, 'every connection to close');
+      expect(server.requests.map(nameOf).sort()).toEqual(['a', 'b']);
+    });
+
+    it('open() with an idle timeout: a watch whose head never comes fails with a typed timeout and its socket closes; a watch whose head comes in time delivers its body', async () => {
+      server.handle(async (req) => {
+        if (req.query.get('answer') !== 'yes') return; // never answered
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+      });
+      const conn = newConnection();
+      const path = `/api/v1/namespaces/${NS}/configmaps?watch=true`;
+      const failed = await open(conn, { method: 'GET', path, idleTimeoutMs: 300 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(KubernetesTransportError);
+      expect((failed as KubernetesTransportError).failure).toBe('timeout');
+      await waitFor(() => server.openConnections === 0 && conn.openConnections === 0, 'the socket to close');
+      const answered = await open(conn, { method: 'GET', path: `${path}&answer=yes`, idleTimeoutMs: 300 });
+      expect(answered.status).toBe(200);
+      await waitFor(() => server.requests.length === 2, 'the second watch to arrive');
+      await server.connections.at(-1)!.write(Buffer.concat([chunk(watchLines(100)), lastChunk()]));
+      const chunks: Buffer[] = [];
+      for await (const piece of answered) chunks.push(piece);
+      expect(Buffer.concat(chunks).length).toBe(100);
+      expect(answered.complete).toBe(true);
+    });
+
+    it('a watch answered with Connection: close delivers its events, then its socket is not reused', async () => {
+      server.handle(async (req) => {
+        if (!isWatch(req)) return answerGets(req);
+        await req.conn.write(
+          Buffer.concat([
+            response(200, [
+              ['Content-Type', 'application/json'],
+              ['Transfer-Encoding', 'chunked'],
+              ['Connection', 'close'],
+            ]),
+            chunk(`${JSON.stringify({ type: 'ADDED', object: configMap('w') })}\n`),
+            lastChunk(),
+          ]),
+        );
+      });
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+        retry: false,
+        requestTimeoutMs: 15_000,
+      });
+      cleanups.push(() => client.close());
+      const seen: string[] = [];
+      for await (const event of client.watch(CM, { namespace: NS })) {
+        seen.push(`${event.type}:${(event.object as V1ConfigMap).metadata?.name}`);
+      }
+      expect(seen).toEqual(['ADDED:w']);
+      expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+      expect(server.requests.map((r) => r.conn.id)).toEqual([0, 1]);
+      await waitFor(() => server.connections[0].closed, 'the watch connection to close');
     });
   });
 
