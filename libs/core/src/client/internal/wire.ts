@@ -53,6 +53,10 @@ export interface WirePoolOptions {
 const MAX_HEAD = 64 * 1024;
 /** A field name is a token (RFC 9110): no whitespace before the colon. */
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A status code: three digits. */
+const STATUS_CODE = /^\d{3}$/;
+/** The longest socket timer Node takes (32-bit signed ms, ~24.8 days); longer Keep-Alive hints are clamped. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A line feed not preceded by a carriage return. */
 const BARE_LF = /(?:^|[^\r])\n/;
 
@@ -224,7 +228,8 @@ class WireSocket implements WireExchange {
     const lines = head.split('\r\n');
     const statusLine = lines[0];
     const minor = statusLine.startsWith('HTTP/1.1 ') ? 1 : statusLine.startsWith('HTTP/1.0 ') ? 0 : -1;
-    const status = minor < 0 ? NaN : Number(statusLine.slice(9, 12));
+    const code = statusLine.slice(9, 12);
+    const status = minor < 0 || !STATUS_CODE.test(code) ? NaN : Number(code);
     if (!(status >= 100 && status <= 999) || (statusLine.length > 12 && statusLine.charCodeAt(12) !== 32)) {
       this.fail(
         new WireError(
@@ -568,7 +573,7 @@ export class WirePool {
     const m = /(?:^|,)\s*timeout\s*=\s*(\d+)/i.exec(hint);
     if (m) {
       const ms = Number(m[1]) * 1000 - 1000;
-      this.idleMs = ms > 0 ? ms : -1;
+      this.idleMs = ms > 0 ? Math.min(ms, MAX_TIMER_MS) : -1;
     }
   }
 
