@@ -3,6 +3,9 @@
 // defect shows through the public client it is driven that way; where it only shows inside (a
 // socket parked paused, a pool closed under requests), Connection, open() and send() are driven
 // directly against a raw-bytes server (R1's raw-server.ts, used read-only).
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type * as https from 'node:https';
@@ -15,7 +18,7 @@ import { WirePool } from '../internal/wire.js';
 import type { WireExchange, WireListener } from '../internal/wire.js';
 import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
-import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -166,57 +169,51 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       return client;
     };
 
-    // DEFECT: the status code is read with Number(statusLine.slice(9, 12)), which takes "2e2" as 200
-    // (and "1e2" as 100, an interim answer); RFC 9112 §4: status-code = 3DIGIT. An answer
-    // whose status line is not HTTP must be a typed error (as "HTTP/1.1 abc" is), never a success.
-    // Fix: test /^\d{3}$/ on the three characters before Number().
-    it.failing(
-      'a status code that is not three digits ("2e2") is a typed error, never an answer',
-      async () => {
-        const code = '2e2';
-        server.handle((req) => {
-          const body = JSON.stringify(configMap(nameOf(req)));
-          const head = `HTTP/1.1 ${code} OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-          void req.conn.write(head + body);
-        });
-        const client = newClient(3_000);
-        const outcome = await client.get(CM, new ResourceID('a', NS)).then(
-          (value) => ({ value, error: undefined as unknown }),
-          (error: unknown) => ({ value: undefined, error }),
-        );
-        expect(outcome.value).toBeUndefined();
-        expect(outcome.error).toBeInstanceOf(KubernetesTransportError);
-        expect((outcome.error as KubernetesTransportError).failure).not.toBe('timeout');
-      },
-    );
+    // Failed before 5917424 (F3): the status code was read with Number(statusLine.slice(9, 12)),
+    // which takes "2e2" as 200 (and "1e2" as 100, an interim answer); RFC 9112 §4: status-code =
+    // 3DIGIT. An answer whose status line is not HTTP must be a typed error (as "HTTP/1.1 abc"
+    // is), never a success.
+    it('a status code that is not three digits ("2e2") is a typed error, never an answer', async () => {
+      const code = '2e2';
+      server.handle((req) => {
+        const body = JSON.stringify(configMap(nameOf(req)));
+        const head = `HTTP/1.1 ${code} OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+        void req.conn.write(head + body);
+      });
+      const client = newClient(3_000);
+      const outcome = await client.get(CM, new ResourceID('a', NS)).then(
+        (value) => ({ value, error: undefined as unknown }),
+        (error: unknown) => ({ value: undefined, error }),
+      );
+      expect(outcome.value).toBeUndefined();
+      expect(outcome.error).toBeInstanceOf(KubernetesTransportError);
+      expect((outcome.error as KubernetesTransportError).failure).not.toBe('timeout');
+    });
 
-    // DEFECT: a Keep-Alive timeout hint is taken as it comes: "timeout=3000000" (35 days) makes
+    // Failed before 5917424 (F4): a Keep-Alive timeout hint was taken as it comes: "timeout=3000000" (35 days) makes
     // park() call socket.setTimeout(2999999000), beyond a 32-bit timer, and Node prints a
     // TimeoutOverflowWarning on the operator's stderr for every parked socket (a server-controlled
     // header makes the process warn; checked with a bare node:net socket on Node 24). Jest's
     // context does not see process warnings, so the test reads the parked socket's timeout, the
-    // value Node warns about. Fix: clamp idleMs to 2^31-1 (or take hints beyond a day as no limit).
-    it.failing(
-      'a huge Keep-Alive timeout hint parks the socket with a timeout Node takes without a TimeoutOverflowWarning',
-      async () => {
-        server.handle((req) => {
-          void req.conn.write(jsonResponse(200, configMap(nameOf(req)), [['Keep-Alive', 'timeout=3000000']]));
-        });
-        const client = newClient();
-        expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
-        const pool = (
-          client as unknown as {
-            connection: { pool: { free: Array<{ socket: { timeout?: number } }> } };
-          }
-        ).connection.pool;
-        expect(pool.free).toHaveLength(1);
-        expect(pool.free[0].socket.timeout).toBeGreaterThan(0);
-        expect(pool.free[0].socket.timeout).toBeLessThanOrEqual(2 ** 31 - 1);
-        // the socket parked with the hint carries the next request
-        expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
-        expect(server.connections).toHaveLength(1);
-      },
-    );
+    // value Node warns about. Now clamped to 2^31-1.
+    it('a huge Keep-Alive timeout hint parks the socket with a timeout Node takes without a TimeoutOverflowWarning', async () => {
+      server.handle((req) => {
+        void req.conn.write(jsonResponse(200, configMap(nameOf(req)), [['Keep-Alive', 'timeout=3000000']]));
+      });
+      const client = newClient();
+      expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
+      const pool = (
+        client as unknown as {
+          connection: { pool: { free: Array<{ socket: { timeout?: number } }> } };
+        }
+      ).connection.pool;
+      expect(pool.free).toHaveLength(1);
+      expect(pool.free[0].socket.timeout).toBeGreaterThan(0);
+      expect(pool.free[0].socket.timeout).toBeLessThanOrEqual(2 ** 31 - 1);
+      // the socket parked with the hint carries the next request
+      expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
+      expect(server.connections).toHaveLength(1);
+    });
   });
 
   describe('WirePool: re-entrancy, socket life, ref/unref', () => {
@@ -515,6 +512,67 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
       expect(server.requests.map((r) => r.conn.id)).toEqual([0, 1]);
       await waitFor(() => server.connections[0].closed, 'the watch connection to close');
+    });
+  });
+
+  describe('what the process shows (a child process running the sources)', () => {
+    const child = join(dirname(fileURLToPath(import.meta.url)), 'wire-review-child.mjs');
+    /** Runs the child against `kubeconfig`; its exit code, stdout and stderr once it exits by itself. */
+    const runChild = async (kubeconfig: string, names: string[]) => {
+      const proc = spawn(
+        process.execPath,
+        [
+          '--experimental-transform-types',
+          '--disable-warning=ExperimentalWarning',
+          child,
+          kubeconfig,
+          ...names,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      let err = '';
+      proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      let code: number | null | undefined;
+      proc.on('exit', (c, signal) => {
+        code = c ?? (signal ? -1 : null);
+      });
+      try {
+        await waitFor(() => code !== undefined, 'the child to exit by itself', 30_000);
+      } finally {
+        if (code === undefined) proc.kill('SIGKILL');
+      }
+      return { code, out: out.trim(), err };
+    };
+
+    // F4 as the user saw it before 5917424 (the white-box test above failed then; this one was
+    // written after the fix): with "Keep-Alive: timeout=3000000" on the answers, the operator's
+    // stderr got "TimeoutOverflowWarning: 2999999000 does not fit into a 32-bit signed
+    // integer" (park() -> socket.setTimeout).
+    it("a server's huge Keep-Alive timeout hint puts nothing on the operator's stderr; the process exits by itself", async () => {
+      server.handle((req) => {
+        void req.conn.write(jsonResponse(200, configMap(nameOf(req)), [['Keep-Alive', 'timeout=3000000']]));
+      });
+      const file = server.kubeConfigFile();
+      cleanups.push(file.remove);
+      const result = await runChild(file.path, ['a', 'b']);
+      expect(result).toEqual({ code: 0, out: 'done a b', err: '' });
+      expect(server.connections).toHaveLength(1);
+    });
+
+    it('over TLS: a client whose kept-alive TLS socket is left idle (never closed) lets the process exit by itself', async () => {
+      const pki = await makePki();
+      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+      cleanups.push(() => void tlsServer.stop());
+      tlsServer.handle((req) => {
+        void req.conn.write(jsonResponse(200, configMap(nameOf(req))));
+      });
+      const file = tlsServer.kubeConfigFile({ ca: pki.caPem });
+      cleanups.push(file.remove);
+      const result = await runChild(file.path, ['a', 'b']);
+      expect(result).toEqual({ code: 0, out: 'done a b', err: '' });
+      expect(tlsServer.connections).toHaveLength(1);
     });
   });
 
