@@ -576,6 +576,54 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     });
   });
 
+  describe('TLS settings the kubeconfig gets wrong', () => {
+    // DEFECT (F5): a client key that does not parse, or does not match the client certificate,
+    // makes tls.connect() throw in WirePool.connect() (ERR_OSSL_UNSUPPORTED,
+    // ERR_OSSL_X509_KEY_VALUES_MISMATCH); transportError() classifies that as a 'connection'
+    // failure: "connection to the API server at https://... failed: ERR_OSSL_X509_KEY_VALUES_MISMATCH;
+    // check that the server is running and reachable and that the kubeconfig's server URL is right"
+    // — it blames the server and the URL, while the user's client-certificate/client-key data is
+    // what to fix (and a 'connection' failure is retried as transient by default). Fix: build the
+    // pool's tls.createSecureContext() once when the pool is made (one context per pool, not one
+    // per connection, is also cheaper) and turn its failure into a KubernetesClientConfigError that
+    // names the user and the client-certificate/client-key fields.
+    it.failing.each([
+      ['does not match the client certificate', 'mismatch'],
+      ['is not a key at all', 'garbage'],
+    ])(
+      "a client key that %s: a typed error naming the kubeconfig's client certificate or key, not the server",
+      async (_what, kind) => {
+        const [pki, other] = await Promise.all([makePki(), makePki()]);
+        const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+        cleanups.push(() => void tlsServer.stop());
+        tlsServer.handle((req) => {
+          void req.conn.write(jsonResponse(200, configMap(nameOf(req))));
+        });
+        const clientKey =
+          kind === 'mismatch'
+            ? other.clientKey
+            : '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n';
+        let error: unknown;
+        try {
+          const client = KubernetesClient.fromKubeConfig(
+            tlsServer.kubeConfig({ ca: pki.caPem, clientCert: pki.clientCert, clientKey }),
+            { retry: false, requestTimeoutMs: 15_000 },
+          );
+          cleanups.push(() => client.close());
+          await client.get(CM, new ResourceID('a', NS));
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error).toBeInstanceOf(Error);
+        expect((error as { code?: unknown }).code).toEqual(expect.any(String));
+        const message = (error as Error).message;
+        expect(message).toMatch(/client[- ](certificate|key)/i);
+        expect(message).not.toMatch(/check that the server is running/);
+        expect(tlsServer.requests).toHaveLength(0);
+      },
+    );
+  });
+
   describe('credential rotation (Connection.dropPools)', () => {
     /**
      * A KubeConfig whose exec plugin hands out a client certificate that changes when `rotate()` is
