@@ -113,6 +113,46 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect((JSON.parse(answer.body.toString()) as V1ConfigMap).metadata?.name).toBe('after');
     });
 
+    it('a watch whose consumer stops reading holds at most about the high-water mark: the socket is paused and the server is held back, then every byte arrives once the consumer reads again', async () => {
+      const total = 8 * 1024 * 1024;
+      let serverSocket: RawRequest['conn'] | undefined;
+      server.handle(async (req) => {
+        serverSocket = req.conn;
+        await req.conn.write(
+          response(200, [
+            ['Content-Type', 'application/json'],
+            ['Transfer-Encoding', 'chunked'],
+          ]),
+        );
+        const pending: Array<Promise<void>> = [];
+        for (let sent = 0; sent < total; sent += 128 * 1024)
+          pending.push(req.conn.write(chunk(watchLines(128 * 1024))));
+        pending.push(req.conn.write(lastChunk()));
+        await Promise.all(pending);
+      });
+      const conn = newConnection();
+      const watch = await open(conn, {
+        method: 'GET',
+        path: `/api/v1/namespaces/${NS}/configmaps?watch=true`,
+        idleTimeoutMs: 0,
+      });
+      const queued = () => (watch as unknown as { queued: number }).queued;
+      // nobody reads: the client pauses past the mark, and the server's writes back up
+      await waitFor(
+        () => queued() > HIGH_WATER && (serverSocket?.socket.writableLength ?? 0) > 0,
+        'the client to pause and the server to be held back',
+      );
+      for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(queued()).toBeLessThan(HIGH_WATER + 512 * 1024);
+      expect(serverSocket!.socket.writableLength).toBeGreaterThan(0);
+      expect(watch.complete).toBe(false);
+      // the consumer comes back: everything arrives, in order, and the answer completes
+      let received = 0;
+      for await (const piece of watch) received += piece.length;
+      expect(received).toBe(total);
+      expect(watch.complete).toBe(true);
+    });
+
     // 7e3637f fixed this as well ("a finished watch stream lets go of its socket"); before it, a
     // finished stream whose consumer was still draining its queue called resume() on its old
     // socket at every next(), while that socket already carried the next watch and had been paused
