@@ -421,6 +421,123 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(server.connections).toHaveLength(1);
     });
 
+    it('400 random valid answers (Content-Length, chunked with extensions and trailers, 1xx first, 204/304, Connection: close, HTTP/1.0, close-delimited), each cut at random points, are each read exactly', async () => {
+      // a seeded generator: a failure names its seed and round, and reruns the same way
+      let seed = 0x2a5f1e;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed % n;
+      };
+      const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)];
+      interface Case {
+        bytes: Buffer;
+        status: number;
+        body: string;
+        /** The socket may be kept (keep-alive and self-delimited). */
+        kept: boolean;
+        /** The server closes after writing (close-delimited body or Connection: close). */
+        closes: boolean;
+      }
+      const makeCase = (round: number): Case => {
+        const body =
+          rand(5) === 0 ? '' : `{"round":${round},"text":"${'ab\\n\u00e9\u6f22'.repeat(rand(40))}"}`;
+        const bodyBytes = Buffer.from(body);
+        const kind = pick(['length', 'chunked', 'chunked', 'close', 'nobody'] as const);
+        const http10 = rand(8) === 0;
+        const closeHeader = kind !== 'close' && rand(6) === 0;
+        const head: string[] = [
+          `HTTP/1.${http10 ? 0 : 1} ${kind === 'nobody' ? pick([204, 304]) : pick([200, 201, 404, 409])} ${pick(['OK', 'X', ''])}`,
+        ];
+        const status = Number(head[0].slice(9, 12));
+        head.push(
+          `${pick(['Content-Type', 'content-type', 'CONTENT-TYPE'])}:${pick(['', ' ', '  '])}application/json${pick(['', ' '])}`,
+        );
+        if (http10 && kind !== 'close' && !closeHeader) head.push('Connection: keep-alive');
+        if (closeHeader)
+          head.push(pick(['Connection: close', 'Connection: Close', 'connection: keep-alive, close']));
+        let payload: Buffer;
+        if (kind === 'length') {
+          head.push(`Content-Length: ${bodyBytes.length}`);
+          payload = bodyBytes;
+        } else if (kind === 'chunked') {
+          head.push(
+            pick(
+              [
+                'Transfer-Encoding: chunked',
+                'transfer-encoding: CHUNKED',
+                'Transfer-Encoding: gzip, chunked',
+              ].slice(0, 2),
+            ),
+          );
+          const parts: Buffer[] = [];
+          for (let at = 0; at < bodyBytes.length;) {
+            const size = 1 + rand(Math.max(1, Math.min(300, bodyBytes.length - at)));
+            const sizeText = size.toString(16);
+            parts.push(
+              Buffer.from(
+                `${rand(3) === 0 ? sizeText.toUpperCase() : sizeText}${pick(['', ';ext=1', ';a="b c"', ' '])}\r\n`,
+                'latin1',
+              ),
+            );
+            parts.push(bodyBytes.subarray(at, at + size), Buffer.from('\r\n'));
+            at += size;
+          }
+          parts.push(Buffer.from(`0\r\n${pick(['', 'X-Trailer: 1\r\n', 'A: 1\r\nB: 2\r\n'])}\r\n`, 'latin1'));
+          payload = Buffer.concat(parts);
+        } else if (kind === 'close') {
+          payload = bodyBytes;
+        } else {
+          payload = Buffer.alloc(0);
+          if (rand(2) === 0) head.push('Content-Length: 0');
+        }
+        const interim =
+          rand(6) === 0
+            ? pick(['HTTP/1.1 100 Continue\r\n\r\n', 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n'])
+            : '';
+        const bytes = Buffer.concat([
+          Buffer.from(`${interim}${head.join('\r\n')}\r\n\r\n`, 'latin1'),
+          payload,
+        ]);
+        const closes =
+          kind === 'close' || closeHeader || (http10 && !head.includes('Connection: keep-alive'));
+        return { bytes, status, body: kind === 'nobody' ? '' : body, kept: !closes, closes };
+      };
+      let current: Case | undefined;
+      server.handle(async (req) => {
+        const c = current!;
+        const cuts = new Set<number>();
+        for (let i = rand(6); i > 0; i--) cuts.add(1 + rand(c.bytes.length - 1));
+        const points = [0, ...[...cuts].sort((a, b) => a - b), c.bytes.length];
+        const pieces = points.slice(1).map((end, i) => c.bytes.subarray(points[i], end));
+        await req.conn.pieces(pieces, 1);
+        if (c.closes) req.conn.end();
+      });
+      const pool = newPool();
+      let connectionsBefore = 0;
+      let keptBefore = false;
+      for (let round = 0; round < 400; round++) {
+        current = makeCase(round);
+        const one = collector();
+        pool.exchange(get(`r${round}`), one.listener);
+        const got = await one.done;
+        const what = `round ${round}: ${JSON.stringify(current.bytes.toString('latin1').slice(0, 300))}`;
+        expect({ what, error: got.error?.message, status: got.status, body: got.body }).toEqual({
+          what,
+          error: undefined,
+          status: current.status,
+          body: current.body,
+        });
+        // a kept socket carries the next request; a closed one does not
+        expect({ what, newConnection: server.connections.length > connectionsBefore }).toEqual({
+          what,
+          newConnection: round === 0 || !keptBefore,
+        });
+        connectionsBefore = server.connections.length;
+        keptBefore = current.kept;
+        if (!current.kept) await waitFor(() => pool.size === 0, `the socket of ${what} to close`);
+      }
+    });
+
     it('no socket stays in the pool after failures: a malformed head, a cut body, a destroy, a server close', async () => {
       server.handle(async (req) => {
         const name = nameOf(req);
