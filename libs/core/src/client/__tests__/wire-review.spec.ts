@@ -733,6 +733,48 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     });
   });
 
+  describe('request idle timeout while the request body is still being written', () => {
+    // DEFECT (F6; older than the wire transport: the IdleSweeper of the node:http path had the same
+    // rule): requestTimeoutMs is documented as an idle time ("destroys the request when the socket is
+    // idle this long"; R1's test: "the timeout is idle time, not a deadline"), but BufferedCall.last
+    // moves only when answer bytes arrive. A body the server reads slowly but steadily for longer
+    // than requestTimeoutMs (a multi-MB object over a slow link) is timed out while its socket is
+    // busy writing. Fix: count write progress as activity (write the body in pieces of e.g. 64 KB and
+    // move `last` in each write's callback; one big write shows no progress until it is all sent).
+    it.failing(
+      'a 10 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out',
+      async () => {
+        let reading: NodeJS.Timeout | undefined;
+        cleanups.push(() => clearInterval(reading));
+        server.onConnection = (conn) => {
+          // one read (at most 64 KB) every 20 ms: some 3 s for the body; the kernel's socket buffers
+          // take the first ~2 MB at once, the rest waits in the client's write queue, which is
+          // where the client can see the progress
+          conn.socket.pause();
+          reading = setInterval(() => {
+            conn.socket.once('data', () => conn.socket.pause());
+            conn.socket.resume();
+          }, 20);
+        };
+        server.handle((req) => {
+          clearInterval(reading);
+          req.conn.socket.resume();
+          void req.conn.write(jsonResponse(201, configMap('big')));
+        });
+        const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+          retry: false,
+          requestTimeoutMs: 2_000,
+        });
+        cleanups.push(() => client.close());
+        const data: Record<string, string> = {};
+        for (let i = 0; i < 1000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+        const created = await client.create(CM, { ...configMap('big'), data });
+        expect(created.metadata?.name).toBe('big');
+        expect(server.requests[0].body.length).toBeGreaterThan(10_000_000);
+      },
+    );
+  });
+
   describe('TLS settings the kubeconfig gets wrong', () => {
     // DEFECT (F5): a client key that does not parse, or does not match the client certificate,
     // makes tls.connect() throw in WirePool.connect() (ERR_OSSL_UNSUPPORTED,
