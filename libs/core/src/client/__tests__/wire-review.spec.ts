@@ -926,5 +926,42 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       ]);
       expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'queued', 'rotated']);
     });
+
+    // The resend path of F2 (7e3637f: a retired pool hands later exchanges to its successor);
+    // written after that fix, not run on the code before it.
+    it('a request in flight on a kept socket of the old pool, reset by the server after a rotation, is sent once more on a new connection and answered', async () => {
+      let resets = 0;
+      const held: RawRequest[] = [];
+      server.handle((req) => {
+        if (nameOf(req) === 'slow' && req.seq > 0 && resets === 0) held.push(req);
+        else void answerGets(req);
+      });
+      const { source, rotate } = rotatingSource();
+      const client = KubernetesClient.fromKubeConfig(source, {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        authRefreshMs: 0,
+      });
+      cleanups.push(() => client.close());
+      // a kept socket in the first pool
+      expect((await client.get(CM, new ResourceID('warm', NS)))?.metadata?.name).toBe('warm');
+      const slow = client.get(CM, new ResourceID('slow', NS)).then(
+        (value) => ({ value, error: undefined as unknown }),
+        (error: unknown) => ({ value: undefined, error }),
+      );
+      await waitFor(() => held.length === 1, 'the slow request to reach the server on the kept socket');
+      expect(held[0].conn.id).toBe(0);
+      rotate();
+      expect((await client.get(CM, new ResourceID('other', NS)))?.metadata?.name).toBe('other');
+      // the server drops the old connection before answering (as after an idle cut)
+      resets++;
+      held[0].conn.reset();
+      const { value, error } = await slow;
+      expect(error).toBeUndefined();
+      expect(value?.metadata?.name).toBe('slow');
+      const slowOn = server.requests.filter((r) => nameOf(r) === 'slow').map((r) => r.conn.id);
+      expect(slowOn).toHaveLength(2);
+      expect(slowOn[1]).not.toBe(0);
+    });
   });
 });
