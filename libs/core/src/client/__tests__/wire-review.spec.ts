@@ -580,6 +580,79 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     });
   });
 
+  describe('mixed load through the public client', () => {
+    it("600 GETs, 24 at a time on 8 slots, against a server that randomly closes, resets, sends 1xx, trickles or closes after answering: every GET gets its own object or a typed error, never another request's answer", async () => {
+      let seed = 0x5eed;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed % n;
+      };
+      const behaviours: string[] = [];
+      server.handle(async (req) => {
+        const name = nameOf(req);
+        const answer = jsonResponse(200, { ...configMap(name), data: { pad: 'p'.repeat(rand(3000)) } });
+        const roll = rand(100);
+        if (roll < 6 && req.seq > 0) {
+          behaviours.push('reset-kept');
+          req.conn.reset();
+        } else if (roll < 12) {
+          behaviours.push('close-header');
+          await req.conn.write(jsonResponse(200, configMap(name), [['Connection', 'close']]));
+          req.conn.end();
+        } else if (roll < 18) {
+          behaviours.push('fin-after');
+          await req.conn.write(answer);
+          req.conn.end();
+        } else if (roll < 24) {
+          behaviours.push('interim');
+          await req.conn.write(Buffer.concat([Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'), answer]));
+        } else if (roll < 30) {
+          behaviours.push('trickle');
+          const cut = 1 + rand(answer.length - 1);
+          await req.conn.pieces([answer.subarray(0, cut), answer.subarray(cut)], 1);
+        } else {
+          behaviours.push('plain');
+          await req.conn.write(answer);
+        }
+      });
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        maxSockets: 8,
+      });
+      cleanups.push(() => client.close());
+      const names = Array.from({ length: 600 }, (_, i) => `m${i}`);
+      const outcomes: Array<{ name: string; got?: string; error?: unknown }> = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < names.length) {
+          const name = names[next++];
+          try {
+            const value = await client.get(CM, new ResourceID(name, NS));
+            outcomes.push({ name, got: value?.metadata?.name });
+          } catch (error) {
+            outcomes.push({ name, error });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 24 }, () => worker()));
+      expect(outcomes).toHaveLength(600);
+      const wrong = outcomes.filter((o) => o.error === undefined && o.got !== o.name);
+      expect(wrong).toEqual([]);
+      const untyped = outcomes.filter(
+        (o) => o.error !== undefined && !(o.error instanceof KubernetesTransportError),
+      );
+      expect(untyped).toEqual([]);
+      // a reset of a kept socket before any answer is resent once: only a second reset in a row fails
+      const failed = outcomes.filter((o) => o.error !== undefined).length;
+      expect(failed).toBeLessThanOrEqual(behaviours.filter((b) => b === 'reset-kept').length);
+      expect(outcomes.filter((o) => o.got === o.name).length).toBeGreaterThan(500);
+      // no socket leaked: at most the 8 slots' sockets stay, idle
+      const pool = (client as unknown as { connection: { openConnections: number } }).connection;
+      await waitFor(() => pool.openConnections <= 8, 'at most 8 sockets left open');
+    });
+  });
+
   describe('close, head timeout, Connection: close on a watch', () => {
     it('client.close() while requests wait for a slot: every request ends with KubernetesClientClosedError, none is sent after the close, every connection closes', async () => {
       const held: RawRequest[] = [];
