@@ -11,6 +11,8 @@ import {
 import { IdleSweeper } from './idle-sweeper.js';
 import { WirePool } from './wire.js';
 
+const tlsModule = process.getBuiltinModule('node:tls');
+
 /**
  * What a request needs from the connection: the fixed header lines and the pool of its server, or,
  * behind a proxy, the headers as a name/value list and the KubeConfig's agent.
@@ -267,11 +269,27 @@ export class Connection {
     // tls-server-name, else the host name (none for an IP address, which is checked against the
     // certificate's IP addresses), as Node's https agent does.
     const servername = auth.tls.servername ?? (isIP(this.hostname) ? '' : this.hostname);
+    const { ca, cert, key, pfx, passphrase, rejectUnauthorized } = auth.tls;
+    // One TLS context for every connection of the pool (Node's agent built one per connection,
+    // parsing the CA, certificate and key again), made here so that a key that does not fit its
+    // certificate is a configuration error naming the user, not a connection failure per request.
+    let secureContext: tls.SecureContext;
+    try {
+      secureContext = tlsModule.createSecureContext(definedOnly({ ca, cert, key, pfx, passphrase }));
+    } catch (cause) {
+      const user = this.kubeConfig.getCurrentUser()?.name ?? '(none)';
+      throw new KubernetesClientConfigError(
+        `the client certificate, key or certificate authority of user "${user}" (cluster at ${this.url}) cannot be used: ` +
+          `${(cause as Error).message}${(cause as NodeJS.ErrnoException).code ? ` (${(cause as NodeJS.ErrnoException).code})` : ''}; ` +
+          'check client-certificate(-data), client-key(-data) (the key must match the certificate) and certificate-authority(-data) in the kubeconfig',
+        { cause },
+      );
+    }
     return new WirePool({
       secure: true,
       host: this.hostname,
       port: this.port,
-      tls: definedOnly({ ...(auth.tls as tls.ConnectionOptions), servername }),
+      tls: definedOnly({ secureContext, servername, rejectUnauthorized }),
       keepAliveMs: 30_000,
       maxFree: 256,
     });

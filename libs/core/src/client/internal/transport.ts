@@ -447,6 +447,10 @@ class BufferedCall implements WireListener, IdleEntry, SlotWaiter {
     this.chunks.push(chunk);
   }
 
+  sent(): void {
+    this.last = Date.now();
+  }
+
   end(): void {
     // most answers come in one chunk: no copy then
     const chunks = this.chunks;

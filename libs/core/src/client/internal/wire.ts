@@ -34,6 +34,8 @@ export interface WireListener {
   end(): void;
   /** The exchange failed: connecting, TLS, a reset, a cut or malformed answer, or {@link WireExchange.destroy}. */
   error(cause: Error): void;
+  /** A piece of a large request went out (the request is not idle while the server reads it). */
+  sent?(): void;
 }
 
 /** Settings of a pool: where to connect and, for TLS, how. */
@@ -68,6 +70,8 @@ function hasBareLf(buf: Buffer, from: number): boolean {
   return false;
 }
 
+/** Requests longer than this (in UTF-16 units) are written in pieces of this size. */
+const WRITE_PIECE = 64 * 1024;
 /** A chunk-size or trailer line longer than this is malformed. */
 const MAX_LINE = 8 * 1024;
 
@@ -149,7 +153,21 @@ class WireSocket implements WireExchange {
     this.bodyless = bodyless;
     this.socket.setTimeout(0);
     this.socket.ref();
-    this.socket.write(text);
+    if (text.length <= WRITE_PIECE) {
+      this.socket.write(text);
+      return;
+    }
+    // a large body goes in pieces, each reporting when it left: a server reading it slowly but
+    // steadily is not an idle one
+    const sent = listener.sent === undefined ? undefined : () => listener.sent!();
+    for (let from = 0; from < text.length;) {
+      let to = Math.min(text.length, from + WRITE_PIECE);
+      // never split a surrogate pair (each half would be written as U+FFFD)
+      const last = text.charCodeAt(to - 1);
+      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
+      this.socket.write(text.slice(from, to), sent);
+      from = to;
+    }
   }
 
   destroy(cause: Error): void {
