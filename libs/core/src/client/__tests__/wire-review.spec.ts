@@ -16,7 +16,11 @@ import { Connection } from '../internal/connection.js';
 import { open, send } from '../internal/transport.js';
 import { WirePool } from '../internal/wire.js';
 import type { WireExchange, WireListener } from '../internal/wire.js';
-import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
+import {
+  KubernetesClientClosedError,
+  KubernetesClientConfigError,
+  KubernetesTransportError,
+} from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
@@ -1036,5 +1040,53 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(slowOn).toHaveLength(2);
       expect(slowOn[1]).not.toBe(0);
     });
+
+    // DEFECT (F7, in the fix of F5): readAuth() on a rotated certificate does
+    // `retired = this.pool; this.pool = undefined; this.pool = this.makePool(auth); retired.retire(...)`;
+    // when the new certificate and key do not fit, makePool() throws (the new config error) before
+    // retire(): the old pool is neither retired nor referenced any more, so its idle kept-alive
+    // sockets stay open for good — client.close() no longer reaches them. Fix: retire (or close) the
+    // old pool before making the new one, or make the new one first and only then swap.
+    it.failing(
+      'an exec plugin rotating to a key that does not fit its certificate: a typed config error, and client.close() still closes the connections of the old certificate',
+      async () => {
+        const [pki, other] = await Promise.all([makePki(), makePki()]);
+        const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+        cleanups.push(() => void tlsServer.stop());
+        tlsServer.handle((req) => {
+          void req.conn.write(jsonResponse(200, configMap(nameOf(req))));
+        });
+        const base = tlsServer.kubeConfig({ ca: pki.caPem });
+        let broken = false;
+        const source: KubeConfigSource = {
+          getCurrentContext: () => base.getCurrentContext(),
+          getContextObject: (name) => base.getContextObject(name),
+          getCurrentCluster: () => base.getCurrentCluster(),
+          getCurrentUser: () => ({ name: 'rotating', exec: { command: 'plugin' } }),
+          applyToHTTPSOptions: (options: https.RequestOptions) => {
+            options.ca = pki.caPem;
+            options.cert = pki.clientCert;
+            options.key = broken ? other.clientKey : pki.clientKey;
+            return Promise.resolve();
+          },
+        };
+        const client = KubernetesClient.fromKubeConfig(source, {
+          retry: false,
+          requestTimeoutMs: 15_000,
+          authRefreshMs: 0,
+        });
+        cleanups.push(() => client.close());
+        expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
+        expect(tlsServer.openConnections).toBe(1);
+        broken = true;
+        const failed = await client.get(CM, new ResourceID('b', NS)).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failed).toBeInstanceOf(KubernetesClientConfigError);
+        client.close();
+        await waitFor(() => tlsServer.openConnections === 0, 'the old connection to close');
+      },
+    );
   });
 });
