@@ -811,59 +811,53 @@ describe('wire transport review (issue 15 §2, R2)', () => {
   });
 
   describe('request idle timeout while the request body is still being written', () => {
-    // DEFECT (F6; older than the wire transport: the IdleSweeper of the node:http path had the same
+    // Failed before 20085ba (F6; older than the wire transport: the IdleSweeper of the node:http path had the same
     // rule): requestTimeoutMs is documented as an idle time ("destroys the request when the socket is
     // idle this long"; R1's test: "the timeout is idle time, not a deadline"), but BufferedCall.last
     // moves only when answer bytes arrive. A body the server reads slowly but steadily for longer
     // than requestTimeoutMs (a multi-MB object over a slow link) is timed out while its socket is
-    // busy writing. Fix: count write progress as activity (write the body in pieces of e.g. 64 KB and
-    // move `last` in each write's callback; one big write shows no progress until it is all sent).
-    it.failing(
-      'a 10 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out',
-      async () => {
-        let reading: NodeJS.Timeout | undefined;
-        cleanups.push(() => clearInterval(reading));
-        server.onConnection = (conn) => {
-          // one read (at most 64 KB) every 20 ms: some 3 s for the body; the kernel's socket buffers
-          // take the first ~2 MB at once, the rest waits in the client's write queue, which is
-          // where the client can see the progress
-          conn.socket.pause();
-          reading = setInterval(() => {
-            conn.socket.once('data', () => conn.socket.pause());
-            conn.socket.resume();
-          }, 20);
-        };
-        server.handle((req) => {
-          clearInterval(reading);
-          req.conn.socket.resume();
-          void req.conn.write(jsonResponse(201, configMap('big')));
-        });
-        const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
-          retry: false,
-          requestTimeoutMs: 2_000,
-        });
-        cleanups.push(() => client.close());
-        const data: Record<string, string> = {};
-        for (let i = 0; i < 1000; i++) data[`k${i}`] = 'x'.repeat(10_000);
-        const created = await client.create(CM, { ...configMap('big'), data });
-        expect(created.metadata?.name).toBe('big');
-        expect(server.requests[0].body.length).toBeGreaterThan(10_000_000);
-      },
-    );
+    // busy writing. Now the body goes in 64 KB pieces whose write callbacks count as progress.
+    it('a 10 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out', async () => {
+      let reading: NodeJS.Timeout | undefined;
+      cleanups.push(() => clearInterval(reading));
+      server.onConnection = (conn) => {
+        // one read (at most 64 KB) every 20 ms: some 3 s for the body; the kernel's socket buffers
+        // take the first ~2 MB at once, the rest waits in the client's write queue, which is
+        // where the client can see the progress
+        conn.socket.pause();
+        reading = setInterval(() => {
+          conn.socket.once('data', () => conn.socket.pause());
+          conn.socket.resume();
+        }, 20);
+      };
+      server.handle((req) => {
+        clearInterval(reading);
+        req.conn.socket.resume();
+        void req.conn.write(jsonResponse(201, configMap('big')));
+      });
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+        retry: false,
+        requestTimeoutMs: 2_000,
+      });
+      cleanups.push(() => client.close());
+      const data: Record<string, string> = {};
+      for (let i = 0; i < 1000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      const created = await client.create(CM, { ...configMap('big'), data });
+      expect(created.metadata?.name).toBe('big');
+      expect(server.requests[0].body.length).toBeGreaterThan(10_000_000);
+    });
   });
 
   describe('TLS settings the kubeconfig gets wrong', () => {
-    // DEFECT (F5): a client key that does not parse, or does not match the client certificate,
+    // Failed before 20085ba (F5): a client key that does not parse, or does not match the client certificate,
     // makes tls.connect() throw in WirePool.connect() (ERR_OSSL_UNSUPPORTED,
     // ERR_OSSL_X509_KEY_VALUES_MISMATCH); transportError() classifies that as a 'connection'
     // failure: "connection to the API server at https://... failed: ERR_OSSL_X509_KEY_VALUES_MISMATCH;
     // check that the server is running and reachable and that the kubeconfig's server URL is right"
     // — it blames the server and the URL, while the user's client-certificate/client-key data is
-    // what to fix (and a 'connection' failure is retried as transient by default). Fix: build the
-    // pool's tls.createSecureContext() once when the pool is made (one context per pool, not one
-    // per connection, is also cheaper) and turn its failure into a KubernetesClientConfigError that
-    // names the user and the client-certificate/client-key fields.
-    it.failing.each([
+    // what to fix (and a 'connection' failure is retried as transient by default). Now the pool's
+    // TLS context is made once with the pool, and its failure is a KubernetesClientConfigError.
+    it.each([
       ['does not match the client certificate', 'mismatch'],
       ['is not a key at all', 'garbage'],
     ])(
