@@ -38,11 +38,8 @@ const isWatch = (req: RawRequest) => req.query.get('watch') === 'true';
 describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10)', () => {
   let server: RawServer;
   const clients: KubernetesClient[] = [];
-  const newClient = () => {
-    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
-      retry: false,
-      requestTimeoutMs: 15_000,
-    });
+  const newClient = (requestTimeoutMs = 15_000) => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), { retry: false, requestTimeoutMs });
     clients.push(client);
     return client;
   };
@@ -201,6 +198,62 @@ describe('watch streams over plain HTTP/1.1, against a raw-bytes server (case 10
     expect(seen).toHaveLength(count);
     expect(seen.every((name, i) => name === `e${i}`)).toBe(true);
     expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+  });
+
+  it('a watch whose last read both paused its socket (consumer behind) and completed the stream, left unread: the next request on that socket is answered', async () => {
+    // the body in three writes: one event; ~1 MB of events, held unread by a stalled consumer (just
+    // under what the client holds before it pauses the socket); then one ~60 KB event and the last
+    // chunk in one read, which pauses the socket and completes the stream at once
+    const releases: Array<() => void> = [];
+    const step = (i: number) =>
+      new Promise<void>((resolve) => {
+        releases[i] = resolve;
+      });
+    const steps = [step(0), step(1)];
+    const written = [false, false];
+    server.handle(async (req) => {
+      if (!isWatch(req)) return answerGets(req);
+      await req.conn.write(Buffer.concat([CHUNKED_HEAD, chunk(line('ADDED', configMap('first')))]));
+      await steps[0];
+      const part: Buffer[] = [];
+      let bytes = 0;
+      for (let i = 0; bytes < 1_000_000 - 2_200; i++) {
+        const event = line('MODIFIED', configMap(`m${i}`, { pad: 'p'.repeat(2_000) }, String(i + 2)));
+        part.push(chunk(event));
+        bytes += event.length;
+      }
+      await req.conn.write(Buffer.concat(part));
+      written[0] = true;
+      await steps[1];
+      await req.conn.write(
+        Buffer.concat([
+          chunk(line('ADDED', configMap('last', { pad: 'l'.repeat(60_000) }, '99999'))),
+          lastChunk(),
+        ]),
+      );
+      written[1] = true;
+    });
+    // a request on a socket parked paused fails after this
+    const client = newClient(5_000);
+    const turns = async () => {
+      for (let i = 0; i < 30; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const seen: string[] = [];
+    for await (const event of client.watch(CM, { namespace: NS })) {
+      seen.push((event.object as V1ConfigMap).metadata?.name ?? '');
+      releases[0]();
+      await waitFor(() => written[0], 'the megabyte');
+      await turns();
+      releases[1]();
+      await waitFor(() => written[1], 'the last event');
+      await turns();
+      // the stream is complete, its events unread: the consumer walks away
+      break;
+    }
+    expect(seen).toEqual(['first']);
+    // a socket parked paused would never read this answer: the request would time out
+    const after = await client.get(CM, new ResourceID('after', NS));
+    expect(after?.metadata?.name).toBe('after');
   });
 
   it('breaking out of a watch loop closes its connection on the server side; the client goes on working', async () => {
