@@ -22,7 +22,16 @@ import {
   KubernetesTransportError,
 } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
-import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
+import {
+  chunk,
+  headerValues,
+  jsonResponse,
+  lastChunk,
+  makePki,
+  RawServer,
+  response,
+  waitFor,
+} from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -846,6 +855,30 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(created.metadata?.name).toBe('big');
       expect(server.requests[0].body.length).toBeGreaterThan(10_000_000);
     });
+  });
+
+  describe('large bodies written in pieces (20085ba)', () => {
+    it.each([0, 1])(
+      'a 400 KB body of emoji (surrogate pairs across every 64 KB piece boundary, offset %i) arrives byte for byte with its Content-Length',
+      async (offset) => {
+        server.handle((req) => {
+          void req.conn.write(jsonResponse(201, configMap('emoji')));
+        });
+        const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+          retry: false,
+          requestTimeoutMs: 15_000,
+        });
+        cleanups.push(() => client.close());
+        const object = { ...configMap('emoji'), data: { a: 'x'.repeat(offset), e: '😀é'.repeat(70_000) } };
+        await client.create(CM, object);
+        const [req] = server.requests;
+        const expected = Buffer.from(JSON.stringify(object));
+        expect(headerValues(req, 'content-length')).toEqual([String(expected.length)]);
+        expect(req.body.length).toBe(expected.length);
+        expect(req.body.equals(expected)).toBe(true);
+        expect(req.body.includes(Buffer.from([0xef, 0xbf, 0xbd]))).toBe(false);
+      },
+    );
   });
 
   describe('TLS settings the kubeconfig gets wrong', () => {
