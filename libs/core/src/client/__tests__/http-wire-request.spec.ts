@@ -314,6 +314,20 @@ describe('request bytes on the wire (case 14)', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('large bodies of characters outside the BMP (surrogate pairs in JavaScript) arrive byte-exact, wherever the writes split them', async () => {
+    server.handle((req) => req.conn.write(jsonResponse(201, configMap('emoji'))));
+    const client = newClient();
+    // the same body behind heads of three lengths: some write boundary falls inside a pair
+    const bodies = ['', 'x', 'xy'].map((pad) => configMap(`emoji${pad}`, { text: '🎉'.repeat(100_000) }));
+    for (const body of bodies) await client.create(CM, body);
+    expect(server.requests).toHaveLength(3);
+    server.requests.forEach((req, i) => {
+      const expected = Buffer.from(JSON.stringify(bodies[i]));
+      expect(headerValues(req, 'content-length')).toEqual([String(expected.length)]);
+      expect(req.body.equals(expected)).toBe(true);
+    });
+  });
+
   describe('no CR or LF reaches the head (header injection)', () => {
     /** What a user may pass that ends up in the request line or a header. */
     const attempts: Array<[string, (server: RawServer) => Promise<unknown>]> = [
