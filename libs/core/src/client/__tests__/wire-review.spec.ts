@@ -434,6 +434,26 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(server.connections).toHaveLength(1);
     });
 
+    it("a parked socket Node already destroyed (its 'close' not yet emitted) is skipped: the next request goes on a fresh socket, nothing is written to the dead one", async () => {
+      answerAll();
+      const pool = newPool();
+      const first = collector();
+      const parked = pool.exchange(get('first'), first.listener);
+      await first.done;
+      const socket = (parked as unknown as { socket: { destroy(): void; destroyed: boolean } }).socket;
+      socket.destroy();
+      expect(socket.destroyed).toBe(true);
+      // at once, before the 'close' event: the pool still lists it
+      const next = collector();
+      const used = pool.exchange(get('next'), next.listener);
+      expect(used).not.toBe(parked);
+      const got = await next.done;
+      expect(got.error).toBeUndefined();
+      expect(JSON.parse(got.body)).toMatchObject({ metadata: { name: 'next' } });
+      expect(server.connections.map((c) => c.requests)).toEqual([1, 1]);
+      await waitFor(() => pool.size === 1, 'the destroyed socket to leave the pool');
+    });
+
     it('400 random valid answers (Content-Length, chunked with extensions and trailers, 1xx first, 204/304, Connection: close, HTTP/1.0, close-delimited), each cut at random points, are each read exactly', async () => {
       // a seeded generator: a failure names its seed and round, and reruns the same way
       let seed = 0x2a5f1e;
