@@ -263,6 +263,7 @@ export class Connection {
         port: this.port,
         keepAliveMs: 30_000,
         maxFree: 256,
+        credentials: auth.tls,
       });
     }
     // The server name sent (SNI) and checked against the certificate: the KubeConfig's
@@ -292,6 +293,7 @@ export class Connection {
       tls: definedOnly({ secureContext, servername, rejectUnauthorized }),
       keepAliveMs: 30_000,
       maxFree: 256,
+      credentials: auth.tls,
     });
   }
 
@@ -357,15 +359,14 @@ export class Connection {
     let head = '';
     for (let i = 0; i < headerList.length; i += 2) head += `${headerList[i]}: ${headerList[i + 1]}\r\n`;
     const auth = { headers, headerList, head, tls };
-    if (this.auth && !sameCredentials(this.auth.tls, tls)) {
-      // An exec plugin rotated the client certificate: new connections must present the new one;
-      // requests and watches in flight finish on the old ones
-      const retired = this.pool;
-      this.pool = undefined;
-      if (retired) {
-        this.pool = this.makePool(auth);
-        retired.retire(this.pool);
-      }
+    if (this.pool && !sameCredentials(this.pool.credentials as https.AgentOptions, tls)) {
+      // An exec plugin rotated the client certificate (compared with what the pool was made with,
+      // so a rotation read at the refresh after a 401 counts too): new connections must present
+      // the new one; requests and watches in flight finish on the old ones. A new certificate that
+      // cannot be used throws here and leaves the pool as it is (close() still reaches it).
+      const next = this.makePool(auth);
+      this.pool.retire(next);
+      this.pool = next;
     }
     this.auth = auth;
     this.authAt = Date.now();

@@ -49,6 +49,8 @@ export interface WirePoolOptions {
   keepAliveMs: number;
   /** Idle sockets kept at most. */
   maxFree: number;
+  /** The credentials the pool was made with, as the caller compares them (opaque here). */
+  credentials?: object;
 }
 
 /** Heads larger than this are refused (Node's limit is 16 KB; an API server's heads are ~0.3 KB). */
@@ -514,6 +516,11 @@ export class WirePool {
   private closed = false;
 
   constructor(private readonly options: WirePoolOptions) {}
+
+  /** The credentials the pool was made with ({@link WirePoolOptions.credentials}). */
+  get credentials(): object | undefined {
+    return this.options.credentials;
+  }
 
   /** Connections open (idle or busy). */
   get size(): number {
