@@ -1088,117 +1088,110 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(slowOn[1]).not.toBe(0);
     });
 
-    // DEFECT (F8): a 401 makes the client call Connection.invalidateAuth(), which sets `auth` to
+    // Failed before 1dfe15d (F8; older than the wire transport): a 401 makes the client call Connection.invalidateAuth(), which sets `auth` to
     // undefined; the credentials read next are then never compared with the previous ones
     // (`if (this.auth && !sameCredentials(...))`), so a client certificate that the exec plugin
     // rotated at that refresh is not noticed: the pool keeps its old TLS context, and every new
     // connection from then on presents the old certificate (the next rotation check compares with
-    // the new one, already stored). Fix: keep the previous TLS settings for the comparison (clear
-    // only the time or a `stale` flag in invalidateAuth()).
-    it.failing(
-      'a client certificate rotated by the exec plugin at the refresh after a 401: the next new connection presents the new certificate',
-      async () => {
-        const [pki, rotated] = await Promise.all([makePki(), makePki(undefined, 'rotated-client')]);
-        const tlsServer = await RawServer.startTls({
-          cert: pki.serverCert,
-          key: pki.serverKey,
-          clientCa: [pki.caPem, rotated.caPem],
-        });
-        cleanups.push(() => void tlsServer.stop());
-        let unauthorized = 0;
-        tlsServer.handle(async (req) => {
-          const name = nameOf(req);
-          if (name === 'b' && unauthorized === 0) {
-            unauthorized++;
-            await req.conn.write(
-              jsonResponse(
-                401,
-                { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 401, reason: 'Unauthorized' },
-                [],
-                'Unauthorized',
-              ),
-            );
-            return;
-          }
-          await req.conn.write(jsonResponse(200, configMap(name)));
-          // after b, the kept connection goes: c needs a new one
-          if (name === 'b') req.conn.end();
-        });
-        const base = tlsServer.kubeConfig({ ca: pki.caPem });
-        let current = pki;
-        const source: KubeConfigSource = {
-          getCurrentContext: () => base.getCurrentContext(),
-          getContextObject: (name) => base.getContextObject(name),
-          getCurrentCluster: () => base.getCurrentCluster(),
-          getCurrentUser: () => ({ name: 'rotating', exec: { command: 'plugin' } }),
-          applyToHTTPSOptions: (options: https.RequestOptions) => {
-            options.ca = pki.caPem;
-            options.cert = current.clientCert;
-            options.key = current.clientKey;
-            return Promise.resolve();
-          },
-        };
-        const client = KubernetesClient.fromKubeConfig(source, { retry: false, requestTimeoutMs: 15_000 });
-        cleanups.push(() => client.close());
-        expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
-        // the plugin now hands out a new certificate; the client asks for it after the 401
-        current = rotated;
-        expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
-        expect(unauthorized).toBe(1);
-        await waitFor(() => tlsServer.connections[0].closed, 'the first connection to close');
-        expect((await client.get(CM, new ResourceID('c', NS)))?.metadata?.name).toBe('c');
-        const c = tlsServer.requests.find((r) => nameOf(r) === 'c')!;
-        expect(c.conn.id).not.toBe(0);
-        expect(c.conn.clientCertCN).toBe('rotated-client');
-      },
-    );
+    // the new one, already stored). Now the new credentials are compared with the pool's.
+    it('a client certificate rotated by the exec plugin at the refresh after a 401: the next new connection presents the new certificate', async () => {
+      const [pki, rotated] = await Promise.all([makePki(), makePki(undefined, 'rotated-client')]);
+      const tlsServer = await RawServer.startTls({
+        cert: pki.serverCert,
+        key: pki.serverKey,
+        clientCa: [pki.caPem, rotated.caPem],
+      });
+      cleanups.push(() => void tlsServer.stop());
+      let unauthorized = 0;
+      tlsServer.handle(async (req) => {
+        const name = nameOf(req);
+        if (name === 'b' && unauthorized === 0) {
+          unauthorized++;
+          await req.conn.write(
+            jsonResponse(
+              401,
+              { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 401, reason: 'Unauthorized' },
+              [],
+              'Unauthorized',
+            ),
+          );
+          return;
+        }
+        await req.conn.write(jsonResponse(200, configMap(name)));
+        // after b, the kept connection goes: c needs a new one
+        if (name === 'b') req.conn.end();
+      });
+      const base = tlsServer.kubeConfig({ ca: pki.caPem });
+      let current = pki;
+      const source: KubeConfigSource = {
+        getCurrentContext: () => base.getCurrentContext(),
+        getContextObject: (name) => base.getContextObject(name),
+        getCurrentCluster: () => base.getCurrentCluster(),
+        getCurrentUser: () => ({ name: 'rotating', exec: { command: 'plugin' } }),
+        applyToHTTPSOptions: (options: https.RequestOptions) => {
+          options.ca = pki.caPem;
+          options.cert = current.clientCert;
+          options.key = current.clientKey;
+          return Promise.resolve();
+        },
+      };
+      const client = KubernetesClient.fromKubeConfig(source, { retry: false, requestTimeoutMs: 15_000 });
+      cleanups.push(() => client.close());
+      expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
+      // the plugin now hands out a new certificate; the client asks for it after the 401
+      current = rotated;
+      expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
+      expect(unauthorized).toBe(1);
+      await waitFor(() => tlsServer.connections[0].closed, 'the first connection to close');
+      expect((await client.get(CM, new ResourceID('c', NS)))?.metadata?.name).toBe('c');
+      const c = tlsServer.requests.find((r) => nameOf(r) === 'c')!;
+      expect(c.conn.id).not.toBe(0);
+      expect(c.conn.clientCertCN).toBe('rotated-client');
+    });
 
-    // DEFECT (F7, in the fix of F5): readAuth() on a rotated certificate does
+    // Failed before 1dfe15d (F7, in the first fix of F5): readAuth() on a rotated certificate did
     // `retired = this.pool; this.pool = undefined; this.pool = this.makePool(auth); retired.retire(...)`;
     // when the new certificate and key do not fit, makePool() throws (the new config error) before
     // retire(): the old pool is neither retired nor referenced any more, so its idle kept-alive
-    // sockets stay open for good — client.close() no longer reaches them. Fix: retire (or close) the
-    // old pool before making the new one, or make the new one first and only then swap.
-    it.failing(
-      'an exec plugin rotating to a key that does not fit its certificate: a typed config error, and client.close() still closes the connections of the old certificate',
-      async () => {
-        const [pki, other] = await Promise.all([makePki(), makePki()]);
-        const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
-        cleanups.push(() => void tlsServer.stop());
-        tlsServer.handle((req) => {
-          void req.conn.write(jsonResponse(200, configMap(nameOf(req))));
-        });
-        const base = tlsServer.kubeConfig({ ca: pki.caPem });
-        let broken = false;
-        const source: KubeConfigSource = {
-          getCurrentContext: () => base.getCurrentContext(),
-          getContextObject: (name) => base.getContextObject(name),
-          getCurrentCluster: () => base.getCurrentCluster(),
-          getCurrentUser: () => ({ name: 'rotating', exec: { command: 'plugin' } }),
-          applyToHTTPSOptions: (options: https.RequestOptions) => {
-            options.ca = pki.caPem;
-            options.cert = pki.clientCert;
-            options.key = broken ? other.clientKey : pki.clientKey;
-            return Promise.resolve();
-          },
-        };
-        const client = KubernetesClient.fromKubeConfig(source, {
-          retry: false,
-          requestTimeoutMs: 15_000,
-          authRefreshMs: 0,
-        });
-        cleanups.push(() => client.close());
-        expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
-        expect(tlsServer.openConnections).toBe(1);
-        broken = true;
-        const failed = await client.get(CM, new ResourceID('b', NS)).then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        expect(failed).toBeInstanceOf(KubernetesClientConfigError);
-        client.close();
-        await waitFor(() => tlsServer.openConnections === 0, 'the old connection to close');
-      },
-    );
+    // sockets stay open for good — client.close() no longer reaches them. Now the new pool is made
+    // before the old one is let go.
+    it('an exec plugin rotating to a key that does not fit its certificate: a typed config error, and client.close() still closes the connections of the old certificate', async () => {
+      const [pki, other] = await Promise.all([makePki(), makePki()]);
+      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+      cleanups.push(() => void tlsServer.stop());
+      tlsServer.handle((req) => {
+        void req.conn.write(jsonResponse(200, configMap(nameOf(req))));
+      });
+      const base = tlsServer.kubeConfig({ ca: pki.caPem });
+      let broken = false;
+      const source: KubeConfigSource = {
+        getCurrentContext: () => base.getCurrentContext(),
+        getContextObject: (name) => base.getContextObject(name),
+        getCurrentCluster: () => base.getCurrentCluster(),
+        getCurrentUser: () => ({ name: 'rotating', exec: { command: 'plugin' } }),
+        applyToHTTPSOptions: (options: https.RequestOptions) => {
+          options.ca = pki.caPem;
+          options.cert = pki.clientCert;
+          options.key = broken ? other.clientKey : pki.clientKey;
+          return Promise.resolve();
+        },
+      };
+      const client = KubernetesClient.fromKubeConfig(source, {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        authRefreshMs: 0,
+      });
+      cleanups.push(() => client.close());
+      expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
+      expect(tlsServer.openConnections).toBe(1);
+      broken = true;
+      const failed = await client.get(CM, new ResourceID('b', NS)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(KubernetesClientConfigError);
+      client.close();
+      await waitFor(() => tlsServer.openConnections === 0, 'the old connection to close');
+    });
   });
 });
