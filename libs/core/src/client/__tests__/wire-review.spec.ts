@@ -1051,6 +1051,57 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'queued', 'rotated']);
     });
 
+    it('two rotations while requests wait for a slot: each waiting request goes through the chain of retired pools to the newest and is answered on one new connection; the first certificate's connection closes once its answer is read', async () => {
+      const held: RawRequest[] = [];
+      server.handle((req) => {
+        if (nameOf(req) === 'slow') held.push(req);
+        else void answerGets(req);
+      });
+      const { source, rotate, reads } = rotatingSource();
+      const client = KubernetesClient.fromKubeConfig(source, {
+        retry: false,
+        requestTimeoutMs: 15_000,
+        authRefreshMs: 0,
+        maxSockets: 1,
+      });
+      cleanups.push(() => client.close());
+      const settle = <T>(p: Promise<T>) =>
+        p.then(
+          (value) => ({ value, error: undefined as unknown }),
+          (error: unknown) => ({ value: undefined, error }),
+        );
+      const waiting = () => {
+        const c = (client as unknown as { connection: { waiting: unknown[]; head: number } }).connection;
+        return c.waiting.length - c.head;
+      };
+      const slow = settle(client.get(CM, new ResourceID('slow', NS)));
+      await waitFor(() => held.length === 1, 'the slow request to reach the server');
+      const first = settle(client.get(CM, new ResourceID('first', NS)));
+      await waitFor(() => waiting() === 1, 'a request prepared with certificate 1 to wait');
+      rotate();
+      const second = settle(client.get(CM, new ResourceID('second', NS)));
+      await waitFor(() => reads() === 3 && waiting() === 2, 'a request prepared with certificate 2 to wait');
+      rotate();
+      const third = settle(client.get(CM, new ResourceID('third', NS)));
+      await waitFor(() => reads() === 4 && waiting() === 3, 'a request prepared with certificate 3 to wait');
+      expect(held[0].conn.closed).toBe(false);
+      await held[0].conn.write(jsonResponse(200, configMap('slow')));
+      const results = await Promise.all([slow, first, second, third]);
+      expect(results.map((r) => (r.error as Error | undefined)?.message)).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'first', 'second', 'third']);
+      // the slow request's connection (certificate 1) closed when its answer was read; the waiting
+      // requests all went on one connection of the newest pool
+      await waitFor(() => held[0].conn.closed, 'the connection of certificate 1 to close');
+      const later = server.requests.filter((r) => ['first', 'second', 'third'].includes(nameOf(r)));
+      expect(new Set(later.map((r) => r.conn.id)).size).toBe(1);
+      expect(later[0].conn.id).not.toBe(held[0].conn.id);
+    });
+
     // The resend path of F2 (7e3637f: a retired pool hands later exchanges to its successor);
     // written after that fix, not run on the code before it.
     it('a request in flight on a kept socket of the old pool, reset by the server after a rotation, is sent once more on a new connection and answered', async () => {
