@@ -1051,7 +1051,7 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect(results.map((r) => r.value?.metadata?.name)).toEqual(['slow', 'queued', 'rotated']);
     });
 
-    it('two rotations while requests wait for a slot: each waiting request goes through the chain of retired pools to the newest and is answered on one new connection; the first certificate's connection closes once its answer is read', async () => {
+    it('two rotations while requests wait for a slot: each waiting request goes through the chain of retired pools to the newest and is answered on one new connection; the connection of the first certificate closes once its answer is read', async () => {
       const held: RawRequest[] = [];
       server.handle((req) => {
         if (nameOf(req) === 'slow') held.push(req);
