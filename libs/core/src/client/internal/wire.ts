@@ -61,6 +61,18 @@ const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const STATUS_CODE = /^\d{3}$/;
 /** The longest socket timer Node takes (32-bit signed ms, ~24.8 days); longer Keep-Alive hints are clamped. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The idle time a `Keep-Alive: timeout=N` hint (seconds) leaves a socket: a second less than the
+ * server's, clamped to what a timer holds; negative when that is 1 s or less (the socket is not
+ * kept, as Node's agent decides); 0 without a timeout.
+ */
+function idleMsOf(hint: string): number {
+  const m = /(?:^|,)\s*timeout\s*=\s*(\d+)/i.exec(hint);
+  if (!m) return 0;
+  const ms = Number(m[1]) * 1000 - 1000;
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : -1;
+}
+
 /** A line feed not preceded by a carriage return. */
 const BARE_LF = /(?:^|[^\r])\n/;
 
@@ -132,6 +144,11 @@ class WireSocket implements WireExchange {
   private keepAlive = true;
   private bodyless = false;
   private done = false;
+  /**
+   * How long the socket may idle once its answer is complete, from that answer's `Keep-Alive:
+   * timeout` (a second less, as Node's agent does); 0: no limit; negative: too short to reuse it.
+   */
+  idleMs = 0;
   private closed = false;
 
   constructor(
@@ -337,7 +354,7 @@ class WireSocket implements WireExchange {
     this.done = false;
     this.listener!.head(status, headers);
     if (this.listener === undefined) return false; // destroyed by the listener
-    if (keepAliveHint !== undefined) this.pool.noteKeepAlive(keepAliveHint);
+    this.idleMs = keepAliveHint === undefined ? 0 : idleMsOf(keepAliveHint);
     if (this.body === Body.None) this.done = true;
     return true;
   }
@@ -507,12 +524,6 @@ export class WirePool {
   private session: Buffer | undefined;
   /** Where exchanges go once this pool is retired. */
   private successor: WirePool | undefined;
-  /**
-   * Idle sockets close this long after their last answer (from the server's `Keep-Alive: timeout`,
-   * 1 s earlier, as Node's agent does); 0: no limit; negative: the server's timeout is too short to
-   * reuse a socket safely, so none is kept.
-   */
-  private idleMs = 0;
   private closed = false;
 
   constructor(private readonly options: WirePoolOptions) {}
@@ -575,11 +586,11 @@ export class WirePool {
 
   /** @internal */
   release(socket: WireSocket): void {
-    if (this.closed || this.idleMs < 0 || this.free.length >= this.options.maxFree) {
+    if (this.closed || socket.idleMs < 0 || this.free.length >= this.options.maxFree) {
       socket.close();
       return;
     }
-    socket.park(this.idleMs);
+    socket.park(socket.idleMs);
     this.free.push(socket);
   }
 
@@ -588,18 +599,6 @@ export class WirePool {
     this.all.delete(socket);
     const i = this.free.indexOf(socket);
     if (i >= 0) this.free.splice(i, 1);
-  }
-
-  /**
-   * @internal The server's `Keep-Alive: timeout=N` (seconds): idle sockets close a second before it
-   * does; at 1 s or less none is kept (as Node's agent decides).
-   */
-  noteKeepAlive(hint: string): void {
-    const m = /(?:^|,)\s*timeout\s*=\s*(\d+)/i.exec(hint);
-    if (m) {
-      const ms = Number(m[1]) * 1000 - 1000;
-      this.idleMs = ms > 0 ? Math.min(ms, MAX_TIMER_MS) : -1;
-    }
   }
 
   private connect(): WireSocket {
