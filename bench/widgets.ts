@@ -46,7 +46,7 @@ const DEFAULT_CONTENDERS = ALL.filter((c) => c !== 'tosdk-ssa');
 const TARGETED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-ssa', 'tosdk-workflow'];
 const PEERS: ContenderName[] = ['client-node', 'dot-i'];
 /** Profiled with `--cpu-prof` (converge phase): tosdk, and the floor to compare it with. */
-const PROFILED: ContenderName[] = ['floor-raw', 'tosdk'];
+const PROFILED: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-workflow'];
 const profileName = (name: ContenderName, n: number, phase: 'converge' | 'restart' = 'converge'): string =>
   `${name}-widgets-${phase === 'restart' ? 'restart-' : ''}${n}.cpuprofile`;
 
