@@ -73,16 +73,19 @@ function idleMsOf(hint: string): number {
   return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : -1;
 }
 
-/** Whether `buf` holds a line feed without a carriage return before it, from `from` on. */
-function hasBareLf(buf: Buffer, from: number): boolean {
-  for (let i = buf.indexOf(10, from); i >= 0; i = buf.indexOf(10, i + 1)) {
-    if (i === 0 || buf[i - 1] !== 13) return true;
+/** Whether `buf` holds a line feed without a carriage return before it (`prev`: the byte before `buf`, -1 for none). */
+function hasBareLf(buf: Buffer, prev: number): boolean {
+  for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) {
+    if ((i === 0 ? prev : buf[i - 1]) !== 13) return true;
   }
   return false;
 }
 
 /** Requests longer than this (in UTF-16 units) are written in pieces of this size. */
 const WRITE_PIECE = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
+/** The blank line that ends a head. */
+const CRLF2 = Buffer.from('\r\n\r\n', 'latin1');
 /** A chunk-size or trailer line longer than this is malformed. */
 const MAX_LINE = 8 * 1024;
 
@@ -133,6 +136,8 @@ class WireSocket implements WireExchange {
   // parser state of the answer in progress
   private headParts: Buffer[] = [];
   private headBytes = 0;
+  /** The last (up to) three bytes of the head so far: the blank line may begin in them. */
+  private headTail: Buffer = EMPTY;
   private inBody = false;
   private body = Body.None;
   private remaining = 0;
@@ -220,32 +225,36 @@ class WireSocket implements WireExchange {
   private readHead(data: Buffer, at: number): number {
     const piece = at === 0 ? data : data.subarray(at);
     const before = this.headBytes;
-    let all: Buffer;
-    if (this.headParts.length === 0) all = piece;
-    else {
-      this.headParts.push(piece);
-      all = Buffer.concat(this.headParts);
+    // where the blank line ends the head: in this piece, or across the end of the bytes before it
+    // (their last three are searched with the piece's first three); the pieces are joined once
+    let end = piece.indexOf(CRLF2);
+    if (before > 0) {
+      const across = Buffer.concat([this.headTail, piece.subarray(0, 3)]).indexOf(CRLF2);
+      if (across >= 0) end = before - this.headTail.length + across;
+      else if (end >= 0) end += before;
     }
-    const end = all.indexOf('\r\n\r\n', Math.max(0, before - 3), 'latin1');
     if (end < 0 || end > MAX_HEAD) {
-      if (hasBareLf(all, Math.max(0, before - 1))) {
+      if (hasBareLf(piece, before === 0 ? -1 : this.headTail[this.headTail.length - 1])) {
         this.fail(
           new WireError('the answer ends a line of its head with a bare LF, not CRLF', 'HPE_LF_EXPECTED'),
         );
         return -1;
       }
-      if (all.length > MAX_HEAD) {
+      if (before + piece.length > MAX_HEAD) {
         this.fail(
           new WireError(`the answer's head is larger than ${MAX_HEAD / 1024} KB`, 'HPE_HEADER_OVERFLOW'),
         );
         return -1;
       }
-      this.headParts = [all];
-      this.headBytes = all.length;
+      this.headParts.push(piece);
+      this.headBytes = before + piece.length;
+      this.headTail = (piece.length >= 3 ? piece : Buffer.concat([this.headTail, piece])).subarray(-3);
       return data.length;
     }
+    const all = before === 0 ? piece : Buffer.concat([...this.headParts, piece]);
     this.headParts = [];
     this.headBytes = 0;
+    this.headTail = EMPTY;
     const consumed = end + 4 - before; // bytes of `piece` that belong to the head
     if (!this.parseHead(all.toString('latin1', 0, end))) return -1;
     return at + consumed;
@@ -488,6 +497,7 @@ class WireSocket implements WireExchange {
     this.listener = undefined;
     this.headParts = [];
     this.headBytes = 0;
+    this.headTail = EMPTY;
     this.line = '';
     this.inBody = false;
     this.done = false;
@@ -546,8 +556,12 @@ export class WirePool {
   exchange(text: string, listener: WireListener, bodyless = false): WireExchange {
     if (this.successor !== undefined) return this.successor.exchange(text, listener, bodyless);
     let socket = this.free.pop();
-    // one Node destroyed whose 'close' has not come yet (an error is emitted a tick later)
-    while (socket !== undefined && socket.socket.destroyed) {
+    // skipped: one Node destroyed whose 'close' has not come yet (an error is emitted a tick
+    // later), and one past its Keep-Alive time that the sweep has not reached yet
+    while (
+      socket !== undefined &&
+      (socket.socket.destroyed || (socket.idleMs > 0 && Date.now() - socket.parkedAt >= socket.idleMs))
+    ) {
       socket.close();
       socket = this.free.pop();
     }
