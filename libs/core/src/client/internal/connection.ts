@@ -38,9 +38,8 @@ export interface ConnectionOptions {
 
 /** TLS and credential settings read from a KubeConfig. */
 interface ResolvedAuth {
-  headers: Record<string, string>;
   /**
-   * The same headers plus `Host` as a flat name/value list: Node sends a list as it is, without
+   * The credential headers plus `Host` as a flat name/value list: Node sends a list as it is, without
    * validating and storing each header again per request (`setHeader`), which was a measurable
    * share of a request's CPU (issue 15 §2).
    */
@@ -239,20 +238,16 @@ export class Connection {
   }
 
   /**
-   * Closes the pools for good: their sockets are destroyed (requests on them fail) and no request
-   * gets an agent afterwards ({@link KubernetesClientClosedError}).
+   * Closes the pool for good: its sockets are destroyed (requests on them fail) and no request
+   * gets a pool afterwards ({@link KubernetesClientClosedError}).
    */
   close(): void {
     this.closed = true;
-    this.dropPools();
+    this.pool?.close();
+    this.pool = undefined;
     // the requests still waiting were aborted by the client (their waiters are cancelled)
     this.waiting = [];
     this.head = 0;
-  }
-
-  private dropPools(): void {
-    this.pool?.close();
-    this.pool = undefined;
   }
 
   private makePool(auth: ResolvedAuth): WirePool {
@@ -358,7 +353,7 @@ export class Connection {
     }
     let head = '';
     for (let i = 0; i < headerList.length; i += 2) head += `${headerList[i]}: ${headerList[i + 1]}\r\n`;
-    const auth = { headers, headerList, head, tls };
+    const auth = { headerList, head, tls };
     if (this.pool && !sameCredentials(this.pool.credentials as https.AgentOptions, tls)) {
       // An exec plugin rotated the client certificate (compared with what the pool was made with,
       // so a rotation read at the refresh after a 401 counts too): new connections must present
