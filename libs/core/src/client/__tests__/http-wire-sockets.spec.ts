@@ -12,7 +12,16 @@ import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
-import { chunk, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import {
+  chunk,
+  jsonResponse,
+  lastChunk,
+  nameOf,
+  RawServer,
+  rejection,
+  response,
+  waitFor,
+} from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -20,17 +29,6 @@ const NS = 'ns1';
 
 function configMap(name: string): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, resourceVersion: '1' } };
-}
-
-const nameOf = (req: RawRequest) => decodeURIComponent(req.path.split('/').at(-1) ?? '');
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, got a value');
 }
 
 describe('kept-alive sockets, aborts and close() against a raw-bytes server', () => {

@@ -11,7 +11,17 @@ import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClientClosedError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
-import { chunk, jsonResponse, lastChunk, makePki, RawServer, response, waitFor } from './raw-server.js';
+import {
+  chunk,
+  jsonResponse,
+  lastChunk,
+  makePki,
+  nameOf,
+  RawServer,
+  rejection,
+  response,
+  waitFor,
+} from './raw-server.js';
 import type { KubeconfigOptions, RawRequest, RawTlsOptions, TestPki } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -26,17 +36,7 @@ function configMap(name: string, data: Record<string, string> = { k: 'v' }): V1C
   };
 }
 
-const nameOf = (req: RawRequest) => decodeURIComponent(req.path.split('/').at(-1) ?? '');
 const answerAll = (req: RawRequest) => req.conn.write(jsonResponse(200, configMap(nameOf(req))));
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, got a value');
-}
 
 describe('TLS against a raw-bytes server (case 13)', () => {
   let pki: TestPki;

@@ -9,7 +9,16 @@ import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
-import { chunk, headerValues, jsonResponse, lastChunk, RawServer, response, waitFor } from './raw-server.js';
+import {
+  chunk,
+  headerValues,
+  jsonResponse,
+  lastChunk,
+  RawServer,
+  rejection,
+  response,
+  waitFor,
+} from './raw-server.js';
 import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
@@ -27,16 +36,6 @@ function configMap(name: string, data: Record<string, string> = { k: 'v' }): V1C
 /** The name a GET asks for (last path segment). */
 function nameOf(req: RawRequest): string {
   return decodeURIComponent(req.path.split('/').at(-1) ?? '');
-}
-
-/** Resolves with the thrown error (or fails the test when nothing was thrown). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, got a value');
 }
 
 describe('the client over plain HTTP/1.1, against a raw-bytes server', () => {

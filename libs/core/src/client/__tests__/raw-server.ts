@@ -34,6 +34,19 @@ export interface RawRequest {
   seq: number;
 }
 
+/** The last path segment of a request (the object's name), decoded. */
+export const nameOf = (req: RawRequest): string => decodeURIComponent(req.path.split('/').at(-1) ?? '');
+
+/** Resolves with the thrown error (or fails the test when nothing was thrown). */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a value');
+}
+
 /** The values of a header (case-insensitive name) in a request. */
 export function headerValues(req: RawRequest, name: string): string[] {
   const lower = name.toLowerCase();

@@ -28,6 +28,7 @@ import {
   jsonResponse,
   lastChunk,
   makePki,
+  nameOf,
   RawServer,
   response,
   waitFor,
@@ -36,7 +37,6 @@ import type { RawRequest } from './raw-server.js';
 
 const CM = ResourceTypes.ConfigMap;
 const NS = 'ns1';
-const nameOf = (req: RawRequest) => decodeURIComponent(req.path.split('/').at(-1) ?? '');
 const isWatch = (req: RawRequest) => req.query.get('watch') === 'true';
 
 function configMap(name: string): V1ConfigMap {
