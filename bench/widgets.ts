@@ -22,13 +22,15 @@
 // because the machine's load moves the floor's own CPU by up to 2x between rounds. The peers run
 // once, at N = 1,000 by default (they take 15-20x floor-raw: over a minute each at 5,000).
 //
-// npm run bench -- widgets [scale] [peers] [http] [--cpu-prof[=DIR]] [n=1000,5000] [rounds=3] [contenders=...]
+// npm run bench -- widgets [scale] [peers] [http] [--cpu-prof[=DIR]] [--cpu-prof-interval=US] [n=1000,5000] [rounds=3] [contenders=...]
 //   scale       N = 50,000 instead of 1,000 and 5,000, one round, no peers
 //   peers       the peers at every N (not only 1,000)
 //   http        plain HTTP instead of HTTPS (both sides, every contender)
 //   --cpu-prof  writes the CPU profiles of tosdk and floor-raw (converge phase) to DIR (default: a
 //               temp dir) and prints where each spent its time; profiling slows both, so that
 //               run's ratios are not the comparable ones
+//   --cpu-prof-interval=US  the profiles' sampling interval in microseconds (Node's default 1000;
+//               100 resolves a flat profile's small functions, at more overhead)
 //   n=...       the sizes (the peers then run at each)
 //   contenders= which contenders (floor-raw always runs: it is the baseline; tosdk-ssa, the status
 //               by server-side apply as the framework does by default, runs only when named)
@@ -57,6 +59,8 @@ interface Options {
   rounds: number;
   tls: boolean;
   cpuProfDir: string | undefined;
+  /** `--cpu-prof-interval`: the profiles' sampling interval in microseconds (Node's default when unset). */
+  cpuProfIntervalUs: number | undefined;
   contenders: ContenderName[];
 }
 
@@ -66,7 +70,7 @@ export class WidgetsUsageError extends Error {
 }
 
 const USAGE =
-  'usage: npm run bench -- widgets [scale] [peers] [http] [--cpu-prof[=DIR]] [n=1000,5000] [rounds=3] [contenders=floor-raw,tosdk,...]';
+  'usage: npm run bench -- widgets [scale] [peers] [http] [--cpu-prof[=DIR]] [--cpu-prof-interval=US] [n=1000,5000] [rounds=3] [contenders=floor-raw,tosdk,...]';
 
 function positiveIntegers(a: string, value: string): number[] {
   const out = value.split(',').map((s) => Number(s.replaceAll('_', '')));
@@ -82,6 +86,7 @@ function parseArgs(args: string[]): Options {
     rounds: 3,
     tls: true,
     cpuProfDir: undefined,
+    cpuProfIntervalUs: undefined,
     contenders: DEFAULT_CONTENDERS,
   };
   let peersEverywhere = false;
@@ -95,7 +100,9 @@ function parseArgs(args: string[]): Options {
     else if (a.startsWith('--cpu-prof=')) {
       o.cpuProfDir = resolve(a.slice('--cpu-prof='.length));
       mkdirSync(o.cpuProfDir, { recursive: true });
-    } else if (a.startsWith('n=')) o.sizes = positiveIntegers(a, a.slice(2));
+    } else if (a.startsWith('--cpu-prof-interval='))
+      [o.cpuProfIntervalUs] = positiveIntegers(a, a.slice('--cpu-prof-interval='.length));
+    else if (a.startsWith('n=')) o.sizes = positiveIntegers(a, a.slice(2));
     else if (a.startsWith('rounds=')) [o.rounds] = positiveIntegers(a, a.slice('rounds='.length));
     else if (a.startsWith('contenders=')) {
       const names = a.slice('contenders='.length).split(',') as ContenderName[];
@@ -164,9 +171,20 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
   const server = await ServerProcess.start(options.tls);
   try {
     await server.seed(n);
+    const interval =
+      options.cpuProfIntervalUs === undefined
+        ? []
+        : ['--cpu-prof-interval', String(options.cpuProfIntervalUs)];
     const prof =
       PROFILED.includes(name) && options.cpuProfDir !== undefined
-        ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-name', profileName(name, n)]
+        ? [
+            '--cpu-prof',
+            ...interval,
+            '--cpu-prof-dir',
+            options.cpuProfDir,
+            '--cpu-prof-name',
+            profileName(name, n),
+          ]
         : [];
     const converge = await phase(server, name, n, 'converge', prof);
     // the restart phase is profiled too (floor-raw's list-and-compare and tosdk), in files of its own
@@ -174,6 +192,7 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
       prof.length > 0
         ? [
             '--cpu-prof',
+            ...interval,
             '--cpu-prof-dir',
             options.cpuProfDir!,
             '--cpu-prof-name',
