@@ -42,6 +42,8 @@ import { ContenderProcess, ServerProcess, WidgetsBenchError } from './lib/widget
 import { printProfile, summariseProfile } from './lib/widgets-profile.js';
 
 const ALL: ContenderName[] = ['floor-raw', 'tosdk', 'tosdk-ssa', 'tosdk-workflow', 'client-node', 'dot-i'];
+/** The restart's framework-alone reading: run after `tosdk`'s restart on the same converged server. */
+const IDLE_RECONCILER: ContenderName = 'tosdk-idle-reconciler';
 /** Run when no `contenders=` is given (tosdk-ssa, the status by server-side apply, only when named). */
 const DEFAULT_CONTENDERS = ALL.filter((c) => c !== 'tosdk-ssa');
 /** The contenders the targets are about: measured `rounds` times, interleaved, the fastest round kept. */
@@ -130,6 +132,8 @@ interface ContenderFigures {
   name: ContenderName;
   converge?: PhaseFigures;
   restart?: PhaseFigures;
+  /** `tosdk` only: the same restart with a reconciler that does nothing (the framework alone). */
+  restartIdleReconciler?: PhaseFigures;
   /** Why it did not run (a peer not installed, a failure). */
   skipped?: string;
 }
@@ -202,7 +206,20 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
     let restart: PhaseFigures | undefined;
     if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart', restartProf);
     else if (name.startsWith('tosdk')) restart = await phase(server, name, n, 'restart', restartProf);
-    return { name, converge, restart };
+    const idleProf =
+      prof.length > 0
+        ? [
+            '--cpu-prof',
+            ...interval,
+            '--cpu-prof-dir',
+            options.cpuProfDir!,
+            '--cpu-prof-name',
+            profileName(IDLE_RECONCILER, n, 'restart'),
+          ]
+        : [];
+    const restartIdleReconciler =
+      name === 'tosdk' ? await phase(server, IDLE_RECONCILER, n, 'restart', idleProf) : undefined;
+    return { name, converge, restart, restartIdleReconciler };
   } catch (e) {
     if (name === 'floor-raw') throw e;
     const message = e instanceof Error ? e.message : String(e);
@@ -253,6 +270,11 @@ function printSize(n: number, all: ContenderFigures[]): void {
       console.log(
         `| ${label} | ${ms(r.ms)} | ${ratio(r.ms, lc.ms)} | ${ms(r.report.cpuMs)} | ${perResource(r.accounting, n)} | ${seen}${r.report.extra.differing !== undefined ? `, ${r.report.extra.differing} differing` : ''} |`,
       );
+      const idle = f.restartIdleReconciler;
+      if (idle)
+        console.log(
+          `| ${f.name}, a reconciler that does nothing (the framework alone) | ${ms(idle.ms)} | ${ratio(idle.ms, lc.ms)} | ${ms(idle.report.cpuMs)} | ${perResource(idle.accounting, n)} | ${idle.report.extra.reconciles ?? 0} |`,
+        );
     }
   }
 }
@@ -290,13 +312,14 @@ function pairedRatios(
   rounds: Map<ContenderName, ContenderFigures[]>,
   name: ContenderName,
   value: (f: ContenderFigures) => number | undefined,
+  floorValue: (f: ContenderFigures) => number | undefined = value,
 ): { median: number; each: number[] } | undefined {
   const floor = rounds.get('floor-raw') ?? [];
   const mine = rounds.get(name) ?? [];
   const each: number[] = [];
   for (let i = 0; i < Math.min(floor.length, mine.length); i++) {
     const a = value(mine[i]);
-    const b = value(floor[i]);
+    const b = floorValue(floor[i]);
     if (a !== undefined && b !== undefined && b > 0) each.push(a / b);
   }
   return each.length === 0 ? undefined : { median: median(each), each };
@@ -345,9 +368,15 @@ function targets(
   }
   if (tosdk?.restart) {
     const restart = pairedRatios(rounds, 'tosdk', (f) => f.restart?.ms)!;
+    const idle = pairedRatios(
+      rounds,
+      'tosdk',
+      (f) => f.restartIdleReconciler?.ms,
+      (f) => f.restart?.ms,
+    );
     out.push({
       what: `no-change restart <= 1.2x list-and-compare (${at})`,
-      figure: `${restart.median.toFixed(2)}x${roundsNote(restart)}; fastest-converge round ${ms(tosdk.restart.ms)}`,
+      figure: `${restart.median.toFixed(2)}x${roundsNote(restart)}; fastest-converge round ${ms(tosdk.restart.ms)}${idle ? `; the framework alone (a reconciler that does nothing) ${idle.median.toFixed(2)}x` : ''}`,
       baseline: `list-and-compare ${ms(floor.restart!.ms)} in the floor's fastest round`,
       met: restart.median <= 1.2,
     });
@@ -416,7 +445,7 @@ export async function run(args: string[] = []): Promise<void> {
       const perRound = (label: string, value: (f: ContenderFigures) => number | undefined): void =>
         console.log(
           `  ${label} per round: ${[...rounds.entries()]
-            .filter(([name]) => TARGETED.includes(name))
+            .filter(([name, fs]) => TARGETED.includes(name) && fs.some((f) => value(f) !== undefined))
             .map(
               ([name, fs]) =>
                 `${name} ${fs.map((f) => (value(f) === undefined ? '-' : ms(value(f)!))).join(' / ')}`,
@@ -425,6 +454,7 @@ export async function run(args: string[] = []): Promise<void> {
         );
       perRound('operator CPU', (f) => f.converge?.report.cpuMs);
       perRound('no-change restart', (f) => f.restart?.ms);
+      perRound('no-change restart, a reconciler that does nothing', (f) => f.restartIdleReconciler?.ms);
     }
     results.set(n, all);
     roundsBySize.set(n, rounds);
@@ -441,6 +471,9 @@ export async function run(args: string[] = []): Promise<void> {
         const label = name === 'floor-raw' ? 'floor list-and-compare' : name;
         if (existsSync(file)) printProfile(`${label} (${file})`, summariseProfile(file));
       }
+      const idle = join(options.cpuProfDir, profileName(IDLE_RECONCILER, n, 'restart'));
+      if (existsSync(idle))
+        printProfile(`tosdk, a reconciler that does nothing (${idle})`, summariseProfile(idle));
     }
   }
   console.log('\ntargets (ratios measured in this run)');

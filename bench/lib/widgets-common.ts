@@ -79,7 +79,14 @@ export interface Connection {
 
 /** The contenders, each run in a process of its own. */
 export type ContenderName =
-  'floor-raw' | 'floor-list-compare' | 'tosdk' | 'tosdk-ssa' | 'tosdk-workflow' | 'client-node' | 'dot-i';
+  | 'floor-raw'
+  | 'floor-list-compare'
+  | 'tosdk'
+  | 'tosdk-ssa'
+  | 'tosdk-workflow'
+  | 'tosdk-idle-reconciler'
+  | 'client-node'
+  | 'dot-i';
 
 /** A first pass over fresh widgets, or a restart against converged ones (nothing to write). */
 export type Phase = 'converge' | 'restart';

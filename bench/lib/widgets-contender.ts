@@ -28,6 +28,8 @@ async function load(m: Extract<ToContender, { type: 'init' }>): Promise<Contende
       return (await import('./widgets-tosdk.js')).tosdk(m.connection, m.n, m.phase, false, true);
     case 'tosdk-workflow':
       return (await import('./widgets-tosdk.js')).tosdk(m.connection, m.n, m.phase, true);
+    case 'tosdk-idle-reconciler':
+      return (await import('./widgets-tosdk.js')).tosdkIdleReconciler(m.connection, m.n);
     case 'client-node':
       return (await import('./widgets-client-node.js')).clientNodeLoop(m.connection, m.n, m.phase);
     case 'dot-i':

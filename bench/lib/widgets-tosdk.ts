@@ -4,6 +4,9 @@
 //   `UpdateControl.patchStatus(widget)`;
 // - `tosdk-workflow`: the ConfigMap as a CRUDKubernetesDependentResource of a managed workflow
 //   with the default workflow executor, the reconciler returning `UpdateControl.patchStatus`.
+// - `tosdk-idle-reconciler` (restart only, after `tosdk`'s): `tosdk`'s operator and event source
+//   with a reconciler that returns `UpdateControl.noUpdate()` at once: what a restart costs the
+//   framework alone (lists, caches, events, 5,000 dispatches), apart from the reconciler's own work.
 // - `tosdk-ssa` (only when named): `tosdk` with the status written by server-side apply, the
 //   framework's default (`useSSA` true), instead of the scenario's merge patch.
 // Status patches are JSON merge patches (`useSSA: false`), the scenario's write; the ConfigMap is
@@ -57,6 +60,13 @@ class ConfigMapDependent extends CRUDKubernetesDependentResource<V1ConfigMap, Wi
   }
 }
 
+/** The framework-alone variant's reconciler: nothing to do, nothing written. */
+class IdleWidgetReconciler extends WidgetReconciler {
+  override reconcile(): Promise<UpdateControl<Widget>> {
+    return Promise.resolve(UpdateControl.noUpdate());
+  }
+}
+
 /** The workflow variant's reconciler: the dependent is applied by the managed workflow first. */
 class WorkflowWidgetReconciler implements Reconciler<Widget> {
   reconcile(widget: Widget): UpdateControl<Widget> {
@@ -72,6 +82,7 @@ export function tosdk(
   phase: Phase,
   workflow: boolean,
   statusBySsa = false,
+  reconciler: Reconciler<Widget> = new WidgetReconciler(),
 ): ContenderRun {
   let finished = 0;
   let busy = 0;
@@ -104,7 +115,7 @@ export function tosdk(
       ...config,
       workflow: { dependents: [{ dependent: new ConfigMapDependent() }] },
     });
-  } else operator.register(new WidgetReconciler(), config);
+  } else operator.register(reconciler, config);
   return {
     async go() {
       const done = new Promise<void>((resolve) => (allDone = resolve));
@@ -119,4 +130,9 @@ export function tosdk(
       await operator.stop();
     },
   };
+}
+
+/** A no-change restart of `tosdk`'s operator whose reconciler does nothing (`tosdk-idle-reconciler`). */
+export function tosdkIdleReconciler(conn: Connection, n: number): ContenderRun {
+  return tosdk(conn, n, 'restart', false, false, new IdleWidgetReconciler());
 }
