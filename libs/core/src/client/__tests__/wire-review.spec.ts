@@ -246,25 +246,18 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     // Failed before 5917424 (F4): a Keep-Alive timeout hint was taken as it comes: "timeout=3000000" (35 days) makes
     // park() call socket.setTimeout(2999999000), beyond a 32-bit timer, and Node prints a
     // TimeoutOverflowWarning on the operator's stderr for every parked socket (a server-controlled
-    // header makes the process warn; checked with a bare node:net socket on Node 24). Jest's
-    // context does not see process warnings, so the test reads the parked socket's timeout, the
-    // value Node warns about. Now clamped to 2^31-1.
-    it('a huge Keep-Alive timeout hint parks the socket with a timeout Node takes without a TimeoutOverflowWarning', async () => {
+    // header makes the process warn; checked with a bare node:net socket on Node 24). Now
+    // clamped, and idle sockets are closed by the pool's sweep, not by a timer per socket. Jest's
+    // sandboxed process does not hear the real process's warnings, so the warning itself is
+    // checked where a user sees it, the operator's stderr (the child process test below, which
+    // fails when a hint's timer is set unclamped); here, that such a socket is kept and reused.
+    it('a huge Keep-Alive timeout hint: the socket parked with it carries the next requests', async () => {
       server.handle((req) => {
         void req.conn.write(jsonResponse(200, configMap(nameOf(req)), [['Keep-Alive', 'timeout=3000000']]));
       });
       const client = newClient();
-      expect((await client.get(CM, new ResourceID('a', NS)))?.metadata?.name).toBe('a');
-      const pool = (
-        client as unknown as {
-          connection: { pool: { free: Array<{ socket: { timeout?: number } }> } };
-        }
-      ).connection.pool;
-      expect(pool.free).toHaveLength(1);
-      // (no socket timer at all is fine too: what matters is none beyond a 32-bit timer)
-      expect(pool.free[0].socket.timeout ?? 0).toBeLessThanOrEqual(2 ** 31 - 1);
-      // the socket parked with the hint carries the next request
-      expect((await client.get(CM, new ResourceID('b', NS)))?.metadata?.name).toBe('b');
+      for (const name of ['a', 'b', 'c'])
+        expect((await client.get(CM, new ResourceID(name, NS)))?.metadata?.name).toBe(name);
       expect(server.connections).toHaveLength(1);
     });
   });
@@ -680,9 +673,9 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       const failed = outcomes.filter((o) => o.error !== undefined).length;
       expect(failed).toBeLessThanOrEqual(behaviours.filter((b) => b === 'reset-kept').length);
       expect(outcomes.filter((o) => o.got === o.name).length).toBeGreaterThan(500);
-      // no socket leaked: at most the 8 slots' sockets stay, idle
-      const pool = (client as unknown as { connection: { openConnections: number } }).connection;
-      await waitFor(() => pool.openConnections <= 8, 'at most 8 sockets left open');
+      // no socket leaked: at most the 8 slots' sockets stay, idle (counted where the server sees
+      // them: a socket the client let go has closed its end)
+      await waitFor(() => server.openConnections <= 8, 'at most 8 connections left open');
     });
   });
 
