@@ -13,7 +13,8 @@
 //   with the default workflow executor;
 // - peers: a hand-written @kubernetes/client-node 2 informer loop and @dot-i/k8s-operator.
 // Then a no-change restart: tosdk started again on its converged server (target 0 writes, time
-// <= 1.2x floor-raw's list-and-compare of Widgets and ConfigMaps on its converged server).
+// <= 1.2x floor-raw's list-and-compare of Widgets and ConfigMaps on its converged server), and
+// tosdk's operator once more there with a reconciler that does nothing: the framework alone.
 //
 // Noise: at the size the targets are read at (5,000), floor-raw, tosdk and tosdk-workflow run
 // `rounds` times (default 3) interleaved. The tables show each contender's fastest round (the one
