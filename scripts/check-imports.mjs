@@ -150,21 +150,31 @@ function cyclesOf(graph) {
   return cycles;
 }
 
-/** One cycle's files in import order, starting from its first file by name. */
+/**
+ * A shortest cycle through the group's first file (by name), in import order: every file in it
+ * imports the next, and the last imports the first.
+ */
 function cyclePath(group, graph) {
   const members = new Set(group);
   const first = [...group].sort()[0];
-  const path = [first];
-  const seen = new Set([first]);
-  let at = first;
-  for (;;) {
-    const nextFile = (graph.get(at) ?? []).find((f) => members.has(f) && (f === first || !seen.has(f)));
-    if (nextFile === undefined || nextFile === first) break;
-    path.push(nextFile);
-    seen.add(nextFile);
-    at = nextFile;
+  const parent = new Map([[first, undefined]]);
+  const queue = [first];
+  for (let i = 0; i < queue.length; i++) {
+    const at = queue[i];
+    for (const to of graph.get(at) ?? []) {
+      if (!members.has(to)) continue;
+      if (to === first) {
+        const path = [];
+        for (let f = at; f !== undefined; f = parent.get(f)) path.unshift(f);
+        return path;
+      }
+      if (!parent.has(to)) {
+        parent.set(to, at);
+        queue.push(to);
+      }
+    }
   }
-  return path;
+  return [first]; // not reached: every file of a group reaches every other
 }
 
 /**
@@ -219,7 +229,7 @@ export function findImportProblems(root) {
     for (const group of cyclesOf(graph)) {
       const path = cyclePath(group, graph).map((f) => relative(root, f).split(sep).join('/'));
       problems.push(
-        `import cycle in ${unit.label} (${group.length} files): ${[...path, path[0]].join(' -> ')}; move what both sides need into a module of its own, or turn one import around`,
+        `import cycle in ${unit.label} (${group.length} file${group.length === 1 ? '' : 's'}): ${[...path, path[0]].join(' -> ')}; move what both sides need into a module of its own, or turn one import around`,
       );
     }
   }
