@@ -839,18 +839,24 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     // moves only when answer bytes arrive. A body the server reads slowly but steadily for longer
     // than requestTimeoutMs (a multi-MB object over a slow link) is timed out while its socket is
     // busy writing. Now the body goes in 64 KB pieces whose write callbacks count as progress.
-    it('a 10 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out', async () => {
+    // Session 7: that fix wrote every piece at once, so Node flushed all but the first as one
+    // writev whose callbacks all came at its end: no progress for nearly the whole upload (2.1 s
+    // of a 2.9 s one), and the test passed only while the sweep happened to miss that gap (it
+    // failed in a slowed full run). Now one piece is on the socket at a time; the gaps left are the
+    // kernel's window updates (~0.3 s at this read rate), and the body is larger and the timeout
+    // shorter, so the whole upload (2.5-3.6 s) outlasts the timeout clearly.
+    it('a 20 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out', async () => {
       let reading: NodeJS.Timeout | undefined;
       cleanups.push(() => clearInterval(reading));
       server.onConnection = (conn) => {
-        // one read (at most 64 KB) every 20 ms: some 3 s for the body; the kernel's socket buffers
-        // take the first ~2 MB at once, the rest waits in the client's write queue, which is
-        // where the client can see the progress
+        // one read (at most 64 KB) every 10 ms: about 3 s for the body; the kernel's socket buffers
+        // take the first MBs at once, the rest waits in the client, which is where the client can
+        // see the progress
         conn.socket.pause();
         reading = setInterval(() => {
           conn.socket.once('data', () => conn.socket.pause());
           conn.socket.resume();
-        }, 20);
+        }, 10);
       };
       server.handle((req) => {
         clearInterval(reading);
@@ -859,14 +865,62 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       });
       const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
         retry: false,
-        requestTimeoutMs: 2_000,
+        requestTimeoutMs: 1_500,
       });
       cleanups.push(() => client.close());
       const data: Record<string, string> = {};
-      for (let i = 0; i < 1000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
       const created = await client.create(CM, { ...configMap('big'), data });
       expect(created.metadata?.name).toBe('big');
-      expect(server.requests[0].body.length).toBeGreaterThan(10_000_000);
+      expect(server.requests[0].body.length).toBeGreaterThan(20_000_000);
+    });
+
+    // Session 7: with the pieces written one at a time, an answer can come while some are still to
+    // be written (a server refusing a body it does not want). The rest of that request must not be
+    // written on the socket, and the socket must not carry the next request: the server would read
+    // the rest of the body as its start.
+    it('an answer before the whole body was written: the rest is not sent, the socket is not reused, the next request goes on a new connection', async () => {
+      server.onConnection = (conn) => {
+        if (conn.id !== 0) return;
+        // read the request's first bytes only, then answer and read nothing more
+        conn.socket.pause();
+        conn.socket.once('data', () => {
+          conn.socket.pause();
+          void conn.write(
+            jsonResponse(
+              413,
+              {
+                kind: 'Status',
+                apiVersion: 'v1',
+                status: 'Failure',
+                reason: 'RequestEntityTooLarge',
+                code: 413,
+              },
+              [],
+              'Request Entity Too Large',
+            ),
+          );
+        });
+        conn.socket.resume();
+      };
+      server.handle((req) => void answerGets(req));
+      const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+        retry: false,
+        requestTimeoutMs: 10_000,
+      });
+      cleanups.push(() => client.close());
+      const data: Record<string, string> = {};
+      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      const refused = await client.create(CM, { ...configMap('big'), data }).catch((e: unknown) => e);
+      expect((refused as { status?: number }).status).toBe(413);
+      // the server reads again: what the kernel held of the body, then the close
+      const first = server.connections[0];
+      first.socket.resume();
+      await waitFor(() => first.closed, "the refused request's connection to close");
+      expect(first.received.length).toBeLessThan(20_000_000);
+      expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+      expect(server.connections).toHaveLength(2);
+      expect(server.requests.map((r) => nameOf(r))).toEqual(['after']);
     });
   });
 

@@ -155,6 +155,8 @@ class WireSocket implements WireExchange {
   /** When the socket was last parked (Date.now()). */
   parkedAt = 0;
   private closed = false;
+  /** A large request's pieces are still being written (see {@link start}). */
+  private writing = false;
 
   constructor(
     private readonly pool: WirePool,
@@ -179,17 +181,32 @@ class WireSocket implements WireExchange {
       this.socket.write(text);
       return;
     }
-    // a large body goes in pieces, each reporting when it left: a server reading it slowly but
-    // steadily is not an idle one
-    const sent = listener.sent === undefined ? undefined : () => listener.sent!();
-    for (let from = 0; from < text.length;) {
+    // a large body goes in pieces, one on the socket at a time, each reporting when it left: a
+    // server reading it slowly but steadily is not an idle one. (Pieces written all at once wait in
+    // the socket's buffer behind the first and go out as one writev, whose callbacks all come at
+    // its end: no progress for as long as the server takes to read nearly all of it.)
+    this.writing = true;
+    let from = 0;
+    const next = (error?: Error | null): void => {
+      // the exchange ended (an answer before the whole body, a failure, a close): nothing more
+      if (error || this.listener !== listener || this.closed) {
+        this.writing = false;
+        return;
+      }
+      if (from > 0) listener.sent?.();
+      if (from >= text.length) {
+        this.writing = false;
+        return;
+      }
       let to = Math.min(text.length, from + WRITE_PIECE);
       // never split a surrogate pair (each half would be written as U+FFFD)
       const last = text.charCodeAt(to - 1);
       if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
-      this.socket.write(text.slice(from, to), sent);
+      const piece = text.slice(from, to);
       from = to;
-    }
+      this.socket.write(piece, next);
+    };
+    next();
   }
 
   destroy(cause: Error): void {
@@ -458,7 +475,9 @@ class WireSocket implements WireExchange {
     this.listener = undefined;
     this.inBody = false;
     this.done = false;
-    if (this.keepAlive && !outOfStep && !this.closed) this.pool.release(this);
+    // an answer that came before the whole request was written: the rest of the request must not
+    // reach the server as the start of the next one, so the socket is not reused
+    if (this.keepAlive && !outOfStep && !this.closed && !this.writing) this.pool.release(this);
     else this.close();
     listener?.end();
   }
