@@ -266,6 +266,7 @@ export class RawServer {
     if (options.ca) cluster['certificate-authority-data'] = Buffer.from(options.ca).toString('base64');
     if (options.insecure) cluster['insecure-skip-tls-verify'] = true;
     if (options.tlsServerName) cluster['tls-server-name'] = options.tlsServerName;
+    if (options.proxyUrl) cluster['proxy-url'] = options.proxyUrl;
     const user: Record<string, unknown> = {};
     if (options.tokenFile !== undefined) user.tokenFile = options.tokenFile;
     else if (options.token !== null) user.token = options.token ?? 'raw-token';
@@ -304,6 +305,8 @@ export interface KubeconfigOptions {
   ca?: string;
   /** tls-server-name: the name to send (SNI) and to verify the certificate against. */
   tlsServerName?: string;
+  /** proxy-url: an HTTP proxy the client tunnels through (CONNECT). */
+  proxyUrl?: string;
   insecure?: boolean;
   /** Bearer token; null for none. Defaults to `raw-token`. */
   token?: string | null;

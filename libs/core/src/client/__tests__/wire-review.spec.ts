@@ -4,6 +4,9 @@
 // socket parked paused, a pool closed under requests), Connection, open() and send() are driven
 // directly against a raw-bytes server (R1's raw-server.ts, used read-only).
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
@@ -833,6 +836,33 @@ describe('wire transport review (issue 15 §2, R2)', () => {
   });
 
   describe('request idle timeout while the request body is still being written', () => {
+    /** An HTTP CONNECT proxy on 127.0.0.1 (stopped by the cleanups); `tunnels` holds both ends of each tunnel. */
+    const connectProxy = async () => {
+      const tunnels = new Set<net.Socket>();
+      const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+      proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+        const [host, port] = (req.url ?? '').split(':');
+        const upstream = net.connect(Number(port), host, () => {
+          socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          upstream.write(head);
+          upstream.pipe(socket);
+          socket.pipe(upstream);
+        });
+        tunnels.add(socket).add(upstream);
+        for (const end of [socket, upstream]) end.on('close', () => tunnels.delete(end));
+        upstream.on('error', () => socket.destroy());
+        socket.on('error', () => upstream.destroy());
+        socket.on('close', () => upstream.destroy());
+        upstream.on('close', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      cleanups.push(() => {
+        for (const socket of tunnels) socket.destroy();
+        proxy.close();
+      });
+      return { proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, tunnels };
+    };
+
     // Failed before 20085ba (F6; older than the wire transport: the IdleSweeper of the node:http path had the same
     // rule): requestTimeoutMs is documented as an idle time ("destroys the request when the socket is
     // idle this long"; R1's test: "the timeout is idle time, not a deadline"), but BufferedCall.last
@@ -873,6 +903,47 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       const created = await client.create(CM, { ...configMap('big'), data });
       expect(created.metadata?.name).toBe('big');
       expect(server.requests[0].body.length).toBeGreaterThan(20_000_000);
+    });
+
+    // Session 7: behind a kubeconfig proxy-url the request goes through Node's client and the
+    // kubeconfig's agent, which wrote the body with one end() and counted no progress while the
+    // server read it: the same idle timeout fired there. Now it writes the pieces one at a time too.
+    it("the same behind a proxy-url (Node's client through a CONNECT tunnel): a 20 MB create read slowly is not timed out", async () => {
+      const pki = await makePki();
+      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+      cleanups.push(() => void tlsServer.stop());
+      let reading: NodeJS.Timeout | undefined;
+      cleanups.push(() => clearInterval(reading));
+      tlsServer.onConnection = (conn) => {
+        // 64 KB every 10 ms, as above: a TLS socket reads a record (at most 16 KB) at a time
+        conn.socket.pause();
+        let budget = 0;
+        conn.socket.on('data', (chunk: Buffer) => {
+          budget -= chunk.length;
+          if (budget <= 0) conn.socket.pause();
+        });
+        reading = setInterval(() => {
+          budget = 64 * 1024;
+          conn.socket.resume();
+        }, 10);
+      };
+      tlsServer.handle((req) => {
+        clearInterval(reading);
+        req.conn.socket.resume();
+        void req.conn.write(jsonResponse(201, configMap('big')));
+      });
+      const { proxyUrl, tunnels } = await connectProxy();
+      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca: pki.caPem, proxyUrl }), {
+        retry: false,
+        requestTimeoutMs: 1_500,
+      });
+      cleanups.push(() => client.close());
+      const data: Record<string, string> = {};
+      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      const created = await client.create(CM, { ...configMap('big'), data });
+      expect(created.metadata?.name).toBe('big');
+      expect(tlsServer.requests[0].body.length).toBeGreaterThan(20_000_000);
+      expect(tunnels.size).toBe(2); // one tunnel, kept
     });
 
     // Session 7: with the pieces written one at a time, an answer can come while some are still to
@@ -921,6 +992,54 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
       expect(server.connections).toHaveLength(2);
       expect(server.requests.map((r) => nameOf(r))).toEqual(['after']);
+    });
+
+    it('the same behind a proxy-url: an answer before the whole body was written closes the tunnel, and the next request opens a new one', async () => {
+      const pki = await makePki();
+      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+      cleanups.push(() => void tlsServer.stop());
+      tlsServer.onConnection = (conn) => {
+        if (conn.id !== 0) return;
+        conn.socket.pause();
+        conn.socket.once('data', () => {
+          conn.socket.pause();
+          void conn.write(
+            jsonResponse(
+              413,
+              {
+                kind: 'Status',
+                apiVersion: 'v1',
+                status: 'Failure',
+                reason: 'RequestEntityTooLarge',
+                code: 413,
+              },
+              [],
+              'Request Entity Too Large',
+            ),
+          );
+        });
+        conn.socket.resume();
+      };
+      tlsServer.handle((req) => void req.conn.write(jsonResponse(200, configMap(nameOf(req)))));
+      const { proxyUrl, tunnels } = await connectProxy();
+      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca: pki.caPem, proxyUrl }), {
+        retry: false,
+        requestTimeoutMs: 10_000,
+      });
+      cleanups.push(() => client.close());
+      const data: Record<string, string> = {};
+      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      const refused = await client.create(CM, { ...configMap('big'), data }).catch((e: unknown) => e);
+      expect((refused as { status?: number }).status).toBe(413);
+      // the server reads again: what reached it of the body, then the tunnel's close
+      const first = tlsServer.connections[0];
+      first.socket.resume();
+      await waitFor(() => first.closed, "the refused request's tunnel to close");
+      expect(first.received.length).toBeLessThan(20_000_000);
+      expect((await client.get(CM, new ResourceID('after', NS)))?.metadata?.name).toBe('after');
+      expect(tlsServer.connections).toHaveLength(2);
+      expect(tlsServer.requests.map((r) => nameOf(r))).toEqual(['after']);
+      expect(tunnels.size).toBe(2);
     });
   });
 

@@ -82,7 +82,18 @@ function hasBareLf(buf: Buffer, prev: number): boolean {
 }
 
 /** Requests longer than this (in UTF-16 units) are written in pieces of this size. */
-const WRITE_PIECE = 64 * 1024;
+export const WRITE_PIECE = 64 * 1024;
+
+/**
+ * Where the piece of `text` starting at `from` ends: {@link WRITE_PIECE} units on, or one more so
+ * as not to split a surrogate pair (each half would be written as U+FFFD).
+ */
+export function pieceEnd(text: string, from: number): number {
+  let to = Math.min(text.length, from + WRITE_PIECE);
+  const last = text.charCodeAt(to - 1);
+  if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
+  return to;
+}
 const EMPTY = Buffer.alloc(0);
 /** The blank line that ends a head. */
 const CRLF2 = Buffer.from('\r\n\r\n', 'latin1');
@@ -198,10 +209,7 @@ class WireSocket implements WireExchange {
         this.writing = false;
         return;
       }
-      let to = Math.min(text.length, from + WRITE_PIECE);
-      // never split a surrogate pair (each half would be written as U+FFFD)
-      const last = text.charCodeAt(to - 1);
-      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
+      const to = pieceEnd(text, from);
       const piece = text.slice(from, to);
       from = to;
       this.socket.write(piece, next);
