@@ -57,7 +57,11 @@ export interface KubernetesClientOptions {
    * Defaults to 64.
    */
   maxSockets?: number;
-  /** A request fails with a `timeout` transport error when its socket is idle this long. Defaults to 60,000 ms. */
+  /**
+   * A request fails with a `timeout` transport error when its socket is idle this long: no byte of
+   * the answer came and no piece of a large request body (sent 64 KB at a time) left for the
+   * server. A slow but steady upload or answer is not timed out. Defaults to 60,000 ms.
+   */
   requestTimeoutMs?: number;
   /** How long credentials of exec plugins and auth providers are reused before asking the KubeConfig again. Defaults to 60,000 ms (a 401 refreshes at once). */
   authRefreshMs?: number;
