@@ -176,48 +176,28 @@ async function measure(name: ContenderName, n: number, options: Options): Promis
   const server = await ServerProcess.start(options.tls);
   try {
     await server.seed(n);
-    const interval =
-      options.cpuProfIntervalUs === undefined
-        ? []
-        : ['--cpu-prof-interval', String(options.cpuProfIntervalUs)];
-    const prof =
-      PROFILED.includes(name) && options.cpuProfDir !== undefined
+    // profiled contenders write a profile per phase, each in a file of its own
+    const profiled = PROFILED.includes(name) && options.cpuProfDir !== undefined;
+    const prof = (file: string): string[] =>
+      profiled
         ? [
             '--cpu-prof',
-            ...interval,
-            '--cpu-prof-dir',
-            options.cpuProfDir,
-            '--cpu-prof-name',
-            profileName(name, n),
-          ]
-        : [];
-    const converge = await phase(server, name, n, 'converge', prof);
-    // the restart phase is profiled too (floor-raw's list-and-compare and tosdk), in files of its own
-    const restartProf =
-      prof.length > 0
-        ? [
-            '--cpu-prof',
-            ...interval,
+            ...(options.cpuProfIntervalUs === undefined
+              ? []
+              : ['--cpu-prof-interval', String(options.cpuProfIntervalUs)]),
             '--cpu-prof-dir',
             options.cpuProfDir!,
             '--cpu-prof-name',
-            profileName(name, n, 'restart'),
+            file,
           ]
         : [];
+    const converge = await phase(server, name, n, 'converge', prof(profileName(name, n)));
+    // the restart phase is profiled too (floor-raw's list-and-compare and tosdk)
+    const restartProf = prof(profileName(name, n, 'restart'));
     let restart: PhaseFigures | undefined;
     if (name === 'floor-raw') restart = await phase(server, 'floor-list-compare', n, 'restart', restartProf);
     else if (name.startsWith('tosdk')) restart = await phase(server, name, n, 'restart', restartProf);
-    const idleProf =
-      prof.length > 0
-        ? [
-            '--cpu-prof',
-            ...interval,
-            '--cpu-prof-dir',
-            options.cpuProfDir!,
-            '--cpu-prof-name',
-            profileName(IDLE_RECONCILER, n, 'restart'),
-          ]
-        : [];
+    const idleProf = prof(profileName(IDLE_RECONCILER, n, 'restart'));
     const restartIdleReconciler =
       name === 'tosdk' ? await phase(server, IDLE_RECONCILER, n, 'restart', idleProf) : undefined;
     return { name, converge, restart, restartIdleReconciler };

@@ -232,10 +232,10 @@ export class RawServer {
       let buffer = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
       for (;;) {
         const parsed = parseRequest(buffer);
-        if (!parsed) {
+        if (!parsed || 'need' in parsed) {
           parts = [buffer];
           size = buffer.length;
-          need = bytesNeeded(buffer);
+          need = parsed?.need ?? 0;
           return;
         }
         buffer = buffer.subarray(parsed.used);
@@ -327,21 +327,12 @@ export interface KubeconfigOptions {
 
 /** Parses one request off the front of `buffer`; undefined while incomplete. */
 /**
- * How many bytes an incomplete request in `buffer` needs at least before it can be parsed: its
- * head and Content-Length body when the head is there (0, parse at once, otherwise).
+ * The first request in `buffer` and the bytes it used; when it is not all there, undefined, or
+ * `need`: the bytes it takes at least (its head is there and gives a Content-Length).
  */
-function bytesNeeded(buffer: Buffer): number {
-  const end = buffer.indexOf('\r\n\r\n');
-  if (end < 0) return 0;
-  const head = buffer.subarray(0, end).toString('latin1');
-  if (/^transfer-encoding:.*chunked/im.test(head)) return 0;
-  const length = /^content-length:\s*(\d+)/im.exec(head);
-  return length ? end + 4 + Number(length[1]) : 0;
-}
-
 function parseRequest(
   buffer: Buffer,
-): { request: Omit<RawRequest, 'conn' | 'seq'>; used: number } | undefined {
+): { request: Omit<RawRequest, 'conn' | 'seq'>; used: number } | { need: number } | undefined {
   const end = buffer.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const head = buffer.subarray(0, end + 4).toString('latin1');
@@ -373,7 +364,7 @@ function parseRequest(
     body = Buffer.concat(parts);
   } else {
     const length = Number(get('content-length') ?? 0);
-    if (buffer.length < at + length) return undefined;
+    if (buffer.length < at + length) return { need: at + length };
     body = Buffer.from(buffer.subarray(at, at + length));
     at += length;
   }

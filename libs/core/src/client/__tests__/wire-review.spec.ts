@@ -863,6 +863,79 @@ describe('wire transport review (issue 15 §2, R2)', () => {
       return { proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, tunnels };
     };
 
+    /** A ConfigMap of just over 20 MB (2,000 values of 10 KB). */
+    const bigConfigMap = (): V1ConfigMap => {
+      const data: Record<string, string> = {};
+      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
+      return { ...configMap('big'), data };
+    };
+
+    /**
+     * `target` reads each connection slowly but steadily, 64 KB every 10 ms (bytes are counted: a
+     * TLS socket reads a record, at most 16 KB, at a time), and answers the upload with a 201 once
+     * it has all of it: about 3 s for 20 MB. The kernel's socket buffers take the first MBs at
+     * once; the rest waits in the client, which is where the client can see the progress.
+     */
+    const readSlowly = (target: RawServer) => {
+      let reading: NodeJS.Timeout | undefined;
+      cleanups.push(() => clearInterval(reading));
+      target.onConnection = (conn) => {
+        conn.socket.pause();
+        let budget = 0;
+        conn.socket.on('data', (chunk: Buffer) => {
+          budget -= chunk.length;
+          if (budget <= 0) conn.socket.pause();
+        });
+        reading = setInterval(() => {
+          budget = 64 * 1024;
+          conn.socket.resume();
+        }, 10);
+      };
+      target.handle((req) => {
+        clearInterval(reading);
+        req.conn.socket.resume();
+        void req.conn.write(jsonResponse(201, configMap('big')));
+      });
+    };
+
+    /**
+     * `target` answers the first connection's request with a 413 as soon as its first bytes arrive,
+     * then reads nothing more from it; requests on later connections are GETs of ConfigMaps.
+     */
+    const refuseAtFirstBytes = (target: RawServer) => {
+      target.onConnection = (conn) => {
+        if (conn.id !== 0) return;
+        conn.socket.pause();
+        conn.socket.once('data', () => {
+          conn.socket.pause();
+          void conn.write(
+            jsonResponse(
+              413,
+              {
+                kind: 'Status',
+                apiVersion: 'v1',
+                status: 'Failure',
+                reason: 'RequestEntityTooLarge',
+                code: 413,
+              },
+              [],
+              'Request Entity Too Large',
+            ),
+          );
+        });
+        conn.socket.resume();
+      };
+      target.handle((req) => void req.conn.write(jsonResponse(200, configMap(nameOf(req)))));
+    };
+
+    /** A raw TLS server (stopped by the cleanups) and the CA its clients trust. */
+    const startTlsServer = async () => {
+      const pki = await makePki();
+      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+      cleanups.push(() => void tlsServer.stop());
+      return { tlsServer, ca: pki.caPem };
+    };
+
     // Failed before 20085ba (F6; older than the wire transport: the IdleSweeper of the node:http path had the same
     // rule): requestTimeoutMs is documented as an idle time ("destroys the request when the socket is
     // idle this long"; R1's test: "the timeout is idle time, not a deadline"), but BufferedCall.last
@@ -876,31 +949,13 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     // kernel's window updates (~0.3 s at this read rate), and the body is larger and the timeout
     // shorter, so the whole upload (2.5-3.6 s) outlasts the timeout clearly.
     it('a 20 MB create the server reads slowly but steadily for longer than requestTimeoutMs is not timed out', async () => {
-      let reading: NodeJS.Timeout | undefined;
-      cleanups.push(() => clearInterval(reading));
-      server.onConnection = (conn) => {
-        // one read (at most 64 KB) every 10 ms: about 3 s for the body; the kernel's socket buffers
-        // take the first MBs at once, the rest waits in the client, which is where the client can
-        // see the progress
-        conn.socket.pause();
-        reading = setInterval(() => {
-          conn.socket.once('data', () => conn.socket.pause());
-          conn.socket.resume();
-        }, 10);
-      };
-      server.handle((req) => {
-        clearInterval(reading);
-        req.conn.socket.resume();
-        void req.conn.write(jsonResponse(201, configMap('big')));
-      });
+      readSlowly(server);
       const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
         retry: false,
         requestTimeoutMs: 1_500,
       });
       cleanups.push(() => client.close());
-      const data: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
-      const created = await client.create(CM, { ...configMap('big'), data });
+      const created = await client.create(CM, bigConfigMap());
       expect(created.metadata?.name).toBe('big');
       expect(server.requests[0].body.length).toBeGreaterThan(20_000_000);
     });
@@ -909,38 +964,15 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     // kubeconfig's agent, which wrote the body with one end() and counted no progress while the
     // server read it: the same idle timeout fired there. Now it writes the pieces one at a time too.
     it("the same behind a proxy-url (Node's client through a CONNECT tunnel): a 20 MB create read slowly is not timed out", async () => {
-      const pki = await makePki();
-      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
-      cleanups.push(() => void tlsServer.stop());
-      let reading: NodeJS.Timeout | undefined;
-      cleanups.push(() => clearInterval(reading));
-      tlsServer.onConnection = (conn) => {
-        // 64 KB every 10 ms, as above: a TLS socket reads a record (at most 16 KB) at a time
-        conn.socket.pause();
-        let budget = 0;
-        conn.socket.on('data', (chunk: Buffer) => {
-          budget -= chunk.length;
-          if (budget <= 0) conn.socket.pause();
-        });
-        reading = setInterval(() => {
-          budget = 64 * 1024;
-          conn.socket.resume();
-        }, 10);
-      };
-      tlsServer.handle((req) => {
-        clearInterval(reading);
-        req.conn.socket.resume();
-        void req.conn.write(jsonResponse(201, configMap('big')));
-      });
+      const { tlsServer, ca } = await startTlsServer();
+      readSlowly(tlsServer);
       const { proxyUrl, tunnels } = await connectProxy();
-      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca: pki.caPem, proxyUrl }), {
+      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca, proxyUrl }), {
         retry: false,
         requestTimeoutMs: 1_500,
       });
       cleanups.push(() => client.close());
-      const data: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
-      const created = await client.create(CM, { ...configMap('big'), data });
+      const created = await client.create(CM, bigConfigMap());
       expect(created.metadata?.name).toBe('big');
       expect(tlsServer.requests[0].body.length).toBeGreaterThan(20_000_000);
       expect(tunnels.size).toBe(2); // one tunnel, kept
@@ -951,38 +983,13 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     // written on the socket, and the socket must not carry the next request: the server would read
     // the rest of the body as its start.
     it('an answer before the whole body was written: the rest is not sent, the socket is not reused, the next request goes on a new connection', async () => {
-      server.onConnection = (conn) => {
-        if (conn.id !== 0) return;
-        // read the request's first bytes only, then answer and read nothing more
-        conn.socket.pause();
-        conn.socket.once('data', () => {
-          conn.socket.pause();
-          void conn.write(
-            jsonResponse(
-              413,
-              {
-                kind: 'Status',
-                apiVersion: 'v1',
-                status: 'Failure',
-                reason: 'RequestEntityTooLarge',
-                code: 413,
-              },
-              [],
-              'Request Entity Too Large',
-            ),
-          );
-        });
-        conn.socket.resume();
-      };
-      server.handle((req) => void answerGets(req));
+      refuseAtFirstBytes(server);
       const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
         retry: false,
         requestTimeoutMs: 10_000,
       });
       cleanups.push(() => client.close());
-      const data: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
-      const refused = await client.create(CM, { ...configMap('big'), data }).catch((e: unknown) => e);
+      const refused = await client.create(CM, bigConfigMap()).catch((e: unknown) => e);
       expect((refused as { status?: number }).status).toBe(413);
       // the server reads again: what the kernel held of the body, then the close
       const first = server.connections[0];
@@ -995,41 +1002,15 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     });
 
     it('the same behind a proxy-url: an answer before the whole body was written closes the tunnel, and the next request opens a new one', async () => {
-      const pki = await makePki();
-      const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
-      cleanups.push(() => void tlsServer.stop());
-      tlsServer.onConnection = (conn) => {
-        if (conn.id !== 0) return;
-        conn.socket.pause();
-        conn.socket.once('data', () => {
-          conn.socket.pause();
-          void conn.write(
-            jsonResponse(
-              413,
-              {
-                kind: 'Status',
-                apiVersion: 'v1',
-                status: 'Failure',
-                reason: 'RequestEntityTooLarge',
-                code: 413,
-              },
-              [],
-              'Request Entity Too Large',
-            ),
-          );
-        });
-        conn.socket.resume();
-      };
-      tlsServer.handle((req) => void req.conn.write(jsonResponse(200, configMap(nameOf(req)))));
+      const { tlsServer, ca } = await startTlsServer();
+      refuseAtFirstBytes(tlsServer);
       const { proxyUrl, tunnels } = await connectProxy();
-      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca: pki.caPem, proxyUrl }), {
+      const client = KubernetesClient.fromKubeConfig(tlsServer.kubeConfig({ ca, proxyUrl }), {
         retry: false,
         requestTimeoutMs: 10_000,
       });
       cleanups.push(() => client.close());
-      const data: Record<string, string> = {};
-      for (let i = 0; i < 2000; i++) data[`k${i}`] = 'x'.repeat(10_000);
-      const refused = await client.create(CM, { ...configMap('big'), data }).catch((e: unknown) => e);
+      const refused = await client.create(CM, bigConfigMap()).catch((e: unknown) => e);
       expect((refused as { status?: number }).status).toBe(413);
       // the server reads again: what reached it of the body, then the tunnel's close
       const first = tlsServer.connections[0];

@@ -5,7 +5,7 @@ import type { KubernetesStatus } from '../errors.js';
 import type { Connection, Prepared, SlotWaiter } from './connection.js';
 import type { IdleEntry } from './idle-sweeper.js';
 import type { WireExchange, WireHeaders, WireListener, WirePool } from './wire.js';
-import { pieceEnd, WRITE_PIECE } from './wire.js';
+import { WRITE_PIECE, writeInPieces } from './wire.js';
 
 /** Header fields of an answer by lower-case name (Node's `IncomingHttpHeaders` fits). */
 export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -540,27 +540,17 @@ class BufferedCall implements WireListener, IdleEntry, SlotWaiter {
       return;
     }
     // a large body in pieces, one at a time, each counted as progress when it left (see
-    // WireSocket.start): a server reading slowly behind the proxy is not an idle one
-    let from = 0;
-    const next = (error?: Error | null): void => {
-      if (error || this.req !== current) return;
-      if (this.settled) {
+    // writeInPieces): a server reading slowly behind the proxy is not an idle one
+    writeInPieces(body, (piece, next) => current.write(piece, next), {
+      going: () => this.req === current && !this.settled,
+      sent: () => this.sent(),
+      stopped: (how) => {
+        if (how === 'all') current.end();
         // answered (or failed) before the whole body was written: the rest is not sent, and the
         // connection, in the middle of a request, is not reused
-        current.destroy();
-        return;
-      }
-      if (from > 0) this.sent();
-      if (from >= body.length) {
-        current.end();
-        return;
-      }
-      const to = pieceEnd(body, from);
-      const piece = body.slice(from, to);
-      from = to;
-      current.write(piece, next);
-    };
-    next();
+        else if (how === 'stopped' && this.req === current) current.destroy();
+      },
+    });
   }
 }
 

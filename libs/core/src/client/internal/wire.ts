@@ -85,15 +85,35 @@ function hasBareLf(buf: Buffer, prev: number): boolean {
 export const WRITE_PIECE = 64 * 1024;
 
 /**
- * Where the piece of `text` starting at `from` ends: {@link WRITE_PIECE} units on, or one more so
- * as not to split a surrogate pair (each half would be written as U+FFFD).
+ * Writes a large request in pieces of {@link WRITE_PIECE} units, one at a time: `write` sends a
+ * piece and calls its callback once the piece left, and only then is the next one written. (Pieces
+ * written all at once wait in the socket's buffer behind the first and go out as one writev, whose
+ * callbacks all come at its end: no progress for as long as the server takes to read nearly all of
+ * it.) Before each further piece `going()` says whether the exchange still wants it; `sent()`
+ * reports each piece that left; `stopped` says how the writing ended. A piece never splits a
+ * surrogate pair (each half would be written as U+FFFD).
  */
-export function pieceEnd(text: string, from: number): number {
-  let to = Math.min(text.length, from + WRITE_PIECE);
-  const last = text.charCodeAt(to - 1);
-  if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
-  return to;
+export function writeInPieces(
+  text: string,
+  write: (piece: string, next: (error?: Error | null) => void) => void,
+  step: { going(): boolean; sent(): void; stopped(how: 'all' | 'error' | 'stopped'): void },
+): void {
+  let from = 0;
+  const next = (error?: Error | null): void => {
+    if (error) return step.stopped('error');
+    if (!step.going()) return step.stopped('stopped');
+    if (from > 0) step.sent();
+    if (from >= text.length) return step.stopped('all');
+    let to = Math.min(text.length, from + WRITE_PIECE);
+    const last = text.charCodeAt(to - 1);
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
+    const piece = text.slice(from, to);
+    from = to;
+    write(piece, next);
+  };
+  next();
 }
+
 const EMPTY = Buffer.alloc(0);
 /** The blank line that ends a head. */
 const CRLF2 = Buffer.from('\r\n\r\n', 'latin1');
@@ -192,29 +212,16 @@ class WireSocket implements WireExchange {
       this.socket.write(text);
       return;
     }
-    // a large body goes in pieces, one on the socket at a time, each reporting when it left: a
-    // server reading it slowly but steadily is not an idle one. (Pieces written all at once wait in
-    // the socket's buffer behind the first and go out as one writev, whose callbacks all come at
-    // its end: no progress for as long as the server takes to read nearly all of it.)
+    // a large body goes in pieces, each reporting when it left: a server reading it slowly but
+    // steadily is not an idle one; an answer before the whole body (or a failure, a close) ends it
     this.writing = true;
-    let from = 0;
-    const next = (error?: Error | null): void => {
-      // the exchange ended (an answer before the whole body, a failure, a close): nothing more
-      if (error || this.listener !== listener || this.closed) {
+    writeInPieces(text, (piece, next) => this.socket.write(piece, next), {
+      going: () => this.listener === listener && !this.closed,
+      sent: () => listener.sent?.(),
+      stopped: () => {
         this.writing = false;
-        return;
-      }
-      if (from > 0) listener.sent?.();
-      if (from >= text.length) {
-        this.writing = false;
-        return;
-      }
-      const to = pieceEnd(text, from);
-      const piece = text.slice(from, to);
-      from = to;
-      this.socket.write(piece, next);
-    };
-    next();
+      },
+    });
   }
 
   destroy(cause: Error): void {
