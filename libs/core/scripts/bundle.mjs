@@ -1,9 +1,10 @@
-// Bundles @tosdk/core's compiled modules (dist/**/*.js, what `tsc -b` emits) into the one file the
-// package's "exports" serves, dist/tosdk-core.js, with a source map chained back to src/**/*.ts.
+// Bundles @tosdk/core's compiled modules (dist/**/*.js, what `tsc -b` emits) into the file the
+// package's "exports" serves, dist/tosdk-core.js, and the five chunks it imports
+// (dist/tosdk-core-<hash>.js, see PARTS), each with a source map chained back to src/**/*.ts.
 //
 // Why (issue 15 §3, the footprint of an idle operator): Node's ES module loader pays per module
 // (module records, the resolver's path walks) and resolving ~120 files makes its path normalisation hot
-// enough for V8's optimising compiler, whose code pages then count in RSS. One file instead of ~120
+// enough for V8's optimising compiler, whose code pages then count in RSS. Six files instead of ~120
 // saves about 9 MB of an idle operator's RSS (README "Footprint"). Dependencies and peers stay imports,
 // except lru-cache, which every operator loads at start (see BUNDLED below).
 // The output is minified in whitespace only (names stay, so stack traces name the functions; the
@@ -12,7 +13,15 @@
 //
 // Run by `npm run build` after `tsc -b`, and before `npm pack` (prepack). Usage: node scripts/bundle.mjs
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -97,15 +106,60 @@ const dependenciesExternal = {
 };
 
 const coreDir = fileURLToPath(new URL('..', import.meta.url));
+const distDir = new URL('../dist/', import.meta.url);
 const entry = 'dist/index.js';
 if (!existsSync(new URL(`../${entry}`, import.meta.url))) {
   console.error(`@tosdk/core bundle: ${coreDir}${entry} is missing; run \`npm run build\` (tsc -b) first`);
   process.exit(1);
 }
-await build({
+
+// The bundle is the entry file and a few chunks it imports, each at most PART_BUDGET bytes, instead
+// of one 360 KB file. V8 compiles a module's whole top-level code at once, and its parser's memory for
+// one large file is malloc'd and kept by glibc after the compile (the threshold for giving it back
+// was raised by Node's own start-up): an idle operator held ~1.2 MB more malloc heap than the floor
+// for the one file, and at the floor's level when no file is over ~128 KB (README "Footprint"). The
+// chunks come from esbuild's code splitting, the parts below being extra entry points that are never
+// written: a module lands in a chunk by which of them reach it. A few files, not one per module: each
+// ES module costs Node's loader (that is why the package is bundled at all).
+const PARTS = [
+  ['client', 'informer', 'cache', 'util', 'logging'],
+  ['event', 'events'],
+  ['dependent', 'workflow', 'sharding'],
+];
+const PART_BUDGET = 128 * 1024;
+const PART_PREFIX = 'tosdk-part:';
+const partFiles = (dirs) =>
+  dirs.flatMap((dir) =>
+    readdirSync(new URL(`${dir}/`, distDir), { recursive: true })
+      .filter((file) => file.endsWith('.js') && !file.split(/[\\/]/).includes('__tests__'))
+      .sort()
+      .map((file) => fileURLToPath(new URL(`${dir}/${file}`, distDir))),
+  );
+const parts = {
+  name: 'parts',
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^${PART_PREFIX}`) }, ({ path }) => ({ path, namespace: 'part' }));
+    build.onLoad({ filter: /.*/, namespace: 'part' }, ({ path }) => ({
+      contents: partFiles(PARTS[Number(path.slice(PART_PREFIX.length))])
+        .map((file) => `export * from ${JSON.stringify(file)};`)
+        .join('\n'),
+      resolveDir: coreDir,
+      loader: 'js',
+    }));
+  },
+};
+
+const result = await build({
   absWorkingDir: coreDir,
-  entryPoints: [entry],
-  outfile: 'dist/tosdk-core.js',
+  entryPoints: [
+    { in: entry, out: 'tosdk-core' },
+    ...PARTS.map((_, i) => ({ in: `${PART_PREFIX}${i}`, out: `part-${i}` })),
+  ],
+  outdir: 'dist',
+  splitting: true,
+  chunkNames: 'tosdk-core-[hash]',
+  write: false,
+  metafile: true,
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -116,8 +170,34 @@ await build({
   minifyWhitespace: true,
   banner: { js: LICENSE_NOTE },
   logLevel: 'warning',
-  plugins: [dependenciesExternal, builtinsFromProcess],
+  plugins: [parts, dependenciesExternal, builtinsFromProcess],
 });
+const outputName = (path) => basename(path);
+const isPartEntry = (name) => /^part-\d+\.js(\.map)?$/.test(name);
+// TOSDK_BUNDLE_REPORT=1: each file's size and the bytes of each src/ folder in it (to rebalance PARTS)
+if (process.env['TOSDK_BUNDLE_REPORT'] === '1') {
+  for (const [path, output] of Object.entries(result.metafile.outputs)) {
+    if (!path.endsWith('.js') || isPartEntry(outputName(path))) continue;
+    const byFolder = {};
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const folder = input.startsWith('dist/') ? input.split('/')[1] : input;
+      byFolder[folder] = (byFolder[folder] ?? 0) + bytesInOutput;
+    }
+    console.log(`${path}: ${output.bytes} bytes ${JSON.stringify(byFolder)}`);
+  }
+}
+// what the package loads: the entry and every chunk it imports, with their maps (the parts' own entry
+// files are never imported by them)
+const files = result.outputFiles.filter((file) => !isPartEntry(outputName(file.path)));
+for (const [path, output] of Object.entries(result.metafile.outputs)) {
+  if (isPartEntry(outputName(path))) continue;
+  const intoPart = output.imports.filter((i) => isPartEntry(outputName(i.path)));
+  if (intoPart.length > 0) {
+    console.error(`@tosdk/core bundle: ${path} imports a part's entry (${intoPart[0].path})`);
+    process.exit(1);
+  }
+}
+
 // lru-cache's code as bundled, with its licence, where the source map points for it
 const vendorDir = new URL(`../dist/${VENDOR_DIR}/`, import.meta.url);
 mkdirSync(vendorDir, { recursive: true });
@@ -131,19 +211,41 @@ copyFileSync(
   fileURLToPath(new URL('../node_modules/lru-cache/LICENSE.md', import.meta.url)),
   new URL('LICENSE.md', vendorDir),
 );
-const mapUrl = new URL('../dist/tosdk-core.js.map', import.meta.url);
-const map = JSON.parse(readFileSync(mapUrl, 'utf8'));
-map.sources = map.sources.map((source) => {
-  const absolute = resolvePath(coreDir, 'dist', source);
-  return vendoredNames.get(absolute) ?? source;
-});
-writeFileSync(mapUrl, JSON.stringify(map));
-const unpublished = map.sources.filter((source) => source.includes('node_modules'));
-if (unpublished.length > 0) {
-  console.error(`@tosdk/core bundle: the source map names unpublished sources: ${unpublished.join(', ')}`);
-  process.exit(1);
+const code = [];
+const output = [];
+for (const file of files) {
+  const name = outputName(file.path);
+  let text = file.text;
+  if (name.endsWith('.map')) {
+    const map = JSON.parse(text);
+    map.sources = map.sources.map(
+      (source) => vendoredNames.get(resolvePath(coreDir, 'dist', source)) ?? source,
+    );
+    const unpublished = map.sources.filter((source) => source.includes('node_modules'));
+    if (unpublished.length > 0) {
+      console.error(`@tosdk/core bundle: ${name} names unpublished sources: ${unpublished.join(', ')}`);
+      process.exit(1);
+    }
+    text = JSON.stringify(map);
+  } else {
+    const size = Buffer.byteLength(text);
+    if (size > PART_BUDGET) {
+      console.error(
+        `@tosdk/core bundle: dist/${name} is ${size} bytes, over the ${PART_BUDGET} a file may have; move a folder of src/ to another group of PARTS in scripts/bundle.mjs (or add a group) so every file stays under it`,
+      );
+      process.exit(1);
+    }
+    code.push({ name, text });
+  }
+  output.push({ name, text });
 }
-const bundled = readFileSync(new URL('../dist/tosdk-core.js', import.meta.url), 'utf8');
+for (const { name, text } of output) writeFileSync(new URL(name, distDir), text);
+// chunks of earlier builds (their names change with their content)
+const written = new Set(output.map((file) => file.name));
+for (const name of readdirSync(distDir)) {
+  if (/^tosdk-core-\w+\.js(\.map)?$/.test(name) && !written.has(name)) rmSync(new URL(name, distDir));
+}
+const bundled = code.map((file) => file.text).join('\n');
 const left = bundled.match(/\bimport\s*[^;()]*?from\s*"node:[^"]*"/g);
 if (left) {
   console.error(`@tosdk/core bundle: built-ins still imported as ES modules: ${left.join('; ')}`);
