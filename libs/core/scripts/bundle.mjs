@@ -128,12 +128,18 @@ const PARTS = [
 ];
 const PART_BUDGET = 128 * 1024;
 const PART_PREFIX = 'tosdk-part:';
+// a part's modules: the tsc output of its folders' sources (listed from src/, so a stale file that
+// tsc left in dist/ after its source was removed is never bundled)
+const srcDir = new URL('../src/', import.meta.url);
 const partFiles = (dirs) =>
   dirs.flatMap((dir) =>
-    readdirSync(new URL(`${dir}/`, distDir), { recursive: true })
-      .filter((file) => file.endsWith('.js') && !file.split(/[\\/]/).includes('__tests__'))
+    readdirSync(new URL(`${dir}/`, srcDir), { recursive: true })
+      .filter(
+        (file) =>
+          /\.ts$/.test(file) && !/\.(d|spec)\.ts$/.test(file) && !file.split(/[\\/]/).includes('__tests__'),
+      )
       .sort()
-      .map((file) => fileURLToPath(new URL(`${dir}/${file}`, distDir))),
+      .map((file) => fileURLToPath(new URL(`${dir}/${file.replace(/\.ts$/, '.js')}`, distDir))),
   );
 const parts = {
   name: 'parts',
