@@ -15,7 +15,12 @@ export interface WebhookModuleOptions {
   hosts?: string[];
   /** Start the HTTPS server. Defaults to true; false serves only through `WebhookController` on the app's own (HTTPS) server. */
   listen?: boolean;
-  /** Also mount `WebhookController` (`POST /webhooks/{validate,mutate,convert}/:name`) in the Nest app. Defaults to false. */
+  /**
+   * Also mount `WebhookController` (`POST /webhooks/{validate,mutate,convert}/:name`) in the Nest app.
+   * Reviews of up to 3 MiB (kube-apiserver's limit) reach it whatever the JSON body limit of the
+   * app's other routes on Express; on Fastify give the adapter `bodyLimit: 3 * 1024 * 1024`.
+   * Defaults to false.
+   */
   controller?: boolean;
 }
 

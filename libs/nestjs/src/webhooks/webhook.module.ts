@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { WEBHOOK_MODULE_OPTIONS } from './webhook-module-options.js';
 import type { WebhookModuleOptions } from './webhook-module-options.js';
+import { WebhookRouteBody } from './webhook-body.js';
 import { WebhookController } from './webhook.controller.js';
 import { WebhookExplorer } from './webhook.explorer.js';
 import { WebhookServer } from './webhook.server.js';
@@ -24,7 +25,13 @@ export class WebhookModule {
       module: WebhookModule,
       global: true,
       imports: [DiscoveryModule],
-      providers: [{ provide: WEBHOOK_MODULE_OPTIONS, useValue: options }, WebhookExplorer, WebhookServer],
+      providers: [
+        { provide: WEBHOOK_MODULE_OPTIONS, useValue: options },
+        WebhookExplorer,
+        WebhookServer,
+        // reviews of up to 3 MiB reach the controller past the app's JSON body limit
+        ...(options.controller === true ? [WebhookRouteBody] : []),
+      ],
       controllers: options.controller === true ? [WebhookController] : [],
       exports: [WebhookServer],
     };

@@ -20,11 +20,9 @@ import {
 } from './webhook-manifests.js';
 import type { WebhookEndpoint } from './webhook-manifests.js';
 import { WebhookReviewHandler } from './webhook-review.handler.js';
+import { MAX_REVIEW_BYTES, readReviewBody } from './webhook-body.js';
 import { developmentWebhookTls } from './webhook-tls.js';
 import type { WebhookTls } from './webhook-tls.js';
-
-/** Largest review body accepted (kube-apiserver's request limit is 3 MiB). */
-const MAX_BODY = 3 * 1024 * 1024;
 
 /**
  * The webhook server: discovers the webhook providers when the application boots, serves them over
@@ -60,29 +58,26 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     if (this.options.listen === false) return;
     const handler = this.reviewHandler;
     const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem }, (req, res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_BODY) chunks.push(c);
-      });
-      req.on('end', () => {
-        const path = new URL(req.url ?? '/', 'https://webhook').pathname;
-        const reply = (status: number, body: unknown): void => {
-          const text = JSON.stringify(body);
-          res.writeHead(status, {
-            'Content-Type': 'application/json',
-            'Content-Length': Buffer.byteLength(text),
-          });
-          res.end(text);
-        };
-        if (req.method !== 'POST') return reply(405, { message: 'webhooks accept POST only' });
-        if (size > MAX_BODY) return reply(413, { message: `review larger than ${MAX_BODY} bytes` });
-        handler.handle(path, Buffer.concat(chunks).toString('utf8')).then(
-          (a) => reply(a.status, a.body),
-          (e: unknown) => reply(500, { message: e instanceof Error ? e.message : String(e) }),
-        );
-      });
+      readReviewBody(req).then(
+        ({ text, tooLarge }) => {
+          const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+          const reply = (status: number, body: unknown): void => {
+            const text = JSON.stringify(body);
+            res.writeHead(status, {
+              'Content-Type': 'application/json',
+              'Content-Length': Buffer.byteLength(text),
+            });
+            res.end(text);
+          };
+          if (req.method !== 'POST') return reply(405, { message: 'webhooks accept POST only' });
+          if (tooLarge) return reply(413, { message: `review larger than ${MAX_REVIEW_BYTES} bytes` });
+          handler.handle(path, text).then(
+            (a) => reply(a.status, a.body),
+            (e: unknown) => reply(500, { message: e instanceof Error ? e.message : String(e) }),
+          );
+        },
+        () => req.socket.destroy(),
+      );
     });
     server.on('clientError', (_e, socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
