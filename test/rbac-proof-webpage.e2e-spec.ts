@@ -144,7 +144,10 @@ describe('[RBAC proof] the WebPage operator under exactly its generated RBAC', (
       const needs = needsOf(env.server!, SA);
       const reviewer = KubernetesClient.fromKubeConfig(env.server!.kubeConfig(SA));
       try {
-        await proveEveryPermissionNeeded(env.adminClient, reviewer, manifests, needs);
+        // patch on webpages is granted for UpdateControl.patchResource, which the sample does not return
+        await proveEveryPermissionNeeded(env.adminClient, reviewer, manifests, needs, [
+          { group: WebPage.group, resource: WebPage.plural, verb: 'patch' },
+        ]);
       } finally {
         reviewer.close();
       }

@@ -140,8 +140,10 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
 /**
  * The permissions the app's controllers need, computed from their configuration:
  * - primary kind: list and watch in the watched namespaces; patch of the status subresource (status
- *   updates); patch of the object when a finalizer is added and removed (a Cleaner, or a workflow
- *   deleting dependents itself);
+ *   updates); patch of the object, always: the finalizer of a Cleaner (or of a workflow deleting
+ *   dependents itself) is added and removed with it, and a reconciler may return
+ *   `UpdateControl.patchResource` (a choice made at run time, which the configuration does not show;
+ *   QOSDK grants it too);
  * - each event source's kind: list and watch in its namespaces;
  * - each managed dependent's kind: create and patch for a Creator (server-side apply creates),
  *   patch for an Updater, delete for a Deleter the workflow deletes (not garbage collected, or with
@@ -160,7 +162,8 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
       ? (type.definition.version.statusSubresource ?? type.definition.schema.status !== undefined)
       : !(type.group === '' || type.group.endsWith('.k8s.io')) || !NO_STATUS.has(type.kind);
     if (hasStatus) grants.addType(ns, type, ['patch'], 'status');
-    if (c.usesFinalizer) grants.addType(ns, type, ['patch']);
+    // patchResource/patchResourceAndStatus and the finalizer: both patch the primary
+    grants.addType(ns, type, ['patch']);
     for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
     for (const d of c.dependents) {
       const verbs = [
