@@ -28,7 +28,9 @@ const yaml = (value: unknown, indent = 0) =>
 /**
  * The files of `tosdk generate helm` (path → content): Chart.yaml, values.yaml (image, replicas,
  * watchNamespaces, resources), the CRDs in `crds/`, and templates for the ServiceAccount, the RBAC
- * (a ClusterRole, or a Role per namespace of `watchNamespaces`) and the Deployment.
+ * and the Deployment. The RBAC: with `watchNamespaces`, the namespaced rules in a Role per namespace
+ * of it; empty (the default), the roles of `rbacManifests` (a ClusterRole for every namespace
+ * and cluster-scoped kinds, a Role per namespace a controller's code names).
  */
 export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string): Record<string, string> {
   const s = deploymentSettings(config);
@@ -61,8 +63,9 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
     `    app.kubernetes.io/name: ${config.name}`,
     '',
   ].join('\n');
-  // every namespace (a ClusterRole), or the namespaces of watchNamespaces (a Role in each)
-  const all = computeGrants(app).byScope.get('');
+  // watchNamespaces set: the namespaced rules in a Role in each of them; empty: the scopes of the code,
+  // as `tosdk generate rbac` (a ClusterRole, and a Role per namespace a controller is configured for)
+  const asCoded = computeGrants(app);
   const scoped = computeGrants(app, [PLACEHOLDER]);
   const clusterOnly = scoped.byScope.get('');
   const perNamespace = scoped.byScope.get(PLACEHOLDER);
@@ -111,8 +114,12 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       binding('ClusterRole', undefined),
     );
   rbac.push('{{- else }}');
+  const all = asCoded.byScope.get('');
   if (all)
     rbac.push('---', role('ClusterRole', undefined, rulesOf(all)), '---', binding('ClusterRole', undefined));
+  for (const ns of [...asCoded.byScope.keys()].filter((k) => k !== '').sort()) {
+    rbac.push('---', role('Role', ns, rulesOf(asCoded.byScope.get(ns)!)), '---', binding('Role', ns));
+  }
   rbac.push('{{- end }}');
   if (leaderElectionOn(config, app)) {
     rbac.push(
