@@ -4,7 +4,8 @@
  *
  * - a request at a version that a CRD converts by webhook is run at the storage version and its
  *   body and answer (object, list, watch events) go through the conversion webhook
- *   ({@link handleConvertedVersion});
+ *   ({@link handleConvertedVersion}); admission still runs at the requested version, its objects
+ *   converted to it, as kube-apiserver admits a write before converting it for storage;
  * - a create, update or patch that admission webhooks may see runs as kube-apiserver orders it:
  *   the write is computed up to its admission point as a dry run, mutating webhooks change the
  *   object, the write is computed again with that object and validated (schema, CEL), validating
@@ -22,7 +23,7 @@ import type { ResourceRequestInfo } from '../internal/http/request-info.js';
 import { handleResource } from '../internal/http/resource-handler.js';
 import type { HandlerDeps } from '../internal/http/resource-handler.js';
 import type { ResourceType, ResourceVersion } from '../internal/resources/resource-type.js';
-import { apiVersionOf, storageKey } from '../internal/resources/resource-type.js';
+import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/resource-type.js';
 import type { ObjectService, WriteContext } from '../internal/storage/object-service.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
 import { CapturedResponse, replayRequest } from './captured-http.js';
@@ -202,7 +203,12 @@ export class ServerAdmission implements WebhookSource {
 
   /** The conversion webhook of a CRD version that is converted by one (not the storage version). */
   conversionWebhookOf(rt: ResourceType, version: ResourceVersion): WebhookClientConfig | undefined {
-    if (rt.crdName === undefined || version.storage) return undefined;
+    return version.storage ? undefined : this.webhookConversionOf(rt);
+  }
+
+  /** The conversion webhook of a CRD whose conversion strategy is `Webhook`; undefined for others. */
+  private webhookConversionOf(rt: ResourceType): WebhookClientConfig | undefined {
+    if (rt.crdName === undefined) return undefined;
     const crd = this.deps.store.get(CRD_KEY, '', rt.crdName);
     const spec = crd && isObject(crd.spec) ? crd.spec : undefined;
     const conversion = spec && isObject(spec.conversion) ? spec.conversion : undefined;
@@ -216,12 +222,8 @@ export class ServerAdmission implements WebhookSource {
     const first = objects[0];
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
     const rt = this.deps.registry.byKind(group, str(first.kind));
-    const target = apiVersion.slice(apiVersion.indexOf('/') + 1);
-    const nonStorage = rt?.versions.find((v) => !v.storage && this.conversionWebhookOf(rt, v) !== undefined);
-    if (rt && nonStorage) {
-      const cc = this.conversionWebhookOf(rt, nonStorage)!;
-      return convertThroughWebhook(cc, objects, apiVersionOf(rt.group, target));
-    }
+    const cc = rt ? this.webhookConversionOf(rt) : undefined;
+    if (rt && cc) return convertThroughWebhook(cc, objects, apiVersion);
     return objects.map((o) => ({ ...o, apiVersion }));
   }
 
@@ -231,8 +233,12 @@ export class ServerAdmission implements WebhookSource {
     if (resolved) {
       const cc = this.conversionWebhookOf(resolved.rt, resolved.version);
       if (cc !== undefined) {
+        // run at the storage version, admitted at the version the client asked for (as kube-apiserver
+        // decodes the body at that version and runs admission before converting for storage)
+        const requested = resolved.version;
+        const dispatch: ResourceDispatch = (rq, rs, at, q, u) => this.admitted(rq, rs, at, q, u, requested);
         return handleConvertedVersion(
-          { deps: this.deps, dispatch: this.admitted, convert: (o, av) => convertThroughWebhook(cc, o, av) },
+          { deps: this.deps, dispatch, convert: (o, av) => convertThroughWebhook(cc, o, av) },
           resolved.rt,
           resolved.version,
           req,
@@ -246,13 +252,25 @@ export class ServerAdmission implements WebhookSource {
     return this.admitted(req, res, info, query, user);
   };
 
-  /** A request at a version the server stores directly: admission webhooks when configured. */
-  private readonly admitted: ResourceDispatch = async (req, res, info, query, user) => {
+  /**
+   * A request at a version the server stores directly: admission webhooks when configured.
+   * `requested` is the version the client used when the request was moved to the storage version
+   * (a version converted by webhook): admission runs at that version, with objects converted to it.
+   */
+  private async admitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+    requested?: ResourceVersion,
+  ): Promise<void> {
     const resolved = this.deps.registry.resolve(info.group, info.version, info.resource);
     const isConfig = info.group === 'admissionregistration.k8s.io';
     if (!resolved || resolved.rt.virtual || info.subresource === 'scale' || (!this.active && !isConfig))
       return handleResource(this.deps, req, res, info, query, user);
-    const { rt, version } = resolved;
+    const { rt } = resolved;
+    const version = requested ?? resolved.version;
     if (isConfig) {
       // webhooks and policies never see their own configuration kinds (kube-apiserver exempts them,
       // so a broken webhook cannot lock its configuration); only their validation applies
@@ -307,7 +325,7 @@ export class ServerAdmission implements WebhookSource {
       return handleResource(this.deps, replayRequest(req, body), res, info, query, user);
     }
     return this.admitWrite(rt, version, body, req, res, info, query, user);
-  };
+  }
 
   /**
    * Whether a webhook's rules can match this write (selectors aside): when none can, the write
@@ -400,11 +418,19 @@ export class ServerAdmission implements WebhookSource {
     return attrs;
   }
 
-  /** The object as a webhook sees it: at the request's version. */
-  private atVersion(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
+  /**
+   * A copy of `obj` at `version` (the request's version, as webhooks see the object, or the storage
+   * version, as it is written): converted by the CRD's conversion webhook when it has one.
+   */
+  private async atVersion(rt: ResourceType, version: ResourceVersion, obj: JsonObject): Promise<JsonObject> {
     const o = clone(obj);
-    o.apiVersion = apiVersionOf(rt.group, version.name);
-    return o;
+    const apiVersion = apiVersionOf(rt.group, version.name);
+    if (o.apiVersion === apiVersion) return o;
+    if (this.webhookConversionOf(rt) === undefined) {
+      o.apiVersion = apiVersion;
+      return o;
+    }
+    return (await this.convert([o], apiVersion))[0];
   }
 
   private async admitDelete(
@@ -421,7 +447,7 @@ export class ServerAdmission implements WebhookSource {
       ...this.attributes(rt, version, info, query, user),
       operation: 'DELETE',
       name: info.name!,
-      oldObject: this.atVersion(rt, version, stored),
+      oldObject: await this.atVersion(rt, version, stored),
     };
     if (this.chain.matches('mutating', attrs)) await this.chain.mutate({ ...attrs, object: attrs.oldObject });
     this.policies.validate(attrs, []);
@@ -465,14 +491,17 @@ export class ServerAdmission implements WebhookSource {
       const warnings: string[] = [];
       // a custom resource reaches admission decoded: unknown fields pruned (an error under
       // fieldValidation=Strict, a warning under Warn) and the schema's defaults applied
-      if (version.admit) seen.obj = decodeCustomResource(rt, version, seen.obj, seen.old, query, warnings);
+      // (at the version the write runs at: the storage version when the request's was converted)
+      const decodedAt = rt.versions.find((v) => v.name === info.version) ?? version;
+      if (decodedAt.admit)
+        seen.obj = decodeCustomResource(rt, decodedAt, seen.obj, seen.old, query, warnings);
       const attrs: AdmissionAttributes = {
         ...this.attributes(rt, version, info, query, user),
         operation: seen.old === undefined ? 'CREATE' : 'UPDATE',
         name: str(metaOf(seen.obj).name),
-        object: this.atVersion(rt, version, seen.obj),
+        object: await this.atVersion(rt, version, seen.obj),
       };
-      if (seen.old) attrs.oldObject = this.atVersion(rt, version, seen.old);
+      if (seen.old) attrs.oldObject = await this.atVersion(rt, version, seen.old);
       // a generated name: mutating webhooks see none (kube-apiserver generates it after them), the
       // validating ones and the store the one generated now
       const generated = info.verb === 'create' ? withName(body, attrs.name) : undefined;
@@ -484,9 +513,15 @@ export class ServerAdmission implements WebhookSource {
       // 2. mutating webhooks, in order
       const mutated = (await this.chain.mutate(attrs, warnings)) ?? attrs.object!;
       if (generated) attrs.name = str(metaOf(seen.obj).name);
+      // what is written: the object at the storage version (converted back when webhooks changed it)
+      const storage = storageVersion(rt);
+      const written =
+        mutated === attrs.object || version === storage
+          ? mutated
+          : await this.atVersion(rt, storage, mutated);
       const substitute: Hook = (obj, old) => {
         if (rvOf(old) !== rvOf(seen.old)) throw new Stale('stale');
-        replaceContent(obj, mutated);
+        replaceContent(obj, mutated === attrs.object ? seen.obj : written);
         check(obj, old);
       };
       try {
@@ -504,7 +539,7 @@ export class ServerAdmission implements WebhookSource {
             user,
           );
           const result: unknown = JSON.parse(await text);
-          if (isObject(result)) validating.object = result;
+          if (isObject(result)) validating.object = await this.atVersion(rt, version, result);
           // kube-apiserver's order: admission policies, then the validating webhooks
           this.policies.validate(validating, warnings);
           await this.chain.validate(validating, warnings);

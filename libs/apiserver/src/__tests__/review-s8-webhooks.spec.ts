@@ -1,0 +1,679 @@
+/**
+ * Review S8: admission and conversion webhooks as the in-memory API server calls them, compared
+ * with kube-apiserver (k8s.io/apiserver plugin/pkg/admission/webhook, apiextensions-apiserver
+ * conversion/webhook_converter.go). `[FINDING S8-WH<n>]` tests pass while the defect exists.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../server.js';
+import { call, waitFor } from './http-helper.js';
+import type { RawResponse } from './http-helper.js';
+import { patchResponse, TestWebhookServer } from '../admission/__tests__/webhook-test-server.js';
+
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const CM = '/api/v1/namespaces/default/configmaps';
+
+type Json = Record<string, unknown>;
+
+function rule(ops: string[], group: string, versions: string[], resources: string[]): Json {
+  return { operations: ops, apiGroups: [group], apiVersions: versions, resources };
+}
+
+function hook(name: string, cc: Json, extra: Json = {}): Json {
+  return {
+    name,
+    clientConfig: cc,
+    rules: [rule(['CREATE', 'UPDATE'], '', ['v1'], ['configmaps'])],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  };
+}
+
+function config(kind: 'Validating' | 'Mutating', name: string, webhooks: unknown[]): Json {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: `${kind}WebhookConfiguration`,
+    metadata: { name },
+    webhooks,
+  };
+}
+
+function cm(name: string, data: Record<string, string>, meta: Json = {}): Json {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, data };
+}
+
+function warningsOf(r: RawResponse): string {
+  const w = r.headers.warning;
+  return Array.isArray(w) ? w.join('\n') : (w ?? '');
+}
+
+interface Gadget {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { color?: string; paint?: { color: string } };
+}
+
+/** v1 has spec.color; v2 moved it to spec.paint.color. */
+function convert(obj: Gadget, to: string): Gadget {
+  if (obj.apiVersion === to) return obj;
+  if (to.endsWith('/v2')) return { ...obj, apiVersion: to, spec: { paint: { color: obj.spec.color ?? '' } } };
+  return { ...obj, apiVersion: to, spec: { color: obj.spec.paint?.color ?? '' } };
+}
+
+/** A Gadget CRD of `group` (v1 and v2 served), converted by the webhook at `cc`. */
+function gadgetCrd(group: string, cc: Json, storage: 'v1' | 'v2' = 'v1'): Json {
+  const schema = (props: Json): Json => ({
+    openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } },
+  });
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `gadgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: storage === 'v1',
+          schema: schema({ color: { type: 'string' } }),
+        },
+        {
+          name: 'v2',
+          served: true,
+          storage: storage === 'v2',
+          schema: schema({ paint: { type: 'object', properties: { color: { type: 'string' } } } }),
+        },
+      ],
+      conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: cc } },
+    },
+  };
+}
+
+function gadgets(group: string, version: string): string {
+  return `/apis/${group}/${version}/namespaces/default/gadgets`;
+}
+
+describe('review S8: webhooks called by the in-memory API server', () => {
+  let server: KubeApiServer;
+  let hooks: TestWebhookServer;
+
+  async function createCrd(group: string, path: string): Promise<void> {
+    expect((await call(server, 'POST', CRDS, gadgetCrd(group, hooks.clientConfig(path)))).status).toBe(201);
+    await waitFor(async () => (await call(server, 'GET', gadgets(group, 'v2'))).status === 200, 10_000);
+  }
+
+  beforeAll(async () => {
+    [server, hooks] = await Promise.all([KubeApiServer.start(), TestWebhookServer.start()]);
+    hooks.on('/convert', (review) => {
+      const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
+        .request;
+      return {
+        convertedObjects: request.objects.map((o) => convert(o, request.desiredAPIVersion)),
+        result: { status: 'Success' },
+      };
+    });
+    hooks.on('/allow', () => ({ allowed: true }));
+    hooks.on('/deny', () => ({ allowed: false, status: { code: 403, message: 'denied by review' } }));
+  });
+
+  afterAll(async () => {
+    await Promise.all([server.stop(), hooks.stop()]);
+  });
+
+  beforeEach(async () => {
+    for (const path of [VWC, MWC]) await call(server, 'DELETE', path);
+    hooks.reviews.length = 0;
+  });
+
+  // ---- findings ----
+
+  it.failing(
+    '[FINDING S8-WH1] warnings a validating webhook returns with its denial reach the client as Warning headers',
+    async () => {
+      hooks.on('/deny-warn', () => ({
+        allowed: false,
+        status: { code: 403, message: 'html is blank' },
+        warnings: ['spec.title is deprecated'],
+      }));
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'wh1', [hook('deny-warn.example.com', hooks.clientConfig('/deny-warn'))]),
+      );
+      const r = await call(server, 'POST', CM, cm('wh1', { html: '' }));
+      expect(r.status).toBe(403);
+      expect(r.json().message).toBe(
+        'admission webhook "deny-warn.example.com" denied the request: html is blank',
+      );
+      // kube-apiserver adds webhook warnings to the response as they arrive (allowed or not)
+      expect(warningsOf(r)).toContain('spec.title is deprecated');
+    },
+  );
+
+  it.failing(
+    '[FINDING S8-WH2] a mutating patch that cannot be applied fails the write even under failurePolicy Ignore',
+    async () => {
+      // add on a missing parent: /data/settings does not exist
+      hooks.on('/bad-patch', () => patchResponse([{ op: 'add', path: '/data/settings/mode', value: 'x' }]));
+      await call(
+        server,
+        'POST',
+        MWC,
+        config('Mutating', 'wh2', [
+          hook('bad-patch.example.com', hooks.clientConfig('/bad-patch'), { failurePolicy: 'Ignore' }),
+        ]),
+      );
+      const r = await call(server, 'POST', CM, cm('wh2', { a: 'b' }));
+      // kube-apiserver: patchObj.Apply failing is apierrors.NewInternalError, returned whatever the
+      // failure policy (only ErrCallingWebhook is failed open)
+      expect(r.status).toBe(500);
+      expect((await call(server, 'GET', `${CM}/wh2`)).status).toBe(404);
+    },
+  );
+
+  it.failing(
+    '[FINDING S8-WH3] a mutating webhook called for DELETE gets request.object null, as kube-apiserver sends it',
+    async () => {
+      expect((await call(server, 'POST', CM, cm('wh3', { a: 'b' }))).status).toBe(201);
+      await call(
+        server,
+        'POST',
+        MWC,
+        config('Mutating', 'wh3', [
+          hook('on-delete.example.com', hooks.clientConfig('/allow'), {
+            rules: [rule(['DELETE'], '', ['v1'], ['configmaps'])],
+          }),
+        ]),
+      );
+      expect((await call(server, 'DELETE', `${CM}/wh3`)).status).toBe(200);
+      const review = hooks.at('/allow').at(-1)!;
+      expect(review.request.operation).toBe('DELETE');
+      expect(review.request.object).toBeNull();
+    },
+  );
+
+  it.failing(
+    '[FINDING S8-WH4] a mutating webhook that patches a DELETE is refused with kube-apiserver text, the object kept',
+    async () => {
+      expect((await call(server, 'POST', CM, cm('wh4', { a: 'b' }))).status).toBe(201);
+      hooks.on('/patch-delete', () =>
+        patchResponse([{ op: 'add', path: '/metadata/labels', value: { x: 'y' } }]),
+      );
+      await call(
+        server,
+        'POST',
+        MWC,
+        config('Mutating', 'wh4', [
+          hook('patch-delete.example.com', hooks.clientConfig('/patch-delete'), {
+            rules: [rule(['DELETE'], '', ['v1'], ['configmaps'])],
+          }),
+        ]),
+      );
+      const r = await call(server, 'DELETE', `${CM}/wh4`);
+      expect(r.status).toBe(500);
+      expect(String(r.json().message)).toContain(
+        'admission webhook "patch-delete.example.com" attempted to modify the object, which is not supported for this operation',
+      );
+      expect((await call(server, 'GET', `${CM}/wh4`)).status).toBe(200);
+    },
+  );
+
+  describe('a CRD converted by a webhook, written at its non-storage version', () => {
+    const group = 'wh5.example.com';
+
+    beforeAll(async () => {
+      await createCrd(group, '/convert');
+    });
+
+    it('[FINDING S8-WH5] a validating webhook with matchPolicy Exact for the non-storage version is called for writes at that version', async () => {
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'wh5', [
+          hook('deny-v2.example.com', hooks.clientConfig('/deny'), {
+            matchPolicy: 'Exact',
+            rules: [rule(['CREATE', 'UPDATE'], group, ['v2'], ['gadgets'])],
+          }),
+        ]),
+      );
+      const r = await call(server, 'POST', gadgets(group, 'v2'), {
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name: 'exact' },
+        spec: { paint: { color: 'red' } },
+      });
+      expect(r.status).toBe(403);
+      expect((await call(server, 'GET', `${gadgets(group, 'v2')}/exact`)).status).toBe(404);
+    });
+
+    it('[FINDING S8-WH6] the review of a write at the non-storage version names that version in requestKind and requestResource', async () => {
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'wh6', [
+          hook('see-v2.example.com', hooks.clientConfig('/allow'), {
+            rules: [rule(['CREATE', 'UPDATE'], group, ['v2'], ['gadgets'])],
+          }),
+        ]),
+      );
+      const r = await call(server, 'POST', gadgets(group, 'v2'), {
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name: 'requestkind' },
+        spec: { paint: { color: 'red' } },
+      });
+      expect(r.status).toBe(201);
+      const review = hooks.at('/allow').at(-1)! as unknown as { request: Json };
+      expect(review.request.kind).toEqual({ group, version: 'v2', kind: 'Gadget' });
+      expect(review.request.requestKind).toEqual({ group, version: 'v2', kind: 'Gadget' });
+      expect(review.request.requestResource).toEqual({ group, version: 'v2', resource: 'gadgets' });
+    });
+
+    it('[S8-WH5] a write at v2 calls a v1 webhook only under matchPolicy Equivalent, with the object converted to v1', async () => {
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'wh5-equivalent', [
+          hook('exact-v1.example.com', hooks.clientConfig('/deny'), {
+            matchPolicy: 'Exact',
+            rules: [rule(['CREATE', 'UPDATE'], group, ['v1'], ['gadgets'])],
+          }),
+          hook('equivalent-v1.example.com', hooks.clientConfig('/allow'), {
+            matchPolicy: 'Equivalent',
+            rules: [rule(['CREATE', 'UPDATE'], group, ['v1'], ['gadgets'])],
+          }),
+        ]),
+      );
+      const r = await call(server, 'POST', gadgets(group, 'v2'), {
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name: 'equivalent' },
+        spec: { paint: { color: 'green' } },
+      });
+      expect(r.status).toBe(201);
+      expect(hooks.at('/deny')).toHaveLength(0);
+      const review = hooks.at('/allow').at(-1)! as unknown as { request: Json };
+      expect(review.request.kind).toEqual({ group, version: 'v1', kind: 'Gadget' });
+      expect(review.request.requestKind).toEqual({ group, version: 'v2', kind: 'Gadget' });
+      expect(review.request.object).toMatchObject({ apiVersion: `${group}/v1`, spec: { color: 'green' } });
+    });
+
+    it('[S8-WH5] a mutating webhook at v2 patches the object at v2, and the object is stored converted', async () => {
+      hooks.on('/paint-blue', () =>
+        patchResponse([{ op: 'replace', path: '/spec/paint/color', value: 'blue' }]),
+      );
+      await call(
+        server,
+        'POST',
+        MWC,
+        config('Mutating', 'wh5-mutating', [
+          hook('paint-v2.example.com', hooks.clientConfig('/paint-blue'), {
+            matchPolicy: 'Exact',
+            rules: [rule(['CREATE', 'UPDATE'], group, ['v2'], ['gadgets'])],
+          }),
+        ]),
+      );
+      const r = await call(server, 'POST', gadgets(group, 'v2'), {
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name: 'mutated' },
+        spec: { paint: { color: 'red' } },
+      });
+      expect(r.status).toBe(201);
+      const review = hooks.at('/paint-blue').at(-1)! as unknown as { request: Json };
+      expect(review.request.object).toMatchObject({
+        apiVersion: `${group}/v2`,
+        spec: { paint: { color: 'red' } },
+      });
+      expect(r.json<Gadget>().spec).toEqual({ paint: { color: 'blue' } });
+      expect((await call(server, 'GET', `${gadgets(group, 'v1')}/mutated`)).json<Gadget>().spec).toEqual({
+        color: 'blue',
+      });
+    });
+  });
+
+  it.failing(
+    '[FINDING S8-WH7] objects stored before the storage version moved to v2 are converted when read at v2',
+    async () => {
+      const group = 'wh7.example.com';
+      await createCrd(group, '/convert');
+      expect(
+        (
+          await call(server, 'POST', gadgets(group, 'v1'), {
+            apiVersion: `${group}/v1`,
+            kind: 'Gadget',
+            metadata: { name: 'old' },
+            spec: { color: 'red' },
+          })
+        ).status,
+      ).toBe(201);
+      // move the storage version to v2 (v1 stays served, and stays in status.storedVersions)
+      const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
+        metadata: { resourceVersion: string };
+      }>();
+      const next = gadgetCrd(group, hooks.clientConfig('/convert'), 'v2');
+      (next.metadata as Json).resourceVersion = current.metadata.resourceVersion;
+      expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, next)).status).toBe(200);
+      await waitFor(async () => {
+        const c = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
+          status?: { storedVersions?: string[] };
+        }>();
+        return c.status?.storedVersions?.includes('v2') === true;
+      }, 10_000);
+      const r = await call(server, 'GET', `${gadgets(group, 'v2')}/old`);
+      expect(r.status).toBe(200);
+      expect(r.json<Gadget>()).toMatchObject({
+        apiVersion: `${group}/v2`,
+        spec: { paint: { color: 'red' } },
+      });
+    },
+  );
+
+  it.failing(
+    '[FINDING S8-WH8] a conversion webhook that drops metadata from converted objects fails the read, as kube-apiserver refuses it',
+    async () => {
+      const group = 'wh8.example.com';
+      hooks.on('/convert-nometa', (review) => {
+        const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
+          .request;
+        return {
+          convertedObjects: request.objects.map((o) => {
+            const { metadata: _dropped, ...rest } = convert(o, request.desiredAPIVersion);
+            return rest;
+          }),
+          result: { status: 'Success' },
+        };
+      });
+      await createCrd(group, '/convert-nometa');
+      expect(
+        (
+          await call(server, 'POST', gadgets(group, 'v1'), {
+            apiVersion: `${group}/v1`,
+            kind: 'Gadget',
+            metadata: { name: 'nometa' },
+            spec: { color: 'blue' },
+          })
+        ).status,
+      ).toBe(201);
+      // kube-apiserver: validateConvertedObject ("must have the same name") and restoreObjectMeta
+      // ("missing metadata in converted object") refuse the answer: the read is a 500
+      const r = await call(server, 'GET', `${gadgets(group, 'v2')}/nometa`);
+      expect(r.status).toBe(500);
+    },
+  );
+
+  // ---- guards: behaviours checked and found right ----
+
+  it('a JSON patch with a ~1 escape, an array append and an add of a missing map is applied as RFC 6902 says', async () => {
+    hooks.on('/escapes', () =>
+      patchResponse([
+        { op: 'add', path: '/metadata/annotations', value: {} },
+        { op: 'add', path: '/metadata/annotations/example.com~1owner', value: 'team~a' },
+        { op: 'add', path: '/metadata/finalizers/-', value: 'example.com/last' },
+        { op: 'remove', path: '/metadata/finalizers/0' },
+      ]),
+    );
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'esc', [hook('escapes.example.com', hooks.clientConfig('/escapes'))]),
+    );
+    const r = await call(
+      server,
+      'POST',
+      CM,
+      cm('escapes', { a: 'b' }, { finalizers: ['example.com/first'] }),
+    );
+    expect(r.status).toBe(201);
+    const stored = (await call(server, 'GET', `${CM}/escapes`)).json<{
+      metadata: { annotations: Record<string, string>; finalizers: string[] };
+    }>();
+    expect(stored.metadata.annotations).toEqual({ 'example.com/owner': 'team~a' });
+    expect(stored.metadata.finalizers).toEqual(['example.com/last']);
+    // clean up the finalizer so the object can go
+    await call(server, 'PATCH', `${CM}/escapes`, [{ op: 'remove', path: '/metadata/finalizers' }], {
+      contentType: 'application/json-patch+json',
+    });
+  });
+
+  it('a mutating patch that cannot be applied under failurePolicy Fail is a 500 naming the webhook, nothing stored', async () => {
+    hooks.on('/bad-patch-fail', () => patchResponse([{ op: 'replace', path: '/data/missing', value: 'x' }]));
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'badfail', [hook('bad-fail.example.com', hooks.clientConfig('/bad-patch-fail'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('badfail', { a: 'b' }));
+    expect(r.status).toBe(500);
+    expect(String(r.json().message)).toContain('bad-fail.example.com');
+    expect((await call(server, 'GET', `${CM}/badfail`)).status).toBe(404);
+  });
+
+  it('an admission answer with a wrong uid, or a validating answer with a patch, fails the call under Fail and is ignored under Ignore', async () => {
+    hooks.on('/wrong-uid', () => ({ allowed: true, uid: 'not-the-request' }));
+    hooks.on('/validating-patch', () => patchResponse([{ op: 'add', path: '/data/x', value: 'y' }]));
+    for (const [path, text] of [
+      ['/wrong-uid', 'expected response.uid='],
+      ['/validating-patch', 'validating webhook may not return'],
+    ] as const) {
+      await call(server, 'DELETE', VWC);
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'resp', [hook('resp.example.com', hooks.clientConfig(path))]),
+      );
+      const name = `resp${path.replace(/\W/g, '')}`;
+      const r = await call(server, 'POST', CM, cm(name, { a: 'b' }));
+      expect(r.status).toBe(500);
+      expect(String(r.json().message)).toContain('failed calling webhook "resp.example.com"');
+      expect(String(r.json().message)).toContain(text);
+      await call(server, 'DELETE', VWC);
+      await call(
+        server,
+        'POST',
+        VWC,
+        config('Validating', 'resp', [
+          hook('resp.example.com', hooks.clientConfig(path), { failurePolicy: 'Ignore' }),
+        ]),
+      );
+      expect((await call(server, 'POST', CM, cm(name, { a: 'b' }))).status).toBe(201);
+    }
+  });
+
+  it('a denial without a message says "without explanation"; a code below 400 becomes 400', async () => {
+    hooks.on('/deny-bare', () => ({ allowed: false, status: { code: 200 } }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'bare', [hook('bare.example.com', hooks.clientConfig('/deny-bare'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('bare', {}));
+    expect(r.status).toBe(400);
+    expect(r.json().message).toBe(
+      'admission webhook "bare.example.com" denied the request without explanation',
+    );
+  });
+
+  it('a list at the non-storage version converts every item in one review; wrong count, uid or apiVersion fail the list', async () => {
+    const group = 'guard-list.example.com';
+    let mode: 'ok' | 'count' | 'uid' | 'apiVersion' = 'ok';
+    hooks.on('/convert-modes', (review) => {
+      const request = (
+        review as unknown as { request: { uid: string; desiredAPIVersion: string; objects: Gadget[] } }
+      ).request;
+      const converted = request.objects.map((o) => convert(o, request.desiredAPIVersion));
+      if (mode === 'count') converted.pop();
+      if (mode === 'apiVersion') converted[0] = { ...converted[0], apiVersion: `${group}/v9` };
+      return {
+        ...(mode === 'uid' ? { uid: 'other' } : {}),
+        convertedObjects: converted,
+        result: { status: 'Success' },
+      };
+    });
+    await createCrd(group, '/convert-modes');
+    for (const name of ['a', 'b', 'c']) {
+      const created = await call(server, 'POST', gadgets(group, 'v1'), {
+        apiVersion: `${group}/v1`,
+        kind: 'Gadget',
+        metadata: { name },
+        spec: { color: name },
+      });
+      expect(created.status).toBe(201);
+    }
+    const before = hooks.at('/convert-modes').length;
+    const list = await call(server, 'GET', gadgets(group, 'v2'));
+    expect(list.status).toBe(200);
+    expect(list.json<{ apiVersion: string; items: Gadget[] }>()).toMatchObject({
+      apiVersion: `${group}/v2`,
+      items: [
+        { apiVersion: `${group}/v2`, spec: { paint: { color: 'a' } } },
+        { apiVersion: `${group}/v2`, spec: { paint: { color: 'b' } } },
+        { apiVersion: `${group}/v2`, spec: { paint: { color: 'c' } } },
+      ],
+    });
+    expect(hooks.at('/convert-modes').length - before).toBe(1);
+    for (const [m, text] of [
+      ['count', 'expected 3 converted objects, got 2'],
+      ['uid', 'expected response.uid='],
+      ['apiVersion', 'invalid apiVersion'],
+    ] as const) {
+      mode = m;
+      const r = await call(server, 'GET', gadgets(group, 'v2'));
+      expect(r.status).toBe(500);
+      expect(String(r.json().message)).toContain(`conversion webhook for ${group}/v1, Kind=Gadget failed`);
+      expect(String(r.json().message)).toContain(text);
+    }
+    mode = 'ok';
+  });
+
+  it('a conversion webhook that is down fails reads and writes at the non-storage version, storage-version reads still work', async () => {
+    const group = 'guard-down.example.com';
+    await createCrd(group, '/convert');
+    expect(
+      (
+        await call(server, 'POST', gadgets(group, 'v1'), {
+          apiVersion: `${group}/v1`,
+          kind: 'Gadget',
+          metadata: { name: 'x' },
+          spec: { color: 'green' },
+        })
+      ).status,
+    ).toBe(201);
+    // point the CRD at a port nobody listens on
+    const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
+      metadata: { resourceVersion: string };
+    }>();
+    const next = gadgetCrd(group, { url: 'https://127.0.0.1:1/convert', caBundle: hooks.caBundle });
+    (next.metadata as Json).resourceVersion = current.metadata.resourceVersion;
+    expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, next)).status).toBe(200);
+    const r = await waitFor(async () => {
+      const x = await call(server, 'GET', `${gadgets(group, 'v2')}/x`);
+      return x.status === 500 ? x : undefined;
+    }, 10_000);
+    expect(String(r.json().message)).toContain('connection refused');
+    const w = await call(server, 'POST', gadgets(group, 'v2'), {
+      apiVersion: `${group}/v2`,
+      kind: 'Gadget',
+      metadata: { name: 'y' },
+      spec: { paint: { color: 'red' } },
+    });
+    expect(w.status).toBe(500);
+    expect((await call(server, 'GET', `${gadgets(group, 'v1')}/y`)).status).toBe(404);
+    expect((await call(server, 'GET', `${gadgets(group, 'v1')}/x`)).status).toBe(200);
+  });
+
+  it.failing(
+    '[FINDING S8-WH9] a caBundle that does not sign the webhook certificate fails with kube x509 text, not "certificate signature failure"',
+    async () => {
+      // another CA of the same name: what a restarted Nest app (new development CA, same CN) meets
+      // while the applied configuration still carries the old caBundle
+      const other = await TestWebhookServer.start();
+      try {
+        await call(
+          server,
+          'POST',
+          VWC,
+          config('Validating', 'tls', [
+            hook('tls.example.com', { url: hooks.clientConfig('/allow').url, caBundle: other.caBundle }),
+          ]),
+        );
+        const r = await call(server, 'POST', CM, cm('tls', {}));
+        expect(r.status).toBe(500);
+        expect(r.json().message).toContain('x509: certificate signed by unknown authority');
+      } finally {
+        await other.stop();
+      }
+    },
+  );
+
+  it('a webhook called without a caBundle (system CAs) fails with x509 text', async () => {
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'tls', [hook('tls.example.com', { url: hooks.clientConfig('/allow').url })]),
+    );
+    const r = await call(server, 'POST', CM, cm('tls2', {}));
+    expect(r.status).toBe(500);
+    expect(r.json().message).toContain(
+      'tls: failed to verify certificate: x509: certificate signed by unknown authority',
+    );
+  });
+
+  it('fields a mutating webhook adds outside the CRD schema are pruned before the object is stored', async () => {
+    const group = 'probe-prune.example.com';
+    await createCrd(group, '/convert');
+    hooks.on('/add-unknown', () => patchResponse([{ op: 'add', path: '/spec/unknownField', value: 'u' }]));
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'prune', [
+        hook('prune.example.com', hooks.clientConfig('/add-unknown'), {
+          rules: [rule(['CREATE'], group, ['v1'], ['gadgets'])],
+        }),
+      ]),
+    );
+    const r = await call(server, 'POST', gadgets(group, 'v1'), {
+      apiVersion: `${group}/v1`,
+      kind: 'Gadget',
+      metadata: { name: 'p' },
+      spec: { color: 'red' },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json<Gadget>().spec).toEqual({ color: 'red' });
+    expect((await call(server, 'GET', `${gadgets(group, 'v1')}/p`)).json<Gadget>().spec).toEqual({
+      color: 'red',
+    });
+  });
+
+  it('a webhook slower than its timeoutSeconds is ignored under failurePolicy Ignore, and the write is stored', async () => {
+    hooks.on('/hang', () => 'hang');
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'hang', [
+        hook('hang.example.com', hooks.clientConfig('/hang'), { failurePolicy: 'Ignore', timeoutSeconds: 1 }),
+      ]),
+    );
+    const r = await call(server, 'POST', CM, cm('hang-ignored', { a: 'b' }));
+    expect(r.status).toBe(201);
+    expect((await call(server, 'GET', `${CM}/hang-ignored`)).status).toBe(200);
+    expect(hooks.at('/hang')).toHaveLength(1);
+  });
+});
