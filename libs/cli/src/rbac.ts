@@ -28,6 +28,39 @@ const NO_STATUS = new Set([
   'StorageClass',
 ]);
 
+/**
+ * Built-in cluster-scoped resources (`group|plural`): an `@RbacRules` rule on them goes to the
+ * ClusterRole, since a Role cannot grant them.
+ */
+const CLUSTER_SCOPED = new Set([
+  '|nodes',
+  '|namespaces',
+  '|persistentvolumes',
+  '|componentstatuses',
+  'rbac.authorization.k8s.io|clusterroles',
+  'rbac.authorization.k8s.io|clusterrolebindings',
+  'apiextensions.k8s.io|customresourcedefinitions',
+  'apiregistration.k8s.io|apiservices',
+  'admissionregistration.k8s.io|mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io|validatingwebhookconfigurations',
+  'admissionregistration.k8s.io|validatingadmissionpolicies',
+  'admissionregistration.k8s.io|validatingadmissionpolicybindings',
+  'storage.k8s.io|storageclasses',
+  'storage.k8s.io|csidrivers',
+  'storage.k8s.io|csinodes',
+  'storage.k8s.io|volumeattachments',
+  'scheduling.k8s.io|priorityclasses',
+  'node.k8s.io|runtimeclasses',
+  'networking.k8s.io|ingressclasses',
+  'certificates.k8s.io|certificatesigningrequests',
+  'authentication.k8s.io|tokenreviews',
+  'authorization.k8s.io|subjectaccessreviews',
+  'authorization.k8s.io|selfsubjectaccessreviews',
+  'authorization.k8s.io|selfsubjectrulesreviews',
+  'flowcontrol.apiserver.k8s.io|flowschemas',
+  'flowcontrol.apiserver.k8s.io|prioritylevelconfigurations',
+]);
+
 /** Permissions by scope (`''` for the cluster, else a namespace), then by `group|resource|names`. */
 export class Grants {
   readonly byScope = new Map<string, Map<string, Set<string>>>();
@@ -149,10 +182,23 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
  *   patch for an Updater, delete for a Deleter the workflow deletes (not garbage collected, or with
  *   a reconcile precondition or activation condition);
  * - Events (create, patch) where primaries live, when reconcile errors are recorded;
- * - `@RbacRules` of the reconciler, in the watched namespaces.
+ * - `@RbacRules` of the reconciler, in the watched namespaces; a rule on a cluster-scoped resource
+ *   (`clusterScoped: true`, a built-in one such as `nodes`, or one of the app's kinds with
+ *   `scope: 'Cluster'`) cluster-wide, since a Role cannot grant it.
  */
 export function computeGrants(app: AppModel, namespacesOverride?: readonly string[]): Grants {
   const grants = new Grants();
+  // the app's own cluster-scoped kinds, for @RbacRules naming them
+  const clusterKinds = new Set(
+    app.controllers
+      .flatMap((c) => [
+        c.configuration.resourceType,
+        ...c.watched.map((w) => w.type),
+        ...c.dependents.map((d) => d.type),
+      ])
+      .filter((t) => !t.namespaced)
+      .map((t) => `${t.group}|${t.plural}`),
+  );
   for (const c of app.controllers) {
     const cfg = c.configuration;
     const type = cfg.resourceType;
@@ -177,8 +223,11 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
       grants.add(type.namespaced ? ns : 'all', '', 'events', ['create', 'patch']);
     for (const rule of c.extraRules) {
       for (const group of rule.apiGroups)
-        for (const resource of rule.resources)
-          grants.add(ns, group, resource, rule.verbs, rule.resourceNames);
+        for (const resource of rule.resources) {
+          const key = `${group}|${resource.split('/')[0]}`;
+          const cluster = rule.clusterScoped ?? (CLUSTER_SCOPED.has(key) || clusterKinds.has(key));
+          grants.add(cluster ? 'cluster' : ns, group, resource, rule.verbs, rule.resourceNames);
+        }
     }
   }
   grants.normalize();

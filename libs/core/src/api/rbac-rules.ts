@@ -11,6 +11,14 @@ export interface RbacRule {
   verbs: string[];
   /** Restrict to these object names. Defaults to all names. */
   resourceNames?: string[];
+  /**
+   * Whether the resources are cluster-scoped, so the rule goes in the ClusterRole even for a
+   * controller watching some namespaces only (a Role never grants a cluster-scoped resource).
+   * Defaults to what `tosdk generate rbac` knows: the built-in cluster-scoped resources (`nodes`,
+   * `namespaces`, `persistentvolumes`, ...) and the app's kinds declared with `scope: 'Cluster'` are
+   * cluster-scoped, everything else is namespaced.
+   */
+  clusterScoped?: boolean;
 }
 
 type AnyClass = abstract new (...args: never[]) => unknown;
