@@ -201,14 +201,19 @@ export class ServerAdmission implements WebhookSource {
     return rt ? rt.versions.filter((v) => v.served).map((v) => v.name) : [];
   }
 
-  /** The conversion webhook of a CRD version that is converted by one (not the storage version). */
+  /**
+   * The conversion webhook through which requests at a version of a CRD run: a version other than
+   * the storage version, or the storage version while objects may be stored at an older one (they are
+   * converted when read, as kube-apiserver converts every object not at the requested version).
+   */
   conversionWebhookOf(rt: ResourceType, version: ResourceVersion): WebhookClientConfig | undefined {
-    return version.storage ? undefined : this.webhookConversionOf(rt);
+    if (version.storage && rt.storedAtOtherVersions !== true) return undefined;
+    return this.webhookConversionOf(rt);
   }
 
   /** The conversion webhook of a CRD whose conversion strategy is `Webhook`; undefined for others. */
   private webhookConversionOf(rt: ResourceType): WebhookClientConfig | undefined {
-    if (rt.crdName === undefined) return undefined;
+    if (rt.crdName === undefined || rt.convertedByWebhook !== true) return undefined;
     const crd = this.deps.store.get(CRD_KEY, '', rt.crdName);
     const spec = crd && isObject(crd.spec) ? crd.spec : undefined;
     const conversion = spec && isObject(spec.conversion) ? spec.conversion : undefined;

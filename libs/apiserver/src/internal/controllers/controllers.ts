@@ -16,9 +16,17 @@ const SYSTEM: WriteContext = {
   fieldManager: 'kube-apiserver',
 };
 
-/** Turns a compiled CRD into a served resource. */
-export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: boolean): ResourceType {
-  return {
+/**
+ * Turns a compiled CRD into a served resource; `storedVersions` is the CRD's `status.storedVersions`
+ * (versions objects may be stored at).
+ */
+export function crdResource(
+  crdName: string,
+  c: CompiledCrd,
+  conversionWebhook: boolean,
+  storedVersions: readonly string[] = [],
+): ResourceType {
+  const rt: ResourceType = {
     group: c.group,
     preferredVersion: c.versions.find((v) => v.served)?.name ?? c.storageVersion,
     versions: c.versions.map((v) => {
@@ -51,6 +59,9 @@ export function crdResource(crdName: string, c: CompiledCrd, conversionWebhook: 
     crdName,
     strategicMerge: false,
   };
+  if (storedVersions.some((v) => v !== c.storageVersion)) rt.storedAtOtherVersions = true;
+  if (conversionWebhook) rt.convertedByWebhook = true;
+  return rt;
 }
 
 /**
@@ -165,7 +176,11 @@ export class Controllers {
       const prev = ev.prevJson ? this.compile(JSON.parse(ev.prevJson) as JsonObject) : undefined;
       if (prev && (prev.group !== compiled.group || prev.names.plural !== compiled.names.plural))
         this.registry.remove(prev.group, prev.names.plural);
-      this.registry.add(crdResource(name, compiled, webhook));
+      const status = isObject(crd.status) ? crd.status : {};
+      const stored = Array.isArray(status.storedVersions)
+        ? status.storedVersions.filter((v): v is string => typeof v === 'string')
+        : [];
+      this.registry.add(crdResource(name, compiled, webhook, stored));
     }
     this.enqueue(`crd/${name}`, () => this.reconcileCrd(name));
   }

@@ -65,6 +65,13 @@ export interface ResourceType {
   crdName?: string;
   /** Whether strategic merge patch is allowed (built-ins only). */
   strategicMerge: boolean;
+  /**
+   * Set for a CRD whose `status.storedVersions` lists a version besides the storage version: objects
+   * written before the storage version moved may still be stored at it, and reads convert them.
+   */
+  storedAtOtherVersions?: boolean;
+  /** Set for a CRD converted by its conversion webhook (`spec.conversion.strategy: Webhook`). */
+  convertedByWebhook?: boolean;
 }
 
 /** The storage key of a resource: `group/plural`. */
@@ -75,6 +82,16 @@ export function storageKey(rt: Pick<ResourceType, 'group' | 'plural'>): string {
 /** `apiVersion` for a group and version (`v1` for core). */
 export function apiVersionOf(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
+}
+
+/**
+ * Whether objects read at `version` get their apiVersion rewritten to it (kube-apiserver's conversion
+ * without a webhook): at a version other than the storage version, and at the storage version of a
+ * CRD that may hold objects stored at an older one, unless the CRD is converted by webhook: there the
+ * objects keep the apiVersion they were stored at, for the admission layer to convert them by webhook.
+ */
+export function rewritesApiVersion(rt: ResourceType, version: ResourceVersion): boolean {
+  return !version.storage || (rt.storedAtOtherVersions === true && rt.convertedByWebhook !== true);
 }
 
 /** The storage version's name. */

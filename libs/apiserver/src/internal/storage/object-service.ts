@@ -13,7 +13,7 @@ import {
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
-import { apiVersionOf, storageKey, storageVersion } from '../resources/resource-type.js';
+import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
 import { deletionFinalizers } from '../../gc/index.js';
 import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
@@ -124,7 +124,7 @@ export class ObjectService {
   /** Rewrites a stored object for a served version (no conversion: apiVersion only). */
   present(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
     if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
-    if (!version.storage) obj.apiVersion = apiVersionOf(rt.group, version.name);
+    if (rewritesApiVersion(rt, version)) obj.apiVersion = apiVersionOf(rt.group, version.name);
     return obj;
   }
 

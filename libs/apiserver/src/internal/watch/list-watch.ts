@@ -5,7 +5,7 @@ import type { ObjectFilter } from './filter.js';
 import { metaOf } from '../common/json.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
-import { apiVersionOf, storageKey } from '../resources/resource-type.js';
+import { apiVersionOf, rewritesApiVersion, storageKey } from '../resources/resource-type.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import type { IncludeObject } from '../encoding/table.js';
 import { builtinTable } from '../encoding/table.js';
@@ -188,7 +188,9 @@ export function listBody(rt: ResourceType, version: ResourceVersion, page: ListP
   const av = apiVersionOf(rt.group, version.name);
   if (version.conversionError !== undefined && page.items.length > 0)
     throw errors.internal(version.conversionError);
-  const items = version.storage ? page.items : page.items.map((j) => rewriteApiVersion(j, av));
+  const items = rewritesApiVersion(rt, version)
+    ? page.items.map((j) => rewriteApiVersion(j, av))
+    : page.items;
   return `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(av)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
 }
 
@@ -268,7 +270,7 @@ export function startWatch(
       'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
     );
   }
-  const av = version.storage ? undefined : apiVersionOf(rt.group, version.name);
+  const av = rewritesApiVersion(rt, version) ? apiVersionOf(rt.group, version.name) : undefined;
   let replay: { type: string; json: string }[] = [];
   let startRv: number;
   let expired: ApiError | undefined;
