@@ -88,7 +88,7 @@ export async function render(
       const dir = out.manifests ?? 'deploy';
       return {
         [join(dir, 'namespace.yaml')]: docs([namespaceManifest(config)], 'manifests'),
-        [join(dir, 'operator.yaml')]: docs([deploymentManifest(config)], 'manifests'),
+        [join(dir, 'operator.yaml')]: docs([deploymentManifest(config, app)], 'manifests'),
       };
     }
     case 'helm': {

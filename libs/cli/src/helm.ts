@@ -33,7 +33,7 @@ const yaml = (value: unknown, indent = 0) =>
  * and cluster-scoped kinds, a Role per namespace a controller's code names).
  */
 export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string): Record<string, string> {
-  const s = deploymentSettings(config);
+  const s = deploymentSettings(config, app);
   const [repository, tag] = splitImage(s.image);
   const files: Record<string, string> = {};
   files['Chart.yaml'] = stringify({
@@ -152,7 +152,7 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
   }
   files['templates/rbac.yaml'] = rbac.join('\n') + '\n';
   // the Deployment with values in place of image, replicas, resources and the watched namespaces
-  const d = deploymentManifest(config) as Manifest & {
+  const d = deploymentManifest(config, app) as Manifest & {
     spec: { template: { spec: { containers: Array<Record<string, unknown>> } } };
   };
   const container = d.spec.template.spec.containers[0];

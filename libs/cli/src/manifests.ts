@@ -1,10 +1,14 @@
 import type { TosdkConfig } from './config.js';
 import { TosdkCliError } from './errors.js';
+import type { AppModel } from './introspect.js';
 import type { Manifest } from './rbac.js';
 import { leaderElectionOn } from './rbac.js';
 
-/** The Deployment configuration with every default filled in. */
-export function deploymentSettings(config: TosdkConfig) {
+/**
+ * The Deployment configuration with every default filled in. `app` is the loaded app: an Operator
+ * built with sharding turns leader election (and so `leaderElectionEnv`) off, as in the RBAC.
+ */
+export function deploymentSettings(config: TosdkConfig, app: AppModel) {
   const d = config.deployment;
   if (!d?.image) {
     throw new TosdkCliError(
@@ -25,7 +29,7 @@ export function deploymentSettings(config: TosdkConfig) {
     port: d.port ?? 8080,
     livenessPath: d.livenessPath ?? '/health/liveness',
     readinessPath: d.readinessPath ?? '/health/readiness',
-    env: { ...(d.env ?? {}), ...(leaderElectionOn(config) ? (d.leaderElectionEnv ?? {}) : {}) },
+    env: { ...(d.env ?? {}), ...(leaderElectionOn(config, app) ? (d.leaderElectionEnv ?? {}) : {}) },
     resources: d.resources ?? { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } },
     runAsUser: d.runAsUser ?? 1000,
   };
@@ -46,10 +50,12 @@ export function namespaceManifest(config: TosdkConfig): Manifest {
 /**
  * The operator's Deployment: the ServiceAccount of the generated RBAC, probes on the health
  * endpoints of the `http` port, a non-root read-only container, and the leader election
- * environment when it runs more than one replica.
+ * environment when leader election is on (configured, or more than one replica of an app without
+ * sharding: the same decision as `rbacManifests(app, config)`, so the lease Role and the environment
+ * go together). `app` is the loaded app (`loadApp`).
  */
-export function deploymentManifest(config: TosdkConfig): Manifest {
-  const s = deploymentSettings(config);
+export function deploymentManifest(config: TosdkConfig, app: AppModel): Manifest {
+  const s = deploymentSettings(config, app);
   const labels = config.labels ?? { 'app.kubernetes.io/name': config.name };
   return {
     apiVersion: 'apps/v1',
