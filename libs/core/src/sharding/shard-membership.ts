@@ -11,12 +11,13 @@ import { systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { HashRing, hash32 } from './hash-ring.js';
-import { MembershipView } from './internal/membership-view.js';
+import { MembershipView, olderThan } from './internal/membership-view.js';
 import {
   SHARD_ACK_ANNOTATION,
   SHARD_GROUP_LABEL,
   SHARD_IDENTITY_ANNOTATION,
   SHARD_INCARNATION_ANNOTATION,
+  SHARD_RELEASED_ANNOTATION,
   shardingConfiguration,
 } from './sharding-configuration.js';
 import type { ResolvedShardingConfiguration, ShardingOptions } from './sharding-configuration.js';
@@ -41,8 +42,11 @@ export interface ShardAssignment {
 export interface ShardParticipant {
   /** The assignment changed from `before` to `after`: stop lost keys, queue gained ones. */
   reassign(before: ShardAssignment, after: ShardAssignment): void;
-  /** Whether no reconciliation of a lost key is queued or running anymore. */
-  drained(): boolean;
+  /**
+   * Whether no reconciliation of a lost key is queued or running anymore; with `keep`, keys it owns
+   * do not count (the ring about to be acknowledged gives them back to this replica).
+   */
+  drained(keep?: ShardAssignment): boolean;
   /**
    * This replica lost its membership (no renewal within `renewDeadlineMs`): refuse the writes of the
    * reconciliations running now, since the others may take their resources over soon.
@@ -73,13 +77,21 @@ export interface ShardStatus {
   readonly member: boolean;
 }
 
+/** The last live state seen of another member's Lease. */
 interface Observation {
+  identity: string;
+  /** The renewal's content: a change of it is a renewal. */
   key: string;
+  /** Local time the content was first seen. */
   at: number;
-  lease: LeaseJson;
+  durationMs: number;
+  ack: string | undefined;
+  incarnation: string | undefined;
   /** A fresh list showed this content expired (a watch cache alone never counts a member dead). */
   confirmedExpired?: boolean;
 }
+
+const newIncarnation = (): string => randomUUID().slice(0, 8);
 
 /**
  * A fresh list of the group every this many lease durations even while the watch is healthy (a
@@ -145,7 +157,14 @@ export class ShardMembership {
   /** Fingerprint of the desired ring and of its members' incarnations: what acknowledgements name. */
   private desiredFingerprint: string | undefined;
   /** Changes whenever this replica (re)joins, so acknowledgements older than the join never count. */
-  private incarnation = randomUUID().slice(0, 8);
+  private incarnation = newIncarnation();
+  /** Every incarnation this object used: its own Lease carrying one of them is its own write. */
+  private readonly ownIncarnations = new Set<string>([this.incarnation]);
+  /**
+   * Whether this incarnation wrote its Lease: from then on the Lease missing, or naming another
+   * holder, group or incarnation, is someone else's change (see {@link ShardMembership.rejoin}).
+   */
+  private held = false;
   /** The rings whose intersection is what this replica may reconcile now. */
   private allowance: HashRing[] = [];
   private assignment: ShardAssignment = NONE;
@@ -241,6 +260,7 @@ export class ShardMembership {
       clock: this.clock,
       logger: this.logger,
       onChange: () => this.wake(),
+      onOwnChange: (lease, deleted) => this.ownLeaseChanged(lease, deleted),
       deadStreamTimeoutMs: Math.max(c.leaseDurationMs, 3 * c.retryPeriodMs),
     });
     await this.view.start();
@@ -264,20 +284,31 @@ export class ShardMembership {
     this.view = undefined;
     await view?.stop();
     this.setAllowance([]);
-    if (options.release && this.lease) {
+    const lease = this.lease;
+    if (options.release && lease) {
       try {
+        // marked first: the others drop a member at once only when it released its Lease itself
+        await this.client.update(LeaseType, {
+          ...lease,
+          metadata: {
+            ...lease.metadata,
+            annotations: { ...lease.metadata?.annotations, [SHARD_RELEASED_ANNOTATION]: this.incarnation },
+          },
+          spec: { ...lease.spec, holderIdentity: '' },
+        });
         await this.client.delete(
           LeaseType,
           new ResourceID(this.configuration.leaseName, this.configuration.leaseNamespace),
         );
-        this.logger.info('left the shard group; lease deleted');
+        this.logger.info('left the shard group; lease released and deleted');
       } catch (error) {
-        this.logger.warn('could not delete the membership lease; the others wait until it expires', {
+        this.logger.warn('could not release the membership lease; the others wait until it expires', {
           error: String(error),
         });
       }
     }
     this.lease = undefined;
+    this.held = false;
   }
 
   private isMember(): boolean {
@@ -324,8 +355,7 @@ export class ShardMembership {
       }
       if (this.desired) {
         // the others may count this replica dead and take its share: rejoin as a new member
-        this.incarnation = randomUUID().slice(0, 8);
-        this.acknowledged = undefined;
+        this.newIncarnation();
       }
       this.desired = undefined;
       this.desiredFingerprint = undefined;
@@ -392,7 +422,7 @@ export class ShardMembership {
     if (
       this.acknowledged !== fingerprint &&
       this.rescoped === fingerprint &&
-      [...this.participants].every((p) => p.drained())
+      [...this.participants].every((p) => p.drained(anyOf([ring], this.configuration.identity)))
     ) {
       await this.renew(fingerprint);
       if (!this.running || this.desiredFingerprint !== fingerprint) return;
@@ -457,6 +487,11 @@ export class ShardMembership {
   /**
    * Live members (identity to acknowledged ring and incarnation) from a read of the group; with
    * `unconfirmed` when a member counts as dead on the word of the watch cache alone (not `fresh`).
+   *
+   * A member leaves at once only when its holder released its Lease (empty holder, marked with
+   * {@link SHARD_RELEASED_ANNOTATION}). A Lease deleted, relabelled or given another holder by
+   * someone else keeps its member live until its last renewal seen expires: its holder may still be
+   * reconciling, and notices the change only at its next renewal or watch event.
    */
   private liveMembers(
     leases: LeaseJson[],
@@ -466,15 +501,22 @@ export class ShardMembership {
     const now = this.clock.now();
     const live = new Map<string, { ack?: string; incarnation?: string }>();
     const self = { ack: this.acknowledged, incarnation: this.incarnation };
-    const seen = new Set<string>();
+    const listed = new Set<string>();
     for (const lease of leases) {
       const name = lease.metadata?.name;
       if (!name) continue;
-      seen.add(name);
-      const identity = lease.metadata?.annotations?.[SHARD_IDENTITY_ANNOTATION];
+      listed.add(name);
+      const annotations = lease.metadata?.annotations ?? {};
+      const identity = annotations[SHARD_IDENTITY_ANNOTATION];
       const spec = lease.spec ?? {};
-      const ack = lease.metadata?.annotations?.[SHARD_ACK_ANNOTATION];
-      const incarnation = lease.metadata?.annotations?.[SHARD_INCARNATION_ANNOTATION];
+      const ack = annotations[SHARD_ACK_ANNOTATION];
+      const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
+      if (!spec.holderIdentity && incarnation && annotations[SHARD_RELEASED_ANNOTATION] === incarnation) {
+        this.observed.delete(name); // released by its holder: gone at once
+        continue;
+      }
+      // changed by someone else: the last live state seen counts until it expires
+      if (!identity || spec.holderIdentity !== identity) continue;
       const key = JSON.stringify([
         spec.holderIdentity,
         String(spec.renewTime),
@@ -483,28 +525,136 @@ export class ShardMembership {
         incarnation,
       ]);
       const before = this.observed.get(name);
-      const observation: Observation =
-        before && before.key === key ? { ...before, lease } : { key, at: now, lease };
-      this.observed.set(name, observation);
-      if (!identity || spec.holderIdentity !== identity) continue;
-      if (identity === this.configuration.identity) {
-        live.set(identity, self);
-        continue;
-      }
-      const duration = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
-      if (now < observation.at + duration) live.set(identity, { ack, incarnation });
-      else if (fresh) observation.confirmedExpired = true;
-      else if (!observation.confirmedExpired) unconfirmed = true;
+      if (before?.key === key) continue;
+      const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
+      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation });
     }
-    for (const name of [...this.observed.keys()]) if (!seen.has(name)) this.observed.delete(name);
+    for (const [name, o] of this.observed) {
+      if (o.identity === this.configuration.identity) continue;
+      if (now < o.at + o.durationMs) live.set(o.identity, { ack: o.ack, incarnation: o.incarnation });
+      else if (fresh) {
+        o.confirmedExpired = true;
+        if (!listed.has(name)) this.observed.delete(name);
+      } else if (!o.confirmedExpired) unconfirmed = true;
+    }
     live.set(this.configuration.identity, self);
     return { live, unconfirmed };
+  }
+
+  /** Takes a new incarnation: acknowledgements given before never count for this replica again. */
+  private newIncarnation(): void {
+    this.incarnation = newIncarnation();
+    this.ownIncarnations.add(this.incarnation);
+    this.acknowledged = undefined;
+  }
+
+  /**
+   * This replica's Lease was changed by someone else (deleted, relabelled, another holder): the
+   * others may stop counting this replica once its last renewal they saw expires, so it stops
+   * reconciling now (running writes refused, as at a missed renew deadline) and rejoins as a new
+   * member, whose ring passes the barrier only after every member acknowledged it.
+   */
+  private rejoin(why: string): void {
+    this.logger.warn(`${why}: reconciling nothing, running writes refused; rejoining as a new member`);
+    this.held = false;
+    this.setAllowance([]);
+    for (const p of this.participants) p.fence?.();
+    this.newIncarnation();
+    this.desired = undefined;
+    this.desiredFingerprint = undefined;
+    this.settled = false;
+  }
+
+  /** What in this replica's Lease (as read) shows a change by someone else; undefined if none. */
+  private foreignChange(lease: LeaseJson | undefined): string | undefined {
+    const c = this.configuration;
+    if (!lease) return 'membership lease deleted by someone else';
+    const annotations = lease.metadata?.annotations ?? {};
+    if (lease.spec?.holderIdentity !== c.identity) {
+      return `membership lease given to holder "${String(lease.spec?.holderIdentity)}" by someone else`;
+    }
+    if (lease.metadata?.labels?.[SHARD_GROUP_LABEL] !== c.name) {
+      return `label ${SHARD_GROUP_LABEL} of the membership lease changed by someone else`;
+    }
+    const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
+    if (
+      annotations[SHARD_IDENTITY_ANNOTATION] !== c.identity ||
+      !incarnation ||
+      !this.ownIncarnations.has(incarnation)
+    ) {
+      return 'membership lease annotations changed by someone else';
+    }
+    return undefined;
+  }
+
+  /** A watch event of this replica's own Lease: rejoin when someone else changed it. */
+  private ownLeaseChanged(lease: LeaseJson, deleted: boolean): void {
+    if (!this.running || !this.held) return;
+    const current = this.lease;
+    if (current) {
+      // an event older than the copy this replica wrote last is history (e.g. a delete before its re-creation)
+      const sameObject = current.metadata?.uid === lease.metadata?.uid;
+      if (!sameObject && deleted) return;
+      const version = lease.metadata?.resourceVersion;
+      if (sameObject && version && olderThan(version, current.metadata?.resourceVersion)) return;
+    }
+    const why = this.foreignChange(deleted ? undefined : lease);
+    if (why === undefined) return;
+    this.rejoin(why);
+    void this.serial(() => this.step());
   }
 
   /** Creates or renews this replica's Lease (with `ack` as the acknowledged ring when given). */
   private async renew(ack?: string): Promise<void> {
     const c = this.configuration;
     const sent = this.clock.now();
+    const id = new ResourceID(c.leaseName, c.leaseNamespace);
+    try {
+      // a 409 (stale copy) or 404 (gone) is re-read and retried once at once
+      for (let attempt = 0; ; attempt++) {
+        if (!this.lease) {
+          const existing = await this.client.get(LeaseType, id);
+          const why = this.held ? this.foreignChange(existing) : undefined;
+          if (why !== undefined) {
+            this.rejoin(why);
+            ack = undefined; // acknowledged by the incarnation that just ended
+          }
+          this.lease = existing;
+        }
+        try {
+          this.lease = await this.writeLease(this.lease, ack, sent);
+          break;
+        } catch (error) {
+          this.lease = undefined;
+          const retry =
+            attempt === 0 &&
+            error instanceof KubernetesApiError &&
+            (error.isConflict() || error.isNotFound());
+          if (!retry) throw error;
+        }
+      }
+      this.held = true;
+      this.renewedAt = sent;
+      if (ack) {
+        this.acknowledged = ack;
+        this.logger.info('drained: ring acknowledged', { ring: ack });
+      }
+    } catch (error) {
+      // re-read before the next write
+      this.lease = undefined;
+      if (!(error instanceof KubernetesApiError && (error.isConflict() || error.isNotFound()))) {
+        this.logger.warn('could not renew the membership lease', { error: String(error) });
+      }
+    }
+  }
+
+  /** Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal. */
+  private async writeLease(
+    lease: LeaseJson | undefined,
+    ack: string | undefined,
+    sent: number,
+  ): Promise<LeaseJson> {
+    const c = this.configuration;
     const annotations: Record<string, string> = {
       [SHARD_IDENTITY_ANNOTATION]: c.identity,
       [SHARD_INCARNATION_ANNOTATION]: this.incarnation,
@@ -516,46 +666,29 @@ export class ShardMembership {
       leaseDurationSeconds: c.leaseDurationMs / 1000,
       renewTime: microTime(sent),
     };
-    try {
-      if (!this.lease) {
-        const existing = await this.client.get(LeaseType, new ResourceID(c.leaseName, c.leaseNamespace));
-        if (existing) this.lease = existing;
-      }
-      if (this.lease) {
-        this.lease = await this.client.update(LeaseType, {
-          ...this.lease,
-          metadata: {
-            ...this.lease.metadata,
-            labels: { ...this.lease.metadata?.labels, [SHARD_GROUP_LABEL]: c.name },
-            annotations: { ...this.lease.metadata?.annotations, ...annotations },
-          },
-          spec: { ...this.lease.spec, ...spec },
-        });
-      } else {
-        this.lease = await this.client.create(LeaseType, {
-          apiVersion: LeaseType.apiVersion,
-          kind: LeaseType.kind,
-          metadata: {
-            name: c.leaseName,
-            namespace: c.leaseNamespace,
-            labels: { [SHARD_GROUP_LABEL]: c.name },
-            annotations,
-          },
-          spec: { ...spec, acquireTime: microTime(sent) },
-        });
-      }
-      this.renewedAt = sent;
-      if (ack) {
-        this.acknowledged = ack;
-        this.logger.info('drained: ring acknowledged', { ring: ack });
-      }
-    } catch (error) {
-      // re-read before the next write (a 409 means our copy is stale, a 404 that it was deleted)
-      this.lease = undefined;
-      if (!(error instanceof KubernetesApiError && (error.isConflict() || error.isNotFound()))) {
-        this.logger.warn('could not renew the membership lease', { error: String(error) });
-      }
+    if (lease) {
+      const { [SHARD_RELEASED_ANNOTATION]: _released, ...kept } = lease.metadata?.annotations ?? {};
+      return await this.client.update(LeaseType, {
+        ...lease,
+        metadata: {
+          ...lease.metadata,
+          labels: { ...lease.metadata?.labels, [SHARD_GROUP_LABEL]: c.name },
+          annotations: { ...kept, ...annotations },
+        },
+        spec: { ...lease.spec, ...spec },
+      });
     }
+    return await this.client.create(LeaseType, {
+      apiVersion: LeaseType.apiVersion,
+      kind: LeaseType.kind,
+      metadata: {
+        name: c.leaseName,
+        namespace: c.leaseNamespace,
+        labels: { [SHARD_GROUP_LABEL]: c.name },
+        annotations,
+      },
+      spec: { ...spec, acquireTime: microTime(sent) },
+    });
   }
 
   private setAllowance(rings: HashRing[]): void {

@@ -71,6 +71,12 @@ export const SHARD_ACK_ANNOTATION = 'tosdk.io/shard-ring';
 export const SHARD_INCARNATION_ANNOTATION = 'tosdk.io/shard-incarnation';
 /** Annotation on a membership Lease: the holder's identity (the name is derived from it). */
 export const SHARD_IDENTITY_ANNOTATION = 'tosdk.io/shard-identity';
+/**
+ * Annotation on a membership Lease its holder released (empty holder, written before it deletes the
+ * Lease): the incarnation that released it. Only a Lease released so leaves the ring at once; one
+ * deleted or changed otherwise counts until `leaseDurationMs` after its last renewal was seen.
+ */
+export const SHARD_RELEASED_ANNOTATION = 'tosdk.io/shard-released';
 
 /** Thrown when a {@link ShardingOptions} value is missing or out of range. */
 export class InvalidShardingConfigurationError extends Error {

@@ -21,6 +21,11 @@ export interface MembershipViewOptions {
   /** Called on every add, update or delete of another member's Lease. */
   onChange: () => void;
   /**
+   * Called on every add or update (`deleted` false) and delete (`deleted` true, the last state
+   * seen) of this replica's own Lease: someone else may have changed it.
+   */
+  onOwnChange?: (lease: LeaseJson, deleted: boolean) => void;
+  /**
    * A stream silent this long is reconnected. Every member (this one too) renews each period, so a
    * healthy stream is never silent for long; the membership passes its lease duration.
    */
@@ -61,13 +66,14 @@ export class MembershipView {
       failFast: true,
       deadStreamTimeoutMs: o.deadStreamTimeoutMs,
     });
-    const changed = (lease: LeaseJson) => {
+    const changed = (lease: LeaseJson, deleted = false) => {
       if (lease.metadata?.name !== o.ownLease) o.onChange();
+      else o.onOwnChange?.(lease, deleted);
     };
     informer.addEventHandler({
-      onAdd: changed,
+      onAdd: (lease) => changed(lease),
       onUpdate: (_old, lease) => changed(lease),
-      onDelete: changed,
+      onDelete: (lease) => changed(lease, true),
     });
     try {
       await informer.start();
@@ -129,7 +135,7 @@ const DECIMAL = /^[0-9]{1,30}$/;
  * Whether resourceVersion `a` is older than `b`. Kubernetes' are decimal (etcd revisions); opaque
  * ones cannot be ordered, and count as not older (the cache is then trusted as it is).
  */
-function olderThan(a: string, b: string | undefined): boolean {
+export function olderThan(a: string, b: string | undefined): boolean {
   if (!b || !DECIMAL.test(a) || !DECIMAL.test(b)) return false;
   return BigInt(a) < BigInt(b);
 }

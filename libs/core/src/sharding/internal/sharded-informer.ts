@@ -34,7 +34,8 @@ interface Restrictable<P> {
  */
 export class ShardedInformer<P extends KubernetesResource> implements PrimaryInformer<P>, ShardParticipant {
   private processing: ShardProcessing | undefined;
-  private readonly draining = new Map<string, ResourceID>();
+  /** Lost resources whose reconciliation may still run: by resource key, with their ring key. */
+  private readonly draining = new Map<string, { id: ResourceID; ringKey: string }>();
   private readonly detach: () => void;
 
   constructor(
@@ -77,7 +78,7 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
       if (was === is) continue;
       const resourceId = ResourceID.fromResource(obj);
       if (was) {
-        this.draining.set(resourceId.key, resourceId);
+        this.draining.set(resourceId.key, { id: resourceId, ringKey: this.membership.keyOf(obj) });
         processing.handleEvent({ resourceId, action: 'DELETED', resource: obj } as Event);
       } else {
         this.draining.delete(resourceId.key);
@@ -90,12 +91,14 @@ export class ShardedInformer<P extends KubernetesResource> implements PrimaryInf
     this.processing?.fenceWrites?.();
   }
 
-  drained(): boolean {
+  drained(keep?: ShardAssignment): boolean {
     const processing = this.processing;
-    for (const [key, id] of this.draining) {
+    let pending = 0;
+    for (const [key, { id, ringKey }] of this.draining) {
       if (!processing?.isUnderProcessing(id)) this.draining.delete(key);
+      else if (!keep?.owns(ringKey)) pending++;
     }
-    return this.draining.size === 0;
+    return pending === 0;
   }
 
   start(): Promise<void> {
