@@ -157,26 +157,62 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     },
   );
 
-  it.failing(
-    '[FINDING S8-WH2] a mutating patch that cannot be applied fails the write even under failurePolicy Ignore',
-    async () => {
-      // add on a missing parent: /data/settings does not exist
-      hooks.on('/bad-patch', () => patchResponse([{ op: 'add', path: '/data/settings/mode', value: 'x' }]));
+  it('[FINDING S8-WH2] a mutating patch that cannot be applied fails the write even under failurePolicy Ignore', async () => {
+    // add on a missing parent: /data/settings does not exist
+    hooks.on('/bad-patch', () => patchResponse([{ op: 'add', path: '/data/settings/mode', value: 'x' }]));
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'wh2', [
+        hook('bad-patch.example.com', hooks.clientConfig('/bad-patch'), { failurePolicy: 'Ignore' }),
+      ]),
+    );
+    const r = await call(server, 'POST', CM, cm('wh2', { a: 'b' }));
+    // kube-apiserver: patchObj.Apply failing is apierrors.NewInternalError, returned whatever the
+    // failure policy (only ErrCallingWebhook is failed open)
+    expect(r.status).toBe(500);
+    expect((await call(server, 'GET', `${CM}/wh2`)).status).toBe(404);
+  });
+
+  it('[S8-WH2] a patch of another patchType or that is not JSON is an error calling the webhook: failed open under Ignore, a 500 naming the webhook under Fail', async () => {
+    hooks.on('/merge-type', () => ({
+      allowed: true,
+      patchType: 'MergePatch',
+      patch: Buffer.from('{"data":{"x":"y"}}').toString('base64'),
+    }));
+    hooks.on('/not-json', () => ({
+      allowed: true,
+      patchType: 'JSONPatch',
+      patch: Buffer.from('not json').toString('base64'),
+    }));
+    for (const [path, text] of [
+      ['/merge-type', 'received invalid webhook response: expected patchType "JSONPatch"'],
+      ['/not-json', 'received undecodable patch in webhook response'],
+    ] as const) {
+      const name = `wh2${path.replace(/\W/g, '')}`;
+      await call(server, 'DELETE', MWC);
       await call(
         server,
         'POST',
         MWC,
-        config('Mutating', 'wh2', [
-          hook('bad-patch.example.com', hooks.clientConfig('/bad-patch'), { failurePolicy: 'Ignore' }),
+        config('Mutating', 'wh2-call', [
+          hook('odd-patch.example.com', hooks.clientConfig(path), { failurePolicy: 'Ignore' }),
         ]),
       );
-      const r = await call(server, 'POST', CM, cm('wh2', { a: 'b' }));
-      // kube-apiserver: patchObj.Apply failing is apierrors.NewInternalError, returned whatever the
-      // failure policy (only ErrCallingWebhook is failed open)
+      expect((await call(server, 'POST', CM, cm(name, { a: 'b' }))).status).toBe(201);
+      await call(server, 'DELETE', MWC);
+      await call(
+        server,
+        'POST',
+        MWC,
+        config('Mutating', 'wh2-call', [hook('odd-patch.example.com', hooks.clientConfig(path))]),
+      );
+      const r = await call(server, 'POST', CM, cm(`${name}-fail`, { a: 'b' }));
       expect(r.status).toBe(500);
-      expect((await call(server, 'GET', `${CM}/wh2`)).status).toBe(404);
-    },
-  );
+      expect(String(r.json().message)).toContain(`failed calling webhook "odd-patch.example.com": ${text}`);
+    }
+  });
 
   it.failing(
     '[FINDING S8-WH3] a mutating webhook called for DELETE gets request.object null, as kube-apiserver sends it',
@@ -557,7 +593,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
   });
 
-  it('a mutating patch that cannot be applied under failurePolicy Fail is a 500 naming the webhook, nothing stored', async () => {
+  it('a mutating patch that cannot be applied under failurePolicy Fail is a 500 internal error, nothing stored', async () => {
     hooks.on('/bad-patch-fail', () => patchResponse([{ op: 'replace', path: '/data/missing', value: 'x' }]));
     await call(
       server,
@@ -567,7 +603,10 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     );
     const r = await call(server, 'POST', CM, cm('badfail', { a: 'b' }));
     expect(r.status).toBe(500);
-    expect(String(r.json().message)).toContain('bad-fail.example.com');
+    // kube-apiserver: apierrors.NewInternalError(err) with the JSON patch library's text; the
+    // webhook is not named (the text is not an ErrCallingWebhook's)
+    expect(r.json()).toMatchObject({ reason: 'InternalError', code: 500 });
+    expect(String(r.json().message)).toMatch(/^Internal error occurred: .*doc is missing path/);
     expect((await call(server, 'GET', `${CM}/badfail`)).status).toBe(404);
   });
 

@@ -27,6 +27,8 @@ export interface WebhookSource extends MatchContext {
 
 /** Something wrong with a webhook's answer (kube: "received invalid webhook response"). */
 class InvalidResponse extends Error {}
+/** A mutating webhook's patch that is not a JSON patch (kube: "received undecodable patch"). */
+class UndecodablePatch extends Error {}
 
 function apiVersionOf(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
@@ -53,7 +55,9 @@ function callFailed(hook: ResolvedWebhook, err: unknown): ApiError {
       ? `failed to call webhook: ${err.message}`
       : err instanceof InvalidResponse
         ? `received invalid webhook response: ${err.message}`
-        : `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`;
+        : err instanceof UndecodablePatch
+          ? `received undecodable patch in webhook response: ${err.message}`
+          : `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`;
   return errors.internal(`failed calling webhook ${JSON.stringify(hook.name)}: ${reason}`, err);
 }
 
@@ -146,12 +150,30 @@ export class WebhookAdmission {
     const object = attrs.object!;
     const response = await this.call(hook, version, attrs, warnings);
     if (response === undefined || response.patch === undefined) return object;
+    // a patch of the wrong type or that cannot be decoded is an error calling the webhook: its
+    // failure policy applies (kube-apiserver's ErrCallingWebhook)
+    let ops: unknown[];
     try {
       if (response.patchType !== 'JSONPatch')
         throw new InvalidResponse(
           `expected patchType "JSONPatch", got ${JSON.stringify(response.patchType ?? '')}`,
         );
-      const ops: unknown = JSON.parse(Buffer.from(str(response.patch), 'base64').toString('utf8'));
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(Buffer.from(str(response.patch), 'base64').toString('utf8'));
+      } catch (e) {
+        throw new UndecodablePatch((e as Error).message);
+      }
+      if (!Array.isArray(decoded)) throw new UndecodablePatch('a JSON patch is an array of operations');
+      ops = decoded;
+    } catch (e) {
+      if (hook.failurePolicy === 'Ignore') return object;
+      throw callFailed(hook, e);
+    }
+    if (ops.length === 0) return object;
+    // a patch that does not apply is an internal error whatever the failure policy, as kube-apiserver
+    // answers it (only errors calling the webhook fail open)
+    try {
       // the patch addresses the object at the webhook's version; convert there and back when they differ
       const requestApiVersion = apiVersionOf(attrs.group, attrs.version);
       const hookApiVersion = apiVersionOf(attrs.group, version);
@@ -164,9 +186,8 @@ export class WebhookAdmission {
         ? patched
         : (await this.source.convert([patched], requestApiVersion))[0];
     } catch (e) {
-      if (hook.failurePolicy === 'Ignore') return object;
       if (e instanceof ApiError) throw e;
-      throw callFailed(hook, e instanceof InvalidResponse ? e : new InvalidResponse((e as Error).message));
+      throw errors.internal(e instanceof Error ? e.message : String(e), e);
     }
   }
 
