@@ -12,7 +12,11 @@ export type AppLoader =
 export interface DeploymentConfig {
   /** Container image, e.g. `ghcr.io/acme/my-operator:0.1.0`. */
   image: string;
-  /** Replicas; above 1 turns leader election on ({@link leaderElectionEnv}). Defaults to 1. */
+  /**
+   * Replicas; above 1 turns leader election on ({@link leaderElectionEnv}) unless the app is sharded.
+   * In the Helm chart it is the default of the `replicas` value, and the value given at install
+   * decides leader election. Defaults to 1.
+   */
   replicas?: number;
   /** The HTTP port of the health endpoints (named `http`). Defaults to 8080. */
   port?: number;
@@ -22,7 +26,11 @@ export interface DeploymentConfig {
   readinessPath?: string;
   /** Environment of the container. Defaults to none. */
   env?: Record<string, string>;
-  /** Environment added when replicas > 1, turning the app's leader election on. Defaults to none. */
+  /**
+   * Environment added when leader election is on (replicas > 1 without sharding, or
+   * `leaderElection` configured), turning the app's leader election on; in the Helm chart, rendered
+   * when the `replicas` value is above 1. Defaults to none.
+   */
   leaderElectionEnv?: Record<string, string>;
   /** Container resources. Defaults to requests of 50m CPU and 96Mi memory, a 256Mi memory limit. */
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };

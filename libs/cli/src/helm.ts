@@ -2,14 +2,7 @@ import { stringify } from 'yaml';
 import type { TosdkConfig } from './config.js';
 import type { AppModel } from './introspect.js';
 import { deploymentManifest, deploymentSettings } from './manifests.js';
-import {
-  computeGrants,
-  leaderElectionOn,
-  leaseRules,
-  rulesOf,
-  shardingLeaseRules,
-  shardingOn,
-} from './rbac.js';
+import { computeGrants, leaseRules, rulesOf, shardingLeaseRules, shardingOn } from './rbac.js';
 import type { Manifest } from './rbac.js';
 
 const PLACEHOLDER = 'tosdk-placeholder-namespace';
@@ -30,7 +23,9 @@ const yaml = (value: unknown, indent = 0) =>
  * watchNamespaces, resources), the CRDs in `crds/`, and templates for the ServiceAccount, the RBAC
  * and the Deployment. The RBAC: with `watchNamespaces`, the namespaced rules in a Role per namespace
  * of it; empty (the default), the roles of `rbacManifests` (a ClusterRole for every namespace
- * and cluster-scoped kinds, a Role per namespace a controller's code names).
+ * and cluster-scoped kinds, a Role per namespace a controller's code names). Leader election (unless
+ * `leaderElection` is configured, or the app is sharded) follows the `replicas` value: above 1, the
+ * lease Role and `deployment.leaderElectionEnv` are rendered.
  */
 export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string): Record<string, string> {
   const s = deploymentSettings(config, app);
@@ -121,7 +116,13 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
     rbac.push('---', role('Role', ns, rulesOf(asCoded.byScope.get(ns)!)), '---', binding('Role', ns));
   }
   rbac.push('{{- end }}');
-  if (leaderElectionOn(config, app)) {
+  // leader election: configured (always on), sharded (never: replicas split the work), else on when the
+  // release's replicas value is above 1, decided by Helm at install time rather than at generation
+  const leaderElection: 'always' | 'never' | 'replicas' =
+    config.leaderElection !== undefined ? 'always' : shardingOn(config, app) ? 'never' : 'replicas';
+  const ifReplicas = '{{- if gt (int .Values.replicas) 1 }}';
+  if (leaderElection !== 'never') {
+    if (leaderElection === 'replicas') rbac.push(ifReplicas);
     rbac.push(
       '---',
       'apiVersion: rbac.authorization.k8s.io/v1',
@@ -136,6 +137,7 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
         .replace(`name: ${config.name}\n  namespace`, `name: ${config.name}-leader-election\n  namespace`)
         .replace(/kind: Role\n {2}name: .*$/m, `kind: Role\n  name: ${config.name}-leader-election`),
     );
+    if (leaderElection === 'replicas') rbac.push('{{- end }}');
   }
   if (shardingOn(config, app)) {
     // the sharding membership Leases (issue 19), in their namespace (else the release's)
@@ -156,7 +158,7 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
     spec: { template: { spec: { containers: Array<Record<string, unknown>> } } };
   };
   const container = d.spec.template.spec.containers[0];
-  const env = (container['env'] as Array<{ name: string; value: string }>) ?? [];
+  delete container['env']; // written below: static, conditional on values, and per controller
   const text = yaml({ ...d, metadata: { ...d.metadata, namespace: '__NAMESPACE__' } })
     .replace('namespace: __NAMESPACE__', 'namespace: {{ .Release.Namespace }}')
     .replace(/^ {2}replicas: \d+$/m, '  replicas: {{ .Values.replicas }}')
@@ -167,16 +169,38 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       (_m, indent: string) =>
         `${indent}resources:\n${indent}  {{- toYaml .Values.resources | nindent ${indent.length + 2} }}\n`,
     );
-  const nsEnv = app.controllers
-    .map(
-      (c) =>
-        `{{- if .Values.watchNamespaces }}\n            - name: ${namespacesVariable(c.name)}\n              value: {{ join "," .Values.watchNamespaces | quote }}\n{{- end }}`,
-    )
-    .join('\n');
+  const entries = (vars: Record<string, string>, indent: string) =>
+    Object.keys(vars).length
+      ? [
+          yaml(
+            Object.entries(vars).map(([name, value]) => ({ name, value })),
+            indent.length + 2,
+          ),
+        ]
+      : [];
+  const leaderEnv = config.deployment?.leaderElectionEnv ?? {};
   files['templates/deployment.yaml'] =
-    (env.length
-      ? text.replace(/^(\s+)env:\n/m, (m) => `${m}${nsEnv}\n`)
-      : text.replace(/^(\s+)ports:\n/m, (m, indent: string) => `${indent}env:\n${nsEnv}\n${m}`)) + '\n';
+    text.replace(/^(\s+)ports:\n/m, (ports, indent: string) =>
+      [
+        `${indent}env:`,
+        ...app.controllers.map((c) =>
+          [
+            '{{- if .Values.watchNamespaces }}',
+            `${indent}  - name: ${namespacesVariable(c.name)}`,
+            `${indent}    value: {{ join "," .Values.watchNamespaces | quote }}`,
+            '{{- end }}',
+          ].join('\n'),
+        ),
+        ...entries(
+          { ...(config.deployment?.env ?? {}), ...(leaderElection === 'always' ? leaderEnv : {}) },
+          indent,
+        ),
+        ...(leaderElection === 'replicas' && Object.keys(leaderEnv).length
+          ? [ifReplicas, ...entries(leaderEnv, indent), '{{- end }}']
+          : []),
+        ports,
+      ].join('\n'),
+    ) + '\n';
   return files;
 }
 

@@ -33,9 +33,9 @@ const config = (deployment: Partial<DeploymentConfig> = {}): TosdkConfig => ({
 });
 
 /**
- * Helm's rendering with `watchNamespaces: []` and the other values as generated: the `if`/`range`/
- * `else`/`end` lines the generator writes are evaluated (an empty list is false and ranges zero
- * times), then the value references are filled in.
+ * Helm's rendering with `watchNamespaces: []` and the given `replicas`: the `if`/`range`/`else`/`end`
+ * lines the generator writes are evaluated (an empty list is false and ranges zero times;
+ * `gt (int .Values.replicas) 1` compares the value), then the value references are filled in.
  */
 function renderDefault(template: string, values: { replicas: number }): string {
   const stack: Array<{ kind: 'if' | 'range'; active: boolean; parent: boolean }> = [];
@@ -48,8 +48,10 @@ function renderDefault(template: string, values: { replicas: number }): string {
       continue;
     }
     if (directive[1] === 'if' || directive[1] === 'range') {
-      if (!line.includes('.Values.watchNamespaces')) throw new Error(`unexpected directive ${line}`);
-      stack.push({ kind: directive[1], active: false, parent: active() });
+      const aboveOne = line.trim() === '{{- if gt (int .Values.replicas) 1 }}';
+      if (!aboveOne && !line.includes('.Values.watchNamespaces'))
+        throw new Error(`unexpected directive ${line}`);
+      stack.push({ kind: directive[1], active: aboveOne && values.replicas > 1, parent: active() });
     } else if (directive[1] === 'else') {
       const top = stack[stack.length - 1];
       top.active = !top.active;
@@ -96,32 +98,38 @@ describe('review S8: tosdk generate helm', () => {
     expect(grantsConfigMaps).toBe(true);
   });
 
-  it.failing(
-    '[FINDING S8-CL5] without deployment.env the Deployment template has the key env twice (env: [] and env:), which YAML forbids',
-    async () => {
-      const chart = helmChart(await teamAApp(), config(), '');
-      const rendered = objects(renderDefault(chart['templates/deployment.yaml'], { replicas: 1 }));
-      expect(rendered.errors).toEqual([]);
-      expect(chart['templates/deployment.yaml'].match(/^\s+env:/gm)).toHaveLength(1);
-    },
-  );
+  it('[FINDING S8-CL5] without deployment.env the Deployment template has the key env once (it had env: [] and env:, which YAML forbids)', async () => {
+    const chart = helmChart(await teamAApp(), config(), '');
+    const rendered = objects(renderDefault(chart['templates/deployment.yaml'], { replicas: 1 }));
+    expect(rendered.errors).toEqual([]);
+    expect(chart['templates/deployment.yaml'].match(/^\s+env:/gm)).toHaveLength(1);
+  });
 
-  it.failing(
-    '[FINDING S8-CL6] the chart lets users raise replicas but leader election (env and lease Role) is fixed at generation: replicas: 2 runs two active operators',
-    async () => {
-      const chart = helmChart(
-        await teamAApp(),
-        config({ replicas: 1, leaderElectionEnv: { OP_LEADER_ELECTION: 'true' } }),
-        '',
-      );
-      // the chart's replicas value is a free number...
-      expect(chart['templates/deployment.yaml']).toContain('replicas: {{ .Values.replicas }}');
-      // ...yet nothing in the chart turns leader election on when it is above 1
-      const text = chart['templates/deployment.yaml'] + chart['templates/rbac.yaml'];
-      expect(text).toContain('OP_LEADER_ELECTION');
-      expect(text).toContain('leases');
-    },
-  );
+  it('[FINDING S8-CL6] the chart lets users raise replicas and leader election (env and lease Role) follows the value (it was fixed at generation: replicas: 2 ran two active operators)', async () => {
+    const chart = helmChart(
+      await teamAApp(),
+      config({ replicas: 1, leaderElectionEnv: { OP_LEADER_ELECTION: 'true' } }),
+      '',
+    );
+    // the chart's replicas value is a free number...
+    expect(chart['templates/deployment.yaml']).toContain('replicas: {{ .Values.replicas }}');
+    // ...yet nothing in the chart turns leader election on when it is above 1
+    const text = chart['templates/deployment.yaml'] + chart['templates/rbac.yaml'];
+    expect(text).toContain('OP_LEADER_ELECTION');
+    expect(text).toContain('leases');
+    // rendered with replicas: 2 the lease Role and the env are there; with 1 neither
+    const at = (replicas: number) => {
+      const rbac = objects(renderDefault(chart['templates/rbac.yaml'], { replicas }));
+      const deployment = objects(renderDefault(chart['templates/deployment.yaml'], { replicas }));
+      expect([...rbac.errors, ...deployment.errors]).toEqual([]);
+      return {
+        lease: rbac.list.some((o) => (o['metadata'] as { name: string }).name === 'op-leader-election'),
+        env: JSON.stringify(deployment.list).includes('OP_LEADER_ELECTION'),
+      };
+    };
+    expect(at(2)).toEqual({ lease: true, env: true });
+    expect(at(1)).toEqual({ lease: false, env: false });
+  });
 
   it('guard: with deployment.env the rendered Deployment parses as one Deployment with the env and no watched-namespaces variable', async () => {
     const chart = helmChart(await teamAApp(), config({ env: { LOG_LEVEL: 'info' } }), '');
