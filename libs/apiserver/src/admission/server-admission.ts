@@ -454,7 +454,9 @@ export class ServerAdmission implements WebhookSource {
       name: info.name!,
       oldObject: await this.atVersion(rt, version, stored),
     };
-    if (this.chain.matches('mutating', attrs)) await this.chain.mutate({ ...attrs, object: attrs.oldObject });
+    // mutating webhooks see object null and the stored object as oldObject, as kube-apiserver calls
+    // them on DELETE; a patch is refused
+    await this.chain.mutate(attrs);
     this.policies.validate(attrs, []);
     await this.chain.validate(attrs);
   }

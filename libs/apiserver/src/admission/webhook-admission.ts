@@ -103,7 +103,8 @@ export class WebhookAdmission {
    */
   async mutate(attrs: AdmissionAttributes, warnings?: string[]): Promise<JsonObject | undefined> {
     const hooks = this.matching('mutating', attrs);
-    if (hooks.length === 0 || attrs.object === undefined) return attrs.object;
+    if (hooks.length === 0) return attrs.object;
+    // no object on DELETE: the webhooks see object null, and may not patch
     let object = attrs.object;
     const changedAfter: boolean[] = hooks.map(() => false);
     for (let i = 0; i < hooks.length; i++) {
@@ -146,8 +147,8 @@ export class WebhookAdmission {
     version: string,
     attrs: AdmissionAttributes,
     warnings: string[] | undefined,
-  ): Promise<JsonObject> {
-    const object = attrs.object!;
+  ): Promise<JsonObject | undefined> {
+    const object = attrs.object;
     const response = await this.call(hook, version, attrs, warnings);
     if (response === undefined || response.patch === undefined) return object;
     // a patch of the wrong type or that cannot be decoded is an error calling the webhook: its
@@ -171,6 +172,11 @@ export class WebhookAdmission {
       throw callFailed(hook, e);
     }
     if (ops.length === 0) return object;
+    if (object === undefined) {
+      throw errors.internal(
+        `admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`,
+      );
+    }
     // a patch that does not apply is an internal error whatever the failure policy, as kube-apiserver
     // answers it (only errors calling the webhook fail open)
     try {
