@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { TosdkConfig } from './config.js';
 import { TosdkCliError } from './errors.js';
 import { generate, TARGETS } from './generate.js';
@@ -43,7 +44,9 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
 }
 
 /**
- * Runs the command line; returns the exit code (0 ok, 1 failure, 2 usage). Messages go to `out`/`err`.
+ * Runs the command line; returns the exit code (0 ok, 1 failure, 2 usage: an unknown command, target
+ * or option, an extra argument, `--config` without a file). `--config <file>` and `--config=<file>`
+ * are both accepted. Messages go to `out`/`err`.
  */
 export async function main(
   argv: readonly string[],
@@ -52,21 +55,33 @@ export async function main(
   const out = io.out ?? ((s) => process.stdout.write(`${s}\n`));
   const err = io.err ?? ((s) => process.stderr.write(`${s}\n`));
   const cwd = io.cwd ?? process.cwd();
-  const args = [...argv];
-  const check = args.includes('--check');
-  const configAt = args.indexOf('--config');
-  const configArg = configAt >= 0 ? args[configAt + 1] : undefined;
-  const positional = args.filter((a, i) => !a.startsWith('--') && (configAt < 0 || i !== configAt + 1));
-  const [command, target] = positional;
-  if (
-    command !== 'generate' ||
-    !target ||
-    !([...TARGETS, 'all'] as string[]).includes(target) ||
-    (configAt >= 0 && !configArg)
-  ) {
-    err(USAGE);
+  const usage = (problem: string) => {
+    err(`tosdk: ${problem}\n${USAGE}`);
     return 2;
+  };
+  let parsed: { values: { check?: boolean; config?: string }; positionals: string[] };
+  try {
+    // strict: a misspelt option (--chek) is a usage error rather than silently ignored
+    parsed = parseArgs({
+      args: [...argv],
+      options: { check: { type: 'boolean' }, config: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code?.toString().startsWith('ERR_PARSE_ARGS')) {
+      return usage((error as Error).message);
+    }
+    throw error;
   }
+  const check = parsed.values.check ?? false;
+  const configArg = parsed.values.config;
+  const [command, target, ...extra] = parsed.positionals;
+  if (command !== 'generate') return usage(command ? `unknown command ${command}` : 'no command');
+  if (!target || !([...TARGETS, 'all'] as string[]).includes(target))
+    return usage(target ? `unknown target ${target}` : 'no target');
+  if (extra.length) return usage(`unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(' ')}`);
+  if (configArg === '') return usage('--config needs a file');
   try {
     const path = configArg
       ? resolve(cwd, configArg)
