@@ -18,7 +18,12 @@ const USAGE = `Usage: tosdk generate <crds|rbac|manifests|helm|webhooks|all> [--
   --check    fail when the committed files differ from what would be generated
   --config   the configuration module (default: tosdk.config.mjs, .js or .ts in the working directory)`;
 
-/** Loads a configuration module (its default export). */
+/**
+ * Loads a configuration module (its default export).
+ * @throws TosdkCliError `ConfigNotFound` when there is no file; `InvalidConfig` when the module cannot
+ * be loaded (a syntax error, a failing import: the message names the file) or its default export is
+ * not a configuration (`app.operator` or `app.nestModule` must be a function).
+ */
 export async function loadConfig(path: string): Promise<TosdkConfig> {
   if (!existsSync(path)) {
     throw new TosdkCliError(
@@ -26,7 +31,17 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
       `no tosdk configuration at ${path}; create tosdk.config.mjs (see the @tosdk/cli README) or pass --config`,
     );
   }
-  const module = (await import(pathToFileURL(path).href)) as { default?: TosdkConfig };
+  let module: { default?: TosdkConfig };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: TosdkConfig };
+  } catch (error) {
+    // a syntax error or a failing import in the configuration module: name the file, not a stack
+    throw new TosdkCliError(
+      'InvalidConfig',
+      `${path} cannot be loaded: ${(error as Error)?.message || String(error)}`,
+      { cause: error },
+    );
+  }
   const config = module.default;
   if (
     !config ||
@@ -38,6 +53,13 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
     throw new TosdkCliError(
       'InvalidConfig',
       `${path}: the default export must be defineConfig({ name, namespace, app, output, ... })`,
+    );
+  }
+  const app = config.app as { operator?: unknown; nestModule?: unknown };
+  if (typeof app.operator !== 'function' && typeof app.nestModule !== 'function') {
+    throw new TosdkCliError(
+      'InvalidConfig',
+      `${path}: app must be { operator: () => <an Operator with its controllers registered> } or { nestModule: () => <the Nest module> }, functions the CLI calls`,
     );
   }
   return config;
@@ -97,11 +119,14 @@ export async function main(
       );
     return 0;
   } catch (error) {
-    err(
-      error instanceof TosdkCliError
-        ? `tosdk: ${error.message}`
-        : `tosdk: ${(error as Error).stack ?? String(error)}`,
-    );
+    if (error instanceof TosdkCliError) {
+      err(`tosdk: ${error.message}`);
+      // the stack of what went wrong underneath, for debugging: DEBUG=1 tosdk generate ...
+      const cause = error.cause as Error | undefined;
+      if (process.env['DEBUG'] && cause?.stack) err(cause.stack);
+    } else {
+      err(`tosdk: ${(error as Error).stack ?? String(error)}`);
+    }
     return 1;
   }
 }

@@ -127,7 +127,8 @@ function model(c: Captured): ControllerModel {
  * Loads the app without starting it: while `loader` runs, `Operator.register` is observed and
  * `Operator.start`/`stop` do nothing, so controllers are registered and nothing connects.
  *
- * @throws TosdkCliError `AppLoadFailed` when the loader throws or registers no controller.
+ * @throws TosdkCliError `AppLoadFailed` when the loader throws, `nestModule` resolves to something
+ * that is not a Nest module (a class or a dynamic module), or no controller is registered.
  */
 export async function loadApp(loader: AppLoader): Promise<AppModel> {
   const captured: Captured[] = [];
@@ -161,6 +162,13 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       await loader.operator();
     } else {
       const module = await loader.nestModule();
+      const dynamic = typeof module === 'object' && module !== null && 'module' in module;
+      if (typeof module !== 'function' && !dynamic) {
+        throw new TosdkCliError(
+          'AppLoadFailed',
+          `loading the app failed: app.nestModule resolved to ${module === null ? 'null' : typeof module === 'object' ? 'an object that is not a dynamic module' : String(module)}, not a Nest module class or dynamic module; check that the file it imports exports the module under that name`,
+        );
+      }
       const { NestFactory } = (await import('@nestjs/core')) as {
         NestFactory: { createApplicationContext(m: unknown, o: object): Promise<{ close(): Promise<void> }> };
       };
@@ -171,9 +179,10 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       await context.close();
     }
   } catch (error) {
+    if (error instanceof TosdkCliError) throw error;
     throw new TosdkCliError(
       'AppLoadFailed',
-      `loading the app failed: ${(error as Error).message ?? String(error)} (the app must register its controllers without connecting to a cluster)`,
+      `loading the app failed: ${(error as Error)?.message || String(error)} (the app must register its controllers without connecting to a cluster)`,
       { cause: error },
     );
   } finally {
