@@ -11,6 +11,7 @@ import { systemClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { HashRing, hash32 } from './hash-ring.js';
+import { BoundedRequests } from './internal/bounded-requests.js';
 import { MembershipView, olderThan } from './internal/membership-view.js';
 import {
   SHARD_ACK_ANNOTATION,
@@ -181,6 +182,10 @@ export class ShardMembership {
   private view: MembershipView | undefined;
   private lastFreshList = Number.NEGATIVE_INFINITY;
   private timer: TimerHandle | undefined;
+  /** Fires at the renew deadline (last renewal sent + `renewDeadlineMs`): reconcile nothing from then. */
+  private deadlineTimer: TimerHandle | undefined;
+  /** Every Lease request, bounded by `renewDeadlineMs` and abandoned by `stop()`. */
+  private readonly requests: BoundedRequests;
   private running = false;
   private ticking: Promise<void> | undefined;
   /** Steps and watch-driven evaluations run one at a time, in order. */
@@ -195,6 +200,7 @@ export class ShardMembership {
   ) {
     this.configuration = shardingConfiguration(options, { kubeConfig: membershipOptions.kubeConfig });
     this.clock = membershipOptions.clock ?? systemClock;
+    this.requests = new BoundedRequests(this.clock, this.configuration.renewDeadlineMs);
     this.logger = (membershipOptions.logger ?? noopLogger).child({
       shardGroup: this.configuration.name,
       identity: this.configuration.identity,
@@ -262,6 +268,7 @@ export class ShardMembership {
       onChange: () => this.wake(),
       onOwnChange: (lease, deleted) => this.ownLeaseChanged(lease, deleted),
       deadStreamTimeoutMs: Math.max(c.leaseDurationMs, 3 * c.retryPeriodMs),
+      requestTimeoutMs: c.renewDeadlineMs,
     });
     await this.view.start();
     if (!this.running) return;
@@ -276,6 +283,11 @@ export class ShardMembership {
     this.running = false;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.deadlineTimer !== undefined) this.clock.clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    // a renewal or read hanging now must not hold stop() up
+    this.requests.abandonAll('shard membership stopped');
+    this.view?.abort();
     await this.ticking;
     await this.chain;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
@@ -288,17 +300,21 @@ export class ShardMembership {
     if (options.release && lease) {
       try {
         // marked first: the others drop a member at once only when it released its Lease itself
-        await this.client.update(LeaseType, {
-          ...lease,
-          metadata: {
-            ...lease.metadata,
-            annotations: { ...lease.metadata?.annotations, [SHARD_RELEASED_ANNOTATION]: this.incarnation },
-          },
-          spec: { ...lease.spec, holderIdentity: '' },
-        });
-        await this.client.delete(
-          LeaseType,
-          new ResourceID(this.configuration.leaseName, this.configuration.leaseNamespace),
+        await this.requests.run('releasing the membership lease', () =>
+          this.client.update(LeaseType, {
+            ...lease,
+            metadata: {
+              ...lease.metadata,
+              annotations: { ...lease.metadata?.annotations, [SHARD_RELEASED_ANNOTATION]: this.incarnation },
+            },
+            spec: { ...lease.spec, holderIdentity: '' },
+          }),
+        );
+        await this.requests.run('deleting the membership lease', () =>
+          this.client.delete(
+            LeaseType,
+            new ResourceID(this.configuration.leaseName, this.configuration.leaseNamespace),
+          ),
         );
         this.logger.info('left the shard group; lease released and deleted');
       } catch (error) {
@@ -309,6 +325,28 @@ export class ShardMembership {
     }
     this.lease = undefined;
     this.held = false;
+  }
+
+  /** No renewal within `renewDeadlineMs`: reconcile nothing and refuse the running writes. */
+  private deadlinePassed(): void {
+    const had = this.allowance.length > 0;
+    this.setAllowance([]);
+    if (had) {
+      this.logger.warn('membership lease not renewed in time: reconciling nothing, running writes refused');
+      for (const p of this.participants) p.fence?.();
+    }
+  }
+
+  /** Arms the renew deadline of the renewal just made (a hung next renewal cannot delay the fence). */
+  private armDeadline(): void {
+    if (this.deadlineTimer !== undefined) this.clock.clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = this.clock.setTimeout(
+      () => {
+        this.deadlineTimer = undefined;
+        if (this.running && !this.isMember()) this.deadlinePassed();
+      },
+      Math.max(0, this.renewedAt + this.configuration.renewDeadlineMs - this.clock.now()),
+    );
   }
 
   private isMember(): boolean {
@@ -347,12 +385,7 @@ export class ShardMembership {
     await this.renew();
     if (!this.running) return;
     if (!this.isMember()) {
-      const had = this.allowance.length > 0;
-      this.setAllowance([]);
-      if (had) {
-        this.logger.warn('membership lease not renewed in time: reconciling nothing, running writes refused');
-        for (const p of this.participants) p.fence?.();
-      }
+      this.deadlinePassed();
       if (this.desired) {
         // the others may count this replica dead and take its share: rejoin as a new member
         this.newIncarnation();
@@ -613,7 +646,9 @@ export class ShardMembership {
       // a 409 (stale copy) or 404 (gone) is re-read and retried once at once
       for (let attempt = 0; ; attempt++) {
         if (!this.lease) {
-          const existing = await this.client.get(LeaseType, id);
+          const existing = await this.requests.run('reading the membership lease', () =>
+            this.client.get(LeaseType, id),
+          );
           const why = this.held ? this.foreignChange(existing) : undefined;
           if (why !== undefined) {
             this.rejoin(why);
@@ -635,6 +670,7 @@ export class ShardMembership {
       }
       this.held = true;
       this.renewedAt = sent;
+      if (this.running) this.armDeadline();
       if (ack) {
         this.acknowledged = ack;
         this.logger.info('drained: ring acknowledged', { ring: ack });
@@ -642,7 +678,9 @@ export class ShardMembership {
     } catch (error) {
       // re-read before the next write
       this.lease = undefined;
-      if (!(error instanceof KubernetesApiError && (error.isConflict() || error.isNotFound()))) {
+      const quiet =
+        !this.running || (error instanceof KubernetesApiError && (error.isConflict() || error.isNotFound()));
+      if (!quiet) {
         this.logger.warn('could not renew the membership lease', { error: String(error) });
       }
     }
@@ -668,7 +706,7 @@ export class ShardMembership {
     };
     if (lease) {
       const { [SHARD_RELEASED_ANNOTATION]: _released, ...kept } = lease.metadata?.annotations ?? {};
-      return await this.client.update(LeaseType, {
+      const body: LeaseJson = {
         ...lease,
         metadata: {
           ...lease.metadata,
@@ -676,9 +714,12 @@ export class ShardMembership {
           annotations: { ...kept, ...annotations },
         },
         spec: { ...lease.spec, ...spec },
-      });
+      };
+      return await this.requests.run('renewing the membership lease', () =>
+        this.client.update(LeaseType, body),
+      );
     }
-    return await this.client.create(LeaseType, {
+    const body: LeaseJson = {
       apiVersion: LeaseType.apiVersion,
       kind: LeaseType.kind,
       metadata: {
@@ -688,7 +729,10 @@ export class ShardMembership {
         annotations,
       },
       spec: { ...spec, acquireTime: microTime(sent) },
-    });
+    };
+    return await this.requests.run('creating the membership lease', () =>
+      this.client.create(LeaseType, body),
+    );
   }
 
   private setAllowance(rings: HashRing[]): void {

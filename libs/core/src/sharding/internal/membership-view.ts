@@ -30,6 +30,8 @@ export interface MembershipViewOptions {
    * healthy stream is never silent for long; the membership passes its lease duration.
    */
   deadStreamTimeoutMs?: number;
+  /** A list of the group with no answer this long is aborted (counts as a failed read). Defaults to no bound. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -47,6 +49,8 @@ export class MembershipView {
   private informer: Informer<LeaseJson> | undefined;
   /** resourceVersion of the newest fresh list. */
   private listed: string | undefined;
+  /** Lists in flight, aborted by {@link MembershipView.abort}. */
+  private readonly listing = new Set<AbortController>();
 
   constructor(private readonly o: MembershipViewOptions) {}
 
@@ -86,8 +90,14 @@ export class MembershipView {
     }
   }
 
-  /** Closes the watch. */
+  /** Aborts the lists in flight (they answer undefined). */
+  abort(): void {
+    for (const controller of this.listing) controller.abort();
+  }
+
+  /** Aborts the lists in flight and closes the watch. */
   async stop(): Promise<void> {
+    this.abort();
     const informer = this.informer;
     this.informer = undefined;
     await informer?.stop();
@@ -115,16 +125,24 @@ export class MembershipView {
     ) {
       return { items: informer.list(), fresh: false };
     }
+    const controller = new AbortController();
+    this.listing.add(controller);
+    const limit = this.o.requestTimeoutMs;
+    const timer = limit === undefined ? undefined : this.o.clock.setTimeout(() => controller.abort(), limit);
     try {
       const list = await this.o.client.list(LeaseType, {
         namespace: this.o.namespace,
         labelSelector: this.o.labelSelector,
+        signal: controller.signal,
       });
       if (!olderThan(list.resourceVersion, this.listed)) this.listed = list.resourceVersion;
       return { items: list.items, fresh: true };
     } catch (error) {
       this.o.logger.warn('could not list the membership leases', { error: String(error) });
       return undefined;
+    } finally {
+      if (timer !== undefined) this.o.clock.clearTimeout(timer);
+      this.listing.delete(controller);
     }
   }
 }
