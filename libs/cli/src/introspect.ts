@@ -123,6 +123,14 @@ function model(c: Captured): ControllerModel {
   };
 }
 
+/** What a value is, for a message: `undefined`, `null`, a function's or object's kind. */
+const describe = (value: unknown): string =>
+  value === null || value === undefined
+    ? String(value)
+    : typeof value === 'object'
+      ? 'an object that is not a dynamic module (no `module`)'
+      : `a ${typeof value}`;
+
 /**
  * Loads the app without starting it: while `loader` runs, `Operator.register` is observed and
  * `Operator.start`/`stop` do nothing, so controllers are registered and nothing connects.
@@ -166,7 +174,7 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       if (typeof module !== 'function' && !dynamic) {
         throw new TosdkCliError(
           'AppLoadFailed',
-          `loading the app failed: app.nestModule resolved to ${module === null ? 'null' : typeof module === 'object' ? 'an object that is not a dynamic module' : String(module)}, not a Nest module class or dynamic module; check that the file it imports exports the module under that name`,
+          `loading the app failed: app.nestModule resolved to ${describe(module)}, not a Nest module class or dynamic module; check that the file it imports exports the module under that name`,
         );
       }
       const { NestFactory } = (await import('@nestjs/core')) as {
