@@ -133,29 +133,26 @@ describe('review S8: webhooks called by the in-memory API server', () => {
 
   // ---- findings ----
 
-  it.failing(
-    '[FINDING S8-WH1] warnings a validating webhook returns with its denial reach the client as Warning headers',
-    async () => {
-      hooks.on('/deny-warn', () => ({
-        allowed: false,
-        status: { code: 403, message: 'html is blank' },
-        warnings: ['spec.title is deprecated'],
-      }));
-      await call(
-        server,
-        'POST',
-        VWC,
-        config('Validating', 'wh1', [hook('deny-warn.example.com', hooks.clientConfig('/deny-warn'))]),
-      );
-      const r = await call(server, 'POST', CM, cm('wh1', { html: '' }));
-      expect(r.status).toBe(403);
-      expect(r.json().message).toBe(
-        'admission webhook "deny-warn.example.com" denied the request: html is blank',
-      );
-      // kube-apiserver adds webhook warnings to the response as they arrive (allowed or not)
-      expect(warningsOf(r)).toContain('spec.title is deprecated');
-    },
-  );
+  it('[FINDING S8-WH1] warnings a validating webhook returns with its denial reach the client as Warning headers', async () => {
+    hooks.on('/deny-warn', () => ({
+      allowed: false,
+      status: { code: 403, message: 'html is blank' },
+      warnings: ['spec.title is deprecated'],
+    }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'wh1', [hook('deny-warn.example.com', hooks.clientConfig('/deny-warn'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('wh1', { html: '' }));
+    expect(r.status).toBe(403);
+    expect(r.json().message).toBe(
+      'admission webhook "deny-warn.example.com" denied the request: html is blank',
+    );
+    // kube-apiserver adds webhook warnings to the response as they arrive (allowed or not)
+    expect(warningsOf(r)).toContain('spec.title is deprecated');
+  });
 
   it('[FINDING S8-WH2] a mutating patch that cannot be applied fails the write even under failurePolicy Ignore', async () => {
     // add on a missing parent: /data/settings does not exist
@@ -173,6 +170,98 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     // failure policy (only ErrCallingWebhook is failed open)
     expect(r.status).toBe(500);
     expect((await call(server, 'GET', `${CM}/wh2`)).status).toBe(404);
+  });
+
+  it('[S8-WH1] warnings of earlier webhooks and of the denying one reach the client on a write, a DELETE and a write at a converted version', async () => {
+    hooks.on('/allow-warn', () => ({ allowed: true, warnings: ['mutating says hello'] }));
+    hooks.on('/deny-warn-all', () => ({
+      allowed: false,
+      status: { code: 403, message: 'no' },
+      warnings: ['validating says no'],
+    }));
+    const group = 'wh1.example.com';
+    await createCrd(group, '/convert');
+    const ops = ['CREATE', 'UPDATE', 'DELETE'];
+    await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'wh1-all', [
+        hook('allow-warn.example.com', hooks.clientConfig('/allow-warn'), {
+          rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
+        }),
+      ]),
+    );
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'wh1-all', [
+        hook('deny-warn-all.example.com', hooks.clientConfig('/deny-warn-all'), {
+          rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
+          objectSelector: { matchLabels: { guarded: 'yes' } },
+        }),
+      ]),
+    );
+    const both = (r: RawResponse): void => {
+      expect(r.status).toBe(403);
+      expect(warningsOf(r)).toContain('299 - "mutating says hello"');
+      expect(warningsOf(r)).toContain('299 - "validating says no"');
+    };
+    both(await call(server, 'POST', CM, cm('wh1-write', {}, { labels: { guarded: 'yes' } })));
+    // the object is created without the guarding label, which an update then adds
+    expect((await call(server, 'POST', CM, cm('wh1-delete', {}))).status).toBe(201);
+    expect(
+      (
+        await call(
+          server,
+          'PATCH',
+          `${CM}/wh1-delete`,
+          [{ op: 'add', path: '/metadata/labels', value: { guarded: 'yes' } }],
+          {
+            contentType: 'application/json-patch+json',
+          },
+        )
+      ).status,
+    ).toBe(403);
+    await call(server, 'DELETE', VWC);
+    expect(
+      (
+        await call(
+          server,
+          'PATCH',
+          `${CM}/wh1-delete`,
+          [{ op: 'add', path: '/metadata/labels', value: { guarded: 'yes' } }],
+          {
+            contentType: 'application/json-patch+json',
+          },
+        )
+      ).status,
+    ).toBe(200);
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'wh1-all', [
+        hook('deny-warn-all.example.com', hooks.clientConfig('/deny-warn-all'), {
+          rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
+          objectSelector: { matchLabels: { guarded: 'yes' } },
+        }),
+      ]),
+    );
+    both(await call(server, 'DELETE', `${CM}/wh1-delete`));
+    expect((await call(server, 'GET', `${CM}/wh1-delete`)).status).toBe(200);
+    both(
+      await call(server, 'POST', gadgets(group, 'v2'), {
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name: 'warned', labels: { guarded: 'yes' } },
+        spec: { paint: { color: 'red' } },
+      }),
+    );
+    // clean up: the guarded config map goes once the validating webhook is gone
+    await call(server, 'DELETE', VWC);
+    expect((await call(server, 'DELETE', `${CM}/wh1-delete`)).status).toBe(200);
   });
 
   it('[S8-WH2] a patch of another patchType or that is not JSON is an error calling the webhook: failed open under Ignore, a 500 naming the webhook under Fail', async () => {

@@ -47,6 +47,7 @@ function include(q: URLSearchParams): IncludeObject {
 async function runAtStorage(
   c: ConvertedVersionDeps,
   req: IncomingMessage,
+  res: ServerResponse,
   info: ResourceRequestInfo,
   query: URLSearchParams,
   user: AuthUser,
@@ -55,7 +56,14 @@ async function runAtStorage(
 ): Promise<{ out: CapturedResponse; text: string }> {
   const out = new CapturedResponse();
   const text = out.text();
-  await c.dispatch(replayRequest(req, body, headers), out.asServerResponse(), info, query, user);
+  try {
+    await c.dispatch(replayRequest(req, body, headers), out.asServerResponse(), info, query, user);
+  } catch (e) {
+    // the Warning headers set before the error (admission warnings) go with the error answer
+    const warning = out.getHeader('warning');
+    if (warning !== undefined && !res.headersSent) res.setHeader('Warning', warning);
+    throw e;
+  }
   return { out, text: await text };
 }
 
@@ -101,7 +109,7 @@ export async function handleConvertedVersion(
   switch (info.verb) {
     case 'get':
     case 'list': {
-      const captured = await runAtStorage(c, req, at, query, user, Buffer.alloc(0));
+      const captured = await runAtStorage(c, req, res, at, query, user, Buffer.alloc(0));
       if (!table || captured.out.statusCode >= 300) return sendConverted(c, rt, target, captured, res);
       const parsed = JSON.parse(captured.text) as JsonObject;
       const objects =
@@ -138,7 +146,7 @@ export async function handleConvertedVersion(
       obj.apiVersion = target;
       obj.kind ??= rt.kind;
       const [stored] = await c.convert([obj], storageApi);
-      const captured = await runAtStorage(c, req, at, query, user, Buffer.from(JSON.stringify(stored)));
+      const captured = await runAtStorage(c, req, res, at, query, user, Buffer.from(JSON.stringify(stored)));
       return sendConverted(c, rt, target, captured, res);
     }
     case 'patch': {
@@ -153,10 +161,19 @@ export async function handleConvertedVersion(
           );
         }
         const [inStorage] = await c.convert([applied], storageApi);
-        const captured = await runAtStorage(c, req, at, query, user, Buffer.from(JSON.stringify(inStorage)), {
-          accept: 'application/json',
-          'content-type': media,
-        });
+        const captured = await runAtStorage(
+          c,
+          req,
+          res,
+          at,
+          query,
+          user,
+          Buffer.from(JSON.stringify(inStorage)),
+          {
+            accept: 'application/json',
+            'content-type': media,
+          },
+        );
         return sendConverted(c, rt, target, captured, res);
       }
       if (media !== 'application/json-patch+json' && media !== 'application/merge-patch+json')
@@ -175,11 +192,19 @@ export async function handleConvertedVersion(
       pm.resourceVersion ??= metaOf(live).resourceVersion;
       const [inStorage] = await c.convert([patched], storageApi);
       const put: ResourceRequestInfo = { ...at, verb: 'update' };
-      const captured = await runAtStorage(c, req, put, query, user, Buffer.from(JSON.stringify(inStorage)));
+      const captured = await runAtStorage(
+        c,
+        req,
+        res,
+        put,
+        query,
+        user,
+        Buffer.from(JSON.stringify(inStorage)),
+      );
       return sendConverted(c, rt, target, captured, res);
     }
     default: {
-      const captured = await runAtStorage(c, req, at, query, user, await readBody(req), {
+      const captured = await runAtStorage(c, req, res, at, query, user, await readBody(req), {
         accept: 'application/json',
         'content-type': req.headers['content-type'] ?? 'application/json',
       });

@@ -139,6 +139,18 @@ function withName(body: Buffer, name: string): Buffer | undefined {
   return Buffer.from(JSON.stringify(parsed));
 }
 
+/**
+ * Adds admission warnings to the `Warning` headers of `res`, each once: kube-apiserver's warning
+ * recorder adds them as the webhooks answer, so they reach the client with an error answer too.
+ */
+function addWarningHeaders(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  const had = res.getHeader('warning');
+  const before = had === undefined ? [] : Array.isArray(had) ? had.map(String) : [String(had)];
+  const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`).filter((h) => !before.includes(h));
+  res.setHeader('Warning', [...new Set([...before, ...added])]);
+}
+
 function rvOf(obj: JsonObject | undefined): unknown {
   return obj ? metaOf(obj).resourceVersion : undefined;
 }
@@ -291,7 +303,12 @@ export class ServerAdmission implements WebhookSource {
       );
     }
     if (info.verb === 'delete' && info.name !== undefined) {
-      await this.admitDelete(rt, version, info, query, user);
+      const warnings: string[] = [];
+      try {
+        await this.admitDelete(rt, version, info, query, user, warnings);
+      } finally {
+        addWarningHeaders(res, warnings);
+      }
       return handleResource(this.deps, req, res, info, query, user);
     }
     if (info.verb === 'deletecollection' && this.active) {
@@ -311,16 +328,22 @@ export class ServerAdmission implements WebhookSource {
       );
       const parsed: unknown = JSON.parse(await text);
       const items = isObject(parsed) && Array.isArray(parsed.items) ? parsed.items : [];
-      for (const item of items) {
-        if (!isObject(item)) continue;
-        const m = metaOf(item);
-        await this.admitDelete(
-          rt,
-          version,
-          { ...info, name: str(m.name), namespace: str(m.namespace) || info.namespace },
-          query,
-          user,
-        );
+      const warnings: string[] = [];
+      try {
+        for (const item of items) {
+          if (!isObject(item)) continue;
+          const m = metaOf(item);
+          await this.admitDelete(
+            rt,
+            version,
+            { ...info, name: str(m.name), namespace: str(m.namespace) || info.namespace },
+            query,
+            user,
+            warnings,
+          );
+        }
+      } finally {
+        addWarningHeaders(res, warnings);
       }
       return handleResource(this.deps, req, res, info, query, user);
     }
@@ -444,6 +467,7 @@ export class ServerAdmission implements WebhookSource {
     info: ResourceRequestInfo,
     query: URLSearchParams,
     user: AuthUser,
+    warnings: string[],
   ): Promise<void> {
     const ns = rt.namespaced ? (info.namespace ?? '') : '';
     const stored = this.deps.store.get(storageKey(rt), ns, info.name!);
@@ -456,9 +480,9 @@ export class ServerAdmission implements WebhookSource {
     };
     // mutating webhooks see object null and the stored object as oldObject, as kube-apiserver calls
     // them on DELETE; a patch is refused
-    await this.chain.mutate(attrs);
-    this.policies.validate(attrs, []);
-    await this.chain.validate(attrs);
+    await this.chain.mutate(attrs, warnings);
+    this.policies.validate(attrs, warnings);
+    await this.chain.validate(attrs, warnings);
   }
 
   private async admitWrite(
@@ -474,7 +498,32 @@ export class ServerAdmission implements WebhookSource {
     const dry = new URLSearchParams(query);
     if (!dry.has('dryRun')) dry.append('dryRun', 'All');
     const check = this.configCheck(rt);
+    // the warnings of the attempt under way; sent with an error too
+    const warnings: string[] = [];
+    try {
+      return await this.attemptWrites(rt, version, body, req, res, info, query, user, dry, check, warnings);
+    } catch (e) {
+      addWarningHeaders(res, warnings);
+      throw e;
+    }
+  }
+
+  /** Runs an admitted write, started over (up to {@link MAX_ATTEMPTS}) when the stored object changed. */
+  private async attemptWrites(
+    rt: ResourceType,
+    version: ResourceVersion,
+    body: Buffer,
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: AuthUser,
+    dry: URLSearchParams,
+    check: Hook,
+    warnings: string[],
+  ): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      warnings.length = 0;
       // 1. the write up to its admission point, as a dry run: the object as it would be stored
       let captured: { obj: JsonObject; old: JsonObject | undefined } | undefined;
       try {
@@ -495,7 +544,6 @@ export class ServerAdmission implements WebhookSource {
       if (!captured)
         return handleResource(this.withHook(check), replayRequest(req, body), res, info, query, user);
       const seen = captured;
-      const warnings: string[] = [];
       // a custom resource reaches admission decoded: unknown fields pruned (an error under
       // fieldValidation=Strict, a warning under Warn) and the schema's defaults applied
       // (at the version the write runs at: the storage version when the request's was converted)
