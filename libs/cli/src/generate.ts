@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { stringify } from 'yaml';
 import type { TosdkConfig } from './config.js';
 import { generateCrds, kindsOf } from './crds.js';
@@ -108,11 +108,58 @@ export async function render(
   }
 }
 
+/** Where each `output.*` setting writes: files, and the directories a target owns whole. */
+function outputClaims(config: TosdkConfig, baseDir: string) {
+  const out = config.output;
+  const at = (p: string) => resolve(baseDir, p);
+  const crds = out.crds ?? 'deploy/crds';
+  const crdsIsFile = /\.ya?ml$/.test(crds);
+  const manifests = out.manifests ?? 'deploy';
+  const files: Array<{ setting: string; path: string }> = [
+    ...(crdsIsFile ? [{ setting: 'output.crds', path: at(crds) }] : []),
+    { setting: 'output.rbac', path: at(out.rbac ?? 'deploy/rbac.yaml') },
+    { setting: 'output.manifests', path: at(join(manifests, 'namespace.yaml')) },
+    { setting: 'output.manifests', path: at(join(manifests, 'operator.yaml')) },
+    ...(config.webhooks
+      ? [{ setting: 'output.webhooks', path: at(out.webhooks ?? 'deploy/webhooks.yaml') }]
+      : []),
+  ];
+  const dirs = [
+    { setting: 'output.helm', path: at(out.helm ?? 'chart') },
+    ...(crdsIsFile ? [] : [{ setting: 'output.crds', path: at(crds) }]),
+  ];
+  return { files, dirs };
+}
+
+/**
+ * Fails when two `output.*` settings name one file, or a file lies in a directory another target
+ * owns (the Helm chart, the CRDs' directory): one would silently replace the other.
+ */
+function checkOutputs(config: TosdkConfig, baseDir: string): void {
+  const { files, dirs } = outputClaims(config, baseDir);
+  const clash = (a: string, b: string, path: string) =>
+    new TosdkCliError(
+      'InvalidConfig',
+      `tosdk config of ${config.name}: ${a} and ${b} both write ${relative(baseDir, path) || path}; give them different paths`,
+    );
+  for (const [i, f] of files.entries()) {
+    const same = files.slice(i + 1).find((g) => g.path === f.path && g.setting !== f.setting);
+    if (same) throw clash(f.setting, same.setting, f.path);
+    const inside = dirs.find((d) => f.path.startsWith(d.path + sep));
+    if (inside) throw clash(f.setting, inside.setting, f.path);
+  }
+  const [helm, crdsDir] = dirs;
+  if (crdsDir && (crdsDir.path === helm.path || crdsDir.path.startsWith(helm.path + sep)))
+    throw clash(crdsDir.setting, helm.setting, crdsDir.path);
+}
+
 /**
  * Generates (or checks) the files of a target.
  * @throws TosdkCliError `Drift` with `check` when a file differs or is missing, naming the files and the command that fixes them.
+ * @throws TosdkCliError `InvalidConfig` when two `output.*` settings write the same file (naming both).
  */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  checkOutputs(options.config, options.baseDir);
   const app = options.app ?? (await loadApp(options.config.app));
   // `all` writes the webhooks only for a config that declares them
   const targets =
@@ -120,9 +167,19 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ? TARGETS.filter((t) => t !== 'webhooks' || options.config.webhooks !== undefined)
       : [options.target];
   const files: Record<string, string> = {};
+  const writtenBy = new Map<string, string>();
   for (const t of targets) {
     for (const [path, content] of Object.entries(await render(options.config, app, t, options.baseDir))) {
-      files[isAbsolute(path) ? path : resolve(options.baseDir, path)] = content;
+      const at = isAbsolute(path) ? path : resolve(options.baseDir, path);
+      const earlier = writtenBy.get(at);
+      if (earlier && earlier !== t) {
+        throw new TosdkCliError(
+          'InvalidConfig',
+          `tosdk config of ${options.config.name}: output.${earlier} and output.${t} both write ${relative(options.baseDir, at)}; give them different paths`,
+        );
+      }
+      writtenBy.set(at, t);
+      files[at] = content;
     }
   }
   const changed: string[] = [];
