@@ -113,10 +113,13 @@ export async function main(
     const config = await loadConfig(path);
     const result = await generate({ config, baseDir: dirname(path), target: target as Target, check });
     if (check) out(`tosdk generate ${target} --check: ${Object.keys(result.files).length} files up to date`);
-    else
-      out(
-        result.changed.length ? result.changed.map((f) => `wrote ${f}`).join('\n') : 'everything up to date',
-      );
+    else {
+      const lines = [
+        ...result.changed.map((f) => `wrote ${f}`),
+        ...result.removed.map((f) => `removed ${f} (no longer generated)`),
+      ];
+      out(lines.length ? lines.join('\n') : 'everything up to date');
+    }
     return 0;
   } catch (error) {
     if (error instanceof TosdkCliError) {

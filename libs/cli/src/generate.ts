@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { stringify } from 'yaml';
 import type { TosdkConfig } from './config.js';
@@ -36,6 +36,12 @@ export interface GenerateResult {
   files: Record<string, string>;
   /** Files written (without check) or differing from what would be generated (with check). */
   changed: string[];
+  /**
+   * Files a previous run generated in a directory output (the CRDs' directory, the chart) that this
+   * run no longer generates, e.g. the CRD of a kind removed from the app: removed (without check), or
+   * reported as drift (with check). Only files carrying the target's generated header are counted.
+   */
+  removed: string[];
 }
 
 const header = (target: string) =>
@@ -182,6 +188,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       files[at] = content;
     }
   }
+  const stale = await staleFiles(options.config, options.baseDir, targets, files);
   const changed: string[] = [];
   for (const [path, content] of Object.entries(files)) {
     const current = await readFile(path, 'utf8').catch(() => undefined);
@@ -192,12 +199,49 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       await writeFile(path, content);
     }
   }
-  if (options.check && changed.length > 0) {
-    const names = changed.map((p) => relative(options.baseDir, p)).join(', ');
+  const names = (paths: string[]) => paths.map((p) => relative(options.baseDir, p)).join(', ');
+  if (options.check && (changed.length > 0 || stale.length > 0)) {
+    const problems = [
+      ...(changed.length ? [`generated files differ from the committed ones: ${names(changed)}`] : []),
+      ...(stale.length ? [`files no longer generated are still there: ${names(stale)}`] : []),
+    ];
     throw new TosdkCliError(
       'Drift',
-      `generated files differ from the committed ones: ${names}; run \`tosdk generate ${options.target}\` and commit the result`,
+      `${problems.join('; ')}; run \`tosdk generate ${options.target}\` and commit the result`,
     );
   }
-  return { files, changed };
+  if (!options.check) for (const path of stale) await rm(path, { force: true });
+  return { files, changed, removed: stale };
+}
+
+/**
+ * The `*.yaml` files in the directory outputs of `targets` (the CRDs' directory, the chart) that
+ * carry the target's generated header but are not in `files`: left by an earlier run.
+ */
+async function staleFiles(
+  config: TosdkConfig,
+  baseDir: string,
+  targets: readonly Exclude<Target, 'all'>[],
+  files: Record<string, string>,
+): Promise<string[]> {
+  const dirs: Array<{ dir: string; target: string; recursive: boolean }> = [];
+  const crds = config.output.crds ?? 'deploy/crds';
+  if (targets.includes('crds') && !/\.ya?ml$/.test(crds))
+    dirs.push({ dir: resolve(baseDir, crds), target: 'crds', recursive: false });
+  if (targets.includes('helm'))
+    dirs.push({ dir: resolve(baseDir, config.output.helm ?? 'chart'), target: 'helm', recursive: true });
+  const stale: string[] = [];
+  for (const { dir, target, recursive } of dirs) {
+    const entries = await readdir(dir, { recursive }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [] as string[];
+      throw error;
+    });
+    for (const entry of entries.filter((e) => /\.ya?ml$/.test(e)).sort()) {
+      const path = join(dir, entry);
+      if (path in files) continue;
+      const content = await readFile(path, 'utf8').catch(() => '');
+      if (content.startsWith(header(target))) stale.push(path);
+    }
+  }
+  return stale;
 }
