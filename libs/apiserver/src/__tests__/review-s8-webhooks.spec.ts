@@ -609,38 +609,79 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     ).toBe(200);
   });
 
-  it.failing(
-    '[FINDING S8-WH8] a conversion webhook that drops metadata from converted objects fails the read, as kube-apiserver refuses it',
-    async () => {
-      const group = 'wh8.example.com';
-      hooks.on('/convert-nometa', (review) => {
-        const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
-          .request;
-        return {
-          convertedObjects: request.objects.map((o) => {
-            const { metadata: _dropped, ...rest } = convert(o, request.desiredAPIVersion);
-            return rest;
-          }),
-          result: { status: 'Success' },
-        };
-      });
-      await createCrd(group, '/convert-nometa');
-      expect(
-        (
-          await call(server, 'POST', gadgets(group, 'v1'), {
-            apiVersion: `${group}/v1`,
-            kind: 'Gadget',
-            metadata: { name: 'nometa' },
-            spec: { color: 'blue' },
-          })
-        ).status,
-      ).toBe(201);
-      // kube-apiserver: validateConvertedObject ("must have the same name") and restoreObjectMeta
-      // ("missing metadata in converted object") refuse the answer: the read is a 500
-      const r = await call(server, 'GET', `${gadgets(group, 'v2')}/nometa`);
+  it('[FINDING S8-WH8] a conversion webhook that drops metadata from converted objects fails the read, as kube-apiserver refuses it', async () => {
+    const group = 'wh8.example.com';
+    hooks.on('/convert-nometa', (review) => {
+      const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
+        .request;
+      return {
+        convertedObjects: request.objects.map((o) => {
+          const { metadata: _dropped, ...rest } = convert(o, request.desiredAPIVersion);
+          return rest;
+        }),
+        result: { status: 'Success' },
+      };
+    });
+    await createCrd(group, '/convert-nometa');
+    expect(
+      (
+        await call(server, 'POST', gadgets(group, 'v1'), {
+          apiVersion: `${group}/v1`,
+          kind: 'Gadget',
+          metadata: { name: 'nometa' },
+          spec: { color: 'blue' },
+        })
+      ).status,
+    ).toBe(201);
+    // kube-apiserver: validateConvertedObject ("must have the same name") and restoreObjectMeta
+    // ("missing metadata in converted object") refuse the answer: the read is a 500
+    const r = await call(server, 'GET', `${gadgets(group, 'v2')}/nometa`);
+    expect(r.status).toBe(500);
+  });
+
+  it('[S8-WH8] a converted object with another name, namespace or uid, or labels that are not a map of strings, fails the read with kube text', async () => {
+    const group = 'wh8-meta.example.com';
+    let mode: 'name' | 'namespace' | 'uid' | 'labels' | 'nometa' = 'name';
+    hooks.on('/convert-meta', (review) => {
+      const request = (review as unknown as { request: { desiredAPIVersion: string; objects: Gadget[] } })
+        .request;
+      return {
+        convertedObjects: request.objects.map((o) => {
+          const c = convert(o, request.desiredAPIVersion) as unknown as Json;
+          const meta = { ...(c.metadata as Json) };
+          if (mode === 'name') meta.name = 'other';
+          if (mode === 'namespace') meta.namespace = 'elsewhere';
+          if (mode === 'uid') meta.uid = 'not-the-uid';
+          if (mode === 'labels') meta.labels = { team: 7 };
+          if (mode === 'nometa') return { ...c, metadata: undefined };
+          return { ...c, metadata: meta };
+        }),
+        result: { status: 'Success' },
+      };
+    });
+    await createCrd(group, '/convert-meta');
+    const created = await call(server, 'POST', gadgets(group, 'v1'), {
+      apiVersion: `${group}/v1`,
+      kind: 'Gadget',
+      metadata: { name: 'm' },
+      spec: { color: 'blue' },
+    });
+    expect(created.status).toBe(201);
+    const uid = created.json<{ metadata: { uid: string } }>().metadata.uid;
+    for (const [m, text] of [
+      ['name', 'must have the same name: m != other'],
+      ['namespace', 'must have the same namespace: default != elsewhere'],
+      ['uid', `must have the same UID: ${uid} != not-the-uid`],
+      ['labels', 'metadata.labels[team] must be a string, but is int64 in converted object'],
+      ['nometa', 'must have the same name: m != '],
+    ] as const) {
+      mode = m;
+      const r = await call(server, 'GET', `${gadgets(group, 'v2')}/m`);
       expect(r.status).toBe(500);
-    },
-  );
+      expect(String(r.json().message)).toContain(`conversion webhook for ${group}/v1, Kind=Gadget failed`);
+      expect(String(r.json().message)).toContain(text);
+    }
+  });
 
   // ---- guards: behaviours checked and found right ----
 

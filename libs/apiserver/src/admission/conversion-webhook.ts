@@ -2,7 +2,8 @@
  * Conversion of custom resources through a CRD's conversion webhook (`spec.conversion.strategy:
  * Webhook`): one `ConversionReview` (apiextensions.k8s.io/v1) per read or write of a version that is
  * not the storage version, with all objects of a list in one review, checked as kube-apiserver checks
- * the answer (count, apiVersion, kind, and only labels and annotations of metadata may change).
+ * the answer (count, apiVersion, kind, same name, namespace and uid, metadata present, and only labels
+ * and annotations of metadata may change).
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../types.js';
@@ -32,6 +33,21 @@ function gvkOf(obj: JsonObject): string {
 
 function metaOf(obj: JsonObject): JsonObject {
   return isObject(obj.metadata) ? obj.metadata : {};
+}
+
+/** A metadata string as Go's unstructured getters read it: "" when absent or not a string. */
+function stringOf(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** The Go type (`%T`) a JSON value decodes to in an unstructured object, for kube's texts. */
+function goType(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return 'map[string]interface {}';
 }
 
 /**
@@ -108,19 +124,44 @@ function restoreMeta(original: JsonObject, converted: unknown, desired: string, 
       `invalid converted object at index ${i}: invalid kind ${JSON.stringify(converted.kind ?? '')}, expected ${JSON.stringify(original.kind)}`,
     );
   }
+  // kube-apiserver's validateConvertedObject: name, namespace and uid as read from the metadata (""
+  // when absent) must be the original's, so an answer without metadata fails here
   const om = metaOf(original);
   const cm = metaOf(converted);
-  for (const key of ['name', 'namespace', 'uid'] as const) {
-    if (cm[key] !== undefined && cm[key] !== om[key]) {
+  for (const [key, label] of [
+    ['name', 'name'],
+    ['namespace', 'namespace'],
+    ['uid', 'UID'],
+  ] as const) {
+    const was = stringOf(om[key]);
+    const now = stringOf(cm[key]);
+    if (was !== now)
       throw new ConversionWebhookError(
-        `invalid converted object at index ${i}: must not change metadata.${key}`,
+        `invalid converted object at index ${i}: must have the same ${label}: ${was} != ${now}`,
       );
+  }
+  // then restoreObjectMeta: metadata must be there, an object, with labels and annotations maps of strings
+  const invalidMeta = (why: string): ConversionWebhookError =>
+    new ConversionWebhookError(`invalid metadata in object at index ${i}: ${why}`);
+  if (!('metadata' in converted)) throw invalidMeta('missing metadata in converted object');
+  if (!isObject(converted.metadata))
+    throw invalidMeta(`invalid metadata of type ${goType(converted.metadata)} in converted object`);
+  for (const field of ['labels', 'annotations'] as const) {
+    const value = cm[field];
+    if (value === undefined || value === null) continue;
+    if (!isObject(value))
+      throw invalidMeta(`invalid metadata.${field} of type ${goType(value)} in converted object`);
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v !== 'string')
+        throw invalidMeta(
+          `metadata.${field}[${k}] must be a string, but is ${goType(v)} in converted object`,
+        );
     }
   }
   const meta: JsonObject = { ...om };
-  if (cm.labels === undefined) delete meta.labels;
+  if (cm.labels === undefined || cm.labels === null) delete meta.labels;
   else meta.labels = cm.labels;
-  if (cm.annotations === undefined) delete meta.annotations;
+  if (cm.annotations === undefined || cm.annotations === null) delete meta.annotations;
   else meta.annotations = cm.annotations;
   return { ...converted, metadata: meta };
 }

@@ -180,7 +180,7 @@ describe('conversion webhooks called by the API server', () => {
     });
     hooks.on('/convert-drops', () => ({ convertedObjects: [], result: { status: 'Success' } }));
     for (const [path, message] of [
-      ['/convert-renames', 'invalid converted object at index 0: must not change metadata.name'],
+      ['/convert-renames', 'invalid converted object at index 0: must have the same name: red != other'],
       ['/convert-drops', 'expected 1 converted objects, got 0'],
     ] as const) {
       const current = (await call(server, 'GET', `${CRDS}/gadgets.paint.example.com`)).json<{
