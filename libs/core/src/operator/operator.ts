@@ -311,6 +311,8 @@ export class Operator {
    * processes events: at once, or when elected leader.
    * @throws OperatorStateError when already started or stopped.
    * @throws MissingCustomResourceDefinitionError, LeaderElectionPermissionError, EventSourceStartError.
+   * @throws ShardingLeaseNamespaceNotFoundError, ShardingLeasePermissionError with `sharding`, when the
+   * membership Lease cannot be written (lease namespace missing, request forbidden).
    */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new OperatorStateError(`start() on an operator that is ${this.state}`);

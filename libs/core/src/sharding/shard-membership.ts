@@ -19,6 +19,8 @@ import {
   SHARD_IDENTITY_ANNOTATION,
   SHARD_INCARNATION_ANNOTATION,
   SHARD_RELEASED_ANNOTATION,
+  ShardingLeaseNamespaceNotFoundError,
+  ShardingLeasePermissionError,
   shardingConfiguration,
 } from './sharding-configuration.js';
 import type { ResolvedShardingConfiguration, ShardingOptions } from './sharding-configuration.js';
@@ -166,6 +168,10 @@ export class ShardMembership {
    * holder, group or incarnation, is someone else's change (see {@link ShardMembership.rejoin}).
    */
   private held = false;
+  /** Whether a renewal ever succeeded since start(): until then a missing namespace or permission fails start(). */
+  private joined = false;
+  /** Why the first renewal cannot succeed (thrown by start()). */
+  private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
   private allowance: HashRing[] = [];
   private assignment: ShardAssignment = NONE;
@@ -252,6 +258,8 @@ export class ShardMembership {
   /**
    * Joins: opens the watch on the group's Leases, writes this replica's Lease and reads the group
    * once; then renews every period and re-evaluates the group on every watch event.
+   * @throws ShardingLeaseNamespaceNotFoundError when the lease namespace does not exist.
+   * @throws ShardingLeasePermissionError when the API server denies a request on the Lease.
    */
   async start(): Promise<void> {
     if (this.running) return;
@@ -272,7 +280,14 @@ export class ShardMembership {
     });
     await this.view.start();
     if (!this.running) return;
+    this.joined = false;
+    this.startError = undefined;
     await this.tick();
+    const failed = this.takeStartError();
+    if (failed !== undefined) {
+      await this.stop();
+      throw failed;
+    }
   }
 
   /**
@@ -347,6 +362,13 @@ export class ShardMembership {
       },
       Math.max(0, this.renewedAt + this.configuration.renewDeadlineMs - this.clock.now()),
     );
+  }
+
+  /** The error the first renewal since start() recorded (cleared). */
+  private takeStartError(): Error | undefined {
+    const error = this.startError;
+    this.startError = undefined;
+    return error;
   }
 
   private isMember(): boolean {
@@ -642,9 +664,11 @@ export class ShardMembership {
     const c = this.configuration;
     const sent = this.clock.now();
     const id = new ResourceID(c.leaseName, c.leaseNamespace);
+    let verb: string | undefined;
     try {
       // a 409 (stale copy) or 404 (gone) is re-read and retried once at once
       for (let attempt = 0; ; attempt++) {
+        verb = 'get';
         if (!this.lease) {
           const existing = await this.requests.run('reading the membership lease', () =>
             this.client.get(LeaseType, id),
@@ -657,6 +681,7 @@ export class ShardMembership {
           this.lease = existing;
         }
         try {
+          verb = this.lease ? 'update' : 'create';
           this.lease = await this.writeLease(this.lease, ack, sent);
           break;
         } catch (error) {
@@ -669,6 +694,7 @@ export class ShardMembership {
         }
       }
       this.held = true;
+      this.joined = true;
       this.renewedAt = sent;
       if (this.running) this.armDeadline();
       if (ack) {
@@ -678,12 +704,34 @@ export class ShardMembership {
     } catch (error) {
       // re-read before the next write
       this.lease = undefined;
+      const setup = this.setupError(error, verb ?? 'get');
+      if (setup && this.running) {
+        if (!this.joined) this.startError ??= setup;
+        else this.logger.error(setup.message, { code: setup.code });
+        return;
+      }
       const quiet =
         !this.running || (error instanceof KubernetesApiError && (error.isConflict() || error.isNotFound()));
       if (!quiet) {
         this.logger.warn('could not renew the membership lease', { error: String(error) });
       }
     }
+  }
+
+  /** A failure no retry can cure: the lease namespace is missing, or a request on the Lease is forbidden. */
+  private setupError(
+    error: unknown,
+    verb: string,
+  ): ShardingLeaseNamespaceNotFoundError | ShardingLeasePermissionError | undefined {
+    if (!(error instanceof KubernetesApiError)) return undefined;
+    const c = this.configuration;
+    if (error.status === 403) {
+      return new ShardingLeasePermissionError(verb, c.leaseNamespace, c.leaseName, { cause: error });
+    }
+    if (verb === 'create' && error.isNotFound()) {
+      return new ShardingLeaseNamespaceNotFoundError(c.leaseNamespace, c.leaseName, { cause: error });
+    }
+    return undefined;
   }
 
   /** Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal. */

@@ -88,6 +88,56 @@ export class InvalidShardingConfigurationError extends Error {
   }
 }
 
+/**
+ * Thrown by `ShardMembership.start()` (so by `Operator.start()`) when this replica's membership Lease
+ * cannot be created because its namespace does not exist.
+ */
+export class ShardingLeaseNamespaceNotFoundError extends Error {
+  /** Stable error code. */
+  readonly code = 'ShardingLeaseNamespaceNotFound';
+  constructor(
+    /** The lease namespace (`sharding.leaseNamespace`). */
+    readonly namespace: string,
+    /** The Lease that could not be created. */
+    readonly leaseName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the shard membership Lease "${leaseName}" cannot be created: namespace "${namespace}" does not exist. ` +
+        `Set sharding.leaseNamespace (or TOSDK_SHARDING_NAMESPACE) to an existing namespace, or create "${namespace}"`,
+      options,
+    );
+    this.name = 'ShardingLeaseNamespaceNotFoundError';
+  }
+}
+
+/**
+ * Thrown by `ShardMembership.start()` (so by `Operator.start()`) when the API server denies a request
+ * on this replica's membership Lease (403).
+ */
+export class ShardingLeasePermissionError extends Error {
+  /** Stable error code. */
+  readonly code = 'ShardingLeasePermission';
+  constructor(
+    /** The verb denied (`get`, `create`, `update`). */
+    readonly verb: string,
+    /** The lease namespace (`sharding.leaseNamespace`). */
+    readonly namespace: string,
+    /** The Lease concerned. */
+    readonly leaseName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `sharding needs permission to ${verb} leases.coordination.k8s.io in namespace "${namespace}" ` +
+        `(lease "${leaseName}"), which was denied. Grant get, list, watch, create, update and delete on ` +
+        `leases in "${namespace}" to the operator's service account (\`tosdk generate rbac\` emits the Role ` +
+        `<name>-shards), or set sharding.leaseNamespace (TOSDK_SHARDING_NAMESPACE) to a namespace where it has them`,
+      options,
+    );
+    this.name = 'ShardingLeasePermissionError';
+  }
+}
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
