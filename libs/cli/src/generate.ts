@@ -161,6 +161,8 @@ function checkOutputs(config: TosdkConfig, baseDir: string): void {
 
 /**
  * Generates (or checks) the files of a target.
+ * Files are compared with CRLF line endings read as LF, so a checkout converting line endings is
+ * neither drift nor rewritten.
  * @throws TosdkCliError `Drift` with `check` when a file differs or is missing, naming the files and the command that fixes them.
  * @throws TosdkCliError `InvalidConfig` when two `output.*` settings write the same file (naming both).
  */
@@ -192,7 +194,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const changed: string[] = [];
   for (const [path, content] of Object.entries(files)) {
     const current = await readFile(path, 'utf8').catch(() => undefined);
-    if (current === content) continue;
+    // CRLF-only differences (a Windows checkout with core.autocrlf) are not drift
+    if (current !== undefined && current.replace(/\r\n/g, '\n') === content) continue;
     changed.push(path);
     if (!options.check) {
       await mkdir(dirname(path), { recursive: true });

@@ -161,6 +161,8 @@ export default {
 `;
   }
   files['.gitignore'] = 'node_modules\ndist\n.tosdk\n*.tsbuildinfo\n';
+  // generated files keep LF in every checkout, so `tosdk generate all --check` compares like with like
+  files['.gitattributes'] = 'deploy/** text eol=lf\nchart/** text eol=lf\n';
   files['tosdk.config.mjs'] =
     `// \`npm run generate\` (tosdk generate all) writes deploy/ and chart/ from the compiled app;
 // \`npm run generate:check\` fails when they differ from the code (run in CI by \`npm run ci\`).

@@ -83,17 +83,14 @@ describe('review S8: generated files and --check', () => {
     expect(existsSync(join(baseDir, 'deploy/crds/alphas.review.example.com.yaml'))).toBe(true);
   });
 
-  it.failing(
-    '[FINDING S8-CL10] --check fails on files whose only difference is CRLF line endings (a Windows checkout with core.autocrlf)',
-    async () => {
-      const baseDir = await mkdtemp(join(dir, 'crlf-'));
-      const app = await appOf([Alpha]);
-      const { files } = await generate({ config, baseDir, target: 'all', app });
-      for (const [path, content] of Object.entries(files))
-        await writeFile(path, content.replace(/\n/g, '\r\n'));
-      expect(await drift(generate({ config, baseDir, target: 'all', app, check: true }))).toBeUndefined();
-    },
-  );
+  it('[FINDING S8-CL10] --check passes on files whose only difference is CRLF line endings (a Windows checkout with core.autocrlf; it failed)', async () => {
+    const baseDir = await mkdtemp(join(dir, 'crlf-'));
+    const app = await appOf([Alpha]);
+    const { files } = await generate({ config, baseDir, target: 'all', app });
+    for (const [path, content] of Object.entries(files))
+      await writeFile(path, content.replace(/\n/g, '\r\n'));
+    expect(await drift(generate({ config, baseDir, target: 'all', app, check: true }))).toBeUndefined();
+  });
 
   const relative = (files: Record<string, string>, base: string) =>
     Object.fromEntries(Object.entries(files).map(([p, c]) => [p.slice(base.length), c]));

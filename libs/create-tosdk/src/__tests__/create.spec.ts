@@ -27,6 +27,10 @@ describe('createProject', () => {
     expect(pkg.devDependencies['vitest']).toBeDefined();
     expect(pkg.overrides).toBeUndefined();
     expect(existsSync(join(project, 'vitest.config.ts'))).toBe(true);
+    // the generated files keep LF on Windows checkouts too (tosdk generate --check)
+    expect(await readFile(join(project, '.gitattributes'), 'utf8')).toBe(
+      'deploy/** text eol=lf\nchart/** text eol=lf\n',
+    );
     expect(await readFile(join(project, 'test/greeting.e2e-spec.ts'), 'utf8')).toContain("from 'vitest'");
   });
 
