@@ -60,7 +60,8 @@ export interface KubernetesClientOptions {
   /**
    * A request fails with a `timeout` transport error when its socket is idle this long: no byte of
    * the answer came and no piece of a large request body (sent 64 KB at a time) left for the
-   * server. A slow but steady upload or answer is not timed out. Defaults to 60,000 ms.
+   * server. A slow but steady upload or answer is not timed out. 0 turns the timeout off; at most
+   * 2,147,483,647 (~24.8 days, the longest timer Node takes). Defaults to 60,000 ms.
    */
   requestTimeoutMs?: number;
   /** How long credentials of exec plugins and auth providers are reused before asking the KubeConfig again. Defaults to 60,000 ms (a 401 refreshes at once). */
@@ -204,8 +205,12 @@ export class KubernetesClient {
     if (!Number.isInteger(maxSockets) || maxSockets < 1) {
       throw new KubernetesClientUsageError(`maxSockets must be a positive integer, got ${maxSockets}`);
     }
-    if (options.requestTimeoutMs !== undefined && !(options.requestTimeoutMs >= 0)) {
-      throw new KubernetesClientUsageError(`requestTimeoutMs must be >= 0, got ${options.requestTimeoutMs}`);
+    const timeout = options.requestTimeoutMs;
+    // Node runs a timer longer than 2^31 - 1 ms after 1 ms: every request would time out at once
+    if (timeout !== undefined && !(timeout >= 0 && timeout <= 2 ** 31 - 1)) {
+      throw new KubernetesClientUsageError(
+        `requestTimeoutMs must be between 0 (no timeout) and 2147483647 (~24.8 days), got ${timeout}`,
+      );
     }
     const retrier = new Retrier(resolveClientRetryOptions(options.retry));
     const connection = new Connection(kubeConfig, {

@@ -14,16 +14,41 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** The longest delay Node's timers take (2^31 - 1 ms, ~24.8 days); a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer longer than {@link MAX_TIMER_MS}: a chain of Node timers, of which `timer` is the current one. */
+class LongTimer {
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** A Node timer, unref'ed. */
+function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return timer;
+}
+
 /**
  * The real clock. Its timers are unref'ed: a pending retry or reschedule never keeps the process alive
- * on its own (the informers' connections do while the operator runs).
+ * on its own (the informers' connections do while the operator runs). A delay longer than Node's
+ * timers take (~24.8 days: a `maxReconciliationIntervalMs` or `rescheduleAfter` of 30 days, say) is
+ * waited in steps, where Node would run the callback after 1 ms; `Infinity` never runs it.
  */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
-    timer.unref();
-    return timer;
+    if (!(delayMs > MAX_TIMER_MS)) return unrefTimer(callback, Math.max(0, delayMs));
+    const long = new LongTimer();
+    const due = Date.now() + delayMs;
+    const step = (): void => {
+      const left = due - Date.now();
+      long.timer =
+        left > MAX_TIMER_MS ? unrefTimer(step, MAX_TIMER_MS) : unrefTimer(callback, Math.max(0, left));
+    };
+    step();
+    return long;
   },
-  clearTimeout: (handle: TimerHandle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle: TimerHandle) =>
+    clearTimeout(handle instanceof LongTimer ? handle.timer : (handle as NodeJS.Timeout)),
 });

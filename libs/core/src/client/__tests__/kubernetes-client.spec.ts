@@ -318,6 +318,19 @@ describe('KubernetesClient', () => {
     expect(() => KubernetesClient.fromKubeConfig(new KubeConfig())).toThrow(KubernetesClientConfigError);
   });
 
+  it('refuses a requestTimeoutMs Node cannot wait (it would time every request out after 1 ms), naming the option', () => {
+    for (const requestTimeoutMs of [2 ** 31, 30 * 24 * 60 * 60 * 1000, -1, Number.NaN]) {
+      expect(() => KubernetesClient.fromKubeConfig(server.kubeConfig(), { requestTimeoutMs })).toThrow(
+        new KubernetesClientUsageError(
+          `requestTimeoutMs must be between 0 (no timeout) and 2147483647 (~24.8 days), got ${requestTimeoutMs}`,
+        ),
+      );
+    }
+    for (const requestTimeoutMs of [0, 2 ** 31 - 1]) {
+      KubernetesClient.fromKubeConfig(server.kubeConfig(), { requestTimeoutMs }).close();
+    }
+  });
+
   it('asks an exec credential plugin again after a 401 and retries once with the new token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tosdk-exec-'));
     const counter = join(dir, 'n');
