@@ -64,9 +64,14 @@ function goError(e: NodeJS.ErrnoException, host: string): string {
       return 'EOF';
     case 'ENOTFOUND':
       return `dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`;
+    // no chain to a trusted root; the last three: a caBundle that does not sign the certificate
+    // (another CA, possibly of the same name), where Go finds no chain either
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'CERT_SIGNATURE_FAILURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
       return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return `tls: failed to verify certificate: x509: certificate is not valid for ${host.replace(/:\d+$/, '')}`;
