@@ -183,14 +183,17 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
     text.replace(/^(\s+)ports:\n/m, (ports, indent: string) =>
       [
         `${indent}env:`,
-        ...app.controllers.map((c) =>
-          [
-            '{{- if .Values.watchNamespaces }}',
-            `${indent}  - name: ${namespacesVariable(c.name)}`,
-            `${indent}    value: {{ join "," .Values.watchNamespaces | quote }}`,
-            '{{- end }}',
-          ].join('\n'),
-        ),
+        // sorted by name, so the chart does not depend on the order controllers are registered in
+        ...[...app.controllers]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((c) =>
+            [
+              '{{- if .Values.watchNamespaces }}',
+              `${indent}  - name: ${namespacesVariable(c.name)}`,
+              `${indent}    value: {{ join "," .Values.watchNamespaces | quote }}`,
+              '{{- end }}',
+            ].join('\n'),
+          ),
         ...entries(
           { ...(config.deployment?.env ?? {}), ...(leaderElection === 'always' ? leaderEnv : {}) },
           indent,
