@@ -29,7 +29,10 @@ export {
   getRegisteredControllerToken,
 } from './decorators/inject-registered-controller.decorator.js';
 export { ConfigurationOverrider } from './decorators/configuration-overrider.decorator.js';
-export type { ControllerConfigurationOverrider } from './decorators/configuration-overrider.decorator.js';
+export type {
+  ConfigurationOverriderOptions,
+  ControllerConfigurationOverrider,
+} from './decorators/configuration-overrider.decorator.js';
 export { OperatorMetricsSink } from './decorators/operator-metrics-sink.decorator.js';
 export {
   CONTROLLER_VARIABLE_SUFFIXES,

@@ -3,6 +3,7 @@ import type { Type } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { KubernetesResource, Metrics, Reconciler as CoreReconciler } from '@tosdk/core';
+import { overriderMetadataOf } from '../decorators/configuration-overrider.decorator.js';
 import type { ControllerConfigurationOverrider } from '../decorators/configuration-overrider.decorator.js';
 import { getReconcilerOptions } from '../decorators/reconciler.decorator.js';
 import type { ReconcilerOptions } from '../decorators/reconciler.decorator.js';
@@ -91,9 +92,16 @@ export class ReconcilerExplorer {
     return found;
   }
 
-  /** The configuration overrider providers. */
+  /**
+   * The configuration overrider providers in the order they run: ascending `order`, ties in discovery
+   * order, the final ones (the testing module's namespace restriction) after all others.
+   */
   overriders(): ControllerConfigurationOverrider[] {
-    return this.instancesWith(CONFIGURATION_OVERRIDER_METADATA) as ControllerConfigurationOverrider[];
+    // Array.prototype.sort is stable: equal ranks keep the discovery order
+    return this.providersWith(CONFIGURATION_OVERRIDER_METADATA)
+      .map(({ type, instance }) => ({ instance, m: overriderMetadataOf(type) }))
+      .sort((a, b) => Number(a.m.last) - Number(b.m.last) || a.m.order - b.m.order)
+      .map(({ instance }) => instance as ControllerConfigurationOverrider);
   }
 
   /** The metrics sink providers. */
@@ -102,13 +110,18 @@ export class ReconcilerExplorer {
   }
 
   private instancesWith(key: string): object[] {
-    const out = new Set<object>();
+    return this.providersWith(key).map(({ instance }) => instance);
+  }
+
+  /** The instances of the providers whose class carries `key`, each once, in discovery order. */
+  private providersWith(key: string): { type: Type; instance: object }[] {
+    const out = new Map<object, Type>();
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
       if (!type || !Reflect.getMetadata(key, type) || !wrapper.isDependencyTreeStatic()) continue;
       const instance = wrapper.instance as object | undefined;
-      if (instance) out.add(instance);
+      if (instance && !out.has(instance)) out.set(instance, type);
     }
-    return [...out];
+    return [...out].map(([instance, type]) => ({ type, instance }));
   }
 }
