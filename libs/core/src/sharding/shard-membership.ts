@@ -265,6 +265,17 @@ export class ShardMembership {
     if (this.running) return;
     this.running = true;
     this.logger.info('joining the shard group');
+    // a start after a stop joins as a new member, knowing nothing of the group or its rings
+    this.newIncarnation();
+    this.desired = undefined;
+    this.desiredFingerprint = undefined;
+    this.settled = false;
+    this.held = false;
+    this.lease = undefined;
+    this.observed.clear();
+    this.lastFreshList = Number.NEGATIVE_INFINITY;
+    this.rescoped = this.rescoping = this.lastWidening = undefined;
+    this.setCacheRings([]);
     const c = this.configuration;
     this.view = new MembershipView({
       client: this.client,
