@@ -112,6 +112,7 @@ export async function main(
           .find((f) => existsSync(f)) ?? resolve(cwd, 'tosdk.config.mjs'));
     const config = await loadConfig(path);
     const result = await generate({ config, baseDir: dirname(path), target: target as Target, check });
+    for (const note of result.notes) err(`tosdk: note: ${note}`);
     if (check) out(`tosdk generate ${target} --check: ${Object.keys(result.files).length} files up to date`);
     else {
       const lines = [

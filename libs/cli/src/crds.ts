@@ -19,6 +19,14 @@ export function kindsOf(app: AppModel, extra: readonly ResourceType[] = []): Res
 }
 
 /**
+ * The custom kinds (a group with a dot, not `*.k8s.io`) declared without a schema: no CRD can be
+ * generated for them, and `tosdk generate` says so rather than reporting everything up to date.
+ */
+export function kindsWithoutSchema(kinds: readonly ResourceType[]): ResourceType[] {
+  return kinds.filter((k) => !k.definition && k.group.includes('.') && !k.group.endsWith('.k8s.io'));
+}
+
+/**
  * The CRDs of the kinds declared with a schema, checked twice: by tosdk's structural rules (which name
  * the field), then by creating them on an in-memory `@tosdk/apiserver`, which validates CRDs as
  * kube-apiserver does and compiles their CEL rules.

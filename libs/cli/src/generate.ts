@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { stringify } from 'yaml';
 import type { TosdkConfig } from './config.js';
-import { generateCrds, kindsOf } from './crds.js';
+import { generateCrds, kindsOf, kindsWithoutSchema } from './crds.js';
 import { TosdkCliError } from './errors.js';
 import { helmChart } from './helm.js';
 import { loadApp } from './introspect.js';
@@ -41,7 +41,11 @@ export interface GenerateResult {
    * run no longer generates, e.g. the CRD of a kind removed from the app: removed (without check), or
    * reported as drift (with check). Only files carrying the target's generated header are counted.
    */
-  removed: string[];
+  removed: string[]; /**
+   * Things the user should know that are not errors: a custom kind without a schema (no CRD for it),
+   * with `crds`, `helm` or `all`.
+   */
+  notes: string[];
 }
 
 const header = (target: string) =>
@@ -214,7 +218,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     );
   }
   if (!options.check) for (const path of stale) await rm(path, { force: true });
-  return { files, changed, removed: stale };
+  const notes =
+    targets.includes('crds') || targets.includes('helm')
+      ? kindsWithoutSchema(kindsOf(app, options.config.resources)).map(
+          (k) =>
+            `${k.kind} (${k.group}/${k.version}) has no schema, so no CRD is generated for it; declare it with defineResource({ group, version, kind, schema }) to generate one, or install its CRD yourself`,
+        )
+      : [];
+  return { files, changed, removed: stale, notes };
 }
 
 /**
