@@ -8,12 +8,12 @@ import type {
 import { InvalidShardingConfigurationError, shardingFromEnvironment } from '@tosdk/core';
 import { ENV_PREFIX } from '../operator.constants.js';
 import { EnvironmentConfigurationError } from '../errors.js';
-import { EnvironmentValues, parseDuration } from './environment-values.js';
+import { EnvironmentValues, MAX_DURATION_MS, parseDuration, tooLongMessage } from './environment-values.js';
 
 /**
  * Operator-level variables:
  * - `TOSDK_CONCURRENT_RECONCILIATION_THREADS`: positive integer.
- * - `TOSDK_CACHE_SYNC_TIMEOUT`: duration (`30s`, `2m`, or ms).
+ * - `TOSDK_CACHE_SYNC_TIMEOUT`: duration (`30s`, `2m`, or ms; every duration at most 2^31-1 ms, 596 h).
  * - `TOSDK_TERMINATION_TIMEOUT`: duration.
  * - `TOSDK_CHECK_CRD`: boolean (`checkCrdAndValidateLocalModel`).
  * - `TOSDK_STOP_ON_INFORMER_ERROR_DURING_STARTUP`: boolean.
@@ -82,6 +82,7 @@ function rateLimit(v: EnvironmentValues, name: string): LinearRateLimiterOptions
       `expected <reconciliations>/<period> such as 5/10s, or off, got "${raw}"`,
     );
   }
+  if (period > MAX_DURATION_MS) throw new EnvironmentConfigurationError(name, tooLongMessage(m[2]));
   return { limitForPeriod: Number(m[1]), refreshPeriodMs: period };
 }
 

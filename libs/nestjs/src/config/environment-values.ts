@@ -53,7 +53,8 @@ export class EnvironmentValues {
 
   /**
    * A duration in ms: a plain number of ms, or a number with a unit `ms`, `s`, `m`, `h`
-   * (`500ms`, `30s`, `10m`, `2h`). `allowOff` also accepts `0`/`-1`/`off` (as -1).
+   * (`500ms`, `30s`, `10m`, `2h`), at most {@link MAX_DURATION_MS}. `allowOff` also accepts
+   * `0`/`-1`/`off` (as -1).
    */
   duration(name: string, allowOff = false): number | undefined {
     const v = this.raw(name);
@@ -66,6 +67,7 @@ export class EnvironmentValues {
         `expected a positive duration such as 500ms, 30s, 10m, 2h or a number of ms${allowOff ? ', or off' : ''}, got "${v}"`,
       );
     }
+    if (ms > MAX_DURATION_MS) throw new EnvironmentConfigurationError(name, tooLongMessage(v, allowOff));
     return ms;
   }
 
@@ -76,6 +78,18 @@ export class EnvironmentValues {
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The longest duration a variable may give: 2^31-1 ms (about 24.8 days), the longest delay of a Node
+ * timer. Node runs a longer `setTimeout` after 1 ms instead (a `TimeoutOverflowWarning`), so e.g. a
+ * max reconciliation interval of `720h` would reconcile an unchanged object about every millisecond.
+ */
+export const MAX_DURATION_MS = 2_147_483_647;
+
+/** The message for a duration above {@link MAX_DURATION_MS}. */
+export function tooLongMessage(value: string, allowOff = false): string {
+  return `"${value}" is longer than Node's timers can wait: at most ${MAX_DURATION_MS} ms (596h, about 24.8 days)${allowOff ? ', or off' : ''}`;
+}
 
 /** Parses `500ms`, `30s`, `10m`, `2h` or a plain number of ms; undefined when malformed. */
 export function parseDuration(text: string): number | undefined {

@@ -117,6 +117,34 @@ describe('TOSDK_* environment configuration', () => {
     ).toEqual(['TOSDK_CONTROLLER_OTHER_LABEL_SELECTOR', `${P}NAMESPACE`]);
   });
 
+  it('[FINDING S8-NE6] refuses durations longer than a Node timer can wait, naming the variable', () => {
+    // 596h fits in 2^31-1 ms; 597h does not (Node would fire such a timer after 1 ms)
+    expect(
+      controllerOptionsFromEnvironment({ [`${P}MAX_RECONCILIATION_INTERVAL`]: '596h' }, 'webpage'),
+    ).toEqual({
+      maxReconciliationIntervalMs: 596 * 3_600_000,
+    });
+    for (const [variable, value] of [
+      [`${P}MAX_RECONCILIATION_INTERVAL`, '720h'],
+      [`${P}RECONCILE_TIMEOUT`, '2147483648'],
+      [`${P}RETRY_MAX_INTERVAL`, '597h'],
+      [`${P}RATE_LIMIT`, '1/720h'],
+    ]) {
+      expect(() => controllerOptionsFromEnvironment({ [variable]: value }, 'webpage')).toThrow(
+        expect.objectContaining({
+          code: 'InvalidEnvironmentConfiguration',
+          variable,
+          message: expect.stringContaining('2147483647 ms'),
+        }),
+      );
+    }
+    for (const variable of ['TOSDK_CACHE_SYNC_TIMEOUT', 'TOSDK_TERMINATION_TIMEOUT']) {
+      expect(() => operatorOptionsFromEnvironment({ [variable]: '720h' })).toThrow(
+        expect.objectContaining({ code: 'InvalidEnvironmentConfiguration', variable }),
+      );
+    }
+  });
+
   it('parses durations with units', () => {
     expect([
       parseDuration('250ms'),
