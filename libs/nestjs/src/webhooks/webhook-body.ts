@@ -37,7 +37,8 @@ function reviewBodyMiddleware(
   next: (error?: unknown) => void,
 ): void {
   const path = new URL(req.url ?? '/', 'http://app').pathname;
-  if (req.method !== 'POST' || !REVIEW_ROUTE.test(path)) return next();
+  // a body read before (the same reader of a second WebhookModule) would never end again
+  if (req.method !== 'POST' || !REVIEW_ROUTE.test(path) || req.readableEnded) return next();
   readReviewBody(req).then(({ text, tooLarge }) => {
     if (!tooLarge) {
       req.body = text; // WebhookController's handler parses it (a malformed review is a 400)

@@ -145,3 +145,25 @@ describe.each([
     expect(large.status).toBe(413);
   });
 });
+
+describe('WebhookModule.forRoot({ controller: true }) imported by two modules of one app', () => {
+  @Module({ imports: [WebhookModule.forRoot({ listen: false, controller: true })] })
+  class Other {}
+  @Module({ imports: [App, Other] })
+  class Twice {}
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(Twice, { logger: false });
+    await app.listen(0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers a review once read (the second reader passes it on instead of waiting for a body already read)', async () => {
+    const r = await post(`${await app.getUrl()}/webhooks/convert/gadgets.body.example.com`, review(300));
+    expect(r.status).toBe(200);
+    expect((r.json as unknown as ConversionAnswer).response.convertedObjects).toHaveLength(300);
+  });
+});
