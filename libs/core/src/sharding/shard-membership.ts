@@ -170,6 +170,8 @@ export class ShardMembership {
   private held = false;
   /** Whether a renewal ever succeeded since start(): until then a missing namespace or permission fails start(). */
   private joined = false;
+  /** The renewal last seen of a Lease held under this identity by another incarnation (a duplicate identity). */
+  private rival: { key: string; at: number } | undefined;
   /** Why the first renewal cannot succeed (thrown by start()). */
   private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
@@ -273,6 +275,7 @@ export class ShardMembership {
     this.held = false;
     this.lease = undefined;
     this.observed.clear();
+    this.rival = undefined;
     this.lastFreshList = Number.NEGATIVE_INFINITY;
     this.rescoped = this.rescoping = this.lastWidening = undefined;
     this.setCacheRings([]);
@@ -689,6 +692,7 @@ export class ShardMembership {
             this.rejoin(why);
             ack = undefined; // acknowledged by the incarnation that just ended
           }
+          if (this.rivalHolds(existing)) return;
           this.lease = existing;
         }
         try {
@@ -727,6 +731,54 @@ export class ShardMembership {
         this.logger.warn('could not renew the membership lease', { error: String(error) });
       }
     }
+  }
+
+  /**
+   * Whether `lease` (this replica's Lease as read) is held under this identity by another
+   * incarnation that renewed it within its lease duration (local observation): another process
+   * runs with the same identity, and both would own every key this identity owns. Logged as an
+   * error each period; this replica does not join until that Lease stays unrenewed for its duration
+   * (a predecessor that died without releasing it).
+   */
+  private rivalHolds(lease: LeaseJson | undefined): boolean {
+    const c = this.configuration;
+    const annotations = lease?.metadata?.annotations ?? {};
+    const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
+    if (
+      !lease ||
+      lease.spec?.holderIdentity !== c.identity ||
+      !incarnation ||
+      this.ownIncarnations.has(incarnation)
+    ) {
+      this.rival = undefined;
+      return false;
+    }
+    const now = this.clock.now();
+    const key = JSON.stringify([
+      String(lease.spec?.renewTime),
+      incarnation,
+      annotations[SHARD_ACK_ANNOTATION],
+    ]);
+    if (this.rival?.key !== key) this.rival = { key, at: now };
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? c.leaseDurationMs / 1000) * 1000;
+    if (now >= this.rival.at + durationMs) {
+      this.logger.info(
+        'taking over the membership lease of an earlier incarnation not renewed for its duration',
+        {
+          incarnation,
+        },
+      );
+      this.rival = undefined;
+      return false;
+    }
+    this.logger.error(
+      `another replica holds the membership lease "${c.leaseName}" under this replica's identity "${c.identity}" ` +
+        `(incarnation ${incarnation}, renewed ${now - this.rival.at} ms ago as seen here). Two replicas must never ` +
+        'share sharding.identity (TOSDK_SHARDING_IDENTITY; it defaults to HOSTNAME, the pod name): not joining. ' +
+        `If that replica is gone, this one joins once its lease was not renewed for ${durationMs} ms`,
+      { code: 'ShardingDuplicateIdentity', identity: c.identity },
+    );
+    return true;
   }
 
   /** A failure no retry can cure: the lease namespace is missing, or a request on the Lease is forbidden. */
