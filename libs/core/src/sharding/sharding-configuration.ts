@@ -155,9 +155,24 @@ function positive(name: string, value: number, integer = false): number {
   return value;
 }
 
-/** Whether `options` turn sharding on (`enabled` defaults to true when the object is given). */
+/**
+ * Whether `options` turn sharding on (`enabled` defaults to true when the object is given).
+ * @throws InvalidShardingConfigurationError when `enabled` is given and not a boolean (e.g. the
+ * string `'false'` of an untyped configuration file, which would otherwise turn sharding on).
+ */
 export function shardingEnabled(options: ShardingOptions | undefined): options is ShardingOptions {
-  return options !== undefined && options !== null && options.enabled !== false;
+  if (options === undefined || options === null) return false;
+  checkEnabled(options);
+  return options.enabled !== false;
+}
+
+function checkEnabled(options: ShardingOptions): void {
+  const enabled: unknown = options.enabled;
+  if (enabled !== undefined && typeof enabled !== 'boolean') {
+    throw new InvalidShardingConfigurationError(
+      `sharding.enabled must be true or false (a boolean), got ${typeof enabled === 'string' || typeof enabled === 'number' ? JSON.stringify(enabled) : typeof enabled}`,
+    );
+  }
 }
 
 /**
@@ -171,6 +186,7 @@ export function shardingConfiguration(
   if (options === null || typeof options !== 'object') {
     throw new InvalidShardingConfigurationError('expected an object such as { enabled: true }');
   }
+  checkEnabled(options);
   const name = options.name ?? 'tosdk-shards';
   if (typeof name !== 'string' || name.length > 63 || !DNS_LABEL.test(name)) {
     throw new InvalidShardingConfigurationError(
