@@ -15,7 +15,7 @@ export type { OperatorModuleOptions } from './operator-module-options.js';
 export { OPERATOR_MODULE_OPTIONS } from './operator.module-definition.js';
 export type { OperatorModuleExtras } from './operator.module-definition.js';
 export { OperatorModule } from './operator.module.js';
-export { KUBE_CONFIG } from './operator.constants.js';
+export { KUBE_CONFIG, METRICS_SINK_IDENTITY } from './operator.constants.js';
 export { OperatorRegistry } from './operator.registry.js';
 export { Reconciler, getReconcilerOptions } from './decorators/reconciler.decorator.js';
 export type { ReconcilerOptions } from './decorators/reconciler.decorator.js';

@@ -4,6 +4,13 @@ export const RECONCILER_METADATA = 'tosdk:reconciler';
 export const CONFIGURATION_OVERRIDER_METADATA = 'tosdk:configuration-overrider';
 /** Metadata key of the {@link OperatorMetricsSink} decorator. */
 export const METRICS_SINK_METADATA = 'tosdk:metrics-sink';
+/**
+ * A metrics sink may name what it writes to under this key: the OperatorModule feeds sinks of one
+ * identity once (e.g. `OperatorMetricsModule` imported by two modules of one app gives two sink
+ * instances writing to the same prom-client counters; only the first is fed). `Symbol.for`, so two
+ * copies of the package agree.
+ */
+export const METRICS_SINK_IDENTITY: unique symbol = Symbol.for('tosdk:metrics-sink-identity');
 /** Prefix of every environment variable the module reads. */
 export const ENV_PREFIX = 'TOSDK_';
 /**

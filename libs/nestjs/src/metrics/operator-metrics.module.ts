@@ -65,16 +65,48 @@ function shardGauges(): void {
   });
 }
 
-/** The operator's metrics in prom-client's default registry (the ones already there are reused). */
+/** The metrics this package registered (any copy of it in the process), with their shape. */
+const OWN_KEY = Symbol.for('tosdk:prometheus-own-metrics');
+const own = ((globalThis as Record<symbol, unknown>)[OWN_KEY] ??= new WeakMap<object, string>()) as WeakMap<
+  object,
+  string
+>;
+
+/**
+ * The metric `name` in the default registry: the one there when this package registered it with
+ * the same `shape` (label names and buckets), else a new one made by `make` (replacing one of
+ * another shape, e.g. an earlier app's histogram with other buckets, or one registered by others).
+ */
+function metric<T extends object>(name: string, shape: string, make: () => T): T {
+  const existing = register.getSingleMetric(name) as T | undefined;
+  if (existing && own.get(existing) === shape) return existing;
+  if (existing) register.removeSingleMetric(name);
+  const made = make();
+  own.set(made, shape);
+  return made;
+}
+
+/**
+ * The operator's metrics in prom-client's default registry. Counters and histograms always declare
+ * the per-resource labels (`namespace`, `name`): a sink without `perResourceLabels` leaves them out
+ * (prom-client accepts a subset, and the exposition shows only the labels given), so apps of one
+ * process with and without per-resource labels share the metrics and each gets what it asked for.
+ * A histogram registered with other buckets is replaced: the last module's buckets apply.
+ */
 function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusMetrics {
-  const labelNames = [...CONTROLLER_LABELS, ...(options.perResourceLabels ? RESOURCE_LABELS : [])];
+  const labelNames = [...CONTROLLER_LABELS, ...RESOURCE_LABELS];
   const buckets = options.durationBuckets ?? DEFAULT_BUCKETS;
-  const existing = <T>(name: string) => register.getSingleMetric(name) as T | undefined;
-  const counter = (name: string, help: string, extra: string[] = []) =>
-    existing<Counter<string>>(name) ?? new Counter({ name, help, labelNames: [...labelNames, ...extra] });
-  const gauge = (name: string, help: string) => existing<Gauge<string>>(name) ?? new Gauge({ name, help });
+  const counter = (name: string, help: string, extra: string[] = []) => {
+    const names = [...labelNames, ...extra];
+    return metric(name, names.join(), () => new Counter({ name, help, labelNames: names }));
+  };
+  const gauge = (name: string, help: string) => metric(name, '', () => new Gauge({ name, help }));
   const histogram = (name: string, help: string) =>
-    existing<Histogram<string>>(name) ?? new Histogram({ name, help, labelNames, buckets });
+    metric(
+      name,
+      `${labelNames.join()}|${buckets.join()}`,
+      () => new Histogram({ name, help, labelNames, buckets }),
+    );
   shardGauges();
   return {
     shards: SHARDS,
@@ -90,13 +122,16 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
     inFlight: gauge(N.inFlight, 'Reconciliations and cleanups running'),
     reconcileDuration: histogram(N.reconcileDuration, 'Duration of reconciliations'),
     cleanupDuration: histogram(N.cleanupDuration, 'Duration of cleanups'),
-    clientRetries:
-      existing<Counter<string>>(N.clientRetries) ??
-      new Counter({
-        name: N.clientRetries,
-        help: 'Requests the Kubernetes client retried after a transient failure (429, 5xx, connection), by client call and reason',
-        labelNames: ['verb', 'reason'],
-      }),
+    clientRetries: metric(
+      N.clientRetries,
+      'verb,reason',
+      () =>
+        new Counter({
+          name: N.clientRetries,
+          help: 'Requests the Kubernetes client retried after a transient failure (429, 5xx, connection), by client call and reason',
+          labelNames: ['verb', 'reason'],
+        }),
+    ),
   };
 }
 
@@ -144,8 +179,11 @@ function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetric
  * Prometheus metrics of the operator with prom-client: the {@link PrometheusOperatorMetrics} sink
  * (found by the OperatorModule) and the scrape endpoint (`GET /metrics` by default). Metrics live in
  * prom-client's default registry, so the app's own metrics (prom-client, or
- * @willsoto/nestjs-prometheus's providers) are scraped with them; a process with several apps
- * shares them.
+ * @willsoto/nestjs-prometheus's providers and endpoint) are scraped with them; a process with
+ * several apps shares them. Each module's `perResourceLabels` applies to its own app (the series
+ * declare the per-resource labels and leave them out without it); the last module's
+ * `durationBuckets` apply (an earlier histogram with other buckets is replaced). Imported by several
+ * modules of one app, each reconciliation is counted once (the first module's sink is fed).
  *
  * ```ts
  * import { OperatorMetricsModule } from '@tosdk/nestjs/metrics';

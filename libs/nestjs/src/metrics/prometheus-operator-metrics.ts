@@ -9,6 +9,7 @@ import type {
   ShardMetricsSource,
 } from '@tosdk/core';
 import { OperatorMetricsSink } from '../decorators/operator-metrics-sink.decorator.js';
+import { METRICS_SINK_IDENTITY } from '../operator.constants.js';
 
 /** Options of the Prometheus metrics. */
 export interface PrometheusOperatorMetricsOptions {
@@ -108,6 +109,14 @@ export class PrometheusOperatorMetrics implements Metrics {
   private readonly cleanupDuration: Histogram<string>;
   private readonly clientRetries?: Counter<string>;
   private readonly shards?: Set<ShardMetricsSource>;
+
+  /**
+   * What this sink writes to (its counter of started reconciliations): two sinks on the same
+   * prom-client metrics (`OperatorMetricsModule` imported by two modules of one app) are fed once.
+   */
+  get [METRICS_SINK_IDENTITY](): unknown {
+    return this.started;
+  }
 
   /** Made by {@link OperatorMetricsModule} from the metrics it registers. */
   constructor(options: PrometheusOperatorMetricsOptions, metrics: OperatorPrometheusMetrics) {
