@@ -40,16 +40,19 @@ describe('tosdk generate on the WebPage sample', () => {
     });
   });
 
+  // TOSDK_REGENERATE=1 writes the files instead (how to update them after a generator change:
+  // `TOSDK_REGENERATE=1 npm test -- test/generate-webpage.e2e-spec.ts -t 'up to date'`)
+  const regenerate = process.env['TOSDK_REGENERATE'] === '1';
   it('the committed CRD, RBAC, manifests and chart are up to date (tosdk generate all --check)', async () => {
     const result = await generate({
       config: webPageConfig,
       baseDir: CONFIG_DIR,
       target: 'all',
-      check: true,
+      check: !regenerate,
       app,
     });
     expect(Object.keys(result.files).length).toBeGreaterThanOrEqual(9);
-    expect(result.changed).toEqual([]);
+    if (!regenerate) expect(result.changed).toEqual([]);
   });
 
   it('all three flavours need the same RBAC (the deploy files serve any of them)', async () => {

@@ -1,6 +1,6 @@
 // `tosdk generate` for the WebPage sample: the CRD, RBAC and deploy files in ../deploy and the Helm
-// chart in ../chart are generated from the code (run from the repository root with
-// `npm run generate -w @tosdk/sample-webpage`, checked in CI by test/generate-webpage.e2e-spec.ts).
+// chart in ../chart are generated from the code, checked in CI by test/generate-webpage.e2e-spec.ts,
+// which writes them with `TOSDK_REGENERATE=1 npm test -- test/generate-webpage.e2e-spec.ts -t 'up to date'`.
 import { defineConfig, offlineKubeConfig } from '@tosdk/cli';
 import type { TosdkConfig } from '@tosdk/cli';
 import type { WebPageFlavour } from './webpage-flavour.js';
