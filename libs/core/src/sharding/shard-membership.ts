@@ -19,6 +19,7 @@ import {
   SHARD_IDENTITY_ANNOTATION,
   SHARD_INCARNATION_ANNOTATION,
   SHARD_RELEASED_ANNOTATION,
+  SHARD_VIRTUAL_NODES_ANNOTATION,
   ShardingLeaseNamespaceNotFoundError,
   ShardingLeasePermissionError,
   shardingConfiguration,
@@ -90,6 +91,8 @@ interface Observation {
   durationMs: number;
   ack: string | undefined;
   incarnation: string | undefined;
+  /** The annotations that must agree across the group (`virtualNodes`), as the member published them. */
+  settings: Record<string, string | undefined>;
   /** A fresh list showed this content expired (a watch cache alone never counts a member dead). */
   confirmedExpired?: boolean;
 }
@@ -172,6 +175,8 @@ export class ShardMembership {
   private joined = false;
   /** The renewal last seen of a Lease held under this identity by another incarnation (a duplicate identity). */
   private rival: { key: string; at: number } | undefined;
+  /** Setting mismatches already logged (see {@link ShardMembership.checkSettings}). */
+  private readonly reported = new Set<string>();
   /** Why the first renewal cannot succeed (thrown by start()). */
   private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
@@ -596,7 +601,9 @@ export class ShardMembership {
       const before = this.observed.get(name);
       if (before?.key === key) continue;
       const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
-      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation });
+      const settings = { virtualNodes: annotations[SHARD_VIRTUAL_NODES_ANNOTATION] };
+      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation, settings });
+      this.checkSettings(identity, incarnation, settings);
     }
     for (const [name, o] of this.observed) {
       if (o.identity === this.configuration.identity) continue;
@@ -608,6 +615,31 @@ export class ShardMembership {
     }
     live.set(this.configuration.identity, self);
     return { live, unconfirmed };
+  }
+
+  /**
+   * Logs an error (once per member incarnation and value) when a member published a setting that
+   * must be the same on every replica with another value than this one: the replicas compute
+   * different rings and never settle, so nothing they would gain is reconciled.
+   */
+  private checkSettings(
+    identity: string,
+    incarnation: string | undefined,
+    settings: Record<string, string | undefined>,
+  ): void {
+    const c = this.configuration;
+    const theirs = settings['virtualNodes'];
+    if (theirs === undefined || theirs === String(c.virtualNodes)) return;
+    const report = `${identity}/${incarnation}/virtualNodes=${theirs}`;
+    if (this.reported.has(report)) return;
+    if (this.reported.size > 256) this.reported.clear();
+    this.reported.add(report);
+    this.logger.error(
+      `member "${identity}" of the shard group runs with sharding.virtualNodes ${theirs}, this replica with ` +
+        `${c.virtualNodes}: the replicas compute different rings and never settle (keys they would gain are not ` +
+        'reconciled). Give every replica the same sharding.virtualNodes (TOSDK_SHARDING_VIRTUAL_NODES)',
+      { code: 'ShardingSettingsMismatch', member: identity, theirs, ours: c.virtualNodes },
+    );
   }
 
   /** Takes a new incarnation: acknowledgements given before never count for this replica again. */
@@ -807,6 +839,7 @@ export class ShardMembership {
     const annotations: Record<string, string> = {
       [SHARD_IDENTITY_ANNOTATION]: c.identity,
       [SHARD_INCARNATION_ANNOTATION]: this.incarnation,
+      [SHARD_VIRTUAL_NODES_ANNOTATION]: String(c.virtualNodes),
       // '' until this incarnation acknowledged a ring
       [SHARD_ACK_ANNOTATION]: ack ?? this.acknowledged ?? '',
     };

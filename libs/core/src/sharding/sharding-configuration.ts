@@ -77,6 +77,11 @@ export const SHARD_IDENTITY_ANNOTATION = 'tosdk.io/shard-identity';
  * deleted or changed otherwise counts until `leaseDurationMs` after its last renewal was seen.
  */
 export const SHARD_RELEASED_ANNOTATION = 'tosdk.io/shard-released';
+/**
+ * Annotation on a membership Lease: its holder's `virtualNodes`. Replicas with different values
+ * compute different rings and never settle; a mismatch is logged as an error.
+ */
+export const SHARD_VIRTUAL_NODES_ANNOTATION = 'tosdk.io/shard-virtual-nodes';
 
 /** Thrown when a {@link ShardingOptions} value is missing or out of range. */
 export class InvalidShardingConfigurationError extends Error {
