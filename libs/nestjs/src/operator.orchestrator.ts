@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Operator } from '@tosdk/core';
-import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
+import { InvalidControllerConfigurationError, Operator } from '@tosdk/core';
+import type { ControllerConfigurationOptions, KubernetesResource, RegisteredController } from '@tosdk/core';
 import {
   controllerOptionsFromEnvironment,
   unknownControllerVariables,
 } from './config/environment-configuration.js';
-import { OperatorBootstrapError } from './errors.js';
+import { OperatorBootstrapError, OperatorModuleConfigurationError } from './errors.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
 import { resolveWorkflowProviders } from './internal/workflow-providers.js';
@@ -92,19 +92,31 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     const env = environmentOf(this.options);
     const overriders = this.explorer.overriders();
     const reconciler = pino ? withPinoContext(r.instance, pino) : r.instance;
-    const registered = this.operator.register(reconciler, (decorated) => {
-      let o: ControllerConfigurationOptions<KubernetesResource> = {
-        ...decorated,
-        // the workflow's provider classes (NestManagedWorkflowSpec) become instances below
-        ...(rest as Omit<ControllerConfigurationOptions<KubernetesResource>, 'resourceType'>),
-        resourceType: resource,
-      };
-      const name = o.name ?? r.type.name.toLowerCase();
-      o = { ...o, ...this.options.controllers?.[name] };
-      o = { ...o, ...controllerOptionsFromEnvironment(env, name, o) };
-      for (const overrider of overriders) o = { ...overrider.overrideController(name, { ...o }) };
-      return resolveWorkflowProviders({ ...o, name: o.name ?? name }, this.moduleRef);
-    });
+    let controller = typeof rest.name === 'string' ? rest.name : r.type.name.toLowerCase();
+    let registered: RegisteredController<KubernetesResource>;
+    try {
+      registered = this.operator.register(reconciler, (decorated) => {
+        let o: ControllerConfigurationOptions<KubernetesResource> = {
+          ...decorated,
+          // the workflow's provider classes (NestManagedWorkflowSpec) become instances below
+          ...(rest as Omit<ControllerConfigurationOptions<KubernetesResource>, 'resourceType'>),
+          resourceType: resource,
+        };
+        const name = o.name ?? r.type.name.toLowerCase();
+        controller = name;
+        o = { ...o, ...this.options.controllers?.[name] };
+        o = { ...o, ...controllerOptionsFromEnvironment(env, name, o) };
+        for (const overrider of overriders) o = { ...overrider.overrideController(name, { ...o }) };
+        return resolveWorkflowProviders({ ...o, name: o.name ?? name }, this.moduleRef);
+      });
+    } catch (error) {
+      // core's refusal (e.g. a finalizerName that is no qualified name) names the field, not the class
+      if (!(error instanceof InvalidControllerConfigurationError)) throw error;
+      throw new OperatorModuleConfigurationError(
+        `@Reconciler on ${r.type.name} (controller ${controller}): ${error.message}`,
+        { cause: error },
+      );
+    }
     this.registry.add(r.type, registered);
   }
 }

@@ -139,20 +139,17 @@ describe('review S8: OperatorModule configuration', () => {
     );
   });
 
-  it.failing(
-    '[FINDING S8-NE4] a @Reconciler option core refuses (finalizerName) fails the bootstrap naming the reconciler class',
-    async () => {
-      const { module } = await compile(OperatorModule.forRoot(offline()), [
-        SecretsReconciler,
-        BadFinalizerReconciler,
-      ]);
-      const failure = module.init();
-      // today: 'finalizerName "not a finalizer" is not a valid qualified name ...' with no class or controller
-      await expect(failure).rejects.toThrow(/finalizerName/);
-      await expect(failure).rejects.toThrow(/BadFinalizerReconciler/);
-      await module.close().catch(() => undefined);
-    },
-  );
+  it('[FINDING S8-NE4] a @Reconciler option core refuses (finalizerName) fails the bootstrap naming the reconciler class', async () => {
+    const { module } = await compile(OperatorModule.forRoot(offline()), [
+      SecretsReconciler,
+      BadFinalizerReconciler,
+    ]);
+    const failure = module.init();
+    // today: 'finalizerName "not a finalizer" is not a valid qualified name ...' with no class or controller
+    await expect(failure).rejects.toThrow(/finalizerName/);
+    await expect(failure).rejects.toThrow(/BadFinalizerReconciler/);
+    await module.close().catch(() => undefined);
+  });
 
   it.failing(
     '[FINDING S8-NE5] a TOSDK_CONTROLLER_<NAME>_NAMESPACES value that is no namespace name fails with an EnvironmentConfigurationError naming the variable',
