@@ -151,27 +151,24 @@ describe('review S8: OperatorModule configuration', () => {
     await module.close().catch(() => undefined);
   });
 
-  it.failing(
-    '[FINDING S8-NE5] a TOSDK_CONTROLLER_<NAME>_NAMESPACES value that is no namespace name fails with an EnvironmentConfigurationError naming the variable',
-    async () => {
-      const { module } = await compile(
-        OperatorModule.forRoot(
-          offline({
-            readEnvironment: true,
-            environment: { TOSDK_CONTROLLER_MAPS_NAMESPACES: 'team_a,Team-B' },
-          }),
-        ),
-        [MapsReconciler],
-      );
-      const failure = module.init();
-      // today: InvalidControllerConfigurationError 'namespaces: namespace "team_a" is not a valid ...'
-      await expect(failure).rejects.toMatchObject({
-        code: 'InvalidEnvironmentConfiguration',
-        variable: 'TOSDK_CONTROLLER_MAPS_NAMESPACES',
-      });
-      await module.close().catch(() => undefined);
-    },
-  );
+  it('[FINDING S8-NE5] a TOSDK_CONTROLLER_<NAME>_NAMESPACES value that is no namespace name fails with an EnvironmentConfigurationError naming the variable', async () => {
+    const { module } = await compile(
+      OperatorModule.forRoot(
+        offline({
+          readEnvironment: true,
+          environment: { TOSDK_CONTROLLER_MAPS_NAMESPACES: 'team_a,Team-B' },
+        }),
+      ),
+      [MapsReconciler],
+    );
+    const failure = module.init();
+    // today: InvalidControllerConfigurationError 'namespaces: namespace "team_a" is not a valid ...'
+    await expect(failure).rejects.toMatchObject({
+      code: 'InvalidEnvironmentConfiguration',
+      variable: 'TOSDK_CONTROLLER_MAPS_NAMESPACES',
+    });
+    await module.close().catch(() => undefined);
+  });
 
   it('guard: a TOSDK_* integer with a bad value fails the bootstrap naming the variable', async () => {
     const module = Test.createTestingModule({

@@ -5,7 +5,15 @@ import type {
   LinearRateLimiterOptions,
   OperatorOptions,
 } from '@tosdk/core';
-import { InvalidShardingConfigurationError, shardingFromEnvironment } from '@tosdk/core';
+import {
+  InvalidNamespacesError,
+  InvalidShardingConfigurationError,
+  isValidFinalizerName,
+  resolveNamespaces,
+  shardingFromEnvironment,
+  WATCH_ALL_NAMESPACES,
+  WATCH_CURRENT_NAMESPACE,
+} from '@tosdk/core';
 import { ENV_PREFIX } from '../operator.constants.js';
 import { EnvironmentConfigurationError } from '../errors.js';
 import { EnvironmentValues, MAX_DURATION_MS, parseDuration, tooLongMessage } from './environment-values.js';
@@ -86,9 +94,37 @@ function rateLimit(v: EnvironmentValues, name: string): LinearRateLimiterOptions
   return { limitForPeriod: Number(m[1]), refreshPeriodMs: period };
 }
 
+/** A comma list of namespace names (DNS labels), or `JOSDK_ALL_NAMESPACES` / `JOSDK_WATCH_CURRENT`, checked as core will. */
+function namespaces(v: EnvironmentValues, name: string): string[] | undefined {
+  const list = v.list(name);
+  if (list === undefined) return undefined;
+  try {
+    // what JOSDK_WATCH_CURRENT stands for is only known to the operator; any valid name will do here
+    resolveNamespaces(list, 'default');
+  } catch (error) {
+    if (!(error instanceof InvalidNamespacesError)) throw error;
+    throw new EnvironmentConfigurationError(
+      name,
+      `${error.message}; expected comma-separated namespace names (lower-case letters, digits and -), ${WATCH_ALL_NAMESPACES} or ${WATCH_CURRENT_NAMESPACE}`,
+    );
+  }
+  return list;
+}
+
+/** A finalizer name: a qualified name such as `example.com/finalizer`, checked as core will. */
+function finalizer(v: EnvironmentValues, name: string): string | undefined {
+  const value = v.raw(name);
+  if (value === undefined || isValidFinalizerName(value)) return value;
+  throw new EnvironmentConfigurationError(
+    name,
+    `"${value}" is not a valid finalizer name: expected a qualified name such as example.com/finalizer`,
+  );
+}
+
 /**
  * Per-controller variables, `TOSDK_CONTROLLER_<NAME>_<SUFFIX>` (see {@link controllerVariablePrefix}):
- * `NAMESPACES` (comma list), `LABEL_SELECTOR`, `FIELD_SELECTOR`, `FINALIZER`, `GENERATION_AWARE`
+ * `NAMESPACES` (comma list of namespace names, `JOSDK_ALL_NAMESPACES` or `JOSDK_WATCH_CURRENT`),
+ * `LABEL_SELECTOR`, `FIELD_SELECTOR`, `FINALIZER` (a qualified name), `GENERATION_AWARE`
  * (boolean), `RETRY_MAX_ATTEMPTS` (integer, -1 unlimited), `RETRY_INITIAL_INTERVAL` and
  * `RETRY_MAX_INTERVAL` (durations), `RETRY_INTERVAL_MULTIPLIER` (number),
  * `MAX_RECONCILIATION_INTERVAL` (duration or `off`), `RATE_LIMIT` (`5/10s` or `off`),
@@ -111,10 +147,10 @@ export function controllerOptionsFromEnvironment(
   ) => {
     if (value !== undefined) o[key] = value;
   };
-  set('namespaces', v.list(`${p}NAMESPACES`));
+  set('namespaces', namespaces(v, `${p}NAMESPACES`));
   set('labelSelector', v.raw(`${p}LABEL_SELECTOR`));
   set('fieldSelector', v.raw(`${p}FIELD_SELECTOR`));
-  set('finalizerName', v.raw(`${p}FINALIZER`));
+  set('finalizerName', finalizer(v, `${p}FINALIZER`));
   set('generationAware', v.boolean(`${p}GENERATION_AWARE`));
   set('fieldManager', v.raw(`${p}FIELD_MANAGER`));
   set('reconcileTimeoutMs', v.duration(`${p}RECONCILE_TIMEOUT`));

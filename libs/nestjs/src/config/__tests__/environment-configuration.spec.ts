@@ -145,6 +145,24 @@ describe('TOSDK_* environment configuration', () => {
     }
   });
 
+  it('[FINDING S8-NE5] refuses NAMESPACES and FINALIZER values core would refuse, naming the variable', () => {
+    expect(
+      controllerOptionsFromEnvironment(
+        { [`${P}NAMESPACES`]: 'team-a, JOSDK_WATCH_CURRENT', [`${P}FINALIZER`]: 'example.com/f' },
+        'webpage',
+      ),
+    ).toEqual({ namespaces: ['team-a', 'JOSDK_WATCH_CURRENT'], finalizerName: 'example.com/f' });
+    for (const [variable, value] of [
+      [`${P}NAMESPACES`, 'team_a,Team-B'],
+      [`${P}NAMESPACES`, 'JOSDK_ALL_NAMESPACES,a'],
+      [`${P}FINALIZER`, 'not a finalizer'],
+    ]) {
+      expect(() => controllerOptionsFromEnvironment({ [variable]: value }, 'webpage')).toThrow(
+        expect.objectContaining({ code: 'InvalidEnvironmentConfiguration', variable }),
+      );
+    }
+  });
+
   it('parses durations with units', () => {
     expect([
       parseDuration('250ms'),
