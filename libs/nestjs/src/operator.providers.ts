@@ -3,7 +3,7 @@ import type { Provider } from '@nestjs/common';
 import { KubeConfigError, KubernetesClient, loadKubeConfig, Operator } from '@tosdk/core';
 import type { KubeConfigSource } from '@tosdk/core';
 import { operatorOptionsFromEnvironment } from './config/environment-configuration.js';
-import { KubeConfigNotFoundError } from './errors.js';
+import { KubeConfigNotFoundError, OperatorModuleConfigurationError } from './errors.js';
 import { NestOperatorLogger } from './logging/nest-operator-logger.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import { KUBE_CONFIG } from './operator.constants.js';
@@ -38,16 +38,24 @@ export function loadModuleKubeConfig(env: Record<string, string | undefined>): K
   }
 }
 
+/** What an options factory that returned no object (a forgotten `return`, a missing config key) gets. */
+function noOptionsError(options: unknown): OperatorModuleConfigurationError {
+  return new OperatorModuleConfigurationError(
+    `OperatorModule.forRootAsync: the options are ${options === null ? 'null' : typeof options}; useFactory (or createOperatorOptions() of useClass/useExisting) must return an OperatorModuleOptions object ({} for the defaults)`,
+  );
+}
+
 /**
  * The module's providers: options merged with `TOSDK_*` variables (fails the bootstrap naming a bad
- * variable), the KubeConfig (only read when the app gave no client), the client and the Operator.
+ * variable, or with an `OperatorModuleConfigurationError` when an async factory returned no object), the KubeConfig (only read when the app gave no client), the client and the Operator.
  */
 export function operatorProviders(): Provider[] {
   return [
     {
       provide: RESOLVED_OPERATOR_OPTIONS,
       inject: [OPERATOR_MODULE_OPTIONS],
-      useFactory: (options: OperatorModuleOptions): OperatorModuleOptions => {
+      useFactory: (options: OperatorModuleOptions | undefined | null): OperatorModuleOptions => {
+        if (typeof options !== 'object' || options === null) throw noOptionsError(options);
         const fromEnvironment = operatorOptionsFromEnvironment(environmentOf(options));
         // TOSDK_SHARDING* override single fields of the module's sharding option (keeps its shardKey)
         const sharding = fromEnvironment.sharding
