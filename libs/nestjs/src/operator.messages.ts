@@ -7,6 +7,11 @@ export function requestScopedReconcilerMessage(name: string): string {
   return `reconciler ${name} is request-scoped or transient (or depends on such a provider); reconcilers must be singletons: remove the scope option from the provider and from its dependencies`;
 }
 
+/** A `@ConfigurationOverrider` or `@OperatorMetricsSink` provider is request-scoped (it would never be called). */
+export function requestScopedProviderMessage(decorator: string, name: string): string {
+  return `${decorator} ${name} is request-scoped (or depends on a request-scoped provider), so the operator, which runs outside any request, cannot call it; make it a singleton: remove the scope option from the provider and from its dependencies`;
+}
+
 /** A provider marked with @Reconciler has no reconcile method. */
 export function notAReconcilerMessage(name: string): string {
   return `provider ${name} is marked with @Reconciler but has no reconcile(resource, context) method`;

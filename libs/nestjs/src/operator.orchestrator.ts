@@ -7,6 +7,7 @@ import {
   controllerOptionsFromEnvironment,
   unknownControllerVariables,
 } from './config/environment-configuration.js';
+import type { ControllerConfigurationOverrider } from './decorators/configuration-overrider.decorator.js';
 import { OperatorBootstrapError, OperatorModuleConfigurationError } from './errors.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
@@ -43,10 +44,12 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
 
   async onModuleInit(): Promise<void> {
     for (const sink of this.explorer.metricsSinks()) this.hub.add(sink);
+    // refused when request-scoped even without reconcilers
+    const overriders = this.explorer.overriders();
     const reconcilers = this.explorer.reconcilers();
     if (reconcilers.length === 0) this.logger.warn(noReconcilersMessage());
     const pino = reconcilers.length > 0 ? await pinoContextRunner(this.moduleRef) : undefined;
-    for (const r of reconcilers) this.register(r, pino);
+    for (const r of reconcilers) this.register(r, pino, overriders);
     this.warnAboutSharedKinds();
     const env = environmentOf(this.options);
     for (const variable of unknownControllerVariables(env, this.registry.controllerNames())) {
@@ -87,10 +90,13 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
       if (names.length > 1) this.logger.warn(sharedKindMessage(kind, names));
   }
 
-  private register(r: DiscoveredReconciler, pino: PinoContextRunner | undefined): void {
+  private register(
+    r: DiscoveredReconciler,
+    pino: PinoContextRunner | undefined,
+    overriders: ControllerConfigurationOverrider[],
+  ): void {
     const { resource, ...rest } = r.options;
     const env = environmentOf(this.options);
-    const overriders = this.explorer.overriders();
     const reconciler = pino ? withPinoContext(r.instance, pino) : r.instance;
     let controller = typeof rest.name === 'string' ? rest.name : r.type.name.toLowerCase();
     let registered: RegisteredController<KubernetesResource>;

@@ -7,7 +7,13 @@ import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import { KubernetesClient, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
-import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
+import {
+  ConfigurationOverrider,
+  OperatorMetricsSink,
+  OperatorModule,
+  OperatorRegistry,
+  Reconciler,
+} from '../index.js';
 import type { ControllerConfigurationOverrider, OperatorModuleOptions } from '../index.js';
 
 function offlineClient(): KubernetesClient {
@@ -247,34 +253,45 @@ describe('review S8: OperatorModule configuration', () => {
     await module.close();
   });
 
-  it.failing(
-    '[FINDING S8-NE10] a request-scoped @ConfigurationOverrider is refused with a message, not silently skipped',
-    async () => {
-      @Injectable({ scope: Scope.REQUEST })
-      @ConfigurationOverrider()
-      class TenantSelector implements ControllerConfigurationOverrider {
-        overrideController(
-          _name: string,
-          options: ControllerConfigurationOptions<KubernetesResource>,
-        ): ControllerConfigurationOptions<KubernetesResource> {
-          return { ...options, labelSelector: 'tenant=a' };
-        }
+  it('[FINDING S8-NE10] a request-scoped @ConfigurationOverrider is refused with a message, not silently skipped', async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    @ConfigurationOverrider()
+    class TenantSelector implements ControllerConfigurationOverrider {
+      overrideController(
+        _name: string,
+        options: ControllerConfigurationOptions<KubernetesResource>,
+      ): ControllerConfigurationOptions<KubernetesResource> {
+        return { ...options, labelSelector: 'tenant=a' };
       }
-      const { module } = await compile(OperatorModule.forRoot(offline()), [MapsReconciler, TenantSelector]);
-      const outcome = await module.init().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      const applied = outcome
-        ? undefined
-        : module.get(OperatorRegistry).getController('maps').configuration.labelSelector;
-      await module.close().catch(() => undefined);
-      // today: init succeeds, the overrider is never called, and the controller watches every tenant
-      expect(applied).toBeUndefined();
-      expect(outcome).toMatchObject({
-        code: 'OperatorModuleConfiguration',
-        message: expect.stringMatching(/TenantSelector/),
-      });
-    },
-  );
+    }
+    const { module } = await compile(OperatorModule.forRoot(offline()), [MapsReconciler, TenantSelector]);
+    const outcome = await module.init().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const applied = outcome
+      ? undefined
+      : module.get(OperatorRegistry).getController('maps').configuration.labelSelector;
+    await module.close().catch(() => undefined);
+    // today: init succeeds, the overrider is never called, and the controller watches every tenant
+    expect(applied).toBeUndefined();
+    expect(outcome).toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringMatching(/TenantSelector/),
+    });
+  });
+
+  it('[FINDING S8-NE10] a request-scoped @OperatorMetricsSink is refused with a message naming it', async () => {
+    @Injectable({ scope: Scope.REQUEST })
+    @OperatorMetricsSink()
+    class PerTenantMetrics {
+      reconciliationStarted(): void {}
+    }
+    const { module } = await compile(OperatorModule.forRoot(offline()), [MapsReconciler, PerTenantMetrics]);
+    await expect(module.init()).rejects.toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringMatching(/@OperatorMetricsSink PerTenantMetrics is request-scoped/),
+    });
+    await module.close().catch(() => undefined);
+  });
 });

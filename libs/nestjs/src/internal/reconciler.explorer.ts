@@ -13,6 +13,7 @@ import {
   duplicateReconcilerMessage,
   invalidReconcilerOptionsMessage,
   notAReconcilerMessage,
+  requestScopedProviderMessage,
   requestScopedReconcilerMessage,
 } from '../operator.messages.js';
 
@@ -95,30 +96,38 @@ export class ReconcilerExplorer {
   /**
    * The configuration overrider providers in the order they run: ascending `order`, ties in discovery
    * order, the final ones (the testing module's namespace restriction) after all others.
+   * @throws OperatorModuleConfigurationError for a request-scoped overrider.
    */
   overriders(): ControllerConfigurationOverrider[] {
     // Array.prototype.sort is stable: equal ranks keep the discovery order
-    return this.providersWith(CONFIGURATION_OVERRIDER_METADATA)
+    return this.providersWith(CONFIGURATION_OVERRIDER_METADATA, '@ConfigurationOverrider')
       .map(({ type, instance }) => ({ instance, m: overriderMetadataOf(type) }))
       .sort((a, b) => Number(a.m.last) - Number(b.m.last) || a.m.order - b.m.order)
       .map(({ instance }) => instance as ControllerConfigurationOverrider);
   }
 
-  /** The metrics sink providers. */
+  /**
+   * The metrics sink providers.
+   * @throws OperatorModuleConfigurationError for a request-scoped sink.
+   */
   metricsSinks(): Metrics[] {
-    return this.instancesWith(METRICS_SINK_METADATA);
+    return this.providersWith(METRICS_SINK_METADATA, '@OperatorMetricsSink').map(
+      ({ instance }) => instance as Metrics,
+    );
   }
 
-  private instancesWith(key: string): object[] {
-    return this.providersWith(key).map(({ instance }) => instance);
-  }
-
-  /** The instances of the providers whose class carries `key`, each once, in discovery order. */
-  private providersWith(key: string): { type: Type; instance: object }[] {
+  /**
+   * The instances of the providers whose class carries `key`, each once, in discovery order.
+   * @throws OperatorModuleConfigurationError for a request-scoped one (named by `decorator`).
+   */
+  private providersWith(key: string, decorator: string): { type: Type; instance: object }[] {
     const out = new Map<object, Type>();
     for (const wrapper of this.discovery.getProviders()) {
       const type = classOf(wrapper);
-      if (!type || !Reflect.getMetadata(key, type) || !wrapper.isDependencyTreeStatic()) continue;
+      if (!type || !Reflect.getMetadata(key, type)) continue;
+      if (!wrapper.isDependencyTreeStatic()) {
+        throw new OperatorModuleConfigurationError(requestScopedProviderMessage(decorator, type.name));
+      }
       const instance = wrapper.instance as object | undefined;
       if (instance && !out.has(instance)) out.set(instance, type);
     }
