@@ -26,8 +26,9 @@ export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' |
   /** Start the operator in `onApplicationBootstrap`. Defaults to true; false leaves `operator.start()` to the app. */
   autoStart?: boolean;
   /**
-   * Per-controller overrides keyed by controller name, merged over each `@Reconciler` decorator's
-   * options. Defaults to none.
+   * Per-controller overrides keyed by controller name (`@Reconciler`'s `name`, else the class name
+   * lower-cased), merged over each `@Reconciler` decorator's options; a key that names no controller
+   * is logged as a warning at start-up. Defaults to none.
    */
   controllers?: Record<string, ControllerConfigurationOptions<KubernetesResource>>;
   /** Metrics hooks besides the discovered `@OperatorMetricsSink` providers (e.g. Prometheus). Defaults to none. */

@@ -52,9 +52,15 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     for (const r of reconcilers) this.register(r, pino, overriders);
     this.warnAboutSharedKinds();
     const env = environmentOf(this.options);
-    for (const variable of unknownControllerVariables(env, this.registry.controllerNames())) {
+    const names = this.registry.controllerNames();
+    const known = `controllers: ${names.join(', ') || 'none'}`;
+    for (const variable of unknownControllerVariables(env, names)) {
+      this.logger.warn(`${variable} names no controller of this application (${known}); it is ignored`);
+    }
+    for (const key of Object.keys(this.options.controllers ?? {})) {
+      if (names.includes(key)) continue;
       this.logger.warn(
-        `${variable} names no controller of this application (controllers: ${this.registry.controllerNames().join(', ') || 'none'}); it is ignored`,
+        `the OperatorModule option controllers.${key} names no controller of this application (${known}); it is ignored (keys are controller names: @Reconciler's name, else the class name lower-cased)`,
       );
     }
   }

@@ -108,22 +108,19 @@ describe('review S8: OperatorModule configuration', () => {
     await expect(module).rejects.toThrow(/forRootAsync/);
   });
 
-  it.failing(
-    '[FINDING S8-NE3] a forRoot controllers key that names no controller is reported (as a TOSDK_CONTROLLER_* variable is), not silently ignored',
-    async () => {
-      // the user keyed the override by the class, not by the controller's name ('maps')
-      const { module, logger } = await compile(
-        OperatorModule.forRoot(offline({ controllers: { mapsreconciler: { labelSelector: 'team=a' } } })),
-        [MapsReconciler],
-      );
-      await module.init();
-      const registry = module.get(OperatorRegistry);
-      // the override had no effect: the controller still watches every ConfigMap
-      expect(registry.getController('maps').configuration.labelSelector).toBeUndefined();
-      await module.close();
-      expect(logger.warnings().some((w) => w.includes('mapsreconciler'))).toBe(true);
-    },
-  );
+  it('[FINDING S8-NE3] a forRoot controllers key that names no controller is reported (as a TOSDK_CONTROLLER_* variable is), not silently ignored', async () => {
+    // the user keyed the override by the class, not by the controller's name ('maps')
+    const { module, logger } = await compile(
+      OperatorModule.forRoot(offline({ controllers: { mapsreconciler: { labelSelector: 'team=a' } } })),
+      [MapsReconciler],
+    );
+    await module.init();
+    const registry = module.get(OperatorRegistry);
+    // the override had no effect: the controller still watches every ConfigMap
+    expect(registry.getController('maps').configuration.labelSelector).toBeUndefined();
+    await module.close();
+    expect(logger.warnings().some((w) => w.includes('mapsreconciler'))).toBe(true);
+  });
 
   it('guard: a TOSDK_CONTROLLER_* variable that names no controller is warned about', async () => {
     const { module, logger } = await compile(
