@@ -324,6 +324,9 @@ export class Operator {
       await Promise.all(
         [...this.controllers.values()].map((c) => c.startEventSources(this.cacheSyncTimeoutMs, failFast)),
       );
+      this.sharding?.setControllers(
+        [...this.configurations.values()].map((c) => ({ name: c.name, resourceType: c.resourceType })),
+      );
       await this.sharding?.start();
       if (this.sharding) this.reportShardMetrics(this.sharding);
     } catch (error) {

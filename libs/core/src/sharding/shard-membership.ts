@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ResourceID } from '../api/resource-id.js';
-import type { KubernetesResource } from '../api/resource-type.js';
+import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import { KubernetesApiError } from '../client/errors.js';
 import type { KubernetesClient } from '../client/kubernetes-client.js';
 import type { KubeConfigSource } from '../config/kube-config.js';
@@ -12,6 +12,8 @@ import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
 import { HashRing, hash32 } from './hash-ring.js';
 import { BoundedRequests } from './internal/bounded-requests.js';
+import { GroupSettings } from './internal/group-settings.js';
+import type { MemberSettings } from './internal/group-settings.js';
 import { MembershipView, olderThan } from './internal/membership-view.js';
 import {
   SHARD_ACK_ANNOTATION,
@@ -19,7 +21,6 @@ import {
   SHARD_IDENTITY_ANNOTATION,
   SHARD_INCARNATION_ANNOTATION,
   SHARD_RELEASED_ANNOTATION,
-  SHARD_VIRTUAL_NODES_ANNOTATION,
   ShardingLeaseNamespaceNotFoundError,
   ShardingLeasePermissionError,
   shardingConfiguration,
@@ -32,6 +33,14 @@ import type { ResolvedShardingConfiguration, ShardingOptions } from './sharding-
  */
 export type ShardClient = Pick<KubernetesClient, 'get' | 'create' | 'update' | 'list' | 'delete'> &
   Partial<Pick<KubernetesClient, 'watch'>>;
+
+/** A controller of a replica as its shard group sees it ({@link ShardMembership.setControllers}). */
+export interface ShardedController {
+  /** The controller's name. */
+  readonly name: string;
+  /** Its primary resource type (versions of one kind count as one kind). */
+  readonly resourceType: Pick<ResourceType, 'group' | 'plural'>;
+}
 
 /** Which keys a replica may reconcile at one moment. */
 export interface ShardAssignment {
@@ -92,7 +101,9 @@ interface Observation {
   ack: string | undefined;
   incarnation: string | undefined;
   /** The annotations that must agree across the group (`virtualNodes`), as the member published them. */
-  settings: Record<string, string | undefined>;
+  settings: MemberSettings;
+  /** Whether the member belongs in this replica's ring (see {@link GroupSettings.check}). */
+  included: boolean;
   /** A fresh list showed this content expired (a watch cache alone never counts a member dead). */
   confirmedExpired?: boolean;
 }
@@ -175,8 +186,8 @@ export class ShardMembership {
   private joined = false;
   /** The renewal last seen of a Lease held under this identity by another incarnation (a duplicate identity). */
   private rival: { key: string; at: number } | undefined;
-  /** Setting mismatches already logged (see {@link ShardMembership.checkSettings}). */
-  private readonly reported = new Set<string>();
+  /** What this replica publishes about itself and checks of the others. */
+  private readonly settings: GroupSettings;
   /** Why the first renewal cannot succeed (thrown by start()). */
   private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
@@ -218,6 +229,7 @@ export class ShardMembership {
       shardGroup: this.configuration.name,
       identity: this.configuration.identity,
     });
+    this.settings = new GroupSettings(this.configuration, this.logger);
   }
 
   /** The ring key of a resource: the configured `shardKey`, else `namespace/name`. */
@@ -242,6 +254,15 @@ export class ShardMembership {
    */
   caches(): ShardAssignment {
     return this.cacheScope;
+  }
+
+  /**
+   * Tells the group which controllers this replica runs (published in its Lease, before it joins):
+   * members whose controllers reconcile none of these kinds are left out of this replica's ring, and
+   * a member running other controllers on shared kinds is reported. The Operator calls it at start.
+   */
+  setControllers(controllers: readonly ShardedController[]): void {
+    this.settings.setControllers(controllers);
   }
 
   /** Adds a participant; returns a function that removes it. */
@@ -601,12 +622,12 @@ export class ShardMembership {
       const before = this.observed.get(name);
       if (before?.key === key) continue;
       const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
-      const settings = { virtualNodes: annotations[SHARD_VIRTUAL_NODES_ANNOTATION] };
-      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation, settings });
-      this.checkSettings(identity, incarnation, settings);
+      const settings = this.settings.read(annotations);
+      const included = this.settings.check(identity, incarnation, settings);
+      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation, settings, included });
     }
     for (const [name, o] of this.observed) {
-      if (o.identity === this.configuration.identity) continue;
+      if (o.identity === this.configuration.identity || !o.included) continue;
       if (now < o.at + o.durationMs) live.set(o.identity, { ack: o.ack, incarnation: o.incarnation });
       else if (fresh) {
         o.confirmedExpired = true;
@@ -615,31 +636,6 @@ export class ShardMembership {
     }
     live.set(this.configuration.identity, self);
     return { live, unconfirmed };
-  }
-
-  /**
-   * Logs an error (once per member incarnation and value) when a member published a setting that
-   * must be the same on every replica with another value than this one: the replicas compute
-   * different rings and never settle, so nothing they would gain is reconciled.
-   */
-  private checkSettings(
-    identity: string,
-    incarnation: string | undefined,
-    settings: Record<string, string | undefined>,
-  ): void {
-    const c = this.configuration;
-    const theirs = settings['virtualNodes'];
-    if (theirs === undefined || theirs === String(c.virtualNodes)) return;
-    const report = `${identity}/${incarnation}/virtualNodes=${theirs}`;
-    if (this.reported.has(report)) return;
-    if (this.reported.size > 256) this.reported.clear();
-    this.reported.add(report);
-    this.logger.error(
-      `member "${identity}" of the shard group runs with sharding.virtualNodes ${theirs}, this replica with ` +
-        `${c.virtualNodes}: the replicas compute different rings and never settle (keys they would gain are not ` +
-        'reconciled). Give every replica the same sharding.virtualNodes (TOSDK_SHARDING_VIRTUAL_NODES)',
-      { code: 'ShardingSettingsMismatch', member: identity, theirs, ours: c.virtualNodes },
-    );
   }
 
   /** Takes a new incarnation: acknowledgements given before never count for this replica again. */
@@ -839,7 +835,7 @@ export class ShardMembership {
     const annotations: Record<string, string> = {
       [SHARD_IDENTITY_ANNOTATION]: c.identity,
       [SHARD_INCARNATION_ANNOTATION]: this.incarnation,
-      [SHARD_VIRTUAL_NODES_ANNOTATION]: String(c.virtualNodes),
+      ...this.settings.annotations(),
       // '' until this incarnation acknowledged a ring
       [SHARD_ACK_ANNOTATION]: ack ?? this.acknowledged ?? '',
     };

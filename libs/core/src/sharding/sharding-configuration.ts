@@ -82,6 +82,13 @@ export const SHARD_RELEASED_ANNOTATION = 'tosdk.io/shard-released';
  * compute different rings and never settle; a mismatch is logged as an error.
  */
 export const SHARD_VIRTUAL_NODES_ANNOTATION = 'tosdk.io/shard-virtual-nodes';
+/** Annotation on a membership Lease: its holder's controller names (a JSON array, sorted). */
+export const SHARD_CONTROLLERS_ANNOTATION = 'tosdk.io/shard-controllers';
+/**
+ * Annotation on a membership Lease: the primary kinds of its holder's controllers (a JSON array of
+ * `plural.group`, sorted). Members sharing no kind are left out of each other's rings.
+ */
+export const SHARD_KINDS_ANNOTATION = 'tosdk.io/shard-kinds';
 
 /** Thrown when a {@link ShardingOptions} value is missing or out of range. */
 export class InvalidShardingConfigurationError extends Error {
