@@ -12,6 +12,12 @@ export function requestScopedProviderMessage(decorator: string, name: string): s
   return `${decorator} ${name} is request-scoped (or depends on a request-scoped provider), so the operator, which runs outside any request, cannot call it; make it a singleton: remove the scope option from the provider and from its dependencies`;
 }
 
+/** Reconcilers instantiated after registration (a module loaded with LazyModuleLoader). */
+export function lateReconcilersMessage(names: string[]): string {
+  const list = names.join(', ');
+  return `reconciler${names.length > 1 ? 's' : ''} ${list} ${names.length > 1 ? 'were' : 'was'} instantiated after the operator registered its reconcilers (a module loaded with LazyModuleLoader?), so ${names.length > 1 ? 'they do' : 'it does'} not run: import the module of ${list} statically (in the imports of the application's modules)`;
+}
+
 /** A provider marked with @Reconciler has no reconcile method. */
 export function notAReconcilerMessage(name: string): string {
   return `provider ${name} is marked with @Reconciler but has no reconcile(resource, context) method`;

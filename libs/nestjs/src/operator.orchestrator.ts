@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import type { Type } from '@nestjs/common';
+import { LazyModuleLoader, ModuleRef } from '@nestjs/core';
 import { InvalidControllerConfigurationError, Operator } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource, RegisteredController } from '@tosdk/core';
 import {
@@ -15,10 +16,18 @@ import { resolveWorkflowProviders } from './internal/workflow-providers.js';
 import { pinoContextRunner, withPinoContext } from './logging/pino-request-context.js';
 import type { PinoContextRunner } from './logging/pino-request-context.js';
 import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
-import { noReconcilersMessage, sharedKindMessage, startFailedMessage } from './operator.messages.js';
+import {
+  lateReconcilersMessage,
+  noReconcilersMessage,
+  sharedKindMessage,
+  startFailedMessage,
+} from './operator.messages.js';
 import { environmentOf, RESOLVED_OPERATOR_OPTIONS } from './operator.providers.js';
 import type { OperatorModuleOptions } from './operator-module-options.js';
 import { OperatorRegistry } from './operator.registry.js';
+
+/** Marks a LazyModuleLoader whose load() checks for late reconcilers. */
+const LAZY_GUARD = Symbol('tosdk:lazy-reconciler-guard');
 
 // Long enough to cost nothing, short enough for any timer wheel: it only keeps the event loop alive.
 const KEEP_ALIVE_MS = 1 << 30;
@@ -32,6 +41,7 @@ const KEEP_ALIVE_MS = 1 << 30;
 export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('OperatorModule');
   private keepAlive: NodeJS.Timeout | undefined;
+  private readonly registered = new Set<Type>();
 
   constructor(
     private readonly operator: Operator,
@@ -50,6 +60,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     if (reconcilers.length === 0) this.logger.warn(noReconcilersMessage());
     const pino = reconcilers.length > 0 ? await pinoContextRunner(this.moduleRef) : undefined;
     for (const r of reconcilers) this.register(r, pino, overriders);
+    this.guardLazyModules();
     this.warnAboutSharedKinds();
     const env = environmentOf(this.options);
     const names = this.registry.controllerNames();
@@ -82,6 +93,31 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
       if (this.keepAlive) clearInterval(this.keepAlive);
       this.keepAlive = undefined;
     }
+  }
+
+  /**
+   * Discovery runs once, in onModuleInit: a reconciler of a module loaded later with Nest's
+   * LazyModuleLoader would be silently ignored. The app's loader's load() is wrapped to reject,
+   * naming such reconcilers and what to do.
+   */
+  private guardLazyModules(): void {
+    let loader: LazyModuleLoader & { [LAZY_GUARD]?: true };
+    try {
+      loader = this.moduleRef.get(LazyModuleLoader, { strict: false });
+    } catch {
+      return;
+    }
+    if (loader[LAZY_GUARD]) return;
+    loader[LAZY_GUARD] = true;
+    const load = loader.load.bind(loader);
+    loader.load = async (...args: Parameters<LazyModuleLoader['load']>) => {
+      const loaded = await load(...args);
+      const late = this.explorer.reconcilers().filter((r) => !this.registered.has(r.type));
+      if (late.length > 0) {
+        throw new OperatorModuleConfigurationError(lateReconcilersMessage(late.map((r) => r.type.name)));
+      }
+      return loaded;
+    };
   }
 
   /** Two controllers on one kind are legal (e.g. disjoint namespaces) but usually a mistake: say so. */
@@ -130,5 +166,6 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
       );
     }
     this.registry.add(r.type, registered);
+    this.registered.add(r.type);
   }
 }

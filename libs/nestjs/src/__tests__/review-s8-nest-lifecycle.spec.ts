@@ -128,35 +128,32 @@ describe('review S8: OperatorModule life cycle', () => {
     }
   });
 
-  it.failing(
-    '[FINDING S8-NE9] a @Reconciler in a lazy-loaded module is not silently ignored (it is refused or warned about, naming the class)',
-    async () => {
-      const logger = new CapturingLogger();
-      const t = await createOperatorTestingModule({
-        imports: [OperatorModule.forRoot({ readEnvironment: false }), MapsModule],
-        providers: [LazyLoads],
-        testEnvironment: environment,
-        configure: (builder) => builder.setLogger(logger),
-      });
-      try {
-        const loaded = await t.module
-          .get(LazyLoads)
-          .loader.load(() => LazyModule)
-          .then(
-            () => undefined,
-            (error: unknown) => error,
-          );
-        // the reconciler's module is up, its instance made, and the operator knows nothing of it
-        expect(() => t.module.get(OperatorRegistry).getController(LazySecretsReconciler)).toThrow();
-        const told =
-          (loaded instanceof Error && loaded.message.includes('LazySecretsReconciler')) ||
-          logger.lines.some((l) => l.level !== 'log' && l.text.includes('LazySecretsReconciler'));
-        expect(told).toBe(true);
-      } finally {
-        await t.close();
-      }
-    },
-  );
+  it('[FINDING S8-NE9] a @Reconciler in a lazy-loaded module is not silently ignored (it is refused or warned about, naming the class)', async () => {
+    const logger = new CapturingLogger();
+    const t = await createOperatorTestingModule({
+      imports: [OperatorModule.forRoot({ readEnvironment: false }), MapsModule],
+      providers: [LazyLoads],
+      testEnvironment: environment,
+      configure: (builder) => builder.setLogger(logger),
+    });
+    try {
+      const loaded = await t.module
+        .get(LazyLoads)
+        .loader.load(() => LazyModule)
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      // the reconciler's module is up, its instance made, and the operator knows nothing of it
+      expect(() => t.module.get(OperatorRegistry).getController(LazySecretsReconciler)).toThrow();
+      const told =
+        (loaded instanceof Error && loaded.message.includes('LazySecretsReconciler')) ||
+        logger.lines.some((l) => l.level !== 'log' && l.text.includes('LazySecretsReconciler'));
+      expect(told).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
 
   it('guard: a reconciler that depends on a request-scoped provider fails the bootstrap naming it', async () => {
     @Module({ providers: [PerRequest, DependsOnRequestScope] })
