@@ -4,7 +4,7 @@ import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import { KubernetesApiError } from '../client/errors.js';
 import type { KubernetesClient } from '../client/kubernetes-client.js';
 import type { KubeConfigSource } from '../config/kube-config.js';
-import { LeaseType, microTime } from '../operator/leader-election/internal/lease-lock.js';
+import { LeaseType } from '../operator/leader-election/internal/lease-lock.js';
 import type { LeaseJson } from '../operator/leader-election/internal/lease-lock.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
@@ -13,16 +13,16 @@ import { noopLogger } from '../util/logger.js';
 import { HashRing, hash32 } from './hash-ring.js';
 import { BoundedRequests } from './internal/bounded-requests.js';
 import { GroupSettings } from './internal/group-settings.js';
-import type { MemberSettings } from './internal/group-settings.js';
+import { MemberObservations } from './internal/member-observations.js';
+import type { LiveMember } from './internal/member-observations.js';
 import { MembershipView, olderThan } from './internal/membership-view.js';
+import { RivalCheck, foreignChange, leaseBody, leaseSetupError } from './internal/own-lease.js';
 import {
   SHARD_ACK_ANNOTATION,
   SHARD_GROUP_LABEL,
   SHARD_IDENTITY_ANNOTATION,
   SHARD_INCARNATION_ANNOTATION,
   SHARD_RELEASED_ANNOTATION,
-  ShardingLeaseNamespaceNotFoundError,
-  ShardingLeasePermissionError,
   shardingConfiguration,
 } from './sharding-configuration.js';
 import type { ResolvedShardingConfiguration, ShardingOptions } from './sharding-configuration.js';
@@ -90,24 +90,6 @@ export interface ShardStatus {
   readonly member: boolean;
 }
 
-/** The last live state seen of another member's Lease. */
-interface Observation {
-  identity: string;
-  /** The renewal's content: a change of it is a renewal. */
-  key: string;
-  /** Local time the content was first seen. */
-  at: number;
-  durationMs: number;
-  ack: string | undefined;
-  incarnation: string | undefined;
-  /** The annotations that must agree across the group (`virtualNodes`), as the member published them. */
-  settings: MemberSettings;
-  /** Whether the member belongs in this replica's ring (see {@link GroupSettings.check}). */
-  included: boolean;
-  /** A fresh list showed this content expired (a watch cache alone never counts a member dead). */
-  confirmedExpired?: boolean;
-}
-
 const newIncarnation = (): string => randomUUID().slice(0, 8);
 
 /**
@@ -167,7 +149,6 @@ export class ShardMembership {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly participants = new Set<ShardParticipant>();
-  private readonly observed = new Map<string, Observation>();
   private lease: LeaseJson | undefined;
   private renewedAt = Number.NEGATIVE_INFINITY;
   private desired: HashRing | undefined;
@@ -184,10 +165,12 @@ export class ShardMembership {
   private held = false;
   /** Whether a renewal ever succeeded since start(): until then a missing namespace or permission fails start(). */
   private joined = false;
-  /** The renewal last seen of a Lease held under this identity by another incarnation (a duplicate identity). */
-  private rival: { key: string; at: number } | undefined;
   /** What this replica publishes about itself and checks of the others. */
   private readonly settings: GroupSettings;
+  /** The other members' Leases as seen over time. */
+  private readonly observations: MemberObservations;
+  /** Another live process holding this replica's Lease under its identity. */
+  private readonly rivals: RivalCheck;
   /** Why the first renewal cannot succeed (thrown by start()). */
   private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
@@ -230,6 +213,8 @@ export class ShardMembership {
       identity: this.configuration.identity,
     });
     this.settings = new GroupSettings(this.configuration, this.logger);
+    this.observations = new MemberObservations(this.configuration.identity, this.settings);
+    this.rivals = new RivalCheck(this.configuration, this.clock, this.logger);
   }
 
   /** The ring key of a resource: the configured `shardKey`, else `namespace/name`. */
@@ -300,8 +285,8 @@ export class ShardMembership {
     this.settled = false;
     this.held = false;
     this.lease = undefined;
-    this.observed.clear();
-    this.rival = undefined;
+    this.observations.clear();
+    this.rivals.reset();
     this.lastFreshList = Number.NEGATIVE_INFINITY;
     this.rescoped = this.rescoping = this.lastWidening = undefined;
     this.setCacheRings([]);
@@ -579,63 +564,38 @@ export class ShardMembership {
     });
   }
 
-  /**
-   * Live members (identity to acknowledged ring and incarnation) from a read of the group; with
-   * `unconfirmed` when a member counts as dead on the word of the watch cache alone (not `fresh`).
-   *
-   * A member leaves at once only when its holder released its Lease (empty holder, marked with
-   * {@link SHARD_RELEASED_ANNOTATION}). A Lease deleted, relabelled or given another holder by
-   * someone else keeps its member live until its last renewal seen expires: its holder may still be
-   * reconciling, and notices the change only at its next renewal or watch event.
-   */
+  /** Live members from a read of the group, this replica included (see {@link MemberObservations}). */
   private liveMembers(
     leases: LeaseJson[],
     fresh: boolean,
-  ): { live: Map<string, { ack?: string; incarnation?: string }>; unconfirmed: boolean } {
-    let unconfirmed = false;
-    const now = this.clock.now();
-    const live = new Map<string, { ack?: string; incarnation?: string }>();
-    const self = { ack: this.acknowledged, incarnation: this.incarnation };
-    const listed = new Set<string>();
-    for (const lease of leases) {
-      const name = lease.metadata?.name;
-      if (!name) continue;
-      listed.add(name);
-      const annotations = lease.metadata?.annotations ?? {};
-      const identity = annotations[SHARD_IDENTITY_ANNOTATION];
-      const spec = lease.spec ?? {};
-      const ack = annotations[SHARD_ACK_ANNOTATION];
-      const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
-      if (!spec.holderIdentity && incarnation && annotations[SHARD_RELEASED_ANNOTATION] === incarnation) {
-        this.observed.delete(name); // released by its holder: gone at once
-        continue;
-      }
-      // changed by someone else: the last live state seen counts until it expires
-      if (!identity || spec.holderIdentity !== identity) continue;
-      const key = JSON.stringify([
-        spec.holderIdentity,
-        String(spec.renewTime),
-        spec.leaseDurationSeconds,
-        ack,
-        incarnation,
-      ]);
-      const before = this.observed.get(name);
-      if (before?.key === key) continue;
-      const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0;
-      const settings = this.settings.read(annotations);
-      const included = this.settings.check(identity, incarnation, settings);
-      this.observed.set(name, { identity, key, at: now, durationMs, ack, incarnation, settings, included });
-    }
-    for (const [name, o] of this.observed) {
-      if (o.identity === this.configuration.identity || !o.included) continue;
-      if (now < o.at + o.durationMs) live.set(o.identity, { ack: o.ack, incarnation: o.incarnation });
-      else if (fresh) {
-        o.confirmedExpired = true;
-        if (!listed.has(name)) this.observed.delete(name);
-      } else if (!o.confirmedExpired) unconfirmed = true;
-    }
-    live.set(this.configuration.identity, self);
+  ): { live: Map<string, LiveMember>; unconfirmed: boolean } {
+    const { live, unconfirmed } = this.observations.read(leases, fresh, this.clock.now());
+    live.set(this.configuration.identity, { ack: this.acknowledged, incarnation: this.incarnation });
     return { live, unconfirmed };
+  }
+
+  /** Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal. */
+  private async writeLease(
+    lease: LeaseJson | undefined,
+    ack: string | undefined,
+    sent: number,
+  ): Promise<LeaseJson> {
+    const c = this.configuration;
+    const body = leaseBody(
+      lease,
+      c,
+      {
+        [SHARD_IDENTITY_ANNOTATION]: c.identity,
+        [SHARD_INCARNATION_ANNOTATION]: this.incarnation,
+        ...this.settings.annotations(),
+        // '' until this incarnation acknowledged a ring
+        [SHARD_ACK_ANNOTATION]: ack ?? this.acknowledged ?? '',
+      },
+      sent,
+    );
+    return lease
+      ? await this.requests.run('renewing the membership lease', () => this.client.update(LeaseType, body))
+      : await this.requests.run('creating the membership lease', () => this.client.create(LeaseType, body));
   }
 
   /** Takes a new incarnation: acknowledgements given before never count for this replica again. */
@@ -662,28 +622,6 @@ export class ShardMembership {
     this.settled = false;
   }
 
-  /** What in this replica's Lease (as read) shows a change by someone else; undefined if none. */
-  private foreignChange(lease: LeaseJson | undefined): string | undefined {
-    const c = this.configuration;
-    if (!lease) return 'membership lease deleted by someone else';
-    const annotations = lease.metadata?.annotations ?? {};
-    if (lease.spec?.holderIdentity !== c.identity) {
-      return `membership lease given to holder "${String(lease.spec?.holderIdentity)}" by someone else`;
-    }
-    if (lease.metadata?.labels?.[SHARD_GROUP_LABEL] !== c.name) {
-      return `label ${SHARD_GROUP_LABEL} of the membership lease changed by someone else`;
-    }
-    const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
-    if (
-      annotations[SHARD_IDENTITY_ANNOTATION] !== c.identity ||
-      !incarnation ||
-      !this.ownIncarnations.has(incarnation)
-    ) {
-      return 'membership lease annotations changed by someone else';
-    }
-    return undefined;
-  }
-
   /** A watch event of this replica's own Lease: rejoin when someone else changed it. */
   private ownLeaseChanged(lease: LeaseJson, deleted: boolean): void {
     if (!this.running || !this.held) return;
@@ -695,7 +633,7 @@ export class ShardMembership {
       const version = lease.metadata?.resourceVersion;
       if (sameObject && version && olderThan(version, current.metadata?.resourceVersion)) return;
     }
-    const why = this.foreignChange(deleted ? undefined : lease);
+    const why = foreignChange(deleted ? undefined : lease, this.configuration, this.ownIncarnations);
     if (why === undefined) return;
     this.rejoin(why);
     void this.serial(() => this.step());
@@ -715,12 +653,12 @@ export class ShardMembership {
           const existing = await this.requests.run('reading the membership lease', () =>
             this.client.get(LeaseType, id),
           );
-          const why = this.held ? this.foreignChange(existing) : undefined;
+          const why = this.held ? foreignChange(existing, c, this.ownIncarnations) : undefined;
           if (why !== undefined) {
             this.rejoin(why);
             ack = undefined; // acknowledged by the incarnation that just ended
           }
-          if (this.rivalHolds(existing)) return;
+          if (this.rivals.holds(existing, this.ownIncarnations)) return;
           this.lease = existing;
         }
         try {
@@ -747,7 +685,7 @@ export class ShardMembership {
     } catch (error) {
       // re-read before the next write
       this.lease = undefined;
-      const setup = this.setupError(error, verb ?? 'get');
+      const setup = leaseSetupError(error, verb ?? 'get', c);
       if (setup && this.running) {
         if (!this.joined) this.startError ??= setup;
         else this.logger.error(setup.message, { code: setup.code });
@@ -759,120 +697,6 @@ export class ShardMembership {
         this.logger.warn('could not renew the membership lease', { error: String(error) });
       }
     }
-  }
-
-  /**
-   * Whether `lease` (this replica's Lease as read) is held under this identity by another
-   * incarnation that renewed it within its lease duration (local observation): another process
-   * runs with the same identity, and both would own every key this identity owns. Logged as an
-   * error each period; this replica does not join until that Lease stays unrenewed for its duration
-   * (a predecessor that died without releasing it).
-   */
-  private rivalHolds(lease: LeaseJson | undefined): boolean {
-    const c = this.configuration;
-    const annotations = lease?.metadata?.annotations ?? {};
-    const incarnation = annotations[SHARD_INCARNATION_ANNOTATION];
-    if (
-      !lease ||
-      lease.spec?.holderIdentity !== c.identity ||
-      !incarnation ||
-      this.ownIncarnations.has(incarnation)
-    ) {
-      this.rival = undefined;
-      return false;
-    }
-    const now = this.clock.now();
-    const key = JSON.stringify([
-      String(lease.spec?.renewTime),
-      incarnation,
-      annotations[SHARD_ACK_ANNOTATION],
-    ]);
-    if (this.rival?.key !== key) this.rival = { key, at: now };
-    const durationMs = (lease.spec?.leaseDurationSeconds ?? c.leaseDurationMs / 1000) * 1000;
-    if (now >= this.rival.at + durationMs) {
-      this.logger.info(
-        'taking over the membership lease of an earlier incarnation not renewed for its duration',
-        {
-          incarnation,
-        },
-      );
-      this.rival = undefined;
-      return false;
-    }
-    this.logger.error(
-      `another replica holds the membership lease "${c.leaseName}" under this replica's identity "${c.identity}" ` +
-        `(incarnation ${incarnation}, renewed ${now - this.rival.at} ms ago as seen here). Two replicas must never ` +
-        'share sharding.identity (TOSDK_SHARDING_IDENTITY; it defaults to HOSTNAME, the pod name): not joining. ' +
-        `If that replica is gone, this one joins once its lease was not renewed for ${durationMs} ms`,
-      { code: 'ShardingDuplicateIdentity', identity: c.identity },
-    );
-    return true;
-  }
-
-  /** A failure no retry can cure: the lease namespace is missing, or a request on the Lease is forbidden. */
-  private setupError(
-    error: unknown,
-    verb: string,
-  ): ShardingLeaseNamespaceNotFoundError | ShardingLeasePermissionError | undefined {
-    if (!(error instanceof KubernetesApiError)) return undefined;
-    const c = this.configuration;
-    if (error.status === 403) {
-      return new ShardingLeasePermissionError(verb, c.leaseNamespace, c.leaseName, { cause: error });
-    }
-    if (verb === 'create' && error.isNotFound()) {
-      return new ShardingLeaseNamespaceNotFoundError(c.leaseNamespace, c.leaseName, { cause: error });
-    }
-    return undefined;
-  }
-
-  /** Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal. */
-  private async writeLease(
-    lease: LeaseJson | undefined,
-    ack: string | undefined,
-    sent: number,
-  ): Promise<LeaseJson> {
-    const c = this.configuration;
-    const annotations: Record<string, string> = {
-      [SHARD_IDENTITY_ANNOTATION]: c.identity,
-      [SHARD_INCARNATION_ANNOTATION]: this.incarnation,
-      ...this.settings.annotations(),
-      // '' until this incarnation acknowledged a ring
-      [SHARD_ACK_ANNOTATION]: ack ?? this.acknowledged ?? '',
-    };
-    const spec = {
-      holderIdentity: c.identity,
-      leaseDurationSeconds: c.leaseDurationMs / 1000,
-      renewTime: microTime(sent),
-    };
-    if (lease) {
-      const { [SHARD_RELEASED_ANNOTATION]: _released, ...kept } = lease.metadata?.annotations ?? {};
-      const body: LeaseJson = {
-        ...lease,
-        metadata: {
-          ...lease.metadata,
-          labels: { ...lease.metadata?.labels, [SHARD_GROUP_LABEL]: c.name },
-          annotations: { ...kept, ...annotations },
-        },
-        spec: { ...lease.spec, ...spec },
-      };
-      return await this.requests.run('renewing the membership lease', () =>
-        this.client.update(LeaseType, body),
-      );
-    }
-    const body: LeaseJson = {
-      apiVersion: LeaseType.apiVersion,
-      kind: LeaseType.kind,
-      metadata: {
-        name: c.leaseName,
-        namespace: c.leaseNamespace,
-        labels: { [SHARD_GROUP_LABEL]: c.name },
-        annotations,
-      },
-      spec: { ...spec, acquireTime: microTime(sent) },
-    };
-    return await this.requests.run('creating the membership lease', () =>
-      this.client.create(LeaseType, body),
-    );
   }
 
   private setAllowance(rings: HashRing[]): void {
