@@ -5,7 +5,14 @@ import {
   SHARD_VIRTUAL_NODES_ANNOTATION,
 } from '../sharding-configuration.js';
 import type { ResolvedShardingConfiguration } from '../sharding-configuration.js';
-import type { ShardedController } from '../shard-membership.js';
+import type { ResourceType } from '../../api/resource-type.js';
+
+/** What the group's settings read of a sharded controller (the shape of `ShardedController`, declared
+ * here so this module does not import shard-membership.ts, which imports it). */
+interface ControllerOfGroup {
+  readonly name: string;
+  readonly resourceType: Pick<ResourceType, 'group' | 'plural'>;
+}
 
 /** What a member published about itself (undefined: not published, e.g. an older version). */
 export interface MemberSettings {
@@ -15,7 +22,7 @@ export interface MemberSettings {
 }
 
 /** A resource kind as `plural.group` (`plural` for the core group): versions of one kind are one kind. */
-const kindOf = (type: ShardedController['resourceType']): string =>
+const kindOf = (type: ControllerOfGroup['resourceType']): string =>
   type.group ? `${type.plural}.${type.group}` : type.plural;
 
 const parse = (value: string | undefined): string[] | undefined => {
@@ -50,7 +57,7 @@ export class GroupSettings {
   ) {}
 
   /** Sets this replica's controllers (before it joins). */
-  setControllers(controllers: readonly ShardedController[]): void {
+  setControllers(controllers: readonly ControllerOfGroup[]): void {
     this.controllers = [...new Set(controllers.map((c) => c.name))].sort();
     this.kinds = [...new Set(controllers.map((c) => kindOf(c.resourceType)))].sort();
   }
