@@ -10,6 +10,8 @@ export interface SchemaState {
   readonly name: string;
   /** Its default character set (`utf8mb4`, `latin1`, ...). */
   readonly encoding: string;
+  /** Its comment (MariaDB 10.5+); the operator marks the schemas it made with it. Empty when none. */
+  readonly comment: string;
 }
 
 /** A user account as the server reports it. */
@@ -71,18 +73,43 @@ export class MySQLDatabase {
   /** The schema, or undefined when it does not exist. */
   async schema(name: string): Promise<SchemaState | undefined> {
     const rows = await this.rows(
-      'SELECT SCHEMA_NAME AS name, DEFAULT_CHARACTER_SET_NAME AS encoding FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
+      'SELECT SCHEMA_NAME AS name, DEFAULT_CHARACTER_SET_NAME AS encoding, SCHEMA_COMMENT AS comment FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?',
       [name],
     );
     const row = rows[0];
-    return row ? { name: String(row['name']), encoding: String(row['encoding']) } : undefined;
+    return row
+      ? {
+          name: String(row['name']),
+          encoding: String(row['encoding']),
+          comment: String(row['comment'] ?? ''),
+        }
+      : undefined;
   }
 
-  /** Creates the schema with a default character set (nothing when it exists). */
-  async createSchema(name: string, encoding: string): Promise<void> {
+  /**
+   * Creates the schema with a default character set and a comment (the operator's ownership mark).
+   * @throws MySQLQueryError with `driverCode` `ER_DB_CREATE_EXISTS` when a schema of that name exists.
+   */
+  async createSchema(name: string, encoding: string, comment: string): Promise<void> {
     await this.execute(
-      `CREATE DATABASE IF NOT EXISTS ${escapeIdentifier(name)} CHARACTER SET ${escapeCharset(encoding)}`,
+      `CREATE DATABASE ${escapeIdentifier(name)} CHARACTER SET ${escapeCharset(encoding)} COMMENT ?`,
+      [comment],
     );
+  }
+
+  /** Sets the schema's comment (marks a schema made by an earlier version of the operator). */
+  async setSchemaComment(name: string, comment: string): Promise<void> {
+    await this.execute(`ALTER DATABASE ${escapeIdentifier(name)} COMMENT ?`, [comment]);
+  }
+
+  /** Whether the user on {@link MySQLSettings.userHost} holds schema-level privileges on that schema. */
+  async hasSchemaGrant(user: string, schema: string): Promise<boolean> {
+    const rows = await this.rows('SELECT 1 FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?', [
+      user,
+      this.settings.userHost,
+      schema,
+    ]);
+    return rows.length > 0;
   }
 
   /** Changes the schema's default character set. */
