@@ -32,3 +32,23 @@ export class SchemaNotOwnedError extends Error {
     this.name = 'SchemaNotOwnedError';
   }
 }
+/**
+ * A user of the resource's name exists and holds no privileges on the resource's schema, so the
+ * operator did not make it. Its password is left alone; not retried (the poll reconciles again
+ * when the user is dropped).
+ */
+export class UserNotOwnedError extends Error {
+  /** Stable error code. */
+  readonly code = 'UserNotOwned';
+  constructor(
+    /** `'name'@'host'`. */
+    readonly user: string,
+    /** The schema it would use. */
+    readonly schema: string,
+  ) {
+    super(
+      `the user ${user} exists and was not created for this MySQLSchema (it holds no privileges on ${schema}); it is left alone: rename the MySQLSchema, or drop the user`,
+    );
+    this.name = 'UserNotOwnedError';
+  }
+}

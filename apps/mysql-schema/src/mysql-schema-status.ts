@@ -3,7 +3,7 @@ import { ErrorStatusUpdateControl, UpdateControl } from '@tosdk/core';
 import type { SchemaState, UserState } from './database/mysql-database.js';
 import { MySQLSchema } from './mysql-schema.resource.js';
 import type { MySQLSchemaStatus } from './mysql-schema.resource.js';
-import { SchemaNotOwnedError } from './mysql-schema-ownership.js';
+import { SchemaNotOwnedError, UserNotOwnedError } from './mysql-schema-ownership.js';
 import { UnsupportedEncodingError } from './mysql-schema-validation.js';
 
 /** What exists for a resource after its workflow ran. */
@@ -46,7 +46,8 @@ function statusPatch(resource: MySQLSchema, status: MySQLSchemaStatus): MySQLSch
  * After a failed reconciliation: the error in `status.errorMessage` with `ready: false` (the names
  * of the last success are kept: the database may be unreachable, so what exists is unknown). An
  * {@link UnsupportedEncodingError} is not retried (a change of the spec reconciles again), nor is a
- * {@link SchemaNotOwnedError} (the poll reconciles again when the schema changes); anything
+ * {@link SchemaNotOwnedError} or {@link UserNotOwnedError} (the poll reconciles again when the
+ * schema or user changes); anything
  * else, such as a {@link MySQLConnectionError} naming the connection, follows the retry policy.
  */
 export function errorStatus(resource: MySQLSchema, error: unknown): ErrorStatusUpdateControl<MySQLSchema> {
@@ -62,7 +63,9 @@ export function errorStatus(resource: MySQLSchema, error: unknown): ErrorStatusU
       errorMessage: cause instanceof Error ? cause.message : String(cause),
     }),
   );
-  return cause instanceof UnsupportedEncodingError || cause instanceof SchemaNotOwnedError
+  return cause instanceof UnsupportedEncodingError ||
+    cause instanceof SchemaNotOwnedError ||
+    cause instanceof UserNotOwnedError
     ? control.withNoRetry()
     : control;
 }
@@ -77,7 +80,12 @@ function rootCause(error: unknown): unknown {
     const e = queue.shift();
     if (e === null || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    if (e instanceof UnsupportedEncodingError || e instanceof SchemaNotOwnedError) return e;
+    if (
+      e instanceof UnsupportedEncodingError ||
+      e instanceof SchemaNotOwnedError ||
+      e instanceof UserNotOwnedError
+    )
+      return e;
     const { cause, errorsByDependent } = e as { cause?: unknown; errorsByDependent?: unknown };
     if (errorsByDependent instanceof Map) queue.push(...(errorsByDependent.values() as Iterable<unknown>));
     if (cause !== undefined) queue.push(cause);

@@ -104,72 +104,64 @@ describe('S8 review: MySQLSchema sample', () => {
     expect(rows.map((r) => Number(r['id']))).toEqual([42]);
   }, 120_000);
 
-  it.failing(
-    '[FINDING S8-SA3] (variant) a user that existed before the MySQLSchema: the status is not ready:true while the Secret’s password is refused',
-    async () => {
-      const t = await operator();
-      const ns = t.namespace;
-      const user = `${prefixOf(ns)}crm`;
-      // e.g. left by an earlier install whose Secret is gone, or another team's account of that name
-      await db.root(`CREATE USER '${user}'@'%' IDENTIFIED BY 'someone-elses-password'`);
-      await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'crm', 'utf8mb4'));
-      const settled = await t.waitForResource(
-        MySQLSchema,
-        'crm',
-        (s) => s.status?.ready === true || !!s.status?.errorMessage,
-        WAIT,
-      );
-      if (settled.status?.ready) await credentialsWork(t, 'crm-mysql-credentials');
-      else expect(settled.status?.errorMessage).toContain(user);
-    },
-    120_000,
-  );
+  it('[FINDING S8-SA3] (variant) a user that existed before the MySQLSchema: the status is not ready:true while the Secret’s password is refused', async () => {
+    const t = await operator();
+    const ns = t.namespace;
+    const user = `${prefixOf(ns)}crm`;
+    // e.g. left by an earlier install whose Secret is gone, or another team's account of that name
+    await db.root(`CREATE USER '${user}'@'%' IDENTIFIED BY 'someone-elses-password'`);
+    await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'crm', 'utf8mb4'));
+    const settled = await t.waitForResource(
+      MySQLSchema,
+      'crm',
+      (s) => s.status?.ready === true || !!s.status?.errorMessage,
+      WAIT,
+    );
+    if (settled.status?.ready) await credentialsWork(t, 'crm-mysql-credentials');
+    else expect(settled.status?.errorMessage).toContain(user);
+  }, 120_000);
 
-  it.failing(
-    '[FINDING S8-SA3] dev mode started a second time against the same MariaDB: the example is ready and its new Secret’s password logs in',
-    async () => {
-      const devDir = await mkdtemp(join(tmpdir(), 'tosdk-s8-mysql-dev-'));
-      const settings = {
-        mysql: db.settings(),
-        pollPeriodMs: TEST_POLL_MS,
-        httpHost: '127.0.0.1',
-        httpPort: 0,
-        devDir,
-        clusterConfigured: false,
-      };
-      // one `npm start`, Ctrl-C, and `npm start` again: the embedded API server starts empty each time
-      const runOnce = async (): Promise<V1Secret> => {
-        const running = await runMySQLSchemaOperator(settings);
-        const client = KubernetesClient.fromKubeConfig(running.embedded!.kubeConfig);
-        try {
-          await waitFor(
-            async () =>
-              (await client.get(MySQLSchema, new ResourceID('example', 'default')))?.status?.ready === true,
-            { ...WAIT, description: 'example ready' },
-          );
-          return (await client.get(
-            ResourceTypes.Secret,
-            new ResourceID('example-mysql-credentials', 'default'),
-          ))!;
-        } finally {
-          client.close();
-          await running.stop();
-        }
-      };
+  it('[FINDING S8-SA3] dev mode started a second time against the same MariaDB: the example is ready and its new Secret’s password logs in', async () => {
+    const devDir = await mkdtemp(join(tmpdir(), 'tosdk-s8-mysql-dev-'));
+    const settings = {
+      mysql: db.settings(),
+      pollPeriodMs: TEST_POLL_MS,
+      httpHost: '127.0.0.1',
+      httpPort: 0,
+      devDir,
+      clusterConfigured: false,
+    };
+    // one `npm start`, Ctrl-C, and `npm start` again: the embedded API server starts empty each time
+    const runOnce = async (): Promise<V1Secret> => {
+      const running = await runMySQLSchemaOperator(settings);
+      const client = KubernetesClient.fromKubeConfig(running.embedded!.kubeConfig);
       try {
-        const first = await runOnce();
-        await db.useAs(decode(first, 'username'), decode(first, 'password'), decode(first, 'database'));
-        const second = await runOnce();
-        // the status said ready: an application given this Secret must be able to log in
-        await db.useAs(decode(second, 'username'), decode(second, 'password'), decode(second, 'database'));
+        await waitFor(
+          async () =>
+            (await client.get(MySQLSchema, new ResourceID('example', 'default')))?.status?.ready === true,
+          { ...WAIT, description: 'example ready' },
+        );
+        return (await client.get(
+          ResourceTypes.Secret,
+          new ResourceID('example-mysql-credentials', 'default'),
+        ))!;
       } finally {
-        await db.root("DROP USER IF EXISTS 'default_example'@'%'").catch(() => undefined);
-        await db.root('DROP DATABASE IF EXISTS default_example').catch(() => undefined);
-        await rm(devDir, { recursive: true, force: true });
+        client.close();
+        await running.stop();
       }
-    },
-    120_000,
-  );
+    };
+    try {
+      const first = await runOnce();
+      await db.useAs(decode(first, 'username'), decode(first, 'password'), decode(first, 'database'));
+      const second = await runOnce();
+      // the status said ready: an application given this Secret must be able to log in
+      await db.useAs(decode(second, 'username'), decode(second, 'password'), decode(second, 'database'));
+    } finally {
+      await db.root("DROP USER IF EXISTS 'default_example'@'%'").catch(() => undefined);
+      await db.root('DROP DATABASE IF EXISTS default_example').catch(() => undefined);
+      await rm(devDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('guard: the credentials Secret is written once: polls, a spec change and a label change leave it (and its password) untouched; the password logs in', async () => {
     const t = await operator();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createPool } from 'mysql2/promise';
 import type { Pool, RowDataPacket } from 'mysql2/promise';
 import { MySQLConnectionError, MySQLQueryError } from './mysql-errors.js';
@@ -20,6 +21,8 @@ export interface UserState {
   readonly name: string;
   /** The host part (`%` for any host). */
   readonly host: string;
+  /** Whether it holds schema-level privileges on the schema asked about (the operator's users do). */
+  readonly owned: boolean;
 }
 
 // Errors of the driver that mean "no usable connection" rather than "this statement failed".
@@ -122,21 +125,46 @@ export class MySQLDatabase {
     await this.execute(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)}`);
   }
 
-  /** The user of that name on {@link MySQLSettings.userHost}, or undefined. */
-  async user(name: string): Promise<UserState | undefined> {
+  /** The user of that name on {@link MySQLSettings.userHost}, or undefined; `owned` tells whether it holds privileges on `schema`. */
+  async user(name: string, schema: string): Promise<UserState | undefined> {
     const rows = await this.rows(
-      'SELECT User AS name, Host AS host FROM mysql.user WHERE User = ? AND Host = ?',
+      'SELECT u.User AS name, u.Host AS host, EXISTS (SELECT 1 FROM mysql.db d WHERE d.User = u.User AND d.Host = u.Host AND d.Db = ?) AS owned FROM mysql.user u WHERE u.User = ? AND u.Host = ?',
+      [schema, name, this.settings.userHost],
+    );
+    const row = rows[0];
+    return row
+      ? { name: String(row['name']), host: String(row['host']), owned: Number(row['owned']) === 1 }
+      : undefined;
+  }
+
+  /**
+   * Creates the user with the password and every privilege on one schema.
+   * @throws MySQLQueryError with `driverCode` `ER_CANNOT_USER` when the user exists.
+   */
+  async createUser(name: string, password: string, schema: string): Promise<void> {
+    const host = this.settings.userHost;
+    await this.execute('CREATE USER ?@? IDENTIFIED BY ?', [name, host, password]);
+    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(schema)}.* TO ?@?`, [name, host]);
+  }
+
+  /** Sets the user's password. */
+  async setPassword(name: string, password: string): Promise<void> {
+    await this.execute('ALTER USER ?@? IDENTIFIED BY ?', [name, this.settings.userHost, password]);
+  }
+
+  /**
+   * Whether the user's stored password is this one. Only `mysql_native_password` accounts can be
+   * compared (MariaDB's default); for other plugins (MySQL 8's `caching_sha2_password`) the answer
+   * is false, so the password is set again on each reconciliation.
+   */
+  async passwordMatches(name: string, password: string): Promise<boolean> {
+    const rows = await this.rows(
+      'SELECT plugin, authentication_string AS auth FROM mysql.user WHERE User = ? AND Host = ?',
       [name, this.settings.userHost],
     );
     const row = rows[0];
-    return row ? { name: String(row['name']), host: String(row['host']) } : undefined;
-  }
-
-  /** Creates the user with the password and every privilege on one schema (nothing when the user exists). */
-  async createUser(name: string, password: string, schema: string): Promise<void> {
-    const host = this.settings.userHost;
-    await this.execute('CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?', [name, host, password]);
-    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(schema)}.* TO ?@?`, [name, host]);
+    if (!row || String(row['plugin']) !== 'mysql_native_password') return false;
+    return String(row['auth']) === nativePasswordHash(password);
   }
 
   /** Drops the user (nothing when it does not exist). */
@@ -175,6 +203,12 @@ export class MySQLDatabase {
     }
     return new MySQLQueryError(code, `${this.connection}: ${message}`, { cause: error });
   }
+}
+
+// what mysql_native_password stores: '*' and the upper-case hex of SHA1(SHA1(password))
+function nativePasswordHash(password: string): string {
+  const inner = createHash('sha1').update(password, 'utf8').digest();
+  return '*' + createHash('sha1').update(inner).digest('hex').toUpperCase();
 }
 
 /** A schema or user name as a quoted identifier. */
