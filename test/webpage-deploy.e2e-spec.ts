@@ -240,7 +240,7 @@ describe('WebPage operator deployment assets', () => {
         // outside the role
         expect(await forbidden(saClient.list(ResourceTypes.Secret, { namespace: ns }))).toBe(403);
         expect(await forbidden(saClient.delete(WebPage, id))).toBe(403);
-        expect(await forbidden(saClient.mergePatch(WebPage, id, { spec: { html: 'x' } }))).toBe(403);
+        expect(await forbidden(saClient.create(WebPage, webPage(ns, 'not-mine', { html: HELLO })))).toBe(403);
         expect(
           await forbidden(
             saClient.create(ResourceTypes.Pod, {
@@ -272,7 +272,12 @@ describe('WebPage operator deployment assets', () => {
           (p) =>
             p.endsWith(':create') && granted.has(p.replace(/:create$/, ':patch')) && !p.includes('events'),
         );
-        expect([...used].sort()).toEqual([...granted].filter((p) => !applyCreates.includes(p)).sort());
+        // patch on the primary kind is always granted (a reconciler may return
+        // UpdateControl.patchResource, decided at run time); the WebPage operator never needs it
+        const unusedByDesign = ['sample.tosdk.io/webpages:patch'];
+        expect([...used].sort()).toEqual(
+          [...granted].filter((p) => !applyCreates.includes(p) && !unusedByDesign.includes(p)).sort(),
+        );
       },
     );
   });
