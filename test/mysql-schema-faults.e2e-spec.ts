@@ -9,6 +9,7 @@ import { noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { MySQLSchemaAppModule } from '../apps/mysql-schema/src/app.module.js';
+import { schemaName, userName } from '../apps/mysql-schema/src/mysql-schema-names.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../apps/mysql-schema/src/mysql-schema.resource.js';
 import {
   mysqlSchema,
@@ -57,6 +58,9 @@ async function operator(): Promise<OperatorTestingContext> {
 const decode = (secret: V1Secret, key: string) => Buffer.from(secret.data![key], 'base64').toString('utf8');
 const WAIT = { timeoutMs: 40_000 };
 const prefixOf = (ns: string) => `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
+// the test namespace has a dash: the names are mapped and carry a hash
+const schemaOf = (ns: string, name: string) => schemaName(mysqlSchema(ns, name, 'utf8mb4'));
+const userOf = (ns: string, name: string) => userName(mysqlSchema(ns, name, 'utf8mb4'));
 
 describe('MySQLSchema operator when the database goes down', () => {
   it('[EP-10] converges once the database is back: the resource created meanwhile gets its schema and user, no user twice, no password regenerated', async () => {
@@ -84,16 +88,19 @@ describe('MySQLSchema operator when the database goes down', () => {
     expect(beta.status?.errorMessage).toBeUndefined();
     const alpha = await t.adminClient.get(MySQLSchema, new ResourceID('alpha', ns));
     expect(alpha?.status?.ready).toBe(true);
-    expect(await db.users(prefix)).toEqual([`${prefix}alpha@%`, `${prefix}beta@%`]);
-    expect((await db.schemas(prefix)).map((s) => s.name)).toEqual([`${prefix}alpha`, `${prefix}beta`]);
+    expect(await db.users(prefix)).toEqual([`${userOf(ns, 'alpha')}@%`, `${userOf(ns, 'beta')}@%`]);
+    expect((await db.schemas(prefix)).map((s) => s.name)).toEqual([
+      schemaOf(ns, 'alpha'),
+      schemaOf(ns, 'beta'),
+    ]);
     const alphaAfter = await t.adminClient.get(
       ResourceTypes.Secret,
       new ResourceID('alpha-mysql-credentials', ns),
     );
     expect(alphaAfter?.data).toEqual(alphaSecret.data);
-    await db.useAs(`${prefix}alpha`, decode(alphaSecret, 'password'), `${prefix}alpha`);
+    await db.useAs(userOf(ns, 'alpha'), decode(alphaSecret, 'password'), schemaOf(ns, 'alpha'));
     const betaSecret = await t.waitForResource(ResourceTypes.Secret, 'beta-mysql-credentials');
-    await db.useAs(`${prefix}beta`, decode(betaSecret, 'password'), `${prefix}beta`);
+    await db.useAs(userOf(ns, 'beta'), decode(betaSecret, 'password'), schemaOf(ns, 'beta'));
   }, 180_000);
 
   it('[EP-04] a resource deleted while the database is down keeps its finalizer, cleanup is retried, and once the database is back schema and user are dropped and the resource goes', async () => {
@@ -103,7 +110,7 @@ describe('MySQLSchema operator when the database goes down', () => {
     const recorder = t.module.get(ReconcileRecorder);
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'gamma', 'utf8mb4'));
     await t.waitForResource(MySQLSchema, 'gamma', (s) => s.status?.ready === true, WAIT);
-    expect(await db.users(prefix)).toEqual([`${prefix}gamma@%`]);
+    expect(await db.users(prefix)).toEqual([`${userOf(ns, 'gamma')}@%`]);
 
     await db.stop();
     try {

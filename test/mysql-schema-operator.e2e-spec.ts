@@ -11,6 +11,7 @@ import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { MySQLSchemaAppModule } from '../apps/mysql-schema/src/app.module.js';
 import type { MySQLSettings } from '../apps/mysql-schema/src/database/mysql-settings.js';
+import { schemaName, userName } from '../apps/mysql-schema/src/mysql-schema-names.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../apps/mysql-schema/src/mysql-schema.resource.js';
 import {
   mysqlSchema,
@@ -66,28 +67,31 @@ describe('MySQLSchema operator on MariaDB', () => {
     const prefix = `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'shop', 'utf8mb4'));
     const ready = await t.waitForResource(MySQLSchema, 'shop', (s) => s.status?.ready === true, WAIT);
-    const schema = `${prefix}shop`;
+    // the test namespace has a dash: the names are mapped and carry a hash
+    const schema = schemaName(mysqlSchema(ns, 'shop', 'utf8mb4'));
+    const user = userName(mysqlSchema(ns, 'shop', 'utf8mb4'));
+    expect(schema).toMatch(new RegExp(`^${prefix}shop_[0-9a-f]{8}$`));
     expect(ready.status).toEqual({
       schemaName: schema,
-      userName: schema,
+      userName: user,
       secretName: 'shop-mysql-credentials',
       observedGeneration: 1,
       ready: true,
     });
     expect(ready.metadata?.finalizers?.length).toBe(1);
     expect(await db.schemas(prefix)).toEqual([{ name: schema, encoding: 'utf8mb4' }]);
-    expect(await db.users(prefix)).toEqual([`${schema}@%`]);
+    expect(await db.users(prefix)).toEqual([`${user}@%`]);
 
     // what an application does with the Secret: log in and use the schema
     const secret = await t.waitForResource(ResourceTypes.Secret, 'shop-mysql-credentials');
-    expect(decode(secret, 'username')).toBe(schema);
+    expect(decode(secret, 'username')).toBe(user);
     expect(decode(secret, 'database')).toBe(schema);
     expect(decode(secret, 'address')).toBe(`127.0.0.1:${db.port}`);
     expect(decode(secret, 'password').length).toBeGreaterThanOrEqual(20);
-    await db.useAs(schema, decode(secret, 'password'), schema);
+    await db.useAs(user, decode(secret, 'password'), schema);
     // someone else's schema stays out of reach of this user
     await db.root('CREATE DATABASE IF NOT EXISTS other_app');
-    await expect(db.useAs(schema, decode(secret, 'password'), 'other_app')).rejects.toThrow(/denied/i);
+    await expect(db.useAs(user, decode(secret, 'password'), 'other_app')).rejects.toThrow(/denied/i);
 
     await t.adminClient.mergePatch(MySQLSchema, new ResourceID('shop', ns), { spec: { encoding: 'latin1' } });
     await t.waitForResource(MySQLSchema, 'shop', (s) => s.status?.observedGeneration === 2, WAIT);
@@ -109,7 +113,8 @@ describe('MySQLSchema operator on MariaDB', () => {
     const prefix = `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'blog', 'utf8mb4'));
     await t.waitForResource(MySQLSchema, 'blog', (s) => s.status?.ready === true, WAIT);
-    const schema = `${prefix}blog`;
+    const schema = schemaName(mysqlSchema(ns, 'blog', 'utf8mb4'));
+    const user = userName(mysqlSchema(ns, 'blog', 'utf8mb4'));
     const secret = await t.waitForResource(ResourceTypes.Secret, 'blog-mysql-credentials');
 
     await db.root(`DROP DATABASE \`${schema}\``);
@@ -119,8 +124,8 @@ describe('MySQLSchema operator on MariaDB', () => {
     });
     expect(await db.schemas(prefix)).toEqual([{ name: schema, encoding: 'utf8mb4' }]);
     // the grant of the user survives the drop (MariaDB keeps grants on a schema name)
-    await db.useAs(schema, decode(secret, 'password'), schema);
-    expect(await db.users(prefix)).toEqual([`${schema}@%`]);
+    await db.useAs(user, decode(secret, 'password'), schema);
+    expect(await db.users(prefix)).toEqual([`${user}@%`]);
   }, 120_000);
 
   it('[EP-09] an unsupported encoding gives an error status naming it, without retries; fixing the spec reconciles', async () => {
@@ -144,14 +149,17 @@ describe('MySQLSchema operator on MariaDB', () => {
     expect(recorder.retriesOf(`${ns}/klingon`)).toEqual([]);
     expect(recorder.retriesOf(`${ns}/dashed`)).toEqual([]);
     expect(recorder.count('started', `${ns}/klingon`)).toBe(startsAtError);
-    expect((await db.schemas(prefix)).map((s) => s.name)).toEqual([`${prefix}marker`]);
+    expect((await db.schemas(prefix)).map((s) => s.name)).toEqual([
+      schemaName(mysqlSchema(ns, 'marker', 'utf8mb4')),
+    ]);
 
     await t.adminClient.mergePatch(MySQLSchema, new ResourceID('klingon', ns), {
       spec: { encoding: 'utf8' },
     });
     const fixed = await t.waitForResource(MySQLSchema, 'klingon', (s) => s.status?.ready === true, WAIT);
     expect(fixed.status?.errorMessage).toBeUndefined();
-    expect(await db.schemas(`${prefix}klingon`)).toEqual([{ name: `${prefix}klingon`, encoding: 'utf8mb3' }]);
+    const klingon = schemaName(mysqlSchema(ns, 'klingon', 'utf8'));
+    expect(await db.schemas(klingon)).toEqual([{ name: klingon, encoding: 'utf8mb3' }]);
   }, 120_000);
 
   it('[EP-10] wrong database credentials give an error status naming the connection, are retried with backoff, and recover once the account is fixed', async () => {
@@ -178,6 +186,6 @@ describe('MySQLSchema operator on MariaDB', () => {
     const ready = await t.waitForResource(MySQLSchema, 'crm', (s) => s.status?.ready === true, WAIT);
     expect(ready.status?.errorMessage).toBeUndefined();
     const prefix = `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
-    expect(await db.users(prefix)).toEqual([`${prefix}crm@%`]);
+    expect(await db.users(prefix)).toEqual([`${userName(mysqlSchema(ns, 'crm', 'utf8mb4'))}@%`]);
   }, 120_000);
 });

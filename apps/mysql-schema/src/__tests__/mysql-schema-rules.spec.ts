@@ -19,11 +19,27 @@ const schema = (namespace: string, name: string, encoding = 'utf8mb4'): MySQLSch
 });
 
 describe('MySQLSchema names', () => {
-  it('are <namespace>_<name> with characters MySQL names cannot hold replaced', () => {
+  it('are <namespace>_<name> when both are letters and digits only', () => {
+    const s = schema('default', 'orders');
+    expect(schemaName(s)).toBe('default_orders');
+    expect(userName(s)).toBe('default_orders');
+    expect(secretName(s)).toBe('orders-mysql-credentials');
+  });
+
+  it('[S8-SA1] with characters MySQL names cannot hold replaced, carry a hash: names that map alike stay apart', () => {
     const s = schema('team-a', 'orders.v2');
-    expect(schemaName(s)).toBe('team_a_orders_v2');
-    expect(userName(s)).toBe('team_a_orders_v2');
+    expect(schemaName(s)).toMatch(/^team_a_orders_v2_[0-9a-f]{8}$/);
+    expect(userName(s)).toBe(schemaName(s));
     expect(secretName(s)).toBe('orders.v2-mysql-credentials');
+    const pairs = [
+      [schema('ns', 'x.y'), schema('ns', 'x-y')],
+      [schema('a', 'b-c'), schema('a-b', 'c')],
+      [schema('a', 'b_c'), schema('a', 'b-c')],
+    ];
+    for (const [one, two] of pairs) {
+      expect(schemaName(one)).not.toBe(schemaName(two));
+      expect(userName(one)).not.toBe(userName(two));
+    }
   });
 
   it('past the limits are shortened with a hash, so two long names with one prefix stay apart', () => {

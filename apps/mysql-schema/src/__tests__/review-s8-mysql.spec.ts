@@ -11,6 +11,7 @@ import { KubernetesClient, noopLogger, ResourceID, ResourceTypes } from '@tosdk/
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
 import { MySQLSchemaAppModule } from '../app.module.js';
+import { schemaName, userName } from '../mysql-schema-names.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
 import { runMySQLSchemaOperator } from '../run.js';
 import { mysqlSchema, quietLogs, TEST_POLL_MS, TEST_RETRY } from './support/e2e-support.js';
@@ -52,7 +53,6 @@ async function operator(): Promise<OperatorTestingContext> {
 
 const decode = (secret: V1Secret, key: string) => Buffer.from(secret.data![key], 'base64').toString('utf8');
 const WAIT = { timeoutMs: 30_000 };
-const prefixOf = (ns: string) => `${ns}_`.replace(/[^A-Za-z0-9_]/g, '_');
 
 /** Logs in with a Secret's credentials and reads the rows of `probe` (what an application does). */
 async function credentialsWork(t: OperatorTestingContext, secretName: string): Promise<void> {
@@ -61,31 +61,28 @@ async function credentialsWork(t: OperatorTestingContext, secretName: string): P
 }
 
 describe('S8 review: MySQLSchema sample', () => {
-  it.failing(
-    '[FINDING S8-SA1] two MySQLSchemas named "x.y" and "x-y" in one namespace get their own schema and user: both Secrets log in, deleting one keeps the other’s data',
-    async () => {
-      const t = await operator();
-      const ns = t.namespace;
-      await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'x.y', 'utf8mb4'));
-      await t.waitForResource(MySQLSchema, 'x.y', (s) => s.status?.ready === true, WAIT);
-      await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'x-y', 'utf8mb4'));
-      await t.waitForResource(MySQLSchema, 'x-y', (s) => s.status?.ready === true, WAIT);
-      // the first one's application stores data
-      await credentialsWork(t, 'x.y-mysql-credentials');
-      // the second one's application: its Secret has another password for the same user
-      await credentialsWork(t, 'x-y-mysql-credentials');
-      await t.adminClient.delete(MySQLSchema, new ResourceID('x-y', ns));
-      await t.waitForDeletion(MySQLSchema, 'x-y', WAIT);
-      const rows = await db.root(`SELECT id FROM \`${prefixOf(ns)}x_y\`.probe`);
-      expect(rows.length).toBe(1);
-    },
-    120_000,
-  );
+  it('[FINDING S8-SA1] two MySQLSchemas named "x.y" and "x-y" in one namespace get their own schema and user: both Secrets log in, deleting one keeps the other’s data', async () => {
+    const t = await operator();
+    const ns = t.namespace;
+    await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'x.y', 'utf8mb4'));
+    const first = await t.waitForResource(MySQLSchema, 'x.y', (s) => s.status?.ready === true, WAIT);
+    await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'x-y', 'utf8mb4'));
+    await t.waitForResource(MySQLSchema, 'x-y', (s) => s.status?.ready === true, WAIT);
+    // the first one's application stores data
+    await credentialsWork(t, 'x.y-mysql-credentials');
+    // the second one's application: its Secret has another password for the same user
+    await credentialsWork(t, 'x-y-mysql-credentials');
+    await t.adminClient.delete(MySQLSchema, new ResourceID('x-y', ns));
+    await t.waitForDeletion(MySQLSchema, 'x-y', WAIT);
+    // (the schema's name as the status reports it: both names are mapped, so both carry a hash)
+    const rows = await db.root(`SELECT id FROM \`${first.status!.schemaName!}\`.probe`);
+    expect(rows.length).toBe(1);
+  }, 120_000);
 
   it('[FINDING S8-SA2] a schema that existed before the MySQLSchema (someone else’s data) is not dropped when the MySQLSchema is deleted', async () => {
     const t = await operator();
     const ns = t.namespace;
-    const schema = `${prefixOf(ns)}legacy`;
+    const schema = schemaName(mysqlSchema(ns, 'legacy', 'utf8mb4'));
     await db.root(`CREATE DATABASE \`${schema}\``);
     await db.root(`CREATE TABLE \`${schema}\`.orders (id INT PRIMARY KEY)`);
     await db.root(`INSERT INTO \`${schema}\`.orders VALUES (42)`);
@@ -107,7 +104,7 @@ describe('S8 review: MySQLSchema sample', () => {
   it('[FINDING S8-SA3] (variant) a user that existed before the MySQLSchema: the status is not ready:true while the Secret’s password is refused', async () => {
     const t = await operator();
     const ns = t.namespace;
-    const user = `${prefixOf(ns)}crm`;
+    const user = userName(mysqlSchema(ns, 'crm', 'utf8mb4'));
     // e.g. left by an earlier install whose Secret is gone, or another team's account of that name
     await db.root(`CREATE USER '${user}'@'%' IDENTIFIED BY 'someone-elses-password'`);
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'crm', 'utf8mb4'));
@@ -180,9 +177,10 @@ describe('S8 review: MySQLSchema sample', () => {
       metadata: { labels: { touched: 'yes' } },
     });
     // several poll periods: the schema's encoding is read back by the poll meanwhile
-    await waitFor(async () => (await db.schemas(`${prefixOf(ns)}keep`))[0]?.encoding === 'latin1', WAIT);
-    await db.root(`DROP DATABASE \`${prefixOf(ns)}keep\``);
-    await waitFor(async () => (await db.schemas(`${prefixOf(ns)}keep`)).length === 1, WAIT);
+    const keep = schemaName(mysqlSchema(ns, 'keep', 'utf8mb4'));
+    await waitFor(async () => (await db.schemas(keep))[0]?.encoding === 'latin1', WAIT);
+    await db.root(`DROP DATABASE \`${keep}\``);
+    await waitFor(async () => (await db.schemas(keep)).length === 1, WAIT);
     const later = await t.adminClient.get(ResourceTypes.Secret, new ResourceID('keep-mysql-credentials', ns));
     expect(later?.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
     expect(later?.data).toEqual(first.data);
