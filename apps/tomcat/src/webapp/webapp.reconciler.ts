@@ -71,6 +71,8 @@ function isPodReady(pod: V1Pod): boolean {
 export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
   private webapps: PrimaryResourceCache<Webapp> | undefined;
   private pods: InformerEventSource<V1Pod, Webapp> | undefined;
+  private tomcats: InformerEventSource<Tomcat, Webapp> | undefined;
+  private lists: InformerEventSource<V1ConfigMap, Webapp> | undefined;
 
   prepareEventSources(context: EventSourceContext<Webapp>): EventSources {
     const cache = context.primaryCache;
@@ -103,26 +105,28 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
       },
       context,
     );
+    this.tomcats = new InformerEventSource<Tomcat, Webapp>(
+      {
+        type: Tomcat,
+        secondaryToPrimaryMapper: byTomcatName<Tomcat>((t) => t.metadata?.name),
+        primaryToSecondaryMapper: (w) =>
+          w.spec?.tomcat ? [new ResourceID(w.spec.tomcat, w.metadata?.namespace)] : [],
+      },
+      context,
+    );
+    this.lists = new InformerEventSource<V1ConfigMap, Webapp>(
+      {
+        type: ResourceTypes.ConfigMap,
+        labelSelector: WEBAPP_LIST_SELECTOR,
+        secondaryToPrimaryMapper: byTomcatName<V1ConfigMap>((c) => c.metadata?.labels?.[TOMCAT_LABEL]),
+        primaryToSecondaryMapper: (w) =>
+          w.spec?.tomcat ? [new ResourceID(webappListName(w.spec.tomcat), w.metadata?.namespace)] : [],
+      },
+      context,
+    );
     return {
-      [WebappSources.tomcats]: new InformerEventSource<Tomcat, Webapp>(
-        {
-          type: Tomcat,
-          secondaryToPrimaryMapper: byTomcatName<Tomcat>((t) => t.metadata?.name),
-          primaryToSecondaryMapper: (w) =>
-            w.spec?.tomcat ? [new ResourceID(w.spec.tomcat, w.metadata?.namespace)] : [],
-        },
-        context,
-      ),
-      [WebappSources.lists]: new InformerEventSource<V1ConfigMap, Webapp>(
-        {
-          type: ResourceTypes.ConfigMap,
-          labelSelector: WEBAPP_LIST_SELECTOR,
-          secondaryToPrimaryMapper: byTomcatName<V1ConfigMap>((c) => c.metadata?.labels?.[TOMCAT_LABEL]),
-          primaryToSecondaryMapper: (w) =>
-            w.spec?.tomcat ? [new ResourceID(webappListName(w.spec.tomcat), w.metadata?.namespace)] : [],
-        },
-        context,
-      ),
+      [WebappSources.tomcats]: this.tomcats,
+      [WebappSources.lists]: this.lists,
       [WebappSources.pods]: this.pods,
     };
   }
@@ -135,6 +139,8 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
       if (!(error instanceof InvalidWebappError)) throw error;
       return this.status(webapp, { deployedOn: [], ready: false, errorMessage: error.message });
     }
+    // a Webapp moved to another Tomcat (spec.tomcat changed) leaves the list of the one it left
+    await this.rewriteStaleLists(webapp.metadata!.namespace!, context, webapp.spec!.tomcat);
     const tomcat = context.getSecondaryResource(Tomcat, WebappSources.tomcats);
     if (!tomcat || tomcat.metadata?.deletionTimestamp) {
       return this.status(webapp, {
@@ -188,6 +194,24 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
     return cause instanceof InvalidWebappError ? control.withNoRetry() : control;
   }
 
+  /**
+   * Rewrites the lists of the namespace's Tomcats (but `except`) that do not hold what their Webapps
+   * ask for now, e.g. one that still serves a Webapp whose `spec.tomcat` names another Tomcat. Only
+   * lists that differ are written.
+   */
+  private async rewriteStaleLists(
+    namespace: string,
+    context: Context<Webapp>,
+    except?: string,
+  ): Promise<void> {
+    for (const list of this.lists?.list(namespace) ?? []) {
+      const tomcatName = list.metadata?.labels?.[TOMCAT_LABEL];
+      if (!tomcatName || tomcatName === except) continue;
+      const tomcat = this.tomcats?.get(new ResourceID(tomcatName, namespace));
+      if (tomcat && !tomcat.metadata?.deletionTimestamp) await this.writeList(tomcat, context);
+    }
+  }
+
   /** Renders the Tomcat's list from the cached Webapps and applies it unless the cached ConfigMap already holds it. */
   private async writeList(tomcat: Tomcat, context: Context<Webapp>) {
     const namespace = tomcat.metadata!.namespace!;
@@ -205,9 +229,11 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
     const list = webappList(members);
     const rendered = renderWebappList(list);
     const name = webappListName(tomcatName);
-    const current = context
-      .getSecondaryResources(ResourceTypes.ConfigMap)
-      .find((c) => c.metadata?.name === name && c.metadata?.namespace === namespace);
+    const current =
+      this.lists?.get(new ResourceID(name, namespace)) ??
+      context
+        .getSecondaryResources(ResourceTypes.ConfigMap)
+        .find((c) => c.metadata?.name === name && c.metadata?.namespace === namespace);
     const owned = current?.metadata?.ownerReferences?.some((r) => r.uid === tomcat.metadata!.uid);
     if (current && owned && (current.data?.[WEBAPP_LIST_KEY] ?? '') === rendered) return list;
     await context.client.apply(
