@@ -137,6 +137,8 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
     } catch (error) {
       // only a change of the spec fixes it (and reconciles again): a status, no failure to retry
       if (!(error instanceof InvalidWebappError)) throw error;
+      // deployed nowhere, as the status says: out of every list that still holds it
+      await this.rewriteStaleLists(webapp.metadata!.namespace!, context);
       return this.status(webapp, { deployedOn: [], ready: false, errorMessage: error.message });
     }
     // a Webapp moved to another Tomcat (spec.tomcat changed) leaves the list of the one it left
