@@ -16,6 +16,8 @@ export interface TomcatStatus {
   readyReplicas?: number;
   /** The `metadata.generation` this status describes. */
   observedGeneration?: number;
+  /** Why the last reconciliation failed (e.g. a name the Service kind refuses); absent otherwise. */
+  errorMessage?: string;
 }
 
 /** A `Tomcat` object (`tomcat.sample.tosdk.io/v1`). */

@@ -120,26 +120,22 @@ describe('S8 review: Tomcat sample', () => {
     90_000,
   );
 
-  it.failing(
-    '[FINDING S8-SA6] a Tomcat whose name the Service kind refuses (a dot) reports the failure in its status',
-    async () => {
-      const t = await operator();
-      const ns = t.namespace;
-      await t.adminClient.create(Tomcat, tomcat(ns, 'web.v1', { version: '10.1', replicas: 1 }));
-      // the controller ran: the Deployment (a subdomain name) exists, the Service (a label name) was refused
-      await t.waitForResource(ResourceTypes.Deployment, 'web.v1', undefined, WAIT);
-      expect(await t.adminClient.get(ResourceTypes.Service, new ResourceID('web.v1', ns))).toBeUndefined();
-      // a user looks at the Tomcat: its status should say what is wrong
-      const reported = await t.waitForResource(
-        Tomcat,
-        'web.v1',
-        (c) => JSON.stringify(c.status ?? {}).includes('metadata.name'),
-        SETTLE,
-      );
-      expect(JSON.stringify(reported.status)).toContain('web.v1');
-    },
-    60_000,
-  );
+  it('[FINDING S8-SA6] a Tomcat whose name the Service kind refuses (a dot) reports the failure in its status', async () => {
+    const t = await operator();
+    const ns = t.namespace;
+    await t.adminClient.create(Tomcat, tomcat(ns, 'web.v1', { version: '10.1', replicas: 1 }));
+    // the controller ran: the Deployment (a subdomain name) exists, the Service (a label name) was refused
+    await t.waitForResource(ResourceTypes.Deployment, 'web.v1', undefined, WAIT);
+    expect(await t.adminClient.get(ResourceTypes.Service, new ResourceID('web.v1', ns))).toBeUndefined();
+    // a user looks at the Tomcat: its status should say what is wrong
+    const reported = await t.waitForResource(
+      Tomcat,
+      'web.v1',
+      (c) => JSON.stringify(c.status ?? {}).includes('metadata.name'),
+      SETTLE,
+    );
+    expect(JSON.stringify(reported.status)).toContain('web.v1');
+  }, 60_000);
 
   it('[FINDING S8-SA7] a deployed Webapp whose spec becomes invalid: status and the Tomcat’s list agree (not "deployedOn: []" while the pods still fetch it)', async () => {
     const t = await operator();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Webapp, WebappSpec } from '../tomcat.resource.js';
+import { InvalidTomcatNameError, tomcatNameProblem } from '../tomcat/tomcat-name.js';
+import type { Tomcat, Webapp, WebappSpec } from '../tomcat.resource.js';
 import { contextPathsOf, listHash, renderWebappList, warName, webappList } from '../webapp/webapp-list.js';
 import { InvalidWebappError, validateWebapp } from '../webapp/webapp-validation.js';
 
@@ -62,5 +63,24 @@ describe('Webapp validation', () => {
       expect(() =>
         validateWebapp(app('w', { contextPath, url: 'https://x.local/w.war' }, '2026-01-01T00:00:00Z')),
       ).not.toThrow();
+  });
+});
+
+describe('Tomcat names', () => {
+  const named = (name: string): Tomcat => ({
+    apiVersion: 'tomcat.sample.tosdk.io/v1',
+    kind: 'Tomcat',
+    metadata: { name, namespace: 'ns' },
+    spec: { version: '10.1' },
+  });
+
+  it('[S8-SA6] must name a Service (an RFC 1035 label of at most 63 characters); the error names metadata.name and the name', () => {
+    for (const ok of ['web', 'web-1', 'a'.repeat(63)]) expect(tomcatNameProblem(named(ok))).toBeUndefined();
+    for (const bad of ['web.v1', '1web', 'a'.repeat(64)]) {
+      const problem = tomcatNameProblem(named(bad));
+      expect(problem).toBeInstanceOf(InvalidTomcatNameError);
+      expect(problem?.code).toBe('InvalidTomcatName');
+      expect(problem?.message).toContain(`metadata.name "${bad}"`);
+    }
   });
 });
