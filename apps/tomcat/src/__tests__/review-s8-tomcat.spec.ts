@@ -83,42 +83,36 @@ describe('S8 review: Tomcat sample', () => {
     expect(oldDeployment?.spec?.template.metadata?.annotations?.[CONTEXTS_ANNOTATION]).toBe('');
   }, 90_000);
 
-  it.failing(
-    '[FINDING S8-SA5] contextPath "/ROOT" is refused or deployed under its own WAR: it must not share ROOT.war with "/" nor stay not-ready without an error',
-    async () => {
-      const t = await operator();
-      const ns = t.namespace;
-      await t.adminClient.create(Tomcat, tomcat(ns, 'srv', { version: '10.1', replicas: 1 }));
-      await t.adminClient.create(
-        Webapp,
-        webapp(ns, 'home', { tomcat: 'srv', url: 'http://files.local/home.war', contextPath: '/' }),
-      );
-      await t.waitForResource(Webapp, 'home', (w) => w.status?.ready === true, WAIT);
-      await t.adminClient.create(
-        Webapp,
-        webapp(ns, 'rooted', { tomcat: 'srv', url: 'http://files.local/other.war', contextPath: '/ROOT' }),
-      );
-      await t.waitForResource(Webapp, 'rooted', (w) => w.status?.observedGeneration === 1, WAIT);
-      const list = listOf(
-        await t.adminClient.get(ResourceTypes.ConfigMap, new ResourceID('srv-webapps', ns)),
-      );
-      const wars = list
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => l.split(' ')[0]);
-      // two lines writing /webapps/ROOT.war: whichever the init container fetches last wins
-      expect(new Set(wars).size).toBe(wars.length);
-      // and the Webapp itself: either ready or an error status naming the field
-      const rooted = await t.waitForResource(
-        Webapp,
-        'rooted',
-        (w) => w.status?.ready === true || !!w.status?.errorMessage,
-        SETTLE,
-      );
-      if (!rooted.status?.ready) expect(rooted.status?.errorMessage).toContain('spec.contextPath');
-    },
-    90_000,
-  );
+  it('[FINDING S8-SA5] contextPath "/ROOT" is refused or deployed under its own WAR: it must not share ROOT.war with "/" nor stay not-ready without an error', async () => {
+    const t = await operator();
+    const ns = t.namespace;
+    await t.adminClient.create(Tomcat, tomcat(ns, 'srv', { version: '10.1', replicas: 1 }));
+    await t.adminClient.create(
+      Webapp,
+      webapp(ns, 'home', { tomcat: 'srv', url: 'http://files.local/home.war', contextPath: '/' }),
+    );
+    await t.waitForResource(Webapp, 'home', (w) => w.status?.ready === true, WAIT);
+    await t.adminClient.create(
+      Webapp,
+      webapp(ns, 'rooted', { tomcat: 'srv', url: 'http://files.local/other.war', contextPath: '/ROOT' }),
+    );
+    await t.waitForResource(Webapp, 'rooted', (w) => w.status?.observedGeneration === 1, WAIT);
+    const list = listOf(await t.adminClient.get(ResourceTypes.ConfigMap, new ResourceID('srv-webapps', ns)));
+    const wars = list
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split(' ')[0]);
+    // two lines writing /webapps/ROOT.war: whichever the init container fetches last wins
+    expect(new Set(wars).size).toBe(wars.length);
+    // and the Webapp itself: either ready or an error status naming the field
+    const rooted = await t.waitForResource(
+      Webapp,
+      'rooted',
+      (w) => w.status?.ready === true || !!w.status?.errorMessage,
+      SETTLE,
+    );
+    if (!rooted.status?.ready) expect(rooted.status?.errorMessage).toContain('spec.contextPath');
+  }, 90_000);
 
   it('[FINDING S8-SA6] a Tomcat whose name the Service kind refuses (a dot) reports the failure in its status', async () => {
     const t = await operator();

@@ -66,6 +66,22 @@ describe('Webapp validation', () => {
   });
 });
 
+describe('[S8-SA5] context paths Tomcat maps to ROOT.war', () => {
+  it('/ROOT in any case is refused naming spec.contextPath; the list keeps one line per WAR name', () => {
+    for (const contextPath of ['/ROOT', '/root', '/Root']) {
+      expect(() => validateWebapp(app('w', { contextPath }, '2026-01-01T00:00:00Z'))).toThrow(
+        /^spec\.contextPath: /,
+      );
+    }
+    const list = webappList([
+      app('home', { contextPath: '/' }, '2026-01-01T00:00:00Z'),
+      app('rooted', { contextPath: '/ROOT' }, '2026-01-02T00:00:00Z'),
+    ]);
+    expect(list.entries.map((e) => e.webapp)).toEqual(['home']);
+    expect(list.conflicts.get('rooted')).toBe('home');
+  });
+});
+
 describe('Tomcat names', () => {
   const named = (name: string): Tomcat => ({
     apiVersion: 'tomcat.sample.tosdk.io/v1',

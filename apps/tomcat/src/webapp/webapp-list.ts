@@ -13,7 +13,7 @@ export interface WebappEntry {
 
 /** What a Tomcat serves, and the Webapps that wanted a context path already taken. */
 export interface WebappList {
-  /** One entry per context path, by context path. */
+  /** One entry per WAR name, by context path. */
   readonly entries: WebappEntry[];
   /** Webapp name to the Webapp that holds its context path. */
   readonly conflicts: ReadonlyMap<string, string>;
@@ -21,7 +21,7 @@ export interface WebappList {
 
 /**
  * The application list of one Tomcat from the Webapps that name it: those being deleted are left
- * out; when two want one context path the older (then the name first in order) has it.
+ * out; when two want one context path (one WAR name) the older (then the name first in order) has it.
  */
 export function webappList(webapps: readonly Webapp[]): WebappList {
   const live = webapps
@@ -32,15 +32,17 @@ export function webappList(webapps: readonly Webapp[]): WebappList {
           String(b.metadata?.creationTimestamp ?? ''),
         ) || a.metadata!.name!.localeCompare(b.metadata!.name!),
     );
-  const byPath = new Map<string, WebappEntry>();
+  // by WAR name, what the pods write: two context paths with one WAR name (`/` and `/ROOT`) conflict
+  const byWar = new Map<string, WebappEntry>();
   const conflicts = new Map<string, string>();
   for (const w of live) {
     const entry = { webapp: w.metadata!.name!, contextPath: w.spec!.contextPath, url: w.spec!.url };
-    const holder = byPath.get(entry.contextPath);
+    const war = warName(entry.contextPath);
+    const holder = byWar.get(war);
     if (holder) conflicts.set(entry.webapp, holder.webapp);
-    else byPath.set(entry.contextPath, entry);
+    else byWar.set(war, entry);
   }
-  const entries = [...byPath.values()].sort((a, b) => a.contextPath.localeCompare(b.contextPath));
+  const entries = [...byWar.values()].sort((a, b) => a.contextPath.localeCompare(b.contextPath));
   return { entries, conflicts };
 }
 

@@ -15,7 +15,8 @@ export class InvalidWebappError extends Error {
 }
 
 /**
- * Checks what the CRD cannot: a context path Tomcat can map to a WAR name, an http(s) URL.
+ * Checks what the CRD cannot: a context path Tomcat can map to a WAR name of its own (not `/ROOT`,
+ * in any case, which is the WAR of `/`), an http(s) URL.
  * @throws InvalidWebappError naming the field.
  */
 export function validateWebapp(webapp: Webapp): void {
@@ -25,6 +26,12 @@ export function validateWebapp(webapp: Webapp): void {
     throw new InvalidWebappError(
       'spec.contextPath',
       `"${spec.contextPath ?? ''}" is not a context path: use / or /segment[/segment...] of letters, digits, . _ -`,
+    );
+  // Tomcat serves `/` from ROOT.war: a context path `/ROOT` would be that same WAR
+  if (spec.contextPath.toLowerCase() === '/root')
+    throw new InvalidWebappError(
+      'spec.contextPath',
+      `"${spec.contextPath}" is the WAR Tomcat serves at / (ROOT.war): use / for the root, or another path`,
     );
   let url: URL;
   try {
