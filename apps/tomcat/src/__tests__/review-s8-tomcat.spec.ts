@@ -79,8 +79,13 @@ describe('S8 review: Tomcat sample', () => {
         listOf(await t.adminClient.get(ResourceTypes.ConfigMap, new ResourceID('old-webapps', ns))) === '',
       { ...SETTLE, description: 'the old Tomcat’s list without shop' },
     );
-    const oldDeployment = await t.adminClient.get(ResourceTypes.Deployment, new ResourceID('old', ns));
-    expect(oldDeployment?.spec?.template.metadata?.annotations?.[CONTEXTS_ANNOTATION]).toBe('');
+    // the old Tomcat's pods follow (its own reconciliation, after the list changed)
+    await t.waitForResource(
+      ResourceTypes.Deployment,
+      'old',
+      (d) => d.spec?.template.metadata?.annotations?.[CONTEXTS_ANNOTATION] === '',
+      WAIT,
+    );
   }, 90_000);
 
   it('[FINDING S8-SA5] contextPath "/ROOT" is refused or deployed under its own WAR: it must not share ROOT.war with "/" nor stay not-ready without an error', async () => {
