@@ -108,6 +108,38 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     await waitFor(async () => (await call(server, 'GET', gadgets(group, 'v2'))).status === 200, 10_000);
   }
 
+  /** Creates Gadget `name` of `gadgets.<group>` at v1 and checks the API server took it. */
+  async function createV1(group: string, name: string, spec: Json): Promise<RawResponse> {
+    const r = await call(server, 'POST', gadgets(group, 'v1'), {
+      apiVersion: `${group}/v1`,
+      kind: 'Gadget',
+      metadata: { name },
+      spec,
+    });
+    expect(r.status).toBe(201);
+    return r;
+  }
+
+  /** Replaces the CRD `gadgets.<group>` with `crd` (at the stored CRD's resourceVersion). */
+  async function replaceCrd(group: string, crd: Json): Promise<void> {
+    const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
+      metadata: { resourceVersion: string };
+    }>();
+    (crd.metadata as Json).resourceVersion = current.metadata.resourceVersion;
+    expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, crd)).status).toBe(200);
+  }
+
+  /** Moves the storage version of `gadgets.<group>` to v2 (`crd` is the new CRD, at v2) and waits for it. */
+  async function moveStorage(group: string, crd: Json): Promise<void> {
+    await replaceCrd(group, crd);
+    await waitFor(async () => {
+      const c = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
+        status?: { storedVersions?: string[] };
+      }>();
+      return c.status?.storedVersions?.includes('v2') === true;
+    }, 10_000);
+  }
+
   beforeAll(async () => {
     [server, hooks] = await Promise.all([KubeApiServer.start(), TestWebhookServer.start()]);
     hooks.on('/convert', (review) => {
@@ -465,29 +497,9 @@ describe('review S8: webhooks called by the in-memory API server', () => {
   it('[FINDING S8-WH7] objects stored before the storage version moved to v2 are converted when read at v2', async () => {
     const group = 'wh7.example.com';
     await createCrd(group, '/convert');
-    expect(
-      (
-        await call(server, 'POST', gadgets(group, 'v1'), {
-          apiVersion: `${group}/v1`,
-          kind: 'Gadget',
-          metadata: { name: 'old' },
-          spec: { color: 'red' },
-        })
-      ).status,
-    ).toBe(201);
+    await createV1(group, 'old', { color: 'red' });
     // move the storage version to v2 (v1 stays served, and stays in status.storedVersions)
-    const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
-      metadata: { resourceVersion: string };
-    }>();
-    const next = gadgetCrd(group, hooks.clientConfig('/convert'), 'v2');
-    (next.metadata as Json).resourceVersion = current.metadata.resourceVersion;
-    expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, next)).status).toBe(200);
-    await waitFor(async () => {
-      const c = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
-        status?: { storedVersions?: string[] };
-      }>();
-      return c.status?.storedVersions?.includes('v2') === true;
-    }, 10_000);
+    await moveStorage(group, gadgetCrd(group, hooks.clientConfig('/convert'), 'v2'));
     const r = await call(server, 'GET', `${gadgets(group, 'v2')}/old`);
     expect(r.status).toBe(200);
     expect(r.json<Gadget>()).toMatchObject({
@@ -496,32 +508,11 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
   });
 
-  /** Moves the storage version of `gadgets.<group>` to v2 (`crd` is the new CRD, at v2) and waits for it. */
-  async function moveStorage(group: string, crd: Json): Promise<void> {
-    const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
-      metadata: { resourceVersion: string };
-    }>();
-    (crd.metadata as Json).resourceVersion = current.metadata.resourceVersion;
-    expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, crd)).status).toBe(200);
-    await waitFor(async () => {
-      const c = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
-        status?: { storedVersions?: string[] };
-      }>();
-      return c.status?.storedVersions?.includes('v2') === true;
-    }, 10_000);
-  }
-
   it('[S8-WH7] after the storage version moved, lists, watches and merge patches at v2 see objects stored at v1 converted; v1 reads them as stored', async () => {
     const group = 'wh7-reads.example.com';
     await createCrd(group, '/convert');
     for (const name of ['a', 'b']) {
-      const r = await call(server, 'POST', gadgets(group, 'v1'), {
-        apiVersion: `${group}/v1`,
-        kind: 'Gadget',
-        metadata: { name },
-        spec: { color: name === 'a' ? 'red' : 'green' },
-      });
-      expect(r.status).toBe(201);
+      await createV1(group, name, { color: name === 'a' ? 'red' : 'green' });
     }
     await moveStorage(group, gadgetCrd(group, hooks.clientConfig('/convert'), 'v2'));
     const list = await call(server, 'GET', gadgets(group, 'v2'));
@@ -574,13 +565,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     };
     expect((await call(server, 'POST', CRDS, noneCrd('v1'))).status).toBe(201);
     await waitFor(async () => (await call(server, 'GET', gadgets(group, 'v2'))).status === 200, 10_000);
-    const created = await call(server, 'POST', gadgets(group, 'v1'), {
-      apiVersion: `${group}/v1`,
-      kind: 'Gadget',
-      metadata: { name: 'old' },
-      spec: { color: 'red' },
-    });
-    expect(created.status).toBe(201);
+    await createV1(group, 'old', { color: 'red' });
     await moveStorage(group, noneCrd('v2'));
     const want = { apiVersion: `${group}/v2`, spec: { color: 'red' } };
     expect((await call(server, 'GET', `${gadgets(group, 'v2')}/old`)).json<Gadget>()).toMatchObject(want);
@@ -623,16 +608,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
       };
     });
     await createCrd(group, '/convert-nometa');
-    expect(
-      (
-        await call(server, 'POST', gadgets(group, 'v1'), {
-          apiVersion: `${group}/v1`,
-          kind: 'Gadget',
-          metadata: { name: 'nometa' },
-          spec: { color: 'blue' },
-        })
-      ).status,
-    ).toBe(201);
+    await createV1(group, 'nometa', { color: 'blue' });
     // kube-apiserver: validateConvertedObject ("must have the same name") and restoreObjectMeta
     // ("missing metadata in converted object") refuse the answer: the read is a 500
     const r = await call(server, 'GET', `${gadgets(group, 'v2')}/nometa`);
@@ -660,13 +636,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
       };
     });
     await createCrd(group, '/convert-meta');
-    const created = await call(server, 'POST', gadgets(group, 'v1'), {
-      apiVersion: `${group}/v1`,
-      kind: 'Gadget',
-      metadata: { name: 'm' },
-      spec: { color: 'blue' },
-    });
-    expect(created.status).toBe(201);
+    const created = await createV1(group, 'm', { color: 'blue' });
     const uid = created.json<{ metadata: { uid: string } }>().metadata.uid;
     for (const [m, text] of [
       ['name', 'must have the same name: m != other'],
@@ -800,13 +770,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
     await createCrd(group, '/convert-modes');
     for (const name of ['a', 'b', 'c']) {
-      const created = await call(server, 'POST', gadgets(group, 'v1'), {
-        apiVersion: `${group}/v1`,
-        kind: 'Gadget',
-        metadata: { name },
-        spec: { color: name },
-      });
-      expect(created.status).toBe(201);
+      await createV1(group, name, { color: name });
     }
     const before = hooks.at('/convert-modes').length;
     const list = await call(server, 'GET', gadgets(group, 'v2'));
@@ -837,23 +801,10 @@ describe('review S8: webhooks called by the in-memory API server', () => {
   it('a conversion webhook that is down fails reads and writes at the non-storage version, storage-version reads still work', async () => {
     const group = 'guard-down.example.com';
     await createCrd(group, '/convert');
-    expect(
-      (
-        await call(server, 'POST', gadgets(group, 'v1'), {
-          apiVersion: `${group}/v1`,
-          kind: 'Gadget',
-          metadata: { name: 'x' },
-          spec: { color: 'green' },
-        })
-      ).status,
-    ).toBe(201);
+    await createV1(group, 'x', { color: 'green' });
     // point the CRD at a port nobody listens on
-    const current = (await call(server, 'GET', `${CRDS}/gadgets.${group}`)).json<{
-      metadata: { resourceVersion: string };
-    }>();
     const next = gadgetCrd(group, { url: 'https://127.0.0.1:1/convert', caBundle: hooks.caBundle });
-    (next.metadata as Json).resourceVersion = current.metadata.resourceVersion;
-    expect((await call(server, 'PUT', `${CRDS}/gadgets.${group}`, next)).status).toBe(200);
+    await replaceCrd(group, next);
     const r = await waitFor(async () => {
       const x = await call(server, 'GET', `${gadgets(group, 'v2')}/x`);
       return x.status === 500 ? x : undefined;
@@ -919,13 +870,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
         }),
       ]),
     );
-    const r = await call(server, 'POST', gadgets(group, 'v1'), {
-      apiVersion: `${group}/v1`,
-      kind: 'Gadget',
-      metadata: { name: 'p' },
-      spec: { color: 'red' },
-    });
-    expect(r.status).toBe(201);
+    const r = await createV1(group, 'p', { color: 'red' });
     expect(r.json<Gadget>().spec).toEqual({ color: 'red' });
     expect((await call(server, 'GET', `${gadgets(group, 'v1')}/p`)).json<Gadget>().spec).toEqual({
       color: 'red',
