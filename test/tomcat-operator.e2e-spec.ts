@@ -3,47 +3,16 @@
 // Webapps are mapped from Tomcat, pod and list events through an index on spec.tomcat; deploying a
 // Webapp means rendering the Tomcat's application list into a ConfigMap that rolls the pods.
 import 'reflect-metadata';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1Pod } from '@kubernetes/client-node';
-import { noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
-import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
+import { ResourceID, ResourceTypes } from '@tosdk/core';
+import { waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
-import { TomcatAppModule } from '../apps/tomcat/src/app.module.js';
 import { CONTEXTS_ANNOTATION, TOMCAT_LABEL, WEBAPP_LIST_KEY } from '../apps/tomcat/src/tomcat-names.js';
-import { Tomcat, TOMCAT_CRD_PATHS, Webapp } from '../apps/tomcat/src/tomcat.resource.js';
-import { quietLogs, tomcat, webapp } from '../apps/tomcat/src/__tests__/support/e2e-support.js';
+import { Tomcat, Webapp } from '../apps/tomcat/src/tomcat.resource.js';
+import { tomcat, tomcatOperatorPerTest, webapp } from '../apps/tomcat/src/__tests__/support/e2e-support.js';
 
-let env: OperatorTestEnvironment;
-beforeAll(async () => {
-  env = await OperatorTestEnvironment.start({
-    crds: TOMCAT_CRD_PATHS,
-    server: { simulateWorkloads: { readyDelayMs: 20 } },
-  });
-});
-afterAll(async () => {
-  await env?.stop();
-});
-
-let t: OperatorTestingContext | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
-
-async function operator(): Promise<OperatorTestingContext> {
-  t = await createOperatorTestingModule({
-    testEnvironment: env,
-    http: true,
-    imports: [
-      TomcatAppModule.forRoot({
-        logStream: quietLogs,
-        defaultMetrics: false,
-        operator: { logger: noopLogger },
-      }),
-    ],
-  });
-  return t;
-}
+const operator = tomcatOperatorPerTest({ http: true });
 
 const WAIT = { timeoutMs: 30_000 };
 

@@ -2,46 +2,15 @@
 // WAR, Tomcat names the workload kinds refuse, specs that turn invalid, and the guards that the
 // Deployment, Service and application list come back after someone edits or deletes them.
 import 'reflect-metadata';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
-import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
-import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
-import { TomcatAppModule } from '../app.module.js';
+import { ResourceID, ResourceTypes } from '@tosdk/core';
+import { waitFor } from '@tosdk/nestjs/testing';
 import { CONTEXTS_ANNOTATION, WEBAPP_LIST_KEY } from '../tomcat-names.js';
-import { Tomcat, TOMCAT_CRD_PATHS, Webapp } from '../tomcat.resource.js';
-import { quietLogs, tomcat, webapp } from './support/e2e-support.js';
+import { Tomcat, Webapp } from '../tomcat.resource.js';
+import { tomcat, tomcatOperatorPerTest, webapp } from './support/e2e-support.js';
 
-let env: OperatorTestEnvironment;
-beforeAll(async () => {
-  env = await OperatorTestEnvironment.start({
-    crds: TOMCAT_CRD_PATHS,
-    server: { simulateWorkloads: { readyDelayMs: 20 } },
-  });
-});
-afterAll(async () => {
-  await env?.stop();
-});
-
-let current: OperatorTestingContext | undefined;
-afterEach(async () => {
-  await current?.close();
-  current = undefined;
-});
-
-async function operator(): Promise<OperatorTestingContext> {
-  current = await createOperatorTestingModule({
-    testEnvironment: env,
-    imports: [
-      TomcatAppModule.forRoot({
-        logStream: quietLogs,
-        defaultMetrics: false,
-        operator: { logger: noopLogger },
-      }),
-    ],
-  });
-  return current;
-}
+const operator = tomcatOperatorPerTest();
 
 const WAIT = { timeoutMs: 30_000 };
 // how long a condition that should follow a reconcile is given before the test calls it missing
