@@ -3,13 +3,13 @@ import { describe, expect, it } from '@jest/globals';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import { KubernetesClient, ResourceTypes, UpdateControl } from '@tosdk/core';
 import ts from 'typescript';
 import { OperatorModule, Reconciler } from '../index.js';
 import type { OperatorModuleOptions } from '../index.js';
+import { CapturingLogger } from './support/capturing-logger.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -22,32 +22,6 @@ function offline(): OperatorModuleOptions {
     currentContext: 'x',
   });
   return { client: KubernetesClient.fromKubeConfig(kc), autoStart: false, readEnvironment: false };
-}
-
-/** A Nest logger that keeps what is written, as a user reading the console would see it. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; text: string }[] = [];
-  private add(level: string, message: unknown): void {
-    this.lines.push({ level, text: typeof message === 'string' ? message : JSON.stringify(message) });
-  }
-  log(message: unknown): void {
-    this.add('log', message);
-  }
-  error(message: unknown): void {
-    this.add('error', message);
-  }
-  warn(message: unknown): void {
-    this.add('warn', message);
-  }
-  debug(message: unknown): void {
-    this.add('debug', message);
-  }
-  verbose(message: unknown): void {
-    this.add('verbose', message);
-  }
-  warnings(): string[] {
-    return this.lines.filter((l) => l.level === 'warn').map((l) => l.text);
-  }
 }
 
 async function bootstrap(providers: unknown[]): Promise<{ module: TestingModule; logger: CapturingLogger }> {

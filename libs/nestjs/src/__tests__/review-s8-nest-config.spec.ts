@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { LoggerService } from '@nestjs/common';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
@@ -15,6 +14,7 @@ import {
   Reconciler,
 } from '../index.js';
 import type { ControllerConfigurationOverrider, OperatorModuleOptions } from '../index.js';
+import { CapturingLogger } from './support/capturing-logger.js';
 
 function offlineClient(): KubernetesClient {
   const kc = new KubeConfig();
@@ -32,32 +32,6 @@ const offline = (extra: OperatorModuleOptions = {}): OperatorModuleOptions => ({
   readEnvironment: false,
   ...extra,
 });
-
-/** A Nest logger that keeps what is written, as a user reading the console would see it. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; text: string }[] = [];
-  private add(level: string, message: unknown): void {
-    this.lines.push({ level, text: typeof message === 'string' ? message : JSON.stringify(message) });
-  }
-  log(message: unknown): void {
-    this.add('log', message);
-  }
-  error(message: unknown): void {
-    this.add('error', message);
-  }
-  warn(message: unknown): void {
-    this.add('warn', message);
-  }
-  debug(message: unknown): void {
-    this.add('debug', message);
-  }
-  verbose(message: unknown): void {
-    this.add('verbose', message);
-  }
-  warnings(): string[] {
-    return this.lines.filter((l) => l.level === 'warn').map((l) => l.text);
-  }
-}
 
 @Reconciler({ resource: ResourceTypes.ConfigMap, name: 'maps' })
 class MapsReconciler {

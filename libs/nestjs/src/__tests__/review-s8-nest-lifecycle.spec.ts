@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LoggerService } from '@nestjs/common';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import { LazyModuleLoader } from '@nestjs/core';
 import { ResourceID, ResourceTypes, UpdateControl } from '@tosdk/core';
@@ -8,29 +7,7 @@ import type { KubernetesResource } from '@tosdk/core';
 import { OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
 import type { OperatorTestingContext } from '../testing/index.js';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../testing/index.js';
-
-/** A Nest logger that keeps what is written, as a user reading the console would see it. */
-class CapturingLogger implements LoggerService {
-  readonly lines: { level: string; text: string }[] = [];
-  private add(level: string, message: unknown): void {
-    this.lines.push({ level, text: typeof message === 'string' ? message : JSON.stringify(message) });
-  }
-  log(message: unknown): void {
-    this.add('log', message);
-  }
-  error(message: unknown): void {
-    this.add('error', message);
-  }
-  warn(message: unknown): void {
-    this.add('warn', message);
-  }
-  debug(message: unknown): void {
-    this.add('debug', message);
-  }
-  verbose(message: unknown): void {
-    this.add('verbose', message);
-  }
-}
+import { CapturingLogger } from './support/capturing-logger.js';
 
 /** resourceVersions each reconcile saw, by object name. */
 const seen = new Map<string, string[]>();
