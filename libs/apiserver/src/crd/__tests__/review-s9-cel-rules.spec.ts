@@ -1,0 +1,266 @@
+import { describe, expect, it } from '@jest/globals';
+import { compileCrd } from '../index.js';
+import type { CompiledVersion, JsonSchemaProps } from '../index.js';
+import type { JsonObject, StatusCause } from '../../types.js';
+
+/**
+ * Adversarial review (session 9): x-kubernetes-validations (CEL) and OpenAPI validation of custom
+ * resources against what kube-apiserver does. References are to kubernetes/kubernetes,
+ * staging/src/k8s.io/apiextensions-apiserver/pkg: apiserver/schema/cel/validation.go (the CEL
+ * validator), apiserver/validation/ratcheting.go (schema ratcheting), registry/customresource/
+ * strategy.go (hasBlockingErr), apis/apiextensions/validation/validation.go (CRD checks), and to
+ * kubernetes/kube-openapi pkg/validation/strfmt/default.go (formats).
+ */
+
+const crdOf = (schema: JsonSchemaProps): JsonObject => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gadgets.s9.tosdk.io' },
+  spec: {
+    group: 's9.tosdk.io',
+    scope: 'Namespaced',
+    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+  },
+});
+
+/** The compiled v1 of a CRD whose `spec` has the given schema. */
+function specVersion(spec: JsonSchemaProps): CompiledVersion {
+  const v = compileCrd(crdOf({ type: 'object', properties: { spec } })).versions[0];
+  if (!v) throw new Error('no version');
+  return v;
+}
+
+/** The causes a CRD with this `spec` schema is rejected for (empty when it is accepted). */
+function crdCauses(spec: JsonSchemaProps): string[] {
+  try {
+    compileCrd(crdOf({ type: 'object', properties: { spec } }));
+    return [];
+  } catch (err) {
+    return lines((err as { causes: StatusCause[] }).causes);
+  }
+}
+
+const gadget = (spec: JsonObject): JsonObject => ({
+  apiVersion: 's9.tosdk.io/v1',
+  kind: 'Gadget',
+  metadata: { name: 'g', namespace: 'default' },
+  spec,
+});
+const lines = (causes: StatusCause[]): string[] => causes.map((c) => `${c.field}: ${c.message}`);
+const create = (v: CompiledVersion, spec: JsonObject): string[] => lines(v.admit(gadget(spec), 'create'));
+const update = (v: CompiledVersion, spec: JsonObject, oldSpec: JsonObject): string[] =>
+  lines(v.admit(gadget(spec), 'update', { old: gadget(oldSpec) }));
+
+describe('review s9: CEL rules and schema validation of custom resources', () => {
+  // validation.go validateExpressions: a runtime error is reported as
+  // fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule)), and a "no such overload"
+  // (which only int-or-string and other dyn values reach) as
+  // "'%v': call arguments did not match a supported operator, function or macro signature for rule: %v".
+  it.failing(
+    '[FINDING S9-CEL1] a rule that fails to evaluate is worded "<error> evaluating rule: <rule>" as kube-apiserver words it, not "<rule>: <error>"',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: {
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          port: {
+            'x-kubernetes-int-or-string': true,
+            'x-kubernetes-validations': [{ rule: 'self > 0' }],
+          },
+        },
+        'x-kubernetes-validations': [{ rule: "self.labels['app'] == 'web'" }],
+      });
+      expect(create(v, { labels: {}, port: 'http' })).toEqual([
+        `spec: Invalid value: "object": no such key: app evaluating rule: self.labels['app'] == 'web'`,
+        `spec.port: Invalid value: "string": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self > 0`,
+      ]);
+    },
+  );
+
+  // validation.go validateExpressions: "We only validate non-null values. Rules that need to check
+  // for the state of a nullable value ... must do so from the surrounding schema."
+  it.failing(
+    '[FINDING S9-CEL2] the rules of a nullable field are not run when its value is null (kube-apiserver validates only non-null values)',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: {
+          nickname: {
+            type: 'string',
+            nullable: true,
+            'x-kubernetes-validations': [{ rule: 'self.size() >= 3', message: 'too short' }],
+          },
+        },
+      });
+      expect(create(v, { nickname: null })).toEqual([]);
+      expect(create(v, { nickname: 'ab' })).toEqual(['spec.nickname: Invalid value: "string": too short']);
+    },
+  );
+
+  // validation.go validator()/validate(): the x-kubernetes-validations of allOf entries are
+  // compiled (AllOfValidators) and run against the same value.
+  it.failing(
+    '[FINDING S9-CEL3] x-kubernetes-validations inside allOf are enforced (kube-apiserver runs them as AllOfValidators)',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: { min: { type: 'integer' }, max: { type: 'integer' } },
+        allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min > max' }] }],
+      });
+      expect(create(v, { min: 5, max: 1 })).toEqual(['spec: Invalid value: "object": min > max']);
+      expect(create(v, { min: 1, max: 5 })).toEqual([]);
+    },
+  );
+
+  // ratcheting.go correlateOldValueForChildAtNewIndex: items of a listType=map list correlate with
+  // the old item of the same keys, items of set/atomic lists with nothing, other lists by index.
+  it.failing(
+    '[FINDING S9-CEL4] ratcheting correlates list items as kube-apiserver does: map lists by key, set/atomic lists not per item',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: {
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: {
+                name: { type: 'string' },
+                protocol: { type: 'string', maxLength: 3 },
+                weight: {
+                  type: 'integer',
+                  'x-kubernetes-validations': [{ rule: 'self <= 10', message: 'weight over 10' }],
+                },
+              },
+            },
+          },
+          tags: {
+            type: 'array',
+            'x-kubernetes-list-type': 'atomic',
+            items: { type: 'string', maxLength: 3 },
+          },
+        },
+      });
+      // a stored entry that the schema now rejects stays acceptable when another entry is added before it
+      const legacy = { name: 'a', protocol: 'SCTPX', weight: 50 };
+      expect(update(v, { ports: [{ name: 'b' }, legacy] }, { ports: [legacy] })).toEqual([]);
+      // an atomic list is one value: once it changes, every invalid item in it is reported
+      expect(update(v, { tags: ['long', 'b'] }, { tags: ['long', 'a'] })).toEqual([
+        'spec.tags[0]: Too long: may not be more than 3 bytes',
+      ]);
+      // unchanged, it stays acceptable
+      expect(update(v, { tags: ['long', 'a'] }, { tags: ['long', 'a'] })).toEqual([]);
+    },
+  );
+
+  // apis/apiextensions/validation/validation.go: "oldSelf cannot be used on the uncorrelatable
+  // portion of the schema within %v", and optionalOldSelf "may not be set if oldSelf is not used in rule".
+  it.failing(
+    '[FINDING S9-CEL5] a CRD is rejected for a transition rule under a set/atomic list (never evaluated) and for optionalOldSelf without oldSelf',
+    () => {
+      const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
+      expect(
+        crdCauses({
+          type: 'object',
+          properties: {
+            names: {
+              type: 'array',
+              maxItems: 10,
+              items: {
+                type: 'string',
+                maxLength: 10,
+                'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }],
+              },
+            },
+          },
+        }),
+      ).toEqual([
+        `${base}.properties[names].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${base}.properties[names].items`,
+      ]);
+      expect(
+        crdCauses({
+          type: 'object',
+          properties: { x: { type: 'integer' } },
+          'x-kubernetes-validations': [{ rule: 'self.x > 0', optionalOldSelf: true }],
+        }),
+      ).toEqual([
+        `${base}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
+      ]);
+    },
+  );
+
+  // validation.go ruleMessageOrDefault/ruleErrorString and evalMessageExpression: the rule, the
+  // message and the messageExpression's result are strings.TrimSpace'd ("rule: |" in YAML ends in "\n").
+  it.failing(
+    '[FINDING S9-CEL6] the failure message is trimmed as kube-apiserver trims it (a YAML block rule ends in a newline)',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: { x: { type: 'integer' } },
+        'x-kubernetes-validations': [
+          { rule: 'self.x > 0\n' },
+          { rule: 'self.x > 1', message: ' x must be over 1 ' },
+          { rule: 'self.x > 2', messageExpression: "' x is ' + string(self.x) + ' '" },
+        ],
+      });
+      expect(create(v, { x: 0 })).toEqual([
+        'spec: Invalid value: "object": failed rule: self.x > 0',
+        'spec: Invalid value: "object": x must be over 1',
+        'spec: Invalid value: "object": x is 0',
+      ]);
+    },
+  );
+
+  // kube-openapi strfmt default.go: "uri" is govalidator.IsRequestURI (Go's url.ParseRequestURI: an
+  // absolute URI or an absolute path), "email" is net/mail.ParseAddress (a display name is allowed).
+  it.failing(
+    '[FINDING S9-CEL7] format uri accepts an absolute path and format email a named address, as kube-openapi does',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        properties: { path: { type: 'string', format: 'uri' }, owner: { type: 'string', format: 'email' } },
+      });
+      expect(create(v, { path: '/healthz', owner: 'Jo Smith <jo@example.com>' })).toEqual([]);
+      expect(create(v, { path: 'healthz', owner: 'jo' })).toEqual([
+        'spec.path: Invalid value: "healthz": spec.path in body must be of type uri: "healthz"',
+        'spec.owner: Invalid value: "jo": spec.owner in body must be of type email: "jo"',
+      ]);
+    },
+  );
+
+  // strategy.go hasBlockingErr: NotSupported, Required, TooLong, TooMany and TypeInvalid errors
+  // block the CEL rules (decided on the errors left after ratcheting).
+  it.failing(
+    '[FINDING S9-CEL8] a missing required field, an unsupported enum value or a too long string stops the rules as in kube-apiserver; a ratcheted type error does not',
+    () => {
+      const v = specVersion({
+        type: 'object',
+        required: ['size'],
+        properties: {
+          size: { type: 'integer' },
+          mode: { type: 'string', enum: ['a', 'c'] },
+          legacy: { type: 'integer' },
+        },
+        'x-kubernetes-validations': [
+          { rule: 'self.size > 0' },
+          { rule: "self.mode != 'b'", message: 'not b' },
+        ],
+      });
+      const notChecked =
+        ': Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+      expect(create(v, { mode: 'a' })).toEqual(['spec.size: Required value', notChecked]);
+      expect(create(v, { size: 1, mode: 'b' })).toEqual([
+        'spec.mode: Unsupported value: "b": supported values: "a", "c"',
+        notChecked,
+      ]);
+      // a stored field of the wrong type is ratcheted; the rules still run
+      expect(update(v, { size: 0, legacy: 'x' }, { size: 1, legacy: 'x' })).toEqual([
+        'spec: Invalid value: "object": failed rule: self.size > 0',
+      ]);
+    },
+  );
+});
