@@ -202,7 +202,7 @@ describe('CEL cost limits', () => {
     });
     expect(v.admit(obj(10), 'create')).toEqual([]);
     expect(v.admit(obj(800), 'create').map((c) => `${c.field}: ${c.message}`)).toEqual([
-      `spec: Invalid value: "object": call cost exceeds limit for rule: ${quadratic}`,
+      `spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${quadratic}`,
     ]);
   });
 });

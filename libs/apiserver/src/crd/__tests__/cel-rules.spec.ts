@@ -362,7 +362,7 @@ describe('x-kubernetes-validations in admit', () => {
       },
     });
     expect(lines(v.admit(cr({}), 'create'))).toEqual([
-      'spec: Invalid value: "object": self.a > 0: no such key: a',
+      'spec: Invalid value: "object": no such key: a evaluating rule: self.a > 0',
     ]);
   });
 });

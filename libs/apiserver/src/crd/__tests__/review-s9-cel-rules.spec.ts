@@ -57,26 +57,23 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
   // fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule)), and a "no such overload"
   // (which only int-or-string and other dyn values reach) as
   // "'%v': call arguments did not match a supported operator, function or macro signature for rule: %v".
-  it.failing(
-    '[FINDING S9-CEL1] a rule that fails to evaluate is worded "<error> evaluating rule: <rule>" as kube-apiserver words it, not "<rule>: <error>"',
-    () => {
-      const v = specVersion({
-        type: 'object',
-        properties: {
-          labels: { type: 'object', additionalProperties: { type: 'string' } },
-          port: {
-            'x-kubernetes-int-or-string': true,
-            'x-kubernetes-validations': [{ rule: 'self > 0' }],
-          },
+  it('[FINDING S9-CEL1] a rule that fails to evaluate is worded "<error> evaluating rule: <rule>" as kube-apiserver words it, not "<rule>: <error>"', () => {
+    const v = specVersion({
+      type: 'object',
+      properties: {
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        port: {
+          'x-kubernetes-int-or-string': true,
+          'x-kubernetes-validations': [{ rule: 'self > 0' }],
         },
-        'x-kubernetes-validations': [{ rule: "self.labels['app'] == 'web'" }],
-      });
-      expect(create(v, { labels: {}, port: 'http' })).toEqual([
-        `spec: Invalid value: "object": no such key: app evaluating rule: self.labels['app'] == 'web'`,
-        `spec.port: Invalid value: "string": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self > 0`,
-      ]);
-    },
-  );
+      },
+      'x-kubernetes-validations': [{ rule: "self.labels['app'] == 'web'" }],
+    });
+    expect(create(v, { labels: {}, port: 'http' })).toEqual([
+      `spec: Invalid value: "object": no such key: app evaluating rule: self.labels['app'] == 'web'`,
+      `spec.port: Invalid value: "string": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self > 0`,
+    ]);
+  });
 
   // validation.go validateExpressions: "We only validate non-null values. Rules that need to check
   // for the state of a nullable value ... must do so from the surrounding schema."
@@ -195,25 +192,22 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
 
   // validation.go ruleMessageOrDefault/ruleErrorString and evalMessageExpression: the rule, the
   // message and the messageExpression's result are strings.TrimSpace'd ("rule: |" in YAML ends in "\n").
-  it.failing(
-    '[FINDING S9-CEL6] the failure message is trimmed as kube-apiserver trims it (a YAML block rule ends in a newline)',
-    () => {
-      const v = specVersion({
-        type: 'object',
-        properties: { x: { type: 'integer' } },
-        'x-kubernetes-validations': [
-          { rule: 'self.x > 0\n' },
-          { rule: 'self.x > 1', message: ' x must be over 1 ' },
-          { rule: 'self.x > 2', messageExpression: "' x is ' + string(self.x) + ' '" },
-        ],
-      });
-      expect(create(v, { x: 0 })).toEqual([
-        'spec: Invalid value: "object": failed rule: self.x > 0',
-        'spec: Invalid value: "object": x must be over 1',
-        'spec: Invalid value: "object": x is 0',
-      ]);
-    },
-  );
+  it('[FINDING S9-CEL6] the failure message is trimmed as kube-apiserver trims it (a YAML block rule ends in a newline)', () => {
+    const v = specVersion({
+      type: 'object',
+      properties: { x: { type: 'integer' } },
+      'x-kubernetes-validations': [
+        { rule: 'self.x > 0\n' },
+        { rule: 'self.x > 1', message: ' x must be over 1 ' },
+        { rule: 'self.x > 2', messageExpression: "' x is ' + string(self.x) + ' '" },
+      ],
+    });
+    expect(create(v, { x: 0 })).toEqual([
+      'spec: Invalid value: "object": failed rule: self.x > 0',
+      'spec: Invalid value: "object": x must be over 1',
+      'spec: Invalid value: "object": x is 0',
+    ]);
+  });
 
   // kube-openapi strfmt default.go: "uri" is govalidator.IsRequestURI (Go's url.ParseRequestURI: an
   // absolute URI or an absolute path), "email" is net/mail.ParseAddress (a display name is allowed).

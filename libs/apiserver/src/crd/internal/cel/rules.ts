@@ -487,7 +487,17 @@ function check(
   if (old !== undefined) shapes.set('oldSelf', shapeOfValue(old));
   const cost = costOf(rule.expr, shapes);
   if (cost > PER_CALL_LIMIT) {
-    out.push(located(invalid(field, typeName, `call cost exceeds limit for rule: ${rule.rule}`)));
+    // kube-apiserver stops validating the object once one rule passes the per-call limit
+    budget.exhausted = true;
+    out.push(
+      located(
+        invalid(
+          field,
+          typeName,
+          `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+        ),
+      ),
+    );
     return;
   }
   budget.remaining -= cost;
@@ -506,13 +516,31 @@ function check(
   }
   const result = rule.program(vars);
   if (isCelError(result)) {
-    out.push(located(invalid(field, typeName, `${rule.rule}: ${kubeErrorText(result.message)}`)));
+    out.push(located(invalid(field, typeName, evaluationError(kubeErrorText(result.message), rule))));
     return;
   }
   if (result === true) return;
   const detail = result === false ? messageOf(rule, vars) : `rule did not evaluate to a bool: ${rule.rule}`;
   out.push(located(causeFor(rule.reason, field, typeName, detail)));
 }
+
+/**
+ * kube-apiserver's wording of a rule that fails to evaluate: `<error> evaluating rule: <rule>`, and for
+ * an overload error (only `dyn` values such as int-or-string get past the type check) its longer text.
+ */
+function evaluationError(error: string, rule: CompiledRule): string {
+  if (error.startsWith('no such overload'))
+    return `'${error}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`;
+  return `${error} evaluating rule: ${ruleErrorString(rule)}`;
+}
+
+/** The rule as kube-apiserver names it in errors: its message when set, else its text (both trimmed). */
+function ruleErrorString(rule: CompiledRule): string {
+  return (rule.message ?? rule.rule).trim();
+}
+
+/** kube-apiserver's limit on a messageExpression's result (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
+const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
 /** cel-go's wording of the errors users see most. */
 function kubeErrorText(message: string): string {
@@ -525,10 +553,13 @@ function kubeErrorText(message: string): string {
 function messageOf(rule: CompiledRule, vars: Record<string, CelInput>): string {
   if (rule.messageExpression) {
     const m = rule.messageExpression.program(vars);
-    if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) return m;
-    // an error, a non-string or an empty or multi-line message falls back, as kube-apiserver does
+    const text = typeof m === 'string' ? m.trim() : '';
+    if (text !== '' && !text.includes('\n') && Buffer.byteLength(text) <= MAX_MESSAGE_EXPRESSION_BYTES)
+      return text;
+    // an error, a non-string or an empty, multi-line or too long message falls back, as kube-apiserver does
   }
-  return rule.message ?? `failed rule: ${rule.rule}`;
+  // kube-apiserver trims both (a YAML block scalar `rule: |` ends in a newline)
+  return rule.message !== undefined ? rule.message.trim() : `failed rule: ${rule.rule.trim()}`;
 }
 
 function causeFor(reason: string | undefined, field: string, typeName: string, detail: string): StatusCause {
