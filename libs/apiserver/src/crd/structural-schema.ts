@@ -103,14 +103,16 @@ function checkValueValidations(
   skipAnyOf: boolean,
   skipFirstAllOfAnyOf: boolean,
   errs: StatusCause[],
+  celAllowed = true,
 ): void {
+  // Rules may sit in allOf (kube-apiserver runs them on the same value), not in anyOf/oneOf/not.
   if (!skipAnyOf)
-    (s.anyOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'anyOf'), i), false, errs));
+    (s.anyOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'anyOf'), i), false, errs, false));
   (s.allOf ?? []).forEach((v, i) =>
-    checkNested(v, index(child(path, 'allOf'), i), skipFirstAllOfAnyOf && i === 0, errs),
+    checkNested(v, index(child(path, 'allOf'), i), skipFirstAllOfAnyOf && i === 0, errs, celAllowed),
   );
-  (s.oneOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'oneOf'), i), false, errs));
-  if (asSchema(s.not)) checkNested(s.not as JsonSchemaProps, child(path, 'not'), false, errs);
+  (s.oneOf ?? []).forEach((v, i) => checkNested(v, index(child(path, 'oneOf'), i), false, errs, false));
+  if (asSchema(s.not)) checkNested(s.not as JsonSchemaProps, child(path, 'not'), false, errs, false);
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string')
       errs.push(invalid(child(path, 'pattern'), s.pattern, 'must be a string'));
@@ -128,14 +130,23 @@ function checkValueValidations(
 }
 
 /** A schema inside a value validation: it may only constrain values, never add structure. */
-function checkNested(v: JsonSchemaProps, path: string, skipAnyOf: boolean, errs: StatusCause[]): void {
-  checkValueValidations(v, path, skipAnyOf, false, errs);
+function checkNested(
+  v: JsonSchemaProps,
+  path: string,
+  skipAnyOf: boolean,
+  errs: StatusCause[],
+  celAllowed: boolean,
+): void {
+  checkValueValidations(v, path, skipAnyOf, false, errs, celAllowed);
   const items = asSchema(v.items);
-  if (items) checkNested(items, child(path, 'items'), false, errs);
+  if (items) checkNested(items, child(path, 'items'), false, errs, celAllowed);
   for (const [k, sub] of Object.entries(v.properties ?? {})) {
     const p = asSchema(sub);
-    if (p) checkNested(p, key(child(path, 'properties'), k), false, errs);
+    if (p) checkNested(p, key(child(path, 'properties'), k), false, errs, celAllowed);
   }
+  const rules = v['x-kubernetes-validations'];
+  if (!celAllowed && Array.isArray(rules) && rules.length > 0)
+    errs.push(forbidden(child(path, 'x-kubernetes-validations'), 'must be empty to be structural'));
   for (const [k, message] of NOT_IN_VALUE_VALIDATION) {
     const value = v[k];
     const set =

@@ -77,38 +77,42 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
 
   // validation.go validateExpressions: "We only validate non-null values. Rules that need to check
   // for the state of a nullable value ... must do so from the surrounding schema."
-  it.failing(
-    '[FINDING S9-CEL2] the rules of a nullable field are not run when its value is null (kube-apiserver validates only non-null values)',
-    () => {
-      const v = specVersion({
-        type: 'object',
-        properties: {
-          nickname: {
-            type: 'string',
-            nullable: true,
-            'x-kubernetes-validations': [{ rule: 'self.size() >= 3', message: 'too short' }],
-          },
+  it('[FINDING S9-CEL2] the rules of a nullable field are not run when its value is null (kube-apiserver validates only non-null values)', () => {
+    const v = specVersion({
+      type: 'object',
+      properties: {
+        nickname: {
+          type: 'string',
+          nullable: true,
+          'x-kubernetes-validations': [{ rule: 'self.size() >= 3', message: 'too short' }],
         },
-      });
-      expect(create(v, { nickname: null })).toEqual([]);
-      expect(create(v, { nickname: 'ab' })).toEqual(['spec.nickname: Invalid value: "string": too short']);
-    },
-  );
+      },
+    });
+    expect(create(v, { nickname: null })).toEqual([]);
+    expect(create(v, { nickname: 'ab' })).toEqual(['spec.nickname: Invalid value: "string": too short']);
+  });
 
   // validation.go validator()/validate(): the x-kubernetes-validations of allOf entries are
   // compiled (AllOfValidators) and run against the same value.
-  it.failing(
-    '[FINDING S9-CEL3] x-kubernetes-validations inside allOf are enforced (kube-apiserver runs them as AllOfValidators)',
-    () => {
-      const v = specVersion({
+  it('[FINDING S9-CEL3] x-kubernetes-validations inside allOf are enforced (kube-apiserver runs them as AllOfValidators); in anyOf/oneOf/not they are rejected', () => {
+    const v = specVersion({
+      type: 'object',
+      properties: { min: { type: 'integer' }, max: { type: 'integer' } },
+      allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min > max' }] }],
+    });
+    expect(create(v, { min: 5, max: 1 })).toEqual(['spec: Invalid value: "object": min > max']);
+    expect(create(v, { min: 1, max: 5 })).toEqual([]);
+    // structural/validation.go validateValueValidation: rules in anyOf, oneOf and not are forbidden
+    expect(
+      crdCauses({
         type: 'object',
-        properties: { min: { type: 'integer' }, max: { type: 'integer' } },
-        allOf: [{ 'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min > max' }] }],
-      });
-      expect(create(v, { min: 5, max: 1 })).toEqual(['spec: Invalid value: "object": min > max']);
-      expect(create(v, { min: 1, max: 5 })).toEqual([]);
-    },
-  );
+        properties: { min: { type: 'integer' } },
+        anyOf: [{ 'x-kubernetes-validations': [{ rule: 'self.min > 0' }] }],
+      }),
+    ).toEqual([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].anyOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural',
+    ]);
+  });
 
   // ratcheting.go correlateOldValueForChildAtNewIndex: items of a listType=map list correlate with
   // the old item of the same keys, items of set/atomic lists with nothing, other lists by index.

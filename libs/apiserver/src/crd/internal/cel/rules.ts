@@ -288,27 +288,54 @@ export function unsupportedRules(schema: JsonSchemaProps): SkippedRule[] {
   return skipped;
 }
 
+/**
+ * Visits every schema node that can carry rules, with the structural node that types its values:
+ * the node itself, or for an `allOf` entry (whose rules kube-apiserver runs against the same value)
+ * the node the entry belongs to.
+ */
 function walkSchema(
   s: JsonSchemaProps,
   path: string,
   cardinality: number,
-  visit: (s: JsonSchemaProps, path: string, cardinality: number, schemaPath: string) => void,
+  visit: (
+    s: JsonSchemaProps,
+    path: string,
+    cardinality: number,
+    schemaPath: string,
+    node: JsonSchemaProps,
+  ) => void,
   schemaPath = '',
+  node: JsonSchemaProps = s,
 ): void {
-  visit(s, path, cardinality, schemaPath);
+  visit(s, path, cardinality, schemaPath, node);
+  (s.allOf ?? []).forEach((entry, i) => {
+    const a = asSchema(entry);
+    if (a) walkSchema(a, path, cardinality, visit, `${schemaPath}.allOf[${i}]`, node);
+  });
   for (const [k, v] of Object.entries(s.properties ?? {})) {
     const sub = asSchema(v);
-    if (sub) walkSchema(sub, path ? `${path}.${k}` : k, cardinality, visit, `${schemaPath}.properties[${k}]`);
+    const subNode = s === node ? sub : (asSchema(node.properties?.[k]) ?? mapValueSchema(node));
+    if (sub && subNode)
+      walkSchema(
+        sub,
+        path ? `${path}.${k}` : k,
+        cardinality,
+        visit,
+        `${schemaPath}.properties[${k}]`,
+        subNode,
+      );
   }
   const ap = mapValueSchema(s);
-  if (ap) {
-    const n = shapeOfSchema(s).max;
-    walkSchema(ap, `${path}[*]`, cardinality * n, visit, `${schemaPath}.additionalProperties`);
+  const apNode = s === node ? ap : mapValueSchema(node);
+  if (ap && apNode) {
+    const n = shapeOfSchema(node).max;
+    walkSchema(ap, `${path}[*]`, cardinality * n, visit, `${schemaPath}.additionalProperties`, apNode);
   }
   const items = asSchema(s.items);
-  if (items) {
-    const n = shapeOfSchema(s).max;
-    walkSchema(items, `${path}[*]`, cardinality * n, visit, `${schemaPath}.items`);
+  const itemsNode = s === node ? items : asSchema(node.items);
+  if (items && itemsNode) {
+    const n = shapeOfSchema(node).max;
+    walkSchema(items, `${path}[*]`, cardinality * n, visit, `${schemaPath}.items`, itemsNode);
   }
 }
 
@@ -320,10 +347,11 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
   const errs: StatusCause[] = [];
   let total = 0;
   const contributors: { field: string; cost: number }[] = [];
-  walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath) => {
+  walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath, node) => {
     const rules = s['x-kubernetes-validations'];
     if (!Array.isArray(rules)) return;
-    const shape = schemaPath === '' ? rootShape(s) : shapeOfSchema(s);
+    const root = node === schema;
+    const shape = root ? rootShape(node) : shapeOfSchema(node);
     rules.forEach((raw, i) => {
       if (!isObject(raw) || typeof raw.rule !== 'string' || raw.rule.trim() === '') return;
       const field = `${base}${schemaPath}.x-kubernetes-validations[${i}]`;
@@ -352,8 +380,8 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
         c.messageExpression && typeof raw.messageExpression === 'string'
           ? { parsed: c.messageExpression.parsed, text: raw.messageExpression }
           : undefined,
-        s,
-        schemaPath === '',
+        node,
+        root,
         field,
       );
       if (typeError) {
@@ -406,33 +434,48 @@ export function evaluateRules(
 ): LocatedCause[] {
   const out: LocatedCause[] = [];
   const budget: Budget = { remaining: RUNTIME_BUDGET, exhausted: false };
-  walk(obj, old, schema, [], true, out, budget);
+  walk(obj, old, schema, schema, [], true, out, budget);
   return out;
 }
 
+/**
+ * Runs the rules of `rules` over `value` and recurses into its children. `node` is the structural
+ * schema that types the value; it is `rules` itself except for an `allOf` entry, whose rules (and
+ * its properties' rules) kube-apiserver runs against the same value.
+ */
 function walk(
   value: unknown,
   old: unknown,
-  s: JsonSchemaProps,
+  rules: JsonSchemaProps,
+  node: JsonSchemaProps,
   segs: (string | number)[],
   root: boolean,
   out: LocatedCause[],
   budget: Budget,
 ): void {
-  if (value === undefined || budget.exhausted) return;
-  const rules = compileNode(s);
-  if (rules.length > 0) {
-    const self = toCel(value, s, root);
-    const oldSelf = old === undefined ? undefined : toCel(old, s, root);
-    for (const rule of rules) {
+  // kube-apiserver validates only non-null values: a rule about a nullable field's null sits on its parent
+  if (value === undefined || value === null || budget.exhausted) return;
+  const compiled = compileNode(rules);
+  if (compiled.length > 0) {
+    const self = toCel(value, node, root);
+    const oldSelf = old === undefined || old === null ? undefined : toCel(old, node, root);
+    // an allOf entry's errors ratchet on the parent's value, as kube-apiserver's (nearestParentCorrelation)
+    const ratchetAt = rules === node ? segs : segs.slice(0, -1);
+    for (const rule of compiled) {
       if (budget.exhausted) return;
-      check(rule, value, old, self, oldSelf, s, segs, out, budget);
+      check(rule, value, old, self, oldSelf, node, segs, ratchetAt, out, budget);
     }
   }
+  for (const entry of rules.allOf ?? []) {
+    const a = asSchema(entry);
+    if (a) walk(value, old, a, node, segs, root, out, budget);
+  }
   if (Array.isArray(value)) {
-    const items = asSchema(s.items);
-    if (!items) return;
-    const keys = s['x-kubernetes-list-type'] === 'map' ? (s['x-kubernetes-list-map-keys'] ?? []) : undefined;
+    const items = asSchema(rules.items);
+    const itemsNode = rules === node ? items : asSchema(node.items);
+    if (!items || !itemsNode) return;
+    const keys =
+      node['x-kubernetes-list-type'] === 'map' ? (node['x-kubernetes-list-map-keys'] ?? []) : undefined;
     value.forEach((item, i) => {
       // Only map lists correlate items with the old list (by their keys), as in Kubernetes.
       const before =
@@ -441,17 +484,19 @@ function walk(
               (o) => isObject(o) && isObject(item) && keys.every((k) => o[k] === item[k]),
             )
           : undefined;
-      walk(item, before, items, [...segs, i], false, out, budget);
+      walk(item, before, items, itemsNode, [...segs, i], false, out, budget);
     });
     return;
   }
   if (!isObject(value)) return;
   const oldObj = isObject(old) ? old : undefined;
-  const mapValues = mapValueSchema(s);
+  const mapValues = mapValueSchema(rules);
+  const nodeMapValues = rules === node ? mapValues : mapValueSchema(node);
   for (const [k, v] of Object.entries(value)) {
     if (root && k === 'metadata') continue;
-    const sub = asSchema(s.properties?.[k]) ?? mapValues;
-    if (sub) walk(v, oldObj?.[k], sub, [...segs, k], false, out, budget);
+    const sub = asSchema(rules.properties?.[k]) ?? mapValues;
+    const subNode = rules === node ? sub : (asSchema(node.properties?.[k]) ?? nodeMapValues);
+    if (sub && subNode) walk(v, oldObj?.[k], sub, subNode, [...segs, k], false, out, budget);
   }
 }
 
@@ -467,6 +512,7 @@ function check(
   oldSelf: CelInput | undefined,
   s: JsonSchemaProps,
   segs: (string | number)[],
+  ratchetAt: (string | number)[],
   out: LocatedCause[],
   budget: Budget,
 ): void {
@@ -480,7 +526,7 @@ function check(
   const field = renderPath(at);
   const located = (cause: StatusCause): LocatedCause => ({
     cause,
-    segments: segs,
+    segments: ratchetAt,
     noRatchet: rule.transition,
   });
   const shapes = new Map<string, Shape>([['self', shapeOfValue(value)]]);
