@@ -11,9 +11,10 @@ import type { SkippedRule } from './internal/cel/rules.js';
 import { applyDefaults, dropNonNullableNulls } from './internal/defaulting.js';
 import type { LocatedCause } from './internal/located-cause.js';
 import { pruneObject } from './internal/prune.js';
+import { unchangedAt } from './internal/ratchet.js';
 import { SchemaValidator } from './internal/schema-validator.js';
 import { structuralChecks } from './internal/structural-checks.js';
-import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
+import { arrayAt, isObject, objectAt, stringAt } from './json-util.js';
 import { compareKubeVersions } from './kube-version.js';
 import { buildPatchSchema } from './patch-schema.js';
 import type { PrinterColumn, PrinterColumnType } from './printer-column.js';
@@ -208,7 +209,7 @@ function compileVersion(
         else located.push(...evaluateRules(obj, schema, old));
       }
       return located
-        .filter((l) => !old || l.noRatchet === true || !unchanged(l, obj, old))
+        .filter((l) => !old || l.noRatchet === true || !unchangedAt(l.segments, obj, old, schema))
         .map((l) => l.cause);
     },
     applyDefaults(obj) {
@@ -281,21 +282,4 @@ function compileColumns(raw: unknown[]): PrinterColumn[] {
     if (format) col.format = format;
     return col;
   });
-}
-
-function lookup(obj: unknown, segments: readonly (string | number)[]): { found: boolean; value: unknown } {
-  let cur: unknown = obj;
-  for (const s of segments) {
-    if (Array.isArray(cur) && typeof s === 'number' && s < cur.length) cur = cur[s];
-    else if (isObject(cur) && typeof s === 'string' && s in cur) cur = cur[s];
-    else return { found: false, value: undefined };
-  }
-  return { found: true, value: cur };
-}
-
-/** Ratcheting: a cause on a value that is the same in the stored object is not the user's new mistake. */
-function unchanged(l: LocatedCause, obj: JsonObject, old: JsonObject): boolean {
-  const now = lookup(obj, l.segments);
-  const before = lookup(old, l.segments);
-  return now.found === before.found && jsonEqual(now.value, before.value);
 }
