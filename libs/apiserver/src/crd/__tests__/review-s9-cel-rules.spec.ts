@@ -157,39 +157,36 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
 
   // apis/apiextensions/validation/validation.go: "oldSelf cannot be used on the uncorrelatable
   // portion of the schema within %v", and optionalOldSelf "may not be set if oldSelf is not used in rule".
-  it.failing(
-    '[FINDING S9-CEL5] a CRD is rejected for a transition rule under a set/atomic list (never evaluated) and for optionalOldSelf without oldSelf',
-    () => {
-      const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
-      expect(
-        crdCauses({
-          type: 'object',
-          properties: {
-            names: {
-              type: 'array',
-              maxItems: 10,
-              items: {
-                type: 'string',
-                maxLength: 10,
-                'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }],
-              },
+  it('[FINDING S9-CEL5] a CRD is rejected for a transition rule under a set/atomic list (never evaluated) and for optionalOldSelf without oldSelf', () => {
+    const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: {
+          names: {
+            type: 'array',
+            maxItems: 10,
+            items: {
+              type: 'string',
+              maxLength: 10,
+              'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }],
             },
           },
-        }),
-      ).toEqual([
-        `${base}.properties[names].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${base}.properties[names].items`,
-      ]);
-      expect(
-        crdCauses({
-          type: 'object',
-          properties: { x: { type: 'integer' } },
-          'x-kubernetes-validations': [{ rule: 'self.x > 0', optionalOldSelf: true }],
-        }),
-      ).toEqual([
-        `${base}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
-      ]);
-    },
-  );
+        },
+      }),
+    ).toEqual([
+      `${base}.properties[names].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${base}.properties[names].items`,
+    ]);
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: { x: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: 'self.x > 0', optionalOldSelf: true }],
+      }),
+    ).toEqual([
+      `${base}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
+    ]);
+  });
 
   // validation.go ruleMessageOrDefault/ruleErrorString and evalMessageExpression: the rule, the
   // message and the messageExpression's result are strings.TrimSpace'd ("rule: |" in YAML ends in "\n").

@@ -303,14 +303,16 @@ function walkSchema(
     cardinality: number,
     schemaPath: string,
     node: JsonSchemaProps,
+    uncorrelatable: string | undefined,
   ) => void,
   schemaPath = '',
   node: JsonSchemaProps = s,
+  uncorrelatable: string | undefined = undefined,
 ): void {
-  visit(s, path, cardinality, schemaPath, node);
+  visit(s, path, cardinality, schemaPath, node, uncorrelatable);
   (s.allOf ?? []).forEach((entry, i) => {
     const a = asSchema(entry);
-    if (a) walkSchema(a, path, cardinality, visit, `${schemaPath}.allOf[${i}]`, node);
+    if (a) walkSchema(a, path, cardinality, visit, `${schemaPath}.allOf[${i}]`, node, uncorrelatable);
   });
   for (const [k, v] of Object.entries(s.properties ?? {})) {
     const sub = asSchema(v);
@@ -323,19 +325,31 @@ function walkSchema(
         visit,
         `${schemaPath}.properties[${k}]`,
         subNode,
+        uncorrelatable,
       );
   }
   const ap = mapValueSchema(s);
   const apNode = s === node ? ap : mapValueSchema(node);
   if (ap && apNode) {
     const n = shapeOfSchema(node).max;
-    walkSchema(ap, `${path}[*]`, cardinality * n, visit, `${schemaPath}.additionalProperties`, apNode);
+    walkSchema(
+      ap,
+      `${path}[*]`,
+      cardinality * n,
+      visit,
+      `${schemaPath}.additionalProperties`,
+      apNode,
+      uncorrelatable,
+    );
   }
   const items = asSchema(s.items);
   const itemsNode = s === node ? items : asSchema(node.items);
   if (items && itemsNode) {
     const n = shapeOfSchema(node).max;
-    walkSchema(items, `${path}[*]`, cardinality * n, visit, `${schemaPath}.items`, itemsNode);
+    // only map lists correlate their items with the old object (by key)
+    const below =
+      uncorrelatable ?? (node['x-kubernetes-list-type'] === 'map' ? undefined : `${schemaPath}.items`);
+    walkSchema(items, `${path}[*]`, cardinality * n, visit, `${schemaPath}.items`, itemsNode, below);
   }
 }
 
@@ -347,7 +361,7 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
   const errs: StatusCause[] = [];
   let total = 0;
   const contributors: { field: string; cost: number }[] = [];
-  walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath, node) => {
+  walkSchema(schema, '', 1, (s, _path, cardinality, schemaPath, node, uncorrelatable) => {
     const rules = s['x-kubernetes-validations'];
     if (!Array.isArray(rules)) return;
     const root = node === schema;
@@ -388,6 +402,22 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
         errs.push(typeError);
         return;
       }
+      if (c.transition && uncorrelatable !== undefined)
+        errs.push(
+          invalid(
+            `${field}.rule`,
+            raw.rule,
+            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${base}${uncorrelatable}`,
+          ),
+        );
+      else if (!c.transition && raw.optionalOldSelf !== undefined)
+        errs.push(
+          invalid(
+            `${field}.optionalOldSelf`,
+            raw.optionalOldSelf,
+            'may not be set if oldSelf is not used in rule',
+          ),
+        );
       let cost = costOf(c.expr, vars);
       if (c.messageExpression) cost += costOf(c.messageExpression.expr, vars);
       const ruleCost = cost * cardinality;
