@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { kindNames } from './names.js';
@@ -64,38 +64,111 @@ function tosdkVersions(tarballs: string | undefined): Pick<ProjectOptions, 'tosd
   return { tosdk: out, overrides };
 }
 
+/** Identifiers the generated modules import or declare beside the kind (a kind named so would not compile). */
+const TAKEN = new Set([
+  'AppModule',
+  'CoreReconciler',
+  'CRUDKubernetesDependentResource',
+  'CustomResourceDefinition',
+  'KINDS',
+  'KubeConfig',
+  'KubernetesClient',
+  'KubernetesResource',
+  'Number',
+  'OperatorTestingContext',
+  'Promise',
+  'RECONCILERS',
+  'Reconciler',
+  'ResourceID',
+  'ResourceOf',
+  'ResourceType',
+  'ResourceTypes',
+  'Type',
+  'UpdateControl',
+  'V1ConfigMap',
+]);
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Why Kubernetes or the generated code would refuse the kind, or undefined. */
+function kindProblem(kind: string): string | undefined {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) return `kind "${kind}" must be PascalCase, e.g. Greeting`;
+  if (kind.length > 62) {
+    return `kind "${kind}" is ${kind.length} characters; at most 62 (its plural, the lower-cased kind and an s, must fit in 63)`;
+  }
+  const clash = [kind, `${kind}ConfigMap`, `${kind}Reconciler`].find((n) => TAKEN.has(n));
+  if (clash) {
+    return `kind "${kind}" would clash with ${clash}, a name the generated code already uses; pick another kind`;
+  }
+  return undefined;
+}
+
+/** Why Kubernetes would refuse a CRD of the group (with the kind's plural), or undefined. */
+function groupProblem(group: string, plural: string): string | undefined {
+  const labels = group.split('.');
+  if (labels.length < 2 || !labels.every((l) => DNS_LABEL.test(l) && l.length <= 63)) {
+    return `group "${group}" must be a DNS subdomain with a dot (lower-case labels of at most 63 characters), e.g. example.com`;
+  }
+  if (plural.length + 1 + group.length > 253) {
+    return `group "${group}" is too long: the CRD name ${plural}.${group} must be at most 253 characters`;
+  }
+  const protectedBy = ['k8s.io', 'kubernetes.io'].find((d) => group === d || group.endsWith(`.${d}`));
+  if (protectedBy) {
+    return `group "${group}" is protected: Kubernetes accepts CRDs under ${protectedBy} only for its own APIs (with an api-approved.kubernetes.io annotation); use a domain you own, e.g. acme.io`;
+  }
+  return undefined;
+}
+
 /**
  * Lays out a new operator project in `<cwd>/<name>`.
  * @returns the project directory.
- * @throws CreateTosdkError for a bad name, kind or test runner, or a directory that exists and is not empty.
+ * @throws CreateTosdkError for a bad name, kind, group, version or test runner, or a path that exists
+ * and is not an empty directory. Nothing is written then.
  */
 export async function createProject(options: CreateProjectOptions): Promise<string> {
   const { name } = options;
-  if (!/^[a-z0-9][a-z0-9-]*[a-z0-9]$/.test(name) || name.length > 50) {
+  if (!DNS_LABEL.test(name)) {
     throw new CreateTosdkError(
-      `"${name}" is not a usable project name: lower-case letters, digits and dashes, e.g. my-operator`,
+      `"${name}" is not a usable project name: lower-case letters, digits and dashes, starting and ending with a letter or digit, e.g. my-operator`,
+    );
+  }
+  if (name.length > 50) {
+    throw new CreateTosdkError(
+      `"${name}" is ${name.length} characters; a project name has at most 50 (its namespace ${name}-system must fit in 63)`,
     );
   }
   const kind = options.kind ?? 'Greeting';
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind))
-    throw new CreateTosdkError(`kind "${kind}" must be PascalCase, e.g. Greeting`);
+  const badKind = kindProblem(kind);
+  if (badKind) throw new CreateTosdkError(badKind);
+  const names = kindNames(kind);
   const group = options.group ?? 'example.com';
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group)) {
-    throw new CreateTosdkError(`group "${group}" must be a DNS subdomain with a dot, e.g. example.com`);
+  const badGroup = groupProblem(group, names.plural);
+  if (badGroup) throw new CreateTosdkError(badGroup);
+  const version = options.version ?? 'v1';
+  if (!DNS1035_LABEL.test(version) || version.length > 63) {
+    throw new CreateTosdkError(
+      `version "${version}" must be a lower-case DNS label starting with a letter, e.g. v1 or v1beta1`,
+    );
   }
   const testRunner = options.testRunner ?? 'vitest';
   if (testRunner !== 'vitest' && testRunner !== 'jest') {
     throw new CreateTosdkError(`test runner "${String(testRunner)}" is not vitest or jest`);
   }
   const dir = resolve(options.cwd ?? process.cwd(), name);
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
-    throw new CreateTosdkError(`${dir} exists and is not empty; pick another name or remove it`);
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) {
+      throw new CreateTosdkError(`${dir} exists and is not a directory; pick another name or move it`);
+    }
+    if (readdirSync(dir).length > 0) {
+      throw new CreateTosdkError(`${dir} exists and is not empty; pick another name or remove it`);
+    }
   }
   const files = projectFiles({
     name,
     group,
-    version: options.version ?? 'v1',
-    names: kindNames(kind),
+    version,
+    names,
     testRunner,
     ...tosdkVersions(options.tarballs),
   });

@@ -367,11 +367,12 @@ In dev mode the embedded server's kubeconfig is \`.tosdk/kubeconfig\`:
 \`@tosdk/cli\` ships Nest schematics (collection.json, schema.json, as \`@nestjs/schematics\` does):
 
 \`\`\`sh
-npx nest g -c @tosdk/cli reconciler Backup   # kind + reconciler with a dependent + e2e test, wired in
-npx nest g -c @tosdk/cli kind Schedule       # a kind only (listed in src/kinds.ts)
-npm run generate                             # then regenerate deploy/ and chart/
+npx @nestjs/cli@12 g -c @tosdk/cli reconciler Backup   # kind + reconciler with a dependent + e2e test, wired in
+npx @nestjs/cli@12 g -c @tosdk/cli kind Schedule       # a kind only (listed in src/kinds.ts)
+npm run generate                                       # then regenerate deploy/ and chart/
 \`\`\`
 
-(\`nest\` is \`@nestjs/cli\`; without it, \`npx @angular-devkit/schematics-cli @tosdk/cli:reconciler --name Backup\`.)
+(\`npx @nestjs/cli@12\` fetches Nest's CLI, which the project does not install; with it installed, \`nest g ...\`.
+Without it: \`npx @angular-devkit/schematics-cli @tosdk/cli:reconciler --name Backup\`.)
 `;
 }
