@@ -170,7 +170,13 @@ export abstract class AbstractDependentResource<
   ): Promise<ReconcileResult<R>> {
     const desired = await bulk.desiredResources(primary, context);
     const actual = bulk.getSecondaryResources(primary, context);
-    const entries = await Promise.all(
+    // as JOSDK's BulkDependentResourceReconciler: the resources no longer desired go first, so an
+    // item that fails to write does not keep them
+    if (traitsOf(this).deleter) {
+      const extra = new Map([...actual].filter(([key]) => !desired.has(key)));
+      await this.deleteBulkResources(bulk, extra, primary, context);
+    }
+    const settled = await Promise.allSettled(
       [...desired].map(([key, d]) =>
         this.reconcileOne(
           actual.get(key),
@@ -184,11 +190,42 @@ export abstract class AbstractDependentResource<
         ),
       ),
     );
-    if (traitsOf(this).deleter) {
-      for (const [key, resource] of actual) {
-        if (!desired.has(key)) await bulk.deleteTargetResource(primary, resource, key, context);
-      }
-    }
-    return reconcileResult(...entries);
+    return reconcileResult(...valuesOrThrow(settled));
   }
+
+  /**
+   * What `delete` does for a bulk dependent (JOSDK's `BulkDependentResourceReconciler.delete`):
+   * {@link BulkDependentResource.deleteTargetResource} for every actual secondary. Each is
+   * attempted; the first failure is thrown afterwards.
+   */
+  protected async deleteAllBulk(
+    bulk: BulkDependentResource<R, P>,
+    primary: P,
+    context: Context<P>,
+  ): Promise<void> {
+    await this.deleteBulkResources(bulk, bulk.getSecondaryResources(primary, context), primary, context);
+  }
+
+  private async deleteBulkResources(
+    bulk: BulkDependentResource<R, P>,
+    resources: ReadonlyMap<string, R>,
+    primary: P,
+    context: Context<P>,
+  ): Promise<void> {
+    valuesOrThrow(
+      await Promise.allSettled(
+        [...resources].map(([key, resource]) => bulk.deleteTargetResource(primary, resource, key, context)),
+      ),
+    );
+  }
+}
+
+/** The values of settled promises; throws the reason of the first rejected one (all were awaited). */
+function valuesOrThrow<T>(settled: readonly PromiseSettledResult<T>[]): T[] {
+  const values: T[] = [];
+  for (const s of settled) {
+    if (s.status === 'rejected') throw s.reason;
+    values.push(s.value);
+  }
+  return values;
 }

@@ -5,6 +5,7 @@ import type { KubernetesResource } from '../api/resource-type.js';
 import type { EventSource } from '../event/event-source.js';
 import type { ExternalResourceCachingEventSource } from '../event/sources/external-resource-caching-event-source.js';
 import { AbstractDependentResource } from './abstract-dependent-resource.js';
+import { isBulkDependentResource } from './bulk-dependent-resource.js';
 import type { DependentResourceOptions } from './abstract-dependent-resource.js';
 import { isDependentResourceWithExplicitState } from './dependent-resource-with-explicit-state.js';
 import type { EventSourceProvider } from './dependent-resource.js';
@@ -149,9 +150,15 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
 
   /**
    * Deletes the external resource (through {@link AbstractExternalDependentResource.deleteResource})
-   * and then its state resource, if any.
+   * and then its state resource, if any. A bulk dependent (`BulkDependentResource`) deletes every resource it
+   * has through its `deleteTargetResource` (which also removes what state each keeps).
    */
   async delete(primary: P, context: Context<P>): Promise<void> {
+    if (isBulkDependentResource<R, P>(this)) {
+      await this.deleteAllBulk(this, primary, context);
+      this.recent.delete(ResourceID.fromResource(primary).key);
+      return;
+    }
     const actual = this.getSecondaryResource(primary, context);
     if (actual !== undefined) await this.deleteResource(actual, primary, context);
     this.recent.delete(ResourceID.fromResource(primary).key);

@@ -14,6 +14,7 @@ import {
   Mappers,
 } from '../event/sources/mappers.js';
 import { AbstractDependentResource } from './abstract-dependent-resource.js';
+import { isBulkDependentResource } from './bulk-dependent-resource.js';
 import { traitsOf } from './dependent-resource.js';
 import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
 import { DependentResourceError } from './errors.js';
@@ -258,8 +259,13 @@ export abstract class KubernetesDependentResource<
     );
   }
 
-  /** Deletes the secondary when the cache has it (without an event source: by its desired identity; a missing one is fine). */
+  /**
+   * Deletes the secondary when the cache has it (without an event source: by its desired identity;
+   * a missing one is fine). A bulk dependent (`BulkDependentResource`) deletes every secondary it has, through
+   * its `deleteTargetResource`.
+   */
   async delete(primary: P, context: Context<P>): Promise<void> {
+    if (isBulkDependentResource<R, P>(this)) return this.deleteAllBulk(this, primary, context);
     if (this.source) {
       const actual = this.getSecondaryResource(primary, context);
       if (!actual) return;
