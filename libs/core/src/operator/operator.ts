@@ -88,6 +88,8 @@ export class Operator {
   private readonly controllers = new Map<string, Controller<KubernetesResource>>();
   private readonly configurations = new Map<string, ResolvedControllerConfiguration<KubernetesResource>>();
   private readonly elector: LeaderElector | undefined;
+  /** The leader elector's own client (2 connections) when the operator made its client itself. */
+  private readonly electorClient: KubernetesClient | undefined;
   /** This replica's shard membership when `sharding` is on (see the README's "Sharding"). */
   readonly sharding: ShardMembership | undefined;
   private readonly shardingClient: KubernetesClient | undefined;
@@ -154,8 +156,19 @@ export class Operator {
         `leaderElection.exit must be a function of the exit code, got ${typeof exit}`,
       );
     }
+    // renewals get their own connections: queued behind busy reconciliations on the shared ones
+    // (maxSockets) they missed the renew deadline, and the leader exited (controller-runtime builds
+    // a client of its own for leader election too; sharding's membership does the same below)
+    this.electorClient =
+      o.leaderElection && o.kubeConfig && !o.client
+        ? KubernetesClient.fromKubeConfig(o.kubeConfig, {
+            ...o.clientOptions,
+            logger: this.logger,
+            maxSockets: 2,
+          })
+        : undefined;
     this.elector = o.leaderElection
-      ? new LeaderElector(o.leaderElection, this.client, {
+      ? new LeaderElector(o.leaderElection, this.electorClient ?? this.client, {
           clock: this.clock,
           logger: this.logger,
           kubeConfig: o.kubeConfig,
@@ -388,6 +401,8 @@ export class Operator {
     const wasStarted = this.state !== 'new';
     this.state = 'stopped';
     this.leading = false;
+    // losing the lease while running work gets its grace time must not exit (JOSDK's stoppingGracefully)
+    this.elector?.prepareStop();
     // running reconciliations may still write during terminationTimeoutMs, not after
     for (const c of this.controllers.values()) c.stopProcessing({ keepWrites: true });
     this.executor.shutdown();
@@ -407,6 +422,7 @@ export class Operator {
       });
     }
     if (this.elector && wasStarted) await this.elector.stop();
+    if (this.electorClient && !this.electorClient.isClosed) this.electorClient.close();
     if (this.sharding && wasStarted) await this.sharding.stop({ release: this.executor.inFlight === 0 });
     if (this.shardMetrics) {
       const shard = this.shardMetrics;

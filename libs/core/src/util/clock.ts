@@ -12,6 +12,12 @@ export interface Clock {
   setTimeout(callback: () => void, delayMs: number): TimerHandle;
   /** Cancels a callback scheduled with {@link Clock.setTimeout}; ignores handles that already ran. */
   clearTimeout(handle: TimerHandle): void;
+  /**
+   * Milliseconds on a clock that only moves forward at the pace of real time and never jumps (not
+   * wall time: only differences mean something), for deadlines and expiries that must not move when
+   * the wall clock is stepped (NTP, a resumed VM). Optional: without it, `now()` is used.
+   */
+  monotonic?(): number;
 }
 
 /** The longest delay Node's timers take (2^31 - 1 ms, ~24.8 days); a longer one fires after 1 ms. */
@@ -37,6 +43,7 @@ function unrefTimer(callback: () => void, delayMs: number): NodeJS.Timeout {
  */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
     if (!(delayMs > MAX_TIMER_MS)) return unrefTimer(callback, Math.max(0, delayMs));
     const long = new LongTimer();

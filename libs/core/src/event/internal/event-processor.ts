@@ -206,7 +206,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
         this.o.metrics.reconcileSubmitted?.(state.id, this.o.controller, retryInfo?.attemptCount ?? 0),
       );
     }
-    const queued = this.o.executor.submit(() => this.execute(state, retryInfo), priority);
+    const queued = this.o.executor.submit(() => this.execute(state, retryInfo, priority), priority);
     if (!queued) {
       state.underProcessing = false;
       state.eventPresent = true;
@@ -216,12 +216,18 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     state.queued = queued;
   }
 
-  private async execute(state: ResourceState, retryInfo: RetryInfo | undefined): Promise<void> {
+  private async execute(
+    state: ResourceState,
+    retryInfo: RetryInfo | undefined,
+    priority: number,
+  ): Promise<void> {
     state.queued = undefined;
     if (!this.running) {
-      // submitted before a stop (or a lost leadership): keep the event for the next start
+      // submitted before a stop (or a lost leadership): keep the event, with its priority (a backlog
+      // run stays behind new work), for the next start
       state.underProcessing = false;
       state.eventPresent = true;
+      state.priority = Math.max(state.priority ?? priority, priority);
       return;
     }
     const resource = this.o.cache.get(state.id);

@@ -5,6 +5,7 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { ResolvedControllerConfiguration } from '../../config/controller-configuration.js';
+import { ReconcilePriority } from '../../event/event.js';
 import { isResourceEventSource } from '../../event/event-source.js';
 import type { EventSource, EventSourceHealth, ResourceEventSource } from '../../event/event-source.js';
 import type { BoundedExecutor } from '../../event/internal/bounded-executor.js';
@@ -231,7 +232,10 @@ export class Controller<P extends KubernetesResource> {
 
   /**
    * Starts processing events (including those received meanwhile). On a restart (leadership
-   * regained) every cached primary is queued once, since timers were dropped while stopped.
+   * regained) every cached primary is queued once, since timers were dropped while stopped; like an
+   * initial list and the max-interval resyncs, that backlog is {@link ReconcilePriority.LOW}, so
+   * resources created or changed meanwhile start before it (controller-runtime's priority queue
+   * gives the adds a newly elected leader's informers replay low priority too).
    */
   startProcessing(): void {
     const restart = this.processingStarted;
@@ -240,7 +244,10 @@ export class Controller<P extends KubernetesResource> {
     this.eventProcessor.start();
     if (restart) {
       for (const primary of this.o.informer.list()) {
-        this.eventProcessor.handleEvent({ resourceId: ResourceID.fromResource(primary) });
+        this.eventProcessor.handleEvent({
+          resourceId: ResourceID.fromResource(primary),
+          priority: ReconcilePriority.LOW,
+        });
       }
     }
   }

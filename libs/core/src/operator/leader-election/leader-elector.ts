@@ -61,13 +61,14 @@ type AttemptOutcome = 'acquired' | 'held' | 'failed';
  *   Leading ──renewed──► Leading (renew again after retryPeriod; deadline = renewal sent + renewDeadline)
  *   Leading ──renewal failed, deadline ahead──► Leading (retry after retryPeriod)
  *   Leading ──deadline passed, or the lease names another holder──► onStopLeading, then exit(1) when
- *               exitOnStopLeading, else Candidate
+ *               exitOnStopLeading, else Candidate; after prepareStop(): Stopped, never exit
  *   any ──stop()──► Stopped (onStopLeading if leading; then the lease is released)
  * ```
  *
  * Expiry is judged as client-go does, by the local time at which this instance last saw the record
  * change, plus the record's `leaseDurationSeconds`; the server's timestamps are never compared with
- * the local clock, so clock skew between machines does not matter. Every write is conditional on the
+ * the local clock, so clock skew between machines does not matter, and local time is the clock's
+ * monotonic time (`Clock.monotonic`), so a step of this machine's wall clock does not either. Every write is conditional on the
  * resourceVersion last seen, so of two candidates only one can win. The leader stops leading
  * `renewDeadlineMs` after it *sent* its last successful renewal, which is before any standby (which
  * counts `leaseDurationMs` from when it saw that renewal) may take over: never two leaders at once.
@@ -93,6 +94,8 @@ export class LeaderElector {
   private deadlineTimer: TimerHandle | undefined;
   private inFlight: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  /** A graceful stop has begun ({@link LeaderElector.prepareStop}): a loss no longer exits. */
+  private stopRequested = false;
 
   /**
    * @throws InvalidLeaderElectionConfigurationError when the configuration is not valid.
@@ -148,9 +151,28 @@ export class LeaderElector {
     return this.stopping;
   }
 
+  /**
+   * A graceful stop has begun (the owner still waits for running work before {@link LeaderElector.stop}):
+   * losing the lease from now on stops leading without calling `exit` and without standing by again,
+   * as JOSDK's `LeaderElectionManager` does once `stop()` was called. Idempotent.
+   */
+  prepareStop(): void {
+    this.stopRequested = true;
+  }
+
   /** Whether this instance leads now: it holds the lease and its renew deadline has not passed. */
   isLeader(): boolean {
-    return this.phase === 'Leading' && this.clock.now() < this.leadingUntil;
+    return this.phase === 'Leading' && this.elapsed() < this.leadingUntil;
+  }
+
+  /**
+   * The time every expiry and deadline is judged by: the clock's monotonic time when it has one, so
+   * a jump of the wall clock (an NTP step, a resumed VM) neither expires a lease that is being
+   * renewed nor ends leadership early (client-go compares Go's monotonic clock readings). Wall time
+   * (`now()`) only goes into the Lease's MicroTimes.
+   */
+  private elapsed(): number {
+    return this.clock.monotonic ? this.clock.monotonic() : this.clock.now();
   }
 
   /** The holder of the lease as last seen; undefined when nobody holds it or it was not read yet. */
@@ -167,7 +189,7 @@ export class LeaderElector {
   private async step(): Promise<void> {
     this.attemptTimer = undefined;
     const epoch = this.epoch;
-    const sentAt = this.clock.now();
+    const sentAt = this.elapsed();
     let outcome: AttemptOutcome;
     const attempt = this.withTimeout(this.tryAcquireOrRenew(sentAt));
     this.inFlight = attempt.then(
@@ -187,7 +209,7 @@ export class LeaderElector {
     this.reportLeader();
     const { retryPeriodMs, renewDeadlineMs } = this.configuration;
     // an answer that came after the deadline of its own request cannot vouch for leadership any more
-    if (outcome === 'acquired' && this.clock.now() >= sentAt + renewDeadlineMs) outcome = 'failed';
+    if (outcome === 'acquired' && this.elapsed() >= sentAt + renewDeadlineMs) outcome = 'failed';
     if (outcome === 'acquired') {
       const started = this.phase === 'Candidate';
       if (started) this.enter('Leading');
@@ -199,7 +221,7 @@ export class LeaderElector {
         this.notify('onStartLeading');
       }
     } else if (this.phase === 'Leading') {
-      if (outcome === 'held' || this.clock.now() >= this.leadingUntil) {
+      if (outcome === 'held' || this.elapsed() >= this.leadingUntil) {
         this.loseLeadership(outcome === 'held' ? 'the lease names another holder' : 'renew deadline passed');
       } else {
         this.scheduleStep(retryPeriodMs);
@@ -212,11 +234,12 @@ export class LeaderElector {
   /** client-go's `tryAcquireOrRenew`: whether this instance holds the lease after the attempt. */
   private async tryAcquireOrRenew(now: number): Promise<AttemptOutcome> {
     const { identity, leaseDurationMs } = this.configuration;
+    const wall = this.clock.now();
     const desired: LeaderElectionRecord = {
       holderIdentity: identity,
       leaseDurationSeconds: leaseDurationMs / 1000,
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
+      acquireTime: microTime(wall),
+      renewTime: microTime(wall),
       leaseTransitions: 0,
     };
     const observed = this.observed;
@@ -263,23 +286,26 @@ export class LeaderElector {
   private observe(record: LeaderElectionRecord): void {
     this.observed = record;
     this.observedKey = recordKey(record);
-    this.observedAt = this.clock.now();
+    this.observedAt = this.elapsed();
   }
 
   private loseLeadership(why: string): void {
     this.clearTimers();
-    const exiting = this.configuration.exitOnStopLeading;
-    this.enter(exiting ? 'Stopped' : 'Candidate');
-    this.logger.error(`lost leadership: ${why}`, { exiting });
+    // during a graceful stop the owner is shutting down anyway: no exit, no standing by again
+    const exiting = this.configuration.exitOnStopLeading && !this.stopRequested;
+    const standingBy = !this.configuration.exitOnStopLeading && !this.stopRequested;
+    this.enter(standingBy ? 'Candidate' : 'Stopped');
+    this.logger.error(`lost leadership: ${why}`, { exiting, stopping: this.stopRequested });
     this.notify('onStopLeading');
     if (exiting) {
       this.exit(1);
       return;
     }
-    this.scheduleStep(this.configuration.retryPeriodMs);
+    if (standingBy) this.scheduleStep(this.configuration.retryPeriodMs);
   }
 
   private async stopNow(): Promise<void> {
+    this.stopRequested = true;
     const was = this.phase;
     this.clearTimers();
     this.enter('Stopped');
@@ -329,10 +355,11 @@ export class LeaderElector {
     const epoch = this.epoch;
     this.deadlineTimer = this.clock.setTimeout(() => {
       this.deadlineTimer = undefined;
-      if (this.epoch === epoch && this.phase === 'Leading' && this.clock.now() >= this.leadingUntil) {
-        this.loseLeadership('renew deadline passed');
-      }
-    }, this.leadingUntil - this.clock.now());
+      if (this.epoch !== epoch || this.phase !== 'Leading') return;
+      if (this.elapsed() >= this.leadingUntil) this.loseLeadership('renew deadline passed');
+      // Node's timers may fire up to a millisecond early: wait for the rest instead of never
+      else this.armDeadline();
+    }, this.leadingUntil - this.elapsed());
   }
 
   private clearTimers(): void {
