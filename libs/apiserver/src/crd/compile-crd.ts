@@ -202,15 +202,18 @@ function compileVersion(
       applyDefaults(obj, schema, true);
       dropNonNullableNulls(obj, schema, true);
       const old = options?.old;
-      const located = [...validator.validate(obj), ...structuralChecks(obj, schema)];
+      const reported = (located: LocatedCause[]): StatusCause[] =>
+        located
+          .filter((l) => !old || l.noRatchet === true || !unchangedAt(l.segments, obj, old, schema))
+          .map((l) => l.cause);
+      const causes = reported([...validator.validate(obj), ...structuralChecks(obj, schema)]);
       if (hasRules) {
-        // As kube-apiserver: CEL rules need well-typed values, so a type error blocks them.
-        if (located.some((l) => l.cause.reason === CauseReason.TypeInvalid)) located.push(RULES_NOT_CHECKED);
-        else located.push(...evaluateRules(obj, schema, old));
+        // As kube-apiserver (hasBlockingErr): a wrong type, a missing required field, an unsupported
+        // value or a too long string or list keeps the rules from running; ratcheted errors do not.
+        if (causes.some((c) => BLOCKING.has(c.reason))) causes.push(RULES_NOT_CHECKED.cause);
+        else causes.push(...reported(evaluateRules(obj, schema, old)));
       }
-      return located
-        .filter((l) => !old || l.noRatchet === true || !unchangedAt(l.segments, obj, old, schema))
-        .map((l) => l.cause);
+      return causes;
     },
     applyDefaults(obj) {
       applyDefaults(obj, schema, true);
@@ -240,6 +243,15 @@ function compileVersion(
   }
   return compiled;
 }
+
+/** The schema errors that keep CEL rules from running (kube-apiserver's hasBlockingErr). */
+const BLOCKING: ReadonlySet<string | undefined> = new Set([
+  CauseReason.TypeInvalid,
+  CauseReason.NotSupported,
+  CauseReason.Required,
+  CauseReason.TooLong,
+  CauseReason.TooMany,
+]);
 
 const RULES_NOT_CHECKED: LocatedCause = {
   cause: {

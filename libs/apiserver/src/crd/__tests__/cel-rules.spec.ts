@@ -328,7 +328,7 @@ describe('x-kubernetes-validations in admit', () => {
     expect(bad(Array.from({ length: 200 }, () => 'self.a').join(' + ') + ' > 0')).toEqual([]);
   });
 
-  it('a type error blocks the rules and says so; other schema errors do not', () => {
+  it('a type error or an unsupported value blocks the rules and says so; other schema errors do not', () => {
     const v = version(schema);
     expect(lines(v.admit(cr({ minReplicas: 'one', maxReplicas: 2 }), 'create'))).toEqual([
       'spec.minReplicas: Invalid value: "string": spec.minReplicas in body must be of type integer: "string"',
@@ -344,9 +344,25 @@ describe('x-kubernetes-validations in admit', () => {
         },
       },
     });
+    // kube-apiserver's hasBlockingErr: an unsupported value blocks the rules too
     expect(lines(withEnum.admit(cr({ a: 'b' }), 'create'))).toEqual([
       'spec.a: Unsupported value: "b": supported values: "a", "c"',
-      'spec: Invalid value: "object": a must not be b',
+      ': Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
+    // other schema errors (minimum here) do not
+    const withMinimum = version({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.n != 1', message: 'n must not be 1' }],
+          properties: { n: { type: 'integer', minimum: 2 } },
+        },
+      },
+    });
+    expect(lines(withMinimum.admit(cr({ n: 1 }), 'create'))).toEqual([
+      'spec.n: Invalid value: 1: spec.n in body should be greater than or equal to 2',
+      'spec: Invalid value: "object": n must not be 1',
     ]);
   });
 
