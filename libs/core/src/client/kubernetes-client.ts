@@ -34,6 +34,7 @@ import type {
   AccessReviewResult,
   ApplyOptions,
   DeleteOptions,
+  GetOptions,
   JsonPatchOperation,
   ListOptions,
   ListResult,
@@ -222,11 +223,21 @@ export class KubernetesClient {
   }
 
   /** Reads one object; undefined when it does not exist (404). */
-  async get<T extends KubernetesResource>(type: ResourceType<T>, id: ResourceID): Promise<T | undefined> {
+  async get<T extends KubernetesResource>(
+    type: ResourceType<T>,
+    id: ResourceID,
+    options: GetOptions = {},
+  ): Promise<T | undefined> {
     try {
       return withKind(
         type,
-        await this.call<T>({ verb: 'get', method: 'GET', path: itemPath(type, id), retry: 'repeatable' }),
+        await this.call<T>({
+          verb: 'get',
+          method: 'GET',
+          path: itemPath(type, id),
+          retry: 'repeatable',
+          signal: options.signal,
+        }),
       );
     } catch (error) {
       if (error instanceof KubernetesApiError && error.isNotFound()) return undefined;
@@ -285,6 +296,7 @@ export class KubernetesClient {
       // a named create repeated after it landed answers 409 AlreadyExists; a generateName one
       // would create a second object
       retry: obj.metadata?.name ? 'repeatable' : 'refused-only',
+      signal: options.signal,
     });
   }
 
@@ -300,6 +312,7 @@ export class KubernetesClient {
       path: itemPath(type, idOf(obj)) + writeQuery(options),
       body: withKind(type, obj),
       retry: preconditioned(obj),
+      signal: options.signal,
     });
   }
 
@@ -315,6 +328,7 @@ export class KubernetesClient {
       path: `${itemPath(type, idOf(obj))}/status${writeQuery(options)}`,
       body: withKind(type, obj),
       retry: preconditioned(obj),
+      signal: options.signal,
     });
   }
 
@@ -338,6 +352,7 @@ export class KubernetesClient {
       body: withKind(type, obj as T),
       contentType: 'application/apply-patch+yaml',
       retry: 'repeatable',
+      signal: options.signal,
     });
   }
 
@@ -401,6 +416,7 @@ export class KubernetesClient {
         path: itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
         body,
         retry: pinned ? 'repeatable' : 'refused-only',
+        signal: options.signal,
       });
       return result && result.kind !== 'Status' ? (result as T) : undefined;
     } catch (error) {
@@ -560,6 +576,7 @@ export class KubernetesClient {
       body: patch,
       contentType,
       retry: patchSafety(patch, contentType),
+      signal: options.signal,
     });
   }
 

@@ -7,6 +7,17 @@ export interface WriteOptions {
   fieldManager?: string;
   /** When true, the server validates and answers but persists nothing (`dryRun=All`). Defaults to false. */
   dryRun?: boolean;
+  /**
+   * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
+   * connection is closed (a write may still have landed on the server). No retry follows an abort.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link KubernetesClient.get}. */
+export interface GetOptions {
+  /** Aborts the request (it rejects with a transport error of failure `aborted`). */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link KubernetesClient.list}. */
@@ -61,6 +72,11 @@ export interface ApplyOptions {
   subresource?: 'status';
   /** Validate only. Defaults to false. */
   dryRun?: boolean;
+  /**
+   * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
+   * connection is closed (a write may still have landed on the server). No retry follows an abort.
+   */
+  signal?: AbortSignal;
 }
 
 /** Options of the patch methods. */
@@ -85,6 +101,11 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   /** Validate only. Defaults to false. */
   dryRun?: boolean;
+  /**
+   * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
+   * connection is closed (a write may still have landed on the server). No retry follows an abort.
+   */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link KubernetesClient.watch}. */

@@ -340,20 +340,28 @@ export class ShardMembership {
     if (options.release && lease) {
       try {
         // marked first: the others drop a member at once only when it released its Lease itself
-        await this.requests.run('releasing the membership lease', () =>
-          this.client.update(LeaseType, {
-            ...lease,
-            metadata: {
-              ...lease.metadata,
-              annotations: { ...lease.metadata?.annotations, [SHARD_RELEASED_ANNOTATION]: this.incarnation },
+        await this.requests.run('releasing the membership lease', (signal) =>
+          this.client.update(
+            LeaseType,
+            {
+              ...lease,
+              metadata: {
+                ...lease.metadata,
+                annotations: {
+                  ...lease.metadata?.annotations,
+                  [SHARD_RELEASED_ANNOTATION]: this.incarnation,
+                },
+              },
+              spec: { ...lease.spec, holderIdentity: '' },
             },
-            spec: { ...lease.spec, holderIdentity: '' },
-          }),
+            { signal },
+          ),
         );
-        await this.requests.run('deleting the membership lease', () =>
+        await this.requests.run('deleting the membership lease', (signal) =>
           this.client.delete(
             LeaseType,
             new ResourceID(this.configuration.leaseName, this.configuration.leaseNamespace),
+            { signal },
           ),
         );
         this.logger.info('left the shard group; lease released and deleted');
@@ -594,8 +602,12 @@ export class ShardMembership {
       sent,
     );
     return lease
-      ? await this.requests.run('renewing the membership lease', () => this.client.update(LeaseType, body))
-      : await this.requests.run('creating the membership lease', () => this.client.create(LeaseType, body));
+      ? await this.requests.run('renewing the membership lease', (signal) =>
+          this.client.update(LeaseType, body, { signal }),
+        )
+      : await this.requests.run('creating the membership lease', (signal) =>
+          this.client.create(LeaseType, body, { signal }),
+        );
   }
 
   /** Takes a new incarnation: acknowledgements given before never count for this replica again. */
@@ -650,8 +662,8 @@ export class ShardMembership {
       for (let attempt = 0; ; attempt++) {
         verb = 'get';
         if (!this.lease) {
-          const existing = await this.requests.run('reading the membership lease', () =>
-            this.client.get(LeaseType, id),
+          const existing = await this.requests.run('reading the membership lease', (signal) =>
+            this.client.get(LeaseType, id, { signal }),
           );
           const why = this.held ? foreignChange(existing, c, this.ownIncarnations) : undefined;
           if (why !== undefined) {
