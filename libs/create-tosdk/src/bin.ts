@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { createProject, CreateTosdkError } from './create.js';
 
@@ -59,12 +60,38 @@ function parse(args: string[]): Parsed {
   return { name: positionals[0], ...values, jest };
 }
 
+/**
+ * Why this Node cannot run the project, or undefined: npm only warns (EBADENGINE) when the engines
+ * field is not met, and the project's dependencies then fail far from the cause.
+ */
+function nodeProblem(): string | undefined {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    engines?: { node?: string };
+  };
+  const wanted = /^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(pkg.engines?.node ?? '');
+  if (!wanted) return undefined;
+  const have = process.versions.node.split('.').map(Number);
+  for (let i = 0; i < 3; i++) {
+    const want = Number(wanted[i + 1]);
+    if ((have[i] ?? 0) > want) return undefined;
+    if ((have[i] ?? 0) < want) {
+      const min = wanted.slice(1).join('.');
+      return `the project needs Node.js ${min} or later (its engines, and tosdk's), this is ${process.versions.node}; install a newer Node.js (e.g. nvm install 24) and run npm create tosdk again`;
+    }
+  }
+  return undefined;
+}
+
 const parsed = parse(process.argv.slice(2));
+const oldNode = 'help' in parsed || 'error' in parsed ? undefined : nodeProblem();
 if ('help' in parsed) {
   console.log(USAGE);
 } else if ('error' in parsed) {
   console.error(`create-tosdk: ${parsed.error} (see --help)`);
   process.exitCode = 2;
+} else if (oldNode) {
+  console.error(`create-tosdk: ${oldNode}`);
+  process.exitCode = 1;
 } else if (!parsed.name) {
   console.error(USAGE);
   process.exitCode = 2;

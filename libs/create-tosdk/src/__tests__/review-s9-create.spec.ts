@@ -38,12 +38,16 @@ describe('review S9: create-tosdk', () => {
   let hooks: string;
 
   /** Runs `create-tosdk <args>` in `cwd` (a fresh directory under the temp one by default). */
-  const bin = async (args: string[], cwd?: string): Promise<Run & { cwd: string }> => {
+  const bin = async (
+    args: string[],
+    cwd?: string,
+    nodeArgs: string[] = [],
+  ): Promise<Run & { cwd: string }> => {
     const where = cwd ?? (await mkdtemp(join(dir, 'run-')));
     return new Promise((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        ['--no-warnings=ExperimentalWarning', '--import', hooks, BIN, ...args],
+        ['--no-warnings=ExperimentalWarning', '--import', hooks, ...nodeArgs, BIN, ...args],
         { cwd: where, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } },
       );
       let stdout = '';
@@ -198,6 +202,19 @@ describe('review S9: create-tosdk', () => {
       if (command.startsWith('@')) continue;
       expect([command, binOf[command] !== undefined && binOf[command] in installed]).toEqual([command, true]);
     }
+  });
+
+  it('[FINDING S9-CT10] on a Node older than the engines (22.19.0) it refuses, naming both versions (it wrote the project; its npm test then failed inside undici: "Cannot read properties of undefined (reading \'bind\')")', async () => {
+    // what Node 20.20.2 reports (npm only warns EBADENGINE and runs the bin)
+    const old = join(dir, 'node-20.mjs');
+    await writeFile(old, "Object.defineProperty(process.versions, 'node', { value: '20.20.2' });\n");
+    const r = await bin(['my-op'], undefined, ['--import', old]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Node.js 22.19.0 or later');
+    expect(r.stderr).toContain('20.20.2');
+    expect(await readdir(r.cwd)).toEqual([]);
+    // --help still answers
+    expect((await bin(['--help'], undefined, ['--import', old])).code).toBe(0);
   });
 
   it('[FINDING S9-CT9] the project name rule the message states is the rule applied: "a" is accepted, a 51-character name is refused saying at most 50 (both said only "lower-case letters, digits and dashes")', async () => {
