@@ -51,6 +51,8 @@ interface ResourceState {
   priority?: number;
   /** The submitted run while it waits for a reconciliation thread (it can be promoted). */
   queued?: QueuedTask;
+  /** Deleted and created again while a run of the old object was under way: its outcome is moot. */
+  replaced?: boolean;
 }
 
 /** Resolved settings of an {@link EventProcessor}. */
@@ -161,6 +163,9 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
         state.deleteEventPresent = true;
         return;
       }
+      // An add or update after the delete (during a reconciliation, which keeps the state): the
+      // object was created again. It is a new object: reconciled when the run ends, with a fresh retry.
+      if (state.deleteEventPresent) this.recreated(state);
       if (state.processedMarkForDeletion && event.resource.metadata?.deletionTimestamp) return;
       // A new add/update after our finalizer left: the object was recreated (or another party
       // re-added the finalizer); either way it is live again.
@@ -169,6 +174,15 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       return;
     }
     if (!state.deleteEventPresent && !state.processedMarkForDeletion) state.eventPresent = true;
+  }
+
+  /** The deleted object of `state` was created again: what was kept for the old one goes. */
+  private recreated(state: ResourceState): void {
+    state.deleteEventPresent = false;
+    if (state.underProcessing) state.replaced = true;
+    state.retry = undefined;
+    state.retryDueAt = undefined;
+    this.cancelTimer(state);
   }
 
   private handleMarked(state: ResourceState): void {
@@ -262,28 +276,32 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
         this.safeMetric(() => metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration));
       }
     }
-    this.finished(state, post);
+    this.finished(state, post, resource);
   }
 
-  private finished(state: ResourceState, post: PostExecutionControl<P>): void {
+  private finished(state: ResourceState, post: PostExecutionControl<P>, resource: P): void {
     state.underProcessing = false;
+    // the run reconciled an object that was deleted and created again meanwhile (see `recreated`)
+    const replaced =
+      state.replaced === true || (post.finalizerRemoved === true && this.replacedInCache(state, resource));
+    state.replaced = undefined;
     if (!this.running) {
       // a failure while stopped is not retried now; after a restart it reconciles again
       if (post.error !== undefined && !state.deleteEventPresent) state.eventPresent = true;
       return;
     }
     if (this.states.get(state.id.key) !== state) return;
-    if (post.error !== undefined && !state.deleteEventPresent) {
+    if (post.error !== undefined && !state.deleteEventPresent && !replaced) {
       this.handleFailure(state, post);
       return;
     }
-    // success (or a failure made moot by a delete): reset retry and the timer slot
+    // success (or a failure made moot by a delete or a new object): reset retry and the timer slot
     state.retry = undefined;
     state.retryDueAt = undefined;
     this.cancelTimer(state);
     if (state.deleteEventPresent) {
       this.cleanupForDeleted(state);
-    } else if (post.finalizerRemoved) {
+    } else if (post.finalizerRemoved && !replaced) {
       state.processedMarkForDeletion = true;
       this.safeMetric(() => this.o.metrics.cleanupDone?.(state.id, this.o.controller));
     } else if (state.eventPresent) {
@@ -293,6 +311,12 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     } else {
       this.scheduleMaxInterval(state);
     }
+  }
+
+  /** Whether the cache holds another object (a new uid) than the one a run reconciled. */
+  private replacedInCache(state: ResourceState, resource: P): boolean {
+    const uid = this.o.cache.get(state.id)?.metadata?.uid;
+    return uid !== undefined && uid !== resource.metadata?.uid;
   }
 
   private handleFailure(state: ResourceState, post: PostExecutionControl<P>): void {

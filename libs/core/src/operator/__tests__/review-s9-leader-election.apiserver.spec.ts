@@ -196,6 +196,37 @@ describe('review s9: leader election', () => {
     expect(after.indexOf('fresh')).toBe(1);
   });
 
+  it('[FINDING S9-LE5] a resource deleted and created again while its reconciliation runs is reconciled (the new object is not dropped with the old state)', async () => {
+    const ns = await newNamespace(suite.admin);
+    const held = gate();
+    const seen: string[] = [];
+    const r = new RecordingReconciler(async (w) => {
+      if (w.spec?.value === 'old') await held.promise;
+      const { UpdateControl } = await import('../../api/controls.js');
+      return UpdateControl.noUpdate();
+    });
+    const op = suite.operator({
+      metrics: {
+        receivedEvent: (event: Event) => {
+          const action = (event as { action?: string }).action;
+          if (action) seen.push(`${action} ${event.resourceId.name}`);
+        },
+      },
+    });
+    op.register(r, { resourceType: Widget, name: 'recreate', namespaces: [ns] });
+    await op.start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'old' }));
+    await waitFor(() => r.active === 1, 'the old object is being reconciled');
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(() => seen.includes('DELETED w'), 'the delete reached the event processor');
+    await suite.admin.create(Widget, widget('w', ns, { value: 'new' }));
+    await waitFor(() => seen.filter((x) => x === 'ADDED w').length === 2, 'the new add reached it');
+    held.open();
+    // controller-runtime reconciles the key again; JOSDK throws IllegalStateException ("Cannot
+    // receive event after a delete event received") in handleEvent and loses it too
+    await waitFor(() => r.runs.some((x) => x.value === 'new'), 'the new object is reconciled', 5_000);
+  });
+
   it('[FINDING S9-LE3] lease renewals do not queue behind busy reconciliations on the shared connections (the leader keeps the lease)', async () => {
     const ns = await newNamespace(suite.admin);
     const exit = jest.fn<(code: number) => void>();
