@@ -8,7 +8,7 @@ import { AbstractDependentResource } from './abstract-dependent-resource.js';
 import { isBulkDependentResource } from './bulk-dependent-resource.js';
 import type { DependentResourceOptions } from './abstract-dependent-resource.js';
 import { isDependentResourceWithExplicitState } from './dependent-resource-with-explicit-state.js';
-import type { EventSourceProvider } from './dependent-resource.js';
+import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
 import { DependentResourceError } from './errors.js';
 
 /** Options of an external dependent. */
@@ -51,6 +51,17 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
     super(options);
     this.eventSourceName = options.eventSourceName ?? this.name;
     this.idOf = options.idOf ?? ((r) => JSON.stringify(r));
+    // Every external dependent has the `delete` below, which would make each a deleter (a finalizer
+    // on every primary, `delete` on a false precondition). As JOSDK, where this class is no Deleter,
+    // it is one only when it deletes something: `deleteResource` or `delete` overridden, or a bulk
+    // dependent (its `deleteTargetResource`). Read on first use, so methods given as instance
+    // fields count; a subclass's own `traits` field replaces this.
+    let traits: DependentTraits | undefined;
+    Object.defineProperty(this, 'traits', {
+      configurable: true,
+      enumerable: true,
+      get: () => (traits ??= Object.freeze(externalTraits(this))),
+    });
   }
 
   /** Creates the event source that caches the external resources. */
@@ -174,8 +185,25 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
     }
   }
 
-  /** Deletes one external resource. Defaults to nothing (override for deleters). */
+  /**
+   * Deletes one external resource. Defaults to nothing; overriding it makes the dependent a deleter
+   * (a workflow deletes it in cleanup, so primaries get a finalizer, and on a false precondition).
+   */
   protected deleteResource(_resource: R, _primary: P, _context: Context<P>): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** The traits of an external dependent that declares none, from what it implements. */
+function externalTraits(dependent: object): DependentTraits {
+  const base = AbstractExternalDependentResource.prototype as unknown as Record<string, unknown>;
+  const own = dependent as unknown as Record<string, unknown>;
+  return {
+    creator: typeof own['create'] === 'function',
+    updater: typeof own['update'] === 'function',
+    deleter:
+      own['deleteResource'] !== base['deleteResource'] ||
+      own['delete'] !== base['delete'] ||
+      isBulkDependentResource(dependent),
+  };
 }

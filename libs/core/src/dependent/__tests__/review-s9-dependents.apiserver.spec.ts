@@ -162,36 +162,33 @@ describe('S9 review: dependent resources', () => {
     await waitFor(() => observed(ns, 'w', 'off'), 'status off');
   });
 
-  it.failing(
-    '[FINDING S9-DW3] a read-only polling dependent (no deleteResource) gives every primary a finalizer',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      class Prices extends PollingDependentResource<{ id: string; price: number }, Widget> {
-        constructor() {
-          super({ periodMs: 60_000, idOf: (p) => p.id, name: 'prices' });
-        }
-        protected desired(p: Widget) {
-          return { id: p.metadata!.name!, price: 0 };
-        }
-        fetchResources() {
-          return Promise.resolve([] as Array<readonly [ResourceID, Array<{ id: string; price: number }>]>);
-        }
+  it('[FINDING S9-DW3] a read-only polling dependent (no deleteResource) gives every primary a finalizer', async () => {
+    const ns = await newNamespace(suite.admin);
+    class Prices extends PollingDependentResource<{ id: string; price: number }, Widget> {
+      constructor() {
+        super({ periodMs: 60_000, idOf: (p) => p.id, name: 'prices' });
       }
-      const prices = new Prices();
-      expect(prices.traits === undefined || !prices.traits.deleter).toBe(true);
-      suite.operator().register(new StatusReconciler(), {
-        resourceType: Widget,
-        name: 's9dw3',
-        namespaces: [ns],
-        workflow: { dependents: [{ dependent: prices }] },
-      });
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns));
-      await waitFor(() => observed(ns, 'w'), 'status');
-      // JOSDK: AbstractExternalDependentResource is no Deleter; the workflow has no cleaner
-      expect((await getWidget(ns, 'w'))?.metadata?.finalizers ?? []).toEqual([]);
-    },
-  );
+      protected desired(p: Widget) {
+        return { id: p.metadata!.name!, price: 0 };
+      }
+      fetchResources() {
+        return Promise.resolve([] as Array<readonly [ResourceID, Array<{ id: string; price: number }>]>);
+      }
+    }
+    const prices = new Prices();
+    expect(prices.traits === undefined || !prices.traits.deleter).toBe(true);
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 's9dw3',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: prices }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => observed(ns, 'w'), 'status');
+    // JOSDK: AbstractExternalDependentResource is no Deleter; the workflow has no cleaner
+    expect((await getWidget(ns, 'w'))?.metadata?.finalizers ?? []).toEqual([]);
+  });
 
   it.failing(
     '[FINDING S9-DW4] a dependent with an activation condition, deleted because the dependent it depends on has a false precondition, fails on its delete postcondition: its informer is never registered',
