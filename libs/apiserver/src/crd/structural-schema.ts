@@ -7,7 +7,7 @@ import { child, forbidden, index, invalid, key, notSupported, required } from '.
 import type { JsonSchemaProps } from './schema-types.js';
 import { asSchema } from './schema-types.js';
 import { compileRe2 } from './internal/re2.js';
-import { parseSimplePath, schemaAtPath } from './simple-path.js';
+import { parseRuleFieldPath } from './simple-path.js';
 
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const LIST_TYPES = ['atomic', 'map', 'set'];
@@ -267,9 +267,7 @@ function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCaus
       errs.push(required(child(rp, 'message'), 'message must be specified if rule contains line breaks'));
     }
     if (rule && typeof rule.fieldPath === 'string' && rule.fieldPath !== '') {
-      const fields = parseSimplePath(rule.fieldPath.trim());
-      // Only dotted paths are checked; bracket forms are accepted as they are.
-      if (fields && !schemaAtPath(s, fields)) {
+      if (!parseRuleFieldPath(rule.fieldPath.trim(), s)) {
         errs.push(invalid(child(rp, 'fieldPath'), rule.fieldPath, 'fieldPath must be a valid path'));
       }
     }

@@ -247,4 +247,34 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
       'spec: Invalid value: "object": failed rule: self.size > 0',
     ]);
   });
+  // validation.go ValidFieldPath: a rule's fieldPath is '.name' steps and ['quoted key'] steps, a
+  // step into a map (additionalProperties) is a key, rendered by field.Path as [key]; list indexes
+  // and unquoted brackets are not valid paths ("fieldPath must be a valid path").
+  it("[FINDING S9-CEL9] a rule's fieldPath into a map is reported as spec.labels[app] as kube-apiserver renders it, and bracket paths are checked at CRD creation", () => {
+    const spec: JsonSchemaProps = {
+      type: 'object',
+      properties: {
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        ports: { type: 'array', items: { type: 'string' } },
+      },
+      'x-kubernetes-validations': [
+        { rule: "!('app' in self.labels) || self.labels['app'] != ''", fieldPath: '.labels.app' },
+        { rule: "!('a.b' in self.labels)", fieldPath: ".labels['a.b']" },
+      ],
+    };
+    expect(create(specVersion(spec), { labels: { app: '', 'a.b': 'x' } })).toEqual([
+      `spec.labels[app]: Invalid value: "object": failed rule: !('app' in self.labels) || self.labels['app'] != ''`,
+      `spec.labels[a.b]: Invalid value: "object": failed rule: !('a.b' in self.labels)`,
+    ]);
+    const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations';
+    const withPath = (fieldPath: string): string[] =>
+      crdCauses({ ...spec, 'x-kubernetes-validations': [{ rule: 'true', fieldPath }] });
+    expect(withPath('.ports[0]')).toEqual([
+      `${base}[0].fieldPath: Invalid value: ".ports[0]": fieldPath must be a valid path`,
+    ]);
+    expect(withPath(".nope['x']")).toEqual([
+      `${base}[0].fieldPath: Invalid value: ".nope['x']": fieldPath must be a valid path`,
+    ]);
+    expect(withPath("['labels']['x']")).toEqual([]);
+  });
 });

@@ -32,6 +32,8 @@ import { toCel } from './values.js';
 import type { CelT } from './cel-types.js';
 import { TIME_PARTS, typeOfSchema } from './cel-types.js';
 import { checkTypes } from './type-check.js';
+import type { FieldPathStep } from '../../simple-path.js';
+import { parseRuleFieldPath, renderRuleFieldPath } from '../../simple-path.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
 
@@ -45,7 +47,7 @@ interface CompiledRule {
   message?: string;
   messageExpression?: { program: Program; expr: Expr; parsed: ParsedExpr };
   reason?: string;
-  fieldPath?: string[];
+  fieldPath?: FieldPathStep[];
 }
 
 /** A rule this server does not evaluate, with where it is (kept for callers; rules that do not compile are now rejected with the CRD). */
@@ -233,7 +235,7 @@ function typeErrorOf(
 
 const compiledByNode = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
-function compileRule(raw: Record<string, unknown>): CompiledRule {
+function compileRule(raw: Record<string, unknown>, node?: JsonSchemaProps): CompiledRule {
   const rule = String(raw.rule);
   const { program, expr, parsed } = compileExpression(rule);
   const c: CompiledRule = {
@@ -248,12 +250,14 @@ function compileRule(raw: Record<string, unknown>): CompiledRule {
   if (typeof raw.messageExpression === 'string' && raw.messageExpression !== '')
     c.messageExpression = compileExpression(raw.messageExpression);
   if (typeof raw.reason === 'string') c.reason = raw.reason;
-  if (typeof raw.fieldPath === 'string' && raw.fieldPath.startsWith('.'))
-    c.fieldPath = raw.fieldPath.slice(1).split('.').filter(Boolean);
+  if (node && typeof raw.fieldPath === 'string' && raw.fieldPath.trim() !== '') {
+    const steps = parseRuleFieldPath(raw.fieldPath.trim(), node);
+    if (steps) c.fieldPath = steps;
+  }
   return c;
 }
 
-function compileNode(s: JsonSchemaProps): CompiledRule[] {
+function compileNode(s: JsonSchemaProps, node: JsonSchemaProps): CompiledRule[] {
   const cached = compiledByNode.get(s);
   if (cached) return cached;
   const out: CompiledRule[] = [];
@@ -261,7 +265,7 @@ function compileNode(s: JsonSchemaProps): CompiledRule[] {
   for (const raw of rules) {
     if (!isObject(raw) || typeof raw.rule !== 'string') continue;
     try {
-      out.push(compileRule(raw));
+      out.push(compileRule(raw, node));
     } catch (err) {
       if (!(err instanceof CompileError)) throw err;
       // rejected when the CRD is written (see ruleErrors); an old stored CRD just skips it
@@ -485,7 +489,7 @@ function walk(
 ): void {
   // kube-apiserver validates only non-null values: a rule about a nullable field's null sits on its parent
   if (value === undefined || value === null || budget.exhausted) return;
-  const compiled = compileNode(rules);
+  const compiled = compileNode(rules, node);
   if (compiled.length > 0) {
     const self = toCel(value, node, root);
     const oldSelf = old === undefined || old === null ? undefined : toCel(old, node, root);
@@ -552,8 +556,7 @@ function check(
   if (rule.optionalOldSelf && rule.transition) vars.oldSelf = oldSelf === undefined ? none() : some(oldSelf);
   else if (oldSelf !== undefined) vars.oldSelf = oldSelf;
   const typeName = typeNameOf(s);
-  const at = rule.fieldPath ? [...segs, ...rule.fieldPath] : segs;
-  const field = renderPath(at);
+  const field = rule.fieldPath ? renderRuleFieldPath(renderPath(segs), rule.fieldPath) : renderPath(segs);
   const located = (cause: StatusCause): LocatedCause => ({
     cause,
     segments: ratchetAt,
