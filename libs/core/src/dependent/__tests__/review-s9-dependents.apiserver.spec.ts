@@ -190,37 +190,34 @@ describe('S9 review: dependent resources', () => {
     expect((await getWidget(ns, 'w'))?.metadata?.finalizers ?? []).toEqual([]);
   });
 
-  it.failing(
-    '[FINDING S9-DW4] a dependent with an activation condition, deleted because the dependent it depends on has a false precondition, fails on its delete postcondition: its informer is never registered',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      suite.operator().register(new StatusReconciler(), {
-        resourceType: Widget,
-        name: 's9dw4',
-        namespaces: [ns],
-        workflow: {
-          dependents: [
-            {
-              dependent: new ConfigMapDependent({ name: 'first' }, 'first'),
-              reconcilePrecondition: (_d: unknown, p: Widget) => p.spec?.value !== 'off',
-            },
-            {
-              dependent: new NoGCConfigMapDependent({ name: 'second' }, 'second'),
-              dependsOn: ['first'],
-              activationCondition: () => true,
-              deletePostcondition: new KubernetesResourceDeletedCondition<Widget>(),
-            },
-          ],
-        },
-      });
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns, { value: 'off' }));
-      // JOSDK's NodeDeleteExecutor registers (or deregisters) the event source by the activation
-      // condition before deleting, so the postcondition can read the cache
-      await waitFor(() => observed(ns, 'w', 'off'), 'status off');
-      expect(await configMapNames(ns, 'w-')).toEqual([]);
-    },
-  );
+  it('[FINDING S9-DW4] a dependent with an activation condition, deleted because the dependent it depends on has a false precondition, fails on its delete postcondition: its informer is never registered', async () => {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 's9dw4',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new ConfigMapDependent({ name: 'first' }, 'first'),
+            reconcilePrecondition: (_d: unknown, p: Widget) => p.spec?.value !== 'off',
+          },
+          {
+            dependent: new NoGCConfigMapDependent({ name: 'second' }, 'second'),
+            dependsOn: ['first'],
+            activationCondition: () => true,
+            deletePostcondition: new KubernetesResourceDeletedCondition<Widget>(),
+          },
+        ],
+      },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'off' }));
+    // JOSDK's NodeDeleteExecutor registers (or deregisters) the event source by the activation
+    // condition before deleting, so the postcondition can read the cache
+    await waitFor(() => observed(ns, 'w', 'off'), 'status off');
+    expect(await configMapNames(ns, 'w-')).toEqual([]);
+  });
 
   it.failing(
     '[FINDING S9-DW5] an external dependent with explicit state, cleaned up before its per-resource source first polled (after a restart), deletes the state but leaks the external resource',

@@ -109,7 +109,11 @@ export class WorkflowReconcileRun<P extends KubernetesResource> extends Workflow
     if (!dependentsDeleted) return;
     this.submit(node, async () => {
       let done = true;
-      if (await this.isMet(node, 'activation', node.activationCondition)) {
+      const active = await this.isMet(node, 'activation', node.activationCondition);
+      // as JOSDK's NodeDeleteExecutor: the event source follows the activation condition here too,
+      // so a node reconciled by no earlier run can read its secondary (delete, delete postcondition)
+      await this.syncEventSource(node, active);
+      if (active) {
         if (await this.deleteIfDeletable(node, false)) this.deleted.push(node.name);
         done = await this.isMet(node, 'delete', node.deletePostcondition);
       }
