@@ -14,7 +14,9 @@ const VERBS: readonly LeaseVerb[] = ['get', 'create', 'update'];
 
 /**
  * Asks the server (one SelfSubjectAccessReview per verb) whether this identity may get, create and
- * update `leases.coordination.k8s.io` in `namespace`.
+ * update `leases.coordination.k8s.io` in `namespace`: `get` and `update` of the lease by its name, as
+ * the elector makes them (so a Role granting them by `resourceNames`, as `tosdk generate rbac`
+ * writes it, passes), `create` without one (a create carries no name RBAC could match).
  *
  * @throws LeaderElectionPermissionError naming every denied verb.
  * @throws LeaderElectionPermissionCheckError when a review could not be made.
@@ -28,7 +30,13 @@ export async function checkLeasePermissions(
   try {
     results = await Promise.all(
       VERBS.map((verb) =>
-        client.selfSubjectAccessReview({ verb, group: 'coordination.k8s.io', resource: 'leases', namespace }),
+        client.selfSubjectAccessReview({
+          verb,
+          group: 'coordination.k8s.io',
+          resource: 'leases',
+          namespace,
+          ...(verb === 'create' ? {} : { name: leaseName }),
+        }),
       ),
     );
   } catch (cause) {
