@@ -91,7 +91,8 @@ function metric<T extends object>(name: string, shape: string, make: () => T): T
  * the per-resource labels (`namespace`, `name`): a sink without `perResourceLabels` leaves them out
  * (prom-client accepts a subset, and the exposition shows only the labels given), so apps of one
  * process with and without per-resource labels share the metrics and each gets what it asked for.
- * A histogram registered with other buckets is replaced: the last module's buckets apply.
+ * A histogram registered with other buckets is replaced: the last module's buckets apply, and every
+ * app's durations are observed into it.
  */
 function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusMetrics {
   const labelNames = [...CONTROLLER_LABELS, ...RESOURCE_LABELS];
@@ -101,12 +102,22 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
     return metric(name, names.join(), () => new Counter({ name, help, labelNames: names }));
   };
   const gauge = (name: string, help: string) => metric(name, '', () => new Gauge({ name, help }));
-  const histogram = (name: string, help: string) =>
-    metric(
+  const histogram = (name: string, help: string): Pick<Histogram<string>, 'observe'> => {
+    const made = metric(
       name,
       `${labelNames.join()}|${buckets.join()}`,
       () => new Histogram({ name, help, labelNames, buckets }),
     );
+    // a later module with other buckets replaces the histogram in the registry: observe into the
+    // one registered now (ours, of any buckets), so an earlier app's durations are not lost
+    return {
+      observe: (labels: Partial<Record<string, string | number>>, value: number) => {
+        const current = register.getSingleMetric(name);
+        const target = current && own.has(current) ? (current as Histogram<string>) : made;
+        target.observe(labels, value);
+      },
+    } as Pick<Histogram<string>, 'observe'>;
+  };
   shardGauges();
   return {
     shards: SHARDS,
@@ -182,7 +193,8 @@ function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetric
  * @willsoto/nestjs-prometheus's providers and endpoint) are scraped with them; a process with
  * several apps shares them. Each module's `perResourceLabels` applies to its own app (the series
  * declare the per-resource labels and leave them out without it); the last module's
- * `durationBuckets` apply (an earlier histogram with other buckets is replaced). Imported by several
+ * `durationBuckets` apply (an earlier histogram with other buckets is replaced; the earlier apps'
+ * durations go to the new one). Imported by several
  * modules of one app, each reconciliation is counted once (the first module's sink is fed).
  *
  * ```ts

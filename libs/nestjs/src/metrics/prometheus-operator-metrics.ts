@@ -29,8 +29,13 @@ export interface OperatorPrometheusMetrics {
   cleanups: Counter<string>;
   queueSize: Gauge<string>;
   inFlight: Gauge<string>;
-  reconcileDuration: Histogram<string>;
-  cleanupDuration: Histogram<string>;
+  /**
+   * Durations of reconciliations (a prom-client `Histogram`, or anything that observes into one: the
+   * module's follows the histogram registered last, whose buckets apply to every app of the process).
+   */
+  reconcileDuration: Pick<Histogram<string>, 'observe'>;
+  /** Durations of cleanups (as {@link OperatorPrometheusMetrics.reconcileDuration}). */
+  cleanupDuration: Pick<Histogram<string>, 'observe'>;
   /** Requests the Kubernetes client retried after a transient failure, by `verb` and `reason`. */
   clientRetries?: Counter<string>;
   /** The shards of the sharded operators of this process, read by the `tosdk_shard_*` gauges. */
@@ -105,8 +110,8 @@ export class PrometheusOperatorMetrics implements Metrics {
   private readonly cleanups: Counter<string>;
   private readonly queueSize: Gauge<string>;
   private readonly inFlight: Gauge<string>;
-  private readonly reconcileDuration: Histogram<string>;
-  private readonly cleanupDuration: Histogram<string>;
+  private readonly reconcileDuration: Pick<Histogram<string>, 'observe'>;
+  private readonly cleanupDuration: Pick<Histogram<string>, 'observe'>;
   private readonly clientRetries?: Counter<string>;
   private readonly shards?: Set<ShardMetricsSource>;
 

@@ -9,7 +9,7 @@ import { ScriptedServer, waitFor } from './scripted-server.js';
 type Widget = CustomResource<{ size: number }>;
 const Widget = defineResource<Widget>({ group: 'example.tosdk.io', version: 'v1', kind: 'Widget' });
 const id = new ResourceID('w1', 'ns1');
-const body: Widget = { metadata: { name: 'w1', namespace: 'ns1' }, spec: { size: 1 } };
+const body = { metadata: { name: 'w1', namespace: 'ns1' }, spec: { size: 1 } } satisfies Widget;
 
 /** Every typed call of the client that takes a signal, sent with `signal`. */
 const calls: Array<[string, (c: KubernetesClient, signal: AbortSignal) => Promise<unknown>]> = [
