@@ -626,6 +626,11 @@ function kubeErrorText(message: string): string {
   const noKey = /^field not found: (.*)$/.exec(message);
   if (noKey) return `no such key: ${noKey[1]}`;
   if (message.startsWith('found no matching overload')) return `no such overload`;
+  // @bufbuild/cel says 'int divide by zero', 'uint modulus by zero', 'int overflow during _*_'
+  if (/^u?int divide by zero$/.test(message)) return 'division by zero';
+  if (/^u?int modulus by zero$/.test(message)) return 'modulus by zero';
+  if (message.startsWith('int overflow')) return 'integer overflow';
+  if (message.startsWith('uint overflow')) return 'unsigned integer overflow';
   return message;
 }
 
