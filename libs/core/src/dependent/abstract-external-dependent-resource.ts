@@ -165,6 +165,7 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
    * has through its `deleteTargetResource` (which also removes what state each keeps).
    */
   async delete(primary: P, context: Context<P>): Promise<void> {
+    await this.ensureFetched(primary);
     if (isBulkDependentResource<R, P>(this)) {
       await this.deleteAllBulk(this, primary, context);
       this.recent.delete(ResourceID.fromResource(primary).key);
@@ -183,6 +184,14 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
           uid ? { preconditions: { uid } } : {},
         );
     }
+  }
+
+  /**
+   * Makes sure the event source holds the primary's resources before a deletion reads them.
+   * Defaults to nothing (the per-resource polling dependent fetches a primary never polled).
+   */
+  protected ensureFetched(_primary: P): Promise<void> {
+    return Promise.resolve();
   }
 
   /**

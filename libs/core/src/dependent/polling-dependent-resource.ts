@@ -49,7 +49,7 @@ export abstract class PollingDependentResource<
 /**
  * An external dependent polled per primary (JOSDK's `PerResourcePollingDependentResource`):
  * implement {@link PerResourcePollingDependentResource.fetchResources}. A primary not polled yet is
- * fetched before its first reconciliation.
+ * fetched before its first reconciliation or deletion.
  */
 export abstract class PerResourcePollingDependentResource<
   R,
@@ -76,9 +76,18 @@ export abstract class PerResourcePollingDependentResource<
   }
 
   override async reconcile(primary: P, context: Context<P>): Promise<ReconcileResult<R>> {
+    await this.ensureFetched(primary);
+    return super.reconcile(primary, context);
+  }
+
+  /**
+   * Fetches a primary never polled, so a deletion before the first poll (e.g. right after a
+   * restart) finds the external resource instead of leaving it while its state resource goes
+   * (JOSDK's `PerResourcePollingEventSource.getSecondaryResources` fetches on such a miss).
+   */
+  protected override async ensureFetched(primary: P): Promise<void> {
     if (this.source instanceof PerResourcePollingEventSource) {
       await (this.source as PerResourcePollingEventSource<R, P>).getOrFetch(primary);
     }
-    return super.reconcile(primary, context);
   }
 }

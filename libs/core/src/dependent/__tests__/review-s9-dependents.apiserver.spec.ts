@@ -15,6 +15,7 @@ import {
   CRUDNoGCKubernetesDependentResource,
 } from '../crud-kubernetes-dependent-resource.js';
 import type { DependentResourceWithExplicitState } from '../dependent-resource-with-explicit-state.js';
+import { isDeleter } from '../dependent-resource.js';
 import {
   PerResourcePollingDependentResource,
   PollingDependentResource,
@@ -176,7 +177,16 @@ describe('S9 review: dependent resources', () => {
       }
     }
     const prices = new Prices();
-    expect(prices.traits === undefined || !prices.traits.deleter).toBe(true);
+    expect(isDeleter(prices)).toBe(false);
+    class PerPrimary extends PerResourcePollingDependentResource<{ id: string }, Widget> {
+      protected desired() {
+        return { id: 'x' };
+      }
+      fetchResources() {
+        return Promise.resolve([]);
+      }
+    }
+    expect(isDeleter(new PerPrimary({ periodMs: 60_000 }))).toBe(false);
     suite.operator().register(new StatusReconciler(), {
       resourceType: Widget,
       name: 's9dw3',
@@ -219,91 +229,88 @@ describe('S9 review: dependent resources', () => {
     expect(await configMapNames(ns, 'w-')).toEqual([]);
   });
 
-  it.failing(
-    '[FINDING S9-DW5] an external dependent with explicit state, cleaned up before its per-resource source first polled (after a restart), deletes the state but leaks the external resource',
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      const external = new Map<string, { id: string; value: string }>();
-      let seq = 0;
-      const stateName = (p: Widget) => `${p.metadata!.name!}-state`;
-      class Database
-        extends PerResourcePollingDependentResource<{ id: string; value: string }, Widget>
-        implements DependentResourceWithExplicitState<{ id: string; value: string }, Widget, V1ConfigMap>
-      {
-        readonly stateResourceType = ResourceTypes.ConfigMap;
-        constructor(private readonly client: KubernetesClient) {
-          super({ periodMs: 60_000, idOf: (e) => e.id, name: 'database' });
-        }
-        protected desired(p: Widget) {
-          return { id: '', value: p.spec?.value ?? '' };
-        }
-        protected override matchDesired(a: { value: string }, d: { value: string }): boolean {
-          return a.value === d.value;
-        }
-        async fetchResources(p: Widget) {
-          const state = await this.client.get(
-            ResourceTypes.ConfigMap,
-            new ResourceID(stateName(p), p.metadata!.namespace),
-          );
-          const found = state?.data?.['id'] ? external.get(state.data['id']) : undefined;
-          return found ? [{ ...found }] : [];
-        }
-        create(d: { value: string }) {
-          const item = { id: `db-${++seq}`, value: d.value };
-          external.set(item.id, item);
-          return Promise.resolve({ ...item });
-        }
-        protected override deleteResource(r: { id: string }): Promise<void> {
-          external.delete(r.id);
-          return Promise.resolve();
-        }
-        stateResource(p: Widget, r: { id: string } | undefined): V1ConfigMap {
-          return {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: {
-              name: stateName(p),
-              namespace: p.metadata!.namespace,
-              annotations: primaryAnnotations(p),
-            },
-            data: r ? { id: r.id } : undefined,
-          };
-        }
+  it('[FINDING S9-DW5] an external dependent with explicit state, cleaned up before its per-resource source first polled (after a restart), deletes the state but leaks the external resource', async () => {
+    const ns = await newNamespace(suite.admin);
+    const external = new Map<string, { id: string; value: string }>();
+    let seq = 0;
+    const stateName = (p: Widget) => `${p.metadata!.name!}-state`;
+    class Database
+      extends PerResourcePollingDependentResource<{ id: string; value: string }, Widget>
+      implements DependentResourceWithExplicitState<{ id: string; value: string }, Widget, V1ConfigMap>
+    {
+      readonly stateResourceType = ResourceTypes.ConfigMap;
+      constructor(private readonly client: KubernetesClient) {
+        super({ periodMs: 60_000, idOf: (e) => e.id, name: 'database' });
       }
-      class StateReconciler extends StatusReconciler {
-        prepareEventSources(context: EventSourceContext<Widget>) {
-          return {
-            state: new InformerEventSource<V1ConfigMap, Widget>(
-              { type: ResourceTypes.ConfigMap, secondaryToPrimaryMapper: Mappers.fromDefaultAnnotations() },
-              context,
-            ),
-          };
-        }
+      protected desired(p: Widget) {
+        return { id: '', value: p.spec?.value ?? '' };
       }
-      const register = () =>
-        suite.operator().register(new StateReconciler(), {
-          resourceType: Widget,
-          name: 's9dw5',
-          namespaces: [ns],
-          workflow: { dependents: [{ dependent: new Database(suite.admin) }] },
-        });
-      register();
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns));
-      await waitFor(() => observed(ns, 'w'), 'status');
-      expect([...external.keys()]).toEqual(['db-1']);
-      await stopOperators(suite);
+      protected override matchDesired(a: { value: string }, d: { value: string }): boolean {
+        return a.value === d.value;
+      }
+      async fetchResources(p: Widget) {
+        const state = await this.client.get(
+          ResourceTypes.ConfigMap,
+          new ResourceID(stateName(p), p.metadata!.namespace),
+        );
+        const found = state?.data?.['id'] ? external.get(state.data['id']) : undefined;
+        return found ? [{ ...found }] : [];
+      }
+      create(d: { value: string }) {
+        const item = { id: `db-${++seq}`, value: d.value };
+        external.set(item.id, item);
+        return Promise.resolve({ ...item });
+      }
+      protected override deleteResource(r: { id: string }): Promise<void> {
+        external.delete(r.id);
+        return Promise.resolve();
+      }
+      stateResource(p: Widget, r: { id: string } | undefined): V1ConfigMap {
+        return {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name: stateName(p),
+            namespace: p.metadata!.namespace,
+            annotations: primaryAnnotations(p),
+          },
+          data: r ? { id: r.id } : undefined,
+        };
+      }
+    }
+    class StateReconciler extends StatusReconciler {
+      prepareEventSources(context: EventSourceContext<Widget>) {
+        return {
+          state: new InformerEventSource<V1ConfigMap, Widget>(
+            { type: ResourceTypes.ConfigMap, secondaryToPrimaryMapper: Mappers.fromDefaultAnnotations() },
+            context,
+          ),
+        };
+      }
+    }
+    const register = () =>
+      suite.operator().register(new StateReconciler(), {
+        resourceType: Widget,
+        name: 's9dw5',
+        namespaces: [ns],
+        workflow: { dependents: [{ dependent: new Database(suite.admin) }] },
+      });
+    register();
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => observed(ns, 'w'), 'status');
+    expect([...external.keys()]).toEqual(['db-1']);
+    await stopOperators(suite);
 
-      // deleted while no operator runs: the finalizer keeps it for the next one
-      await suite.admin.delete(Widget, new ResourceID('w', ns));
-      register();
-      await suite.operators[0].start();
-      await waitFor(async () => (await getWidget(ns, 'w')) === undefined, 'primary gone');
-      // JOSDK's PerResourcePollingEventSource.getSecondaryResources fetches a primary never polled,
-      // whatever asks (reconcile, delete, a condition)
-      expect([...external.keys()]).toEqual([]);
-    },
-  );
+    // deleted while no operator runs: the finalizer keeps it for the next one
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    register();
+    await suite.operators[0].start();
+    await waitFor(async () => (await getWidget(ns, 'w')) === undefined, 'primary gone');
+    // JOSDK's PerResourcePollingEventSource.getSecondaryResources fetches a primary never polled,
+    // whatever asks (reconcile, delete, a condition)
+    expect([...external.keys()]).toEqual([]);
+  });
 
   it('[FINDING S9-DW6] a bulk dependent one of whose desired items fails to write never deletes the items no longer desired', async () => {
     const ns = await newNamespace(suite.admin);
