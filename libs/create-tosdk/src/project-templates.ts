@@ -313,7 +313,17 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.create(AppModule.forRoot({ operator: kubeConfig ? { kubeConfig } : {} }), { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  await app.listen(Number(process.env['PORT'] ?? 8080), process.env['HOST'] ?? '127.0.0.1');
+  const port = Number(process.env['PORT'] ?? 8080);
+  const host = process.env['HOST'] ?? '127.0.0.1';
+  try {
+    await app.listen(port, host);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+    await app.close();
+    await stopDevCluster?.();
+    console.error(\`port \${port} on \${host} is in use (health and metrics listen there); start on another: PORT=\${port + 1} npm start\`);
+    process.exit(1);
+  }
   const shutdown = async () => {
     await app.close();
     await stopDevCluster?.();
@@ -346,6 +356,9 @@ npm test    # the e2e test (${o.testRunner === 'vitest' ? 'Vitest' : 'Jest'}) ag
 \`\`\`
 
 \`npm start\` uses your cluster instead when \`KUBECONFIG\` is set (apply \`deploy/crds.yaml\` first).
+Environment: \`PORT\` (default 8080) and \`HOST\` (default 127.0.0.1) of health and metrics, e.g.
+\`PORT=8081 npm start\` when 8080 is taken; \`LOG_LEVEL\` (default info); \`DEV_APISERVER_PORT\` (the embedded
+API server's port, default a free one).
 In dev mode the embedded server's kubeconfig is \`.tosdk/kubeconfig\`:
 \`KUBECONFIG=.tosdk/kubeconfig kubectl get ${n.plural}\`.
 
