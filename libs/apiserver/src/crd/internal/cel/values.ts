@@ -3,7 +3,8 @@
  * is CEL `int`, `number` is `double`, `string` with `format: date-time` or `date` / `duration` /
  * `byte` is a timestamp / duration / bytes, objects with `properties` expose their fields under escaped names
  * (`__namespace__`, `foo__dash__bar`), maps and lists follow `additionalProperties` and `items`, and
- * at the root only `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` of the metadata.
+ * at the root and in embedded resources `apiVersion`, `kind` (declared or not), and only `metadata.name`
+ * and `metadata.generateName` of the metadata.
  */
 import { durationFromMs, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { CelInput } from '@bufbuild/cel';
@@ -104,8 +105,14 @@ export function toCel(value: unknown, s: JsonSchemaProps | undefined, root = fal
   const out = new Map<string, CelInput>();
   const props = s?.properties;
   const mapValues = s ? mapValueSchema(s) : undefined;
+  // a resource (the root, or an embedded resource) always has its type and object meta, declared or not
+  const resource = root || s?.['x-kubernetes-embedded-resource'] === true;
   for (const [k, v] of Object.entries(obj)) {
-    if (root && k === 'metadata') {
+    if (resource && (k === 'apiVersion' || k === 'kind') && typeof v === 'string') {
+      out.set(k, v);
+      continue;
+    }
+    if (resource && k === 'metadata') {
       const meta = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
       const m = new Map<string, CelInput>();
       if (typeof meta.name === 'string') m.set('name', meta.name);
