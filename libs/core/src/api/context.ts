@@ -88,7 +88,9 @@ export interface ManagedWorkflowAndDependentResourceContext<
    */
   reconcileManagedWorkflow(): Promise<WorkflowReconcileResult>;
   /**
-   * Cleans up the managed workflow now; for explicit invocation from a Cleaner's `cleanup`.
+   * Cleans up the managed workflow now; for explicit invocation from a Cleaner's `cleanup`. A
+   * workflow with no dependent it deletes itself (only garbage-collected or read-only ones) has
+   * nothing to clean up: it is not run and the result is empty (as JOSDK's).
    * @throws AggregatedOperatorError when dependents failed, unless the workflow handles errors in the reconciler.
    * @throws WorkflowUsageError when the controller has no managed workflow.
    */

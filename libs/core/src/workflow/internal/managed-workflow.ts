@@ -5,7 +5,8 @@ import type { EventSource } from '../../event/event-source.js';
 import { isEventSourceProvider } from '../../dependent/dependent-resource.js';
 import { WorkflowConfigurationError, WorkflowUsageError } from '../errors.js';
 import type { ManagedDependentSpec, ManagedWorkflowSpec } from '../managed-workflow.js';
-import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow-result.js';
+import { WorkflowCleanupResult } from '../workflow-result.js';
+import type { WorkflowReconcileResult } from '../workflow-result.js';
 import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
 import { DefaultWorkflow } from './default-workflow.js';
 
@@ -125,6 +126,12 @@ export class ManagedWorkflowContext<
 
   async cleanupManagedWorkflow(): Promise<WorkflowCleanupResult> {
     const managed = this.require('cleanupManagedWorkflow');
+    // As JOSDK (Controller.cleanup, cleanupManagedWorkflow): a workflow that deletes nothing itself
+    // (only garbage-collected or read-only dependents) has no cleanup; run, its delete
+    // postconditions would wait for secondaries that go only after the finalizer does.
+    if (!managed.hasCleaner()) {
+      return (this.cleanupResult = new WorkflowCleanupResult([], [], new Map(), new Map()));
+    }
     this.cleanupResult = await managed.workflow.cleanup(this.primary, this.context);
     if (!managed.handleExceptionsInReconciler) this.cleanupResult.throwAggregatedErrorIfErrorsPresent();
     return this.cleanupResult;
