@@ -240,6 +240,7 @@ export class Operator {
     });
     const relists = new RelistWindow((namespace) => informer.isListing(namespace));
     const sharded = this.sharding ? new ShardedInformer(informer, this.sharding) : undefined;
+    const elector = this.elector;
     const controller = new Controller<P>({
       reconciler,
       config,
@@ -253,6 +254,8 @@ export class Operator {
       eventRecorder: this.eventRecorderFor(config.name),
       workflowExecutorSize: this.options.defaultWorkflowExecutorSize,
       sharedInformers: this.sharedInformers,
+      // a leader whose renew deadline passed writes nothing, also before its step-down timer ran
+      mayWrite: elector ? () => elector.isLeader() : undefined,
     });
     sharded?.connect({
       isUnderProcessing: (id) => controller.eventProcessor.isUnderProcessing(id),

@@ -227,6 +227,56 @@ describe('review s9: leader election', () => {
     await waitFor(() => r.runs.some((x) => x.value === 'new'), 'the new object is reconciled', 5_000);
   });
 
+  it('[FINDING S9-LE7] a reconciliation that blocks the event loop past the renew deadline cannot write afterwards (the lease is no longer valid)', async () => {
+    const ns = await newNamespace(suite.admin);
+    const CM = ResourceTypes.ConfigMap;
+    const outcome: { leaderAtWrite?: boolean; error?: string; done: boolean } = { done: false };
+    const r = new RecordingReconciler(async (w, context) => {
+      const { UpdateControl } = await import('../../api/controls.js');
+      if (w.metadata!.name !== 'busy' || r.of('busy').length > 1) return UpdateControl.noUpdate();
+      // CPU-bound work (a large diff, a template) that keeps the event loop busy beyond the renew
+      // deadline: no timer, so neither a renewal nor the deadline's step-down, runs meanwhile
+      const until = Date.now() + 2_500;
+      while (Date.now() < until) {
+        // busy
+      }
+      outcome.leaderAtWrite = op.runtimeInfo.isLeader();
+      try {
+        await context.client.create(CM, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'written-late', namespace: ns },
+          data: { by: 'a' },
+        });
+      } catch (error) {
+        outcome.error = (error as Error).name;
+      } finally {
+        outcome.done = true;
+      }
+      return UpdateControl.noUpdate();
+    });
+    const op = suite.operator({
+      leaderElection: {
+        leaseName: 'blocked',
+        leaseNamespace: ns,
+        identity: 'a',
+        leaseDurationMs: 2_000,
+        renewDeadlineMs: 1_500,
+        retryPeriodMs: 250,
+        exitOnStopLeading: false,
+      },
+    });
+    op.register(r, { resourceType: Widget, name: 'blocked', namespaces: [ns] });
+    await op.start();
+    await waitFor(() => op.runtimeInfo.isLeader(), 'leading');
+    await suite.admin.create(Widget, widget('busy', ns));
+    await waitFor(() => outcome.done, 'the blocking reconciliation tried its write', 20_000);
+    expect(outcome.leaderAtWrite).toBe(false);
+    // a standby in another process may hold the lease by now: the write must not be sent
+    expect(outcome.error).toBe('ReconcileAbandonedError');
+    expect(await suite.admin.get(CM, new ResourceID('written-late', ns))).toBeUndefined();
+  });
+
   it('[FINDING S9-LE3] lease renewals do not queue behind busy reconciliations on the shared connections (the leader keeps the lease)', async () => {
     const ns = await newNamespace(suite.admin);
     const exit = jest.fn<(code: number) => void>();

@@ -40,6 +40,11 @@ export interface ControllerOptions<P extends KubernetesResource> {
   readonly workflowExecutorSize?: number;
   /** The operator's shared informers, handed to event sources through their context. */
   readonly sharedInformers?: SharedInformers;
+  /**
+   * Whether reconciliations may write now, asked on every write (with leader election: the lease is
+   * valid). Defaults to always.
+   */
+  readonly mayWrite?: () => boolean;
 }
 
 /**
@@ -56,6 +61,7 @@ export class Controller<P extends KubernetesResource> {
   private readonly logger: Logger;
 
   constructor(private readonly o: ControllerOptions<P>) {
+    this.fence = new WriteFence(o.mayWrite);
     this.name = o.config.name;
     this.logger = o.logger.child({ controller: this.name });
     const info: ControllerMetricsInfo = { name: this.name, resourceType: o.config.resourceType };
@@ -270,7 +276,7 @@ export class Controller<P extends KubernetesResource> {
   }
 
   /** Whether running reconciliations may write (see `WriteFence`). */
-  private readonly fence = new WriteFence();
+  private readonly fence: WriteFence;
 
   /** Stops every event source. */
   async stopEventSources(): Promise<void> {

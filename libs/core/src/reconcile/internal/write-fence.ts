@@ -8,6 +8,14 @@ export class WriteFence {
   private epoch = 0;
   private isOpen = true;
 
+  /**
+   * @param valid - whether writes may happen at all right now, asked on every write: with leader
+   *   election, whether the lease is still valid (its renew deadline has not passed). An event loop
+   *   blocked past the deadline runs no timer, so the step-down (which closes the fence) comes late;
+   *   this refuses the writes made before it. Defaults to always.
+   */
+  constructor(private readonly valid: () => boolean = () => true) {}
+
   /** A ticket for a reconciliation starting now. */
   ticket(): number {
     return this.epoch;
@@ -15,7 +23,7 @@ export class WriteFence {
 
   /** Whether a reconciliation holding `ticket` may write. */
   allows(ticket: number): boolean {
-    return this.isOpen && ticket === this.epoch;
+    return this.isOpen && ticket === this.epoch && this.valid();
   }
 
   /** Refuses every write of reconciliations started so far, and of new ones until {@link open}. */
