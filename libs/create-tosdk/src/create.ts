@@ -124,7 +124,7 @@ function groupProblem(group: string, plural: string): string | undefined {
  * Lays out a new operator project in `<cwd>/<name>`.
  * @returns the project directory.
  * @throws CreateTosdkError for a bad name, kind, group, version or test runner, or a path that exists
- * and is not an empty directory. Nothing is written then.
+ * and is not an empty directory (one holding only `.git` counts as empty). Nothing is written then.
  */
 export async function createProject(options: CreateProjectOptions): Promise<string> {
   const { name } = options;
@@ -160,8 +160,11 @@ export async function createProject(options: CreateProjectOptions): Promise<stri
     if (!statSync(dir).isDirectory()) {
       throw new CreateTosdkError(`${dir} exists and is not a directory; pick another name or move it`);
     }
-    if (readdirSync(dir).length > 0) {
-      throw new CreateTosdkError(`${dir} exists and is not empty; pick another name or remove it`);
+    // a fresh clone of an empty repository holds only .git: lay the project out in it
+    if (readdirSync(dir).some((entry) => entry !== '.git')) {
+      throw new CreateTosdkError(
+        `${dir} exists and is not empty; pick another name, or empty it (a .git directory may stay)`,
+      );
     }
   }
   const files = projectFiles({

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,6 +202,23 @@ describe('review S9: create-tosdk', () => {
       if (command.startsWith('@')) continue;
       expect([command, binOf[command] !== undefined && binOf[command] in installed]).toEqual([command, true]);
     }
+  });
+
+  it('[FINDING S9-CT12] a directory holding only .git (a fresh clone of an empty repository) is used (it was refused as not empty, with the advice to remove it)', async () => {
+    const cwd = await mkdtemp(join(dir, 'clone-'));
+    await mkdir(join(cwd, 'my-op/.git'), { recursive: true });
+    await writeFile(join(cwd, 'my-op/.git/HEAD'), 'ref: refs/heads/main\n');
+    const r = await bin(['my-op'], cwd);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(join(cwd, 'my-op/package.json'))).toBe(true);
+    expect(await readFile(join(cwd, 'my-op/.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    // anything else in it is still refused
+    await mkdir(join(cwd, 'notes/.git'), { recursive: true });
+    await writeFile(join(cwd, 'notes/todo.md'), '');
+    const refused = await bin(['notes'], cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('exists and is not empty');
   });
 
   it('[FINDING S9-CT10] on a Node older than the engines (22.19.0) it refuses, naming both versions (it wrote the project; its npm test then failed inside undici: "Cannot read properties of undefined (reading \'bind\')")', async () => {
