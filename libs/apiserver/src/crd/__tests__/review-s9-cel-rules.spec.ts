@@ -316,35 +316,32 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
   });
   // apiserver/schema/defaulting/validation.go ValidateDefaults: a default must pass the
   // x-kubernetes-validations of its schema (and of the schemas inside it), or the CRD is rejected.
-  it.failing(
-    '[FINDING S9-CEL12] a CRD whose default breaks the x-kubernetes-validations rules of its own schema is rejected',
-    () => {
-      const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
-      expect(
-        crdCauses({
-          type: 'object',
-          properties: {
-            replicas: {
-              type: 'integer',
-              default: 0,
-              'x-kubernetes-validations': [{ rule: 'self > 0', message: 'must be positive' }],
-            },
-            window: {
-              type: 'object',
-              default: { start: 5, end: 1 },
-              properties: {
-                start: { type: 'integer' },
-                end: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 2' }] },
-              },
-              'x-kubernetes-validations': [{ rule: 'self.start <= self.end', message: 'start after end' }],
-            },
+  it('[FINDING S9-CEL12] a CRD whose default breaks the x-kubernetes-validations rules of its own schema is rejected', () => {
+    const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: {
+          replicas: {
+            type: 'integer',
+            default: 0,
+            'x-kubernetes-validations': [{ rule: 'self > 0', message: 'must be positive' }],
           },
-        }),
-      ).toEqual([
-        `${base}[replicas].default: Invalid value: "integer": must be positive`,
-        `${base}[window].default: Invalid value: "object": start after end`,
-        `${base}[window].default.end: Invalid value: "integer": failed rule: self >= 2`,
-      ]);
-    },
-  );
+          window: {
+            type: 'object',
+            default: { start: 5, end: 1 },
+            properties: {
+              start: { type: 'integer' },
+              end: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 2' }] },
+            },
+            'x-kubernetes-validations': [{ rule: 'self.start <= self.end', message: 'start after end' }],
+          },
+        },
+      }),
+    ).toEqual([
+      `${base}[replicas].default: Invalid value: "integer": must be positive`,
+      `${base}[window].default: Invalid value: "object": start after end`,
+      `${base}[window].default.end: Invalid value: "integer": failed rule: self >= 2`,
+    ]);
+  });
 });

@@ -1,12 +1,14 @@
 /**
  * Checks the `default` values of a CRD version's schema as kube-apiserver does when the CRD is created:
- * a default must survive pruning unchanged and must validate against its own schema.
+ * a default must survive pruning unchanged and must validate against its own schema, including the
+ * `x-kubernetes-validations` rules of the schema and of the schemas inside it.
  */
 import type { StatusCause } from '../../types.js';
 import { child, invalid, key } from '../field-errors.js';
 import { cloneJson, jsonEqual } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
+import { evaluateRules } from './cel/rules.js';
 import { applyDefaults } from './defaulting.js';
 import { pruneObject } from './prune.js';
 import { SchemaValidator } from './schema-validator.js';
@@ -43,10 +45,13 @@ function checkDefault(s: JsonSchemaProps, at: string, name: string): StatusCause
     if (memo.size > 5000) memo.clear();
     memo.set(key, found);
   }
-  return found.map((c) => ({ ...c, field: at }));
+  return found.map((c) => ({ ...c, field: at + c.field }));
 }
 
-/** The causes for one default, with an empty field (the caller sets it). */
+/**
+ * The causes for one default, with the field relative to the default (the caller prefixes it): empty
+ * for schema errors, the path inside the default for its rules (`.end`).
+ */
 function checkDefaultUncached(s: JsonSchemaProps, name: string): StatusCause[] {
   const field = name || 'default';
   // Wrap the field in an object so pruning and validation see it in its place.
@@ -56,5 +61,11 @@ function checkDefaultUncached(s: JsonSchemaProps, name: string): StatusCause[] {
   pruneObject(pruned, wrapper, true);
   if (!jsonEqual(pruned, value)) return [invalid('', s.default, 'must not have unknown fields')];
   applyDefaults(pruned, wrapper, false);
-  return new SchemaValidator(wrapper).validate(pruned).map(({ cause }) => cause);
+  const schemaErrors = new SchemaValidator(wrapper).validate(pruned);
+  if (schemaErrors.length > 0) return schemaErrors.map(({ cause }) => ({ ...cause, field: '' }));
+  // then the x-kubernetes-validations of the node and of the schemas inside it, as kube-apiserver does
+  return evaluateRules(pruned, wrapper, undefined).map(({ cause }) => ({
+    ...cause,
+    field: cause.field.slice(field.length),
+  }));
 }
