@@ -355,7 +355,7 @@ npm start   # builds and runs against an embedded API server (no cluster needed)
 npm test    # the e2e test (${o.testRunner === 'vitest' ? 'Vitest' : 'Jest'}) against an in-memory API server
 \`\`\`
 
-\`npm start\` uses your cluster instead when \`KUBECONFIG\` is set (apply \`deploy/crds.yaml\` first).
+\`npm start\` uses your cluster instead when \`KUBECONFIG\` is set (first \`npm run generate\` and \`kubectl apply -f deploy/crds.yaml\`: a new project has no deploy/ yet).
 Environment: \`PORT\` (default 8080) and \`HOST\` (default 127.0.0.1) of health and metrics, e.g.
 \`PORT=8081 npm start\` when 8080 is taken; \`LOG_LEVEL\` (default info); \`DEV_APISERVER_PORT\` (the embedded
 API server's port, default a free one).
