@@ -107,7 +107,9 @@ export abstract class KubernetesDependentResource<
       namespace: DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
     };
     const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
-    const byAnnotation = Mappers.fromAnnotation<R>(keys.name, keys.namespace);
+    const byAnnotation = context.primaryResourceType.namespaced
+      ? Mappers.fromAnnotation<R>(keys.name, keys.namespace)
+      : clusterScopedPrimaryByAnnotation<R>(keys.name);
     const custom = this.mappers(context);
     const source = new InformerEventSource<R, P>(
       {
@@ -379,6 +381,20 @@ export abstract class KubernetesDependentResource<
     }
     return this.source;
   }
+}
+
+/**
+ * The cluster-scoped primary named by an annotation. `prepare` writes no namespace annotation for
+ * such a primary, and the generic annotation mapper would then take the secondary's namespace, so
+ * no namespaced secondary would ever map to it (JOSDK maps to the primary without namespace).
+ */
+function clusterScopedPrimaryByAnnotation<R extends KubernetesResource>(
+  nameKey: string,
+): SecondaryToPrimaryMapper<R> {
+  return (secondary: R) => {
+    const name = secondary.metadata?.annotations?.[nameKey];
+    return name ? [new ResourceID(name)] : [];
+  };
 }
 
 /** The actual object with the desired values on top (for update without SSA). */

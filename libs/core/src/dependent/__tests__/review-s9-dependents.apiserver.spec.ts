@@ -30,6 +30,7 @@ import {
   Widget,
   widget,
 } from './support.js';
+import { Gadget } from '../../operator/__tests__/support.js';
 
 /**
  * Adversarial review S9 of dependent resources against @tosdk/apiserver: bulk deletion, external
@@ -340,5 +341,49 @@ describe('S9 review: dependent resources', () => {
     // JOSDK's BulkDependentResourceReconciler deletes the extra resources before it reconciles the
     // desired ones, so a failing item does not keep those no longer desired
     await waitFor(async () => (await configMapNames(ns, 'w-item-')).join() === 'w-item-0', 'extras deleted');
+  });
+
+  it('[FINDING S9-DW8] a namespaced dependent without owner reference of a cluster-scoped primary is not found as its secondary: deleting the primary leaves it', async () => {
+    const ns = await newNamespace(suite.admin);
+    const name = `g-${ns}`;
+    class GadgetConfigMap extends CRUDNoGCKubernetesDependentResource<V1ConfigMap, Gadget> {
+      constructor() {
+        super({ resourceType: ResourceTypes.ConfigMap, name: 'config', informer: { namespaces: [ns] } });
+      }
+      protected desired(g: Gadget): V1ConfigMap {
+        return {
+          metadata: { name: `${g.metadata!.name!}-cm`, namespace: ns },
+          data: { v: g.spec?.value ?? '' },
+        };
+      }
+    }
+    const seen: Array<V1ConfigMap | undefined> = [];
+    class GadgetReconciler implements Reconciler<Gadget> {
+      reconcile(g: Gadget, c: Context<Gadget>) {
+        seen.push(c.managedWorkflowAndDependentResourceContext().getSecondaryResource<V1ConfigMap>('config'));
+        return UpdateControl.noUpdate<Gadget>();
+      }
+    }
+    suite.operator().register(new GadgetReconciler(), {
+      resourceType: Gadget,
+      name: 's9dw8',
+      workflow: { dependents: [{ dependent: new GadgetConfigMap() }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Gadget, {
+      apiVersion: Gadget.apiVersion,
+      kind: Gadget.kind,
+      metadata: { name },
+      spec: { value: 'a' },
+    });
+    await waitFor(async () => (await configMapNames(ns, `${name}-cm`)).length === 1, 'created');
+    await waitFor(() => seen.length > 0, 'reconciled');
+    // the annotations carry no namespace for a cluster-scoped primary; JOSDK's Mappers.fromMetadata
+    // then maps to the primary without namespace, not to the secondary's namespace
+    await suite.admin.mergePatch(Gadget, new ResourceID(name), { spec: { value: 'b' } });
+    await waitFor(() => seen.at(-1)?.data?.['v'] !== undefined, 'secondary visible to the reconciler');
+    await suite.admin.delete(Gadget, new ResourceID(name));
+    await waitFor(async () => (await suite.admin.get(Gadget, new ResourceID(name))) === undefined, 'gone');
+    expect(await configMapNames(ns, `${name}-cm`)).toEqual([]);
   });
 });
