@@ -150,7 +150,7 @@ describe('CEL cost limits', () => {
   it('a rule over unbounded lists is refused with kube-apiserver’s text; maxItems and maxLength make it installable', () => {
     const errs = crdErrors(withList({ type: 'array', items: { type: 'string' } }, quadratic));
     expect(errs).toContain(
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
     );
     expect(
       errs.some((e) => e.includes('estimated rule cost total for entire OpenAPIv3 schema exceeds budget')),

@@ -347,41 +347,38 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
   // apis/apiextensions/validation/validation.go: getCostErrorMessage adds a hint to every cost error,
   // a messageExpression is costed (and blamed) on its own, and the rules over 1% of the CRD limit
   // "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".
-  it.failing(
-    '[FINDING S9-CEL13] cost errors at CRD creation are worded as kube-apiserver words them, with its hint, and blame an expensive messageExpression rather than its rule',
-    () => {
-      const base = 'spec.versions[0].schema.openAPIV3Schema';
-      const rule = `${base}.properties[spec].x-kubernetes-validations[0]`;
-      const hint =
-        '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
-      const items = { type: 'array', items: { type: 'string' } } as const;
-      expect(
-        crdCauses({
-          type: 'object',
-          properties: { items },
-          'x-kubernetes-validations': [{ rule: "self.items.all(x, x.contains('a string'))" }],
-        }),
-      ).toEqual([
-        `${rule}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}`,
-        `${rule}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
-        `${base}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`,
-      ]);
-      expect(
-        crdCauses({
-          type: 'object',
-          properties: { items },
-          'x-kubernetes-validations': [
-            {
-              rule: 'self.items.size() < 10',
-              messageExpression: "'items: ' + self.items.map(x, x + 'a').join(', ')",
-            },
-          ],
-        }),
-      ).toEqual([
-        `${rule}.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${hint}`,
-        `${rule}.messageExpression: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
-        `${base}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`,
-      ]);
-    },
-  );
+  it('[FINDING S9-CEL13] cost errors at CRD creation are worded as kube-apiserver words them, with its hint, and blame an expensive messageExpression rather than its rule', () => {
+    const base = 'spec.versions[0].schema.openAPIV3Schema';
+    const rule = `${base}.properties[spec].x-kubernetes-validations[0]`;
+    const hint =
+      '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+    const items = { type: 'array', items: { type: 'string' } } as const;
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: { items },
+        'x-kubernetes-validations': [{ rule: "self.items.all(x, x.contains('a string'))" }],
+      }),
+    ).toEqual([
+      `${rule}.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}`,
+      `${rule}.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${base}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`,
+    ]);
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: { items },
+        'x-kubernetes-validations': [
+          {
+            rule: 'self.items.size() < 10',
+            messageExpression: "'items: ' + self.items.map(x, x + 'a').join(', ')",
+          },
+        ],
+      }),
+    ).toEqual([
+      `${rule}.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${hint}`,
+      `${rule}.messageExpression: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      `${base}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`,
+    ]);
+  });
 });

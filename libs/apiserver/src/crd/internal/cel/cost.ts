@@ -311,8 +311,17 @@ export function costOf(e: Expr, vars: ReadonlyMap<string, Shape>): number {
   return estimate(e, vars).cost;
 }
 
-/** kube's wording of a cost over a limit: `by factor of 18.1x` or `by factor of more than 100x`. */
+/**
+ * kube's factor of a cost over a limit: `more than 100x`, `18.1x`, or with six decimals under 1.5
+ * (`1.234567x`), as Go's `%.1f` / `%f` print it.
+ */
 export function exceedFactor(cost: number, limit: number): string {
   const f = cost / limit;
-  return f > 100 ? 'more than 100x' : `${f.toFixed(1)}x`;
+  if (f > 100) return 'more than 100x';
+  return f < 1.5 ? `${f.toFixed(6)}x` : `${f.toFixed(1)}x`;
+}
+
+/** kube-apiserver's error for an estimated cost over a limit (getCostErrorMessage), with its hint. */
+export function costErrorMessage(what: string, cost: number, limit: number): string {
+  return `${what} exceeds budget by factor of ${exceedFactor(cost, limit)} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
