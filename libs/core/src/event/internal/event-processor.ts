@@ -52,7 +52,7 @@ interface ResourceState {
   /** The submitted run while it waits for a reconciliation thread (it can be promoted). */
   queued?: QueuedTask;
   /** Deleted and created again while a run of the old object was under way: its outcome is moot. */
-  replaced?: boolean;
+  replaced: boolean;
 }
 
 /** Resolved settings of an {@link EventProcessor}. */
@@ -283,8 +283,8 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     state.underProcessing = false;
     // the run reconciled an object that was deleted and created again meanwhile (see `recreated`)
     const replaced =
-      state.replaced === true || (post.finalizerRemoved === true && this.replacedInCache(state, resource));
-    state.replaced = undefined;
+      state.replaced || (post.finalizerRemoved === true && this.replacedInCache(state, resource));
+    state.replaced = false;
     if (!this.running) {
       // a failure while stopped is not retried now; after a restart it reconciles again
       if (post.error !== undefined && !state.deleteEventPresent) state.eventPresent = true;
@@ -477,6 +477,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
         eventPresent: false,
         deleteEventPresent: false,
         processedMarkForDeletion: false,
+        replaced: false,
       };
       this.states.set(id.key, state);
     }
