@@ -47,6 +47,17 @@ export type ConditionFunction<R = unknown, P extends KubernetesResource = Kubern
 export type AnyCondition<R = unknown, P extends KubernetesResource = KubernetesResource> =
   Condition<R, P> | DetailedCondition<R, P> | ConditionFunction<R, P>;
 
+/**
+ * A condition class with a no-argument constructor (JOSDK's `@Dependent(readyPostcondition =
+ * MyCondition.class)`): a workflow makes one instance of it when it is built.
+ */
+export type ConditionClass<R = unknown, P extends KubernetesResource = KubernetesResource> = new () =>
+  Condition<R, P> | DetailedCondition<R, P>;
+
+/** What a workflow declaration takes as a condition: any {@link AnyCondition}, or a {@link ConditionClass}. */
+export type ConditionDeclaration<R = unknown, P extends KubernetesResource = KubernetesResource> =
+  AnyCondition<R, P> | ConditionClass<R, P>;
+
 /** Whether a value can be used as a condition. */
 export function isCondition(value: unknown): value is AnyCondition {
   if (typeof value === 'function') return true;

@@ -1,6 +1,6 @@
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { DependentResource } from '../dependent/dependent-resource.js';
-import type { AnyCondition } from './condition.js';
+import type { ConditionDeclaration } from './condition.js';
 import { WorkflowConfigurationError } from './errors.js';
 import { DefaultWorkflow } from './internal/default-workflow.js';
 import type { NodeDeclaration } from './internal/default-workflow.js';
@@ -56,25 +56,25 @@ export class WorkflowBuilder<P extends KubernetesResource = KubernetesResource> 
   }
 
   /** Reconcile precondition of the last added dependent. */
-  withReconcilePrecondition(condition: AnyCondition<unknown, P>): this {
+  withReconcilePrecondition(condition: ConditionDeclaration<unknown, P>): this {
     this.last('withReconcilePrecondition').reconcilePrecondition = condition;
     return this;
   }
 
   /** Ready postcondition of the last added dependent. */
-  withReadyPostcondition(condition: AnyCondition<unknown, P>): this {
+  withReadyPostcondition(condition: ConditionDeclaration<unknown, P>): this {
     this.last('withReadyPostcondition').readyPostcondition = condition;
     return this;
   }
 
   /** Delete postcondition of the last added dependent. */
-  withDeletePostcondition(condition: AnyCondition<unknown, P>): this {
+  withDeletePostcondition(condition: ConditionDeclaration<unknown, P>): this {
     this.last('withDeletePostcondition').deletePostcondition = condition;
     return this;
   }
 
   /** Activation condition of the last added dependent. */
-  withActivationCondition(condition: AnyCondition<unknown, P>): this {
+  withActivationCondition(condition: ConditionDeclaration<unknown, P>): this {
     this.last('withActivationCondition').activationCondition = condition;
     return this;
   }

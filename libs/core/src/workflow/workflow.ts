@@ -1,7 +1,7 @@
 import type { Context } from '../api/context.js';
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { DependentResource } from '../dependent/dependent-resource.js';
-import type { AnyCondition } from './condition.js';
+import type { AnyCondition, ConditionDeclaration } from './condition.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from './workflow-result.js';
 
 /**
@@ -27,13 +27,13 @@ export interface DependentNodeOptions<R = unknown, P extends KubernetesResource 
   /** Names of the dependents reconciled (and ready) before this one. Defaults to none (a root). */
   dependsOn?: readonly string[];
   /** Must hold for the dependent to be reconciled; when false the dependent and all that depend on it are deleted. Defaults to none. */
-  reconcilePrecondition?: AnyCondition<R, P>;
+  reconcilePrecondition?: ConditionDeclaration<R, P>;
   /** Must hold for the dependent to count as ready; dependents that depend on it wait. Defaults to none. */
-  readyPostcondition?: AnyCondition<R, P>;
+  readyPostcondition?: ConditionDeclaration<R, P>;
   /** Must hold after deletion for what it depends on to be deleted. Defaults to none. */
-  deletePostcondition?: AnyCondition<R, P>;
+  deletePostcondition?: ConditionDeclaration<R, P>;
   /** When false the dependent is neither reconciled nor deleted and its event source is deregistered. Defaults to none (always active). */
-  activationCondition?: AnyCondition<R, P>;
+  activationCondition?: ConditionDeclaration<R, P>;
 }
 
 /** One dependent with its place in a workflow, as the engine takes it. */

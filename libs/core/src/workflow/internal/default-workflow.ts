@@ -3,7 +3,7 @@ import type { KubernetesResource } from '../../api/resource-type.js';
 import type { DependentResource } from '../../dependent/dependent-resource.js';
 import { isDeletable } from '../../dependent/dependent-resource.js';
 import { isCondition } from '../condition.js';
-import type { AnyCondition } from '../condition.js';
+import type { AnyCondition, ConditionDeclaration } from '../condition.js';
 import { WorkflowConfigurationError } from '../errors.js';
 import type { WorkflowCleanupResult, WorkflowReconcileResult } from '../workflow-result.js';
 import type { DependentNodeOptions, Workflow, WorkflowNode } from '../workflow.js';
@@ -112,14 +112,14 @@ export function buildNodes<P extends KubernetesResource>(
 
 /** A condition class (with `isMet` or `detailedIsMet` on its prototype) becomes an instance. */
 function conditionOf<P extends KubernetesResource>(
-  condition: AnyCondition<unknown, P> | undefined,
+  condition: ConditionDeclaration<unknown, P> | undefined,
 ): AnyCondition<unknown, P> | undefined {
   if (typeof condition !== 'function') return condition;
   const proto = (condition as { prototype?: Record<string, unknown> }).prototype;
   if (proto && (typeof proto['isMet'] === 'function' || typeof proto['detailedIsMet'] === 'function')) {
-    return new (condition as unknown as new () => AnyCondition<unknown, P>)();
+    return new (condition as new () => AnyCondition<unknown, P>)();
   }
-  return condition;
+  return condition as AnyCondition<unknown, P>;
 }
 
 function checkAcyclic<P extends KubernetesResource>(nodes: readonly WorkflowNode<P>[]): void {
