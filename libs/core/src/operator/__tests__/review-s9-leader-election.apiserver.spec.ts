@@ -316,6 +316,58 @@ describe('review s9: leader election', () => {
     expect(op.runtimeInfo.isLeader()).toBe(true);
   });
 
+  it('[FINDING S9-LE8] a Lease deleted by someone else while a leader holds it is not taken by a standby before the leader could have lost it', async () => {
+    const ns = await newNamespace(suite.admin);
+    const clients: KubernetesClient[] = [];
+    const electors: LeaderElector[] = [];
+    const make = (identity: string, retryPeriodMs: number) => {
+      const client = KubernetesClient.fromKubeConfig(suite.server.kubeConfig());
+      clients.push(client);
+      const elector = new LeaderElector(
+        {
+          leaseName: 'deleted',
+          leaseNamespace: ns,
+          identity,
+          leaseDurationMs: 3_000,
+          renewDeadlineMs: 2_000,
+          retryPeriodMs,
+          exitOnStopLeading: false,
+        },
+        client,
+      );
+      electors.push(elector);
+      return elector;
+    };
+    let overlaps = 0;
+    const sampler = setInterval(() => {
+      if (electors.filter((e) => e.isLeader()).length > 1) overlaps++;
+    }, 2);
+    try {
+      const a = make('a', 1_000);
+      a.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+      await waitFor(() => a.isLeader(), 'a leads');
+      const b = make('b', 100);
+      b.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+      await waitFor(() => b.currentLeader() === 'a', 'b sees a holding the lease');
+      await suite.admin.delete(ResourceTypes.Lease, new ResourceID('deleted', ns));
+      // a recreates the lease at its next renewal (within a second); b must not have led meanwhile
+      const holders = new Set<string>();
+      await waitFor(async () => {
+        const lease = await suite.admin.get(ResourceTypes.Lease, new ResourceID('deleted', ns));
+        if (lease?.spec?.holderIdentity) holders.add(lease.spec.holderIdentity);
+        return holders.size > 0 && (a.isLeader() || b.isLeader());
+      }, 'the lease exists again with a leader');
+      await waitFor(() => a.state === 'Leading' || b.state === 'Leading', 'someone leads');
+      expect(overlaps).toBe(0);
+      // the leader that held it keeps it: nobody could know it had stopped
+      expect([...holders]).toEqual(['a']);
+    } finally {
+      clearInterval(sampler);
+      await Promise.all(electors.map((e) => e.stop()));
+      for (const c of clients) c.close();
+    }
+  });
+
   it('[FINDING S9-LE4] a standby whose wall clock jumps forward does not take over a lease the leader keeps renewing', async () => {
     const ns = await newNamespace(suite.admin);
     const clients: KubernetesClient[] = [];

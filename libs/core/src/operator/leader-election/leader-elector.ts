@@ -56,8 +56,8 @@ type AttemptOutcome = 'acquired' | 'held' | 'failed';
  *
  * ```
  * Idle ──run()──► Candidate ──lease absent, expired or released: create/update wins──► Leading
- *   Candidate ──lease held by another, or the write lost a race (409)──► Candidate (retry after
- *               retryPeriod x (1 + random x 1.2))
+ *   Candidate ──lease held by another (also: deleted while the holder last seen may still lead), or
+ *               the write lost a race (409)──► Candidate (retry after retryPeriod x (1 + random x 1.2))
  *   Leading ──renewed──► Leading (renew again after retryPeriod; deadline = renewal sent + renewDeadline)
  *   Leading ──renewal failed, deadline ahead──► Leading (retry after retryPeriod)
  *   Leading ──deadline passed, or the lease names another holder──► onStopLeading, then exit(1) when
@@ -262,6 +262,11 @@ export class LeaderElector {
     }
     const current = await this.lock.get();
     if (!current) {
+      // Deleted by someone else: a create is not conditional on what we saw, so the holder we last
+      // saw may still be leading (it creates the lease again at its next renewal). Wait until its
+      // lease would have expired, as if the Lease were still there (client-go creates at once).
+      const holder = this.observed?.holderIdentity;
+      if (holder && holder !== identity && this.observedValid(now)) return 'held';
       await this.lock.create(desired);
       this.observe(desired);
       return 'acquired';
