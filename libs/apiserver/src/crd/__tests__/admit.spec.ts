@@ -435,7 +435,7 @@ describe('admit: validation', () => {
     );
     expect(lines(causes)).toEqual([
       'spec.tags[2]: Duplicate value: "a"',
-      'spec.ports[1]: Duplicate value: {"port":80,"protocol":"TCP"}',
+      'spec.ports[1]: Duplicate value: map[string]interface {}{"port":80, "protocol":"TCP"}',
     ]);
   });
 

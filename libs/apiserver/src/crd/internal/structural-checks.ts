@@ -3,8 +3,8 @@
  * `map` lists, and `apiVersion`/`kind` of embedded resources.
  */
 import type { JsonObject } from '../../types.js';
-import { duplicate, required } from '../field-errors.js';
-import { isObject, jsonEqual } from '../json-util.js';
+import { CauseReason, required } from '../field-errors.js';
+import { isObject } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
 import type { LocatedCause } from './located-cause.js';
@@ -53,23 +53,65 @@ function checkList(
   out: LocatedCause[],
 ): void {
   const type = s['x-kubernetes-list-type'];
-  if (type === 'set') {
-    list.forEach((v, i) => {
-      if (list.slice(0, i).some((w) => jsonEqual(v, w))) {
-        const at = [...segs, i];
-        out.push({ cause: duplicate(renderPath(at), v), segments: at });
-      }
-    });
-  } else if (type === 'map') {
+  if (type === 'set') reportRepeats(list, segs, out);
+  else if (type === 'map') {
+    // a key leaves out the key fields an item does not set (so an unset key and a null key differ)
     const keys = s['x-kubernetes-list-map-keys'] ?? [];
-    const keyOf = (v: unknown): JsonObject =>
-      Object.fromEntries(keys.map((k) => [k, isObject(v) ? (v[k] ?? null) : null]));
-    list.forEach((v, i) => {
-      const mine = keyOf(v);
-      if (list.slice(0, i).some((w) => jsonEqual(mine, keyOf(w)))) {
-        const at = [...segs, i];
-        out.push({ cause: duplicate(renderPath(at), mine), segments: at });
-      }
-    });
+    const keyOf = (v: unknown): JsonObject => {
+      const key: JsonObject = {};
+      if (isObject(v)) for (const k of keys) if (k in v) key[k] = v[k] ?? null;
+      return key;
+    };
+    reportRepeats(list.map(keyOf), segs, out);
   }
+}
+
+/**
+ * kube-apiserver's uniqueness check (listtype validation): each repeated value is reported once, at
+ * its second appearance, printed as Go's %#v prints it.
+ */
+function reportRepeats(values: readonly unknown[], segs: (string | number)[], out: LocatedCause[]): void {
+  const seen = new Map<string, number>();
+  values.forEach((v, i) => {
+    const id = JSON.stringify(canonical(v));
+    const times = seen.get(id) ?? 0;
+    seen.set(id, times + 1);
+    if (times === 1) {
+      const at = [...segs, i];
+      out.push({
+        cause: {
+          reason: CauseReason.Duplicate,
+          message: `Duplicate value: ${goSyntax(v)}`,
+          field: renderPath(at),
+        },
+        segments: at,
+      });
+    }
+  });
+}
+
+/** A JSON value with its object keys sorted, so equal values stringify alike. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (isObject(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical(v[k])]),
+    );
+  return v;
+}
+
+/** A decoded JSON value as Go's `%#v` prints it (`map[string]interface {}{"port":80, "protocol":"TCP"}`). */
+function goSyntax(v: unknown, nested = false): string {
+  if (v === null || v === undefined) return nested ? 'interface {}(nil)' : 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map((x) => goSyntax(x, true)).join(', ')}}`;
+  if (isObject(v))
+    return `map[string]interface {}{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax(v[k], true)}`)
+      .join(', ')}}`;
+  return JSON.stringify(v) ?? 'null';
 }
