@@ -23,27 +23,37 @@ export const MAX_USER_NAME = 32;
 // limit. Otherwise the characters outside [A-Za-z0-9_] become `_` (shortened to fit) and a hash of
 // `<namespace>/<name>` is added: the mapping is lossy ("x.y" and "x-y", or namespace "a" with
 // "b-c" and namespace "a-b" with "c"), and the hash keeps two resources from sharing a name.
-function databaseName(resource: MySQLSchema, max: number): string {
+// `size` is a name's length as the limit counts it.
+function databaseName(resource: MySQLSchema, max: number, size: (name: string) => number): string {
   const namespace = resource.metadata!.namespace ?? 'default';
   const name = resource.metadata!.name!;
   const exact = `${namespace}_${name}`;
   const mapped = exact.replace(/[^A-Za-z0-9_]/g, '_');
-  if (mapped === exact && exact.length <= max) return exact;
+  if (mapped === exact && size(exact) <= max) return exact;
   const hash = createHash('sha256').update(`${namespace}/${name}`).digest('hex').slice(0, 8);
-  return `${mapped.slice(0, max - 9)}_${hash}`;
+  let prefix = mapped.slice(0, max - 9);
+  while (prefix.length > 0 && size(`${prefix}_${hash}`) > max) prefix = prefix.slice(0, -1);
+  return `${prefix}_${hash}`;
 }
 
 /**
+ * A schema name's length as MariaDB and MySQL count it in a GRANT, which must escape each `_` (a
+ * wildcard there) with a backslash, within the same 64 characters.
+ */
+const grantedLength = (name: string): number => name.length + (name.match(/_/g)?.length ?? 0);
+
+/**
  * The schema's name in the database: `<namespace>_<name>` when both are only letters and digits,
- * else that with `-` and `.` as `_` and a hash added (at most 64 characters).
+ * else that with `-` and `.` as `_` and a hash added; at most 64 characters with each `_` counted
+ * twice, as a GRANT spells it (escaped: `_` is a wildcard there).
  */
 export function schemaName(resource: MySQLSchema): string {
-  return databaseName(resource, MAX_SCHEMA_NAME);
+  return databaseName(resource, MAX_SCHEMA_NAME, grantedLength);
 }
 
 /** The user's name in the database: as {@link schemaName}, at most 32 characters. */
 export function userName(resource: MySQLSchema): string {
-  return databaseName(resource, MAX_USER_NAME);
+  return databaseName(resource, MAX_USER_NAME, (n) => n.length);
 }
 
 /** The Secret with the credentials: `<name>-mysql-credentials`. */

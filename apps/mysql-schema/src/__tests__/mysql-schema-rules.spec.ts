@@ -52,6 +52,18 @@ describe('MySQLSchema names', () => {
     expect(schemaName(a)).not.toBe(schemaName(b));
     expect(userName(a)).toMatch(/^a_very_long_namespace_[A-Za-z0-9_]*_[0-9a-f]{8}$/);
   });
+
+  it('of schemas fit 64 characters as a GRANT spells them (each `_` escaped), so the user can be granted its schema alone', () => {
+    const granted = (name: string) => name.replace(/_/g, '\\_').length;
+    const long = schema('a-very-long-namespace-name-for-a-team', 'the-first-application-with-a-long-name');
+    expect(granted(schemaName(long))).toBeLessThanOrEqual(MAX_SCHEMA_NAME);
+    expect(schemaName(long)).toMatch(/^a_very_long_namespace_[A-Za-z0-9_]*_[0-9a-f]{8}$/);
+    // an exact name of 63 characters (one `_`) stays as it is; one of 64 would not fit a GRANT
+    expect(schemaName(schema('n', 'x'.repeat(61)))).toBe(`n_${'x'.repeat(61)}`);
+    const tight = schemaName(schema('n', 'x'.repeat(62)));
+    expect(tight).toMatch(/_[0-9a-f]{8}$/);
+    expect(granted(tight)).toBeLessThanOrEqual(MAX_SCHEMA_NAME);
+  });
 });
 
 describe('MySQLSchema encodings', () => {

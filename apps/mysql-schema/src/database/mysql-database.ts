@@ -23,6 +23,11 @@ export interface UserState {
   readonly host: string;
   /** Whether it holds schema-level privileges on the schema asked about (the operator's users do). */
   readonly owned: boolean;
+  /**
+   * Whether those privileges were granted on the schema's name as a pattern (as earlier versions of
+   * the operator did: `_` matches any character there), so they reach other schemas too.
+   */
+  readonly wildcard?: boolean;
 }
 
 // Errors of the driver that mean "no usable connection" rather than "this statement failed".
@@ -105,13 +110,15 @@ export class MySQLDatabase {
     await this.execute(`ALTER DATABASE ${escapeIdentifier(name)} COMMENT ?`, [comment]);
   }
 
-  /** Whether the user on {@link MySQLSettings.userHost} holds schema-level privileges on that schema. */
+  /**
+   * Whether the user on {@link MySQLSettings.userHost} holds schema-level privileges on that schema
+   * (granted on its exact name, or on its name as a pattern by an earlier version).
+   */
   async hasSchemaGrant(user: string, schema: string): Promise<boolean> {
-    const rows = await this.rows('SELECT 1 FROM mysql.db WHERE User = ? AND Host = ? AND Db = ?', [
-      user,
-      this.settings.userHost,
-      schema,
-    ]);
+    const rows = await this.rows(
+      'SELECT 1 FROM mysql.db WHERE User = ? AND Host = ? AND (Db = ? OR Db = ?)',
+      [user, this.settings.userHost, grantedName(schema), schema],
+    );
     return rows.length > 0;
   }
 
@@ -127,13 +134,22 @@ export class MySQLDatabase {
 
   /** The user of that name on {@link MySQLSettings.userHost}, or undefined; `owned` tells whether it holds privileges on `schema`. */
   async user(name: string, schema: string): Promise<UserState | undefined> {
+    const exact = grantedName(schema);
     const rows = await this.rows(
-      'SELECT u.User AS name, u.Host AS host, EXISTS (SELECT 1 FROM mysql.db d WHERE d.User = u.User AND d.Host = u.Host AND d.Db = ?) AS owned FROM mysql.user u WHERE u.User = ? AND u.Host = ?',
-      [schema, name, this.settings.userHost],
+      'SELECT u.User AS name, u.Host AS host, ' +
+        'EXISTS (SELECT 1 FROM mysql.db d WHERE d.User = u.User AND d.Host = u.Host AND (d.Db = ? OR d.Db = ?)) AS owned, ' +
+        'EXISTS (SELECT 1 FROM mysql.db d WHERE d.User = u.User AND d.Host = u.Host AND d.Db = ?) AS wildcard ' +
+        'FROM mysql.user u WHERE u.User = ? AND u.Host = ?',
+      [exact, schema, exact === schema ? '' : schema, name, this.settings.userHost],
     );
     const row = rows[0];
     return row
-      ? { name: String(row['name']), host: String(row['host']), owned: Number(row['owned']) === 1 }
+      ? {
+          name: String(row['name']),
+          host: String(row['host']),
+          owned: Number(row['owned']) === 1,
+          wildcard: Number(row['wildcard']) === 1,
+        }
       : undefined;
   }
 
@@ -144,7 +160,23 @@ export class MySQLDatabase {
   async createUser(name: string, password: string, schema: string): Promise<void> {
     const host = this.settings.userHost;
     await this.execute('CREATE USER ?@? IDENTIFIED BY ?', [name, host, password]);
-    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(schema)}.* TO ?@?`, [name, host]);
+    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(grantedName(schema))}.* TO ?@?`, [
+      name,
+      host,
+    ]);
+  }
+
+  /**
+   * Replaces a grant on the schema's name as a pattern (see {@link UserState.wildcard}) by one on
+   * the schema alone: granted first, so the user never loses its own schema.
+   */
+  async narrowGrant(name: string, schema: string): Promise<void> {
+    const host = this.settings.userHost;
+    await this.execute(`GRANT ALL PRIVILEGES ON ${escapeIdentifier(grantedName(schema))}.* TO ?@?`, [
+      name,
+      host,
+    ]);
+    await this.execute(`REVOKE ALL PRIVILEGES ON ${escapeIdentifier(schema)}.* FROM ?@?`, [name, host]);
   }
 
   /** Sets the user's password. */
@@ -209,6 +241,15 @@ export class MySQLDatabase {
 function nativePasswordHash(password: string): string {
   const inner = createHash('sha1').update(password, 'utf8').digest();
   return '*' + createHash('sha1').update(inner).digest('hex').toUpperCase();
+}
+
+/**
+ * A schema's name as a GRANT must spell it to mean that schema alone: in the database part of a
+ * GRANT, `_` and `%` are wildcards (MariaDB and MySQL), so they (and the backslash) are escaped
+ * with a backslash. `mysql.db` stores the name so spelled.
+ */
+export function grantedName(schema: string): string {
+  return schema.replace(/[\\_%]/g, '\\$&');
 }
 
 /** A schema or user name as a quoted identifier. */

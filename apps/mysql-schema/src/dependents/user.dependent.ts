@@ -26,7 +26,9 @@ export class CredentialsNotFoundError extends Error {
 }
 
 /**
- * The database user of a `MySQLSchema`, with every privilege on its schema and the password of the
+ * The database user of a `MySQLSchema`, with every privilege on its schema (on that schema alone: the
+ * GRANT escapes the wildcards `_` and `%` of its name, and a grant an earlier version made on the
+ * name as a pattern is narrowed on the next reconciliation) and the password of the
  * credentials Secret. Depends on the schema (and the Secret) in the workflow; dropped on cleanup
  * before the schema; polled per resource like the schema. A user of that name is the resource's
  * when it holds privileges on the resource's schema (which the schema dependent made sure is the
@@ -58,7 +60,8 @@ export class UserDependent extends DatabasePollingDependent<UserState> {
     resource: MySQLSchema,
     context: Context<MySQLSchema>,
   ): Promise<boolean> {
-    if (!actual.owned) return false;
+    // privileges on the schema's name as a pattern reach other schemas: narrowed by update()
+    if (!actual.owned || actual.wildcard) return false;
     const password = this.password(resource, context);
     // without the Secret there is nothing to compare with; its own event reconciles again
     return password === undefined || (await this.db.passwordMatches(actual.name, password));
@@ -88,7 +91,9 @@ export class UserDependent extends DatabasePollingDependent<UserState> {
     context: Context<MySQLSchema>,
   ): Promise<UserState> {
     if (!actual.owned) throw new UserNotOwnedError(`'${actual.name}'@'${actual.host}'`, schemaName(resource));
-    await this.db.setPassword(actual.name, this.requiredPassword(resource, context));
+    const password = this.requiredPassword(resource, context);
+    if (actual.wildcard) await this.db.narrowGrant(actual.name, schemaName(resource));
+    await this.db.setPassword(actual.name, password);
     return (await this.db.user(desired.name, schemaName(resource))) ?? desired;
   }
 
