@@ -6,11 +6,11 @@
  */
 import type { Format } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { parseKubeDuration } from './cel/values.js';
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const uuidVersion = (v: string): RegExp =>
   new RegExp(`^[0-9a-f]{8}-?[0-9a-f]{4}-?${v}[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`, 'i');
-const GO_DURATION = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)\s*(?:ns|us|µs|ms|s|m|h|d|w))+$|^[-+]?0$/;
 const MAC =
   /^(?:[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}|[0-9a-f]{2}(?:[:-][0-9a-f]{2}){7}|[0-9a-f]{4}(?:\.[0-9a-f]{4}){2})$/i;
 
@@ -103,7 +103,7 @@ export const KUBERNETES_FORMATS: Record<string, Format> = {
   date: fromAjv('date'),
   'date-time': fromAjv('date-time'),
   datetime: fromAjv('date-time'),
-  duration: GO_DURATION,
+  duration: (value: string) => parseKubeDuration(value) !== undefined,
   hexcolor: /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i,
   rgbcolor: /^rgb\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*\)$/,
   password: /.*/s,

@@ -47,16 +47,65 @@ export function escapeProperty(name: string): string | undefined {
   return IDENT.test(out) ? out : undefined;
 }
 
-const GO_DURATION = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g;
+const GO_DURATION = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g;
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  µs: 1e-3,
+  '\u00b5s': 1e-3,
+  '\u03bcs': 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,
   h: 3_600_000,
 };
+
+/** kube-openapi's unit spellings (first the unit, last one matched as a prefix: `days`, `minutes`). */
+const KUBE_UNITS: readonly (readonly string[])[] = [
+  ['ns', 'nano'],
+  ['us', '\u00b5s', 'micro'],
+  ['ms', 'milli'],
+  ['s', 'sec'],
+  ['m', 'min'],
+  ['h', 'hr', 'hour'],
+  ['d', 'day'],
+  ['w', 'wk', 'week'],
+];
+const KUBE_UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/**
+ * kube-openapi's `strfmt.ParseDuration`, in milliseconds, for `format: duration` (its check and the
+ * CEL value): Go's time.ParseDuration, else whole numbers with units such as `1d`, `2 days`,
+ * `3 weeks`, `10 min`. Undefined when the text is not a duration.
+ */
+export function parseKubeDuration(s: string): number | undefined {
+  const go = parseGoDuration(s);
+  if (go !== undefined) return go;
+  if (!/^\s*(?:\d+\s*[A-Za-z\u00b5]+\s*)+$/.test(s)) return undefined;
+  let ms = 0;
+  let ok = false;
+  for (const [, n, u] of s.matchAll(/(\d+)\s*([A-Za-z\u00b5]+)/g)) {
+    const unit = (u ?? '').trim().toLowerCase();
+    for (const variants of KUBE_UNITS) {
+      const last = variants.length - 1;
+      variants.forEach((variant, i) => {
+        if ((i === last && unit.startsWith(variant)) || unit === variant) {
+          ok = true;
+          ms += Number(n) * (KUBE_UNIT_MS[variants[0] ?? ''] ?? 0);
+        }
+      });
+    }
+  }
+  return ok ? ms : undefined;
+}
 
 /** Go's time.ParseDuration, in milliseconds; undefined when the text is not a duration. */
 export function parseGoDuration(s: string): number | undefined {
@@ -84,7 +133,7 @@ function scalar(value: string | number | boolean, s: JsonSchemaProps | undefined
       const d = new Date(`${value}T00:00:00Z`);
       if (!Number.isNaN(d.getTime())) return timestampFromDate(d);
     } else if (s.format === 'duration') {
-      const ms = parseGoDuration(value);
+      const ms = parseKubeDuration(value);
       if (ms !== undefined) return durationFromMs(ms);
     } else if (s.format === 'byte') {
       return new Uint8Array(Buffer.from(value, 'base64'));
