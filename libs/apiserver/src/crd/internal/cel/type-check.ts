@@ -22,6 +22,8 @@ import {
 } from './optional-syntax.js';
 import type { CelT } from './cel-types.js';
 import { list, map, optional, T, TIME_PARTS, typeName } from './cel-types.js';
+import { compileRe2 } from '../re2.js';
+import { parseGoDuration } from './values.js';
 
 /** A type error at an expression. */
 export class CelTypeError extends Error {
@@ -107,11 +109,9 @@ function typeOf(e: Expr | undefined, scope: Scope): CelT {
       return k.value.testOnly ? T.bool : field;
     }
     case 'listExpr': {
+      // kube's environment has cel.HomogeneousAggregateLiterals: a literal's elements share a type
       let elem: CelT | undefined;
-      for (const x of k.value.elements) {
-        const t = typeOf(x, scope);
-        elem = elem === undefined ? t : unify(elem, t) ? join(elem, t) : T.dyn;
-      }
+      for (const x of k.value.elements) elem = joinLiteral(elem, typeOf(x, scope), x.id);
       return list(elem ?? T.dyn);
     }
     case 'structExpr': {
@@ -119,10 +119,10 @@ function typeOf(e: Expr | undefined, scope: Scope): CelT {
       let key: CelT | undefined;
       let value: CelT | undefined;
       for (const en of k.value.entries) {
-        const kt = en.keyKind.case === 'mapKey' ? typeOf(en.keyKind.value, scope) : T.string;
-        const vt = typeOf(en.value, scope);
-        key = key === undefined ? kt : unify(key, kt) ? join(key, kt) : T.dyn;
-        value = value === undefined ? vt : unify(value, vt) ? join(value, vt) : T.dyn;
+        if (en.keyKind.case === 'mapKey')
+          key = joinLiteral(key, typeOf(en.keyKind.value, scope), en.keyKind.value.id);
+        else key = T.string;
+        value = joinLiteral(value, typeOf(en.value, scope), en.value?.id ?? e.id);
       }
       return map(key ?? T.dyn, value ?? T.dyn);
     }
@@ -158,6 +158,83 @@ function typeOf(e: Expr | undefined, scope: Scope): CelT {
       return T.dyn;
   }
 }
+
+/** The element type of an aggregate literal so far, joined with the next one (cel-go's joinTypes). */
+function joinLiteral(previous: CelT | undefined, current: CelT, id: bigint): CelT {
+  if (previous === undefined) return current;
+  if (unify(previous, current)) return join(previous, current);
+  throw new CelTypeError(`expected type '${typeName(previous)}' but found '${typeName(current)}'`, id);
+}
+
+/**
+ * kube's AST validators (ValidateDurationLiterals, ValidateTimestampLiterals, ValidateRegexLiterals):
+ * a literal first argument of `duration`, `timestamp` or `matches` must be valid.
+ */
+function checkLiterals(e: Expr | undefined): void {
+  if (!e) return;
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'callExpr': {
+      const arg = k.value.args[0]?.exprKind;
+      const literal =
+        arg?.case === 'constExpr' && arg.value.constantKind.case === 'stringValue'
+          ? arg.value.constantKind.value
+          : undefined;
+      const check = LITERAL_CHECKS[k.value.function];
+      if (literal !== undefined && check && !check(literal))
+        throw new CelTypeError(`invalid ${k.value.function} argument`, k.value.args[0]?.id ?? e.id);
+      checkLiterals(k.value.target);
+      k.value.args.forEach(checkLiterals);
+      return;
+    }
+    case 'selectExpr':
+      return checkLiterals(k.value.operand);
+    case 'listExpr':
+      return k.value.elements.forEach(checkLiterals);
+    case 'structExpr':
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') checkLiterals(en.keyKind.value);
+        checkLiterals(en.value);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const x of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) checkLiterals(x);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+const LITERAL_CHECKS: Record<string, (s: string) => boolean> = {
+  duration: (s) => parseGoDuration(s) !== undefined,
+  // Go's time.Parse(time.RFC3339, ...): fields in range, a zone, no leap second
+  timestamp: (s) => {
+    const m = RFC3339.exec(s);
+    if (!m) return false;
+    const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h < 24 && mi < 60 && sec < 60;
+  },
+  matches: (s) => {
+    try {
+      compileRe2(s);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
 
 function selectField(operand: CelT, field: string, id: bigint): CelT {
   switch (operand.k) {
@@ -371,7 +448,9 @@ export function checkTypes(
   vars: Scope,
 ): { error?: string; type: CelT } {
   try {
-    return { type: typeOf(parsed.expr, vars) };
+    const type = typeOf(parsed.expr, vars);
+    checkLiterals(parsed.expr);
+    return { type };
   } catch (err) {
     if (!(err instanceof CelTypeError)) throw err;
     let offset = parsed.sourceInfo?.positions[err.exprId.toString()] ?? 0;
