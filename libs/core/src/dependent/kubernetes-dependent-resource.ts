@@ -19,6 +19,10 @@ import { traitsOf } from './dependent-resource.js';
 import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
 import { DependentResourceError } from './errors.js';
 import { clone } from './internal/json.js';
+import {
+  DEFAULT_PRIMARY_TYPE_ANNOTATION,
+  primaryTypeAnnotationValue,
+} from './kubernetes-dependent-options.js';
 import type { KubernetesDependentOptions } from './kubernetes-dependent-options.js';
 import { matchesManagedFields, matchesWholeObject, sanitizeDesired } from './matchers.js';
 
@@ -107,9 +111,16 @@ export abstract class KubernetesDependentResource<
       namespace: DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
     };
     const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
-    const byAnnotation = context.primaryResourceType.namespaced
+    const byNameAnnotations = context.primaryResourceType.namespaced
       ? Mappers.fromAnnotation<R>(keys.name, keys.namespace)
       : clusterScopedPrimaryByAnnotation<R>(keys.name);
+    // as JOSDK's Mappers.fromMetadata: a secondary annotated with another primary kind is not ours
+    const typeKey = this.typeAnnotationKey();
+    const ownType = primaryTypeAnnotationValue(context.primaryResourceType);
+    const byAnnotation = (s: R): ResourceID[] => {
+      const type = typeKey === undefined ? undefined : s.metadata?.annotations?.[typeKey];
+      return type !== undefined && type !== ownType ? [] : byNameAnnotations(s);
+    };
     const custom = this.mappers(context);
     const source = new InformerEventSource<R, P>(
       {
@@ -341,8 +352,17 @@ export abstract class KubernetesDependentResource<
       };
       meta.annotations = { ...meta.annotations, [keys.name]: pm.name! };
       if (keys.namespace && pm.namespace) meta.annotations[keys.namespace] = pm.namespace;
+      const type = primaryTypeOf(primary);
+      const typeKey = this.typeAnnotationKey();
+      if (type && typeKey) meta.annotations[typeKey] = type;
     }
     return target;
+  }
+
+  /** The annotation naming the primary's kind: the default one, or with custom keys their `type` (none when not given). */
+  private typeAnnotationKey(): string | undefined {
+    const custom = this.options.annotationKeys;
+    return custom ? custom.type : DEFAULT_PRIMARY_TYPE_ANNOTATION;
   }
 
   private withDefaults(desired: R, primary: P): R {
@@ -381,6 +401,16 @@ export abstract class KubernetesDependentResource<
     }
     return this.source;
   }
+}
+
+/** The {@link DEFAULT_PRIMARY_TYPE_ANNOTATION} value of a primary object, from its apiVersion and kind. */
+function primaryTypeOf(primary: KubernetesResource): string | undefined {
+  if (!primary.kind || !primary.apiVersion) return undefined;
+  const slash = primary.apiVersion.indexOf('/');
+  return primaryTypeAnnotationValue({
+    kind: primary.kind,
+    group: slash < 0 ? '' : primary.apiVersion.slice(0, slash),
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { UpdateControl } from '../../api/controls.js';
@@ -385,5 +385,49 @@ describe('S9 review: dependent resources', () => {
     await suite.admin.delete(Gadget, new ResourceID(name));
     await waitFor(async () => (await suite.admin.get(Gadget, new ResourceID(name))) === undefined, 'gone');
     expect(await configMapNames(ns, `${name}-cm`)).toEqual([]);
+  });
+
+  it("[FINDING S9-DW10] a dependent mapped by annotations is also mapped to a primary of another kind with the same name: a bulk dependent deletes the other controller's secondary as an extra", async () => {
+    const ns = await newNamespace(suite.admin);
+    // a second controller, of Secrets, with a ConfigMap per Secret (annotations, no owner reference)
+    class SecretConfig extends CRUDNoGCKubernetesDependentResource<V1ConfigMap, V1Secret> {
+      constructor() {
+        super({ resourceType: ResourceTypes.ConfigMap, name: 'secret-config' });
+      }
+      protected desired(s: V1Secret): V1ConfigMap {
+        return { metadata: { name: `${s.metadata!.name!}-config` }, data: { from: 'secret' } };
+      }
+    }
+    suite.operator().register(
+      { reconcile: () => UpdateControl.noUpdate<V1Secret>() },
+      {
+        resourceType: ResourceTypes.Secret,
+        name: 's9dw10-secrets',
+        namespaces: [ns],
+        workflow: { dependents: [{ dependent: new SecretConfig() }] },
+      },
+    );
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 's9dw10-widgets',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new NoGCBulk() }] },
+    });
+    await Promise.all(suite.operators.map((o) => o.start()));
+    await suite.admin.create(ResourceTypes.Secret, { metadata: { name: 'w', namespace: ns } });
+    await waitFor(async () => (await configMapNames(ns, 'w-config')).length === 1, 'secret config');
+    await suite.admin.create(Widget, widget('w', ns, { value: 'a', size: 2 }));
+    await waitFor(() => observed(ns, 'w'), 'status');
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
+    await waitFor(() => observed(ns, 'w', 'b'), 'status b');
+    expect(await configMapNames(ns, 'w-item-')).toEqual(['w-item-0', 'w-item-1']);
+    // JOSDK writes the primary's type next to its name and namespace (Mappers.fromMetadata maps a
+    // secondary annotated with another type to no primary)
+    expect(
+      suite.server.requests.log.filter(
+        (q) =>
+          q.namespace === ns && q.resource === 'configmaps' && q.verb === 'delete' && q.name === 'w-config',
+      ),
+    ).toEqual([]);
   });
 });
