@@ -1,9 +1,10 @@
 /**
  * Checks kube-apiserver makes beyond the OpenAPI keywords: unique items of `set` lists, unique keys of
- * `map` lists, and `apiVersion`/`kind` of embedded resources.
+ * `map` lists, and `apiVersion`/`kind` of embedded resources (present, a group/version, a kind that
+ * lower-cased is a DNS-1035 label).
  */
 import type { JsonObject } from '../../types.js';
-import { CauseReason, required } from '../field-errors.js';
+import { CauseReason, invalid, required } from '../field-errors.js';
 import { isObject } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
@@ -31,18 +32,39 @@ function walk(
     return;
   }
   if (!isObject(value)) return;
-  if (!root && s['x-kubernetes-embedded-resource'] === true) {
-    for (const k of ['apiVersion', 'kind']) {
-      if (typeof value[k] !== 'string' || value[k] === '') {
-        out.push({ cause: required(renderPath([...segs, k]), 'must not be empty'), segments: segs });
-      }
-    }
-  }
+  if (!root && s['x-kubernetes-embedded-resource'] === true) checkEmbedded(value, segs, out);
   const mapValues = mapValueSchema(s);
   for (const [k, v] of Object.entries(value)) {
     if (root && k === 'metadata') continue;
     const sub = asSchema(s.properties?.[k]) ?? mapValues;
     if (sub) walk(v, sub, [...segs, k], false, out);
+  }
+}
+
+const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** kube-apiserver's checks of an embedded resource's type meta (objectmeta validateEmbeddedResource). */
+function checkEmbedded(value: JsonObject, segs: (string | number)[], out: LocatedCause[]): void {
+  const push = (cause: LocatedCause['cause']): void => void out.push({ cause, segments: segs });
+  for (const k of ['apiVersion', 'kind']) {
+    const field = renderPath([...segs, k]);
+    const v = value[k];
+    if (!(k in value)) push(required(field, 'must not be empty'));
+    else if (typeof v !== 'string') push(invalid(field, v, 'must be a string'));
+    else if (v === '') push(invalid(field, v, 'must not be empty'));
+    else if (k === 'apiVersion' && v.split('/').length > 2)
+      push(invalid(field, v, `unexpected GroupVersion string: ${v}`));
+    else if (k === 'kind') {
+      const lower = v.toLowerCase();
+      const errs: string[] = [];
+      if (lower.length > 63) errs.push('must be no more than 63 characters');
+      if (!DNS1035.test(lower))
+        errs.push(
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        );
+      if (errs.length > 0)
+        push(invalid(field, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+    }
   }
 }
 
