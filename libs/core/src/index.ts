@@ -8,6 +8,7 @@
 export const PACKAGE_NAME = '@tosdk/core';
 
 export * from './api/resource-type.js';
+export { defaultPlural } from './api/plural.js';
 export * from './api/rbac-rules.js';
 export * from './api/schema/resource-definition.js';
 export * from './api/schema/errors.js';

@@ -94,8 +94,9 @@ const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** Why Kubernetes or the generated code would refuse the kind, or undefined. */
 function kindProblem(kind: string): string | undefined {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) return `kind "${kind}" must be PascalCase, e.g. Greeting`;
-  if (kind.length > 62) {
-    return `kind "${kind}" is ${kind.length} characters; at most 62 (its plural, the lower-cased kind and an s, must fit in 63)`;
+  const plural = kindNames(kind).plural;
+  if (plural.length > 63) {
+    return `kind "${kind}" is too long: its plural ${plural} is ${plural.length} characters, at most 63 (a DNS label); pick a shorter kind`;
   }
   const clash = [kind, `${kind}ConfigMap`, `${kind}Reconciler`].find((n) => TAKEN.has(n));
   if (clash) {

@@ -9,5 +9,5 @@ export { projectFiles, MARKERS } from './project-templates.js';
 export type { ProjectOptions } from './project-templates.js';
 export { dependentFile, e2eTestFile, reconcilerFile, resourceFile } from './resource-templates.js';
 export type { KindTemplateOptions } from './resource-templates.js';
-export { kindNames, kebab, pascal, camel } from './names.js';
+export { kindNames, kebab, pascal, camel, pluralOf } from './names.js';
 export type { KindNames } from './names.js';

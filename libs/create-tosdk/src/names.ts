@@ -20,6 +20,48 @@ export const camel = (s: string) => {
   return p[0].toLowerCase() + p.slice(1);
 };
 
+// The plural rules of @tosdk/core's `defaultPlural` (this package depends on nothing, so they are
+// repeated here; a test of @tosdk/cli checks that both give the same plurals).
+const UNCOUNTABLE = new Set([
+  'equipment',
+  'fish',
+  'information',
+  'money',
+  'rice',
+  'series',
+  'sheep',
+  'species',
+  'news',
+]);
+const IRREGULAR = new Map([
+  ['person', 'people'],
+  ['woman', 'women'],
+  ['man', 'men'],
+  ['child', 'children'],
+  ['ox', 'oxen'],
+]);
+const ENDINGS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/([^aeiouy]|qu)y$/, '$1ies'],
+  [/(x|ch|ss|sh)$/, '$1es'],
+  [/(bus|alias|status|dns|prometheus)$/, '$1es'],
+  [/(quiz)$/, '$1zes'],
+  [/(cris|ax|test)is$/, '$1es'],
+  [/([ml])ouse$/, '$1ice'],
+  [/([lr])f$/, '$1ves'],
+  [/([^f])fe$/, '$1ves'],
+  [/([ti])um$/, '$1a'],
+];
+
+/** `NetworkPolicy` → `networkpolicies`: the plural `defineResource` gives a kind (see @tosdk/core's `defaultPlural`). */
+export function pluralOf(kind: string): string {
+  const word = kind.toLowerCase();
+  if (UNCOUNTABLE.has(word)) return word;
+  const irregular = IRREGULAR.get(word);
+  if (irregular) return irregular;
+  for (const [ending, plural] of ENDINGS) if (ending.test(word)) return word.replace(ending, plural);
+  return word.endsWith('s') && !word.endsWith('ss') ? word : `${word}s`;
+}
+
 /** The names a kind appears under in generated code and manifests. */
 export interface KindNames {
   /** `Greeting` */
@@ -35,5 +77,5 @@ export interface KindNames {
 /** The names of a kind. */
 export function kindNames(kind: string): KindNames {
   const k = pascal(kind);
-  return { kind: k, file: kebab(k), variable: camel(k), plural: `${k.toLowerCase()}s` };
+  return { kind: k, file: kebab(k), variable: camel(k), plural: pluralOf(k) };
 }

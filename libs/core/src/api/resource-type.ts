@@ -6,6 +6,7 @@ import type {
   ResourceSchemaOptions,
   ResourceVersionOptions,
 } from './schema/resource-definition.js';
+import { defaultPlural } from './plural.js';
 
 /**
  * A Kubernetes object as tosdk handles it: `apiVersion`, `kind`, `metadata`, and whatever the kind adds.
@@ -65,7 +66,7 @@ export interface ResourceTypeOptions {
   version: string;
   /** Kind, e.g. `WebPage`. */
   kind: string;
-  /** URL plural. Defaults to the kind lower-cased plus `s` (`WebPage` → `webpages`). */
+  /** URL plural. Defaults to {@link defaultPlural} of the kind (`WebPage` → `webpages`, `NetworkPolicy` → `networkpolicies`). */
   plural?: string;
   /** Scope. Defaults to `Namespaced`. */
   scope?: ResourceScope;
@@ -153,7 +154,7 @@ export function defineResource(
       `resource kind "${kind}" must be alphanumeric and start with a letter`,
     );
   }
-  const plural = options.plural ?? `${kind.toLowerCase()}s`;
+  const plural = options.plural ?? defaultPlural(kind);
   if (!DNS_LABEL.test(plural)) {
     throw new InvalidResourceTypeError(
       `resource plural "${plural}" of kind "${kind}" must be a lower-case DNS label`,
