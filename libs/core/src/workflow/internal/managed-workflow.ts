@@ -118,7 +118,8 @@ export class ManagedWorkflowContext<
 
   async reconcileManagedWorkflow(): Promise<WorkflowReconcileResult> {
     const managed = this.require('reconcileManagedWorkflow');
-    // kept before throwing, so updateErrorStatus can read it
+    // kept before throwing, so this context still has it (updateErrorStatus gets another context
+    // from the dispatcher and so does not: S9-DW11, left failing)
     this.reconcileResult = await managed.workflow.reconcile(this.primary, this.context);
     if (!managed.handleExceptionsInReconciler) this.reconcileResult.throwAggregatedErrorIfErrorsPresent();
     return this.reconcileResult;
