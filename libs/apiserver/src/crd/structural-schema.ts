@@ -266,10 +266,21 @@ function checkValidationRules(s: JsonSchemaProps, path: string, errs: StatusCaus
     ) {
       errs.push(required(child(rp, 'message'), 'message must be specified if rule contains line breaks'));
     }
+    if (rule && typeof rule.messageExpression === 'string' && rule.messageExpression !== '') {
+      if (rule.messageExpression.trim() === '')
+        errs.push(
+          required(child(rp, 'messageExpression'), 'messageExpression must be non-empty if specified'),
+        );
+    }
     if (rule && typeof rule.fieldPath === 'string' && rule.fieldPath !== '') {
-      if (!parseRuleFieldPath(rule.fieldPath.trim(), s)) {
-        errs.push(invalid(child(rp, 'fieldPath'), rule.fieldPath, 'fieldPath must be a valid path'));
-      }
+      const fp = child(rp, 'fieldPath');
+      if (rule.fieldPath.trim() === '')
+        errs.push(invalid(fp, rule.fieldPath, 'fieldPath must be non-empty if specified'));
+      if (/[\r\n]/.test(rule.fieldPath))
+        errs.push(invalid(fp, rule.fieldPath, 'fieldPath must not contain line breaks'));
+      // checked as written, as kube-apiserver does (a leading space is not a path)
+      if (!parseRuleFieldPath(rule.fieldPath, s))
+        errs.push(invalid(fp, rule.fieldPath, 'fieldPath must be a valid path'));
     }
     if (
       rule &&

@@ -481,4 +481,27 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
       "spec.template.kind: Invalid value: \"Config_Map\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
     ]);
   });
+  // apis/apiextensions/validation/validation.go: "messageExpression must be non-empty if specified",
+  // "fieldPath must be non-empty if specified", "fieldPath must not contain line breaks", and the
+  // path is checked as written (untrimmed). (Compared sorted: this server sorts schema errors.)
+  it("[FINDING S9-CEL18] a blank messageExpression or fieldPath, or a fieldPath with a line break, is refused with kube-apiserver's message", () => {
+    const at = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]';
+    const causes = (extra: JsonObject): string[] =>
+      crdCauses({
+        type: 'object',
+        properties: { x: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: 'self.x > 0', ...extra }],
+      });
+    expect(causes({ messageExpression: '  ' })).toEqual([
+      `${at}.messageExpression: Required value: messageExpression must be non-empty if specified`,
+    ]);
+    expect(causes({ fieldPath: '  ' }).sort()).toEqual([
+      `${at}.fieldPath: Invalid value: "  ": fieldPath must be a valid path`,
+      `${at}.fieldPath: Invalid value: "  ": fieldPath must be non-empty if specified`,
+    ]);
+    expect(causes({ fieldPath: '.x\n' }).sort()).toEqual([
+      `${at}.fieldPath: Invalid value: ".x\\n": fieldPath must be a valid path`,
+      `${at}.fieldPath: Invalid value: ".x\\n": fieldPath must not contain line breaks`,
+    ]);
+  });
 });

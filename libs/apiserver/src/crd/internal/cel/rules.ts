@@ -247,11 +247,11 @@ function compileRule(raw: Record<string, unknown>, node?: JsonSchemaProps): Comp
     optionalOldSelf: raw.optionalOldSelf === true,
   };
   if (typeof raw.message === 'string' && raw.message !== '') c.message = raw.message;
-  if (typeof raw.messageExpression === 'string' && raw.messageExpression !== '')
+  if (typeof raw.messageExpression === 'string' && raw.messageExpression.trim() !== '')
     c.messageExpression = compileExpression(raw.messageExpression);
   if (typeof raw.reason === 'string') c.reason = raw.reason;
-  if (node && typeof raw.fieldPath === 'string' && raw.fieldPath.trim() !== '') {
-    const steps = parseRuleFieldPath(raw.fieldPath.trim(), node);
+  if (node && typeof raw.fieldPath === 'string' && raw.fieldPath !== '') {
+    const steps = parseRuleFieldPath(raw.fieldPath, node);
     if (steps) c.fieldPath = steps;
   }
   return c;
