@@ -34,12 +34,31 @@ export interface OperatorMetricsModuleAsyncOptions extends Pick<ModuleMetadata, 
 
 const METRICS_OPTIONS = Symbol('tosdk:OperatorMetricsModuleOptions');
 
-/** The shards of this process's sharded operators (one set, as the registry is one). */
-const SHARDS = new Set<ShardMetricsSource>();
+/** The metrics this package registered (any copy of it in the process), with their shape. */
+const OWN_KEY = Symbol.for('tosdk:prometheus-own-metrics');
+const own = ((globalThis as Record<symbol, unknown>)[OWN_KEY] ??= new WeakMap<object, string>()) as WeakMap<
+  object,
+  string
+>;
 
-/** The `tosdk_shard_*` gauges (once per registry): read {@link SHARDS} when scraped. */
+/**
+ * The shards of this process's sharded operators: one set for the process (any copy of this package
+ * adds to it), as the registry the `tosdk_shard_*` gauges live in is one.
+ */
+const SHARDS_KEY = Symbol.for('tosdk:prometheus-shards');
+const SHARDS = ((globalThis as Record<symbol, unknown>)[SHARDS_KEY] ??=
+  new Set<ShardMetricsSource>()) as Set<ShardMetricsSource>;
+
+const SHARD_GAUGES = [N.shardInfo, N.shardMembers, N.shardSettled, N.shardOwnedResources];
+
+/**
+ * The `tosdk_shard_*` gauges (once per registry): read {@link SHARDS} when scraped. Gauges of those
+ * names that this package did not register (someone else's, or left by a cleared registry's
+ * sibling) are replaced, as {@link metric} does.
+ */
 function shardGauges(): void {
-  if (register.getSingleMetric(N.shardInfo)) return;
+  if (SHARD_GAUGES.every((name) => own.get(register.getSingleMetric(name) ?? {}) === 'shard')) return;
+  for (const name of SHARD_GAUGES) if (register.getSingleMetric(name)) register.removeSingleMetric(name);
   const labelNames = [...SHARD_LABELS];
   // the first registered: its collect callback sets all four before the registry reads the others
   const info: Gauge<string> = new Gauge({
@@ -63,14 +82,8 @@ function shardGauges(): void {
     help: "Primary resources in this replica's share, by controller",
     labelNames: [...labelNames, ...CONTROLLER_LABELS],
   });
+  for (const gauge of [info, members, settled, owned]) own.set(gauge, 'shard');
 }
-
-/** The metrics this package registered (any copy of it in the process), with their shape. */
-const OWN_KEY = Symbol.for('tosdk:prometheus-own-metrics');
-const own = ((globalThis as Record<symbol, unknown>)[OWN_KEY] ??= new WeakMap<object, string>()) as WeakMap<
-  object,
-  string
->;
 
 /**
  * The metric `name` in the default registry: the one there when this package registered it with
