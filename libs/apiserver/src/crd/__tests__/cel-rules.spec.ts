@@ -268,7 +268,7 @@ describe('x-kubernetes-validations in admit', () => {
       /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.@@@", Message:"", MessageExpression:"", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ERROR: <input>:1:\d+: /,
     );
     expect(bad([{ rule: 'nosuch(self)' }])[0]).toContain(
-      "compilation failed: ERROR: <input>: undeclared reference to 'nosuch'",
+      "compilation failed: ERROR: <input>:1:7: undeclared reference to 'nosuch' (in container '')",
     );
     expect(bad([{ rule: 'has(self)' }])[0]).toContain('compilation failed');
     // a field the schema does not declare, as kube's type check rejects it

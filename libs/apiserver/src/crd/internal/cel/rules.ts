@@ -31,7 +31,7 @@ import { none, some } from './opaque.js';
 import { toCel } from './values.js';
 import type { CelT } from './cel-types.js';
 import { TIME_PARTS, typeOfSchema } from './cel-types.js';
-import { checkTypes } from './type-check.js';
+import { checkTypes, formatCelError } from './type-check.js';
 import type { FieldPathStep } from '../../simple-path.js';
 import { parseRuleFieldPath, renderRuleFieldPath } from '../../simple-path.js';
 
@@ -101,7 +101,8 @@ const STANDARD = new Set([
 ]);
 let known: Set<string> | undefined;
 
-function unknownFunction(e: Expr | undefined): string | undefined {
+/** The first call to a function the environment does not declare: its name and call expression. */
+function unknownFunction(e: Expr | undefined): { name: string; call: Expr } | undefined {
   if (!e) return undefined;
   known ??= new Set([...STANDARD, ...kubernetesFunctions().map((f) => f.name)]);
   const k = e.exprKind;
@@ -112,7 +113,7 @@ function unknownFunction(e: Expr | undefined): string | undefined {
       const qualified = target?.case === 'identExpr' ? `${target.value.name}.${k.value.function}` : undefined;
       if (qualified !== undefined && known.has(qualified))
         return k.value.args.map(unknownFunction).find((x) => x !== undefined);
-      if (!known.has(k.value.function)) return k.value.function;
+      if (!known.has(k.value.function)) return { name: k.value.function, call: e };
       return [k.value.target, ...k.value.args].map(unknownFunction).find((x) => x !== undefined);
     }
     case 'selectExpr':
@@ -166,8 +167,13 @@ function usesVar(e: Expr | undefined, name: string): boolean {
 function compileExpression(text: string): { program: Program; expr: Expr; parsed: ParsedExpr } {
   const parsed = parseWithLimits(text);
   const fn = unknownFunction(parsed.expr);
-  if (fn !== undefined)
-    throw new CompileError(`compilation failed: ERROR: <input>: undeclared reference to '${fn}'`);
+  if (fn !== undefined) {
+    // cel-go's checker: at the call's opening parenthesis, the container is empty in kube's environment
+    const message = `undeclared reference to '${fn.name}' (in container '')`;
+    throw new CompileError(
+      `compilation failed: ${formatCelError(parsed, text, fn.call.id, message, 'call')}`,
+    );
+  }
   const program: Program = plan(kubernetesCelEnv(), parsed);
   return { program, expr: parsed.expr, parsed };
 }

@@ -439,6 +439,28 @@ function format(text: string, offset: number, message: string): string {
 }
 
 /**
+ * An error at expression `exprId` of a parsed rule as cel-go prints it (`ERROR: <input>:L:C: ...`,
+ * the line and a caret); `at: 'call'` places it at the call's opening parenthesis, as cel-go does.
+ */
+export function formatCelError(
+  parsed: { sourceInfo?: SourceInfo },
+  text: string,
+  exprId: bigint,
+  message: string,
+  at: 'operator' | 'call' | 'expr' = 'expr',
+): string {
+  let offset = parsed.sourceInfo?.positions[exprId.toString()] ?? 0;
+  // @bufbuild/cel places an operator where the whitespace before it starts and a call at its
+  // name; cel-go at the operator itself and at the call's opening parenthesis
+  if (at === 'operator') while (/\s/.test(text[offset] ?? '')) offset++;
+  if (at === 'call') {
+    const paren = text.indexOf('(', offset);
+    if (paren >= 0) offset = paren;
+  }
+  return format(text, offset, message);
+}
+
+/**
  * Type-checks a parsed rule against its variables' types: the expression's type, and the first
  * problem as cel-go prints it (`ERROR: <input>:L:C: ...` with the source line and a caret).
  */
@@ -453,14 +475,6 @@ export function checkTypes(
     return { type };
   } catch (err) {
     if (!(err instanceof CelTypeError)) throw err;
-    let offset = parsed.sourceInfo?.positions[err.exprId.toString()] ?? 0;
-    // @bufbuild/cel places an operator where the whitespace before it starts and a call at its
-    // name; cel-go at the operator itself and at the call's opening parenthesis
-    if (err.at === 'operator') while (/\s/.test(text[offset] ?? '')) offset++;
-    if (err.at === 'call') {
-      const paren = text.indexOf('(', offset);
-      if (paren >= 0) offset = paren;
-    }
-    return { error: format(text, offset, err.message), type: T.dyn };
+    return { error: formatCelError(parsed, text, err.exprId, err.message, err.at), type: T.dyn };
   }
 }
