@@ -58,6 +58,17 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
 
   private workflowContext: ManagedWorkflowContext<P> | undefined;
 
+  /**
+   * The context of `updateErrorStatus` after this context's reconciliation failed: `primary` and
+   * `retryInfo` of the failure, and what the reconciliation's managed workflow left (its result
+   * and the values put into it), as JOSDK hands the error handler the reconciliation's context.
+   */
+  forErrorStatus(primary: P, retryInfo: RetryInfo | undefined): DefaultContext<P> {
+    const next = new DefaultContext<P>({ ...this.o, primary, retryInfo });
+    if (this.workflowContext) next.workflowContext = this.workflowContext.carriedTo(primary, next);
+    return next;
+  }
+
   managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P> {
     this.workflowContext ??= new ManagedWorkflowContext(this.o.managedWorkflow, this.o.primary, this);
     return this.workflowContext;

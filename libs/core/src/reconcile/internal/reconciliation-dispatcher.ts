@@ -323,7 +323,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     } catch (error) {
       if (error instanceof ReconcileAbandonedError)
         return { kind: 'reconcile', ...this.abandoned(error, logger) };
-      return this.handleReconcileError(run, original, error);
+      return this.handleReconcileError(run, original, error, context);
     }
   }
 
@@ -331,6 +331,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     run: Run<P>,
     original: P,
     error: unknown,
+    failed: DefaultContext<P>,
   ): Promise<PostExecutionControl<P>> {
     const { scope, logger } = run;
     const { id } = scope;
@@ -351,7 +352,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
     const reconciler = this.o.reconciler;
     if (!reconciler.updateErrorStatus) return { kind: 'reconcile', error: wrapped };
     const copy = cloneResource(original);
-    const context = this.context(run, copy, scope.retryInfoOnFailure());
+    // the reconciliation's context with the failure's retry info: the managed workflow's result too
+    const context = failed.forErrorStatus(copy, scope.retryInfoOnFailure());
     let control: ErrorStatusUpdateControl<P>;
     try {
       control = await this.withTimeout(id, () => reconciler.updateErrorStatus!(copy, context, error));

@@ -72,53 +72,45 @@ describe('S9 review: managed workflows', () => {
     expect(reconciler.cleanups).toBeGreaterThan(0);
   });
 
-  // Left failing: the fix is in reconcile/internal/reconciliation-dispatcher.ts (not this review's to
-  // edit). Its error path builds a new DefaultContext for updateErrorStatus (this.context(run, copy,
-  // scope.retryInfoOnFailure())), whose managedWorkflowAndDependentResourceContext() is a fresh
-  // ManagedWorkflowContext without the result the failed reconcileManagedWorkflow() kept. JOSDK
-  // passes the reconcile's own context to updateErrorStatus (ReconciliationDispatcher,
-  // handleErrorStatusHandler(resource, originalResource, context, e)). Fix: hand the reconcile
-  // context (or its workflow context) to the error path, with the failure's retry info.
-  it.failing(
-    "[FINDING S9-DW11] updateErrorStatus cannot read the failed workflow run: the context's getWorkflowReconcileResult() is undefined",
-    async () => {
-      const ns = await newNamespace(suite.admin);
-      class Failing extends ConfigMapDependent {
-        protected override desired(): V1ConfigMap {
-          throw new Error('broken');
-        }
+  // updateErrorStatus gets the failed reconciliation's context (with the failure's retry info), so
+  // the managed workflow's result, as JOSDK hands the error handler the reconcile's own context.
+  it("[FINDING S9-DW11] updateErrorStatus cannot read the failed workflow run: the context's getWorkflowReconcileResult() is undefined", async () => {
+    const ns = await newNamespace(suite.admin);
+    class Failing extends ConfigMapDependent {
+      protected override desired(): V1ConfigMap {
+        throw new Error('broken');
       }
-      let seen: WorkflowReconcileResult | undefined | 'none' = 'none';
-      class R implements Reconciler<Widget> {
-        reconcile() {
-          return UpdateControl.noUpdate<Widget>();
-        }
-        updateErrorStatus(resource: Widget, c: Context<Widget>) {
-          seen = c.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
-          return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
-        }
+    }
+    let seen: WorkflowReconcileResult | undefined | 'none' = 'none';
+    class R implements Reconciler<Widget> {
+      reconcile() {
+        return UpdateControl.noUpdate<Widget>();
       }
-      suite.operator().register(new R(), {
-        resourceType: Widget,
-        name: 's9dw11',
-        namespaces: [ns],
-        workflow: {
-          dependents: [
-            { dependent: new Failing({ informer: { name: 'bad' } }, 'bad'), name: 'bad' },
-            {
-              dependent: new ConfigMapDependent({ informer: { name: 'ok' } }, 'ok'),
-              name: 'ok',
-              readyPostcondition: () => ConditionResult.unmet('not yet'),
-            },
-          ],
-        },
-      });
-      await suite.operators[0].start();
-      await suite.admin.create(Widget, widget('w', ns));
-      await waitFor(() => seen !== 'none', 'updateErrorStatus');
-      const result = seen as unknown as WorkflowReconcileResult | undefined;
-      expect(result?.erroredDependents.has('bad')).toBe(true);
-      expect(result?.getDependentConditionResult('ok', 'ready')).toEqual({ met: false, detail: 'not yet' });
-    },
-  );
+      updateErrorStatus(resource: Widget, c: Context<Widget>) {
+        seen = c.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's9dw11',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          { dependent: new Failing({ informer: { name: 'bad' } }, 'bad'), name: 'bad' },
+          {
+            dependent: new ConfigMapDependent({ informer: { name: 'ok' } }, 'ok'),
+            name: 'ok',
+            readyPostcondition: () => ConditionResult.unmet('not yet'),
+          },
+        ],
+      },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => seen !== 'none', 'updateErrorStatus');
+    const result = seen as unknown as WorkflowReconcileResult | undefined;
+    expect(result?.erroredDependents.has('bad')).toBe(true);
+    expect(result?.getDependentConditionResult('ok', 'ready')).toEqual({ met: false, detail: 'not yet' });
+  });
 });

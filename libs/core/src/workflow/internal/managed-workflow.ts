@@ -118,8 +118,7 @@ export class ManagedWorkflowContext<
 
   async reconcileManagedWorkflow(): Promise<WorkflowReconcileResult> {
     const managed = this.require('reconcileManagedWorkflow');
-    // kept before throwing, so this context still has it (updateErrorStatus gets another context
-    // from the dispatcher and so does not: S9-DW11, left failing)
+    // kept before throwing, so this context (and the one updateErrorStatus gets) still has it
     this.reconcileResult = await managed.workflow.reconcile(this.primary, this.context);
     if (!managed.handleExceptionsInReconciler) this.reconcileResult.throwAggregatedErrorIfErrorsPresent();
     return this.reconcileResult;
@@ -136,6 +135,15 @@ export class ManagedWorkflowContext<
     this.cleanupResult = await managed.workflow.cleanup(this.primary, this.context);
     if (!managed.handleExceptionsInReconciler) this.cleanupResult.throwAggregatedErrorIfErrorsPresent();
     return this.cleanupResult;
+  }
+
+  /** This context's results and values, for `primary` in `context` (the error handler's). */
+  carriedTo(primary: P, context: Context<P>): ManagedWorkflowContext<P> {
+    const next = new ManagedWorkflowContext(this.managed, primary, context);
+    next.reconcileResult = this.reconcileResult;
+    next.cleanupResult = this.cleanupResult;
+    for (const [key, value] of this.values) next.values.set(key, value);
+    return next;
   }
 
   getWorkflowReconcileResult(): WorkflowReconcileResult | undefined {
