@@ -520,21 +520,4 @@ describe('review s9: CEL rules and schema validation of custom resources', () =>
       "compilation failed: ERROR: <input>:1:11: undeclared reference to 'bar' (in container '')\n | self.s.bar()\n | ..........^",
     );
   });
-  // apiserver/pkg/cel/common/values.go unstructuredMap.Find: "If this is an object with properties,
-  // not an object with additionalProperties, then null valued nullable fields are treated the same
-  // as absent optional fields."
-  it.failing(
-    "[FINDING S9-CEL20] a nullable field set to null is absent for its parent's rules (has() is false), as in kube-apiserver",
-    () => {
-      const v = specVersion({
-        type: 'object',
-        properties: { nickname: { type: 'string', nullable: true } },
-        'x-kubernetes-validations': [
-          { rule: '!has(self.nickname) || self.nickname.size() >= 3', message: 'nickname too short' },
-        ],
-      });
-      expect(create(v, { nickname: null })).toEqual([]);
-      expect(create(v, { nickname: 'ab' })).toEqual(['spec: Invalid value: "object": nickname too short']);
-    },
-  );
 });
