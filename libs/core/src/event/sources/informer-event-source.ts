@@ -168,7 +168,8 @@ export class InformerEventSource<
     this.client = o.client ?? context.client;
     this.fieldManager = o.fieldManager ?? context.fieldManager ?? context.controllerName;
     this.metadataOnly = o.metadataOnly ?? false;
-    this.s2p = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
+    const mapper = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
+    this.s2p = context.primaryResourceType.namespaced === false ? withoutNamespaces(mapper) : mapper;
     this.p2s = o.primaryToSecondaryMapper;
     this.ownerMapped = !o.secondaryToPrimaryMapper;
     this.indexed = !this.p2s && isIndexableMapper(this.s2p);
@@ -608,6 +609,23 @@ export class InformerEventSource<
     for (const [key, mine] of this.own.entries()) if (!seen.has(key) && matches(mine)) out.push(mine);
     return out;
   }
+}
+
+/**
+ * A cluster-scoped primary has no namespace: the IDs a mapper names it by lose theirs. The annotation
+ * and label mappers name the secondary's namespace when it carries no namespace annotation, which is
+ * how `primaryAnnotations` marks a cluster-scoped primary (JOSDK's mappers answer no namespace
+ * there). Indexable mappers stay indexable.
+ */
+function withoutNamespaces<R extends KubernetesResource>(
+  mapper: SecondaryToPrimaryMapper<R>,
+): SecondaryToPrimaryMapper<R> {
+  const clusterScoped: SecondaryToPrimaryMapper<R> = (secondary) => {
+    const ids = mapper(secondary);
+    if (!Array.isArray(ids)) return ids;
+    return ids.map((id) => (id instanceof ResourceID && id.namespace ? new ResourceID(id.name) : id));
+  };
+  return isIndexableMapper(mapper) ? Mappers.indexable(clusterScoped) : clusterScoped;
 }
 
 function safeAdmit<R>(admit: (obj: R) => boolean, obj: R): boolean {

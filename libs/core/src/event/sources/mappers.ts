@@ -88,7 +88,8 @@ export const Mappers = Object.freeze({
   /**
    * The primary named by annotations on the secondary (works across namespaces and clusters).
    * @param nameKey - annotation holding the primary's name.
-   * @param namespaceKey - annotation holding its namespace; when absent or unset, the secondary's namespace.
+   * @param namespaceKey - annotation holding its namespace; when absent or unset, the secondary's namespace
+   *   (an `InformerEventSource` of a cluster-scoped primary kind drops the namespace).
    */
   fromAnnotation<R extends KubernetesResource>(
     nameKey: string,
@@ -103,7 +104,8 @@ export const Mappers = Object.freeze({
   /**
    * The primary named by labels on the secondary.
    * @param nameKey - label holding the primary's name.
-   * @param namespaceKey - label holding its namespace; when absent or unset, the secondary's namespace.
+   * @param namespaceKey - label holding its namespace; when absent or unset, the secondary's namespace
+   *   (an `InformerEventSource` of a cluster-scoped primary kind drops the namespace).
    */
   fromLabel<R extends KubernetesResource>(
     nameKey: string,
