@@ -132,7 +132,7 @@ export function toStatus(err: unknown): { status: number; body: JsonObject; retr
   let e: ApiError;
   if (err instanceof ApiError) e = err;
   else if (isPeerError(err))
-    e = new ApiError(err.status, peerReason(err.status), err.message, undefined, err);
+    e = new ApiError(err.status, peerReason(err.status), err.message, conflictDetails(err), err);
   else e = errors.internal(err instanceof Error ? err.message : String(err), err);
   const body: JsonObject = {
     kind: 'Status',
@@ -160,6 +160,22 @@ function isPeerError(err: unknown): err is Error & { status: number; code: strin
     typeof (err as { status?: unknown }).status === 'number' &&
     typeof (err as { code?: unknown }).code === 'string'
   );
+}
+
+/**
+ * The details of a server-side apply conflict (patch/'s ApplyConflictError): one cause per field, as
+ * kube-apiserver's fieldmanager NewConflictError gives them (`FieldManagerConflict`, the manager, the path).
+ */
+function conflictDetails(err: Error): ApiErrorDetails | undefined {
+  const c = err as { conflicts?: unknown; causeMessages?: unknown };
+  if (!Array.isArray(c.conflicts) || !Array.isArray(c.causeMessages)) return undefined;
+  const messages = c.causeMessages as unknown[];
+  const causes: StatusCause[] = (c.conflicts as { field?: unknown }[]).map((x, i) => ({
+    reason: 'FieldManagerConflict',
+    message: String(messages[i]),
+    field: String(x.field),
+  }));
+  return { causes };
 }
 
 function peerReason(status: number): string {

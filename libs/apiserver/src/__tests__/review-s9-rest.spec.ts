@@ -1,0 +1,290 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- these tests read loosely typed JSON answers */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../server.js';
+import { call, waitFor } from './http-helper.js';
+
+/**
+ * Adversarial review (session 9) of the REST semantics outside CRD schema validation: Status bodies,
+ * list options and updates as kube-apiserver answers them (sources named per test).
+ */
+const CM = '/api/v1/namespaces/default/configmaps';
+const APPLY = 'application/apply-patch+yaml';
+const G = '/apis/review.s9.io/v1/namespaces/default/sprockets';
+
+const crd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'sprockets.review.s9.io' },
+  spec: {
+    group: 'review.s9.io',
+    scope: 'Namespaced',
+    names: { kind: 'Sprocket', plural: 'sprockets', singular: 'sprocket', listKind: 'SprocketList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { size: { type: 'integer' } } },
+              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+describe('review s9: REST semantics', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ tls: false, historySize: 100 });
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    await waitFor(async () => (await call(server, 'GET', G)).status === 200, 20_000);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  // kube-apiserver: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager (internal/conflict.go,
+  // NewConflictError): one cause per conflicting field, type FieldManagerConflict, message
+  // `conflict with "<manager>"...`, field the path; errors.NewApplyConflict puts them in details.causes.
+  it('[FINDING S9-AS1] an apply conflict (409) carries no details.causes, so clients cannot tell which fields conflict', async () => {
+    const cm = (data: Record<string, string>): string =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'as1' }, data });
+    expect(
+      (
+        await call(server, 'PATCH', `${CM}/as1?fieldManager=a`, cm({ k: '1', j: '1' }), {
+          contentType: APPLY,
+        })
+      ).status,
+    ).toBe(201);
+    const r = await call(server, 'PATCH', `${CM}/as1?fieldManager=b`, cm({ k: '2', j: '2' }), {
+      contentType: APPLY,
+    });
+    expect(r.status).toBe(409);
+    expect(r.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 2 conflicts: conflicts with "a":\n- .data.j\n- .data.k',
+      reason: 'Conflict',
+      details: {
+        causes: [
+          { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.data.j' },
+          { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.data.k' },
+        ],
+      },
+      code: 409,
+    });
+  });
+
+  // kube-apiserver: apimachinery pkg/apis/meta/internalversion/validation ValidateListOptions, called by
+  // the list and watch handlers (handlers/get.go), answered as errors.NewInvalid(meta.k8s.io ListOptions, "", errs):
+  // 422 Invalid, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: ...`.
+  it.failing(
+    "[FINDING S9-AS3] invalid list options are a 400 (or a 410, or ignored) instead of kube's 422 Invalid ListOptions",
+    async () => {
+      const invalid = (field: string, reason: string, message: string): any => ({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `ListOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
+        reason: 'Invalid',
+        details: {
+          name: '',
+          group: 'meta.k8s.io',
+          kind: 'ListOptions',
+          causes: [{ reason, message, field }],
+        },
+        code: 422,
+      });
+      const noRv = await call(server, 'GET', `${CM}?resourceVersionMatch=NotOlderThan`);
+      expect([noRv.status, noRv.json()]).toEqual([
+        422,
+        invalid(
+          'resourceVersionMatch',
+          'FieldValueForbidden',
+          'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      ]);
+      const exact0 = await call(server, 'GET', `${CM}?resourceVersionMatch=Exact&resourceVersion=0`);
+      expect([exact0.status, exact0.json()]).toEqual([
+        422,
+        invalid(
+          'resourceVersionMatch',
+          'FieldValueForbidden',
+          'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      ]);
+      const page = (await call(server, 'GET', `${CM}?limit=1`)).json<any>();
+      expect(page.metadata.continue).toBeDefined();
+      const withContinue = await call(
+        server,
+        'GET',
+        `${CM}?limit=1&continue=${page.metadata.continue}&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
+      );
+      expect([withContinue.status, withContinue.json()]).toEqual([
+        422,
+        invalid(
+          'resourceVersionMatch',
+          'FieldValueForbidden',
+          'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+        ),
+      ]);
+      const initial = await call(server, 'GET', `${CM}?sendInitialEvents=true`);
+      expect([initial.status, initial.json()]).toEqual([
+        422,
+        invalid(
+          'sendInitialEvents',
+          'FieldValueForbidden',
+          'Forbidden: sendInitialEvents is forbidden for list',
+        ),
+      ]);
+      const watch = await call(
+        server,
+        'GET',
+        `${CM}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
+      );
+      expect([watch.status, watch.json()]).toEqual([
+        422,
+        invalid(
+          'resourceVersionMatch',
+          'FieldValueForbidden',
+          'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      ]);
+    },
+  );
+
+  // kube-apiserver: storage/etcd3 store.go interpretListError -> handleCompactedErrorForPaging: the 410 of
+  // an expired continue token carries metadata.continue, a token at resourceVersion -1 that continues the
+  // list from the same key at the latest resourceVersion (the message tells the client to use it).
+  it.failing(
+    '[FINDING S9-AS5] the 410 of an expired continue token tells the client to use "the continue token in this response" but has none',
+    async () => {
+      for (const n of ['as5-a', 'as5-b', 'as5-c'])
+        expect(
+          (await call(server, 'POST', CM, { metadata: { name: n, labels: { s9: 'as5' } } })).status,
+        ).toBe(201);
+      const p1 = (await call(server, 'GET', `${CM}?limit=1&labelSelector=s9%3Das5`)).json<any>();
+      expect(p1.items.map((i: any) => i.metadata.name)).toEqual(['as5-a']);
+      await call(server, 'POST', CM, { metadata: { name: 'as5-d', labels: { s9: 'as5' } } });
+      server.faults.compact();
+      await call(server, 'POST', CM, { metadata: { name: 'as5-e', labels: { s9: 'as5' } } });
+      const gone = await call(
+        server,
+        'GET',
+        `${CM}?limit=1&labelSelector=s9%3Das5&continue=${p1.metadata.continue}`,
+      );
+      expect(gone.status).toBe(410);
+      expect(gone.json()).toMatchObject({ reason: 'Expired', code: 410 });
+      const token = gone.json<any>().metadata.continue as string | undefined;
+      expect(typeof token).toBe('string');
+      // the token goes on after as5-a, at the latest state (as5-d and as5-e included)
+      const rest: string[] = [];
+      let next: string | undefined = token;
+      for (let i = 0; i < 10 && next; i++) {
+        const r = await call(server, 'GET', `${CM}?limit=2&labelSelector=s9%3Das5&continue=${next}`);
+        expect(r.status).toBe(200);
+        const body = r.json<any>();
+        rest.push(...body.items.map((o: any) => o.metadata.name));
+        next = body.metadata.continue;
+      }
+      expect(rest).toEqual(['as5-b', 'as5-c', 'as5-d', 'as5-e']);
+    },
+  );
+
+  // kube-apiserver: apiextensions-apiserver pkg/registry/customresource/strategy.go
+  // AllowUnconditionalUpdate() false; generic registry Store.Update answers a PUT without
+  // metadata.resourceVersion with NewInvalid(GroupKind{group, resource}, name,
+  // metadata.resourceVersion: Invalid value: 0x0: must be specified for an update).
+  it.failing(
+    '[FINDING S9-AS6] a PUT of a custom resource without metadata.resourceVersion overwrites it (kube: 422, custom resources need a resourceVersion)',
+    async () => {
+      const body = {
+        apiVersion: 'review.s9.io/v1',
+        kind: 'Sprocket',
+        metadata: { name: 'as6' },
+        spec: { size: 1 },
+      };
+      expect((await call(server, 'POST', G, body)).status).toBe(201);
+      const put = await call(server, 'PUT', `${G}/as6`, { ...body, spec: { size: 2 } });
+      expect(put.status).toBe(422);
+      expect(put.json()).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message:
+          'sprockets.review.s9.io "as6" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        reason: 'Invalid',
+        details: {
+          name: 'as6',
+          group: 'review.s9.io',
+          kind: 'sprockets',
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: 'Invalid value: 0x0: must be specified for an update',
+              field: 'metadata.resourceVersion',
+            },
+          ],
+        },
+        code: 422,
+      });
+      const status = await call(server, 'PUT', `${G}/as6/status`, { ...body, status: { ready: true } });
+      expect(status.status).toBe(422);
+      expect((await call(server, 'GET', `${G}/as6`)).json<any>().spec).toEqual({ size: 1 });
+      // with the resourceVersion it is an update; a ConfigMap may still be replaced without one
+      const rv = (await call(server, 'GET', `${G}/as6`)).json<any>().metadata.resourceVersion;
+      const ok = await call(server, 'PUT', `${G}/as6`, {
+        ...body,
+        metadata: { name: 'as6', resourceVersion: rv },
+        spec: { size: 3 },
+      });
+      expect(ok.status).toBe(200);
+      expect((await call(server, 'POST', CM, { metadata: { name: 'as6' } })).status).toBe(201);
+      expect(
+        (await call(server, 'PUT', `${CM}/as6`, { metadata: { name: 'as6' }, data: { a: '1' } })).status,
+      ).toBe(200);
+    },
+  );
+
+  // kube-apiserver: plugin/pkg/admission/namespace/lifecycle answers errors.NewForbidden(resource, name, ...)
+  // whose details carry group, kind (the resource) and name, plus the NamespaceTerminating cause.
+  it.failing(
+    '[FINDING S9-AS8] the 403 for a create in a terminating namespace has no details.name',
+    async () => {
+      await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 's9-term' } });
+      await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
+        metadata: { name: 'held', finalizers: ['review.s9.io/hold'] },
+      });
+      expect((await call(server, 'DELETE', '/api/v1/namespaces/s9-term')).status).toBe(200);
+      const r = await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
+        metadata: { name: 'late' },
+      });
+      expect(r.status).toBe(403);
+      expect(r.json<any>().details).toEqual({
+        name: 'late',
+        group: '',
+        kind: 'configmaps',
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: 'namespace s9-term is being terminated',
+            field: 'metadata.namespace',
+          },
+        ],
+      });
+    },
+  );
+});
