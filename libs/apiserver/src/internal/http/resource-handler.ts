@@ -7,7 +7,15 @@ import { errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
 import { isObject, metaOf } from '../common/json.js';
 import type { ListParams, WatchParams } from '../watch/list-watch.js';
-import { listBody, listMetaOf, listPage, rvOf, startWatch, tableBody } from '../watch/list-watch.js';
+import {
+  listBody,
+  listMetaOf,
+  listPage,
+  rvOf,
+  startWatch,
+  tableBody,
+  validateListOptions,
+} from '../watch/list-watch.js';
 import {
   negotiateConversion,
   notAcceptable,
@@ -214,6 +222,7 @@ export async function handleResource(
     }
     case 'list': {
       const params = listParams(deps, rt, version, query, info.namespace);
+      validateListOptions(params, boolParam(query, 'sendInitialEvents'), false);
       const page = listPage(deps.store, rt, params);
       if (wantsTable(req)) {
         const objs = page.items.map((j) => deps.service.present(rt, version, JSON.parse(j) as JsonObject));
@@ -343,6 +352,7 @@ export async function handleResource(
     case 'deletecollection': {
       const opts = await deleteOptions(req, query);
       const params = listParams(deps, rt, version, query, info.namespace);
+      validateListOptions(params, boolParam(query, 'sendInitialEvents'), false);
       const page = listPage(deps.store, rt, { ...params, limit: undefined, continueToken: undefined });
       const ctx = writeContext(user, query, opts.dryRun);
       const out: string[] = [];

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonObject } from '../../types.js';
+import type { JsonObject, StatusCause } from '../../types.js';
 import { ApiError, errors } from '../common/errors.js';
 import type { ObjectFilter } from './filter.js';
 import { metaOf } from '../common/json.js';
@@ -55,6 +55,90 @@ function parseRv(s: string): number {
 
 function tooOld(rv: number, oldest: number): ApiError {
   return errors.gone(`too old resource version: ${rv} (${oldest})`);
+}
+
+const LIST_OPTIONS = { group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' };
+
+function forbidden(field: string, message: string): StatusCause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${message}` };
+}
+
+/**
+ * kube-apiserver's `ValidateListOptions` (apimachinery meta/internalversion/validation), which the list,
+ * watch and deletecollection handlers run before anything else: every problem is a cause of one 422
+ * `ListOptions.meta.k8s.io "" is invalid`.
+ *
+ * @param p - the list or watch parameters.
+ * @param sendInitialEvents - the `sendInitialEvents` parameter (undefined when not given).
+ * @param watch - whether the request is a watch.
+ * @throws ApiError (422 Invalid, kind ListOptions) naming each invalid option.
+ */
+export function validateListOptions(
+  p: ListParams,
+  sendInitialEvents: boolean | undefined,
+  watch: boolean,
+): void {
+  const causes: StatusCause[] = [];
+  const match = p.resourceVersionMatch ?? '';
+  const hasContinue = p.continueToken !== undefined && p.continueToken !== '';
+  if (watch) {
+    if (sendInitialEvents !== undefined && match !== 'NotOlderThan')
+      causes.push(
+        forbidden(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        ),
+      );
+    if (match !== '') {
+      if (sendInitialEvents === undefined)
+        causes.push(
+          forbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+          ),
+        );
+      if (match !== 'NotOlderThan')
+        causes.push({
+          reason: 'FieldValueNotSupported',
+          field: 'resourceVersionMatch',
+          message: `Unsupported value: ${JSON.stringify(match)}: supported values: "NotOlderThan"`,
+        });
+      if (hasContinue)
+        causes.push(
+          forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+        );
+    }
+  } else {
+    if (match !== '') {
+      if (p.resourceVersion === undefined || p.resourceVersion === '')
+        causes.push(
+          forbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch is forbidden unless resourceVersion is provided',
+          ),
+        );
+      if (hasContinue)
+        causes.push(
+          forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+        );
+      if (match !== 'Exact' && match !== 'NotOlderThan')
+        causes.push({
+          reason: 'FieldValueNotSupported',
+          field: 'resourceVersionMatch',
+          message: `Unsupported value: ${JSON.stringify(match)}: supported values: "Exact", "NotOlderThan", ""`,
+        });
+      if (match === 'Exact' && p.resourceVersion === '0')
+        causes.push(
+          forbidden(
+            'resourceVersionMatch',
+            'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+          ),
+        );
+    }
+    if (sendInitialEvents !== undefined)
+      causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (causes.length > 0) throw errors.invalid(LIST_OPTIONS, causes);
 }
 
 /** A page of list results: serialized items and list metadata. */
@@ -246,29 +330,11 @@ export function startWatch(
   const key = storageKey(rt);
   const rvParam = p.resourceVersion ?? '';
   const initial = p.sendInitialEvents;
-  if (initial !== undefined) {
-    if (p.resourceVersionMatch !== 'NotOlderThan') {
-      throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
-        {
-          reason: 'FieldValueForbidden',
-          field: 'resourceVersionMatch',
-          message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        },
-      ]);
-    }
-    if (initial && !p.allowWatchBookmarks) {
-      throw errors.invalid({ group: 'meta.k8s.io', resource: 'ListOptions', kind: 'ListOptions', name: '' }, [
-        {
-          reason: 'FieldValueForbidden',
-          field: 'allowWatchBookmarks',
-          message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-        },
-      ]);
-    }
-  } else if (p.resourceVersionMatch !== undefined && p.resourceVersionMatch !== '') {
-    throw errors.badRequest(
-      'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
-    );
+  validateListOptions(p, initial, true);
+  if (initial === true && !p.allowWatchBookmarks) {
+    throw errors.invalid(LIST_OPTIONS, [
+      forbidden('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true'),
+    ]);
   }
   const av = rewritesApiVersion(rt, version) ? apiVersionOf(rt.group, version.name) : undefined;
   let replay: { type: string; json: string }[] = [];
