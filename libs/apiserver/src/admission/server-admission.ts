@@ -26,7 +26,7 @@ import type { ResourceType, ResourceVersion } from '../internal/resources/resour
 import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/resource-type.js';
 import type { ObjectService, WriteContext } from '../internal/storage/object-service.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
-import { CapturedResponse, replayRequest } from './captured-http.js';
+import { CapturedResponse, copyHead, replayRequest } from './captured-http.js';
 import { handleConvertedVersion } from './converted-version.js';
 import type { ResourceDispatch } from './converted-version.js';
 import { convertThroughWebhook } from './conversion-webhook.js';
@@ -312,7 +312,10 @@ export class ServerAdmission implements WebhookSource {
       return handleResource(this.deps, req, res, info, query, user);
     }
     if (info.verb === 'deletecollection' && this.active) {
-      // every object the selectors pick is admitted for DELETE before any is deleted
+      // as kube-apiserver's DeleteCollection (one worker, its default): the selected objects are
+      // deleted one by one in list order, each admitted for DELETE first; the first refusal ends it,
+      // and what was deleted before stays deleted. The answer is the list taken before the deletes.
+      const body = await readBody(req);
       const listed = new CapturedResponse();
       const text = listed.text();
       const list: ResourceRequestInfo = { ...info, verb: 'list' };
@@ -326,26 +329,50 @@ export class ServerAdmission implements WebhookSource {
         listQuery,
         user,
       );
-      const parsed: unknown = JSON.parse(await text);
+      const listBodyText = await text;
+      const parsed: unknown = JSON.parse(listBodyText);
       const items = isObject(parsed) && Array.isArray(parsed.items) ? parsed.items : [];
       const warnings: string[] = [];
+      let failed: { response: CapturedResponse; text: string } | undefined;
       try {
         for (const item of items) {
           if (!isObject(item)) continue;
           const m = metaOf(item);
-          await this.admitDelete(
-            rt,
-            version,
-            { ...info, name: str(m.name), namespace: str(m.namespace) || info.namespace },
+          const one: ResourceRequestInfo = {
+            ...info,
+            verb: 'delete',
+            name: str(m.name),
+            namespace: str(m.namespace) || info.namespace,
+          };
+          await this.admitDelete(rt, version, one, query, user, warnings);
+          const deleted = new CapturedResponse();
+          const answer = deleted.text();
+          await handleResource(
+            this.deps,
+            replayRequest(req, body),
+            deleted.asServerResponse(),
+            one,
             query,
             user,
-            warnings,
           );
+          // one gone meanwhile is no error (kube's IsNotFound); any other failure ends the deletes
+          if (deleted.statusCode >= 300 && deleted.statusCode !== 404) {
+            failed = { response: deleted, text: await answer };
+            break;
+          }
         }
       } finally {
         addWarningHeaders(res, warnings);
       }
-      return handleResource(this.deps, req, res, info, query, user);
+      const answer = failed?.text ?? listBodyText;
+      if (failed) copyHead(failed.response, res, answer);
+      else
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(answer),
+        });
+      res.end(answer);
+      return;
     }
     if (!WRITES.has(info.verb)) return handleResource(this.deps, req, res, info, query, user);
     const body = await readBody(req);

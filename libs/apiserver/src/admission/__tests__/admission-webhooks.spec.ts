@@ -493,9 +493,10 @@ describe('admission webhooks called by the API server', () => {
       'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"',
     );
   });
-  it('deletecollection admits every selected object first; a denial deletes none', async () => {
+  it('deletecollection admits and deletes the selected objects one by one, in list order, and stops at the first denial (kube-apiserver with its default single worker)', async () => {
     await call(server, 'POST', CM, cm('col-a', {}, { batch: 'one' }));
     await call(server, 'POST', CM, cm('col-b', {}, { batch: 'one', protected: 'true' }));
+    await call(server, 'POST', CM, cm('col-c', {}, { batch: 'one' }));
     hooks.on('/no-delete-protected', (r) => ({
       allowed: r.request.oldObject?.metadata?.labels?.protected !== 'true',
       status: { message: 'protected' },
@@ -514,13 +515,18 @@ describe('admission webhooks called by the API server', () => {
     const r = await call(server, 'DELETE', `${CM}?labelSelector=batch%3Done`);
     expect(r.status).toBe(400);
     expect(r.json().message).toBe('admission webhook "col.example.com" denied the request: protected');
-    expect((await call(server, 'GET', `${CM}/col-a`)).status).toBe(200);
-    expect(
-      hooks
-        .at('/no-delete-protected')
-        .map((x) => x.request.name)
-        .sort(),
-    ).toEqual(['col-a', 'col-b']);
+    // deleted before the denial; the denied one and those after it stay
+    expect((await call(server, 'GET', `${CM}/col-a`)).status).toBe(404);
+    expect((await call(server, 'GET', `${CM}/col-b`)).status).toBe(200);
+    expect((await call(server, 'GET', `${CM}/col-c`)).status).toBe(200);
+    expect(hooks.at('/no-delete-protected').map((x) => x.request.name)).toEqual(['col-a', 'col-b']);
+    // without the protected one the rest goes, and the answer lists what was deleted
+    await call(server, 'DELETE', `${CM}/col-b`).catch(() => undefined);
+    hooks.on('/no-delete-protected', () => ({ allowed: true }));
+    await call(server, 'DELETE', `${VWC}/col`);
+    const rest = await call(server, 'DELETE', `${CM}?labelSelector=batch%3Done`);
+    expect(rest.status).toBe(200);
+    expect(rest.json().kind).toBe('ConfigMapList');
   });
 
   it('webhooks are not called for webhook configurations, so a webhook that denies everything cannot lock them', async () => {
