@@ -43,6 +43,23 @@ export class FetchTimeoutError extends Error {
 }
 
 /**
+ * The first poll of a {@link PollingEventSource} failed or timed out, so its cache is empty; read
+ * as it is, it would say "no external resources exist". The source keeps polling every period: with
+ * the operator's `stopOnInformerErrorDuringStartup` on (the default) the operator does not start;
+ * off, it starts, reports the source unhealthy and recovers when a poll succeeds. `cause` is the
+ * fetcher's error. Fix the fetcher or the external system it reads, or set the source's `failFast`
+ * to false to start without its results.
+ */
+export class PollingEventSourceStartError extends Error {
+  /** Stable error code. */
+  readonly code = 'PollingEventSourceStart';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PollingEventSourceStartError';
+  }
+}
+
+/**
  * The first list of an informer event source failed (e.g. 403 without RBAC access). The informer
  * keeps retrying: with `stopOnInformerErrorDuringStartup` off the operator starts anyway, reports
  * the source unhealthy and recovers once the list succeeds. `cause` is the API or transport error.

@@ -2,7 +2,7 @@ import type { ResourceID } from '../../api/resource-id.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { systemClock } from '../../util/clock.js';
 import { errorMessage } from './abstract-event-source.js';
-import { EventSourceUsageError } from './errors.js';
+import { EventSourceUsageError, PollingEventSourceStartError } from './errors.js';
 import { ExternalResourceCachingEventSource } from './external-resource-caching-event-source.js';
 import type { ExternalResourceCachingOptions } from './external-resource-caching-event-source.js';
 import { positive, withTimeout } from './polling-support.js';
@@ -20,19 +20,28 @@ export interface PollingEventSourceOptions<R> extends ExternalResourceCachingOpt
   fetchTimeoutMs?: number;
   /** Time source. Defaults to the system clock. */
   clock?: Clock;
+  /**
+   * Whether `start` rejects (with a {@link PollingEventSourceStartError}) when the first poll fails;
+   * the source keeps polling either way. Defaults to true (as JOSDK's): the operator's
+   * `stopOnInformerErrorDuringStartup` then decides whether that stops the start or only marks the
+   * source unhealthy until a poll succeeds.
+   */
+  failFast?: boolean;
 }
 
 /**
  * Polls an external system for all resources at once, independently of primaries (JOSDK's
  * `PollingEventSource`); each primary whose resources changed gets one event. The first poll runs
- * during `start`, so the cache is filled before the first reconciliation. A poll that fails or
- * hangs is logged, marks the source unhealthy until a poll succeeds, and keeps the last cache.
+ * during `start`, so the cache is filled before the first reconciliation; when it fails, `start`
+ * rejects (see `failFast`). A poll that fails or hangs is logged, marks the source unhealthy until
+ * a poll succeeds, and keeps the last cache.
  */
 export class PollingEventSource<R> extends ExternalResourceCachingEventSource<R> {
   private readonly fetcher: PollingEventSourceOptions<R>['fetcher'];
   private readonly periodMs: number;
   private readonly timeoutMs: number;
   private readonly clock: Clock;
+  private readonly failFast: boolean;
   private timer: TimerHandle | undefined;
   private polls = 0;
 
@@ -52,11 +61,23 @@ export class PollingEventSource<R> extends ExternalResourceCachingEventSource<R>
     }
     this.fetcher = options.fetcher;
     this.clock = options.clock ?? systemClock;
+    this.failFast = options.failFast ?? true;
   }
 
+  /**
+   * Starts and polls once (the next poll is scheduled either way).
+   * @throws PollingEventSourceStartError when that poll fails and `failFast` is on.
+   */
   override async start(): Promise<void> {
     await super.start();
-    await this.poll();
+    const error = await this.pollOnce();
+    if (error !== undefined && this.failFast && this.isRunning()) {
+      const label = this.name ? `PollingEventSource ${this.name}` : 'PollingEventSource';
+      throw new PollingEventSourceStartError(
+        `${label}: the first poll failed (${errorMessage(error)}); its cache is empty, polling again every ${this.periodMs} ms. Fix the fetcher or the system it reads, or set failFast: false to start without its results`,
+        { cause: error },
+      );
+    }
   }
 
   override async stop(): Promise<void> {
@@ -72,6 +93,11 @@ export class PollingEventSource<R> extends ExternalResourceCachingEventSource<R>
 
   /** Polls now (also what the timer does); resolves when the poll is handled. */
   async poll(): Promise<void> {
+    await this.pollOnce();
+  }
+
+  /** One poll; resolves with its error (logged, and the source marked unhealthy), if any. */
+  private async pollOnce(): Promise<unknown> {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     try {
@@ -85,12 +111,14 @@ export class PollingEventSource<R> extends ExternalResourceCachingEventSource<R>
       for (const primary of this.cachedPrimaries())
         if (!seen.has(primary.key)) this.handleResources(primary, []);
       this.markHealthy();
+      return undefined;
     } catch (error) {
       this.logger.error('poll failed; keeping the last results, polling again next period', {
         error: errorMessage(error),
         errorCode: (error as { code?: unknown })?.code,
       });
       this.markUnhealthy(`poll failed: ${errorMessage(error)}`);
+      return error;
     } finally {
       this.polls++;
       if (this.isRunning()) this.timer = this.clock.setTimeout(() => void this.poll(), this.periodMs);

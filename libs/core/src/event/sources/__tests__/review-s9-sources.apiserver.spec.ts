@@ -74,42 +74,39 @@ describe('review S9: mappers', () => {
 });
 
 describe('review S9: polling at start', () => {
-  it.failing(
-    '[FINDING S9-ES6] a polling source whose first poll fails stops the operator start (stopOnInformerErrorDuringStartup on)',
-    async () => {
-      // JOSDK: PollingEventSource.start() calls getStateAndFillCache() and the fetcher's exception
-      // propagates (EventSourceManager.startEventSource: "Couldn't start source"); ours started and
-      // reconciled with an empty cache, which reads as "no external resources exist"
-      const ns = await newNamespace(bed.admin);
-      const seen: string[] = [];
-      let polling!: PollingEventSource<string>;
-      bed.operator().register(
-        {
-          prepareEventSources: () => ({
-            external: (polling = new PollingEventSource<string>({
-              periodMs: 60_000,
-              fetcher: async () => {
-                throw new Error('external API down');
-              },
-            })),
-          }),
-          reconcile: (w: Widget) => {
-            seen.push(`${polling.getSecondaryResources(w).length}`);
-            return UpdateControl.noUpdate();
-          },
+  it('[FINDING S9-ES6] a polling source whose first poll fails stops the operator start (stopOnInformerErrorDuringStartup on)', async () => {
+    // JOSDK: PollingEventSource.start() calls getStateAndFillCache() and the fetcher's exception
+    // propagates (EventSourceManager.startEventSource: "Couldn't start source"); ours started and
+    // reconciled with an empty cache, which reads as "no external resources exist"
+    const ns = await newNamespace(bed.admin);
+    const seen: string[] = [];
+    let polling!: PollingEventSource<string>;
+    bed.operator().register(
+      {
+        prepareEventSources: () => ({
+          external: (polling = new PollingEventSource<string>({
+            periodMs: 60_000,
+            fetcher: async () => {
+              throw new Error('external API down');
+            },
+          })),
+        }),
+        reconcile: (w: Widget) => {
+          seen.push(`${polling.getSecondaryResources(w).length}`);
+          return UpdateControl.noUpdate();
         },
-        { resourceType: Widget, name: 'review-s9-es6', namespaces: [ns] },
-      );
-      await bed.admin.create(Widget, widget('w', ns));
-      const error = await operators[0].start().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(EventSourceStartError);
-      expect((error as Error).message).toContain('external API down');
-      expect(seen).toEqual([]);
-    },
-  );
+      },
+      { resourceType: Widget, name: 'review-s9-es6', namespaces: [ns] },
+    );
+    await bed.admin.create(Widget, widget('w', ns));
+    const error = await operators[0].start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EventSourceStartError);
+    expect((error as Error).message).toContain('external API down');
+    expect(seen).toEqual([]);
+  });
 
   it('[S9-ES6] with stopOnInformerErrorDuringStartup off the operator starts, reports the source unhealthy and recovers with the next poll', async () => {
     const ns = await newNamespace(bed.admin);
