@@ -168,40 +168,37 @@ describe('review s9: REST semantics', () => {
   // kube-apiserver: storage/etcd3 store.go interpretListError -> handleCompactedErrorForPaging: the 410 of
   // an expired continue token carries metadata.continue, a token at resourceVersion -1 that continues the
   // list from the same key at the latest resourceVersion (the message tells the client to use it).
-  it.failing(
-    '[FINDING S9-AS5] the 410 of an expired continue token tells the client to use "the continue token in this response" but has none',
-    async () => {
-      for (const n of ['as5-a', 'as5-b', 'as5-c'])
-        expect(
-          (await call(server, 'POST', CM, { metadata: { name: n, labels: { s9: 'as5' } } })).status,
-        ).toBe(201);
-      const p1 = (await call(server, 'GET', `${CM}?limit=1&labelSelector=s9%3Das5`)).json<any>();
-      expect(p1.items.map((i: any) => i.metadata.name)).toEqual(['as5-a']);
-      await call(server, 'POST', CM, { metadata: { name: 'as5-d', labels: { s9: 'as5' } } });
-      server.faults.compact();
-      await call(server, 'POST', CM, { metadata: { name: 'as5-e', labels: { s9: 'as5' } } });
-      const gone = await call(
-        server,
-        'GET',
-        `${CM}?limit=1&labelSelector=s9%3Das5&continue=${p1.metadata.continue}`,
+  it('[FINDING S9-AS5] the 410 of an expired continue token tells the client to use "the continue token in this response" but has none', async () => {
+    for (const n of ['as5-a', 'as5-b', 'as5-c'])
+      expect((await call(server, 'POST', CM, { metadata: { name: n, labels: { s9: 'as5' } } })).status).toBe(
+        201,
       );
-      expect(gone.status).toBe(410);
-      expect(gone.json()).toMatchObject({ reason: 'Expired', code: 410 });
-      const token = gone.json<any>().metadata.continue as string | undefined;
-      expect(typeof token).toBe('string');
-      // the token goes on after as5-a, at the latest state (as5-d and as5-e included)
-      const rest: string[] = [];
-      let next: string | undefined = token;
-      for (let i = 0; i < 10 && next; i++) {
-        const r = await call(server, 'GET', `${CM}?limit=2&labelSelector=s9%3Das5&continue=${next}`);
-        expect(r.status).toBe(200);
-        const body = r.json<any>();
-        rest.push(...body.items.map((o: any) => o.metadata.name));
-        next = body.metadata.continue;
-      }
-      expect(rest).toEqual(['as5-b', 'as5-c', 'as5-d', 'as5-e']);
-    },
-  );
+    const p1 = (await call(server, 'GET', `${CM}?limit=1&labelSelector=s9%3Das5`)).json<any>();
+    expect(p1.items.map((i: any) => i.metadata.name)).toEqual(['as5-a']);
+    await call(server, 'POST', CM, { metadata: { name: 'as5-d', labels: { s9: 'as5' } } });
+    server.faults.compact();
+    await call(server, 'POST', CM, { metadata: { name: 'as5-e', labels: { s9: 'as5' } } });
+    const gone = await call(
+      server,
+      'GET',
+      `${CM}?limit=1&labelSelector=s9%3Das5&continue=${p1.metadata.continue}`,
+    );
+    expect(gone.status).toBe(410);
+    expect(gone.json()).toMatchObject({ reason: 'Expired', code: 410 });
+    const token = gone.json<any>().metadata.continue as string | undefined;
+    expect(typeof token).toBe('string');
+    // the token goes on after as5-a, at the latest state (as5-d and as5-e included)
+    const rest: string[] = [];
+    let next: string | undefined = token;
+    for (let i = 0; i < 10 && next; i++) {
+      const r = await call(server, 'GET', `${CM}?limit=2&labelSelector=s9%3Das5&continue=${next}`);
+      expect(r.status).toBe(200);
+      const body = r.json<any>();
+      rest.push(...body.items.map((o: any) => o.metadata.name));
+      next = body.metadata.continue;
+    }
+    expect(rest).toEqual(['as5-b', 'as5-c', 'as5-d', 'as5-e']);
+  });
 
   // kube-apiserver: apiextensions-apiserver pkg/registry/customresource/strategy.go
   // AllowUnconditionalUpdate() false; generic registry Store.Update answers a PUT without

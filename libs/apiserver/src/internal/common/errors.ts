@@ -19,6 +19,11 @@ export class ApiError extends Error {
   /** HTTP status code. */
   readonly status: number;
   readonly details: ApiErrorDetails | undefined;
+  /**
+   * The Status's `metadata.continue`: set on the 410 of an expired continue token, a token that goes
+   * on from the same place at the latest resourceVersion (kube-apiserver's inconsistent continuation).
+   */
+  continueToken: string | undefined;
 
   constructor(status: number, reason: string, message: string, details?: ApiErrorDetails, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
@@ -26,6 +31,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = reason;
     this.details = details;
+    this.continueToken = undefined;
   }
 
   /** The Kubernetes reason (same as {@link code}). */
@@ -137,7 +143,7 @@ export function toStatus(err: unknown): { status: number; body: JsonObject; retr
   const body: JsonObject = {
     kind: 'Status',
     apiVersion: 'v1',
-    metadata: {},
+    metadata: e.continueToken !== undefined ? { continue: e.continueToken } : {},
     status: 'Failure',
     message: e.message,
     reason: e.code,

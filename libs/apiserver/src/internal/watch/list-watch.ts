@@ -160,13 +160,18 @@ export function listPage(store: Store, rt: ResourceType, p: ListParams): ListPag
       throw errors.badRequest('specifying resource version is not allowed when using continue');
     }
     const t = decodeContinue(p.continueToken);
-    rv = t.rv;
     start = t.start;
-    entries = store.listJsonAt(key, rv, p.namespace);
+    // a token at resourceVersion -1 (handed out with the 410 below) goes on at the latest state
+    rv = t.rv < 0 ? store.currentRv : t.rv;
+    entries = t.rv < 0 ? store.listJson(key, p.namespace) : store.listJsonAt(key, rv, p.namespace);
     if (!entries) {
-      throw errors.gone(
+      // as kube-apiserver's etcd3 store (handleCompactedErrorForPaging): the 410 carries a token that
+      // continues after the same key at the latest resourceVersion
+      const e = errors.gone(
         'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
       );
+      e.continueToken = encodeContinue({ rv: -1, start });
+      throw e;
     }
   } else if (p.resourceVersionMatch !== undefined && p.resourceVersionMatch !== '') {
     if (p.resourceVersion === undefined || p.resourceVersion === '') {
