@@ -59,7 +59,10 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
     type: ResourceType<R>,
     eventSourceName?: string,
   ): R | undefined;
-  /** All secondary resources of a kind for this primary, from every event source caching the kind. */
+  /**
+   * All secondary resources of a kind for this primary, from every event source caching the kind;
+   * an object several sources cache is returned once, in the newest version they hold.
+   */
   getSecondaryResources<R extends KubernetesResource>(type: ResourceType<R>): R[];
   /** The managed workflow of the controller and its results in this run (JOSDK's `managedWorkflowAndDependentResourceContext()`). */
   managedWorkflowAndDependentResourceContext(): ManagedWorkflowAndDependentResourceContext<P>;

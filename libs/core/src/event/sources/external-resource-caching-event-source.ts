@@ -1,6 +1,7 @@
 import type { ResourceID } from '../../api/resource-id.js';
 import { ResourceID as ID } from '../../api/resource-id.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
+import { AmbiguousSecondaryResourceError } from '../../reconcile/errors.js';
 import { AbstractEventSource } from './abstract-event-source.js';
 import type { EventSourceOptions } from './abstract-event-source.js';
 
@@ -15,7 +16,9 @@ export interface ExternalResourceCachingOptions<R> extends EventSourceOptions {
 /**
  * Base of the sources that cache resources from outside Kubernetes per primary (JOSDK's
  * `ExternalResourceCachingEventSource`): {@link ExternalResourceCachingEventSource.handleResources}
- * replaces what is cached for a primary and emits an event only when something changed.
+ * replaces what is cached for a primary and emits an event only when something changed. While the
+ * source is not running (before `start`, after `stop` or deregistration) results are dropped: nothing
+ * is cached and no reconciliation is triggered (as JOSDK's).
  *
  * @typeParam R - the external resource type.
  */
@@ -35,9 +38,18 @@ export abstract class ExternalResourceCachingEventSource<R> extends AbstractEven
     return [...(this.cache.get(keyOf(primary))?.values() ?? [])];
   }
 
-  /** The one cached resource of a primary; undefined when none. */
+  /**
+   * The one cached resource of a primary; undefined when none.
+   * @throws AmbiguousSecondaryResourceError when several are cached (read them with `getSecondaryResources`).
+   */
   getSecondaryResource(primary: KubernetesResource | ResourceID): R | undefined {
-    return this.getSecondaryResources(primary)[0];
+    const found = this.getSecondaryResources(primary);
+    if (found.length > 1) {
+      throw new AmbiguousSecondaryResourceError(
+        `${this.name ?? this.constructor.name}: ${found.length} resources are cached for ${keyOf(primary)}; use getSecondaryResources and pick one`,
+      );
+    }
+    return found[0];
   }
 
   /** Whether anything was cached for a primary (an empty result of a fetch counts). */
@@ -52,9 +64,11 @@ export abstract class ExternalResourceCachingEventSource<R> extends AbstractEven
 
   /**
    * Replaces the cached resources of a primary; emits one event for it when the set changed (a
-   * first result that is empty changes nothing). Returns whether it changed.
+   * first result that is empty changes nothing). Returns whether it changed; false (nothing cached)
+   * while the source is not running.
    */
   protected handleResources(primary: ResourceID, resources: Iterable<R>): boolean {
+    if (!this.isRunning()) return false;
     const next = new Map<string, R>();
     for (const r of resources) next.set(this.idOf(r), r);
     const before = this.cache.get(primary.key);
@@ -64,8 +78,9 @@ export abstract class ExternalResourceCachingEventSource<R> extends AbstractEven
     return changed;
   }
 
-  /** Adds or replaces one resource of a primary; emits when it changed. */
+  /** Adds or replaces one resource of a primary; emits when it changed. Ignored while not running. */
   protected handleResource(primary: ResourceID, resource: R): boolean {
+    if (!this.isRunning()) return false;
     const map = this.cache.get(primary.key) ?? new Map<string, R>();
     const id = this.idOf(resource);
     const old = map.get(id);
@@ -101,8 +116,9 @@ export abstract class ExternalResourceCachingEventSource<R> extends AbstractEven
     if (cached !== undefined && this.equals(cached, previous)) map.set(id, resource);
   }
 
-  /** Removes one resource (by its id) or all resources of a primary; emits when something was removed. */
+  /** Removes one resource (by its id) or all resources of a primary; emits when something was removed. Ignored while not running. */
   protected handleDelete(primary: ResourceID, resourceId?: string): boolean {
+    if (!this.isRunning()) return false;
     const map = this.cache.get(primary.key);
     if (!map) return false;
     let removed: boolean;

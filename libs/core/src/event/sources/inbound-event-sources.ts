@@ -25,7 +25,8 @@ export class SimpleInboundEventSource extends AbstractEventSource {
 
 /**
  * Caches resources pushed from outside per primary and triggers the primary when they change
- * (JOSDK's `CachingInboundEventSource`); read them with `getSecondaryResources(primary)`.
+ * (JOSDK's `CachingInboundEventSource`); read them with `getSecondaryResources(primary)`. Pushes
+ * while the source is not running (before start, after stop or deregistration) are dropped.
  */
 export class CachingInboundEventSource<R> extends ExternalResourceCachingEventSource<R> {
   constructor(options: ExternalResourceCachingOptions<R> = {}) {

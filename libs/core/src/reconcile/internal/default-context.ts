@@ -9,6 +9,7 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import { resourceTypeName } from '../../api/resource-type.js';
 import type { KubernetesClient } from '../../client/kubernetes-client.js';
 import type { ResourceEventSource } from '../../event/event-source.js';
+import { compareResourceVersions } from '../../informer/internal/resource-version.js';
 import type { Logger } from '../../util/logger.js';
 import { ResourceOperations } from '../../event/sources/resource-operations.js';
 import type { ResourceOperationsHost } from '../../event/sources/resource-operations.js';
@@ -140,14 +141,25 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
   }
 
   getSecondaryResources<R extends KubernetesResource>(type: ResourceType<R>): R[] {
+    const sources = this.sources(type);
+    if (sources.length === 1) return sources[0].source.getSecondaryResources(this.o.primary) as R[];
+    // one object per namespace/name: the newest of the sources' copies (as JOSDK's deduplication), so
+    // a source that lags (e.g. behind another's own write) does not hide what another serves already
     const result: R[] = [];
-    const seen = new Set<string>();
-    for (const { source } of this.sources(type)) {
+    const at = new Map<string, number>();
+    for (const { source } of sources) {
       for (const r of source.getSecondaryResources(this.o.primary) as R[]) {
-        const key = r.metadata?.uid ?? `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        result.push(r);
+        const key = `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
+        const index = at.get(key);
+        if (index === undefined) {
+          at.set(key, result.length);
+          result.push(r);
+        } else if (
+          (compareResourceVersions(r.metadata?.resourceVersion, result[index].metadata?.resourceVersion) ??
+            0) > 0
+        ) {
+          result[index] = r;
+        }
       }
     }
     return result;
