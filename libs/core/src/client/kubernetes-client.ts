@@ -5,6 +5,7 @@ import type { KubernetesResource, ResourceType } from '../api/resource-type.js';
 import type { ResourceID } from '../api/resource-id.js';
 import type { Logger } from '../util/logger.js';
 import { noopLogger } from '../util/logger.js';
+import { callMetricsHook } from '../metrics/internal/call-hook.js';
 import {
   KubernetesApiError,
   KubernetesClientClosedError,
@@ -614,11 +615,9 @@ export class KubernetesClient {
           retry: retries + 1,
           delayMs: decision.delayMs,
         });
-        try {
-          this.metrics.clientRetry?.(spec.verb, decision.reason);
-        } catch {
-          // a metrics hook must not fail a request
-        }
+        // a metrics hook must not fail a request
+        if (this.metrics.clientRetry)
+          callMetricsHook(() => this.metrics.clientRetry?.(spec.verb, decision.reason), this.logger);
         try {
           await delay(decision.delayMs, undefined, { signal: signal ?? this.closing.signal });
         } catch (aborted) {

@@ -33,7 +33,11 @@ export type ExecutionKind = 'reconcile' | 'cleanup';
 /**
  * Hooks the runtime calls as it processes events (JOSDK's `Metrics`). Every hook is optional;
  * implement the ones your metrics backend needs (`@tosdk/nestjs` maps them to Prometheus). Hooks
- * must be fast and must not throw (errors are caught and logged at debug).
+ * must be fast and should not throw; what one throws, or the promise an `async` hook rejects, is
+ * caught and logged at debug, never failing a reconciliation or ending the process. Every run
+ * reported by {@link Metrics.reconciliationStarted} is followed by {@link Metrics.reconcileSucceeded}
+ * or {@link Metrics.reconcileFailed} and by {@link Metrics.reconciliationFinished}, also the pass that
+ * only adds the finalizer (kind `reconcile`).
  */
 export interface Metrics {
   /** A controller was registered. */

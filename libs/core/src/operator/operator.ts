@@ -23,6 +23,7 @@ import { SharedInformers } from '../informer/shared-informers.js';
 import { RelistWindow } from '../event/sources/relist-window.js';
 import type { Metrics, ShardMetricsSource } from '../metrics/metrics.js';
 import { NOOP_METRICS } from '../metrics/metrics.js';
+import { callMetricsHook } from '../metrics/internal/call-hook.js';
 import { resourceContextLogger } from '../logging/context-logger.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
@@ -144,11 +145,9 @@ export class Operator {
     this.closeClientOnStop = o.closeClientOnStop ?? !o.client;
     this.currentNamespace = o.currentNamespace ?? operatorNamespace({ kubeConfig: o.kubeConfig });
     this.executor = new BoundedExecutor(threads, (queued, inFlight) => {
-      try {
-        this.metrics.executorChanged?.(queued, inFlight);
-      } catch {
-        // a metrics hook must not break the executor
-      }
+      // a metrics hook must not break the executor
+      if (this.metrics.executorChanged)
+        callMetricsHook(() => this.metrics.executorChanged?.(queued, inFlight), this.logger);
     });
     const exit = o.leaderElection?.exit;
     if (exit !== undefined && typeof exit !== 'function') {
@@ -281,11 +280,11 @@ export class Operator {
       config.name,
       config as unknown as ResolvedControllerConfiguration<KubernetesResource>,
     );
-    try {
-      this.metrics.controllerRegistered?.({ name: config.name, resourceType: config.resourceType });
-    } catch {
-      // metrics hooks must not break registration
-    }
+    // metrics hooks must not break registration
+    callMetricsHook(
+      () => this.metrics.controllerRegistered?.({ name: config.name, resourceType: config.resourceType }),
+      this.logger,
+    );
     this.logger.info('controller registered', {
       controller: config.name,
       resource: resourceTypeName(config.resourceType),
@@ -430,11 +429,8 @@ export class Operator {
     if (this.shardMetrics) {
       const shard = this.shardMetrics;
       this.shardMetrics = undefined;
-      try {
-        this.metrics.shardingStopped?.(shard);
-      } catch {
-        // metrics hooks must not break stop()
-      }
+      // metrics hooks must not break stop()
+      callMetricsHook(() => this.metrics.shardingStopped?.(shard), this.logger);
     }
     if (this.shardingClient && !this.shardingClient.isClosed) this.shardingClient.close();
     await Promise.all([...this.controllers.values()].map((c) => c.stopEventSources()));
@@ -470,11 +466,8 @@ export class Operator {
         })),
     };
     this.shardMetrics = shard;
-    try {
-      this.metrics.shardingStarted?.(shard);
-    } catch {
-      // metrics hooks must not break start()
-    }
+    // metrics hooks must not break start()
+    callMetricsHook(() => this.metrics.shardingStarted?.(shard), this.logger);
   }
 
   private eventRecorderFor(component: string): ResourceEventRecorder {

@@ -4,6 +4,7 @@ import type { KubernetesResource } from '../../api/resource-type.js';
 import type { RateLimiter } from '../../config/rate-limiter.js';
 import type { Retry, RetryExecution } from '../../config/retry.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
+import { callMetricsHook } from '../../metrics/internal/call-hook.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { isResourceEvent } from '../event.js';
@@ -261,20 +262,21 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     } catch (error) {
       post = { kind: 'reconcile', error };
     }
-    if (post.kind) {
-      const kind = post.kind;
-      // a failure ended by withNoRetry is not retried but still counts as failed
-      const failure = post.error ?? post.noRetryError;
-      // hooks no one set cost nothing (no closure per reconciliation)
-      if (failure === undefined) {
-        if (metrics.reconcileSucceeded)
-          this.safeMetric(() => metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
-      } else if (metrics.reconcileFailed)
-        this.safeMetric(() => metrics.reconcileFailed?.(state.id, this.o.controller, kind, failure));
-      if (metrics.reconciliationFinished) {
-        const duration = this.o.clock.now() - started;
-        this.safeMetric(() => metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration));
-      }
+    // Every run reported as started is reported as finished and as succeeded or failed, also the
+    // pass that only adds the finalizer or finds nothing to do (`kind` undefined: a reconcile pass),
+    // as JOSDK's ReconcilerExecutor does: in-flight gauges and success ratios must not drift.
+    const kind = post.kind ?? 'reconcile';
+    // a failure ended by withNoRetry is not retried but still counts as failed
+    const failure = post.error ?? post.noRetryError;
+    // hooks no one set cost nothing (no closure per reconciliation)
+    if (failure === undefined) {
+      if (metrics.reconcileSucceeded)
+        this.safeMetric(() => metrics.reconcileSucceeded?.(state.id, this.o.controller, kind));
+    } else if (metrics.reconcileFailed)
+      this.safeMetric(() => metrics.reconcileFailed?.(state.id, this.o.controller, kind, failure));
+    if (metrics.reconciliationFinished) {
+      const duration = this.o.clock.now() - started;
+      this.safeMetric(() => metrics.reconciliationFinished?.(state.id, this.o.controller, kind, duration));
     }
     this.finished(state, post, resource);
   }
@@ -484,12 +486,9 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     return state;
   }
 
-  private safeMetric(fn: () => void): void {
-    try {
-      fn();
-    } catch (error) {
-      this.o.logger.debug('a metrics hook threw', { error: String(error) });
-    }
+  /** Calls a metrics hook: what it throws, or the promise it returns rejects with, is logged at debug. */
+  private safeMetric(fn: () => unknown): void {
+    callMetricsHook(fn, this.o.logger);
   }
 }
 
