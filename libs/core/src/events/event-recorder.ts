@@ -26,9 +26,12 @@ export interface EventRecorderOptions {
   logger?: Logger;
   /** A repeat of the same event within this time increments the existing Event's count. Defaults to 600,000 (10 min). */
   repeatWindowMs?: number;
-  /** Events about one object that may be sent in a burst (client-go's spam filter). Defaults to 25. */
+  /**
+   * Events of one type (Normal or Warning) about one object that may be sent in a burst (client-go's
+   * spam filter, keyed by source, object and type). Defaults to 25.
+   */
   spamBurst?: number;
-  /** After a burst, one more event about that object each this many ms. Defaults to 300,000 (5 min). */
+  /** After a burst, one more event of that type about that object each this many ms. Defaults to 300,000 (5 min). */
   spamRefillMs?: number;
   /**
    * Distinct messages with one object, type and reason within `aggregateWindowMs` after which they
@@ -86,6 +89,11 @@ function checked(options: EventRecorderOptions, field: NumericOption, fallback: 
   return value;
 }
 
+/** The refusal of a create in a namespace being deleted (client-go's `NamespaceTerminatingCause`). */
+function isNamespaceTerminating(error: KubernetesApiError): boolean {
+  return error.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
+}
+
 /** metav1.Time: RFC 3339 in whole seconds, UTC. */
 function kubeTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -95,7 +103,7 @@ function kubeTime(epochMs: number): string {
  * Publishes `core/v1` Events about objects, as client-go's `record.EventRecorder` does: a repeat of
  * the same event (same object, type, reason, message and source) within `repeatWindowMs` patches
  * `count` and `lastTimestamp` of the existing Event instead of creating another; many different
- * messages with one reason are combined into one Event; a per-object token bucket drops spam.
+ * messages with one reason are combined into one Event; a token bucket per object and type drops spam.
  *
  * Events are best-effort: no method ever rejects. A failed write (including 403 Forbidden) is logged.
  * Awaiting a method waits until the event is written (or given up); not awaiting is fine too.
@@ -317,6 +325,14 @@ export class EventRecorder {
 
   private logFailure(event: KubernetesEvent, error: unknown): void {
     const fields = { ...this.describe(event), error: (error as Error)?.message ?? String(error) };
+    if (error instanceof KubernetesApiError && isNamespaceTerminating(error)) {
+      // expected while a namespace goes away (client-go logs it at V(5)); no permission is missing
+      this.logger.debug(
+        `event not recorded: namespace "${event.metadata?.namespace}" is being terminated`,
+        fields,
+      );
+      return;
+    }
     if (error instanceof KubernetesApiError && error.isForbidden()) {
       this.logger.warn(
         `event not recorded: forbidden. Grant create and patch on events in namespace ` +

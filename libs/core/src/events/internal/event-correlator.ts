@@ -11,9 +11,9 @@ export interface CorrelatorSettings {
   readonly aggregateMaxEvents: number;
   /** Window of the similar-message aggregation. */
   readonly aggregateWindowMs: number;
-  /** Events per (source, object) that may be sent in a burst. */
+  /** Events per (source, object, type) that may be sent in a burst. */
   readonly spamBurst: number;
-  /** One more event per (source, object) is allowed each this many ms. */
+  /** One more event per (source, object, type) is allowed each this many ms. */
   readonly spamRefillMs: number;
 }
 
@@ -84,7 +84,9 @@ export class EventCorrelator {
     entry.lastSeen = now;
     entry.messages.add(event.message);
     const combined = entry.messages.size >= this.settings.aggregateMaxEvents;
-    if (!this.takeToken(join(objectKey(event)), now)) return { skip: true };
+    // one bucket per source, object and type (client-go's getSpamKey): a burst of Normal events
+    // does not silence the Warnings about the same object
+    if (!this.takeToken(join([...objectKey(event), event.type]), now)) return { skip: true };
     if (combined) return { skip: false, key: aggregateKey, message: COMBINED_PREFIX + event.message };
     return {
       skip: false,
