@@ -204,57 +204,54 @@ describe('review s9: REST semantics', () => {
   // AllowUnconditionalUpdate() false; generic registry Store.Update answers a PUT without
   // metadata.resourceVersion with NewInvalid(GroupKind{group, resource}, name,
   // metadata.resourceVersion: Invalid value: 0x0: must be specified for an update).
-  it.failing(
-    '[FINDING S9-AS6] a PUT of a custom resource without metadata.resourceVersion overwrites it (kube: 422, custom resources need a resourceVersion)',
-    async () => {
-      const body = {
-        apiVersion: 'review.s9.io/v1',
-        kind: 'Sprocket',
-        metadata: { name: 'as6' },
-        spec: { size: 1 },
-      };
-      expect((await call(server, 'POST', G, body)).status).toBe(201);
-      const put = await call(server, 'PUT', `${G}/as6`, { ...body, spec: { size: 2 } });
-      expect(put.status).toBe(422);
-      expect(put.json()).toEqual({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message:
-          'sprockets.review.s9.io "as6" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
-        reason: 'Invalid',
-        details: {
-          name: 'as6',
-          group: 'review.s9.io',
-          kind: 'sprockets',
-          causes: [
-            {
-              reason: 'FieldValueInvalid',
-              message: 'Invalid value: 0x0: must be specified for an update',
-              field: 'metadata.resourceVersion',
-            },
-          ],
-        },
-        code: 422,
-      });
-      const status = await call(server, 'PUT', `${G}/as6/status`, { ...body, status: { ready: true } });
-      expect(status.status).toBe(422);
-      expect((await call(server, 'GET', `${G}/as6`)).json<any>().spec).toEqual({ size: 1 });
-      // with the resourceVersion it is an update; a ConfigMap may still be replaced without one
-      const rv = (await call(server, 'GET', `${G}/as6`)).json<any>().metadata.resourceVersion;
-      const ok = await call(server, 'PUT', `${G}/as6`, {
-        ...body,
-        metadata: { name: 'as6', resourceVersion: rv },
-        spec: { size: 3 },
-      });
-      expect(ok.status).toBe(200);
-      expect((await call(server, 'POST', CM, { metadata: { name: 'as6' } })).status).toBe(201);
-      expect(
-        (await call(server, 'PUT', `${CM}/as6`, { metadata: { name: 'as6' }, data: { a: '1' } })).status,
-      ).toBe(200);
-    },
-  );
+  it('[FINDING S9-AS6] a PUT of a custom resource without metadata.resourceVersion overwrites it (kube: 422, custom resources need a resourceVersion)', async () => {
+    const body = {
+      apiVersion: 'review.s9.io/v1',
+      kind: 'Sprocket',
+      metadata: { name: 'as6' },
+      spec: { size: 1 },
+    };
+    expect((await call(server, 'POST', G, body)).status).toBe(201);
+    const put = await call(server, 'PUT', `${G}/as6`, { ...body, spec: { size: 2 } });
+    expect(put.status).toBe(422);
+    expect(put.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'sprockets.review.s9.io "as6" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+      reason: 'Invalid',
+      details: {
+        name: 'as6',
+        group: 'review.s9.io',
+        kind: 'sprockets',
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: 0x0: must be specified for an update',
+            field: 'metadata.resourceVersion',
+          },
+        ],
+      },
+      code: 422,
+    });
+    const status = await call(server, 'PUT', `${G}/as6/status`, { ...body, status: { ready: true } });
+    expect(status.status).toBe(422);
+    expect((await call(server, 'GET', `${G}/as6`)).json<any>().spec).toEqual({ size: 1 });
+    // with the resourceVersion it is an update; a ConfigMap may still be replaced without one
+    const rv = (await call(server, 'GET', `${G}/as6`)).json<any>().metadata.resourceVersion;
+    const ok = await call(server, 'PUT', `${G}/as6`, {
+      ...body,
+      metadata: { name: 'as6', resourceVersion: rv },
+      spec: { size: 3 },
+    });
+    expect(ok.status).toBe(200);
+    expect((await call(server, 'POST', CM, { metadata: { name: 'as6' } })).status).toBe(201);
+    expect(
+      (await call(server, 'PUT', `${CM}/as6`, { metadata: { name: 'as6' }, data: { a: '1' } })).status,
+    ).toBe(200);
+  });
 
   // kube-apiserver: plugin/pkg/admission/namespace/lifecycle answers errors.NewForbidden(resource, name, ...)
   // whose details carry group, kind (the resource) and name, plus the NamespaceTerminating cause.

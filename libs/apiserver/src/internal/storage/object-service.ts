@@ -418,6 +418,20 @@ export class ObjectService {
     const key = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), key, name);
     if (!old) throw errors.notFound(this.ref(rt, name));
+    // custom resources allow no unconditional update (apiextensions' customResourceStrategy); kube's
+    // generic Store.Update names the resource as the kind of this error
+    if (
+      rt.crdName !== undefined &&
+      (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')
+    ) {
+      throw errors.invalid({ group: rt.group, resource: rt.plural, kind: rt.plural, name }, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.resourceVersion',
+          message: 'Invalid value: 0x0: must be specified for an update',
+        },
+      ]);
+    }
     const next = ctx.ownsBody === true ? body : clone(body);
     return this.commitUpdate(rt, version, old, next, ctx, subresource, 'track');
   }
