@@ -44,6 +44,29 @@ function parsed(ev: StoreEvent, which: 'now' | 'prev'): JsonObject | undefined {
   return (c.prev ??= JSON.parse(ev.prevJson) as JsonObject);
 }
 
+const leftCache = new WeakMap<StoreEvent, string>();
+
+/**
+ * The object of a DELETED event for a change that takes an object out of a watch's selection: its
+ * previous (selected) state with the event's resourceVersion, as kube-apiserver's cache watcher sends it.
+ */
+function leftSelectionJson(ev: StoreEvent): string {
+  let json = leftCache.get(ev);
+  if (json === undefined) {
+    const prev = parsed(ev, 'prev')!;
+    const meta = prev.metadata;
+    json = JSON.stringify({
+      ...prev,
+      metadata: {
+        ...(meta !== null && typeof meta === 'object' ? meta : {}),
+        resourceVersion: String(ev.rv),
+      },
+    });
+    leftCache.set(ev, json);
+  }
+  return json;
+}
+
 /** The serialized line of an event, shared by every watcher that sees it the same way. */
 function lineOf(
   ev: StoreEvent,
@@ -153,7 +176,7 @@ export class WatchHub {
     if (w.closed || ev.rv <= w.lastRv) return;
     if (w.namespace !== undefined && ev.namespace !== w.namespace) return;
     let type: string = ev.type;
-    const json = ev.json;
+    let json = ev.json;
     if (w.filter) {
       const nowMatch = w.filter(parsed(ev, 'now')!);
       const prev = parsed(ev, 'prev');
@@ -162,8 +185,10 @@ export class WatchHub {
         if (!nowMatch) return;
       } else if (ev.type === 'MODIFIED') {
         if (nowMatch && !prevMatch) type = 'ADDED';
-        else if (!nowMatch && prevMatch) type = 'DELETED';
-        else if (!nowMatch) return;
+        else if (!nowMatch && prevMatch) {
+          type = 'DELETED';
+          json = leftSelectionJson(ev);
+        } else if (!nowMatch) return;
       } else if (!nowMatch && !prevMatch) return;
     }
     w.lastRv = ev.rv;
