@@ -420,10 +420,12 @@ export function startWatch(
   );
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
-    const t = setInterval(
-      () => hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false, p.metadataAs)),
-      bookmarkIntervalMs,
-    );
+    // no bookmark while the catch-up is written: it would carry a resourceVersion ahead of events still
+    // to come (kube's cache watcher sends its initial events before anything else)
+    const t = setInterval(() => {
+      if (w.pending === undefined)
+        hub.send(w, bookmarkLine(rt, version, Math.max(store.currentRv, w.lastRv), false, p.metadataAs));
+    }, bookmarkIntervalMs);
     t.unref();
     timers.push(t);
   }
