@@ -22,6 +22,7 @@ import {
   MissingPrimaryToSecondaryMapperError,
 } from './errors.js';
 import { PrimaryIndex, sameOwners } from './internal/primary-index.js';
+import { forPrimaryType } from './internal/typed-mapper.js';
 import { isIndexableMapper, Mappers } from './mappers.js';
 import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from './mappers.js';
 import { OwnWriteTracker } from './own-write-tracker.js';
@@ -168,7 +169,9 @@ export class InformerEventSource<
     this.client = o.client ?? context.client;
     this.fieldManager = o.fieldManager ?? context.fieldManager ?? context.controllerName;
     this.metadataOnly = o.metadataOnly ?? false;
-    const mapper = o.secondaryToPrimaryMapper ?? Mappers.fromOwnerReferences<R>(context.primaryResourceType);
+    const mapper = o.secondaryToPrimaryMapper
+      ? forPrimaryType(o.secondaryToPrimaryMapper, context.primaryResourceType)
+      : Mappers.fromOwnerReferences<R>(context.primaryResourceType);
     this.s2p = context.primaryResourceType.namespaced === false ? withoutNamespaces(mapper) : mapper;
     this.p2s = o.primaryToSecondaryMapper;
     this.ownerMapped = !o.secondaryToPrimaryMapper;

@@ -1,5 +1,6 @@
 import { ResourceID } from '../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../api/resource-type.js';
+import { bindableToPrimaryType } from './internal/typed-mapper.js';
 
 /**
  * Maps a secondary resource to the primaries it concerns (JOSDK's `SecondaryToPrimaryMapper`).
@@ -24,6 +25,15 @@ const INDEXABLE = Symbol.for('tosdk.mapper.indexable');
 export const DEFAULT_PRIMARY_NAME_ANNOTATION = 'tosdk.io/primary-name';
 /** Default annotation naming the primary's namespace (ours; JOSDK uses `io.javaoperatorsdk/primary-namespace`). */
 export const DEFAULT_PRIMARY_NAMESPACE_ANNOTATION = 'tosdk.io/primary-namespace';
+/**
+ * Annotation naming the primary's kind, `<Kind>.<group>` (`<Kind>` for the core group): the key of
+ * the dependents' `DEFAULT_PRIMARY_TYPE_ANNOTATION` (JOSDK uses `io.javaoperatorsdk/primary-type`).
+ */
+const PRIMARY_TYPE_ANNOTATION = 'tosdk.io/primary-type';
+
+function primaryTypeValue(type: { kind: string; group: string }): string {
+  return type.group ? `${type.kind}.${type.group}` : type.kind;
+}
 
 /**
  * Whether a mapper depends on the secondary alone (so the event source can index secondaries by
@@ -51,12 +61,17 @@ function fromKeys<R extends KubernetesResource>(
   where: 'annotations' | 'labels',
   nameKey: string,
   namespaceKey: string | undefined,
+  primaryType?: string,
 ): SecondaryToPrimaryMapper<R> {
   if (!nameKey) throw new TypeError(`the ${where} key of the primary's name must not be empty`);
   return markIndexable((secondary: R) => {
     const values = secondary.metadata?.[where];
     const name = values?.[nameKey];
     if (!name) return [];
+    if (primaryType !== undefined) {
+      const type = secondary.metadata?.annotations?.[PRIMARY_TYPE_ANNOTATION];
+      if (type !== undefined && type !== primaryType) return [];
+    }
     const namespace = (namespaceKey ? values?.[namespaceKey] : undefined) || secondary.metadata?.namespace;
     return [new ResourceID(name, namespace || undefined)];
   });
@@ -97,9 +112,23 @@ export const Mappers = Object.freeze({
   ): SecondaryToPrimaryMapper<R> {
     return fromKeys<R>('annotations', nameKey, namespaceKey);
   },
-  /** {@link Mappers.fromAnnotation} with `tosdk.io/primary-name` and `tosdk.io/primary-namespace`. */
-  fromDefaultAnnotations<R extends KubernetesResource>(): SecondaryToPrimaryMapper<R> {
-    return fromKeys<R>('annotations', DEFAULT_PRIMARY_NAME_ANNOTATION, DEFAULT_PRIMARY_NAMESPACE_ANNOTATION);
+  /**
+   * {@link Mappers.fromAnnotation} with `tosdk.io/primary-name` and `tosdk.io/primary-namespace`
+   * (what {@link primaryAnnotations} writes), for primaries of one kind: a secondary whose
+   * `tosdk.io/primary-type` annotation names another kind maps to nothing (as JOSDK's). The kind is
+   * `primaryType`, else that of the controller of the `InformerEventSource` given this mapper.
+   */
+  fromDefaultAnnotations<R extends KubernetesResource>(
+    primaryType?: Pick<ResourceType, 'kind' | 'group'>,
+  ): SecondaryToPrimaryMapper<R> {
+    const typed = (type: Pick<ResourceType, 'kind' | 'group'> | undefined) =>
+      fromKeys<R>(
+        'annotations',
+        DEFAULT_PRIMARY_NAME_ANNOTATION,
+        DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
+        type ? primaryTypeValue(type) : undefined,
+      );
+    return primaryType ? typed(primaryType) : bindableToPrimaryType(typed(undefined), typed);
   },
   /**
    * The primary named by labels on the secondary.
@@ -132,10 +161,19 @@ export const Mappers = Object.freeze({
   },
 });
 
-/** Annotations that make {@link Mappers.fromDefaultAnnotations} map a secondary to `primary`. */
+/**
+ * Annotations that make {@link Mappers.fromDefaultAnnotations} map a secondary to `primary`: its
+ * name, its namespace (none for a cluster-scoped primary) and, when `primary` has `kind` and
+ * `apiVersion`, its kind (so controllers of other kinds do not take the secondary for theirs).
+ */
 export function primaryAnnotations(primary: KubernetesResource): Record<string, string> {
   const id = ResourceID.fromResource(primary);
-  return id.namespace
-    ? { [DEFAULT_PRIMARY_NAME_ANNOTATION]: id.name, [DEFAULT_PRIMARY_NAMESPACE_ANNOTATION]: id.namespace }
-    : { [DEFAULT_PRIMARY_NAME_ANNOTATION]: id.name };
+  const annotations: Record<string, string> = { [DEFAULT_PRIMARY_NAME_ANNOTATION]: id.name };
+  if (id.namespace) annotations[DEFAULT_PRIMARY_NAMESPACE_ANNOTATION] = id.namespace;
+  if (primary.kind && primary.apiVersion)
+    annotations[PRIMARY_TYPE_ANNOTATION] = primaryTypeValue({
+      kind: primary.kind,
+      group: groupOf(primary.apiVersion),
+    });
+  return annotations;
 }
