@@ -1,5 +1,8 @@
+import type { ResourceID } from '../../../api/resource-id.js';
 import type { KubernetesResource, ResourceType } from '../../../api/resource-type.js';
-import type { SecondaryToPrimaryMapper } from '../mappers.js';
+
+/** `SecondaryToPrimaryMapper` (not imported: mappers.ts imports this module). */
+type SecondaryToPrimaryMapper<R extends KubernetesResource> = (secondary: R) => ResourceID[];
 
 const FOR_PRIMARY_TYPE = Symbol.for('tosdk.mapper.forPrimaryType');
 
