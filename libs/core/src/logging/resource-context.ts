@@ -45,3 +45,14 @@ export function currentResourceContext(): ResourceContext | undefined {
 export function runWithResourceContext<T>(context: ResourceContext, fn: () => T): T {
   return storage.run(context, fn);
 }
+
+/**
+ * Runs `fn` outside any resource context: for work that outlives the caller's reconciliation and
+ * is not about its resource (an informer or event source started while a reconcile runs, the
+ * processing of events about other resources). JOSDK's MDC is per thread and removed in `finally`;
+ * AsyncLocalStorage would otherwise hand the context on to everything started from the reconcile.
+ * Costs nothing outside a resource context.
+ */
+export function outsideResourceContext<T>(fn: () => T): T {
+  return storage.getStore() === undefined ? fn() : storage.exit(fn);
+}

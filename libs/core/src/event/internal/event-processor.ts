@@ -5,6 +5,7 @@ import type { RateLimiter } from '../../config/rate-limiter.js';
 import type { Retry, RetryExecution } from '../../config/retry.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { callMetricsHook } from '../../metrics/internal/call-hook.js';
+import { currentResourceContext, outsideResourceContext } from '../../logging/resource-context.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { isResourceEvent } from '../event.js';
@@ -114,6 +115,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
 
   /** Starts processing, including events that arrived before. */
   start(): void {
+    if (currentResourceContext() !== undefined) return outsideResourceContext(() => this.start());
     if (this.running) return;
     this.running = true;
     for (const state of [...this.states.values()]) {
@@ -143,6 +145,10 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
   }
 
   handleEvent(event: Event): void {
+    // An event source may deliver in the resource context of the reconciliation that started it
+    // (or a reconciler may call it): the processing of this event, and the reconciliation and
+    // retry it leads to, are about another resource. (One lookup when there is no context.)
+    if (currentResourceContext() !== undefined) return outsideResourceContext(() => this.handleEvent(event));
     const state = this.getOrCreate(event.resourceId);
     if (this.o.metrics.receivedEvent)
       this.safeMetric(() => this.o.metrics.receivedEvent?.(event, this.o.controller));

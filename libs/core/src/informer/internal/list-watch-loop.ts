@@ -11,6 +11,7 @@ import type { ExponentialBackoff } from '../backoff.js';
 import { InformerStartError } from '../errors.js';
 import type { InformerStatus } from '../informer-health.js';
 import { errorText } from './informer-cache.js';
+import { outsideResourceContext } from '../../logging/resource-context.js';
 
 /** Resolved settings of a loop (the public `Informer` fills every default). */
 export interface LoopSettings<T extends KubernetesResource> {
@@ -106,7 +107,9 @@ export class ListWatchLoop<T extends KubernetesResource> {
         else reject(error instanceof InformerStartError ? error : this.startError(error));
       };
       this.sink.status('starting');
-      this.running = this.run();
+      // the loop outlives whoever starts it (e.g. a reconciliation registering an event source):
+      // its lines and the events it delivers must not carry that reconciliation's resource context
+      this.running = outsideResourceContext(() => this.run());
     });
     return this.startPromise;
   }
