@@ -255,30 +255,36 @@ describe('review s9: REST semantics', () => {
 
   // kube-apiserver: plugin/pkg/admission/namespace/lifecycle answers errors.NewForbidden(resource, name, ...)
   // whose details carry group, kind (the resource) and name, plus the NamespaceTerminating cause.
-  it.failing(
-    '[FINDING S9-AS8] the 403 for a create in a terminating namespace has no details.name',
-    async () => {
-      await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 's9-term' } });
-      await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
-        metadata: { name: 'held', finalizers: ['review.s9.io/hold'] },
-      });
-      expect((await call(server, 'DELETE', '/api/v1/namespaces/s9-term')).status).toBe(200);
-      const r = await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
-        metadata: { name: 'late' },
-      });
-      expect(r.status).toBe(403);
-      expect(r.json<any>().details).toEqual({
-        name: 'late',
-        group: '',
-        kind: 'configmaps',
-        causes: [
-          {
-            reason: 'NamespaceTerminating',
-            message: 'namespace s9-term is being terminated',
-            field: 'metadata.namespace',
-          },
-        ],
-      });
-    },
-  );
+  it('[FINDING S9-AS8] the 403 for a create in a terminating namespace has no details.name', async () => {
+    await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 's9-term' } });
+    await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
+      metadata: { name: 'held', finalizers: ['review.s9.io/hold'] },
+    });
+    expect((await call(server, 'DELETE', '/api/v1/namespaces/s9-term')).status).toBe(200);
+    const r = await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
+      metadata: { name: 'late' },
+    });
+    expect(r.status).toBe(403);
+    expect(r.json<any>().details).toEqual({
+      name: 'late',
+      group: '',
+      kind: 'configmaps',
+      causes: [
+        {
+          reason: 'NamespaceTerminating',
+          message: 'namespace s9-term is being terminated',
+          field: 'metadata.namespace',
+        },
+      ],
+    });
+    // admission runs before a name is generated: kube's admission.NewForbidden names the generateName
+    const generated = await call(server, 'POST', '/api/v1/namespaces/s9-term/configmaps', {
+      metadata: { generateName: 'late-' },
+    });
+    expect(generated.status).toBe(403);
+    expect(generated.json<any>().message).toBe(
+      'configmaps "late-" is forbidden: unable to create new content in namespace s9-term because it is being terminated',
+    );
+    expect(generated.json<any>().details.name).toBe('late-');
+  });
 });

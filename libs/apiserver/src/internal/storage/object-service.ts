@@ -141,7 +141,10 @@ export class ObjectService {
       : { group: rt.group, resource: rt.plural, kind: rt.kind, name };
   }
 
-  /** Checks that a namespace exists and accepts new objects. */
+  /**
+   * Checks that a namespace exists and accepts new objects. `name` is the name the request gave, or its
+   * generateName: kube's NamespaceLifecycle admission runs before a name is generated.
+   */
   private checkNamespace(rt: ResourceType, namespace: string, name: string): void {
     if (!rt.namespaced) return;
     const json = this.store.getJson('/namespaces', '', namespace);
@@ -149,11 +152,14 @@ export class ObjectService {
     // parse only a namespace that may be terminating
     const ns = json.includes('"deletionTimestamp"') ? (JSON.parse(json) as JsonObject) : undefined;
     if (ns && isObject(ns.metadata) && ns.metadata.deletionTimestamp !== undefined) {
+      const resource = `${rt.plural}${rt.group ? '.' + rt.group : ''}`;
       throw new ApiError(
         403,
         'Forbidden',
-        `${rt.plural}${rt.group ? '.' + rt.group : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        `${name === '' ? resource : `${resource} "${name}"`} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
         {
+          // as errors.NewForbidden: group, the resource as kind, and the name (omitted when empty)
+          ...(name === '' ? {} : { name }),
           group: rt.group,
           kind: rt.plural,
           causes: [
@@ -208,6 +214,8 @@ export class ObjectService {
       throw errors.badRequest('resourceVersion should not be set on objects to be created');
     }
     let name = typeof meta.name === 'string' ? meta.name : '';
+    // what kube's admission errors name (admission.NewForbidden): the name, else the generateName
+    const requestedName = name || (typeof meta.generateName === 'string' ? meta.generateName : '');
     if (!name) {
       if (typeof meta.generateName === 'string' && meta.generateName !== '') {
         const causes = validateName(
@@ -232,7 +240,7 @@ export class ObjectService {
     }
     const nameCauses = validateName(name, rt.nameRule);
     if (nameCauses.length) throw errors.invalid(this.ref(rt, name), nameCauses);
-    this.checkNamespace(rt, namespace, name);
+    this.checkNamespace(rt, namespace, requestedName);
     if (this.store.getJson(storageKey(rt), rt.namespaced ? namespace : '', name) !== undefined) {
       throw errors.alreadyExists(this.ref(rt, name));
     }
