@@ -14,6 +14,7 @@ import {
   rvOf,
   startWatch,
   tableBody,
+  tableWatchTransform,
   validateListOptions,
 } from '../watch/list-watch.js';
 import {
@@ -245,6 +246,10 @@ export async function handleResource(
         timeoutSeconds: intParam(query, 'timeoutSeconds'),
         metadataAs: wantsTable(req) ? undefined : metadataAs(req, rt, false),
       };
+      if (wantsTable(req))
+        params.transform = tableWatchTransform(rt, version, deps.peers, includeObject(query), (o) =>
+          deps.service.present(rt, version, o),
+        );
       if (info.name !== undefined) {
         const byName = buildFilter(rt, version, deps.peers, undefined, `metadata.name=${info.name}`);
         const prev = params.filter;

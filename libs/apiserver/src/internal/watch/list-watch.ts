@@ -319,6 +319,32 @@ export interface WatchParams extends ListParams {
   timeoutSeconds: number | undefined;
   /** Send objects as `PartialObjectMetadata` of this apiVersion (`meta.k8s.io/v1`); undefined: whole objects. */
   metadataAs?: string | undefined;
+  /** Turns each stored object (JSON) into what is sent instead, e.g. a Table (see {@link tableWatchTransform}). */
+  transform?: ((json: string) => string) | undefined;
+}
+
+/**
+ * The objects of a watch asked for `as=Table` (`kubectl get -w`): each a one-row `meta.k8s.io/v1` Table
+ * with the object's resourceVersion, the column definitions on the first only (`columnDefinitions: null`
+ * after), as kube-apiserver's watch encoder sends them (handlers/watch.go, TableOptions.NoHeaders).
+ *
+ * @param present - presents a stored object at the watched version.
+ */
+export function tableWatchTransform(
+  rt: ResourceType,
+  version: ResourceVersion,
+  peers: Peers,
+  include: IncludeObject,
+  present: (obj: JsonObject) => JsonObject,
+): (json: string) => string {
+  let headers = true;
+  return (json) => {
+    const obj = present(JSON.parse(json) as JsonObject);
+    const table = tableBody(rt, version, peers, [obj], include, rvOf(obj));
+    if (!headers) table.columnDefinitions = null;
+    headers = false;
+    return JSON.stringify(table);
+  };
 }
 
 /** Starts a watch stream on `res`; returns once set up (the stream stays open). */
@@ -351,11 +377,13 @@ export function startWatch(
     for (const e of store.listJson(key, p.namespace)) {
       if (p.filter && !p.filter(JSON.parse(e.json) as JsonObject)) continue;
       const json =
-        p.metadataAs !== undefined
-          ? partialObjectMetadataJson(e.json, p.metadataAs)
-          : av
-            ? rewriteApiVersion(e.json, av)
-            : e.json;
+        p.transform !== undefined
+          ? p.transform(e.json)
+          : p.metadataAs !== undefined
+            ? partialObjectMetadataJson(e.json, p.metadataAs)
+            : av
+              ? rewriteApiVersion(e.json, av)
+              : e.json;
       replay.push({ type: 'ADDED', json });
     }
   } else {
@@ -401,6 +429,7 @@ export function startWatch(
     filter: p.filter,
     apiVersion: av,
     metadataAs: p.metadataAs,
+    transform: p.transform,
     sink,
     lastRv: startRv,
     closed: false,

@@ -21,6 +21,11 @@ export interface Watcher {
   readonly apiVersion: string | undefined;
   /** Sends objects as `PartialObjectMetadata` of this apiVersion (`meta.k8s.io/v1`); undefined: whole objects. */
   readonly metadataAs?: string | undefined;
+  /**
+   * Turns each object into what the client asked for instead (a Table for `as=Table`), called once per
+   * event in order; undefined: the object as stored (with `apiVersion` and `metadataAs` applied).
+   */
+  readonly transform?: ((json: string) => string) | undefined;
   readonly sink: WatchSink;
   /** Highest resourceVersion sent so far. */
   lastRv: number;
@@ -192,7 +197,8 @@ export class WatchHub {
       } else if (!nowMatch && !prevMatch) return;
     }
     w.lastRv = ev.rv;
-    this.send(w, lineOf(ev, type, json, w.apiVersion, w.metadataAs));
+    if (w.transform !== undefined) this.send(w, eventLine(type, w.transform(json)));
+    else this.send(w, lineOf(ev, type, json, w.apiVersion, w.metadataAs));
   }
 
   /** Writes a line, ending the watch when the client is too far behind. */
