@@ -82,8 +82,14 @@ describe('@tosdk/nestjs: the example app under test', () => {
     await t.adminClient.delete(Greeting, new ResourceID('bye', t.namespace));
     await t.waitForDeletion(Greeting, 'bye');
     expect(t.module.get(ReconcileProbe).cleanups).toContain('bye');
-    const text = await (await fetch(`${t.url}/metrics`)).text();
-    expect(text).toMatch(/^tosdk_cleanups_total\{controller="greetingreconciler"[^}]*\} [1-9]/m);
+    // cleanupDone comes with the delete event, which the operator may see after the test client
+    const cleanups = /^tosdk_cleanups_total\{controller="greetingreconciler"[^}]*\} [1-9]/m;
+    let text = '';
+    for (let i = 0; i < 500 && !cleanups.test(text); i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      text = await (await fetch(`${t.url}/metrics`)).text();
+    }
+    expect(text).toMatch(cleanups);
     expect(text).toMatch(
       /^tosdk_cleanup_duration_seconds_count\{controller="greetingreconciler"[^}]*\} [1-9]/m,
     );

@@ -64,7 +64,10 @@ export interface Metrics {
     kind: ExecutionKind,
     durationMs: number,
   ): void;
-  /** The controller's finalizer was removed after cleanup, or a deleted resource's state was dropped. */
+  /**
+   * A deleted resource's state was dropped: its delete event was processed (after the cleanup that
+   * removed the finalizer, if any). Once per deleted resource, as JOSDK's `cleanupDone`.
+   */
   cleanupDone?(id: ResourceID, controller: ControllerMetricsInfo): void;
   /** A retry was scheduled after a failure. */
   retrying?(id: ResourceID, controller: ControllerMetricsInfo, attemptCount: number, delayMs: number): void;

@@ -310,8 +310,8 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     if (state.deleteEventPresent) {
       this.cleanupForDeleted(state);
     } else if (post.finalizerRemoved && !replaced) {
+      // cleanupDone comes with the delete event (cleanupForDeleted), once, as in JOSDK
       state.processedMarkForDeletion = true;
-      this.safeMetric(() => this.o.metrics.cleanupDone?.(state.id, this.o.controller));
     } else if (state.eventPresent) {
       this.submit(state);
     } else if (post.rescheduleDelayMs !== undefined) {

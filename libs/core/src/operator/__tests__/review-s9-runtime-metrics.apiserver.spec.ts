@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Context } from '../../api/context.js';
 import { DeleteControl, UpdateControl } from '../../api/controls.js';
+import { ResourceID } from '../../api/resource-id.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
@@ -112,5 +113,27 @@ describe('Metrics hooks review (session 9)', () => {
     );
     expect(new Set(returned.map((r) => r.hook)).size).toBe(7);
     expect(returned.filter((r) => !r.handled).map((r) => r.hook)).toEqual([]);
+  });
+
+  // JOSDK EventProcessor: cleanupDone only in cleanupForDeletedEvent (the delete event dropped the
+  // resource's state); removing the finalizer only marks PROCESSED_MARK_FOR_DELETION. Here both
+  // called it, so every deleted resource with a finalizer counted two cleanups.
+  it('[FINDING S9-EV6] a deleted resource with a finalizer is reported by cleanupDone once', async () => {
+    const ns = await newNamespace(bed.admin);
+    const { metrics, calls } = countingMetrics();
+    const reconciler = new CleaningReconciler();
+    const operator = bed.operator({ metrics });
+    operator.register(reconciler, { resourceType: Widget, name: 'ev6', namespaces: [ns] });
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns));
+    await waitFor(() => reconciler.reconciled >= 1, 'reconciled');
+    await bed.admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(async () => !(await bed.admin.get(Widget, new ResourceID('w', ns))), 'deleted');
+    await waitFor(() => (calls.get('receivedEvent') ?? 0) >= 4, 'the delete event processed');
+    // a later event of another resource is the barrier: the delete event was handled before it
+    await bed.admin.create(Widget, widget('x', ns));
+    await waitFor(() => reconciler.reconciled >= 2, 'x reconciled');
+    expect(reconciler.cleaned).toBe(1);
+    expect(calls.get('cleanupDone')).toBe(1);
   });
 });
