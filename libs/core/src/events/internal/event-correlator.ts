@@ -82,8 +82,11 @@ export class EventCorrelator {
       this.aggregates.set(aggregateKey, entry);
     }
     entry.lastSeen = now;
-    entry.messages.add(event.message);
-    const combined = entry.messages.size >= this.settings.aggregateMaxEvents;
+    // once combining, the set stops growing (client-go pops a key at the max): a message that
+    // varies with every event (a time, a count) would otherwise be kept for as long as they come
+    const max = this.settings.aggregateMaxEvents;
+    if (entry.messages.size < max) entry.messages.add(event.message);
+    const combined = entry.messages.size >= max;
     // one bucket per source, object and type (client-go's getSpamKey): a burst of Normal events
     // does not silence the Warnings about the same object
     if (!this.takeToken(join([...objectKey(event), event.type]), now)) return { skip: true };
