@@ -152,6 +152,12 @@ export class InformerEventSource<
   private readonly hot?: BoundedResourceCache<R>;
   private unsubscribe?: () => void;
   private mapperFailures = 0;
+  /** Whether any event filter is configured. */
+  private readonly filtered: boolean;
+  /** Under a bounded cache with an update filter: the whole version an update replaced, until its event. */
+  private readonly previous = new Map<string, R>();
+  /** Under a bounded cache with filters: the whole objects of an event, for its filters. */
+  private readonly fullViews = new WeakMap<HeldEvent<R>, FilterView<R>>();
   private readonly label: string;
   /** Whether an object is in the informer's label/field selection (no event comes for others). */
   private readonly inSelection: (obj: R) => boolean;
@@ -198,6 +204,9 @@ export class InformerEventSource<
       });
     }
     const hot = this.hot;
+    this.filtered = Boolean(o.onAddFilter || o.onUpdateFilter || o.onDeleteFilter || o.genericFilter);
+    // an update filter compares the whole versions: the one replaced is kept until its event
+    const previous = o.onUpdateFilter && hot ? this.previous : undefined;
     // without a bounded cache the transform is the pruner itself, one function per policy, so
     // sources with the same policy share an informer
     const transform = !hot
@@ -206,7 +215,12 @@ export class InformerEventSource<
           const pruned = prune ? prune(obj) : obj;
           if (!hot) return pruned;
           const key = cacheKey(pruned);
-          if (key) hot.set(key, pruned);
+          if (key) {
+            const before = previous ? hot.get(key) : undefined;
+            if (before && before.metadata?.resourceVersion !== pruned.metadata?.resourceVersion)
+              previous!.set(key, before);
+            hot.set(key, pruned);
+          }
           return skeleton(pruned);
         };
     try {
@@ -268,6 +282,7 @@ export class InformerEventSource<
     this.unsubscribe = undefined;
     await this.informer.stop();
     this.own.clear();
+    this.previous.clear();
   }
 
   override health(): EventSourceHealth {
@@ -490,13 +505,31 @@ export class InformerEventSource<
     const relisted = this.relists.covers(plain.obj.metadata?.namespace);
     // a bounded cache reports metadata skeletons: their data cannot explain a transition
     const event = relisted || this.hot ? { ...plain, relisted, opaque: Boolean(this.hot) } : plain;
-    if (event.kind === 'delete') this.hot?.delete(key);
+    if (this.hot && this.filtered) this.fullViews.set(event, this.fullView(this.hot, key, event));
+    if (event.kind === 'delete') {
+      this.hot?.delete(key);
+      this.previous.delete(key);
+    }
     const verdict = this.own.onEvent(key, event);
     if (verdict === 'foreign') this.propagate(event);
   }
 
+  /**
+   * What the filters of an event get under a bounded cache: the whole objects the event's skeletons
+   * stand for (the filters may read data or spec), each when the cache still holds that version.
+   */
+  private fullView(hot: BoundedResourceCache<R>, key: string, event: HeldEvent<R>): FilterView<R> {
+    const current = hot.get(key);
+    const obj = current && sameVersion(current, event.obj) ? current : event.obj;
+    if (event.kind !== 'update') return { obj };
+    const before = this.previous.get(key);
+    this.previous.delete(key);
+    const oldObj = before && event.oldObj && sameVersion(before, event.oldObj) ? before : event.oldObj;
+    return { obj, oldObj };
+  }
+
   private propagate(event: HeldEvent<R>): void {
-    const { obj, oldObj } = event;
+    const { obj, oldObj } = this.fullViews.get(event) ?? event;
     try {
       const o = this.o;
       const accepted =
@@ -629,6 +662,17 @@ function withoutNamespaces<R extends KubernetesResource>(
     return ids.map((id) => (id instanceof ResourceID && id.namespace ? new ResourceID(id.name) : id));
   };
   return isIndexableMapper(mapper) ? Mappers.indexable(clusterScoped) : clusterScoped;
+}
+
+/** The objects event filters see. */
+interface FilterView<R> {
+  readonly obj: R;
+  readonly oldObj?: R;
+}
+
+function sameVersion(a: KubernetesResource, b: KubernetesResource): boolean {
+  const version = a.metadata?.resourceVersion;
+  return version !== undefined && version === b.metadata?.resourceVersion;
 }
 
 function safeAdmit<R>(admit: (obj: R) => boolean, obj: R): boolean {
