@@ -287,4 +287,74 @@ describe('review s9: REST semantics', () => {
     );
     expect(generated.json<any>().details.name).toBe('late-');
   });
+
+  // kube-apiserver: plugin/pkg/admission/namespace/lifecycle (Admit): default, kube-system and kube-public
+  // are immortal: their deletion is refused with NewForbidden(namespaces, name, "this namespace may not be
+  // deleted"), dry run included.
+  it('[FINDING S9-AS9] default, kube-system and kube-public can be deleted (kube: 403, this namespace may not be deleted)', async () => {
+    for (const ns of ['default', 'kube-system', 'kube-public']) {
+      for (const q of ['?dryRun=All', '']) {
+        const r = await call(server, 'DELETE', `/api/v1/namespaces/${ns}${q}`);
+        expect([r.status, r.json()]).toEqual([
+          403,
+          {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `namespaces "${ns}" is forbidden: this namespace may not be deleted`,
+            reason: 'Forbidden',
+            details: { name: ns, group: '', kind: 'namespaces' },
+            code: 403,
+          },
+        ]);
+      }
+      const live = (await call(server, 'GET', `/api/v1/namespaces/${ns}`)).json<any>();
+      expect(live.metadata.deletionTimestamp).toBeUndefined();
+      expect(live.status.phase).toBe('Active');
+    }
+    // other namespaces still go
+    expect(
+      (await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 's9-mortal' } })).status,
+    ).toBe(201);
+    expect((await call(server, 'DELETE', '/api/v1/namespaces/s9-mortal')).status).toBe(200);
+  });
+
+  // kube-apiserver: pkg/registry/coordination/lease/strategy.go and pkg/registry/core/event/strategy.go
+  // AllowCreateOnUpdate() true: a PUT of a missing Lease or Event creates it (201), as the generic
+  // Store.Update does for such kinds; other kinds answer 404.
+  it('[FINDING S9-AS10] a PUT of a missing Lease or Event is a 404 (kube creates it: 201)', async () => {
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'as10' },
+      spec: { holderIdentity: 'me' },
+    };
+    const put = await call(
+      server,
+      'PUT',
+      '/apis/coordination.k8s.io/v1/namespaces/default/leases/as10',
+      lease,
+    );
+    expect(put.status).toBe(201);
+    expect(put.json<any>().spec.holderIdentity).toBe('me');
+    expect(put.json<any>().metadata.uid).toBeDefined();
+    const again = await call(server, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/as10', {
+      ...lease,
+      spec: { holderIdentity: 'you' },
+    });
+    expect(again.status).toBe(200);
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'as10.1' },
+      involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'default' },
+      reason: 'Test',
+      message: 'm',
+    };
+    expect((await call(server, 'PUT', '/api/v1/namespaces/default/events/as10.1', event)).status).toBe(201);
+    expect(
+      (await call(server, 'PUT', `${CM}/as10-missing`, { metadata: { name: 'as10-missing' } })).status,
+    ).toBe(404);
+  });
 });

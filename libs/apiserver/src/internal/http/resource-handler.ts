@@ -294,7 +294,8 @@ export async function handleResource(
       ctx.ownsBody = true;
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
       setWarnings(res, ctx);
-      return sendWritten(res, 200, obj, ctx);
+      // 201 when the PUT created the object (kinds that allow create on update)
+      return sendWritten(res, ctx.response?.created === true ? 201 : 200, obj, ctx);
     }
     case 'patch': {
       const media = mediaType(req.headers['content-type']);

@@ -425,7 +425,13 @@ export class ObjectService {
     }
     const key = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), key, name);
-    if (!old) throw errors.notFound(this.ref(rt, name));
+    if (!old) {
+      // kinds whose strategy allows create on update (Lease, Event, Endpoints): a PUT creates them
+      if (subresource !== undefined || !createsOnUpdate(rt)) throw errors.notFound(this.ref(rt, name));
+      if (ctx.response) ctx.response.created = true;
+      if (meta.name === undefined) meta.name = name;
+      return this.create(rt, version, namespace, body, ctx);
+    }
     // custom resources allow no unconditional update (apiextensions' customResourceStrategy); kube's
     // generic Store.Update names the resource as the kind of this error
     if (
@@ -699,6 +705,14 @@ export class ObjectService {
     opts: DeleteOptions,
     ctx: WriteContext,
   ): DeleteResult {
+    if (rt.group === '' && rt.plural === 'namespaces' && IMMORTAL_NAMESPACES.has(name)) {
+      // kube's NamespaceLifecycle admission, before the object is looked up (dry run included)
+      throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
+        group: '',
+        resource: 'namespaces',
+        name,
+      });
+    }
     const k = rt.namespaced ? namespace : '';
     const old = this.store.get(storageKey(rt), k, name);
     if (!old) throw errors.notFound(this.ref(rt, name));
@@ -784,6 +798,20 @@ export class ObjectService {
   get resources(): ResourceRegistry {
     return this.registry;
   }
+}
+
+/** Namespaces kube-apiserver's NamespaceLifecycle admission never lets anyone delete. */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
+/**
+ * Whether a PUT of a missing object creates it: the kinds whose kube-apiserver strategy has
+ * `AllowCreateOnUpdate() true` (coordination Lease, core and events.k8s.io Event, Endpoints).
+ */
+function createsOnUpdate(rt: ResourceType): boolean {
+  if (rt.crdName !== undefined) return false;
+  if (rt.group === 'coordination.k8s.io') return rt.plural === 'leases';
+  if (rt.group === 'events.k8s.io') return rt.plural === 'events';
+  return rt.group === '' && (rt.plural === 'events' || rt.plural === 'endpoints');
 }
 
 function strategicUnsupported(): ApiError {
