@@ -5,9 +5,14 @@ import type { RateLimiter } from '../../config/rate-limiter.js';
 import type { Retry, RetryExecution } from '../../config/retry.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { callMetricsHook } from '../../metrics/internal/call-hook.js';
-import { currentResourceContext, outsideResourceContext } from '../../logging/resource-context.js';
+import {
+  currentResourceContext,
+  outsideResourceContext,
+  resourceContextOf,
+  runWithResourceContext,
+} from '../../logging/resource-context.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
+import type { LogFields, Logger } from '../../util/logger.js';
 import { isResourceEvent } from '../event.js';
 import type { Event, EventHandler } from '../event.js';
 import { ReconcilePriority } from '../event.js';
@@ -300,7 +305,7 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     }
     if (this.states.get(state.id.key) !== state) return;
     if (post.error !== undefined && !state.deleteEventPresent && !replaced) {
-      this.handleFailure(state, post);
+      this.handleFailure(state, post, resource);
       return;
     }
     // success (or a failure made moot by a delete or a new object): reset retry and the timer slot
@@ -327,11 +332,23 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     return uid !== undefined && uid !== resource.metadata?.uid;
   }
 
-  private handleFailure(state: ResourceState, post: PostExecutionControl<P>): void {
+  /**
+   * Writes a failure line of `resource` in its resource context (JOSDK logs these inside the
+   * reconciler executor, with the resource's MDC). Only the line: the submission or timer that
+   * follows must not inherit the context (see `handleEvent`).
+   */
+  private logFailure(resource: P, level: 'warn' | 'error', message: string, fields: LogFields): void {
+    const context = resourceContextOf(resource, this.o.controller.name);
+    runWithResourceContext(context, () => this.o.logger[level](message, fields));
+  }
+
+  private handleFailure(state: ResourceState, post: PostExecutionControl<P>, resource: P): void {
     state.retry ??= this.o.retry.initExecution();
     const retry = state.retry;
     if (state.eventPresent) {
-      this.o.logger.warn(
+      this.logFailure(
+        resource,
+        'warn',
         'reconciliation failed; a newer event reconciles again at once',
         errorFields(state, post.error),
       );
@@ -341,7 +358,9 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     const now = this.o.clock.now();
     if (state.retryDueAt !== undefined) {
       // an event-triggered run during backoff failed: keep the pending retry's due time
-      this.o.logger.warn(
+      this.logFailure(
+        resource,
+        'warn',
         'reconciliation failed; the pending retry stays scheduled',
         errorFields(state, post.error),
       );
@@ -350,15 +369,20 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     }
     const delay = retry.nextDelay();
     if (delay === undefined) {
-      this.o.logger.error('reconciliation failed; retries exhausted (a new event reconciles again)', {
-        ...errorFields(state, post.error),
-        attemptCount: retry.getAttemptCount(),
-      });
+      this.logFailure(
+        resource,
+        'error',
+        'reconciliation failed; retries exhausted (a new event reconciles again)',
+        {
+          ...errorFields(state, post.error),
+          attemptCount: retry.getAttemptCount(),
+        },
+      );
       this.scheduleMaxInterval(state);
       return;
     }
     const effective = post.retryDelayOverrideMs ?? delay;
-    this.o.logger.warn('reconciliation failed; retry scheduled', {
+    this.logFailure(resource, 'warn', 'reconciliation failed; retry scheduled', {
       ...errorFields(state, post.error),
       attemptCount: retry.getAttemptCount(),
       delayMs: effective,

@@ -104,4 +104,52 @@ describe('logging context review (session 9)', () => {
       expect(line.fields['resource.name']).not.toBe('a');
     }
   });
+
+  // JOSDK EventProcessor.handleRetryOnException runs in ReconcilerExecutor.run with the resource's
+  // MDC, so "Exhausted retries for scope ..." carries resource.name and resource.namespace. Here the
+  // event processor's failure lines (retry scheduled, retries exhausted) had only `resource`, so a
+  // search by the documented keys missed the line that says a resource gave up.
+  it('[FINDING S9-EV8] the retry-scheduled and retries-exhausted lines carry the resource context keys', async () => {
+    const ns = await newNamespace(bed.admin);
+    const lines: Line[] = [];
+    const operator = bed.operator({ logger: recordingLogger(lines) });
+    operator.register(
+      {
+        reconcile: () => {
+          throw new Error('backend down');
+        },
+      },
+      {
+        resourceType: Widget,
+        name: 'ev8',
+        namespaces: [ns],
+        retry: new GenericRetry({ maxAttempts: 1, initialInterval: 10 }),
+      },
+    );
+    await operator.start();
+    await bed.admin.create(Widget, widget('w', ns));
+    await waitFor(
+      () => lines.some((l) => l.message.startsWith('reconciliation failed; retries exhausted')),
+      'retries exhausted',
+    );
+    const failures = lines.filter(
+      (l) =>
+        l.message.startsWith('reconciliation failed; retry scheduled') ||
+        l.message.startsWith('reconciliation failed; retries exhausted'),
+    );
+    expect(failures.length).toBeGreaterThanOrEqual(2);
+    for (const line of failures) {
+      expect(line.fields).toMatchObject({
+        'resource.name': 'w',
+        'resource.namespace': ns,
+        'resource.kind': 'Widget',
+        controller: 'ev8',
+      });
+    }
+    // and nothing written after the reconciliation carries it (the retry timer's run is its own)
+    const after = lines.filter(
+      (l) => l.message === 'controller registered' || l.message === 'operator started',
+    );
+    for (const line of after) expect(line.fields['resource.name']).toBeUndefined();
+  });
 });
