@@ -357,4 +357,28 @@ describe('review s9: REST semantics', () => {
       (await call(server, 'PUT', `${CM}/as10-missing`, { metadata: { name: 'as10-missing' } })).status,
     ).toBe(404);
   });
+
+  // kube-apiserver: pkg/registry/core/service/storage/storage.go sets ReturnDeletedObject: true (as
+  // pods and custom resources do): a DELETE answers the deleted Service, not a Status.
+  it('[FINDING S9-AS11] deleting a Service answers a Status instead of the deleted Service', async () => {
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'as11' },
+      spec: { ports: [{ port: 80 }] },
+    };
+    const created = await call(server, 'POST', '/api/v1/namespaces/default/services', svc);
+    expect(created.status).toBe(201);
+    const r = await call(server, 'DELETE', '/api/v1/namespaces/default/services/as11');
+    expect(r.status).toBe(200);
+    expect(r.json()).toMatchObject({
+      kind: 'Service',
+      apiVersion: 'v1',
+      metadata: { name: 'as11', uid: created.json<any>().metadata.uid },
+      spec: { ports: [{ port: 80 }] },
+    });
+    // a ConfigMap still answers a Status
+    expect((await call(server, 'POST', CM, { metadata: { name: 'as11' } })).status).toBe(201);
+    expect((await call(server, 'DELETE', `${CM}/as11`)).json<any>().kind).toBe('Status');
+  });
 });

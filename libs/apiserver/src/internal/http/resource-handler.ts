@@ -53,6 +53,9 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply',
 };
 
+/** Core kinds whose kube-apiserver store answers a DELETE with the deleted object (ReturnDeletedObject). */
+const RETURNS_DELETED = new Set(['pods', 'services']);
+
 const BODY_TYPES = new Set(['', 'application/json', 'application/yaml', '*/*']);
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
@@ -345,7 +348,10 @@ export async function handleResource(
       const opts = await deleteOptions(req, query);
       const ctx = writeContext(user, query, opts.dryRun);
       const r = deps.service.delete(rt, version, namespace, info.name!, opts.options, ctx);
-      if (!r.deleted || rt.crdName !== undefined || rt.plural === 'pods') return sendJson(res, 200, r.object);
+      // the deleted object itself where kube's store sets ReturnDeletedObject (custom resources, pods,
+      // services); a Status for the others
+      if (!r.deleted || rt.crdName !== undefined || (rt.group === '' && RETURNS_DELETED.has(rt.plural)))
+        return sendJson(res, 200, r.object);
       const m = metaOf(r.object);
       return sendJson(res, 200, {
         kind: 'Status',
