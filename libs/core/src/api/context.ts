@@ -52,8 +52,10 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
   /**
    * The one secondary resource of a kind for this primary, from the controller's event sources.
    * @param eventSourceName - which source to read when several cache the kind.
+   * Undefined too when no source caches the kind but a dependent of the managed workflow manages it
+   * (its source is registered only while its activation condition holds).
    * @throws AmbiguousSecondaryResourceError when several match, NoEventSourceForTypeError when no
-   *   source caches the kind (or several do and no name is given).
+   *   source caches the kind and no workflow dependent manages it (or several do and no name is given).
    */
   getSecondaryResource<R extends KubernetesResource>(
     type: ResourceType<R>,
@@ -61,7 +63,9 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
   ): R | undefined;
   /**
    * All secondary resources of a kind for this primary, from every event source caching the kind;
-   * an object several sources cache is returned once, in the newest version they hold.
+   * an object several sources cache is returned once, in the newest version they hold. `[]` when
+   * none caches the kind but a workflow dependent manages it (see {@link getSecondaryResource}).
+   * @throws NoEventSourceForTypeError when no source caches the kind and no workflow dependent manages it.
    */
   getSecondaryResources<R extends KubernetesResource>(type: ResourceType<R>): R[];
   /** The managed workflow of the controller and its results in this run (JOSDK's `managedWorkflowAndDependentResourceContext()`). */

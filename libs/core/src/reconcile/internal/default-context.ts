@@ -124,6 +124,8 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
           `${this.controllerName}: no event source named "${eventSourceName}" caches ${resourceTypeName(type)}`,
         );
       }
+    } else if (sources.length === 0) {
+      return undefined; // a workflow dependent's source, not registered now (see sources())
     } else if (sources.length > 1) {
       throw new NoEventSourceForTypeError(
         `${this.controllerName}: ${sources.length} event sources cache ${resourceTypeName(type)} (${sources
@@ -165,13 +167,29 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
     return result;
   }
 
+  /**
+   * The sources caching a kind. None when no source does but a dependent of the managed workflow
+   * manages the kind: its source is registered only while its activation condition holds, and
+   * reading its secondaries meanwhile answers nothing (as JOSDK's `isMissingEventSourceExpected`).
+   * @throws NoEventSourceForTypeError when no source caches the kind and no dependent manages it.
+   */
   private sources(type: ResourceType) {
     const sources = this.o.secondary.sourcesFor(type).filter((s) => sameKind(s.source.resourceType, type));
+    if (sources.length === 0 && this.workflowManages(type)) return sources;
     if (sources.length === 0) {
       throw new NoEventSourceForTypeError(
         `${this.controllerName}: no event source caches ${resourceTypeName(type)}; register one in prepareEventSources`,
       );
     }
     return sources;
+  }
+
+  /** Whether a dependent of the managed workflow manages the kind. */
+  private workflowManages(type: ResourceType): boolean {
+    const nodes = this.o.managedWorkflow?.workflow.nodes ?? [];
+    return nodes.some((n) => {
+      const t = n.dependent.resourceType;
+      return t !== undefined && sameKind(t, type);
+    });
   }
 }

@@ -12,6 +12,7 @@ import {
   Widget,
   widget,
 } from '../../../operator/__tests__/support.js';
+import { CRUDKubernetesDependentResource } from '../../../dependent/crud-kubernetes-dependent-resource.js';
 import { InformerEventSource } from '../informer-event-source.js';
 import { Mappers, primaryAnnotations } from '../mappers.js';
 import { ownedConfigMap } from './helpers.js';
@@ -120,5 +121,51 @@ describe('review S9: informer event sources seen from a user', () => {
     await bed.admin.mergePatch(CM, new ResourceID('c', ns), { data: { v: '4' } });
     await waitFor(() => runs.some((r) => r.includes('4')), 'the next change');
     expect(runs.slice(before).every((r) => r.includes('4'))).toBe(true);
+  });
+
+  it('[FINDING S9-ES11] Context.getSecondaryResource(s) of the kind of a workflow dependent whose activation condition is false answers nothing instead of throwing', async () => {
+    // JOSDK (#2532, DefaultContext.isMissingEventSourceExpected): when no event source caches the
+    // kind but the managed workflow has a dependent of it (its informer is registered only while
+    // its activation condition holds), getSecondaryResource(s) answer empty; ours threw
+    // NoEventSourceForTypeError, so a reconciler reading e.g. an OpenShift Route where the
+    // condition is false failed on every attempt
+    const ns = await newNamespace(bed.admin);
+    class Settings extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
+      constructor() {
+        super({ resourceType: CM, name: 'settings' });
+      }
+      protected desired(p: Widget): V1ConfigMap {
+        return { metadata: { name: `${p.metadata!.name!}-settings` }, data: { a: '1' } };
+      }
+    }
+    const seen: string[] = [];
+    const errors: string[] = [];
+    bed.operator().register(
+      {
+        reconcile: (_w: Widget, c: Context<Widget>) => {
+          try {
+            seen.push(
+              `${c.getSecondaryResource(CM)?.metadata?.name ?? 'none'}|${c.getSecondaryResources(CM).length}`,
+            );
+          } catch (error) {
+            errors.push((error as Error).name);
+            throw error;
+          }
+          return UpdateControl.noUpdate();
+        },
+      },
+      {
+        resourceType: Widget,
+        name: 'review-s9-es11',
+        namespaces: [ns],
+        retry: { maxAttempts: 1, initialInterval: 10 },
+        workflow: { dependents: [{ dependent: new Settings(), activationCondition: () => false }] },
+      },
+    );
+    await bed.admin.create(Widget, widget('w', ns));
+    await operators[0].start();
+    await waitFor(() => seen.length + errors.length >= 1, 'first reconcile');
+    expect(errors).toEqual([]);
+    expect(seen[0]).toBe('none|0');
   });
 });
