@@ -10,8 +10,9 @@ import { positive, withTimeout } from './polling-support.js';
 /** Options of a {@link PollingEventSource}. */
 export interface PollingEventSourceOptions<R> extends ExternalResourceCachingOptions<R> {
   /**
-   * Fetches every external resource, grouped by the primary each belongs to (a `Map` keyed by
-   * `ResourceID` works). Primaries absent from a result lose their cached resources (one event).
+   * Fetches every external resource, grouped by the primary each belongs to: `[primary, resources]`
+   * pairs (a `Map` keyed by `ResourceID` works). A primary named by several pairs gets the resources
+   * of all of them. Primaries absent from a result lose their cached resources (one event).
    */
   fetcher: () => Promise<Iterable<readonly [ResourceID, Iterable<R>]>>;
   /** Time between the end of one poll and the start of the next. Must be > 0. */
@@ -103,13 +104,16 @@ export class PollingEventSource<R> extends ExternalResourceCachingEventSource<R>
     try {
       const result = await withTimeout(this.fetcher, this.timeoutMs, this.clock, 'the polling fetcher');
       if (!this.isRunning()) return;
-      const seen = new Set<string>();
+      // a primary may come in several pairs (e.g. one per external resource): their union counts
+      const byPrimary = new Map<string, { primary: ResourceID; resources: R[] }>();
       for (const [primary, resources] of result) {
-        seen.add(primary.key);
-        this.handleResources(primary, resources);
+        const entry = byPrimary.get(primary.key);
+        if (entry) entry.resources.push(...resources);
+        else byPrimary.set(primary.key, { primary, resources: [...resources] });
       }
+      for (const { primary, resources } of byPrimary.values()) this.handleResources(primary, resources);
       for (const primary of this.cachedPrimaries())
-        if (!seen.has(primary.key)) this.handleResources(primary, []);
+        if (!byPrimary.has(primary.key)) this.handleResources(primary, []);
       this.markHealthy();
       return undefined;
     } catch (error) {

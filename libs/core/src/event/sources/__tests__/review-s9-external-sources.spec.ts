@@ -13,6 +13,7 @@ import type { ResourceEventSource } from '../../event-source.js';
 import { FakeClock } from '../../__tests__/fake-clock.js';
 import { CachingInboundEventSource } from '../inbound-event-sources.js';
 import { PerResourcePollingEventSource } from '../per-resource-polling-event-source.js';
+import { PollingEventSource } from '../polling-event-source.js';
 
 // Review S9 of the event sources other than the controller's own: findings of defects a user hits,
 // each checked against what JOSDK does (operator-framework/java-operator-sdk).
@@ -201,5 +202,43 @@ describe('review S9: Context.getSecondaryResources with several sources of one k
     } as unknown as DefaultContextOptions<Primary>);
     const found = context.getSecondaryResources(CM);
     expect(found.map((c) => c.data?.value)).toEqual(['new']);
+  });
+});
+
+describe('review S9: polling', () => {
+  it('[FINDING S9-ES12] a poll naming a primary in several pairs caches all their resources and triggers nothing when they do not change', async () => {
+    // JOSDK's fetcher answers a Map<ResourceID, Set<R>> (one entry per primary); ours takes any
+    // iterable of [primary, resources] pairs (a row per external resource is the natural answer),
+    // and each pair replaced the previous ones of its primary: only the last resource was cached,
+    // and every poll flipped the cache back and forth, reconciling the primary twice per period
+    const clock = new FakeClock();
+    const { events, handler } = recorder();
+    const rows = [
+      { owner: 'w', id: 'db-1' },
+      { owner: 'w', id: 'db-2' },
+    ];
+    const source = new PollingEventSource<{ owner: string; id: string }>({
+      periodMs: 1_000,
+      clock,
+      idOf: (r) => r.id,
+      fetcher: async () => rows.map((r) => [new ResourceID(r.owner, 'ns'), [r]] as const),
+    });
+    source.setEventHandler(handler);
+    await source.start();
+    try {
+      const id = new ResourceID('w', 'ns');
+      expect(
+        source
+          .getSecondaryResources(id)
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(['db-1', 'db-2']);
+      const first = events.length;
+      for (let i = 0; i < 3; i++) await clock.advance(1_000);
+      expect(source.pollCount).toBe(4);
+      expect(events.length).toBe(first);
+    } finally {
+      await source.stop();
+    }
   });
 });
