@@ -63,7 +63,8 @@ export interface Context<P extends KubernetesResource = KubernetesResource> {
   ): R | undefined;
   /**
    * All secondary resources of a kind for this primary, from every event source caching the kind;
-   * an object several sources cache is returned once, in the newest version they hold. `[]` when
+   * an object several sources cache is returned once, in the newest version they hold (of one
+   * version, a whole copy rather than a `metadataOnly` source's). `[]` when
    * none caches the kind but a workflow dependent manages it (see {@link getSecondaryResource}).
    * @throws NoEventSourceForTypeError when no source caches the kind and no workflow dependent manages it.
    */

@@ -146,21 +146,27 @@ export class DefaultContext<P extends KubernetesResource> implements Context<P> 
     const sources = this.sources(type);
     if (sources.length === 1) return sources[0].source.getSecondaryResources(this.o.primary) as R[];
     // one object per namespace/name: the newest of the sources' copies (as JOSDK's deduplication), so
-    // a source that lags (e.g. behind another's own write) does not hide what another serves already
+    // a source that lags (e.g. behind another's own write) does not hide what another serves already;
+    // of one version, a whole copy rather than a metadataOnly source's
     const result: R[] = [];
+    const partial: boolean[] = [];
     const at = new Map<string, number>();
     for (const { source } of sources) {
+      const metadataOnly = (source as { metadataOnly?: unknown }).metadataOnly === true;
       for (const r of source.getSecondaryResources(this.o.primary) as R[]) {
         const key = `${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`;
         const index = at.get(key);
         if (index === undefined) {
           at.set(key, result.length);
           result.push(r);
-        } else if (
-          (compareResourceVersions(r.metadata?.resourceVersion, result[index].metadata?.resourceVersion) ??
-            0) > 0
-        ) {
+          partial.push(metadataOnly);
+          continue;
+        }
+        const order =
+          compareResourceVersions(r.metadata?.resourceVersion, result[index].metadata?.resourceVersion) ?? 0;
+        if (order > 0 || (order === 0 && partial[index] && !metadataOnly)) {
           result[index] = r;
+          partial[index] = metadataOnly;
         }
       }
     }

@@ -205,6 +205,39 @@ describe('review S9: Context.getSecondaryResources with several sources of one k
   });
 });
 
+describe('review S9: Context.getSecondaryResources with a metadata-only source', () => {
+  it('[FINDING S9-ES13] an object cached whole by one source and as metadata by another is returned whole', () => {
+    // JOSDK has no metadata-only source of a kind (PartialObjectMetadata is a kind of its own there),
+    // so its context never mixes the two; ours deduplicated an object both hold at one
+    // resourceVersion to the first source's copy, which (from a metadataOnly source) lacks data
+    const owner = primary('w', 'uid-w');
+    const meta: V1ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'ns', uid: 'uid-c', resourceVersion: '7' },
+    };
+    const whole: V1ConfigMap = { ...meta, data: { value: 'x' } };
+    const fake = (name: string, found: V1ConfigMap[], metadataOnly: boolean) => ({
+      name,
+      source: {
+        resourceType: CM,
+        metadataOnly,
+        getSecondaryResources: () => found,
+        setEventHandler: () => undefined,
+        start: async () => undefined,
+        stop: async () => undefined,
+      } as unknown as ResourceEventSource,
+    });
+    const sources = [fake('existence', [meta], true), fake('whole', [whole], false)];
+    const context = new DefaultContext<Primary>({
+      primary: owner,
+      controllerName: 'review-s9',
+      secondary: { sourcesFor: () => sources },
+    } as unknown as DefaultContextOptions<Primary>);
+    expect(context.getSecondaryResources(CM).map((c) => c.data?.value)).toEqual(['x']);
+  });
+});
+
 describe('review S9: polling', () => {
   it('[FINDING S9-ES12] a poll naming a primary in several pairs caches all their resources and triggers nothing when they do not change', async () => {
     // JOSDK's fetcher answers a Map<ResourceID, Set<R>> (one entry per primary); ours takes any
