@@ -103,7 +103,8 @@ function kubeTime(epochMs: number): string {
  * Publishes `core/v1` Events about objects, as client-go's `record.EventRecorder` does: a repeat of
  * the same event (same object, type, reason, message and source) within `repeatWindowMs` patches
  * `count` and `lastTimestamp` of the existing Event instead of creating another; many different
- * messages with one reason are combined into one Event; a token bucket per object and type drops spam.
+ * messages with one reason are combined into one Event; a token bucket per object and type drops spam
+ * (a dropped occurrence still counts: the next write of its Event carries it in `count`).
  *
  * Events are best-effort: no method ever rejects. A failed write (including 403 Forbidden) is logged.
  * Awaiting a method waits until the event is written (or given up); not awaiting is fine too.
@@ -266,8 +267,10 @@ export class EventRecorder {
     const namespace = event.metadata?.namespace ?? 'default';
     const lastTimestamp = kubeTime(at);
     const seen = this.correlator.lastWritten(key, at);
+    // occurrences the spam filter dropped since the last write count too (as in client-go)
+    const dropped = this.correlator.takeDropped(key, at);
     if (seen) {
-      const count = seen.count + 1;
+      const count = seen.count + 1 + dropped;
       try {
         await this.client.mergePatch(EventResourceType, new ResourceID(seen.name, namespace), {
           count,
@@ -285,8 +288,9 @@ export class EventRecorder {
       return;
     }
     const name = this.newName(event.involvedObject.name ?? 'object', at);
-    await this.create(event, name, 1, lastTimestamp, lastTimestamp);
-    this.correlator.written(key, { name, count: 1, firstTimestamp: lastTimestamp, lastSeen: at });
+    const count = 1 + dropped;
+    await this.create(event, name, count, lastTimestamp, lastTimestamp);
+    this.correlator.written(key, { name, count, firstTimestamp: lastTimestamp, lastSeen: at });
   }
 
   private async create(

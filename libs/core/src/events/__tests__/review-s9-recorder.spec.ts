@@ -30,4 +30,18 @@ describe('EventRecorder review (session 9)', () => {
     await recorder.normal(page, 'Step25', 'step 25');
     expect(sink.list().filter((e) => e.type === 'Normal')).toHaveLength(25);
   });
+
+  // client-go tools/record/events_cache.go EventCorrelate: eventObserve counts the occurrence in the
+  // cache before the spam filter decides, so the next Event written carries every occurrence
+  // ("x31"), not only those that got a token ("x26")
+  it('[FINDING S9-EV9] occurrences dropped by the spam filter still count on the next write of the Event', async () => {
+    const { sink, recorder, clock } = setup();
+    for (let i = 0; i < 30; i++) await recorder.warning(page, 'ReconcileFailed', 'backend down');
+    expect(sink.list()).toHaveLength(1);
+    expect(sink.list()[0].count).toBe(25);
+    await clock.advance(300_000);
+    await recorder.warning(page, 'ReconcileFailed', 'backend down');
+    expect(sink.list()).toHaveLength(1);
+    expect(sink.list()[0].count).toBe(31);
+  });
 });

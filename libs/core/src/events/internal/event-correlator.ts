@@ -54,6 +54,8 @@ export class EventCorrelator {
   private readonly aggregates: LRUCache<string, { messages: Set<string>; lastSeen: number }>;
   private readonly observations: LRUCache<string, Observation>;
   private readonly buckets: LRUCache<string, { tokens: number; at: number }>;
+  /** Occurrences the spam filter dropped since the last write, per event key (count them there). */
+  private readonly dropped: LRUCache<string, { count: number; lastSeen: number }>;
 
   constructor(private readonly settings: CorrelatorSettings) {
     // bounded by a count through maxSize, not `max`: lru-cache allocates arrays of `max` slots up front
@@ -62,6 +64,7 @@ export class EventCorrelator {
     this.aggregates = new LRUCache(bounded);
     this.observations = new LRUCache(bounded);
     this.buckets = new LRUCache(bounded);
+    this.dropped = new LRUCache(bounded);
   }
 
   /**
@@ -87,21 +90,31 @@ export class EventCorrelator {
     const max = this.settings.aggregateMaxEvents;
     if (entry.messages.size < max) entry.messages.add(event.message);
     const combined = entry.messages.size >= max;
+    const key = combined
+      ? aggregateKey
+      : join([...objectKey(event), event.involvedObject.fieldPath, event.type, event.reason, event.message]);
     // one bucket per source, object and type (client-go's getSpamKey): a burst of Normal events
     // does not silence the Warnings about the same object
-    if (!this.takeToken(join([...objectKey(event), event.type]), now)) return { skip: true };
-    if (combined) return { skip: false, key: aggregateKey, message: COMBINED_PREFIX + event.message };
-    return {
-      skip: false,
-      key: join([
-        ...objectKey(event),
-        event.involvedObject.fieldPath,
-        event.type,
-        event.reason,
-        event.message,
-      ]),
-      message: event.message,
-    };
+    if (!this.takeToken(join([...objectKey(event), event.type]), now)) {
+      // still an occurrence: client-go counts it (eventObserve) before the filter drops it, so the
+      // next write of the Event carries it
+      const before = this.dropped.get(key);
+      const fresh = !before || now - before.lastSeen > this.settings.repeatWindowMs;
+      this.dropped.set(key, { count: fresh ? 1 : before.count + 1, lastSeen: now });
+      return { skip: true };
+    }
+    return { skip: false, key, message: combined ? COMBINED_PREFIX + event.message : event.message };
+  }
+
+  /**
+   * The occurrences of `key` the spam filter dropped (within the repeat window before `now`) since
+   * this was last asked; the next write adds them to the Event's count.
+   */
+  takeDropped(key: string, now: number): number {
+    const dropped = this.dropped.get(key);
+    if (!dropped) return 0;
+    this.dropped.delete(key);
+    return now - dropped.lastSeen > this.settings.repeatWindowMs ? 0 : dropped.count;
   }
 
   /** The Event last written for `key`, if it was written within the repeat window. */
