@@ -94,6 +94,9 @@ function isNamespaceTerminating(error: KubernetesApiError): boolean {
   return error.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
 }
 
+/** The nanoseconds of the last Event name made by any recorder of this process (see `newName`). */
+let lastNanos = 0n;
+
 /** metav1.Time: RFC 3339 in whole seconds, UTC. */
 function kubeTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -116,7 +119,6 @@ export class EventRecorder {
   private readonly correlator: EventCorrelator;
   private readonly chains = new Map<string, Promise<void>>();
   private pending = 0;
-  private lastNanos = 0n;
 
   /** @throws InvalidEventRecorderOptionsError when `component` is missing or a number is out of range. */
   constructor(
@@ -309,11 +311,16 @@ export class EventRecorder {
     });
   }
 
-  /** `<object-name>.<hex nanoseconds>` like client-go, unique per recorder, at most 253 characters. */
+  /**
+   * `<object-name>.<hex nanoseconds>` like client-go, at most 253 characters, unique in the process:
+   * the clock reads milliseconds, so the nanoseconds count up from the last name any recorder made
+   * (the operator has a recorder per controller; two of them naming an Event about one object in the
+   * same millisecond lost the second one to a 409).
+   */
   private newName(objectName: string, at: number): string {
     const nanos = BigInt(at) * 1_000_000n;
-    this.lastNanos = nanos > this.lastNanos ? nanos : this.lastNanos + 1n;
-    const suffix = `.${this.lastNanos.toString(16)}`;
+    lastNanos = nanos > lastNanos ? nanos : lastNanos + 1n;
+    const suffix = `.${lastNanos.toString(16)}`;
     const prefix = objectName.slice(0, MAX_NAME - suffix.length).replace(/[.-]+$/, '');
     return `${prefix}${suffix}`;
   }
