@@ -381,4 +381,89 @@ describe('review s9: REST semantics', () => {
     expect((await call(server, 'POST', CM, { metadata: { name: 'as11' } })).status).toBe(201);
     expect((await call(server, 'DELETE', `${CM}/as11`)).json<any>().kind).toBe('Status');
   });
+
+  // kube-apiserver: endpoints/handlers/fieldmanager (structuredmerge.go, Apply): an applied configuration
+  // that carries metadata.managedFields (an object read back with GET and applied as is) is refused:
+  // errors.NewBadRequest("metadata.managedFields must be nil"); a null is no value.
+  it('[FINDING S9-AS12] an apply whose configuration carries metadata.managedFields is accepted (kube: 400 metadata.managedFields must be nil)', async () => {
+    const body = (managedFields: unknown): string =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'as12', managedFields },
+        data: { a: '1' },
+      });
+    const entries = [
+      { manager: 'someone', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
+    for (const mf of [entries, []]) {
+      const r = await call(server, 'PATCH', `${CM}/as12?fieldManager=m`, body(mf), { contentType: APPLY });
+      expect([r.status, r.json()]).toEqual([
+        400,
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'metadata.managedFields must be nil',
+          reason: 'BadRequest',
+          code: 400,
+        },
+      ]);
+    }
+    expect((await call(server, 'GET', `${CM}/as12`)).status).toBe(404);
+    // a null is no value: the apply goes through
+    expect(
+      (await call(server, 'PATCH', `${CM}/as12?fieldManager=m`, body(null), { contentType: APPLY })).status,
+    ).toBe(201);
+  });
+
+  // kube-apiserver: apimachinery meta/v1/validation ValidatePatchOptions, run by the patch handler
+  // (handlers/patch.go) and answered as errors.NewInvalid(meta.k8s.io PatchOptions, "", errs): an apply
+  // without fieldManager, force on another patch type and a fieldManager over 128 bytes are a 422.
+  it("[FINDING S9-AS13] invalid patch options (apply without fieldManager, force on a merge patch, a long fieldManager) are a 400 instead of kube's 422 Invalid PatchOptions", async () => {
+    const invalid = (field: string, reason: string, message: string): any => ({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
+      reason: 'Invalid',
+      details: {
+        name: '',
+        group: 'meta.k8s.io',
+        kind: 'PatchOptions',
+        causes: [{ reason, message, field }],
+      },
+      code: 422,
+    });
+    expect((await call(server, 'POST', CM, { metadata: { name: 'as13' } })).status).toBe(201);
+    const cm = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'as13' } });
+    const noManager = await call(server, 'PATCH', `${CM}/as13`, cm, { contentType: APPLY });
+    expect([noManager.status, noManager.json()]).toEqual([
+      422,
+      invalid('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch'),
+    ]);
+    const force = await call(
+      server,
+      'PATCH',
+      `${CM}/as13?force=true`,
+      { data: { a: '1' } },
+      {
+        contentType: 'application/merge-patch+json',
+      },
+    );
+    expect([force.status, force.json()]).toEqual([
+      422,
+      invalid('force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch'),
+    ]);
+    const long = await call(server, 'PATCH', `${CM}/as13?fieldManager=${'m'.repeat(129)}`, cm, {
+      contentType: APPLY,
+    });
+    expect([long.status, long.json()]).toEqual([
+      422,
+      invalid('fieldManager', 'FieldValueTooLong', 'Too long: may not be more than 128 bytes'),
+    ]);
+    expect((await call(server, 'GET', `${CM}/as13`)).json<any>().data).toBeUndefined();
+  });
 });

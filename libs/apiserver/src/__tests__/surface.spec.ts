@@ -29,7 +29,8 @@ describe('KubeApiServer server-side apply, discovery, tables and RBAC', () => {
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "1"}\n',
       { contentType: APPLY },
     );
-    expect(noManager.status).toBe(400);
+    // kube's ValidatePatchOptions: 422 Invalid PatchOptions (fieldManager: Required value)
+    expect(noManager.status).toBe(422);
     const created = await call(
       server,
       'PATCH',

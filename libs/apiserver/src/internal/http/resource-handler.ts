@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonObject } from '../../types.js';
+import type { JsonObject, StatusCause } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
+import type { ApiError } from '../common/errors.js';
 import { errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
 import { isObject, metaOf } from '../common/json.js';
@@ -145,10 +146,36 @@ function setWarnings(res: ServerResponse, ctx: WriteContext): void {
   }
 }
 
-function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: boolean): string | undefined {
+/** The options kinds whose validation errors kube-apiserver answers as `<Kind>.meta.k8s.io "" is invalid`. */
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** A 422 Invalid of a write's options (kube's ValidateCreateOptions, ValidateUpdateOptions, ValidatePatchOptions). */
+function invalidOptions(kind: OptionsKind, causes: StatusCause[]): ApiError {
+  return errors.invalid({ group: 'meta.k8s.io', resource: kind, kind, name: '' }, causes);
+}
+
+/** kube's ValidateFieldManager: at most 128 bytes. */
+function fieldManagerCauses(fm: string | null): StatusCause[] {
+  if (fm === null || Buffer.byteLength(fm) <= 128) return [];
+  return [
+    {
+      reason: 'FieldValueTooLong',
+      field: 'fieldManager',
+      message: 'Too long: may not be more than 128 bytes',
+    },
+  ];
+}
+
+function fieldManagerOf(
+  req: IncomingMessage,
+  q: URLSearchParams,
+  required: boolean,
+  kind: OptionsKind,
+): string | undefined {
   const fm = q.get('fieldManager');
   if (fm !== null && fm !== '') {
-    if (fm.length > 128) throw errors.badRequest('fieldManager: Too long: may not be more than 128 bytes');
+    const causes = fieldManagerCauses(fm);
+    if (causes.length > 0) throw invalidOptions(kind, causes);
     return fm;
   }
   if (required) return undefined;
@@ -264,7 +291,7 @@ export async function handleResource(
     case 'create': {
       const body = await objectBody(req);
       const ctx = writeContext(user, query, dryRunOf(query));
-      const fm = fieldManagerOf(req, query, false);
+      const fm = fieldManagerOf(req, query, false, 'CreateOptions');
       if (fm !== undefined) ctx.fieldManager = fm;
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
       ctx.ownsBody = true;
@@ -275,7 +302,7 @@ export async function handleResource(
     case 'update': {
       const body = await objectBody(req);
       const ctx = writeContext(user, query, dryRunOf(query));
-      const fm = fieldManagerOf(req, query, false);
+      const fm = fieldManagerOf(req, query, false, 'UpdateOptions');
       if (fm !== undefined) ctx.fieldManager = fm;
       if (scalePaths) {
         return sendJson(
@@ -313,16 +340,30 @@ export async function handleResource(
           message: `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
         });
       }
+      // kube's ValidatePatchOptions, before the body is read
+      const force = boolParam(query, 'force');
+      const optionCauses: StatusCause[] = [];
+      if (force !== undefined && type !== 'apply')
+        optionCauses.push({
+          reason: 'FieldValueForbidden',
+          field: 'force',
+          message: 'Forbidden: may not be specified for non-apply patch',
+        });
+      if (type === 'apply' && (query.get('fieldManager') ?? '') === '')
+        optionCauses.push({
+          reason: 'FieldValueRequired',
+          field: 'fieldManager',
+          message: 'Required value: is required for apply patch',
+        });
+      optionCauses.push(...fieldManagerCauses(query.get('fieldManager')));
+      if (optionCauses.length > 0) throw invalidOptions('PatchOptions', optionCauses);
       const buf = await readBody(req);
       const patch = parseBody(buf, media);
-      const force = boolParam(query, 'force');
-      if (force !== undefined && type !== 'apply')
-        throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
       const ctx: WriteContext & { force?: boolean } = {
         ...writeContext(user, query, dryRunOf(query)),
         force: force === true,
       };
-      const fm = fieldManagerOf(req, query, type === 'apply');
+      const fm = fieldManagerOf(req, query, type === 'apply', 'PatchOptions');
       if (fm !== undefined) ctx.fieldManager = fm;
       if (scalePaths) {
         const scale = writeScale(

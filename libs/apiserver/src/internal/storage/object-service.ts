@@ -472,6 +472,10 @@ export class ObjectService {
       if (patchBody.apiVersion === undefined || patchBody.kind === undefined) {
         throw errors.badRequest('apiVersion and kind must be set in the applied object');
       }
+      // structured-merge-diff's Apply takes no managedFields in a configuration (an object read back
+      // and applied as is); a null is no value
+      if (isObject(patchBody.metadata) && patchBody.metadata.managedFields != null)
+        throw errors.badRequest('metadata.managedFields must be nil');
       const applied = ctx.ownsBody === true ? patchBody : clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
