@@ -57,6 +57,8 @@ export class Controller<P extends KubernetesResource> {
   readonly controllerEventSource: ControllerEventSource<P>;
   readonly eventProcessor: EventProcessor<P>;
   private readonly sources = new Map<string, EventSource>();
+  /** Why a source without its own health failed to start (by name), until it starts after all. */
+  private readonly startFailures = new Map<string, string>();
   private startSettings: { cacheSyncTimeoutMs: number; failFast: boolean } | undefined;
   private readonly logger: Logger;
 
@@ -162,6 +164,7 @@ export class Controller<P extends KubernetesResource> {
   /** Removes an event source; {@link sourcesFor}'s kept answers are recomputed. */
   private dropSource(name: string): void {
     this.sources.delete(name);
+    this.startFailures.delete(name);
     this.sourcesByKind.clear();
   }
 
@@ -292,7 +295,12 @@ export class Controller<P extends KubernetesResource> {
     const result: Record<string, EventSourceHealth> = {};
     for (const [name, source] of this.sources) {
       try {
-        result[name] = source.health?.() ?? { healthy: true, status: 'running' };
+        const failed = this.startFailures.get(name);
+        result[name] =
+          source.health?.() ??
+          (failed === undefined
+            ? { healthy: true, status: 'running' }
+            : { healthy: false, status: 'failed', reason: failed });
       } catch (error) {
         result[name] = { healthy: false, status: 'unknown', reason: `health check threw: ${String(error)}` };
       }
@@ -407,8 +415,14 @@ export class Controller<P extends KubernetesResource> {
         timeoutMs,
       );
     });
+    let started: Promise<void>;
     try {
-      await Promise.race([source.start(), timeout]);
+      started = Promise.resolve(source.start());
+    } catch (error) {
+      started = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    try {
+      await Promise.race([started, timeout]);
     } catch (error) {
       const wrapped =
         error instanceof EventSourceStartError
@@ -420,6 +434,16 @@ export class Controller<P extends KubernetesResource> {
               { cause: error },
             );
       if (failFast) throw wrapped;
+      // a source without health of its own is reported unhealthy with this (until a late start succeeds)
+      if (!source.health) {
+        this.startFailures.set(name, wrapped.message);
+        started.then(
+          () => {
+            if (this.sources.get(name) === source) this.startFailures.delete(name);
+          },
+          () => undefined,
+        );
+      }
       this.logger.error('event source not started; going on (stopOnInformerErrorDuringStartup is off)', {
         eventSource: name,
         error: wrapped.message,

@@ -14,6 +14,7 @@ import {
   Widget,
   widget,
 } from '../../../operator/__tests__/support.js';
+import type { EventSource } from '../../event-source.js';
 import { InformerEventSource } from '../informer-event-source.js';
 import { Mappers, primaryAnnotations } from '../mappers.js';
 import { PollingEventSource } from '../polling-event-source.js';
@@ -138,5 +139,28 @@ describe('review S9: polling at start', () => {
     down = false;
     await waitFor(() => seen.includes('db'), 'the next poll fills the cache and reconciles');
     expect(polling.health().healthy).toBe(true);
+  });
+
+  it('[FINDING S9-ES14] an event source (without a health method) that failed to start while stopOnInformerErrorDuringStartup is off is reported unhealthy', async () => {
+    // JOSDK fails the start for any non-informer source (EventSourceManager.startEventSource:
+    // "Couldn't start source"); ours goes on when the operator is lenient, but then reported the
+    // source that never started healthy, so readiness probes passed while its events never came
+    const ns = await newNamespace(bed.admin);
+    const broken: EventSource = {
+      name: 'webhook-listener',
+      setEventHandler: () => undefined,
+      start: () => Promise.reject(new Error('port 8443 in use')),
+      stop: () => Promise.resolve(),
+    };
+    const operator = bed.operator({ stopOnInformerErrorDuringStartup: false });
+    operator.register(
+      { prepareEventSources: () => ({ webhook: broken }), reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: Widget, name: 'review-s9-es14', namespaces: [ns] },
+    );
+    await operator.start();
+    const unhealthy = operator.runtimeInfo.unhealthyEventSources();
+    expect(unhealthy.map((u) => u.eventSource)).toEqual(['webhook']);
+    expect(unhealthy[0].reason).toContain('port 8443 in use');
+    expect(operator.runtimeInfo.allEventSourcesHealthy()).toBe(false);
   });
 });
