@@ -466,4 +466,40 @@ describe('review s9: REST semantics', () => {
     ]);
     expect((await call(server, 'GET', `${CM}/as13`)).json<any>().data).toBeUndefined();
   });
+
+  // kube-controller-manager's garbage collector (pkg/controller/garbagecollector, isDangling): an owner
+  // reference whose apiVersion/kind has no REST mapping is an error for that item, retried later; the
+  // dependent is neither deleted nor changed (the TODO there: references to an old or not yet installed
+  // resource must not get objects deleted). An owner of a served kind that is absent still dangles.
+  it('[FINDING S9-AS14] a dependent whose owner reference names a kind the server does not serve is garbage collected (kube leaves it)', async () => {
+    const ref = (apiVersion: string, kind: string): any => ({
+      apiVersion,
+      kind,
+      name: 'owner',
+      uid: '00000000-0000-0000-0000-00000000a514',
+    });
+    for (const [name, apiVersion, kind] of [
+      ['as14-unknown-group', 'not-installed.example.com/v1', 'Widget'],
+      ['as14-unknown-version', 'review.s9.io/v9', 'Sprocket'],
+    ]) {
+      const r = await call(server, 'POST', CM, {
+        metadata: { name, ownerReferences: [ref(apiVersion, kind)] },
+      });
+      expect(r.status).toBe(201);
+    }
+    // a dependent of a served kind whose owner is absent dangles and goes
+    expect(
+      (
+        await call(server, 'POST', CM, {
+          metadata: { name: 'as14-dangling', ownerReferences: [ref('v1', 'ConfigMap')] },
+        })
+      ).status,
+    ).toBe(201);
+    await waitFor(async () => (await call(server, 'GET', `${CM}/as14-dangling`)).status === 404);
+    for (const name of ['as14-unknown-group', 'as14-unknown-version']) {
+      const live = await call(server, 'GET', `${CM}/${name}`);
+      expect(live.status).toBe(200);
+      expect(live.json<any>().metadata.ownerReferences).toHaveLength(1);
+    }
+  });
 });

@@ -7,4 +7,4 @@ export { planGarbageCollection, deletionFinalizers } from './planner.js';
 export { GarbageCollectionError } from './gc-error.js';
 export type { GarbageCollectionErrorCode } from './gc-error.js';
 export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './types.js';
-export type { GcDeletion, GcPlan, GcWrite, PropagationPolicy } from './types.js';
+export type { GcDeletion, GcOptions, GcPlan, GcWrite, PropagationPolicy } from './types.js';

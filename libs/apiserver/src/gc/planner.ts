@@ -2,7 +2,7 @@ import type { JsonObject } from '../types.js';
 import { GarbageCollectionError } from './gc-error.js';
 import type { GcNode } from './object-graph.js';
 import { isDeletingDependents, ObjectGraph } from './object-graph.js';
-import type { GcDeletion, GcPlan, GcWrite, PropagationPolicy } from './types.js';
+import type { GcDeletion, GcOptions, GcPlan, GcWrite, PropagationPolicy } from './types.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './types.js';
 
 /**
@@ -35,7 +35,10 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
 class Planner {
   readonly writes: GcWrite[] = [];
 
-  constructor(readonly graph: ObjectGraph) {}
+  constructor(
+    readonly graph: ObjectGraph,
+    private readonly resolvable: GcOptions['resolvable'] = undefined,
+  ) {}
 
   /** A DELETE of `node` with these options, as the API server handles it. Returns whether anything changed. */
   delete(
@@ -98,6 +101,10 @@ class Planner {
   attemptToDelete(node: GcNode): boolean {
     if (node.deleting) return false; // deleting ones wait for their finalizers (foreground ones are handled apart)
     if (node.ownerReferences.length === 0) return false;
+    // a reference to a kind that is not served: the collector cannot classify it and leaves the item
+    const resolvable = this.resolvable;
+    if (resolvable && node.ownerReferences.some((r) => !resolvable(text(r.apiVersion), text(r.kind))))
+      return false;
     const solid: JsonObject[] = [];
     const dangling: JsonObject[] = [];
     const waiting: JsonObject[] = [];
@@ -182,12 +189,17 @@ class Planner {
  *
  * @param objects - every stored object that may take part (owners and dependents of all kinds), as stored.
  * @param deletion - the DELETE request to apply first. Default: none, only the collector runs.
+ * @param options - what else the planner needs to know (see {@link GcOptions}).
  * @throws GarbageCollectionError `UnknownObject` when `deletion.uid` is not among `objects`,
  *   `InvalidObject` for an object without uid.
  */
-export function planGarbageCollection(objects: readonly JsonObject[], deletion?: GcDeletion): GcPlan {
+export function planGarbageCollection(
+  objects: readonly JsonObject[],
+  deletion?: GcDeletion,
+  options: GcOptions = {},
+): GcPlan {
   const graph = new ObjectGraph(objects);
-  const planner = new Planner(graph);
+  const planner = new Planner(graph, options.resolvable);
   if (deletion) {
     const target = graph.get(deletion.uid);
     if (!target)
@@ -213,6 +225,10 @@ export function planGarbageCollection(objects: readonly JsonObject[], deletion?:
     .filter((n) => n.deleting)
     .map((n) => n.uid);
   return { writes: planner.writes, waiting };
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }
 
 function ownerRefCount(obj: JsonObject): number {

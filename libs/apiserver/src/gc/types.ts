@@ -9,6 +9,17 @@ export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
 
 /** A DELETE request on one stored object, with the options that steer garbage collection. */
+/** How the planner sees the API server beyond the objects it is given. */
+export interface GcOptions {
+  /**
+   * Whether an ownerReference's `apiVersion` and `kind` name a served resource. A dependent with a
+   * reference that does not resolve is left alone, as kube-controller-manager's collector leaves it
+   * (no REST mapping is an error for that item, retried later): it is neither deleted nor changed.
+   * Default: every reference resolves.
+   */
+  resolvable?: (apiVersion: string, kind: string) => boolean;
+}
+
 export interface GcDeletion {
   /** `metadata.uid` of the object to delete. */
   uid: string;

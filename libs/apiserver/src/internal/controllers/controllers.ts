@@ -404,11 +404,22 @@ export class Controllers {
     return { objects, where };
   }
 
+  /** Whether an ownerReference's apiVersion and kind name a served resource (kube's REST mapping). */
+  private serves(apiVersion: string, kind: string): boolean {
+    const slash = apiVersion.lastIndexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    const rt = this.registry.byKind(group, kind);
+    return rt !== undefined && rt.versions.some((v) => v.name === version && v.served);
+  }
+
   /** Runs the garbage collection planner over the dirty ownership component and carries out its writes. */
   private collectGarbage(): void {
     const { objects, where } = this.dirtyComponent();
     if (objects.length === 0) return;
-    const plan = planGarbageCollection(objects);
+    const plan = planGarbageCollection(objects, undefined, {
+      resolvable: (av, kind) => this.serves(av, kind),
+    });
     for (const w of plan.writes) {
       const at = where.get(w.uid);
       if (!at) continue;
