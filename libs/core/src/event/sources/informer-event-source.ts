@@ -178,7 +178,11 @@ export class InformerEventSource<
     const mapper = o.secondaryToPrimaryMapper
       ? forPrimaryType(o.secondaryToPrimaryMapper, context.primaryResourceType)
       : Mappers.fromOwnerReferences<R>(context.primaryResourceType);
-    this.s2p = context.primaryResourceType.namespaced === false ? withoutNamespaces(mapper) : mapper;
+    // the owner-reference mapper names a cluster-scoped primary without a namespace already
+    this.s2p =
+      o.secondaryToPrimaryMapper && context.primaryResourceType.namespaced === false
+        ? withoutNamespaces(mapper)
+        : mapper;
     this.p2s = o.primaryToSecondaryMapper;
     this.ownerMapped = !o.secondaryToPrimaryMapper;
     this.indexed = !this.p2s && isIndexableMapper(this.s2p);
