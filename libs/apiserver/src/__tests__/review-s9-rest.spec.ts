@@ -353,6 +353,16 @@ describe('review s9: REST semantics', () => {
       message: 'm',
     };
     expect((await call(server, 'PUT', '/api/v1/namespaces/default/events/as10.1', event)).status).toBe(201);
+    // a Lease deleted under a leader that renews it with its last resourceVersion comes back
+    const last = again.json<any>().metadata.resourceVersion;
+    expect(
+      (await call(server, 'DELETE', '/apis/coordination.k8s.io/v1/namespaces/default/leases/as10')).status,
+    ).toBe(200);
+    const renewed = await call(server, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/as10', {
+      ...lease,
+      metadata: { name: 'as10', resourceVersion: last },
+    });
+    expect(renewed.status).toBe(201);
     expect(
       (await call(server, 'PUT', `${CM}/as10-missing`, { metadata: { name: 'as10-missing' } })).status,
     ).toBe(404);

@@ -430,6 +430,8 @@ export class ObjectService {
       if (subresource !== undefined || !createsOnUpdate(rt)) throw errors.notFound(this.ref(rt, name));
       if (ctx.response) ctx.response.created = true;
       if (meta.name === undefined) meta.name = name;
+      // the store's create-on-update prepares the object for storage: a stale resourceVersion is no error
+      delete meta.resourceVersion;
       return this.create(rt, version, namespace, body, ctx);
     }
     // custom resources allow no unconditional update (apiextensions' customResourceStrategy); kube's
