@@ -45,7 +45,13 @@ describe('EventRecorder', () => {
     await recorder.warning(page, 'ProcessingError', 'cannot reach the backend', 'Reconcile');
     const [event] = sink.list();
     expect(sink.list()).toHaveLength(1);
-    expect(event.metadata?.name).toBe(`home.${(BigInt(clock.now()) * 1_000_000n).toString(16)}`);
+    // <hex nanoseconds>: in the clock's millisecond (counted up from the last name the process made)
+    const [prefix, hex] = event.metadata!.name!.split('.');
+    expect(prefix).toBe('home');
+    const nanos = BigInt(`0x${hex}`);
+    expect(nanos >= BigInt(clock.now()) * 1_000_000n && nanos < BigInt(clock.now() + 1) * 1_000_000n).toBe(
+      true,
+    );
     expect(event).toMatchObject({
       apiVersion: 'v1',
       kind: 'Event',
