@@ -512,4 +512,39 @@ describe('review s9: REST semantics', () => {
       expect(live.json<any>().metadata.ownerReferences).toHaveLength(1);
     }
   });
+
+  // kube-apiserver: endpoints/handlers/patch.go applyPatch: the patched object must keep the URL's name
+  // (checkName: BadRequest "the name of the object (x) does not match the name on the URL (y)") and
+  // namespace (EnsureObjectNamespaceMatchesRequestNamespace).
+  it('[FINDING S9-AS15] a patch that changes metadata.name or metadata.namespace is answered 200 with the change silently dropped (kube: 400)', async () => {
+    expect((await call(server, 'POST', CM, { metadata: { name: 'as15' }, data: { a: '1' } })).status).toBe(
+      201,
+    );
+    const renamed = await call(
+      server,
+      'PATCH',
+      `${CM}/as15`,
+      [
+        { op: 'replace', path: '/metadata/name', value: 'as15-other' },
+        { op: 'replace', path: '/data/a', value: '2' },
+      ],
+      { contentType: 'application/json-patch+json' },
+    );
+    expect([renamed.status, renamed.json<any>().message]).toEqual([
+      400,
+      'the name of the object (as15-other) does not match the name on the URL (as15)',
+    ]);
+    const moved = await call(
+      server,
+      'PATCH',
+      `${CM}/as15`,
+      { metadata: { namespace: 'kube-system' }, data: { a: '3' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect([moved.status, moved.json<any>().message]).toEqual([
+      400,
+      'the namespace of the provided object does not match the namespace sent on the request',
+    ]);
+    expect((await call(server, 'GET', `${CM}/as15`)).json<any>().data).toEqual({ a: '1' });
+  });
 });

@@ -542,6 +542,23 @@ export class ObjectService {
       result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
     }
     if (!isObject(result)) throw errors.badRequest('the patch did not produce an object');
+    // as kube's patch handler (checkName, EnsureObjectNamespaceMatchesRequestNamespace): a patch does
+    // not rename or move the object
+    const rm = isObject(result.metadata) ? result.metadata : {};
+    const patchedName = typeof rm.name === 'string' ? rm.name : '';
+    if (patchedName !== name)
+      throw errors.badRequest(
+        `the name of the object (${patchedName}) does not match the name on the URL (${name})`,
+      );
+    if (
+      rt.namespaced &&
+      typeof rm.namespace === 'string' &&
+      rm.namespace !== '' &&
+      rm.namespace !== namespace
+    )
+      throw errors.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     return this.commitUpdate(rt, version, stored, result, ctx, subresource, 'track');
   }
 
