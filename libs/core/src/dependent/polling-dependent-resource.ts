@@ -15,6 +15,12 @@ export interface PollingDependentOptions<R> extends ExternalDependentOptions<R> 
   periodMs: number;
   /** A poll not settled after this long fails. Defaults to `periodMs`, at least 1 s. */
   fetchTimeoutMs?: number;
+  /**
+   * Whether the operator's start fails when the first poll fails (see `PollingEventSource`'s
+   * `failFast`). Defaults to true; false starts without the first poll's results (the dependent
+   * then sees no external resources until a poll succeeds).
+   */
+  failFast?: boolean;
 }
 
 /**
@@ -39,6 +45,7 @@ export abstract class PollingDependentResource<
       fetcher: () => this.fetchResources(),
       periodMs: this.pollingOptions.periodMs,
       fetchTimeoutMs: this.pollingOptions.fetchTimeoutMs,
+      failFast: this.pollingOptions.failFast,
       idOf: this.pollingOptions.idOf,
       clock: context.clock,
       logger: context.logger,
