@@ -50,6 +50,7 @@ export class Store {
   private readonly history: StoreEvent[] = [];
   private historyStart = 0;
   private readonly listeners = new Set<ChangeListener>();
+  private readonly dropListeners = new Set<(resource: string) => void>();
   private version: number;
   /** Every change with rv <= this is gone from history. */
   private compactedRv: number;
@@ -243,6 +244,13 @@ export class Store {
   /** Drops every object of a resource without events (a CRD's resources going away). */
   dropResource(resource: string): void {
     this.data.delete(resource);
+    for (const listener of [...this.dropListeners]) listener(resource);
+  }
+
+  /** Registers a listener of {@link dropResource} (a CRD's storage torn down); returns its removal. */
+  onDropResource(listener: (resource: string) => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
   }
 
   /** Forgets all history, so every earlier resourceVersion is too old (410 on resume). */

@@ -123,7 +123,13 @@ export class WatchHub {
     /** Live events a watch may queue while its catch-up is written before it is ended. */
     private readonly maxPending = 100_000,
   ) {
-    this.unsubscribe = store.onChange((ev) => this.dispatch(ev));
+    const changes = store.onChange((ev) => this.dispatch(ev));
+    // a resource whose storage goes (its CRD deleted) ends its watches, as kube-apiserver's do
+    const drops = store.onDropResource((resource) => this.closeResource(resource));
+    this.unsubscribe = () => {
+      changes();
+      drops();
+    };
   }
 
   /** Number of open watches. */
@@ -152,6 +158,12 @@ export class WatchHub {
     } finally {
       w.onClose?.();
     }
+  }
+
+  /** Ends every watch of one resource (`group/plural`). */
+  closeResource(resource: string): void {
+    const s = this.watchers.get(resource);
+    if (s) for (const w of [...s]) this.close(w);
   }
 
   /** Ends every open watch (clients see the stream end and re-watch). */

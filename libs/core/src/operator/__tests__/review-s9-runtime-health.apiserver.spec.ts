@@ -98,9 +98,7 @@ describe('runtime info review (session 9)', () => {
       async () => !(await bed.admin.get(CRD, new ResourceID('things.health.tosdk.io'))),
       'CRD gone',
     );
-    // kube ends the watches of a kind whose CRD is removed (its storage is torn down); the in-memory
-    // server keeps them open, so they are closed here
-    bed.server.faults.closeAllWatches();
+    // the server ends the watches of a kind whose CRD is removed (its storage is torn down), as kube
     await waitFor(() => !info.allEventSourcesHealthy(), 'unhealthy after the CRD was deleted', 15_000);
     expect(info.unhealthyEventSources()[0]).toMatchObject({ controller: 'things', healthy: false });
   });
