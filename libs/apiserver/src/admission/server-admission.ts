@@ -394,8 +394,9 @@ export class ServerAdmission implements WebhookSource {
     user: AuthUser,
   ): boolean {
     const base = { ...this.attributes(rt, version, info, query, user), name: info.name ?? '' };
-    const ops =
-      info.verb === 'create' ? ['CREATE'] : info.verb === 'update' ? ['UPDATE'] : ['UPDATE', 'CREATE'];
+    // a PUT creates the kinds that allow create on update (Lease, Event, Endpoints) and a patch may
+    // create (apply): both operations count for them
+    const ops = info.verb === 'create' ? ['CREATE'] : ['UPDATE', 'CREATE'];
     const versions = [version.name, ...this.equivalentVersions(rt.group, rt.plural)];
     const candidates = [
       ...this.webhooks('mutating'),

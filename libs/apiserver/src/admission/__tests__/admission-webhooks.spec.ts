@@ -314,6 +314,43 @@ describe('admission webhooks called by the API server', () => {
     expect(r.json().message).toBe('admission webhook "del.example.com" denied the request: protected');
     expect((await call(server, 'GET', `${CM}/keep`)).status).toBe(200);
   });
+  it('a PUT that creates (a Lease: kube creates it on update) is admitted as a CREATE by a webhook for CREATE only', async () => {
+    hooks.on('/no-lease-create', (r) => ({
+      allowed: r.request.operation !== 'CREATE',
+      status: { message: `no ${r.request.operation} of leases` },
+    }));
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'lease-create', [
+        hook('lease-create.example.com', hooks.clientConfig('/no-lease-create'), {
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: ['coordination.k8s.io'],
+              apiVersions: ['v1'],
+              resources: ['leases'],
+            },
+          ],
+        }),
+      ]),
+    );
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+    const put = await call(server, 'PUT', `${leases}/by-put`, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'by-put', namespace: 'default' },
+      spec: { holderIdentity: 'me' },
+    });
+    expect(put.status).toBe(400);
+    expect(put.json().message).toBe(
+      'admission webhook "lease-create.example.com" denied the request: no CREATE of leases',
+    );
+    expect((await call(server, 'GET', `${leases}/by-put`)).status).toBe(404);
+    await call(server, 'DELETE', `${VWC}/lease-create`);
+  });
+
   it('matchPolicy Equivalent calls a webhook named for v1 on a v2 write, with the object at v1; Exact does not', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
