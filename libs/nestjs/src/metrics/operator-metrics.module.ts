@@ -52,9 +52,8 @@ const SHARDS = ((globalThis as Record<symbol, unknown>)[SHARDS_KEY] ??=
 const SHARD_GAUGES = [N.shardInfo, N.shardMembers, N.shardSettled, N.shardOwnedResources];
 
 /**
- * The `tosdk_shard_*` gauges (once per registry): read {@link SHARDS} when scraped. Gauges of those
- * names that this package did not register (someone else's, or left by a cleared registry's
- * sibling) are replaced, as {@link metric} does.
+ * The `tosdk_shard_*` gauges (once per registry): read {@link SHARDS} when scraped. Metrics of those
+ * names that this package (any copy of it) did not register are replaced, as {@link metric} does.
  */
 function shardGauges(): void {
   if (SHARD_GAUGES.every((name) => own.get(register.getSingleMetric(name) ?? {}) === 'shard')) return;
@@ -207,8 +206,8 @@ function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetric
  * several apps shares them. Each module's `perResourceLabels` applies to its own app (the series
  * declare the per-resource labels and leave them out without it); the last module's
  * `durationBuckets` apply (an earlier histogram with other buckets is replaced; the earlier apps'
- * durations go to the new one). Imported by several
- * modules of one app, each reconciliation is counted once (the first module's sink is fed).
+ * durations go to the new one). Imported by several modules of one app, each reconciliation is
+ * counted once (the first module's sink is fed).
  *
  * ```ts
  * import { OperatorMetricsModule } from '@tosdk/nestjs/metrics';
