@@ -330,6 +330,12 @@ export class ServerAdmission implements WebhookSource {
         user,
       );
       const listBodyText = await text;
+      if (listed.statusCode !== 200) {
+        // the selection itself was refused (a bad selector or option): that answer, nothing deleted
+        copyHead(listed, res, listBodyText);
+        res.end(listBodyText);
+        return;
+      }
       const parsed: unknown = JSON.parse(listBodyText);
       const items = isObject(parsed) && Array.isArray(parsed.items) ? parsed.items : [];
       const warnings: string[] = [];

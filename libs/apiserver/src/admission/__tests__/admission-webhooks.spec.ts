@@ -566,6 +566,27 @@ describe('admission webhooks called by the API server', () => {
     expect(rest.json().kind).toBe('ConfigMapList');
   });
 
+  it('a deletecollection whose selection is refused answers that refusal under admission too, deleting nothing', async () => {
+    await call(server, 'POST', CM, cm('sel-a', {}, { batch: 'sel' }));
+    hooks.on('/allow-deletes', () => ({ allowed: true }));
+    const rules = [
+      { operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+    ];
+    await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'sel', [hook('sel.example.com', hooks.clientConfig('/allow-deletes'), { rules })]),
+    );
+    const bad = await call(server, 'DELETE', `${CM}?labelSelector=batch%3D%3D%3Dsel`);
+    await call(server, 'DELETE', `${VWC}/sel`);
+    const without = await call(server, 'DELETE', `${CM}?labelSelector=batch%3D%3D%3Dsel`);
+    expect(without.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status).toBe(without.status);
+    expect(bad.json()).toEqual(without.json());
+    expect((await call(server, 'GET', `${CM}/sel-a`)).status).toBe(200);
+  });
+
   it('webhooks are not called for webhook configurations, so a webhook that denies everything cannot lock them', async () => {
     hooks.on('/deny-all', () => ({ allowed: false, status: { message: 'no' } }));
     const everything = [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }];
