@@ -1,49 +1,17 @@
 // The user a MySQLSchema gets may use its own schema and no other: in a GRANT's database name `_`
 // and `%` are wildcards (MariaDB and MySQL), and every schema name the operator makes has a `_`.
 import 'reflect-metadata';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1Secret } from '@kubernetes/client-node';
-import { noopLogger, ResourceTypes } from '@tosdk/core';
-import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
+import { ResourceTypes } from '@tosdk/core';
+import { waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
-import { MySQLSchemaAppModule } from '../app.module.js';
-import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
-import { mysqlSchema, quietLogs, TEST_POLL_MS, TEST_RETRY } from './support/e2e-support.js';
-import { PrivateMariaDB } from './support/private-mariadb.js';
+import { MySQLSchema } from '../mysql-schema.resource.js';
+import { mysqlSchema } from './support/e2e-support.js';
+import { mysqlSchemaOperatorPerTest } from './support/operator-per-test.js';
 
-let env: OperatorTestEnvironment;
-let db: PrivateMariaDB;
-beforeAll(async () => {
-  [env, db] = await Promise.all([
-    OperatorTestEnvironment.start({ crds: [MYSQL_SCHEMA_CRD_PATH] }),
-    PrivateMariaDB.start(),
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all([env?.stop(), db?.destroy()]);
-});
-
-let current: OperatorTestingContext | undefined;
-afterEach(async () => {
-  await current?.close();
-  current = undefined;
-});
-
-async function operator(): Promise<OperatorTestingContext> {
-  current = await createOperatorTestingModule({
-    testEnvironment: env,
-    imports: [
-      MySQLSchemaAppModule.forRoot({
-        mysql: db.settings(),
-        pollPeriodMs: TEST_POLL_MS,
-        logStream: quietLogs,
-        defaultMetrics: false,
-        operator: { logger: noopLogger, controllers: { mysqlschema: { retry: TEST_RETRY } } },
-      }),
-    ],
-  });
-  return current;
-}
+const suite = mysqlSchemaOperatorPerTest();
+const operator = () => suite.operator();
 
 const WAIT = { timeoutMs: 30_000 };
 const decode = (secret: V1Secret, key: string) => Buffer.from(secret.data![key], 'base64').toString('utf8');
@@ -52,7 +20,7 @@ const decode = (secret: V1Secret, key: string) => Buffer.from(secret.data![key],
 async function lookalike(schema: string): Promise<string> {
   const other = schema.replaceAll('_', 'x');
   expect(other).not.toBe(schema);
-  await db.root(`CREATE DATABASE \`${other}\``);
+  await suite.db.root(`CREATE DATABASE \`${other}\``);
   return other;
 }
 
@@ -70,24 +38,24 @@ describe('MySQLSchema: the privileges of its user', () => {
     const t = await operator();
     const { schema, user, password } = await ready(t, 'grants');
     const other = await lookalike(schema);
-    await db.useAs(user, password, schema);
-    await expect(db.useAs(user, password, other)).rejects.toThrow(/denied/i);
+    await suite.db.useAs(user, password, schema);
+    await expect(suite.db.useAs(user, password, other)).rejects.toThrow(/denied/i);
   }, 120_000);
 
   it('a user an earlier version granted the pattern is narrowed to its schema on the next reconciliation', async () => {
     const t = await operator();
     const { schema, user, password } = await ready(t, 'narrowed');
     const other = await lookalike(schema);
-    const host = db.settings().userHost ?? '%';
+    const host = suite.db.settings().userHost ?? '%';
     // what versions before the fix granted: the schema's name as a pattern
-    await db.root(`REVOKE ALL PRIVILEGES, GRANT OPTION FROM ?@?`, [user, host]);
-    await db.root(`GRANT ALL PRIVILEGES ON \`${schema}\`.* TO ?@?`, [user, host]);
-    await db.useAs(user, password, other); // the pattern reaches the lookalike
+    await suite.db.root(`REVOKE ALL PRIVILEGES, GRANT OPTION FROM ?@?`, [user, host]);
+    await suite.db.root(`GRANT ALL PRIVILEGES ON \`${schema}\`.* TO ?@?`, [user, host]);
+    await suite.db.useAs(user, password, other); // the pattern reaches the lookalike
     // the user dependent is polled: the next reconciliation narrows the grant
     await waitFor(
       async () => {
         try {
-          await db.useAs(user, password, other);
+          await suite.db.useAs(user, password, other);
           return false;
         } catch {
           return true;
@@ -95,7 +63,7 @@ describe('MySQLSchema: the privileges of its user', () => {
       },
       { description: 'the lookalike schema refused', ...WAIT },
     );
-    await db.useAs(user, password, schema);
+    await suite.db.useAs(user, password, schema);
     const mine = await t.waitForResource(MySQLSchema, 'narrowed', (s) => s.status?.ready === true, WAIT);
     expect(mine.status?.ready).toBe(true);
   }, 120_000);

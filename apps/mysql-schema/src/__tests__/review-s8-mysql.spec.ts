@@ -2,54 +2,22 @@
 // map to one schema, schemas and users that existed before the resource, the credentials Secret
 // left alone across reconciles, and long names within MySQL's limits.
 import 'reflect-metadata';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { V1Secret } from '@kubernetes/client-node';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubernetesClient, noopLogger, ResourceID, ResourceTypes } from '@tosdk/core';
-import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '@tosdk/nestjs/testing';
+import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
+import { waitFor } from '@tosdk/nestjs/testing';
 import type { OperatorTestingContext } from '@tosdk/nestjs/testing';
-import { MySQLSchemaAppModule } from '../app.module.js';
 import { schemaName, userName } from '../mysql-schema-names.js';
-import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
+import { MySQLSchema } from '../mysql-schema.resource.js';
 import { runMySQLSchemaOperator } from '../run.js';
-import { mysqlSchema, quietLogs, TEST_POLL_MS, TEST_RETRY } from './support/e2e-support.js';
-import { PrivateMariaDB } from './support/private-mariadb.js';
+import { mysqlSchema, TEST_POLL_MS } from './support/e2e-support.js';
+import { mysqlSchemaOperatorPerTest } from './support/operator-per-test.js';
 
-let env: OperatorTestEnvironment;
-let db: PrivateMariaDB;
-beforeAll(async () => {
-  [env, db] = await Promise.all([
-    OperatorTestEnvironment.start({ crds: [MYSQL_SCHEMA_CRD_PATH] }),
-    PrivateMariaDB.start(),
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all([env?.stop(), db?.destroy()]);
-});
-
-let current: OperatorTestingContext | undefined;
-afterEach(async () => {
-  await current?.close();
-  current = undefined;
-});
-
-async function operator(): Promise<OperatorTestingContext> {
-  current = await createOperatorTestingModule({
-    testEnvironment: env,
-    imports: [
-      MySQLSchemaAppModule.forRoot({
-        mysql: db.settings(),
-        pollPeriodMs: TEST_POLL_MS,
-        logStream: quietLogs,
-        defaultMetrics: false,
-        operator: { logger: noopLogger, controllers: { mysqlschema: { retry: TEST_RETRY } } },
-      }),
-    ],
-  });
-  return current;
-}
+const suite = mysqlSchemaOperatorPerTest();
+const operator = () => suite.operator();
 
 const decode = (secret: V1Secret, key: string) => Buffer.from(secret.data![key], 'base64').toString('utf8');
 const WAIT = { timeoutMs: 30_000 };
@@ -57,7 +25,7 @@ const WAIT = { timeoutMs: 30_000 };
 /** Logs in with a Secret's credentials and reads the rows of `probe` (what an application does). */
 async function credentialsWork(t: OperatorTestingContext, secretName: string): Promise<void> {
   const secret = await t.waitForResource(ResourceTypes.Secret, secretName, undefined, WAIT);
-  await db.useAs(decode(secret, 'username'), decode(secret, 'password'), decode(secret, 'database'));
+  await suite.db.useAs(decode(secret, 'username'), decode(secret, 'password'), decode(secret, 'database'));
 }
 
 describe('S8 review: MySQLSchema sample', () => {
@@ -75,7 +43,7 @@ describe('S8 review: MySQLSchema sample', () => {
     await t.adminClient.delete(MySQLSchema, new ResourceID('x-y', ns));
     await t.waitForDeletion(MySQLSchema, 'x-y', WAIT);
     // (the schema's name as the status reports it: both names are mapped, so both carry a hash)
-    const rows = await db.root(`SELECT id FROM \`${first.status!.schemaName!}\`.probe`);
+    const rows = await suite.db.root(`SELECT id FROM \`${first.status!.schemaName!}\`.probe`);
     expect(rows.length).toBe(1);
   }, 120_000);
 
@@ -83,9 +51,9 @@ describe('S8 review: MySQLSchema sample', () => {
     const t = await operator();
     const ns = t.namespace;
     const schema = schemaName(mysqlSchema(ns, 'legacy', 'utf8mb4'));
-    await db.root(`CREATE DATABASE \`${schema}\``);
-    await db.root(`CREATE TABLE \`${schema}\`.orders (id INT PRIMARY KEY)`);
-    await db.root(`INSERT INTO \`${schema}\`.orders VALUES (42)`);
+    await suite.db.root(`CREATE DATABASE \`${schema}\``);
+    await suite.db.root(`CREATE TABLE \`${schema}\`.orders (id INT PRIMARY KEY)`);
+    await suite.db.root(`INSERT INTO \`${schema}\`.orders VALUES (42)`);
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'legacy', 'utf8mb4'));
     // the operator reports the existing schema as its own (ready) or refuses; either way it reconciled
     await t.waitForResource(
@@ -96,8 +64,8 @@ describe('S8 review: MySQLSchema sample', () => {
     );
     await t.adminClient.delete(MySQLSchema, new ResourceID('legacy', ns));
     await t.waitForDeletion(MySQLSchema, 'legacy', WAIT);
-    expect(await db.schemas(schema)).toEqual([{ name: schema, encoding: expect.any(String) }]);
-    const rows = await db.root(`SELECT id FROM \`${schema}\`.orders`);
+    expect(await suite.db.schemas(schema)).toEqual([{ name: schema, encoding: expect.any(String) }]);
+    const rows = await suite.db.root(`SELECT id FROM \`${schema}\`.orders`);
     expect(rows.map((r) => Number(r['id']))).toEqual([42]);
   }, 120_000);
 
@@ -106,7 +74,7 @@ describe('S8 review: MySQLSchema sample', () => {
     const ns = t.namespace;
     const user = userName(mysqlSchema(ns, 'crm', 'utf8mb4'));
     // e.g. left by an earlier install whose Secret is gone, or another team's account of that name
-    await db.root(`CREATE USER '${user}'@'%' IDENTIFIED BY 'someone-elses-password'`);
+    await suite.db.root(`CREATE USER '${user}'@'%' IDENTIFIED BY 'someone-elses-password'`);
     await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'crm', 'utf8mb4'));
     const settled = await t.waitForResource(
       MySQLSchema,
@@ -121,7 +89,7 @@ describe('S8 review: MySQLSchema sample', () => {
   it('[FINDING S8-SA3] dev mode started a second time against the same MariaDB: the example is ready and its new Secret’s password logs in', async () => {
     const devDir = await mkdtemp(join(tmpdir(), 'tosdk-s8-mysql-dev-'));
     const settings = {
-      mysql: db.settings(),
+      mysql: suite.db.settings(),
       pollPeriodMs: TEST_POLL_MS,
       httpHost: '127.0.0.1',
       httpPort: 0,
@@ -149,13 +117,17 @@ describe('S8 review: MySQLSchema sample', () => {
     };
     try {
       const first = await runOnce();
-      await db.useAs(decode(first, 'username'), decode(first, 'password'), decode(first, 'database'));
+      await suite.db.useAs(decode(first, 'username'), decode(first, 'password'), decode(first, 'database'));
       const second = await runOnce();
       // the status said ready: an application given this Secret must be able to log in
-      await db.useAs(decode(second, 'username'), decode(second, 'password'), decode(second, 'database'));
+      await suite.db.useAs(
+        decode(second, 'username'),
+        decode(second, 'password'),
+        decode(second, 'database'),
+      );
     } finally {
-      await db.root("DROP USER IF EXISTS 'default_example'@'%'").catch(() => undefined);
-      await db.root('DROP DATABASE IF EXISTS default_example').catch(() => undefined);
+      await suite.db.root("DROP USER IF EXISTS 'default_example'@'%'").catch(() => undefined);
+      await suite.db.root('DROP DATABASE IF EXISTS default_example').catch(() => undefined);
       await rm(devDir, { recursive: true, force: true });
     }
   }, 120_000);
@@ -178,9 +150,9 @@ describe('S8 review: MySQLSchema sample', () => {
     });
     // several poll periods: the schema's encoding is read back by the poll meanwhile
     const keep = schemaName(mysqlSchema(ns, 'keep', 'utf8mb4'));
-    await waitFor(async () => (await db.schemas(keep))[0]?.encoding === 'latin1', WAIT);
-    await db.root(`DROP DATABASE \`${keep}\``);
-    await waitFor(async () => (await db.schemas(keep)).length === 1, WAIT);
+    await waitFor(async () => (await suite.db.schemas(keep))[0]?.encoding === 'latin1', WAIT);
+    await suite.db.root(`DROP DATABASE \`${keep}\``);
+    await waitFor(async () => (await suite.db.schemas(keep)).length === 1, WAIT);
     const later = await t.adminClient.get(ResourceTypes.Secret, new ResourceID('keep-mysql-credentials', ns));
     expect(later?.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
     expect(later?.data).toEqual(first.data);
@@ -206,23 +178,23 @@ describe('S8 review: MySQLSchema sample', () => {
     for (const name of names) await t.adminClient.delete(MySQLSchema, new ResourceID(name, ns));
     for (const name of names) await t.waitForDeletion(MySQLSchema, name, WAIT);
     for (const s of statuses) {
-      expect(await db.schemas(s.schemaName!)).toEqual([]);
-      expect(await db.users(s.userName!)).toEqual([]);
+      expect(await suite.db.schemas(s.schemaName!)).toEqual([]);
+      expect(await suite.db.users(s.userName!)).toEqual([]);
     }
   }, 120_000);
 
   it('guard: the database down when a MySQLSchema is created gives an error status naming the connection, and it converges when the server is back', async () => {
     const t = await operator();
     const ns = t.namespace;
-    await db.stop();
+    await suite.db.stop();
     try {
       await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'late', 'utf8mb4'));
       const failing = await t.waitForResource(MySQLSchema, 'late', (s) => !!s.status?.errorMessage, WAIT);
       expect(failing.status?.ready).toBe(false);
       expect(failing.status?.errorMessage).toContain(`mysql://`);
-      expect(failing.status?.errorMessage).toContain(`:${db.port}`);
+      expect(failing.status?.errorMessage).toContain(`:${suite.db.port}`);
     } finally {
-      await db.restart();
+      await suite.db.restart();
     }
     const ready = await t.waitForResource(MySQLSchema, 'late', (s) => s.status?.ready === true, WAIT);
     expect(ready.status?.errorMessage).toBeUndefined();
