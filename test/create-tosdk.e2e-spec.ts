@@ -7,77 +7,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { defineResource, KubernetesClient, ResourceID } from '@tosdk/core';
 import type { CustomResource } from '@tosdk/core';
 import { waitFor } from '@tosdk/nestjs/testing';
-import { applySchematic } from './create-tosdk-support.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// the npm cache the consumer test (scripts/consumer-test.mjs) fills: same registry packages, one download
-const CACHE = process.env['TOSDK_CONSUMER_NPM_CACHE'] ?? join(ROOT, 'node_modules/.cache/tosdk-consumer-npm');
-
-/** The environment of the project's commands: no npm_* of the enclosing run, Node 24 first, no repo binaries. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-  const path = (process.env['PATH'] ?? '')
-    .split(':')
-    .filter((p) => !resolve(p).startsWith(join(ROOT, 'node_modules')));
-  env['PATH'] = [dirname(process.execPath), ...path].join(':');
-  delete env['KUBECONFIG'];
-  delete env['NODE_OPTIONS'];
-  return { ...env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0', ...extra };
-}
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-/** Runs a command with a bounded time; resolves with its exit code and output. */
-function run(cmd: string, args: string[], cwd: string, timeoutMs: number, env = childEnv()): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, output });
-    });
-  });
-}
-
-async function ok(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): Promise<string> {
-  const r = await run(cmd, args, cwd, timeoutMs);
-  if (r.code !== 0)
-    throw new Error(`${cmd} ${args.join(' ')} in ${cwd} exited ${r.code}:\n${r.output.slice(-4000)}`);
-  return r.output;
-}
-
-/** Every non-private libs/* package. */
-function publishedWorkspaces(): Array<{ dir: string; name: string }> {
-  return readdirSync(join(ROOT, 'libs'))
-    .map((d) => join(ROOT, 'libs', d))
-    .filter((d) => existsSync(join(d, 'package.json')))
-    .map((dir) => ({
-      dir,
-      pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; private?: boolean },
-    }))
-    .filter((w) => !w.pkg.private)
-    .map((w) => ({ dir: w.dir, name: w.pkg.name }));
-}
+import {
+  applySchematic,
+  CACHE,
+  childEnv,
+  createFromTarballs,
+  installProject,
+  ok,
+  run,
+} from './create-tosdk-support.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolvePromise, reject) => {
@@ -107,40 +54,11 @@ describe('npm create tosdk (from the local tarballs)', () => {
   });
 
   it('lays out a project that installs, passes its own tests and generates its deploy files', async () => {
-    const packs = join(work, 'packs');
-    await mkdir(packs);
-    for (const w of publishedWorkspaces()) {
-      if (!existsSync(join(w.dir, 'dist')))
-        throw new Error(`${w.name} is not built: run npm run build first`);
-      await ok('npm', ['pack', '--silent', '--pack-destination', packs], w.dir, 120_000);
-    }
-    const createTarball = readdirSync(packs).find((f) => f.startsWith('create-tosdk-'));
-    expect(createTarball).toBeDefined();
     // what `npm create tosdk my-operator` runs, from the tarball
-    const created = await ok(
-      'npm',
-      [
-        'exec',
-        '--yes',
-        '--cache',
-        CACHE,
-        `--package=${join(packs, createTarball!)}`,
-        '--',
-        'create-tosdk',
-        'my-operator',
-        '--tarballs',
-        packs,
-      ],
-      work,
-    );
-    expect(created).toContain('npm install');
-    project = join(work, 'my-operator');
-    await ok(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--cache', CACHE, '--prefer-offline'],
-      project,
-      300_000,
-    );
+    const created = await createFromTarballs(work, 'my-operator');
+    expect(created.output).toContain('npm install');
+    project = created.project;
+    await installProject(project);
     await ok('npm', ['run', 'generate'], project);
     for (const f of ['deploy/crds.yaml', 'deploy/rbac.yaml', 'deploy/operator.yaml', 'chart/Chart.yaml']) {
       expect([f, existsSync(join(project, f))]).toEqual([f, true]);
