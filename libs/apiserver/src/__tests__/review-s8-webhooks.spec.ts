@@ -492,6 +492,29 @@ describe('review S8: webhooks called by the in-memory API server', () => {
         color: 'blue',
       });
     });
+    it('a write at v2 is decoded at v2 (as kube-apiserver decodes a request at its version): a field v2 does not know is an unknown field under Strict (what kubectl sends) and a warning under Warn', async () => {
+      const body = (name: string): Json => ({
+        apiVersion: `${group}/v2`,
+        kind: 'Gadget',
+        metadata: { name },
+        spec: { paint: { color: 'red' }, bogus: 1 },
+      });
+      const strict = await call(
+        server,
+        'POST',
+        `${gadgets(group, 'v2')}?fieldValidation=Strict`,
+        body('strict'),
+      );
+      expect(strict.status).toBe(400);
+      expect(strict.json<{ message: string }>().message).toBe(
+        'Gadget in version "v2" cannot be handled as a Gadget: strict decoding error: unknown field "spec.bogus"',
+      );
+      expect((await call(server, 'GET', `${gadgets(group, 'v2')}/strict`)).status).toBe(404);
+      const warned = await call(server, 'POST', gadgets(group, 'v2'), body('warned'));
+      expect(warned.status).toBe(201);
+      expect(warningsOf(warned)).toContain('unknown field \\"spec.bogus\\"');
+      expect(warned.json<Gadget>().spec).toEqual({ paint: { color: 'red' } });
+    });
   });
 
   it('[FINDING S8-WH7] objects stored before the storage version moved to v2 are converted when read at v2', async () => {

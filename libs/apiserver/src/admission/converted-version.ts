@@ -74,6 +74,7 @@ async function sendConverted(
   target: string,
   captured: { out: CapturedResponse; text: string },
   res: ServerResponse,
+  warnings: readonly string[] = [],
 ): Promise<void> {
   let body = captured.text;
   const parsed: unknown = body === '' ? undefined : JSON.parse(body);
@@ -84,8 +85,38 @@ async function sendConverted(
     parsed.apiVersion = target;
     body = JSON.stringify(parsed);
   }
+  if (warnings.length > 0) {
+    const had = captured.out.getHeader('warning');
+    const before = had === undefined ? [] : Array.isArray(had) ? had.map(String) : [String(had)];
+    const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    captured.out.setHeader('warning', [...new Set([...added, ...before])]);
+  }
   copyHead(captured.out, res, body);
   res.end(body);
+}
+
+/**
+ * A write's object decoded at the version the client wrote (as kube-apiserver decodes a request at
+ * its version, before converting it for storage): fields that version does not know are an error
+ * under `fieldValidation=Strict` (what kubectl sends) and warnings under `Warn` (the default), then
+ * pruned, and the version's defaults applied. Returns the warnings.
+ */
+function decodeAtRequested(
+  rt: ResourceType,
+  version: ResourceVersion,
+  obj: JsonObject,
+  query: URLSearchParams,
+): string[] {
+  const policy = query.get('fieldValidation') || 'Warn';
+  const unknown = policy === 'Ignore' ? [] : (version.unknownFields?.(obj) ?? []);
+  const fields = unknown.map((f) => `unknown field "${f}"`);
+  if (fields.length > 0 && policy === 'Strict') {
+    throw errors.badRequest(
+      `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: strict decoding error: ${fields.join(', ')}`,
+    );
+  }
+  version.decode?.(obj);
+  return fields;
 }
 
 /** Handles one request at `version`, a version converted by a conversion webhook. */
@@ -145,9 +176,10 @@ export async function handleConvertedVersion(
       }
       obj.apiVersion = target;
       obj.kind ??= rt.kind;
+      const warnings = decodeAtRequested(rt, version, obj, query);
       const [stored] = await c.convert([obj], storageApi);
       const captured = await runAtStorage(c, req, res, at, query, user, Buffer.from(JSON.stringify(stored)));
-      return sendConverted(c, rt, target, captured, res);
+      return sendConverted(c, rt, target, captured, res, warnings);
     }
     case 'patch': {
       const body = await readBody(req);
@@ -190,6 +222,7 @@ export async function handleConvertedVersion(
           : c.deps.peers.patch.applyMergePatch(current, patch);
       const pm = metaOf(patched);
       pm.resourceVersion ??= metaOf(live).resourceVersion;
+      const warnings = decodeAtRequested(rt, version, patched, query);
       const [inStorage] = await c.convert([patched], storageApi);
       const put: ResourceRequestInfo = { ...at, verb: 'update' };
       const captured = await runAtStorage(
@@ -201,7 +234,7 @@ export async function handleConvertedVersion(
         user,
         Buffer.from(JSON.stringify(inStorage)),
       );
-      return sendConverted(c, rt, target, captured, res);
+      return sendConverted(c, rt, target, captured, res, warnings);
     }
     default: {
       const captured = await runAtStorage(c, req, res, at, query, user, await readBody(req), {

@@ -89,6 +89,12 @@ export interface CompiledVersion {
    */
   applyDefaults(obj: JsonObject): void;
   /**
+   * Decodes a request's object at this version in place, as kube-apiserver's decoder does before a
+   * write is converted for storage: prunes unknown fields, applies defaults, drops non-nullable
+   * nulls; no validation.
+   */
+  decode(obj: JsonObject): void;
+  /**
    * The fields pruning would drop from `obj` (`spec.foo`, `spec.items[0].bar`), without changing it:
    * what `fieldValidation=Warn` reports as `unknown field "spec.foo"` and `Strict` rejects.
    */
@@ -217,6 +223,11 @@ function compileVersion(
     },
     applyDefaults(obj) {
       applyDefaults(obj, schema, true);
+    },
+    decode(obj) {
+      pruneObject(obj, schema, true);
+      applyDefaults(obj, schema, true);
+      dropNonNullableNulls(obj, schema, true);
     },
     unknownFields(obj) {
       return pruneObject(obj, schema, false);

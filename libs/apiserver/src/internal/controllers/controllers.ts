@@ -36,6 +36,8 @@ export function crdResource(
         storage: v.name === c.storageVersion,
         statusSubresource: v.statusSubresource,
         admit: (o, mode, old) => v.admit(o, mode, old ? { old } : undefined),
+        unknownFields: (o) => v.unknownFields(o),
+        decode: (o) => v.decode(o),
         patchSchema: v.patchSchema,
         selectableFields: v.selectableFields,
         fieldValue: (o, f) => v.fieldValue(o, f),

@@ -20,6 +20,10 @@ export interface ResourceVersion {
   statusSubresource: boolean;
   /** Schema admission of a custom resource (prune, default, validate); mutates obj. */
   admit?: (obj: JsonObject, mode: 'create' | 'update', old?: JsonObject) => StatusCause[];
+  /** A custom resource's fields this version's schema prunes (`spec.foo`), without changing it. */
+  unknownFields?: (obj: JsonObject) => string[];
+  /** Decodes a custom resource at this version in place (prune, default; no validation). */
+  decode?: (obj: JsonObject) => void;
   patchSchema: PatchSchema;
   /** Extra field selectors (beyond metadata.name/namespace) and how to read them. */
   fieldValue?: (obj: JsonObject, field: string) => string | undefined;
