@@ -68,3 +68,16 @@ export function copyHead(from: CapturedResponse, to: ServerResponse, body: strin
   headers['content-length'] = Buffer.byteLength(body);
   to.writeHead(from.statusCode, headers);
 }
+
+/**
+ * Adds admission warnings to the `Warning` headers of `res`, each once: kube-apiserver's warning
+ * recorder adds them as the webhooks answer, so they reach the client with an error answer too. A
+ * captured answer takes them after its head was written too (it is sent later, by {@link copyHead}).
+ */
+export function addWarningHeaders(res: ServerResponse | CapturedResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || (res.headersSent && !(res instanceof CapturedResponse))) return;
+  const had = res.getHeader('warning');
+  const before = had === undefined ? [] : Array.isArray(had) ? had.map(String) : [String(had)];
+  const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`).filter((h) => !before.includes(h));
+  res.setHeader('Warning', [...new Set([...before, ...added])]);
+}

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import type { AuthUser } from '../internal/authz/access-review.js';
 import { errors } from '../internal/common/errors.js';
+import { reportUnknownFields } from '../internal/common/unknown-fields.js';
 import { isObject, metaOf, str } from '../internal/common/json.js';
 import { mediaType, parseBody, readBody } from '../internal/http/body.js';
 import type { ResourceRequestInfo } from '../internal/http/request-info.js';
@@ -16,7 +17,7 @@ import type { ResourceType, ResourceVersion } from '../internal/resources/resour
 import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/resource-type.js';
 import { tableBody } from '../internal/watch/list-watch.js';
 import type { IncludeObject } from '../internal/encoding/table.js';
-import { CapturedResponse, copyHead, replayRequest } from './captured-http.js';
+import { addWarningHeaders, CapturedResponse, copyHead, replayRequest } from './captured-http.js';
 
 /** A handler that runs resource requests (the resource handler, or admission in front of it). */
 export type ResourceDispatch = (
@@ -85,12 +86,8 @@ async function sendConverted(
     parsed.apiVersion = target;
     body = JSON.stringify(parsed);
   }
-  if (warnings.length > 0) {
-    const had = captured.out.getHeader('warning');
-    const before = had === undefined ? [] : Array.isArray(had) ? had.map(String) : [String(had)];
-    const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-    captured.out.setHeader('warning', [...new Set([...added, ...before])]);
-  }
+  // the warnings of decoding at the requested version go with those of the write at the storage version
+  addWarningHeaders(captured.out, warnings);
   copyHead(captured.out, res, body);
   res.end(body);
 }
@@ -108,15 +105,11 @@ function decodeAtRequested(
   query: URLSearchParams,
 ): string[] {
   const policy = query.get('fieldValidation') || 'Warn';
-  const unknown = policy === 'Ignore' ? [] : (version.unknownFields?.(obj) ?? []);
-  const fields = unknown.map((f) => `unknown field "${f}"`);
-  if (fields.length > 0 && policy === 'Strict') {
-    throw errors.badRequest(
-      `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: strict decoding error: ${fields.join(', ')}`,
-    );
-  }
+  const warnings: string[] = [];
+  if (policy !== 'Ignore')
+    reportUnknownFields(rt.kind, version.name, version.unknownFields?.(obj) ?? [], policy, warnings);
   version.decode?.(obj);
-  return fields;
+  return warnings;
 }
 
 /** Handles one request at `version`, a version converted by a conversion webhook. */

@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import type { AuthUser } from '../internal/authz/access-review.js';
 import { errors } from '../internal/common/errors.js';
+import { reportUnknownFields } from '../internal/common/unknown-fields.js';
 import { clone, isObject, metaOf, str } from '../internal/common/json.js';
 import { readBody } from '../internal/http/body.js';
 import type { ResourceRequestInfo } from '../internal/http/request-info.js';
@@ -26,7 +27,7 @@ import type { ResourceType, ResourceVersion } from '../internal/resources/resour
 import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/resource-type.js';
 import type { ObjectService, WriteContext } from '../internal/storage/object-service.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
-import { CapturedResponse, copyHead, replayRequest } from './captured-http.js';
+import { addWarningHeaders, CapturedResponse, copyHead, replayRequest } from './captured-http.js';
 import { handleConvertedVersion } from './converted-version.js';
 import type { ResourceDispatch } from './converted-version.js';
 import { convertThroughWebhook } from './conversion-webhook.js';
@@ -107,15 +108,7 @@ function decodeCustomResource(
   version.admit!(decoded, old === undefined ? 'create' : 'update', old);
   const policy = query.get('fieldValidation') || 'Warn';
   if (policy === 'Ignore') return decoded;
-  const unknown = prunedPaths(obj, decoded, '');
-  if (unknown.length === 0) return decoded;
-  const fields = unknown.map((f) => `unknown field "${f}"`);
-  if (policy === 'Strict') {
-    throw errors.badRequest(
-      `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: strict decoding error: ${fields.join(', ')}`,
-    );
-  }
-  warnings.push(...fields);
+  reportUnknownFields(rt.kind, version.name, prunedPaths(obj, decoded, ''), policy, warnings);
   return decoded;
 }
 
@@ -137,18 +130,6 @@ function withName(body: Buffer, name: string): Buffer | undefined {
     return undefined;
   meta.name = name;
   return Buffer.from(JSON.stringify(parsed));
-}
-
-/**
- * Adds admission warnings to the `Warning` headers of `res`, each once: kube-apiserver's warning
- * recorder adds them as the webhooks answer, so they reach the client with an error answer too.
- */
-function addWarningHeaders(res: ServerResponse, warnings: readonly string[]): void {
-  if (warnings.length === 0 || res.headersSent) return;
-  const had = res.getHeader('warning');
-  const before = had === undefined ? [] : Array.isArray(had) ? had.map(String) : [String(had)];
-  const added = warnings.map((w) => `299 - ${JSON.stringify(w)}`).filter((h) => !before.includes(h));
-  res.setHeader('Warning', [...new Set([...before, ...added])]);
 }
 
 function rvOf(obj: JsonObject | undefined): unknown {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, ManagedFieldsEntry, StatusCause } from '../../types.js';
 import { ApiError, errors } from '../common/errors.js';
+import { reportUnknownFields } from '../common/unknown-fields.js';
 import { clone, deepEqual, isObject, metaOf, rfc3339, str } from '../common/json.js';
 import { checkValueDepth } from '../common/nesting.js';
 import {
@@ -305,16 +306,8 @@ export class ObjectService {
     const policy = ctx.fieldValidation ?? 'Warn';
     const before = policy === 'Ignore' ? undefined : clone(obj);
     const causes = admit(obj, mode, old);
-    if (before) {
-      const unknown = prunedPaths(before, obj, '');
-      if (unknown.length > 0 && policy === 'Strict') {
-        const kind = rt.kind;
-        throw errors.badRequest(
-          `${kind} in version "${version.name}" cannot be handled as a ${kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
-        );
-      }
-      if (unknown.length > 0) ctx.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
-    }
+    if (before)
+      reportUnknownFields(rt.kind, version.name, prunedPaths(before, obj, ''), policy, ctx.warnings);
     return causes;
   }
 
@@ -338,14 +331,7 @@ export class ObjectService {
       if (!comps) return;
       unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
     }
-    if (unknown.length === 0) return;
-    const policy = ctx.fieldValidation ?? 'Warn';
-    if (policy === 'Strict') {
-      throw errors.badRequest(
-        `${rt.kind} in version "${version}" cannot be handled as a ${rt.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
-      );
-    }
-    if (policy === 'Warn') ctx.warnings?.push(...unknown.map((f) => `unknown field "${f}"`));
+    reportUnknownFields(rt.kind, version, unknown, ctx.fieldValidation ?? 'Warn', ctx.warnings);
   }
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
