@@ -103,6 +103,11 @@ describe('review S8: webhooks called by the in-memory API server', () => {
   let server: KubeApiServer;
   let hooks: TestWebhookServer;
 
+  /** Creates a webhook configuration made by {@link config}, at the endpoint of its kind. */
+  function configure(body: Json): Promise<RawResponse> {
+    return call(server, 'POST', body.kind === 'MutatingWebhookConfiguration' ? MWC : VWC, body);
+  }
+
   async function createCrd(group: string, path: string): Promise<void> {
     expect((await call(server, 'POST', CRDS, gadgetCrd(group, hooks.clientConfig(path)))).status).toBe(201);
     await waitFor(async () => (await call(server, 'GET', gadgets(group, 'v2'))).status === 200, 10_000);
@@ -171,10 +176,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
       status: { code: 403, message: 'html is blank' },
       warnings: ['spec.title is deprecated'],
     }));
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'wh1', [hook('deny-warn.example.com', hooks.clientConfig('/deny-warn'))]),
     );
     const r = await call(server, 'POST', CM, cm('wh1', { html: '' }));
@@ -189,10 +191,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
   it('[FINDING S8-WH2] a mutating patch that cannot be applied fails the write even under failurePolicy Ignore', async () => {
     // add on a missing parent: /data/settings does not exist
     hooks.on('/bad-patch', () => patchResponse([{ op: 'add', path: '/data/settings/mode', value: 'x' }]));
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'wh2', [
         hook('bad-patch.example.com', hooks.clientConfig('/bad-patch'), { failurePolicy: 'Ignore' }),
       ]),
@@ -214,20 +213,14 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     const group = 'wh1.example.com';
     await createCrd(group, '/convert');
     const ops = ['CREATE', 'UPDATE', 'DELETE'];
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'wh1-all', [
         hook('allow-warn.example.com', hooks.clientConfig('/allow-warn'), {
           rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
         }),
       ]),
     );
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'wh1-all', [
         hook('deny-warn-all.example.com', hooks.clientConfig('/deny-warn-all'), {
           rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
@@ -270,10 +263,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
         )
       ).status,
     ).toBe(200);
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'wh1-all', [
         hook('deny-warn-all.example.com', hooks.clientConfig('/deny-warn-all'), {
           rules: [rule(ops, '', ['v1'], ['configmaps']), rule(ops, group, ['v2'], ['gadgets'])],
@@ -313,20 +303,14 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     ] as const) {
       const name = `wh2${path.replace(/\W/g, '')}`;
       await call(server, 'DELETE', MWC);
-      await call(
-        server,
-        'POST',
-        MWC,
+      await configure(
         config('Mutating', 'wh2-call', [
           hook('odd-patch.example.com', hooks.clientConfig(path), { failurePolicy: 'Ignore' }),
         ]),
       );
       expect((await call(server, 'POST', CM, cm(name, { a: 'b' }))).status).toBe(201);
       await call(server, 'DELETE', MWC);
-      await call(
-        server,
-        'POST',
-        MWC,
+      await configure(
         config('Mutating', 'wh2-call', [hook('odd-patch.example.com', hooks.clientConfig(path))]),
       );
       const r = await call(server, 'POST', CM, cm(`${name}-fail`, { a: 'b' }));
@@ -337,10 +321,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
 
   it('[FINDING S8-WH3] a mutating webhook called for DELETE gets request.object null, as kube-apiserver sends it', async () => {
     expect((await call(server, 'POST', CM, cm('wh3', { a: 'b' }))).status).toBe(201);
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'wh3', [
         hook('on-delete.example.com', hooks.clientConfig('/allow'), {
           rules: [rule(['DELETE'], '', ['v1'], ['configmaps'])],
@@ -359,10 +340,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     hooks.on('/patch-delete', () =>
       patchResponse([{ op: 'add', path: '/metadata/labels', value: { x: 'y' } }]),
     );
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'wh4', [
         hook('patch-delete.example.com', hooks.clientConfig('/patch-delete'), {
           rules: [rule(['DELETE'], '', ['v1'], ['configmaps'])],
@@ -385,10 +363,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
 
     it('[FINDING S8-WH5] a validating webhook with matchPolicy Exact for the non-storage version is called for writes at that version', async () => {
-      await call(
-        server,
-        'POST',
-        VWC,
+      await configure(
         config('Validating', 'wh5', [
           hook('deny-v2.example.com', hooks.clientConfig('/deny'), {
             matchPolicy: 'Exact',
@@ -407,10 +382,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
 
     it('[FINDING S8-WH6] the review of a write at the non-storage version names that version in requestKind and requestResource', async () => {
-      await call(
-        server,
-        'POST',
-        VWC,
+      await configure(
         config('Validating', 'wh6', [
           hook('see-v2.example.com', hooks.clientConfig('/allow'), {
             rules: [rule(['CREATE', 'UPDATE'], group, ['v2'], ['gadgets'])],
@@ -431,10 +403,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     });
 
     it('[S8-WH5] a write at v2 calls a v1 webhook only under matchPolicy Equivalent, with the object converted to v1', async () => {
-      await call(
-        server,
-        'POST',
-        VWC,
+      await configure(
         config('Validating', 'wh5-equivalent', [
           hook('exact-v1.example.com', hooks.clientConfig('/deny'), {
             matchPolicy: 'Exact',
@@ -464,10 +433,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
       hooks.on('/paint-blue', () =>
         patchResponse([{ op: 'replace', path: '/spec/paint/color', value: 'blue' }]),
       );
-      await call(
-        server,
-        'POST',
-        MWC,
+      await configure(
         config('Mutating', 'wh5-mutating', [
           hook('paint-v2.example.com', hooks.clientConfig('/paint-blue'), {
             matchPolicy: 'Exact',
@@ -687,12 +653,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
         { op: 'remove', path: '/metadata/finalizers/0' },
       ]),
     );
-    await call(
-      server,
-      'POST',
-      MWC,
-      config('Mutating', 'esc', [hook('escapes.example.com', hooks.clientConfig('/escapes'))]),
-    );
+    await configure(config('Mutating', 'esc', [hook('escapes.example.com', hooks.clientConfig('/escapes'))]));
     const r = await call(
       server,
       'POST',
@@ -713,10 +674,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
 
   it('a mutating patch that cannot be applied under failurePolicy Fail is a 500 internal error, nothing stored', async () => {
     hooks.on('/bad-patch-fail', () => patchResponse([{ op: 'replace', path: '/data/missing', value: 'x' }]));
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'badfail', [hook('bad-fail.example.com', hooks.clientConfig('/bad-patch-fail'))]),
     );
     const r = await call(server, 'POST', CM, cm('badfail', { a: 'b' }));
@@ -736,22 +694,14 @@ describe('review S8: webhooks called by the in-memory API server', () => {
       ['/validating-patch', 'validating webhook may not return'],
     ] as const) {
       await call(server, 'DELETE', VWC);
-      await call(
-        server,
-        'POST',
-        VWC,
-        config('Validating', 'resp', [hook('resp.example.com', hooks.clientConfig(path))]),
-      );
+      await configure(config('Validating', 'resp', [hook('resp.example.com', hooks.clientConfig(path))]));
       const name = `resp${path.replace(/\W/g, '')}`;
       const r = await call(server, 'POST', CM, cm(name, { a: 'b' }));
       expect(r.status).toBe(500);
       expect(String(r.json().message)).toContain('failed calling webhook "resp.example.com"');
       expect(String(r.json().message)).toContain(text);
       await call(server, 'DELETE', VWC);
-      await call(
-        server,
-        'POST',
-        VWC,
+      await configure(
         config('Validating', 'resp', [
           hook('resp.example.com', hooks.clientConfig(path), { failurePolicy: 'Ignore' }),
         ]),
@@ -762,10 +712,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
 
   it('a denial without a message says "without explanation"; a code below 400 becomes 400', async () => {
     hooks.on('/deny-bare', () => ({ allowed: false, status: { code: 200 } }));
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'bare', [hook('bare.example.com', hooks.clientConfig('/deny-bare'))]),
     );
     const r = await call(server, 'POST', CM, cm('bare', {}));
@@ -849,10 +796,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     // while the applied configuration still carries the old caBundle
     const other = await TestWebhookServer.start();
     try {
-      await call(
-        server,
-        'POST',
-        VWC,
+      await configure(
         config('Validating', 'tls', [
           hook('tls.example.com', { url: hooks.clientConfig('/allow').url, caBundle: other.caBundle }),
         ]),
@@ -866,10 +810,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
   });
 
   it('a webhook called without a caBundle (system CAs) fails with x509 text', async () => {
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'tls', [hook('tls.example.com', { url: hooks.clientConfig('/allow').url })]),
     );
     const r = await call(server, 'POST', CM, cm('tls2', {}));
@@ -883,10 +824,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
     const group = 'probe-prune.example.com';
     await createCrd(group, '/convert');
     hooks.on('/add-unknown', () => patchResponse([{ op: 'add', path: '/spec/unknownField', value: 'u' }]));
-    await call(
-      server,
-      'POST',
-      MWC,
+    await configure(
       config('Mutating', 'prune', [
         hook('prune.example.com', hooks.clientConfig('/add-unknown'), {
           rules: [rule(['CREATE'], group, ['v1'], ['gadgets'])],
@@ -902,10 +840,7 @@ describe('review S8: webhooks called by the in-memory API server', () => {
 
   it('a webhook slower than its timeoutSeconds is ignored under failurePolicy Ignore, and the write is stored', async () => {
     hooks.on('/hang', () => 'hang');
-    await call(
-      server,
-      'POST',
-      VWC,
+    await configure(
       config('Validating', 'hang', [
         hook('hang.example.com', hooks.clientConfig('/hang'), { failurePolicy: 'Ignore', timeoutSeconds: 1 }),
       ]),
