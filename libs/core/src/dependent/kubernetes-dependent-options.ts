@@ -51,8 +51,8 @@ export interface KubernetesDependentOptions<R extends KubernetesResource> extend
   /**
    * Annotation keys naming the primary on secondaries that carry no owner reference. Defaults to
    * `tosdk.io/primary-name` and `tosdk.io/primary-namespace` plus the primary's kind under
-   * {@link DEFAULT_PRIMARY_TYPE_ANNOTATION}, so a secondary never maps to a primary of another kind
-   * with the same name. With custom keys the kind is written (and checked) only when `type` names
+   * `tosdk.io/primary-type` (`DEFAULT_PRIMARY_TYPE_ANNOTATION`), so a secondary never maps to a
+   * primary of another kind with the same name. With custom keys the kind is written (and checked) only when `type` names
    * its key.
    */
   annotationKeys?: { name: string; namespace?: string; type?: string };
@@ -60,17 +60,4 @@ export interface KubernetesDependentOptions<R extends KubernetesResource> extend
   fieldManager?: string;
   /** What the framework may do. Defaults to the class's (read-only for a plain `KubernetesDependentResource`). */
   traits?: DependentTraits;
-}
-
-/**
- * Default annotation naming the kind of a secondary's primary (`<Kind>.<group>`, e.g.
- * `Widget.test.tosdk.io`, or `Secret` for the core group), written by Kubernetes dependents that map
- * by annotations (ours; JOSDK uses `io.javaoperatorsdk/primary-type`). A secondary annotated with
- * another kind maps to no primary; one without it (written before) maps by name and namespace.
- */
-export const DEFAULT_PRIMARY_TYPE_ANNOTATION = 'tosdk.io/primary-type';
-
-/** The value of {@link DEFAULT_PRIMARY_TYPE_ANNOTATION} for a kind: `<Kind>.<group>`, or `<Kind>` for the core group. */
-export function primaryTypeAnnotationValue(type: { kind: string; group: string }): string {
-  return type.group ? `${type.kind}.${type.group}` : type.kind;
 }

@@ -11,7 +11,10 @@ import type { PrimaryToSecondaryMapper, SecondaryToPrimaryMapper } from '../even
 import {
   DEFAULT_PRIMARY_NAME_ANNOTATION,
   DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
+  DEFAULT_PRIMARY_TYPE_ANNOTATION,
   Mappers,
+  primaryAnnotations,
+  primaryTypeAnnotationValue,
 } from '../event/sources/mappers.js';
 import { AbstractDependentResource } from './abstract-dependent-resource.js';
 import { isBulkDependentResource } from './bulk-dependent-resource.js';
@@ -19,10 +22,6 @@ import { traitsOf } from './dependent-resource.js';
 import type { DependentTraits, EventSourceProvider } from './dependent-resource.js';
 import { DependentResourceError } from './errors.js';
 import { clone } from './internal/json.js';
-import {
-  DEFAULT_PRIMARY_TYPE_ANNOTATION,
-  primaryTypeAnnotationValue,
-} from './kubernetes-dependent-options.js';
 import type { KubernetesDependentOptions } from './kubernetes-dependent-options.js';
 import { matchesManagedFields, matchesWholeObject, sanitizeDesired } from './matchers.js';
 
@@ -111,9 +110,8 @@ export abstract class KubernetesDependentResource<
       namespace: DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
     };
     const byOwner = Mappers.fromOwnerReferences<R>(context.primaryResourceType);
-    const byNameAnnotations = context.primaryResourceType.namespaced
-      ? Mappers.fromAnnotation<R>(keys.name, keys.namespace)
-      : clusterScopedPrimaryByAnnotation<R>(keys.name);
+    // (the event source drops the namespace of a cluster-scoped primary)
+    const byNameAnnotations = Mappers.fromAnnotation<R>(keys.name, keys.namespace);
     // as JOSDK's Mappers.fromMetadata: a secondary annotated with another primary kind is not ours
     const typeKey = this.typeAnnotationKey();
     const ownType = primaryTypeAnnotationValue(context.primaryResourceType);
@@ -352,7 +350,7 @@ export abstract class KubernetesDependentResource<
       };
       meta.annotations = { ...meta.annotations, [keys.name]: pm.name! };
       if (keys.namespace && pm.namespace) meta.annotations[keys.namespace] = pm.namespace;
-      const type = primaryTypeOf(primary);
+      const type = primaryAnnotations(primary)[DEFAULT_PRIMARY_TYPE_ANNOTATION];
       const typeKey = this.typeAnnotationKey();
       if (type && typeKey) meta.annotations[typeKey] = type;
     }
@@ -401,30 +399,6 @@ export abstract class KubernetesDependentResource<
     }
     return this.source;
   }
-}
-
-/** The {@link DEFAULT_PRIMARY_TYPE_ANNOTATION} value of a primary object, from its apiVersion and kind. */
-function primaryTypeOf(primary: KubernetesResource): string | undefined {
-  if (!primary.kind || !primary.apiVersion) return undefined;
-  const slash = primary.apiVersion.indexOf('/');
-  return primaryTypeAnnotationValue({
-    kind: primary.kind,
-    group: slash < 0 ? '' : primary.apiVersion.slice(0, slash),
-  });
-}
-
-/**
- * The cluster-scoped primary named by an annotation. `prepare` writes no namespace annotation for
- * such a primary, and the generic annotation mapper would then take the secondary's namespace, so
- * no namespaced secondary would ever map to it (JOSDK maps to the primary without namespace).
- */
-function clusterScopedPrimaryByAnnotation<R extends KubernetesResource>(
-  nameKey: string,
-): SecondaryToPrimaryMapper<R> {
-  return (secondary: R) => {
-    const name = secondary.metadata?.annotations?.[nameKey];
-    return name ? [new ResourceID(name)] : [];
-  };
 }
 
 /** The actual object with the desired values on top (for update without SSA). */

@@ -26,12 +26,16 @@ export const DEFAULT_PRIMARY_NAME_ANNOTATION = 'tosdk.io/primary-name';
 /** Default annotation naming the primary's namespace (ours; JOSDK uses `io.javaoperatorsdk/primary-namespace`). */
 export const DEFAULT_PRIMARY_NAMESPACE_ANNOTATION = 'tosdk.io/primary-namespace';
 /**
- * Annotation naming the primary's kind, `<Kind>.<group>` (`<Kind>` for the core group): the key of
- * the dependents' `DEFAULT_PRIMARY_TYPE_ANNOTATION` (JOSDK uses `io.javaoperatorsdk/primary-type`).
+ * Default annotation naming the kind of a secondary's primary (`<Kind>.<group>`, e.g.
+ * `Widget.test.tosdk.io`, or `Secret` for the core group), written by {@link primaryAnnotations} and
+ * by Kubernetes dependents that map by annotations (ours; JOSDK uses `io.javaoperatorsdk/primary-type`).
+ * A secondary annotated with another kind maps to no primary; one without it (written before) maps
+ * by name and namespace.
  */
-const PRIMARY_TYPE_ANNOTATION = 'tosdk.io/primary-type';
+export const DEFAULT_PRIMARY_TYPE_ANNOTATION = 'tosdk.io/primary-type';
 
-function primaryTypeValue(type: { kind: string; group: string }): string {
+/** The value of {@link DEFAULT_PRIMARY_TYPE_ANNOTATION} for a kind: `<Kind>.<group>`, or `<Kind>` for the core group. */
+export function primaryTypeAnnotationValue(type: { kind: string; group: string }): string {
   return type.group ? `${type.kind}.${type.group}` : type.kind;
 }
 
@@ -69,7 +73,7 @@ function fromKeys<R extends KubernetesResource>(
     const name = values?.[nameKey];
     if (!name) return [];
     if (primaryType !== undefined) {
-      const type = secondary.metadata?.annotations?.[PRIMARY_TYPE_ANNOTATION];
+      const type = secondary.metadata?.annotations?.[DEFAULT_PRIMARY_TYPE_ANNOTATION];
       if (type !== undefined && type !== primaryType) return [];
     }
     const namespace = (namespaceKey ? values?.[namespaceKey] : undefined) || secondary.metadata?.namespace;
@@ -126,7 +130,7 @@ export const Mappers = Object.freeze({
         'annotations',
         DEFAULT_PRIMARY_NAME_ANNOTATION,
         DEFAULT_PRIMARY_NAMESPACE_ANNOTATION,
-        type ? primaryTypeValue(type) : undefined,
+        type ? primaryTypeAnnotationValue(type) : undefined,
       );
     return primaryType ? typed(primaryType) : bindableToPrimaryType(typed(undefined), typed);
   },
@@ -171,7 +175,7 @@ export function primaryAnnotations(primary: KubernetesResource): Record<string, 
   const annotations: Record<string, string> = { [DEFAULT_PRIMARY_NAME_ANNOTATION]: id.name };
   if (id.namespace) annotations[DEFAULT_PRIMARY_NAMESPACE_ANNOTATION] = id.namespace;
   if (primary.kind && primary.apiVersion)
-    annotations[PRIMARY_TYPE_ANNOTATION] = primaryTypeValue({
+    annotations[DEFAULT_PRIMARY_TYPE_ANNOTATION] = primaryTypeAnnotationValue({
       kind: primary.kind,
       group: groupOf(primary.apiVersion),
     });
