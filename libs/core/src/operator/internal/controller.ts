@@ -15,6 +15,7 @@ import type { RelistWindow } from '../../event/sources/relist-window.js';
 import type { SharedInformers } from '../../informer/shared-informers.js';
 import { EventProcessor } from '../../event/internal/event-processor.js';
 import { InformerEventSource } from '../../event/sources/informer-event-source.js';
+import { outsideResourceContext } from '../../logging/resource-context.js';
 import type { ControllerMetricsInfo, Metrics } from '../../metrics/metrics.js';
 import { ReconciliationDispatcher } from '../../reconcile/internal/reconciliation-dispatcher.js';
 import { WriteFence } from '../../reconcile/internal/write-fence.js';
@@ -220,9 +221,13 @@ export class Controller<P extends KubernetesResource> {
     }
     source.setEventHandler(this.eventProcessor);
     this.putSource(name, source);
-    if (!this.startSettings) return;
+    const settings = this.startSettings;
+    if (!settings) return;
     try {
-      await this.startOne(name, source, this.startSettings.cacheSyncTimeoutMs, true);
+      // a source registered while a reconcile runs is not about that reconcile's resource: its
+      // timers, polls and callbacks start outside its logging context (JOSDK's MDC is per
+      // reconciliation), whatever kind of source it is
+      await outsideResourceContext(() => this.startOne(name, source, settings.cacheSyncTimeoutMs, true));
     } catch (error) {
       this.dropSource(name);
       await source.stop().catch(() => undefined);
