@@ -28,6 +28,7 @@ import { RequestAccounting } from './request-log.js';
 import { FaultInjector } from './faults.js';
 import { authorizeOrThrow } from './internal/authz/access-review.js';
 import type { AuthUser } from './internal/authz/access-review.js';
+import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
 import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
@@ -80,7 +81,8 @@ export class KubeApiServer {
     this.deps = {
       store,
       registry,
-      service,
+      // RBAC's escalation prevention applies to requests; the server's own controllers bypass it
+      service: opts.rbac ? withEscalationPrevention(service, store, peers) : service,
       hub,
       peers,
       bookmarkIntervalMs: opts.bookmarkIntervalMs,

@@ -20,6 +20,11 @@ export interface EscalationRequest {
   object: JsonObject;
   /** The stored object for an update. Default: a create. */
   old?: JsonObject;
+  /**
+   * The name in the request's URL, which the `escalate` check of a Role or ClusterRole names (an
+   * update, a patch, or an apply that creates). Default: the object's name on update, none on create.
+   */
+  requestName?: string;
 }
 
 /** The outcome of {@link checkEscalation}: allowed, or the Status kube-apiserver answers with. */
@@ -219,6 +224,12 @@ function normalise(v: unknown): unknown {
   return out;
 }
 
+/** Whether a ClusterRole has an aggregationRule with selectors (kube's `hasAggregationRule`). */
+function aggregates(clusterRole: JsonObject): boolean {
+  const selectors = asObject(clusterRole.aggregationRule).clusterRoleSelectors;
+  return Array.isArray(selectors) && selectors.length > 0;
+}
+
 function forbidden(resource: string, name: string, why: string): EscalationDecision {
   return {
     allowed: false,
@@ -234,7 +245,8 @@ function forbidden(resource: string, name: string, why: string): EscalationDecis
  * - members of `system:masters` may write anything;
  * - an update that changes only ownerReferences, finalizers or deletion fields is always allowed;
  * - a Role/ClusterRole is allowed when the user may `escalate` it, or holds every rule it grants (in the
- *   Role's namespace; cluster-wide for a ClusterRole); an `aggregationRule` needs `*` on everything;
+ *   Role's namespace; cluster-wide for a ClusterRole); setting, changing or removing an `aggregationRule`
+ *   needs `*` on everything;
  * - a binding is allowed when the user may `bind` the referenced role (in the binding's namespace, or
  *   cluster-wide for a ClusterRoleBinding), or holds every rule of that role; a missing role is a 404.
  *
@@ -256,11 +268,16 @@ export function checkEscalation(req: EscalationRequest, rbac: RbacObjects): Esca
 
   if (kind === 'Role' || kind === 'ClusterRole') {
     const resource = kind === 'Role' ? 'roles' : 'clusterroles';
-    // The request's URL names the object only for updates.
-    if (can('escalate', RBAC_GROUP, resource, req.old ? name : '', namespace)) return { allowed: true };
+    // The request's URL names the object for updates and patches, not for a create (POST).
+    const urlName = req.requestName ?? (req.old ? name : '');
+    if (can('escalate', RBAC_GROUP, resource, urlName, namespace)) return { allowed: true };
     const why = confirmNoEscalation(req.user, groups, namespace, rulesOf(req.object), rbac);
     if (why !== undefined) return forbidden(resource, name, why);
-    if (kind === 'ClusterRole' && asObject(req.object.aggregationRule).clusterRoleSelectors !== undefined) {
+    // setting, changing or removing an aggregationRule needs `*` on everything
+    if (
+      kind === 'ClusterRole' &&
+      (aggregates(req.object) || (req.old !== undefined && aggregates(req.old)))
+    ) {
       if (confirmNoEscalation(req.user, groups, '', FULL_AUTHORITY, rbac) !== undefined) {
         return forbidden(resource, name, 'must have cluster-admin privileges to use the aggregationRule');
       }
