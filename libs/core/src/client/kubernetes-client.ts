@@ -651,7 +651,7 @@ export class KubernetesClient {
     return send(this.connection, exchange).then(
       (answer) => {
         if (answer.status === 401 && this.connection.hasDynamicAuth) {
-          this.connection.invalidateAuth();
+          this.connection.invalidateAuth(exchange.credentials);
           return send(this.connection, exchange).then(
             (again) => this.decode<R>(spec, again),
             (error: unknown) => this.failed(exchange, error),

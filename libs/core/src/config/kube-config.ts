@@ -2,6 +2,8 @@ import type https from 'node:https';
 import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ExecCredentialPlugin } from './exec-credential.js';
+import type { ExecConfig, ExecCredentials } from './exec-credential.js';
 
 // node:fs imported as an ES module builds its namespace by reading every export, which runs fs's lazy
 // `promises` getter and loads fs/promises, streams and readline (~1 MB of RSS in an idle operator).
@@ -44,6 +46,12 @@ export interface KubeConfigSource {
   applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
   /** Whether credentials must be read again from time to time (a rotated token file). Defaults to false. */
   hasDynamicCredentials?(): boolean;
+  /**
+   * The API server rejected the credentials last put into options (401): the next
+   * {@link applyToHTTPSOptions} gets fresh ones (an exec plugin whose credentials carry no expiry
+   * runs again, as client-go does). Optional.
+   */
+  invalidateCredentials?(): void;
 }
 
 /**
@@ -86,6 +94,8 @@ interface ClusterEntry {
   'insecure-skip-tls-verify'?: boolean;
   'tls-server-name'?: string;
   'proxy-url'?: string;
+  'disable-compression'?: boolean;
+  extensions?: Array<{ name?: string; extension?: unknown }>;
 }
 
 interface UserEntry {
@@ -97,8 +107,12 @@ interface UserEntry {
   'client-key-data'?: string;
   username?: string;
   password?: string;
-  exec?: unknown;
+  exec?: ExecConfig;
   'auth-provider'?: unknown;
+  as?: string;
+  'as-uid'?: string;
+  'as-groups'?: string[];
+  'as-user-extra'?: Record<string, string[]>;
 }
 
 interface ContextEntry {
@@ -111,9 +125,11 @@ const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
  * A kubeconfig read by tosdk itself ({@link loadKubeConfig}): enough for {@link KubernetesClient}
- * and the operator without loading @kubernetes/client-node (~90 MB of RSS). Users with an `exec`
- * plugin or an `auth-provider`, and clusters with a `proxy-url`, load client-node on the first
- * request and let it do the work, so they behave exactly as with client-node's `KubeConfig`.
+ * and the operator without loading @kubernetes/client-node (~90 MB of RSS). Exec credential
+ * plugins run as kubectl runs them (`KUBERNETES_EXEC_INFO`, `provideClusterInfo`, `env`,
+ * `interactiveMode`, run again after a 401). Users with an `auth-provider` (OIDC) load client-node
+ * on the first request and let it do the work; a cluster's `proxy-url` takes client-node's
+ * tunnelling agent, the credentials staying tosdk's.
  */
 export class LoadedKubeConfig implements KubeConfigSource {
   private constructor(
@@ -121,8 +137,6 @@ export class LoadedKubeConfig implements KubeConfigSource {
     private readonly users: Map<string, NamedEntry<UserEntry>>,
     private readonly contexts: Map<string, NamedEntry<ContextEntry>>,
     private readonly currentContext: string,
-    /** The files read, for client-node when it has to take over (exec, auth-provider, proxy-url). */
-    private readonly files: string[],
     /** Where it came from, for messages. */
     readonly source: string,
   ) {}
@@ -143,14 +157,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
       collect(doc.contexts, 'context', dir, contexts, file);
       if (!current && typeof doc['current-context'] === 'string') current = doc['current-context'];
     }
-    return new LoadedKubeConfig(
-      clusters,
-      users,
-      contexts,
-      current,
-      documents.map((d) => d.file),
-      source,
-    );
+    return new LoadedKubeConfig(clusters, users, contexts, current, source);
   }
 
   getCurrentContext(): string {
@@ -184,64 +191,180 @@ export class LoadedKubeConfig implements KubeConfigSource {
   }
 
   hasDynamicCredentials(): boolean {
-    const name = this.contexts.get(this.currentContext)?.value.user;
-    return Boolean(name && this.users.get(name)?.value.tokenFile);
+    const user = this.currentUserEntry()?.value;
+    return Boolean(user && (user.tokenFile || user.exec));
+  }
+
+  invalidateCredentials(): void {
+    this.plugin?.rejected(this.lastExec);
   }
 
   async applyToHTTPSOptions(options: https.RequestOptions): Promise<void> {
-    const contextName = this.currentContext;
-    const context = this.contexts.get(contextName)?.value;
+    const context = this.contexts.get(this.currentContext)?.value;
     const cluster = context?.cluster === undefined ? undefined : this.clusters.get(context.cluster);
-    const user = context?.user === undefined ? undefined : this.users.get(context.user);
-    if (user?.value.exec || user?.value['auth-provider'] || cluster?.value['proxy-url']) {
-      await this.delegate(options);
+    const user = this.currentUserEntry();
+    if (user?.value['auth-provider']) {
+      await this.viaClientNode(options);
       return;
     }
     if (cluster) {
       const c = cluster.value;
       if (c['insecure-skip-tls-verify']) options.rejectUnauthorized = false;
-      else if (c['certificate-authority-data'])
-        options.ca = Buffer.from(c['certificate-authority-data'], 'base64');
-      else if (c['certificate-authority'])
-        options.ca = this.read(cluster.dir, c['certificate-authority'], 'certificate-authority');
+      else {
+        const ca = this.caOf(cluster);
+        if (ca) options.ca = ca;
+      }
       if (c['tls-server-name']) options.servername = c['tls-server-name'];
     }
-    if (!user) return;
+    if (user) await this.applyUser(user, cluster, options);
+    if (cluster?.value['proxy-url']) await this.proxyAgent(cluster, options);
+  }
+
+  private currentUserEntry(): NamedEntry<UserEntry> | undefined {
+    const name = this.contexts.get(this.currentContext)?.value.user;
+    return name === undefined ? undefined : this.users.get(name);
+  }
+
+  private caOf(cluster: NamedEntry<ClusterEntry>): Buffer | undefined {
+    const c = cluster.value;
+    if (c['certificate-authority-data']) return Buffer.from(c['certificate-authority-data'], 'base64');
+    if (c['certificate-authority'])
+      return this.read(cluster.dir, c['certificate-authority'], 'certificate-authority');
+    return undefined;
+  }
+
+  private async applyUser(
+    user: NamedEntry<UserEntry>,
+    cluster: NamedEntry<ClusterEntry> | undefined,
+    options: https.RequestOptions,
+  ): Promise<void> {
     const u = user.value;
-    const headers = (options.headers ?? {}) as Record<string, string>;
+    const headers = (options.headers ?? {}) as Record<string, string | string[]>;
+    options.headers = headers;
     const token =
       u.token ??
       (u.tokenFile ? this.read(user.dir, u.tokenFile, 'tokenFile').toString('utf8').trim() : undefined);
     if (token) headers.Authorization = `Bearer ${token}`;
-    options.headers = headers;
     if (u['client-certificate-data']) options.cert = Buffer.from(u['client-certificate-data'], 'base64');
     else if (u['client-certificate'])
       options.cert = this.read(user.dir, u['client-certificate'], 'client-certificate');
     if (u['client-key-data']) options.key = Buffer.from(u['client-key-data'], 'base64');
     else if (u['client-key']) options.key = this.read(user.dir, u['client-key'], 'client-key');
-    if (u.username !== undefined && u.password !== undefined) options.auth = `${u.username}:${u.password}`;
+    const basic = u.username !== undefined && u.password !== undefined;
+    if (basic) options.auth = `${u.username}:${u.password}`;
+    // as client-go: a token, basic auth or a client certificate given with the plugin is used instead of it
+    if (u.exec && !token && !basic && !options.cert) {
+      this.plugin ??= new ExecCredentialPlugin(u.exec, user.name, user.dir, this.source, () =>
+        this.clusterInfo(cluster),
+      );
+      const creds = await this.plugin.credentials();
+      this.lastExec = creds;
+      if (creds.token) headers.Authorization = `Bearer ${creds.token}`;
+      if (creds.cert && creds.key) {
+        options.cert = creds.cert;
+        options.key = creds.key;
+      }
+    }
+    // impersonation (kubectl --as): one header line per group and per extra value, as the API server reads them
+    if (u.as) headers['Impersonate-User'] = u.as;
+    if (u['as-uid']) headers['Impersonate-Uid'] = u['as-uid'];
+    if (u['as-groups']?.length) headers['Impersonate-Group'] = u['as-groups'].map(String);
+    for (const [key, values] of Object.entries(u['as-user-extra'] ?? {})) {
+      const name = `Impersonate-Extra-${key.replace(/[^!#$&'*+\-.^_`|~0-9A-Za-z]/g, (c) => encodeURIComponent(c))}`;
+      headers[name] = (Array.isArray(values) ? values : [values]).map(String);
+    }
   }
 
-  /** exec plugins, auth providers and proxies: @kubernetes/client-node does them (loaded now, once). */
-  private async delegate(options: https.RequestOptions): Promise<void> {
+  /** `spec.cluster` of an exec plugin's `KUBERNETES_EXEC_INFO` (provideClusterInfo), as client-go fills it. */
+  private clusterInfo(cluster: NamedEntry<ClusterEntry> | undefined): Record<string, unknown> {
+    const c = cluster?.value ?? {};
+    const info: Record<string, unknown> = { server: c.server ?? '' };
+    if (c['tls-server-name']) info['tls-server-name'] = c['tls-server-name'];
+    if (c['insecure-skip-tls-verify']) info['insecure-skip-tls-verify'] = true;
+    const ca = cluster ? this.caOf(cluster) : undefined;
+    if (ca) info['certificate-authority-data'] = ca.toString('base64');
+    if (c['proxy-url']) info['proxy-url'] = c['proxy-url'];
+    if (c['disable-compression']) info['disable-compression'] = true;
+    const extension = c.extensions?.find((e) => e?.name === 'client.authentication.k8s.io/exec');
+    if (extension?.extension !== undefined) info.config = extension.extension;
+    return info;
+  }
+
+  /**
+   * A `proxy-url`: the agent that tunnels through it comes from @kubernetes/client-node (loaded now,
+   * once), built with the TLS settings and client certificate already in `options`; the credentials
+   * stay tosdk's own (a token file read again, an exec plugin, impersonation).
+   */
+  private async proxyAgent(cluster: NamedEntry<ClusterEntry>, options: https.RequestOptions): Promise<void> {
+    this.proxied ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
+      const kc = new KubeConfig();
+      const server = cluster.value.server ?? '';
+      kc.loadFromOptions({
+        clusters: [
+          {
+            name: cluster.name,
+            server,
+            proxyUrl: cluster.value['proxy-url'],
+            // client-node refuses an http: server without it (there is no TLS to verify)
+            skipTLSVerify: cluster.value['insecure-skip-tls-verify'] === true || server.startsWith('http:'),
+          },
+        ],
+        users: [{ name: 'tosdk' }],
+        contexts: [{ name: 'tosdk', cluster: cluster.name, user: 'tosdk' }],
+        currentContext: 'tosdk',
+      });
+      return kc;
+    });
+    const kc = await this.proxied;
+    const headers = options.headers;
+    await kc.applyToHTTPSOptions(options);
+    options.headers = headers;
+  }
+
+  /**
+   * auth-provider (OIDC and the like): @kubernetes/client-node does them (loaded now, once), from
+   * the merged configuration as tosdk read it (the files are not merged again: client-node stops
+   * at the first name defined twice and loses the rest of that file).
+   */
+  private async viaClientNode(options: https.RequestOptions): Promise<void> {
     this.full ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
       const kc = new KubeConfig();
-      kc.loadFromFile(this.files[0]);
-      for (const file of this.files.slice(1)) {
-        const more = new KubeConfig();
-        more.loadFromFile(file);
-        try {
-          kc.mergeConfig(more, true);
-        } catch {
-          // a name defined twice: the first file's definition stays, as kubectl merges
-        }
-      }
-      kc.setCurrentContext(this.currentContext);
+      kc.loadFromString(JSON.stringify(this.mergedDocument()));
       return kc;
     });
     await (await this.full).applyToHTTPSOptions(options);
   }
 
+  /** The merged configuration as one kubeconfig, file paths made absolute. */
+  private mergedDocument(): Record<string, unknown> {
+    const absolute = <T extends object>(entry: NamedEntry<T>, fields: string[]): T => {
+      const value = { ...entry.value } as Record<string, unknown>;
+      for (const field of fields) {
+        const path = value[field];
+        if (typeof path === 'string' && path && !isAbsolute(path)) value[field] = resolve(entry.dir, path);
+      }
+      return value as T;
+    };
+    return {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [...this.clusters.values()].map((e) => ({
+        name: e.name,
+        cluster: absolute(e, ['certificate-authority']),
+      })),
+      users: [...this.users.values()].map((e) => ({
+        name: e.name,
+        user: absolute(e, ['client-certificate', 'client-key']),
+      })),
+      contexts: [...this.contexts.values()].map((e) => ({ name: e.name, context: e.value })),
+      'current-context': this.currentContext,
+    };
+  }
+
+  private plugin?: ExecCredentialPlugin;
+  /** The exec credentials last put into options (the ones a 401 rejects). */
+  private lastExec?: ExecCredentials;
+  private proxied?: Promise<import('@kubernetes/client-node').KubeConfig>;
   private full?: Promise<import('@kubernetes/client-node').KubeConfig>;
 
   private read(dir: string, path: string, field: string): Buffer {

@@ -10,6 +10,8 @@ export interface RecordedRequest {
   path: string;
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
+  /** Header names and values as sent, one pair per header line (repeated names kept apart). */
+  rawHeaders: string[];
   body: string;
   /** The client's port of the connection it came on (the same for requests on one kept-alive socket). */
   remotePort: number;
@@ -56,6 +58,7 @@ export class ScriptedServer {
           path: url.pathname,
           query: url.searchParams,
           headers: req.headers,
+          rawHeaders: req.rawHeaders,
           body: Buffer.concat(chunks).toString('utf8'),
           remotePort: req.socket.remotePort ?? 0,
         };

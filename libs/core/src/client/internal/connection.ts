@@ -26,6 +26,8 @@ export interface Prepared {
   headers: string[];
   /** The KubeConfig's agent that tunnels through the proxy. */
   agent?: http.Agent;
+  /** The credentials these headers carry (identity only: what a 401 to this request rejects). */
+  credentials: object;
 }
 
 /** Resolved connection settings of a client (engine side: every default filled in). */
@@ -155,9 +157,10 @@ export class Connection {
 
   private prepared(auth: ResolvedAuth): Prepared {
     if (this.closed) throw new KubernetesClientClosedError();
-    if (this.proxyAgent) return { head: auth.head, headers: auth.headerList, agent: this.proxyAgent };
+    if (this.proxyAgent)
+      return { head: auth.head, headers: auth.headerList, agent: this.proxyAgent, credentials: auth };
     this.pool ??= this.makePool(auth);
-    return { head: auth.head, headers: auth.headerList, pool: this.pool };
+    return { head: auth.head, headers: auth.headerList, pool: this.pool, credentials: auth };
   }
 
   /**
@@ -204,9 +207,16 @@ export class Connection {
     }
   }
 
-  /** Forgets cached credentials (after a 401) so the next request asks the KubeConfig again. */
-  invalidateAuth(): void {
+  /**
+   * The server answered 401 to a request sent with `used` (its {@link Prepared.credentials}): the
+   * cached credentials are forgotten, and the KubeConfig told ({@link KubeConfigSource.invalidateCredentials}:
+   * an exec plugin runs again), so the next request asks it again. A 401 to credentials already
+   * replaced (requests in flight when the first 401 came) changes nothing.
+   */
+  invalidateAuth(used?: object): void {
+    if (used !== undefined && used !== this.auth) return;
     this.auth = undefined;
+    this.kubeConfig.invalidateCredentials?.();
   }
 
   /** Whether credentials may change between requests (worth one retry after a 401). */
@@ -324,12 +334,19 @@ export class Connection {
     // tunnelling (HTTP CONNECT or SOCKS). Its agent is shared with other users of the KubeConfig:
     // never destroy it.
     if (this.usesProxy && opts.agent) this.proxyAgent = opts.agent as http.Agent;
-    const headers: Record<string, string> = { 'User-Agent': this.options.userAgent };
+    // a list value is sent as one header line per value (Impersonate-Group: the API server takes
+    // each line as one group, so a comma-joined line would be one group named "a, b")
+    const headers: Array<[string, string]> = [['User-Agent', this.options.userAgent]];
     for (const [name, value] of Object.entries((opts.headers ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' || typeof value === 'number') headers[name] = String(value);
-      else if (Array.isArray(value)) headers[name] = value.join(', ');
+      if (typeof value === 'string' || typeof value === 'number') headers.push([name, String(value)]);
+      else if (Array.isArray(value)) for (const v of value as unknown[]) headers.push([name, String(v)]);
     }
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    if (opts.auth) {
+      const basic = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+      const at = headers.findIndex(([name]) => name.toLowerCase() === 'authorization');
+      if (at >= 0) headers[at] = ['Authorization', basic];
+      else headers.push(['Authorization', basic]);
+    }
     const tls: https.AgentOptions = {
       ca: opts.ca,
       cert: opts.cert,
@@ -340,7 +357,7 @@ export class Connection {
     };
     if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
     const headerList = ['Host', this.hostHeader(), 'Connection', 'keep-alive'];
-    for (const [name, value] of Object.entries(headers)) {
+    for (const [name, value] of headers) {
       if (PER_REQUEST_HEADERS.has(name.toLowerCase())) continue;
       if (!TOKEN.test(name) || INVALID_VALUE.test(value)) {
         throw new KubernetesClientConfigError(

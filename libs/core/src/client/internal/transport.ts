@@ -36,6 +36,8 @@ export interface HttpExchange {
    * client-go). Defaults to true (reads and watches).
    */
   resendable?: boolean;
+  /** Set when sent: the credentials the request carried (what a 401 to it rejects, {@link Connection.invalidateAuth}). */
+  credentials?: object;
 }
 
 /** A buffered answer. */
@@ -132,6 +134,7 @@ export async function open(conn: Connection, exchange: HttpExchange): Promise<St
   if (unsafe) throw unsafe;
   const pending = conn.prepare();
   const prepared = pending instanceof Promise ? await pending : pending;
+  exchange.credentials = prepared.credentials;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
     throw new KubernetesTransportError('the request was aborted', 'aborted', { request: requestInfo });
@@ -352,6 +355,7 @@ export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnsw
 }
 
 function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepared): Promise<HttpAnswer> {
+  exchange.credentials = prepared.credentials;
   if (exchange.signal?.aborted) {
     return Promise.reject(
       new KubernetesTransportError('the request was aborted', 'aborted', {
