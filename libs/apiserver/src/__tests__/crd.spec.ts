@@ -129,9 +129,10 @@ describe('KubeApiServer custom resources', () => {
     });
     expect(ignored.status).toBe(201);
     expect(ignored.headers.warning).toBeUndefined();
+    // kube's ValidateCreateOptions: a 422 CreateOptions Invalid (review-s10-options.spec.ts)
     expect(
       (await call(server, 'POST', `${G}?fieldValidation=Loose`, { metadata: { name: 'x' } })).status,
-    ).toBe(400);
+    ).toBe(422);
     const bad = await call(server, 'POST', G, {
       apiVersion: 'example.com/v1',
       kind: 'Gadget',

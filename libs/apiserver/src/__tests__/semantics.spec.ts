@@ -170,8 +170,9 @@ describe('KubeApiServer write semantics', () => {
     const after = (await call(server, 'GET', CM)).json<{ metadata: { resourceVersion: string } }>().metadata
       .resourceVersion;
     expect(after).toBe(before);
+    // kube's ValidateCreateOptions: a 422 CreateOptions Invalid (review-s10-options.spec.ts)
     const bad = await call(server, 'POST', `${CM}?dryRun=Some`, { metadata: { name: 'dry' } });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(422);
   });
 
   it('[AS-PATCH] JSON patch with test, merge patch, strategic merge by name; 415 for unknown types', async () => {

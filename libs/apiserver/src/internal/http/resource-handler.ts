@@ -96,25 +96,34 @@ function includeObject(q: URLSearchParams): IncludeObject {
   );
 }
 
-function dryRunOf(q: URLSearchParams, body?: JsonObject): boolean {
-  const vals = q.getAll('dryRun');
-  const fromBody = body && Array.isArray(body.dryRun) ? (body.dryRun as unknown[]) : [];
-  const all = [...vals, ...fromBody];
-  for (const v of all)
-    if (v !== 'All')
-      throw errors.badRequest(
-        `Invalid dry run value: ${JSON.stringify(v)}; the only supported value is "All"`,
-      );
-  return all.length > 0;
+/** Go's `%#v` of a `[]string`, as kube-apiserver prints a bad dryRun value. */
+function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
 }
 
-function fieldValidationOf(q: URLSearchParams): 'Ignore' | 'Warn' | 'Strict' | undefined {
-  const v = q.get('fieldValidation');
-  if (v === null || v === '') return undefined;
-  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw errors.badRequest(
-    `fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "Ignore", "Warn", "Strict"`,
-  );
+/** kube's ValidateDryRun: every value is "All" (an empty value too is refused). */
+function dryRunCauses(values: readonly string[]): StatusCause[] {
+  if (values.every((v) => v === 'All')) return [];
+  return [
+    {
+      reason: 'FieldValueNotSupported',
+      field: 'dryRun',
+      message: `Unsupported value: ${goStringSlice(values)}: supported values: "All"`,
+    },
+  ];
+}
+
+/** kube's ValidateFieldValidation: "", Ignore, Warn or Strict. */
+function fieldValidationCauses(value: string | null): StatusCause[] {
+  if (value === null || value === '' || value === 'Ignore' || value === 'Warn' || value === 'Strict')
+    return [];
+  return [
+    {
+      reason: 'FieldValueNotSupported',
+      field: 'fieldValidation',
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: "", "Ignore", "Strict", "Warn"`,
+    },
+  ];
 }
 
 /** Answers a write with the object it returned, reusing the stored JSON the service recorded for it. */
@@ -123,17 +132,45 @@ function sendWritten(res: ServerResponse, status: number, obj: JsonObject, ctx: 
   sendJson(res, status, r?.object === obj && r.json !== undefined ? r.json : obj);
 }
 
-/** A write context for a request: user, dry run, field validation and a warnings sink. */
-function writeContext(user: AuthUser, q: URLSearchParams, dryRun: boolean): WriteContext {
-  const ctx: WriteContext = {
+/**
+ * The write context of a create, update or patch, from its query options, validated as kube's
+ * ValidateCreateOptions, ValidateUpdateOptions and ValidatePatchOptions do: every problem answered
+ * at once as a 422 of `kind` (fieldManager, dryRun, fieldValidation, after `leading`: the patch
+ * type's own checks), before the body is read.
+ */
+function writeOptions(
+  user: AuthUser,
+  req: IncomingMessage,
+  q: URLSearchParams,
+  kind: Exclude<OptionsKind, 'DeleteOptions'>,
+  leading: StatusCause[] = [],
+  fieldManagerRequired = false,
+): WriteContext {
+  const dryRun = q.getAll('dryRun');
+  const fieldValidation = q.get('fieldValidation');
+  const causes = [
+    ...leading,
+    ...fieldManagerCauses(q.get('fieldManager')),
+    ...dryRunCauses(dryRun),
+    ...fieldValidationCauses(fieldValidation),
+  ];
+  if (causes.length > 0) throw invalidOptions(kind, causes);
+  const ctx = writeContext(user, dryRun.length > 0);
+  if (fieldValidation === 'Ignore' || fieldValidation === 'Warn' || fieldValidation === 'Strict')
+    ctx.fieldValidation = fieldValidation;
+  const fm = fieldManagerOf(req, q, fieldManagerRequired);
+  if (fm !== undefined) ctx.fieldManager = fm;
+  return ctx;
+}
+
+/** A write context: user, dry run and a warnings sink. */
+function writeContext(user: AuthUser, dryRun: boolean): WriteContext {
+  return {
     user: { name: user.name, groups: user.groups },
     dryRun,
     warnings: [],
     response: {},
   };
-  const fv = fieldValidationOf(q);
-  if (fv !== undefined) ctx.fieldValidation = fv;
-  return ctx;
 }
 
 /** Sets the `Warning` headers a write collected. */
@@ -147,9 +184,9 @@ function setWarnings(res: ServerResponse, ctx: WriteContext): void {
 }
 
 /** The options kinds whose validation errors kube-apiserver answers as `<Kind>.meta.k8s.io "" is invalid`. */
-type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
-/** A 422 Invalid of a write's options (kube's ValidateCreateOptions, ValidateUpdateOptions, ValidatePatchOptions). */
+/** A 422 Invalid of a write's options (kube's ValidateCreateOptions, ValidateUpdateOptions, ValidatePatchOptions, ValidateDeleteOptions). */
 function invalidOptions(kind: OptionsKind, causes: StatusCause[]): ApiError {
   return errors.invalid({ group: 'meta.k8s.io', resource: kind, kind, name: '' }, causes);
 }
@@ -166,18 +203,10 @@ function fieldManagerCauses(fm: string | null): StatusCause[] {
   ];
 }
 
-function fieldManagerOf(
-  req: IncomingMessage,
-  q: URLSearchParams,
-  required: boolean,
-  kind: OptionsKind,
-): string | undefined {
+/** The write's field manager: the query's (validated by {@link writeOptions}), else the user agent's name unless one is required. */
+function fieldManagerOf(req: IncomingMessage, q: URLSearchParams, required: boolean): string | undefined {
   const fm = q.get('fieldManager');
-  if (fm !== null && fm !== '') {
-    const causes = fieldManagerCauses(fm);
-    if (causes.length > 0) throw invalidOptions(kind, causes);
-    return fm;
-  }
+  if (fm !== null && fm !== '') return fm;
   if (required) return undefined;
   const ua = req.headers['user-agent'] ?? '';
   const prefix = ua.split('/')[0]?.trim() ?? '';
@@ -289,10 +318,8 @@ export async function handleResource(
       return;
     }
     case 'create': {
+      const ctx = writeOptions(user, req, query, 'CreateOptions');
       const body = await objectBody(req);
-      const ctx = writeContext(user, query, dryRunOf(query));
-      const fm = fieldManagerOf(req, query, false, 'CreateOptions');
-      if (fm !== undefined) ctx.fieldManager = fm;
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
       ctx.ownsBody = true;
       const obj = deps.service.create(rt, version, namespace, body, ctx);
@@ -300,10 +327,8 @@ export async function handleResource(
       return sendWritten(res, 201, obj, ctx);
     }
     case 'update': {
+      const ctx = writeOptions(user, req, query, 'UpdateOptions');
       const body = await objectBody(req);
-      const ctx = writeContext(user, query, dryRunOf(query));
-      const fm = fieldManagerOf(req, query, false, 'UpdateOptions');
-      if (fm !== undefined) ctx.fieldManager = fm;
       if (scalePaths) {
         return sendJson(
           res,
@@ -355,16 +380,12 @@ export async function handleResource(
           field: 'fieldManager',
           message: 'Required value: is required for apply patch',
         });
-      optionCauses.push(...fieldManagerCauses(query.get('fieldManager')));
-      if (optionCauses.length > 0) throw invalidOptions('PatchOptions', optionCauses);
-      const buf = await readBody(req);
-      const patch = parseBody(buf, media);
       const ctx: WriteContext & { force?: boolean } = {
-        ...writeContext(user, query, dryRunOf(query)),
+        ...writeOptions(user, req, query, 'PatchOptions', optionCauses, type === 'apply'),
         force: force === true,
       };
-      const fm = fieldManagerOf(req, query, type === 'apply', 'PatchOptions');
-      if (fm !== undefined) ctx.fieldManager = fm;
+      const buf = await readBody(req);
+      const patch = parseBody(buf, media);
       if (scalePaths) {
         const scale = writeScale(
           deps.service,
@@ -387,7 +408,7 @@ export async function handleResource(
     }
     case 'delete': {
       const opts = await deleteOptions(req, query);
-      const ctx = writeContext(user, query, opts.dryRun);
+      const ctx = writeContext(user, opts.dryRun);
       const r = deps.service.delete(rt, version, namespace, info.name!, opts.options, ctx);
       // the deleted object itself where kube's store sets ReturnDeletedObject (custom resources, pods,
       // services); a Status for the others
@@ -403,11 +424,12 @@ export async function handleResource(
       });
     }
     case 'deletecollection': {
-      const opts = await deleteOptions(req, query);
+      // kube's order: the list options, then the delete options
       const params = listParams(deps, rt, version, query, info.namespace);
       validateListOptions(params, boolParam(query, 'sendInitialEvents'), false);
+      const opts = await deleteOptions(req, query);
       const page = listPage(deps.store, rt, { ...params, limit: undefined, continueToken: undefined });
-      const ctx = writeContext(user, query, opts.dryRun);
+      const ctx = writeContext(user, opts.dryRun);
       const out: string[] = [];
       for (const j of page.items) {
         const o = JSON.parse(j) as JsonObject;
@@ -478,41 +500,102 @@ async function objectBody(req: IncomingMessage): Promise<JsonObject> {
   return body;
 }
 
+/** Go's json name of a decoded JSON value's type, as in its unmarshal errors. */
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'number' : `number ${value}`;
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'string' ? 'string' : 'object';
+}
+
+/** The 400 of a DeleteOptions body field of the wrong type, worded as kube's JSON decoder words it. */
+function deleteOptionsTypeError(field: string, goType: string, value: unknown): ApiError {
+  return errors.badRequest(
+    `json: cannot unmarshal ${jsonTypeName(value)} into Go struct field DeleteOptions.${field} of type ${goType}`,
+  );
+}
+
+/**
+ * A DELETE's options as kube-apiserver takes them (endpoints/handlers/delete.go): from the body
+ * when it has one (the query is then not read), from the query otherwise. A field that does not
+ * decode is a 400; then ValidateDeleteOptions: every problem at once as a 422 `DeleteOptions`.
+ */
 async function deleteOptions(
   req: IncomingMessage,
   q: URLSearchParams,
 ): Promise<{ options: DeleteOptions; dryRun: boolean }> {
   const buf = await readBody(req);
-  let body: JsonObject = {};
+  let policy: string | undefined;
+  let orphanDependents: boolean | undefined;
+  let grace: number | undefined;
+  let dryRun: string[];
+  const options: DeleteOptions = {};
   if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
     const media = mediaType(req.headers['content-type']);
     if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
-    const parsed = parseBody(buf, media);
-    if (!isObject(parsed)) throw errors.badRequest('DeleteOptions must be an object');
-    body = parsed;
-  }
-  const options: DeleteOptions = {};
-  const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
-  if (policy !== undefined && policy !== null) {
-    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw errors.badRequest(
-        `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
-      );
+    const body = parseBody(buf, media);
+    if (!isObject(body)) throw errors.badRequest('DeleteOptions must be an object');
+    const {
+      propagationPolicy,
+      orphanDependents: orphan,
+      gracePeriodSeconds,
+      dryRun: dry,
+      preconditions,
+    } = body;
+    if (propagationPolicy !== undefined && propagationPolicy !== null) {
+      if (typeof propagationPolicy !== 'string')
+        throw deleteOptionsTypeError('propagationPolicy', 'v1.DeletionPropagation', propagationPolicy);
+      policy = propagationPolicy;
     }
-    options.propagationPolicy = policy;
+    if (orphan !== undefined && orphan !== null) {
+      if (typeof orphan !== 'boolean') throw deleteOptionsTypeError('orphanDependents', 'bool', orphan);
+      orphanDependents = orphan;
+    }
+    if (gracePeriodSeconds !== undefined && gracePeriodSeconds !== null) {
+      if (typeof gracePeriodSeconds !== 'number' || !Number.isSafeInteger(gracePeriodSeconds))
+        throw deleteOptionsTypeError('gracePeriodSeconds', 'int64', gracePeriodSeconds);
+      grace = gracePeriodSeconds;
+    }
+    if (dry === undefined || dry === null) dryRun = [];
+    else if (Array.isArray(dry) && dry.every((v): v is string => typeof v === 'string')) dryRun = dry;
+    else
+      throw deleteOptionsTypeError(
+        'dryRun',
+        '[]string',
+        Array.isArray(dry) ? dry.find((v) => typeof v !== 'string') : dry,
+      );
+    if (isObject(preconditions)) {
+      const pre: { uid?: string; resourceVersion?: string } = {};
+      if (typeof preconditions.uid === 'string') pre.uid = preconditions.uid;
+      if (typeof preconditions.resourceVersion === 'string')
+        pre.resourceVersion = preconditions.resourceVersion;
+      options.preconditions = pre;
+    }
+  } else {
+    policy = q.get('propagationPolicy') ?? undefined;
+    orphanDependents = boolParam(q, 'orphanDependents');
+    grace = intParam(q, 'gracePeriodSeconds');
+    dryRun = q.getAll('dryRun');
   }
-  if (body.orphanDependents === true || q.get('orphanDependents') === 'true')
-    options.propagationPolicy ??= 'Orphan';
-  if (isObject(body.preconditions)) {
-    const pre: { uid?: string; resourceVersion?: string } = {};
-    if (typeof body.preconditions.uid === 'string') pre.uid = body.preconditions.uid;
-    if (typeof body.preconditions.resourceVersion === 'string')
-      pre.resourceVersion = body.preconditions.resourceVersion;
-    options.preconditions = pre;
-  }
-  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null) options.gracePeriodSeconds = Number(grace);
-  return { options, dryRun: dryRunOf(q, body) };
+  const causes: StatusCause[] = [];
+  if (orphanDependents !== undefined && policy !== undefined)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'propagationPolicy',
+      message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`,
+    });
+  if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan')
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'propagationPolicy',
+      message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+    });
+  causes.push(...dryRunCauses(dryRun));
+  if (causes.length > 0) throw invalidOptions('DeleteOptions', causes);
+  if (policy !== undefined) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  else if (orphanDependents === true) options.propagationPolicy = 'Orphan';
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  return { options, dryRun: dryRun.length > 0 };
 }
 
 function virtualCreate(
