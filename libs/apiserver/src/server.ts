@@ -29,6 +29,7 @@ import { FaultInjector } from './faults.js';
 import { authorizeOrThrow } from './internal/authz/access-review.js';
 import type { AuthUser } from './internal/authz/access-review.js';
 import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
+import { actingUser } from './internal/authz/impersonation.js';
 import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
@@ -321,7 +322,8 @@ export class KubeApiServer {
       info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const isHealth = !info.isResource && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
       if (!isHealth) {
-        const u = this.authenticate(req);
+        // kubectl --as: the request acts as the impersonated user once the requester may impersonate it
+        const u = actingUser(req.headersDistinct, this.authenticate(req), this.deps);
         user = u.name;
         if (info.isResource) {
           const match = {

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+const SSRR = '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews';
 
 interface Answer {
   status: number;
@@ -206,5 +208,159 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     });
     const again = await send(server, 'POST', `${RBAC}/namespaces/default/rolebindings`, { token: EVE, body });
     expect(again.status).toBe(201);
+  });
+
+  describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
+    const canI = async (
+      attrs: Record<string, string>,
+      headers: Record<string, string | string[]>,
+      token?: string,
+    ) => {
+      const res = await send(server, 'POST', SSAR, {
+        token,
+        headers,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: attrs },
+        },
+      });
+      expect(res.status).toBe(201);
+      return res.json().status.allowed as boolean;
+    };
+
+    beforeAll(async () => {
+      // the service accounts of "default" may list pods there; alice may impersonate the service account "op" only
+      await created(server, `${RBAC}/namespaces/default/roles`, {
+        metadata: { name: 'pod-reader' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+      });
+      await created(server, `${RBAC}/namespaces/default/rolebindings`, {
+        metadata: { name: 'sas-read-pods' },
+        roleRef: ref('Role', 'pod-reader'),
+        subjects: [
+          { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:serviceaccounts:default' },
+        ],
+      });
+      await created(server, `${RBAC}/namespaces/default/roles`, {
+        metadata: { name: 'impersonate-op' },
+        rules: [
+          { apiGroups: [''], resources: ['serviceaccounts'], resourceNames: ['op'], verbs: ['impersonate'] },
+        ],
+      });
+      await created(server, `${RBAC}/namespaces/default/rolebindings`, {
+        metadata: { name: 'alice-impersonates-op' },
+        roleRef: ref('Role', 'impersonate-op'),
+        subjects: [user('alice')],
+      });
+    });
+
+    it('[FINDING S10-RB2] a request of system:masters impersonating a user runs as that user (403 with that user in the message)', async () => {
+      const res = await send(server, 'GET', '/api/v1/namespaces/default/secrets', {
+        headers: { 'Impersonate-User': 'carol' },
+      });
+      expect(res.status).toBe(403);
+      expect(res.json()).toMatchObject({
+        kind: 'Status',
+        reason: 'Forbidden',
+        code: 403,
+        message:
+          'secrets is forbidden: User "carol" cannot list resource "secrets" in API group "" in the namespace "default"',
+      });
+      // kubectl auth can-i --as=carol
+      expect(
+        await canI(
+          { verb: 'list', resource: 'secrets', namespace: 'default' },
+          { 'Impersonate-User': 'carol' },
+        ),
+      ).toBe(false);
+      expect(server.requests.log.at(-1)?.user).toBe('carol');
+    });
+
+    it('[FINDING S10-RB2] impersonating a service account gives its groups and needs impersonate on that service account', async () => {
+      const asOp = { 'Impersonate-User': 'system:serviceaccount:default:op' };
+      const list = await send(server, 'GET', '/api/v1/namespaces/default/pods', {
+        token: ALICE,
+        headers: asOp,
+      });
+      expect(list.status).toBe(200);
+      expect(await canI({ verb: 'list', resource: 'pods', namespace: 'default' }, asOp, ALICE)).toBe(true);
+      expect(await canI({ verb: 'list', resource: 'pods', namespace: 'kube-system' }, asOp, ALICE)).toBe(
+        false,
+      );
+      const rules = await send(server, 'POST', SSRR, {
+        token: ALICE,
+        headers: asOp,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectRulesReview',
+          spec: { namespace: 'default' },
+        },
+      });
+      expect(rules.json().status.resourceRules).toContainEqual({
+        verbs: ['list'],
+        apiGroups: [''],
+        resources: ['pods'],
+      });
+
+      const other = await send(server, 'GET', '/api/v1/namespaces/default/pods', {
+        token: ALICE,
+        headers: { 'Impersonate-User': 'system:serviceaccount:default:other' },
+      });
+      expect(other.status).toBe(403);
+      expect(other.json()).toMatchObject({
+        reason: 'Forbidden',
+        details: { name: 'other', group: '', kind: 'serviceaccounts' },
+        message:
+          'serviceaccounts "other" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "default"',
+      });
+    });
+
+    it("[FINDING S10-RB2] impersonating a user or a group one may not impersonate is refused with kube's message", async () => {
+      const asBob = await send(server, 'GET', '/api/v1/namespaces/default/configmaps', {
+        token: ALICE,
+        headers: { 'Impersonate-User': 'bob' },
+      });
+      expect(asBob.status).toBe(403);
+      expect(asBob.json().message).toBe(
+        'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
+      );
+      const withGroup = await send(server, 'GET', '/api/v1/namespaces/default/pods', {
+        token: ALICE,
+        headers: {
+          'Impersonate-User': 'system:serviceaccount:default:op',
+          'Impersonate-Group': 'system:masters',
+        },
+      });
+      expect(withGroup.status).toBe(403);
+      expect(withGroup.json().message).toBe(
+        'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
+      );
+      const withUid = await send(server, 'GET', '/api/v1/namespaces/default/pods', {
+        token: ALICE,
+        headers: { 'Impersonate-User': 'system:serviceaccount:default:op', 'Impersonate-Uid': 'u-1' },
+      });
+      expect(withUid.status).toBe(403);
+      expect(withUid.json().message).toBe(
+        'uids.authentication.k8s.io "u-1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope',
+      );
+    });
+
+    it("[FINDING S10-RB2] impersonated groups replace the requester's: system:masters may act as a member of a group", async () => {
+      const headers = {
+        'Impersonate-User': 'dan',
+        'Impersonate-Group': ['system:serviceaccounts:default', 'team'],
+      };
+      expect(await canI({ verb: 'list', resource: 'pods', namespace: 'default' }, headers)).toBe(true);
+      expect(await canI({ verb: 'list', resource: 'secrets', namespace: 'default' }, headers)).toBe(false);
+    });
+
+    it('[FINDING S10-RB2] Impersonate-Group without Impersonate-User is an error, not ignored', async () => {
+      const res = await send(server, 'GET', '/api/v1/namespaces/default/pods', {
+        headers: { 'Impersonate-Group': 'team' },
+      });
+      expect(res.status).toBe(500);
+      expect(res.text).toContain('without impersonating a user');
+    });
   });
 });
