@@ -159,4 +159,33 @@ describe('review s10: write options', () => {
     expect(body.json<any>().message).toContain('gracePeriodSeconds');
     expect((await call(server, 'GET', `${CM}/op4`)).status).toBe(200);
   });
+
+  // kube's registry store.DeleteCollection lists, deletes each listed object, and returns the list
+  // object it listed: the objects as they were and the list's resourceVersion from before the deletes
+  it('[FINDING S10-OP5] a deletecollection answers the list as it was taken before the deletes', async () => {
+    const ns = '/api/v1/namespaces/op5';
+    expect((await call(server, 'POST', '/api/v1/namespaces', { metadata: { name: 'op5' } })).status).toBe(
+      201,
+    );
+    const held = {
+      ...cm('held'),
+      metadata: { name: 'held', labels: { op5: 'y' }, finalizers: ['example.com/hold'] },
+    };
+    expect((await call(server, 'POST', `${ns}/configmaps`, held)).status).toBe(201);
+    const gone = { ...cm('gone'), metadata: { name: 'gone', labels: { op5: 'y' } } };
+    expect((await call(server, 'POST', `${ns}/configmaps`, gone)).status).toBe(201);
+    const before = (await call(server, 'GET', `${ns}/configmaps?labelSelector=op5%3Dy`)).json<any>();
+    const r = await call(server, 'DELETE', `${ns}/configmaps?labelSelector=op5%3Dy`);
+    expect(r.status).toBe(200);
+    const answer = r.json<any>();
+    expect(answer.kind).toBe('ConfigMapList');
+    expect(answer.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(answer.items.map((o: any) => o.metadata.name).sort()).toEqual(['gone', 'held']);
+    for (const item of answer.items) expect(item.metadata.deletionTimestamp).toBeUndefined();
+    // the deletes did happen: one gone, the other terminating behind its finalizer
+    expect((await call(server, 'GET', `${ns}/configmaps/gone`)).status).toBe(404);
+    expect(
+      (await call(server, 'GET', `${ns}/configmaps/held`)).json<any>().metadata.deletionTimestamp,
+    ).toBeDefined();
+  });
 });

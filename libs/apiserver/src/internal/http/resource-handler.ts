@@ -430,12 +430,11 @@ export async function handleResource(
       const opts = await deleteOptions(req, query);
       const page = listPage(deps.store, rt, { ...params, limit: undefined, continueToken: undefined });
       const ctx = writeContext(user, opts.dryRun);
-      const out: string[] = [];
       for (const j of page.items) {
         const o = JSON.parse(j) as JsonObject;
         const m = metaOf(o);
         try {
-          const r = deps.service.delete(
+          deps.service.delete(
             rt,
             version,
             rt.namespaced ? String(m.namespace) : '',
@@ -443,17 +442,17 @@ export async function handleResource(
             opts.options,
             ctx,
           );
-          out.push(JSON.stringify(r.object));
         } catch (e) {
           if ((e as { status?: number }).status !== 404) throw e;
         }
       }
+      // as kube's store.DeleteCollection: the list as it was taken, before the deletes
       return sendJson(
         res,
         200,
         listBody(rt, version, {
-          items: out,
-          rv: deps.store.currentRv,
+          items: page.items,
+          rv: page.rv,
           continueToken: undefined,
           remaining: undefined,
         }),
