@@ -28,7 +28,7 @@ export function isSuperUser(user: AuthUser): boolean {
   return user.groups.includes('system:masters');
 }
 
-/** Authorizes a request; 403 with Kubernetes' message when denied. */
+/** Authorizes a request; 403 with Kubernetes' message (and RBAC's reason, if any) when denied. */
 export function authorizeOrThrow(store: Store, peers: Peers, attrs: AuthorizationAttributes): void {
   if (attrs.groups.includes('system:masters')) return;
   const rbac = peers.rbac;
@@ -39,7 +39,8 @@ export function authorizeOrThrow(store: Store, peers: Peers, attrs: Authorizatio
       kind: attrs.resource,
     };
     if (attrs.name !== undefined) details.name = attrs.name;
-    throw Object.assign(errors.forbidden(rbac.forbiddenMessage(attrs)), { details });
+    // kube-apiserver appends the authorizer's reason (RBAC's: roles that bindings refer to and are missing)
+    throw Object.assign(errors.forbidden(rbac.forbiddenMessage(attrs, d.reason)), { details });
   }
 }
 

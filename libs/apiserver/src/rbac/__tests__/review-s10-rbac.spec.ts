@@ -210,6 +210,31 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     expect(again.status).toBe(201);
   });
 
+  it("[FINDING S10-RB3] a 403 names the role a binding of the user refers to that does not exist, as kube-apiserver appends RBAC's reason", async () => {
+    await created(server, `${RBAC}/namespaces/default/rolebindings`, {
+      metadata: { name: 'alice-dangling' },
+      roleRef: ref('ClusterRole', 'no-such-role'),
+      subjects: [user('alice')],
+    });
+    const res = await send(server, 'GET', '/api/v1/namespaces/default/secrets/s1', { token: ALICE });
+    expect(res.status).toBe(403);
+    expect(res.json()).toMatchObject({
+      reason: 'Forbidden',
+      details: { name: 's1', group: '', kind: 'secrets' },
+      message:
+        'secrets "s1" is forbidden: User "alice" cannot get resource "secrets" in API group "" in the namespace "default": ' +
+        'RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found',
+    });
+    // elsewhere the binding does not apply: no reason
+    const other = await send(server, 'GET', '/api/v1/namespaces/kube-system/secrets/s1', { token: ALICE });
+    expect(other.json().message).toBe(
+      'secrets "s1" is forbidden: User "alice" cannot get resource "secrets" in API group "" in the namespace "kube-system"',
+    );
+    expect(
+      (await send(server, 'DELETE', `${RBAC}/namespaces/default/rolebindings/alice-dangling`)).status,
+    ).toBe(200);
+  });
+
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
     const canI = async (
       attrs: Record<string, string>,
