@@ -781,6 +781,13 @@ export class KubernetesClient {
     let opened;
     try {
       opened = await open(this.connection, exchange);
+      if (opened.status === 401 && this.connection.hasDynamicAuth) {
+        // as for other requests: rotated credentials (a token file, an exec plugin) are read again
+        // and the watch opened once more, rather than failing until their periodic refresh
+        opened.destroy();
+        this.connection.invalidateAuth(exchange.credentials);
+        opened = await open(this.connection, exchange);
+      }
     } catch (error) {
       if (this.isClosed) throw new KubernetesClientClosedError(request, { cause: error });
       if (signal?.aborted) return;
