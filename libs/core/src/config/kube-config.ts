@@ -241,9 +241,16 @@ export class LoadedKubeConfig implements KubeConfigSource {
     const u = user.value;
     const headers = (options.headers ?? {}) as Record<string, string | string[]>;
     options.headers = headers;
-    const token =
-      u.token ??
-      (u.tokenFile ? this.read(user.dir, u.tokenFile, 'tokenFile').toString('utf8').trim() : undefined);
+    // as client-go: a tokenFile is read for every refresh and wins over a static token while it
+    // is readable (the token then only stands in when the file cannot be read)
+    let token = u.token;
+    if (u.tokenFile) {
+      try {
+        token = this.read(user.dir, u.tokenFile, 'tokenFile').toString('utf8').trim() || token;
+      } catch (error) {
+        if (!token) throw error;
+      }
+    }
     if (token) headers.Authorization = `Bearer ${token}`;
     if (u['client-certificate-data']) options.cert = Buffer.from(u['client-certificate-data'], 'base64');
     else if (u['client-certificate'])

@@ -310,4 +310,29 @@ describe('review S10: kubeconfig to authenticated requests', () => {
     expect(messagesOf(error)).toMatch(/interactiveMode.*Always.*terminal/);
     expect(server.requests).toHaveLength(0);
   });
+
+  it("[FINDING S10-KC10] a user with both token and tokenFile keeps sending the static token after the file rotated (client-go sends the file's)", async () => {
+    const tokenFile = join(dir, `both-${counter++}`);
+    writeFileSync(tokenFile, 'file-1\n');
+    const path = file(
+      'both.yaml',
+      yaml([
+        'current-context: c',
+        'clusters:',
+        `- {name: k, cluster: {server: "${serverUrl()}"}}`,
+        'users:',
+        `- {name: u, user: {token: static, tokenFile: ${JSON.stringify(tokenFile)}}}`,
+        'contexts:',
+        '- {name: c, context: {cluster: k, user: u}}',
+      ]),
+    );
+    const c = client(path);
+    accepted = new Set(['file-1']);
+    await list(c);
+    writeFileSync(tokenFile, 'file-2\n');
+    accepted = new Set(['file-2']);
+    // the 401 makes the client read the credentials again
+    await list(c);
+    expect(server.requests.map(bearer)).toEqual(['file-1', 'file-1', 'file-2']);
+  });
 });
