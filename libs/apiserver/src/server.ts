@@ -30,6 +30,7 @@ import { authorizeOrThrow } from './internal/authz/access-review.js';
 import type { AuthUser } from './internal/authz/access-review.js';
 import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
 import { actingUser } from './internal/authz/impersonation.js';
+import { requestAttributes } from './internal/authz/request-attributes.js';
 import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
@@ -345,19 +346,7 @@ export class KubeApiServer {
             );
           }
           if (this.opts.rbac) {
-            const attrs = {
-              user: u.name,
-              groups: u.groups,
-              verb: info.verb,
-              apiGroup: info.group,
-              resource: info.resource,
-            } as Parameters<typeof authorizeOrThrow>[2];
-            if (info.subresource) attrs.subresource = info.subresource;
-            if (info.namespace) attrs.namespace = info.namespace;
-            // kube-apiserver's RequestInfo puts a namespace's own name in the namespace attribute
-            else if (info.group === '' && info.resource === 'namespaces' && info.name)
-              attrs.namespace = info.name;
-            if (info.name) attrs.name = info.name;
+            const attrs = requestAttributes(info, url.searchParams, u, this.deps.peers);
             authorizeOrThrow(this.deps.store, this.deps.peers, attrs);
           }
           await this.admission.handle(req, res, info, url.searchParams, u);

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call -- these tests read loosely typed JSON answers */
 // Review S10 (RBAC): where the server's authentication and authorization differed from kube-apiserver's.
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -60,6 +60,7 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
   let server: KubeApiServer;
   const EVE = 'eve-token';
   const ALICE = 'alice-token';
+  const GINA = 'gina-token';
 
   beforeAll(async () => {
     server = await KubeApiServer.start({
@@ -67,6 +68,7 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
       users: [
         { name: 'eve', token: EVE },
         { name: 'alice', token: ALICE },
+        { name: 'gina', token: GINA },
       ],
     });
     // eve may write Roles and RoleBindings in "default", and read configmaps there; nothing else
@@ -233,6 +235,86 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     expect(
       (await send(server, 'DELETE', `${RBAC}/namespaces/default/rolebindings/alice-dangling`)).status,
     ).toBe(200);
+  });
+
+  it('[FINDING S10-RB4] a list or watch of one object by fieldSelector=metadata.name is allowed by a rule naming it (resourceNames), as in kube', async () => {
+    await created(server, `${RBAC}/namespaces/default/roles`, {
+      metadata: { name: 'one-configmap' },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          resourceNames: ['cfg'],
+          verbs: ['get', 'list', 'watch'],
+        },
+      ],
+    });
+    await created(server, `${RBAC}/namespaces/default/rolebindings`, {
+      metadata: { name: 'gina-one-configmap' },
+      roleRef: ref('Role', 'one-configmap'),
+      subjects: [user('gina')],
+    });
+    await created(server, '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'cfg' },
+      data: { a: '1' },
+    });
+    const base = '/api/v1/namespaces/default/configmaps';
+
+    const list = await send(
+      server,
+      'GET',
+      `${base}?fieldSelector=${encodeURIComponent('metadata.name=cfg')}`,
+      {
+        token: GINA,
+      },
+    );
+    expect(list.status).toBe(200);
+    expect(list.json().items.map((i: any) => i.metadata.name)).toEqual(['cfg']);
+    // what client-go's informer for one object sends: a watch with the same selector
+    const rv = list.json().metadata.resourceVersion as string;
+    const watch = await send(
+      server,
+      'GET',
+      `${base}?watch=true&timeoutSeconds=1&resourceVersion=${rv}&fieldSelector=${encodeURIComponent('metadata.name==cfg')}`,
+      { token: GINA },
+    );
+    expect(watch.status).toBe(200);
+    expect(
+      (
+        await send(server, 'POST', SSAR, {
+          token: GINA,
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: {
+              resourceAttributes: { verb: 'list', resource: 'configmaps', namespace: 'default', name: 'cfg' },
+            },
+          },
+        })
+      ).json().status.allowed,
+    ).toBe(true);
+
+    // another name, or no name, is still refused; kube names the selected object in the message
+    const other = await send(
+      server,
+      'GET',
+      `${base}?fieldSelector=${encodeURIComponent('metadata.name=other')}`,
+      {
+        token: GINA,
+      },
+    );
+    expect(other.status).toBe(403);
+    expect(other.json().message).toBe(
+      'configmaps "other" is forbidden: User "gina" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
+    expect((await send(server, 'GET', base, { token: GINA })).status).toBe(403);
+    expect(
+      (
+        await send(server, 'GET', `${base}?fieldSelector=${encodeURIComponent('metadata.name!=other')}`, {
+          token: GINA,
+        })
+      ).status,
+    ).toBe(403);
   });
 
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
