@@ -28,6 +28,15 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE and DELETE). */
   oldObject?: JsonObject;
   dryRun: boolean;
+  /**
+   * A DELETE's options as the request gave them (body or query), sent to webhooks in the review's
+   * `options` (dryRun comes from {@link AdmissionAttributes.dryRun}).
+   */
+  deleteOptions?: {
+    propagationPolicy?: string;
+    gracePeriodSeconds?: number;
+    preconditions?: { uid?: string; resourceVersion?: string };
+  };
   user: { name: string; groups: readonly string[] };
   /** The field manager of the write, when the request named one. */
   fieldManager?: string;

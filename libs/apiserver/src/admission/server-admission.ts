@@ -21,7 +21,7 @@ import { reportUnknownFields } from '../internal/common/unknown-fields.js';
 import { clone, isObject, metaOf, str } from '../internal/common/json.js';
 import { readBody } from '../internal/http/body.js';
 import type { ResourceRequestInfo } from '../internal/http/request-info.js';
-import { handleResource } from '../internal/http/resource-handler.js';
+import { handleResource, parseDeleteOptions } from '../internal/http/resource-handler.js';
 import type { HandlerDeps } from '../internal/http/resource-handler.js';
 import type { ResourceType, ResourceVersion } from '../internal/resources/resource-type.js';
 import { apiVersionOf, storageKey, storageVersion } from '../internal/resources/resource-type.js';
@@ -284,13 +284,16 @@ export class ServerAdmission implements WebhookSource {
       );
     }
     if (info.verb === 'delete' && info.name !== undefined) {
+      // the options first (a 400 or 422 before any webhook), then admitted with them, as kube does
+      const body = await readBody(req);
+      const options = parseDeleteOptions(body, req.headers['content-type'], query);
       const warnings: string[] = [];
       try {
-        await this.admitDelete(rt, version, info, query, user, warnings);
+        await this.admitDelete(rt, version, info, query, user, warnings, options);
       } finally {
         addWarningHeaders(res, warnings);
       }
-      return handleResource(this.deps, req, res, info, query, user);
+      return handleResource(this.deps, replayRequest(req, body), res, info, query, user);
     }
     if (info.verb === 'deletecollection' && this.active) {
       // as kube-apiserver's DeleteCollection (one worker, its default): the selected objects are
@@ -317,6 +320,8 @@ export class ServerAdmission implements WebhookSource {
         res.end(listBodyText);
         return;
       }
+      // the delete options after the list options (the list answered them), before any webhook
+      const options = parseDeleteOptions(body, req.headers['content-type'], query);
       const parsed: unknown = JSON.parse(listBodyText);
       const items = isObject(parsed) && Array.isArray(parsed.items) ? parsed.items : [];
       const warnings: string[] = [];
@@ -331,7 +336,7 @@ export class ServerAdmission implements WebhookSource {
             name: str(m.name),
             namespace: str(m.namespace) || info.namespace,
           };
-          await this.admitDelete(rt, version, one, query, user, warnings);
+          await this.admitDelete(rt, version, one, query, user, warnings, options);
           const deleted = new CapturedResponse();
           const answer = deleted.text();
           await handleResource(
@@ -483,6 +488,7 @@ export class ServerAdmission implements WebhookSource {
     query: URLSearchParams,
     user: AuthUser,
     warnings: string[],
+    options: ReturnType<typeof parseDeleteOptions>,
   ): Promise<void> {
     const ns = rt.namespaced ? (info.namespace ?? '') : '';
     const stored = this.deps.store.get(storageKey(rt), ns, info.name!);
@@ -492,6 +498,9 @@ export class ServerAdmission implements WebhookSource {
       operation: 'DELETE',
       name: info.name!,
       oldObject: await this.atVersion(rt, version, stored),
+      // the request's options, body or query (attributes() reads only the query)
+      dryRun: options.dryRun,
+      deleteOptions: options.options,
     };
     // mutating webhooks see object null and the stored object as oldObject, as kube-apiserver calls
     // them on DELETE; a patch is refused

@@ -71,6 +71,10 @@ function options(attrs: AdmissionAttributes): JsonObject {
   const o: JsonObject = { kind, apiVersion: 'meta.k8s.io/v1' };
   if (attrs.fieldManager !== undefined && attrs.operation !== 'DELETE') o.fieldManager = attrs.fieldManager;
   if (attrs.dryRun) o.dryRun = ['All'];
+  const del = attrs.operation === 'DELETE' ? attrs.deleteOptions : undefined;
+  if (del?.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = del.gracePeriodSeconds;
+  if (del?.preconditions !== undefined) o.preconditions = { ...del.preconditions };
+  if (del?.propagationPolicy !== undefined) o.propagationPolicy = del.propagationPolicy;
   return o;
 }
 

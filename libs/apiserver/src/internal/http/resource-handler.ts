@@ -523,14 +523,25 @@ async function deleteOptions(
   req: IncomingMessage,
   q: URLSearchParams,
 ): Promise<{ options: DeleteOptions; dryRun: boolean }> {
-  const buf = await readBody(req);
+  return parseDeleteOptions(await readBody(req), req.headers['content-type'], q);
+}
+
+/**
+ * {@link deleteOptions} of a body already read (the admission path reads it to admit the DELETE
+ * with its options). Throws the 400 or 422 kube-apiserver answers.
+ */
+export function parseDeleteOptions(
+  buf: Buffer,
+  contentType: string | undefined,
+  q: URLSearchParams,
+): { options: DeleteOptions; dryRun: boolean } {
   let policy: string | undefined;
   let orphanDependents: boolean | undefined;
   let grace: number | undefined;
   let dryRun: string[];
   const options: DeleteOptions = {};
   if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
-    const media = mediaType(req.headers['content-type']);
+    const media = mediaType(contentType);
     if (!BODY_TYPES.has(media)) throw errors.unsupportedMediaType(media);
     const body = parseBody(buf, media);
     if (!isObject(body)) throw errors.badRequest('DeleteOptions must be an object');
