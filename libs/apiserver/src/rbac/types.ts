@@ -83,8 +83,11 @@ export interface NonResourceRule {
 export interface SubjectRulesReviewStatus {
   resourceRules: ResourceRule[];
   nonResourceRules: NonResourceRule[];
-  /** True when some binding refers to a role that does not exist (the rules may be incomplete). */
+  /**
+   * Always false, as kube-apiserver's RBAC rule resolver reports it (an authorizer that cannot list a
+   * user's rules would set it): a binding to a missing role shows in {@link evaluationError} instead.
+   */
   incomplete: boolean;
-  /** The errors met, when `incomplete`; absent otherwise. */
+  /** The errors met resolving the rules (bindings that refer to missing roles); absent when none. */
   evaluationError?: string;
 }

@@ -131,6 +131,8 @@ export function reviewRules(
 ): JsonObject {
   const spec = isObject(body.spec) ? body.spec : {};
   const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+  // kube-apiserver's SelfSubjectRulesReview storage refuses a review without a namespace
+  if (namespace === '') throw errors.badRequest('no namespace on request');
   if (!rbacEnabled || isSuperUser(user)) {
     return respond(rt, version, body, {
       resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],

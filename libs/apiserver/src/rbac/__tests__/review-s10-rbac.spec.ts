@@ -317,6 +317,43 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     ).toBe(403);
   });
 
+  it('[FINDING S10-RB5] a SelfSubjectRulesReview needs spec.namespace (400 as in kube), and a missing role is an evaluationError, not incomplete', async () => {
+    const review = (namespace: string | undefined, token?: string) =>
+      send(server, 'POST', SSRR, {
+        token,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectRulesReview',
+          spec: namespace === undefined ? {} : { namespace },
+        },
+      });
+    for (const token of [EVE, undefined]) {
+      const res = await review(undefined, token);
+      expect(res.status).toBe(400);
+      expect(res.json()).toMatchObject({
+        kind: 'Status',
+        reason: 'BadRequest',
+        code: 400,
+        message: 'no namespace on request',
+      });
+    }
+
+    await created(server, `${RBAC}/namespaces/kube-public/rolebindings`, {
+      metadata: { name: 'eve-dangling' },
+      roleRef: ref('Role', 'no-such-role'),
+      subjects: [user('eve')],
+    });
+    const status = (await review('kube-public', EVE)).json().status;
+    // kube's RBAC rule resolver reports what it could not resolve as an error, with incomplete false
+    expect(status.incomplete).toBe(false);
+    expect(status.evaluationError).toBe('role.rbac.authorization.k8s.io "no-such-role" not found');
+    expect(status.resourceRules).toContainEqual({
+      verbs: ['create'],
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+    });
+  });
+
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
     const canI = async (
       attrs: Record<string, string>,

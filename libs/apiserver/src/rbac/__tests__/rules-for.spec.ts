@@ -53,14 +53,14 @@ describe('rulesFor (SelfSubjectRulesReview)', () => {
     });
   });
 
-  it('a binding to a missing role makes the review incomplete', () => {
+  it("a binding to a missing role is an evaluationError (kube's RBAC resolver leaves incomplete false)", () => {
     const broken = rbac({
       roleBindings: [roleBinding('team', 'b', 'Role', 'gone', [{ kind: 'User', name: 'alice' }])],
     });
     expect(rulesFor('alice', [], 'team', broken)).toEqual({
       resourceRules: [],
       nonResourceRules: [],
-      incomplete: true,
+      incomplete: false,
       evaluationError: 'role.rbac.authorization.k8s.io "gone" not found',
     });
   });
