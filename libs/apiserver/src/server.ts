@@ -31,6 +31,7 @@ import type { AuthUser } from './internal/authz/access-review.js';
 import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
 import { actingUser } from './internal/authz/impersonation.js';
 import { requestAttributes } from './internal/authz/request-attributes.js';
+import { ClusterRoleAggregation } from './internal/authz/cluster-role-aggregation.js';
 import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
@@ -65,6 +66,7 @@ export class KubeApiServer {
   /** Accepted `Authorization` headers and their users (the same answer as a fresh lookup). */
   private readonly authenticated = new Map<string, AuthUser>();
   private readonly controllers: Controllers;
+  private readonly aggregation: ClusterRoleAggregation;
   private readonly simulator: WorkloadSimulator | undefined;
   private boundPort = 0;
   private stopped = false;
@@ -124,6 +126,7 @@ export class KubeApiServer {
       );
     }
     this.ensureBootstrapPolicy();
+    this.aggregation = new ClusterRoleAggregation(store, registry, service, peers);
     if (store.getJson('/serviceaccounts', 'default', 'default') === undefined)
       service.create(
         registry.resolve('', 'v1', 'serviceaccounts')!.rt,
@@ -233,6 +236,7 @@ export class KubeApiServer {
     if (this.stopped) return;
     this.stopped = true;
     this.controllers.dispose();
+    this.aggregation.dispose();
     this.simulator?.dispose();
     this.deps.hub.dispose();
     await this.closeListener();

@@ -161,6 +161,17 @@ function aggregated(name: string, part: string, rules: Rule[], labels?: Record<s
   };
 }
 
+/** The rules without repeats (the first of equal rules kept). */
+function unique(rules: Rule[]): Rule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function binding(name: string, role: string, groups: string[]): JsonObject {
   return {
     metadata: meta(name),
@@ -183,7 +194,9 @@ export function bootstrapPolicy(): { clusterRoles: JsonObject[]; clusterRoleBind
       clusterRole('system:aggregate-to-admin', ADMIN_RULES, { [`${AGGREGATE}admin`]: 'true' }),
       aggregated('view', 'view', VIEW_RULES, { [`${AGGREGATE}edit`]: 'true' }),
       aggregated('edit', 'edit', [...EDIT_RULES, ...VIEW_RULES], { [`${AGGREGATE}admin`]: 'true' }),
-      aggregated('admin', 'admin', [...ADMIN_RULES, ...EDIT_RULES, ...VIEW_RULES]),
+      // what the aggregation controller writes: edit's rules (it carries aggregate-to-admin), then the
+      // admin part's, as the selected roles sort by name; a rule is kept once
+      aggregated('admin', 'admin', unique([...EDIT_RULES, ...VIEW_RULES, ...ADMIN_RULES])),
       clusterRole('system:basic-user', [
         {
           apiGroups: ['authorization.k8s.io'],

@@ -3,6 +3,7 @@
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
+import { waitFor } from '../../__tests__/http-helper.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
@@ -352,6 +353,61 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
       apiGroups: ['authorization.k8s.io'],
       resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
     });
+  });
+
+  it("[FINDING S10-RB6] an aggregated ClusterRole's stored rules follow the ClusterRoles its aggregationRule selects (kubectl get clusterrole view shows a CRD's rules)", async () => {
+    const crRule = { apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] };
+    const rulesOf = async (name: string) =>
+      (await send(server, 'GET', `${RBAC}/clusterroles/${name}`)).json().rules as unknown[];
+    await created(server, `${RBAC}/clusterroles`, {
+      metadata: { name: 'widgets-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+      rules: [crRule],
+    });
+    // view aggregates it, edit aggregates view, admin aggregates edit (as the controller of kube does, in turn)
+    for (const name of ['view', 'edit', 'admin'])
+      await waitFor(
+        async () => (await rulesOf(name)).some((r) => JSON.stringify(r) === JSON.stringify(crRule)),
+        5000,
+      );
+
+    // an aggregated role of one's own, its rules per selector in the order of the selected roles' names
+    await created(server, `${RBAC}/clusterroles`, {
+      metadata: { name: 'b-part', labels: { team: 'x' } },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+    });
+    await created(server, `${RBAC}/clusterroles`, {
+      metadata: { name: 'a-part', labels: { team: 'x' } },
+      rules: [
+        { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      ],
+    });
+    await created(server, `${RBAC}/clusterroles`, {
+      metadata: { name: 'team-x' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { team: 'x' } }] },
+      rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }],
+    });
+    await waitFor(
+      async () =>
+        JSON.stringify(await rulesOf('team-x')) ===
+        JSON.stringify([
+          { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+          { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+        ]),
+      5000,
+    );
+    // a selected role going away leaves the aggregate
+    expect((await send(server, 'DELETE', `${RBAC}/clusterroles/a-part`)).status).toBe(200);
+    await waitFor(
+      async () =>
+        JSON.stringify(await rulesOf('team-x')) ===
+        JSON.stringify([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]),
+      5000,
+    );
+    const view = (await send(server, 'GET', `${RBAC}/clusterroles/view`)).json();
+    expect(view.metadata.managedFields.map((f: any) => f.manager)).toContain(
+      'clusterrole-aggregation-controller',
+    );
   });
 
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
