@@ -52,8 +52,9 @@ export function authorize(attrs: AuthorizationAttributes, rbac: RbacObjects): Au
 /**
  * The rules a user has in a namespace, as a SelfSubjectRulesReview reports them: every rule of the
  * ClusterRoleBindings and of the namespace's RoleBindings that apply to the user, split into resource
- * rules and non-resource rules (a rule with both appears in both lists). Members of `system:masters`
- * get `*` on everything, as kube-apiserver reports for them.
+ * rules and non-resource rules (a rule with both appears in both lists). `system:masters` gets no
+ * rules of its own (kube-apiserver's privileged-group authorizer lists none): it has those of its
+ * bindings, `cluster-admin`'s `*` on everything in a cluster's bootstrap policy.
  */
 export function rulesFor(
   user: string,
@@ -65,10 +66,6 @@ export function rulesFor(
   const resourceRules: ResourceRule[] = [];
   const nonResourceRules: NonResourceRule[] = [];
   const errors: string[] = [];
-  if (all.includes(SYSTEM_MASTERS)) {
-    resourceRules.push({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] });
-    nonResourceRules.push({ verbs: ['*'], nonResourceURLs: ['*'] });
-  }
   new RuleResolver(rbac).visitRulesFor(user, all, namespace, (_source, rule, error) => {
     if (error !== undefined) errors.push(error);
     if (!rule) return true;

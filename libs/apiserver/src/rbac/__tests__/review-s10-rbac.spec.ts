@@ -410,6 +410,47 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     );
   });
 
+  it('[FINDING S10-RB7] for system:masters the access review has no reason and the rules review lists the rules of its bindings, as kube answers (kubectl auth can-i --list)', async () => {
+    const access = await send(server, 'POST', SSAR, {
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { verb: 'delete', resource: 'nodes' } },
+      },
+    });
+    // kube's privileged-group authorizer allows with an empty reason
+    expect(access.json().status).toEqual({ allowed: true });
+
+    const rules = (
+      await send(server, 'POST', SSRR, {
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectRulesReview',
+          spec: { namespace: 'default' },
+        },
+      })
+    ).json().status;
+    // cluster-admin's rules come from its binding to system:masters, once; the bindings of
+    // system:authenticated (system:basic-user, system:discovery, ...) apply too
+    expect(
+      rules.resourceRules.filter(
+        (r: any) =>
+          JSON.stringify(r) === JSON.stringify({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }),
+      ),
+    ).toHaveLength(1);
+    expect(
+      rules.nonResourceRules.filter(
+        (r: any) => JSON.stringify(r) === JSON.stringify({ verbs: ['*'], nonResourceURLs: ['*'] }),
+      ),
+    ).toHaveLength(1);
+    expect(rules.resourceRules).toContainEqual({
+      verbs: ['create'],
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+    });
+    expect(rules.incomplete).toBe(false);
+  });
+
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
     const canI = async (
       attrs: Record<string, string>,

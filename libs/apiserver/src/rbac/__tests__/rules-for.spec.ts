@@ -65,8 +65,24 @@ describe('rulesFor (SelfSubjectRulesReview)', () => {
     });
   });
 
-  it('system:masters: everything', () => {
-    const status = rulesFor('admin', ['system:masters'], 'team', rbac({}));
+  it("system:masters: the rules of its bindings (cluster-admin's), none of its own, as kube lists them", () => {
+    expect(rulesFor('admin', ['system:masters'], 'team', rbac({}))).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false,
+    });
+    const bootstrap = rbac({
+      clusterRoles: [
+        clusterRole('cluster-admin', [
+          { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+          { nonResourceURLs: ['*'], verbs: ['*'] },
+        ]),
+      ],
+      clusterRoleBindings: [
+        clusterRoleBinding('cluster-admin', 'cluster-admin', [{ kind: 'Group', name: 'system:masters' }]),
+      ],
+    });
+    const status = rulesFor('admin', ['system:masters'], 'team', bootstrap);
     expect(status.resourceRules).toEqual([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
     expect(status.nonResourceRules).toEqual([{ verbs: ['*'], nonResourceURLs: ['*'] }]);
   });
