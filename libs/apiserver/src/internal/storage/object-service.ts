@@ -21,6 +21,7 @@ import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../r
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
 import { unknownObjectMetaFields } from '../resources/omitempty.js';
+import { validateBuiltinUpdate } from '../resources/builtin-update-validation.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
 
 /** Who is writing and how. */
@@ -657,6 +658,8 @@ export class ObjectService {
     if (ctx.admission) ctx.admission(obj, old);
     // decoded (and defaulted) before validation, as create does and kube decodes a body first
     causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
+    // immutable fields of built-in kinds (a status write keeps the stored spec)
+    if (subresource === undefined) causes.push(...validateBuiltinUpdate(rt, obj, old));
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m), ...validateFinalizers(m));
     this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));

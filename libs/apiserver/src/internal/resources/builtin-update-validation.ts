@@ -1,0 +1,92 @@
+import type { JsonObject, StatusCause } from '../../types.js';
+import { deepEqual, isObject } from '../common/json.js';
+import type { ResourceType } from './resource-type.js';
+
+/**
+ * The update rules kube-apiserver applies to built-in kinds (its `Validate<Kind>Update` functions
+ * and the apps/v1 selector rule of the registry strategies): fields that may not change once
+ * stored. Each rule looks at the object about to be stored (decoded and defaulted) and the stored
+ * one, and gives the causes of a 422 with kube's paths and wording. Called for writes of the main
+ * resource only: a status write keeps the stored spec.
+ */
+type Rule = (next: JsonObject, old: JsonObject) => StatusCause[];
+
+/** Kube's `field is immutable` (apimachinery's FieldImmutableErrorMsg). */
+const IMMUTABLE = 'field is immutable';
+
+/**
+ * A value as field.Error prints it in an `Invalid value: <v>` message: numbers and booleans as they
+ * are, strings quoted, a nil value as `null`, anything else as JSON (Go's encoding/json: keys in
+ * order, `<`, `>` and `&` escaped). Kube marshals its internal Go types: for the metav1 types
+ * (label selectors) and lists of strings this is the same text; for an internal type without JSON
+ * names (a Job's pod template) kube prints Go field names, which we do not reproduce.
+ */
+export function goValue(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return goJson(v);
+}
+
+function goJson(v: unknown): string {
+  return JSON.stringify(sortKeys(v)).replace(/[<>&\u2028\u2029]/g, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortKeys(v[k]);
+  return out;
+}
+
+function invalid(field: string, value: unknown, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${goValue(value)}: ${detail}` };
+}
+
+function forbidden(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
+}
+
+/** apimachinery's ValidateImmutableField: `Invalid value: <new>: field is immutable` when changed. */
+function immutable(field: string, next: unknown, old: unknown): StatusCause[] {
+  return deepEqual(next, old) ? [] : [invalid(field, next, IMMUTABLE)];
+}
+
+// ---- ConfigMap and Secret ----
+
+const WHEN_IMMUTABLE = 'field is immutable when `immutable` is set';
+
+/** ValidateConfigMapUpdate / ValidateSecretUpdate: an object marked `immutable: true` keeps its data. */
+function frozenData(next: JsonObject, old: JsonObject, fields: string[]): StatusCause[] {
+  if (old.immutable !== true) return [];
+  const causes: StatusCause[] = [];
+  if (next.immutable !== true) causes.push(forbidden('immutable', WHEN_IMMUTABLE));
+  for (const f of fields) if (!deepEqual(next[f], old[f])) causes.push(forbidden(f, WHEN_IMMUTABLE));
+  return causes;
+}
+
+const configMap: Rule = (next, old) => frozenData(next, old, ['data', 'binaryData']);
+
+/** The type may never change; stringData is already folded into data (as kube validates it). */
+const secret: Rule = (next, old) => [
+  ...immutable('type', next.type, old.type),
+  ...frozenData(next, old, ['data']),
+];
+
+/** The rules by `<group>/<plural>`. */
+const RULES: Record<string, Rule> = {
+  '/configmaps': configMap,
+  '/secrets': secret,
+};
+
+/**
+ * The causes of a 422 for an update of a built-in object (`next`: decoded and defaulted; `old`: the
+ * stored object). Empty for custom resources and kinds without update rules.
+ */
+export function validateBuiltinUpdate(rt: ResourceType, next: JsonObject, old: JsonObject): StatusCause[] {
+  if (rt.crdName !== undefined) return [];
+  const rule = RULES[`${rt.group}/${rt.plural}`];
+  return rule ? rule(next, old) : [];
+}
