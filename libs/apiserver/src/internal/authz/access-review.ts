@@ -72,13 +72,26 @@ export function reviewAccess(
   const spec = isObject(body.spec) ? body.spec : undefined;
   const ra = spec && isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
   const nra = spec && isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
-  if (!ra && !nra) {
-    throw errors.invalid({ group: rt.group, resource: rt.plural, kind: rt.kind, name: '' }, [
+  // kube's ValidateSelfSubjectAccessReviewSpec: exactly one of the two
+  const ref = { group: rt.group, resource: rt.plural, kind: rt.kind, name: '' };
+  if (ra && nra) {
+    // the bad value as Go prints kube's internal type (%#v)
+    const value = `authorization.NonResourceAttributes{Path:${JSON.stringify(str(nra.path ?? ''))}, Verb:${JSON.stringify(str(nra.verb ?? ''))}}`;
+    throw errors.invalid(ref, [
       {
-        reason: 'FieldValueRequired',
+        reason: 'FieldValueInvalid',
+        field: 'spec.nonResourceAttributes',
+        message: `Invalid value: ${value}: cannot be specified in combination with resourceAttributes`,
+      },
+    ]);
+  }
+  if (!ra && !nra) {
+    throw errors.invalid(ref, [
+      {
+        reason: 'FieldValueInvalid',
         field: 'spec.resourceAttributes',
         message:
-          'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+          'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
       },
     ]);
   }

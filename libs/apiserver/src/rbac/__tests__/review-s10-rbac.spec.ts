@@ -451,6 +451,32 @@ describe('review S10: RBAC and authentication against kube-apiserver', () => {
     expect(rules.incomplete).toBe(false);
   });
 
+  it('[FINDING S10-RB8] a SelfSubjectAccessReview with both resourceAttributes and nonResourceAttributes is invalid (422), not answered', async () => {
+    const review = (spec: unknown) =>
+      send(server, 'POST', SSAR, {
+        token: EVE,
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec },
+      });
+    const both = await review({
+      resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'default' },
+      nonResourceAttributes: { verb: 'get', path: '/healthz' },
+    });
+    expect(both.status).toBe(422);
+    expect(both.json()).toMatchObject({
+      reason: 'Invalid',
+      message:
+        'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: ' +
+        'authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: cannot be specified in combination with resourceAttributes',
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes' }] },
+    });
+    const neither = await review({});
+    expect(neither.status).toBe(422);
+    expect(neither.json().message).toBe(
+      'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": ' +
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    );
+  });
+
   describe('impersonation (kubectl --as, --as-group, --as-uid)', () => {
     const canI = async (
       attrs: Record<string, string>,
