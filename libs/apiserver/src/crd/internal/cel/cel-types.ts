@@ -25,7 +25,7 @@ export type CelT =
     }
   | { k: 'list'; elem: CelT }
   | { k: 'map'; key: CelT; value: CelT }
-  | { k: 'object'; fields: Map<string, CelT>; open: boolean }
+  | { k: 'object'; fields: Map<string, CelT> }
   | { k: 'optional'; inner: CelT };
 
 export const T = {
@@ -68,10 +68,19 @@ export function typeName(t: CelT): string {
   }
 }
 
-/** The CEL type kube-apiserver gives values under a schema node (undefined: no schema, dyn). */
-export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth = 0): CelT {
-  if (!s || depth > 64 || s['x-kubernetes-int-or-string'] === true) return T.dyn;
-  switch (s.type) {
+/**
+ * The CEL type kube-apiserver gives values under a schema node (k8s.io/apiserver's SchemaDeclType),
+ * or undefined where the node is not exposed to CEL: no schema, a schema without a type (other than
+ * int-or-string), or a list or map of such. An object is an object type of its declared properties
+ * only, whether or not it preserves unknown fields (those are never readable by rules); it is a map
+ * only with additionalProperties.
+ */
+export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth = 0): CelT | undefined {
+  if (!s) return undefined;
+  if (depth > 64 || s['x-kubernetes-int-or-string'] === true) return T.dyn;
+  // the root of a resource and an embedded resource are objects with apiVersion, kind and metadata
+  const embedded = root || s['x-kubernetes-embedded-resource'] === true;
+  switch (embedded ? 'object' : s.type) {
     case 'integer':
       return T.int;
     case 'number':
@@ -83,27 +92,24 @@ export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth
       if (s.format === 'duration') return T.duration;
       if (s.format === 'date-time' || s.format === 'date') return T.timestamp;
       return T.string;
-    case 'array':
-      return list(
-        typeOfSchema(
-          asSchema(s.items),
-          asSchema(s.items)?.['x-kubernetes-embedded-resource'] === true,
-          depth + 1,
-        ),
-      );
+    case 'array': {
+      const items = asSchema(s.items);
+      const elem = typeOfSchema(items, items?.['x-kubernetes-embedded-resource'] === true, depth + 1);
+      return elem === undefined ? undefined : list(elem);
+    }
     case 'object': {
       const mv = mapValueSchema(s);
-      if (mv)
-        return map(T.string, typeOfSchema(mv, mv['x-kubernetes-embedded-resource'] === true, depth + 1));
-      if (!s.properties) return map(T.string, T.dyn);
+      if (mv) {
+        const value = typeOfSchema(mv, mv['x-kubernetes-embedded-resource'] === true, depth + 1);
+        return value === undefined ? undefined : map(T.string, value);
+      }
       const fields = new Map<string, CelT>();
-      for (const [k, v] of Object.entries(s.properties)) {
+      for (const [k, v] of Object.entries(s.properties ?? {})) {
         const name = escapeProperty(k);
         const sub = asSchema(v);
-        if (name !== undefined && sub)
-          fields.set(name, typeOfSchema(sub, sub['x-kubernetes-embedded-resource'] === true, depth + 1));
+        const type = sub && typeOfSchema(sub, sub['x-kubernetes-embedded-resource'] === true, depth + 1);
+        if (name !== undefined && type !== undefined) fields.set(name, type);
       }
-      const embedded = root || s['x-kubernetes-embedded-resource'] === true;
       if (embedded) {
         fields.set('apiVersion', T.string);
         fields.set('kind', T.string);
@@ -113,13 +119,12 @@ export function typeOfSchema(s: JsonSchemaProps | undefined, root = false, depth
             ['name', T.string],
             ['generateName', T.string],
           ]),
-          open: false,
         });
       }
-      return { k: 'object', fields, open: s['x-kubernetes-preserve-unknown-fields'] === true };
+      return { k: 'object', fields };
     }
     default:
-      return T.dyn;
+      return undefined;
   }
 }
 

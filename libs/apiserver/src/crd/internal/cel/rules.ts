@@ -30,7 +30,7 @@ import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
 import type { CelT } from './cel-types.js';
-import { TIME_PARTS, typeOfSchema } from './cel-types.js';
+import { T, TIME_PARTS, typeOfSchema } from './cel-types.js';
 import { checkTypes, formatCelError } from './type-check.js';
 import type { FieldPathStep } from '../../simple-path.js';
 import { parseRuleFieldPath, renderRuleFieldPath } from '../../simple-path.js';
@@ -216,7 +216,8 @@ function typeErrorOf(
   root: boolean,
   field: string,
 ): StatusCause | undefined {
-  const self = typeOfSchema(s, root);
+  // a node CEL cannot type never gets here (its rules are refused as a whole, see below)
+  const self = typeOfSchema(s, root) ?? T.dyn;
   const vars = new Map<string, CelT>([['self', self]]);
   const transition = usesVar(rule.parsed.expr, 'oldSelf');
   if (transition) vars.set('oldSelf', raw.optionalOldSelf === true ? { k: 'optional', inner: self } : self);
@@ -375,6 +376,16 @@ export function ruleErrors(schema: JsonSchemaProps, base: string): StatusCause[]
     const rules = s['x-kubernetes-validations'];
     if (!Array.isArray(rules)) return;
     const root = node === schema;
+    if (rules.length > 0 && typeOfSchema(node, root) === undefined) {
+      // apiextensions-apiserver's Compile: no CEL type for the node (a schema without a type, or a
+      // list or map of such), so none of its rules can compile; one internal field error for them all
+      errs.push({
+        reason: 'InternalError',
+        field: `${base}${schemaPath}.x-kubernetes-validations`,
+        message: 'Internal error: failed to convert to declType for CEL validation rules',
+      });
+      return;
+    }
     const shape = root ? rootShape(node) : shapeOfSchema(node);
     rules.forEach((raw, i) => {
       if (!isObject(raw) || typeof raw.rule !== 'string' || raw.rule.trim() === '') return;

@@ -241,7 +241,6 @@ function selectField(operand: CelT, field: string, id: bigint): CelT {
     case 'object': {
       const t = operand.fields.get(field);
       if (t) return t;
-      if (operand.open) return T.dyn;
       throw new CelTypeError(`undefined field '${field}'`, id);
     }
     case 'map':
