@@ -30,7 +30,7 @@ import { authorizeOrThrow } from './internal/authz/access-review.js';
 import type { AuthUser } from './internal/authz/access-review.js';
 import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
 import { actingUser } from './internal/authz/impersonation.js';
-import { requestAttributes } from './internal/authz/request-attributes.js';
+import { requestAttributes, selectedName } from './internal/authz/request-attributes.js';
 import { ClusterRoleAggregation } from './internal/authz/cluster-role-aggregation.js';
 import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
@@ -409,6 +409,13 @@ export class KubeApiServer {
     started: number,
   ): void {
     const r = info?.isResource ? info : undefined;
+    // a list or watch of one object (fieldSelector metadata.name=x) is about that name, as the
+    // authorizer sees it (requestAttributes): RBAC proofs replay the log against resourceNames
+    let name = r?.name;
+    if (r && name === undefined && (r.verb === 'list' || r.verb === 'watch')) {
+      const query = new URL(req.url ?? '/', 'http://request.local').searchParams;
+      name = selectedName(query.get('fieldSelector'), this.deps.peers);
+    }
     this.requests.record({
       time: started,
       user,
@@ -417,7 +424,7 @@ export class KubeApiServer {
       resource: r?.resource ?? '',
       subresource: r?.subresource,
       namespace: r?.namespace,
-      name: r?.name,
+      name,
       path: req.url ?? '',
       code: res.statusCode,
     });

@@ -33,8 +33,11 @@ export function requestAttributes(
   return attrs;
 }
 
-/** The name a field selector requires exactly (`metadata.name=x` or `==`), when it is a valid path segment. */
-function selectedName(selector: string | null, peers: Peers): string | undefined {
+/**
+ * The name a field selector requires exactly (`metadata.name=x` or `==`), when it is a valid path
+ * segment: the name kube-apiserver's RequestInfo gives a list or watch of one object.
+ */
+export function selectedName(selector: string | null, peers: Peers): string | undefined {
   if (!selector) return undefined;
   let reqs;
   try {
