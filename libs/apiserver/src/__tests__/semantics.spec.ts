@@ -513,6 +513,11 @@ describe('KubeApiServer write semantics', () => {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { name: 'ssa-st', labels: { x: 'y' } },
+        // the spec applied again: left out, the apply would drop the selector, which is immutable
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
         status: { replicas: 9 },
       },
       { contentType: 'application/apply-patch+yaml' },

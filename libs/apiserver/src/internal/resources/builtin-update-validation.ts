@@ -75,10 +75,101 @@ const secret: Rule = (next, old) => [
   ...frozenData(next, old, ['data']),
 ];
 
+function part(o: JsonObject, key: string): JsonObject {
+  const v = o[key];
+  return isObject(v) ? v : {};
+}
+
+/** A copy of `spec` with `keys` taken from `from` (absent there: absent here). */
+function withFrom(spec: JsonObject, from: JsonObject, keys: string[]): JsonObject {
+  const out: JsonObject = { ...spec };
+  for (const k of keys) {
+    if (from[k] === undefined) delete out[k];
+    else out[k] = from[k];
+  }
+  return out;
+}
+
+// ---- apps/v1 and batch/v1 ----
+
+/** apps/v1 (and every group/version but the removed beta ones): a workload's selector is immutable. */
+const selectorRule: Rule = (next, old) =>
+  immutable('spec.selector', part(next, 'spec').selector, part(old, 'spec').selector);
+
+const STATEFULSET_MUTABLE = [
+  'replicas',
+  'template',
+  'updateStrategy',
+  'minReadySeconds',
+  'ordinals',
+  'persistentVolumeClaimRetentionPolicy',
+];
+
+/** ValidateStatefulSetUpdate: the spec apart from the mutable fields may not change. */
+const statefulSet: Rule = (next, old) => {
+  const spec = part(next, 'spec');
+  const oldSpec = part(old, 'spec');
+  if (deepEqual(withFrom(spec, oldSpec, STATEFULSET_MUTABLE), oldSpec)) return [];
+  return [
+    forbidden(
+      'spec',
+      "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    ),
+  ];
+};
+
+/**
+ * The parts of a Job's pod template that may change while the Job is suspended and has never
+ * started (kube's mutable scheduling directives): labels, annotations, node selector, tolerations,
+ * scheduling gates and node affinity.
+ */
+function withoutSchedulingDirectives(template: unknown, from: unknown): unknown {
+  if (!isObject(template)) return template;
+  const src = isObject(from) ? from : {};
+  const meta = withFrom(part(template, 'metadata'), part(src, 'metadata'), ['labels', 'annotations']);
+  const spec = withFrom(part(template, 'spec'), part(src, 'spec'), [
+    'nodeSelector',
+    'tolerations',
+    'schedulingGates',
+  ]);
+  const affinity = { ...part(spec, 'affinity') };
+  const srcAffinity = part(part(src, 'spec'), 'affinity');
+  if (srcAffinity.nodeAffinity === undefined) delete affinity.nodeAffinity;
+  else affinity.nodeAffinity = srcAffinity.nodeAffinity;
+  if (Object.keys(affinity).length > 0) spec.affinity = affinity;
+  else delete spec.affinity;
+  const out: JsonObject = { ...template, spec };
+  if (Object.keys(meta).length > 0 || src.metadata !== undefined) out.metadata = meta;
+  else delete out.metadata;
+  return out;
+}
+
+/** ValidateJobSpecUpdate: completions (not of Indexed Jobs), selector, template and completionMode. */
+const job: Rule = (next, old) => {
+  const spec = part(next, 'spec');
+  const oldSpec = part(old, 'spec');
+  const causes: StatusCause[] = [];
+  if (spec.completionMode !== 'Indexed')
+    causes.push(...immutable('spec.completions', spec.completions, oldSpec.completions));
+  causes.push(...immutable('spec.selector', spec.selector, oldSpec.selector));
+  const neverStarted = oldSpec.suspend === true && part(old, 'status').startTime === undefined;
+  const template = neverStarted
+    ? withoutSchedulingDirectives(spec.template, oldSpec.template)
+    : spec.template;
+  if (!deepEqual(template, oldSpec.template)) causes.push(invalid('spec.template', spec.template, IMMUTABLE));
+  causes.push(...immutable('spec.completionMode', spec.completionMode, oldSpec.completionMode));
+  return causes;
+};
+
 /** The rules by `<group>/<plural>`. */
 const RULES: Record<string, Rule> = {
   '/configmaps': configMap,
   '/secrets': secret,
+  'apps/deployments': selectorRule,
+  'apps/replicasets': selectorRule,
+  'apps/daemonsets': selectorRule,
+  'apps/statefulsets': statefulSet,
+  'batch/jobs': job,
 };
 
 /**
