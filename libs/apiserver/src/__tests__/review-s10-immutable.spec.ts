@@ -571,128 +571,119 @@ describe('review s10: immutable fields of built-in kinds', () => {
 
   // ---- Service ----
 
-  it.failing(
-    "[FINDING S10-IM6] a Service's allocated clusterIP cannot change (422 spec.clusterIPs[0] may not change once set); left out on update it is kept",
-    async () => {
-      const path = `${NS}/services/im6`;
-      const svc = await create(`${NS}/services`, {
-        metadata: { name: 'im6' },
-        spec: { ports: [{ port: 80 }] },
-      });
-      const ip = svc.spec.clusterIP as string;
-      expect(svc.spec.clusterIPs).toEqual([ip]);
-      // a merge patch of clusterIP alone (clusterIPs kept from the stored object): kube normalizes clusterIPs to it
-      await expectInvalid(
-        await call(server, 'PATCH', path, { spec: { clusterIP: '10.96.200.200' } }, { contentType: MERGE }),
-        path,
-        svc,
-        'Service',
-        '',
-        'im6',
-        [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'spec.clusterIPs[0]',
-            message: 'Invalid value: ["10.96.200.200"]: may not change once set',
-          },
-        ],
-      );
-      // a PUT with both fields changed
-      const next = {
-        ...svc,
-        spec: { ...svc.spec, clusterIP: '10.96.200.201', clusterIPs: ['10.96.200.201'] },
-      };
-      await expectInvalid(await call(server, 'PUT', path, next), path, svc, 'Service', '', 'im6', [
+  it("[FINDING S10-IM6] a Service's allocated clusterIP cannot change (422 spec.clusterIPs[0] may not change once set); left out on update it is kept", async () => {
+    const path = `${NS}/services/im6`;
+    const svc = await create(`${NS}/services`, {
+      metadata: { name: 'im6' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    const ip = svc.spec.clusterIP as string;
+    expect(svc.spec.clusterIPs).toEqual([ip]);
+    // a merge patch of clusterIP alone (clusterIPs kept from the stored object): kube normalizes clusterIPs to it
+    await expectInvalid(
+      await call(server, 'PATCH', path, { spec: { clusterIP: '10.96.200.200' } }, { contentType: MERGE }),
+      path,
+      svc,
+      'Service',
+      '',
+      'im6',
+      [
         {
           reason: 'FieldValueInvalid',
           field: 'spec.clusterIPs[0]',
-          message: 'Invalid value: ["10.96.200.201"]: may not change once set',
+          message: 'Invalid value: ["10.96.200.200"]: may not change once set',
         },
-      ]);
-      // a PUT that leaves clusterIP and clusterIPs out keeps the allocated ones
-      const { clusterIP: _ip, clusterIPs: _ips, ...rest } = svc.spec;
-      const kept = await call(server, 'PUT', path, { ...svc, spec: { ...rest, ports: [{ port: 81 }] } });
-      expect(kept.status).toBe(200);
-      expect(kept.json<any>().spec).toMatchObject({ clusterIP: ip, clusterIPs: [ip] });
-    },
-  );
+      ],
+    );
+    // a PUT with both fields changed
+    const next = {
+      ...svc,
+      spec: { ...svc.spec, clusterIP: '10.96.200.201', clusterIPs: ['10.96.200.201'] },
+    };
+    await expectInvalid(await call(server, 'PUT', path, next), path, svc, 'Service', '', 'im6', [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.clusterIPs[0]',
+        message: 'Invalid value: ["10.96.200.201"]: may not change once set',
+      },
+    ]);
+    // a PUT that leaves clusterIP and clusterIPs out keeps the allocated ones
+    const { clusterIP: _ip, clusterIPs: _ips, ...rest } = svc.spec;
+    const kept = await call(server, 'PUT', path, { ...svc, spec: { ...rest, ports: [{ port: 81 }] } });
+    expect(kept.status).toBe(200);
+    expect(kept.json<any>().spec).toMatchObject({ clusterIP: ip, clusterIPs: [ip] });
+  });
 
-  it.failing(
-    '[FINDING S10-IM6] a headless Service cannot get a cluster IP, and a ClusterIP Service cannot become headless',
-    async () => {
-      const path = `${NS}/services/im6b`;
-      const svc = await create(`${NS}/services`, {
-        metadata: { name: 'im6b' },
-        spec: { clusterIP: 'None', ports: [{ port: 80 }] },
-      });
-      await expectInvalid(
-        await call(
-          server,
-          'PATCH',
-          path,
-          { spec: { clusterIP: '10.96.201.1', clusterIPs: null } },
-          { contentType: MERGE },
-        ),
-        path,
-        svc,
-        'Service',
-        '',
-        'im6b',
-        [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'spec.clusterIPs[0]',
-            message: 'Invalid value: ["10.96.201.1"]: may not change once set',
-          },
-        ],
-      );
-    },
-  );
-
-  it.failing(
-    '[FINDING S10-IM6] clusterIP "" on update keeps the allocated IP; a LoadBalancer\'s loadBalancerClass may not change',
-    async () => {
-      const svc = await create(`${NS}/services`, {
-        metadata: { name: 'im6c' },
-        spec: { ports: [{ port: 80 }] },
-      });
-      const cleared = await call(
+  it('[FINDING S10-IM6] a headless Service cannot get a cluster IP, and a ClusterIP Service cannot become headless', async () => {
+    const path = `${NS}/services/im6b`;
+    const svc = await create(`${NS}/services`, {
+      metadata: { name: 'im6b' },
+      spec: { clusterIP: 'None', ports: [{ port: 80 }] },
+    });
+    await expectInvalid(
+      await call(
         server,
         'PATCH',
-        `${NS}/services/im6c`,
-        { spec: { clusterIP: '' } },
-        { contentType: MERGE },
-      );
-      expect(cleared.status).toBe(200);
-      expect(cleared.json<any>().spec.clusterIP).toBe(svc.spec.clusterIP);
-      const path = `${NS}/services/im6d`;
-      const lb = await create(`${NS}/services`, {
-        metadata: { name: 'im6d' },
-        spec: { type: 'LoadBalancer', loadBalancerClass: 'example.com/a', ports: [{ port: 80 }] },
-      });
-      await expectInvalid(
-        await call(
-          server,
-          'PATCH',
-          path,
-          { spec: { loadBalancerClass: 'example.com/b' } },
-          { contentType: MERGE },
-        ),
         path,
-        lb,
-        'Service',
-        '',
-        'im6d',
-        [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'spec.loadBalancerClass',
-            message: 'Invalid value: "example.com/b": may not change once set',
-          },
-        ],
-      );
-    },
-  );
+        { spec: { clusterIP: '10.96.201.1', clusterIPs: null } },
+        { contentType: MERGE },
+      ),
+      path,
+      svc,
+      'Service',
+      '',
+      'im6b',
+      [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.clusterIPs[0]',
+          message: 'Invalid value: ["10.96.201.1"]: may not change once set',
+        },
+      ],
+    );
+  });
+
+  it('[FINDING S10-IM6] clusterIP "" on update keeps the allocated IP; a LoadBalancer\'s loadBalancerClass may not change', async () => {
+    const svc = await create(`${NS}/services`, {
+      metadata: { name: 'im6c' },
+      spec: { ports: [{ port: 80 }] },
+    });
+    const cleared = await call(
+      server,
+      'PATCH',
+      `${NS}/services/im6c`,
+      { spec: { clusterIP: '' } },
+      { contentType: MERGE },
+    );
+    expect(cleared.status).toBe(200);
+    expect(cleared.json<any>().spec.clusterIP).toBe(svc.spec.clusterIP);
+    const path = `${NS}/services/im6d`;
+    const lb = await create(`${NS}/services`, {
+      metadata: { name: 'im6d' },
+      spec: { type: 'LoadBalancer', loadBalancerClass: 'example.com/a', ports: [{ port: 80 }] },
+    });
+    await expectInvalid(
+      await call(
+        server,
+        'PATCH',
+        path,
+        { spec: { loadBalancerClass: 'example.com/b' } },
+        { contentType: MERGE },
+      ),
+      path,
+      lb,
+      'Service',
+      '',
+      'im6d',
+      [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.loadBalancerClass',
+          message: 'Invalid value: "example.com/b": may not change once set',
+        },
+      ],
+    );
+  });
 
   // ---- PersistentVolumeClaim ----
 

@@ -257,7 +257,12 @@ function defaultService(spec: JsonObject, old: JsonObject | undefined, ips: Clus
         typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== ''
           ? oldSpec.clusterIP
           : ips.allocate();
-    } else if (typeof spec.clusterIP === 'string') ips.reserve(spec.clusterIP);
+    } else if (
+      typeof spec.clusterIP === 'string' &&
+      !(typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== '')
+    )
+      // (an update may not change an allocated IP: the change is refused, nothing to reserve)
+      ips.reserve(spec.clusterIP);
     set(spec, 'clusterIPs', [spec.clusterIP]);
     set(spec, 'ipFamilies', ['IPv4']);
     set(spec, 'ipFamilyPolicy', 'SingleStack');

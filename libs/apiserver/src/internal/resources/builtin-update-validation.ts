@@ -80,6 +80,10 @@ function part(o: JsonObject, key: string): JsonObject {
   return isObject(v) ? v : {};
 }
 
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.map((x) => String(x)) : [];
+}
+
 /** A copy of `spec` with `keys` taken from `from` (absent there: absent here). */
 function withFrom(spec: JsonObject, from: JsonObject, keys: string[]): JsonObject {
   const out: JsonObject = { ...spec };
@@ -161,10 +165,83 @@ const job: Rule = (next, old) => {
   return causes;
 };
 
+// ---- Service ----
+
+const MAY_NOT_CHANGE = 'may not change once set';
+
+/**
+ * ValidateServiceUpdate's cluster IP, IP family, load balancer class and health check node port
+ * rules, after kube's normalization of clusterIP and clusterIPs (a changed clusterIP with unchanged
+ * clusterIPs stands for clusterIPs of that one IP). A clusterIP left out was already kept from the
+ * stored Service by the defaults, as kube's registry keeps allocated values.
+ */
+const service: Rule = (next, old) => {
+  const spec = part(next, 'spec');
+  const oldSpec = part(old, 'spec');
+  const causes: StatusCause[] = [];
+  let ips = strings(spec.clusterIPs);
+  const oldIps = strings(oldSpec.clusterIPs);
+  const ip = typeof spec.clusterIP === 'string' ? spec.clusterIP : '';
+  if (ip !== (oldSpec.clusterIP ?? '') && deepEqual(ips, oldIps)) ips = ip === '' ? [] : [ip];
+  if (spec.type !== 'ExternalName' && oldSpec.type !== 'ExternalName') {
+    const headless = (l: string[]) => l.length === 1 && l[0] === 'None';
+    if (!(headless(ips) && headless(oldIps))) causes.push(...clusterIpChanges(spec, ips, oldIps));
+    if (headless(ips) === headless(oldIps) && !headless(ips)) {
+      const fams = strings(spec.ipFamilies);
+      const oldFams = strings(oldSpec.ipFamilies);
+      if (fams.length === oldFams.length) {
+        for (let i = 0; i < oldFams.length; i++)
+          if (fams[i] !== oldFams[i]) causes.push(invalid('spec.ipFamilies[0]', fams, MAY_NOT_CHANGE));
+      } else if (fams.length > 0 && oldFams.length > 0 && fams[0] !== oldFams[0])
+        causes.push(invalid('spec.ipFamilies[0]', ips, MAY_NOT_CHANGE));
+    }
+  }
+  if (spec.type === 'LoadBalancer' && oldSpec.type === 'LoadBalancer') {
+    if ((spec.loadBalancerClass ?? null) !== (oldSpec.loadBalancerClass ?? null))
+      causes.push(invalid('spec.loadBalancerClass', spec.loadBalancerClass, MAY_NOT_CHANGE));
+  }
+  const needsHealthCheck = (s: JsonObject) =>
+    s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
+  if (
+    needsHealthCheck(spec) &&
+    needsHealthCheck(oldSpec) &&
+    spec.healthCheckNodePort !== oldSpec.healthCheckNodePort
+  )
+    causes.push(forbidden('spec.healthCheckNodePort', IMMUTABLE));
+  return causes;
+};
+
+/** validateUpgradeDowngradeClusterIPs: the primary IP never changes, a secondary one may come or go. */
+function clusterIpChanges(spec: JsonObject, ips: string[], oldIps: string[]): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (ips.length === oldIps.length) {
+    oldIps.forEach((x, i) => {
+      if (x !== ips[i]) causes.push(invalid(`spec.clusterIPs[${i}]`, ips, MAY_NOT_CHANGE));
+    });
+  } else if (oldIps.length > ips.length) {
+    if (ips.length === 0)
+      causes.push(invalid('spec.clusterIPs[0]', ips, 'primary clusterIP can not be unset'));
+    if (ips.length > 0 && ips[0] !== oldIps[0])
+      causes.push(invalid('spec.clusterIPs[0]', ips, MAY_NOT_CHANGE));
+    if (ips.length === 1 && spec.ipFamilyPolicy !== 'SingleStack')
+      causes.push(
+        invalid(
+          'spec.ipFamilyPolicy',
+          spec.ipFamilyPolicy,
+          "must be set to 'SingleStack' when releasing the secondary clusterIP",
+        ),
+      );
+  } else if (oldIps.length > 0 && ips[0] !== oldIps[0]) {
+    causes.push(invalid('spec.clusterIPs[0]', ips, MAY_NOT_CHANGE));
+  }
+  return causes;
+}
+
 /** The rules by `<group>/<plural>`. */
 const RULES: Record<string, Rule> = {
   '/configmaps': configMap,
   '/secrets': secret,
+  '/services': service,
   'apps/deployments': selectorRule,
   'apps/replicasets': selectorRule,
   'apps/daemonsets': selectorRule,
