@@ -687,228 +687,211 @@ describe('review s10: immutable fields of built-in kinds', () => {
 
   // ---- PersistentVolumeClaim ----
 
-  it.failing(
-    "[FINDING S10-IM7] a PersistentVolumeClaim's spec is immutable after creation (422 Forbidden), except its storage request once bound",
-    async () => {
-      const path = `${NS}/persistentvolumeclaims/im7`;
-      const pvc = await create(`${NS}/persistentvolumeclaims`, {
-        metadata: { name: 'im7' },
-        spec: {
-          accessModes: ['ReadWriteOnce'],
-          storageClassName: 'standard',
-          resources: { requests: { storage: '1Gi' } },
-        },
-      });
-      const first =
-        'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n';
-      for (const [patch, type] of [
-        [{ spec: { accessModes: ['ReadWriteMany'] } }, MERGE],
-        [{ spec: { storageClassName: 'fast' } }, STRATEGIC],
-        // not bound yet: the storage request is part of the immutable spec
-        [{ spec: { resources: { requests: { storage: '2Gi' } } } }, MERGE],
-      ] as const) {
-        const r = await call(server, 'PATCH', path, patch, { contentType: type });
-        expect(r.status).toBe(422);
-        const s = r.json<any>();
-        expect(s.details.causes).toHaveLength(1);
-        expect(s.details.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
-        expect(s.details.causes[0].message.startsWith(first)).toBe(true);
-        expect(s.message).toBe(
-          `PersistentVolumeClaim "im7" is invalid: spec: ${s.details.causes[0].message}`,
-        );
-        expect(await get(path)).toEqual(pvc);
-      }
-      // volumeName may be set once (the binder does it)
-      const bound = await call(
-        server,
-        'PATCH',
-        path,
-        { spec: { volumeName: 'pv-1' } },
-        { contentType: MERGE },
-      );
-      expect(bound.status).toBe(200);
-      const st = await call(
-        server,
-        'PATCH',
-        `${path}/status`,
-        { status: { phase: 'Bound', capacity: { storage: '1Gi' } } },
-        { contentType: MERGE },
-      );
-      expect(st.status).toBe(200);
-      // bound: the storage request may grow
-      const grown = await call(
-        server,
-        'PATCH',
-        path,
-        { spec: { resources: { requests: { storage: '2Gi' } } } },
-        { contentType: MERGE },
-      );
-      expect(grown.status).toBe(200);
-      expect(grown.json<any>().spec.resources.requests.storage).toBe('2Gi');
-      // but volumeName, once set, may not change
-      const before = await get(path);
-      const r = await call(server, 'PATCH', path, { spec: { volumeName: 'pv-2' } }, { contentType: MERGE });
+  it("[FINDING S10-IM7] a PersistentVolumeClaim's spec is immutable after creation (422 Forbidden), except its storage request once bound", async () => {
+    const path = `${NS}/persistentvolumeclaims/im7`;
+    const pvc = await create(`${NS}/persistentvolumeclaims`, {
+      metadata: { name: 'im7' },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: 'standard',
+        resources: { requests: { storage: '1Gi' } },
+      },
+    });
+    const first =
+      'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n';
+    for (const [patch, type] of [
+      [{ spec: { accessModes: ['ReadWriteMany'] } }, MERGE],
+      [{ spec: { storageClassName: 'fast' } }, STRATEGIC],
+      // not bound yet: the storage request is part of the immutable spec
+      [{ spec: { resources: { requests: { storage: '2Gi' } } } }, MERGE],
+    ] as const) {
+      const r = await call(server, 'PATCH', path, patch, { contentType: type });
       expect(r.status).toBe(422);
-      expect(r.json<any>().details.causes[0].message.startsWith(first)).toBe(true);
-      expect(await get(path)).toEqual(before);
-    },
-  );
-
-  it.failing(
-    "[FINDING S10-IM7] a PVC's volumeMode change is reported twice, as kube does: in the spec diff and under the path volumeMode",
-    async () => {
-      const path = `${NS}/persistentvolumeclaims/im7b`;
-      const pvc = await create(`${NS}/persistentvolumeclaims`, {
-        metadata: { name: 'im7b' },
-        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-      });
-      const r = await call(server, 'PATCH', path, { spec: { volumeMode: 'Block' } }, { contentType: MERGE });
-      expect(r.status).toBe(422);
-      const causes = r.json<any>().details.causes;
-      expect(causes).toEqual([
-        {
-          reason: 'FieldValueForbidden',
-          field: 'spec',
-          message:
-            'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n- spec.volumeMode: "Filesystem"\n+ spec.volumeMode: "Block"',
-        },
-        {
-          reason: 'FieldValueInvalid',
-          field: 'volumeMode',
-          message: 'Invalid value: "Block": field is immutable',
-        },
-      ]);
+      const s = r.json<any>();
+      expect(s.details.causes).toHaveLength(1);
+      expect(s.details.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
+      expect(s.details.causes[0].message.startsWith(first)).toBe(true);
+      expect(s.message).toBe(`PersistentVolumeClaim "im7" is invalid: spec: ${s.details.causes[0].message}`);
       expect(await get(path)).toEqual(pvc);
-    },
-  );
+    }
+    // volumeName may be set once (the binder does it)
+    const bound = await call(server, 'PATCH', path, { spec: { volumeName: 'pv-1' } }, { contentType: MERGE });
+    expect(bound.status).toBe(200);
+    const st = await call(
+      server,
+      'PATCH',
+      `${path}/status`,
+      { status: { phase: 'Bound', capacity: { storage: '1Gi' } } },
+      { contentType: MERGE },
+    );
+    expect(st.status).toBe(200);
+    // bound: the storage request may grow
+    const grown = await call(
+      server,
+      'PATCH',
+      path,
+      { spec: { resources: { requests: { storage: '2Gi' } } } },
+      { contentType: MERGE },
+    );
+    expect(grown.status).toBe(200);
+    expect(grown.json<any>().spec.resources.requests.storage).toBe('2Gi');
+    // but volumeName, once set, may not change
+    const before = await get(path);
+    const r = await call(server, 'PATCH', path, { spec: { volumeName: 'pv-2' } }, { contentType: MERGE });
+    expect(r.status).toBe(422);
+    expect(r.json<any>().details.causes[0].message.startsWith(first)).toBe(true);
+    expect(await get(path)).toEqual(before);
+  });
+
+  it("[FINDING S10-IM7] a PVC's volumeMode change is reported twice, as kube does: in the spec diff and under the path volumeMode", async () => {
+    const path = `${NS}/persistentvolumeclaims/im7b`;
+    const pvc = await create(`${NS}/persistentvolumeclaims`, {
+      metadata: { name: 'im7b' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    const r = await call(server, 'PATCH', path, { spec: { volumeMode: 'Block' } }, { contentType: MERGE });
+    expect(r.status).toBe(422);
+    const causes = r.json<any>().details.causes;
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec',
+        message:
+          'Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n- spec.volumeMode: "Filesystem"\n+ spec.volumeMode: "Block"',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'volumeMode',
+        message: 'Invalid value: "Block": field is immutable',
+      },
+    ]);
+    expect(await get(path)).toEqual(pvc);
+  });
 
   // ---- Pod ----
 
-  it.failing(
-    "[FINDING S10-IM8] a Pod's spec takes only image, activeDeadlineSeconds and added-toleration changes (422 Forbidden otherwise)",
-    async () => {
-      const path = `${NS}/pods/im8`;
-      const pod = await create(`${NS}/pods`, { metadata: { name: 'im8' }, spec: podSpec() });
-      const first =
-        'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n';
-      for (const patch of [
-        { spec: { containers: [{ name: 'c', env: [{ name: 'A', value: 'b' }] }] } },
-        { spec: { restartPolicy: 'Never' } },
-        { spec: { nodeSelector: { disk: 'ssd' } } },
-      ]) {
-        const r = await call(server, 'PATCH', path, patch, { contentType: STRATEGIC });
-        expect(r.status).toBe(422);
-        const s = r.json<any>();
-        expect(s.details.causes).toHaveLength(1);
-        expect(s.details.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
-        expect(s.details.causes[0].message.startsWith(first)).toBe(true);
-        expect(s.details.causes[0].message.length).toBeGreaterThan(first.length);
-        expect(s.message).toBe(`Pod "im8" is invalid: spec: ${s.details.causes[0].message}`);
-        expect(await get(path)).toEqual(pod);
-      }
-      // the diff names what changed (our rendering; kube prints go-cmp's diff of its Go structs)
-      const env = await call(
-        server,
-        'PATCH',
-        path,
-        { spec: { restartPolicy: 'Never' } },
-        { contentType: MERGE },
-      );
-      expect(env.json<any>().details.causes[0].message).toBe(
-        `${first}- spec.restartPolicy: "Always"\n+ spec.restartPolicy: "Never"`,
-      );
-      await expectInvalid(
-        await call(server, 'PUT', path, {
-          ...pod,
-          spec: { ...pod.spec, containers: [...pod.spec.containers, { name: 'd', image: 'busybox' }] },
-        }),
-        path,
-        pod,
-        'Pod',
-        '',
-        'im8',
-        [
-          {
-            reason: 'FieldValueForbidden',
-            field: 'spec.containers',
-            message: 'Forbidden: pod updates may not add or remove containers',
-          },
-        ],
-      );
-      // allowed: image, tolerations added, activeDeadlineSeconds set then lowered
-      const ok = await call(
-        server,
-        'PATCH',
-        path,
+  it("[FINDING S10-IM8] a Pod's spec takes only image, activeDeadlineSeconds and added-toleration changes (422 Forbidden otherwise)", async () => {
+    const path = `${NS}/pods/im8`;
+    const pod = await create(`${NS}/pods`, { metadata: { name: 'im8' }, spec: podSpec() });
+    const first =
+      'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n';
+    for (const patch of [
+      { spec: { containers: [{ name: 'c', env: [{ name: 'A', value: 'b' }] }] } },
+      { spec: { restartPolicy: 'Never' } },
+      { spec: { nodeSelector: { disk: 'ssd' } } },
+    ]) {
+      const r = await call(server, 'PATCH', path, patch, { contentType: STRATEGIC });
+      expect(r.status).toBe(422);
+      const s = r.json<any>();
+      expect(s.details.causes).toHaveLength(1);
+      expect(s.details.causes[0]).toMatchObject({ reason: 'FieldValueForbidden', field: 'spec' });
+      expect(s.details.causes[0].message.startsWith(first)).toBe(true);
+      expect(s.details.causes[0].message.length).toBeGreaterThan(first.length);
+      expect(s.message).toBe(`Pod "im8" is invalid: spec: ${s.details.causes[0].message}`);
+      expect(await get(path)).toEqual(pod);
+    }
+    // the diff names what changed (our rendering; kube prints go-cmp's diff of its Go structs)
+    const env = await call(
+      server,
+      'PATCH',
+      path,
+      { spec: { restartPolicy: 'Never' } },
+      { contentType: MERGE },
+    );
+    expect(env.json<any>().details.causes[0].message).toBe(
+      `${first}- spec.restartPolicy: "Always"\n+ spec.restartPolicy: "Never"`,
+    );
+    await expectInvalid(
+      await call(server, 'PUT', path, {
+        ...pod,
+        spec: { ...pod.spec, containers: [...pod.spec.containers, { name: 'd', image: 'busybox' }] },
+      }),
+      path,
+      pod,
+      'Pod',
+      '',
+      'im8',
+      [
         {
-          spec: {
-            containers: [{ name: 'c', image: 'nginx:1.26' }],
-            tolerations: [{ key: 'k', operator: 'Exists' }],
-            activeDeadlineSeconds: 100,
-          },
+          reason: 'FieldValueForbidden',
+          field: 'spec.containers',
+          message: 'Forbidden: pod updates may not add or remove containers',
         },
-        { contentType: STRATEGIC },
-      );
-      expect(ok.status).toBe(200);
-      expect(ok.json<any>().spec.containers[0].image).toBe('nginx:1.26');
-      const lower = await call(
-        server,
-        'PATCH',
-        path,
-        { spec: { activeDeadlineSeconds: 50 } },
-        { contentType: MERGE },
-      );
-      expect(lower.status).toBe(200);
-      const stored = await get(path);
-      await expectInvalid(
-        await call(server, 'PATCH', path, { spec: { activeDeadlineSeconds: 60 } }, { contentType: MERGE }),
-        path,
-        stored,
-        'Pod',
-        '',
-        'im8',
-        [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'spec.activeDeadlineSeconds',
-            message: 'Invalid value: 60: must be less than or equal to previous value',
-          },
-        ],
-      );
-      await expectInvalid(
-        await call(server, 'PATCH', path, { spec: { tolerations: null } }, { contentType: MERGE }),
-        path,
-        stored,
-        'Pod',
-        '',
-        'im8',
-        [
-          {
-            reason: 'FieldValueForbidden',
-            field: 'spec.tolerations',
-            message: 'Forbidden: existing toleration can not be modified except its tolerationSeconds',
-          },
-        ],
-      );
-      // labels and status stay writable
-      const labels = await call(
-        server,
-        'PATCH',
-        path,
-        { metadata: { labels: { a: 'b' } } },
-        { contentType: MERGE },
-      );
-      expect(labels.status).toBe(200);
-      const status = await call(
-        server,
-        'PATCH',
-        `${path}/status`,
-        { status: { phase: 'Running' } },
-        { contentType: MERGE },
-      );
-      expect(status.status).toBe(200);
-    },
-  );
+      ],
+    );
+    // allowed: image, tolerations added, activeDeadlineSeconds set then lowered
+    const ok = await call(
+      server,
+      'PATCH',
+      path,
+      {
+        spec: {
+          containers: [{ name: 'c', image: 'nginx:1.26' }],
+          tolerations: [{ key: 'k', operator: 'Exists' }],
+          activeDeadlineSeconds: 100,
+        },
+      },
+      { contentType: STRATEGIC },
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.json<any>().spec.containers[0].image).toBe('nginx:1.26');
+    const lower = await call(
+      server,
+      'PATCH',
+      path,
+      { spec: { activeDeadlineSeconds: 50 } },
+      { contentType: MERGE },
+    );
+    expect(lower.status).toBe(200);
+    const stored = await get(path);
+    await expectInvalid(
+      await call(server, 'PATCH', path, { spec: { activeDeadlineSeconds: 60 } }, { contentType: MERGE }),
+      path,
+      stored,
+      'Pod',
+      '',
+      'im8',
+      [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.activeDeadlineSeconds',
+          message: 'Invalid value: 60: must be less than or equal to previous value',
+        },
+      ],
+    );
+    await expectInvalid(
+      await call(server, 'PATCH', path, { spec: { tolerations: null } }, { contentType: MERGE }),
+      path,
+      stored,
+      'Pod',
+      '',
+      'im8',
+      [
+        {
+          reason: 'FieldValueForbidden',
+          field: 'spec.tolerations',
+          message: 'Forbidden: existing toleration can not be modified except its tolerationSeconds',
+        },
+      ],
+    );
+    // labels and status stay writable
+    const labels = await call(
+      server,
+      'PATCH',
+      path,
+      { metadata: { labels: { a: 'b' } } },
+      { contentType: MERGE },
+    );
+    expect(labels.status).toBe(200);
+    const status = await call(
+      server,
+      'PATCH',
+      `${path}/status`,
+      { status: { phase: 'Running' } },
+      { contentType: MERGE },
+    );
+    expect(status.status).toBe(200);
+  });
 
   // ---- RoleBinding ----
 

@@ -94,6 +94,25 @@ function withFrom(spec: JsonObject, from: JsonObject, keys: string[]): JsonObjec
   return out;
 }
 
+/**
+ * The changed leaves of two JSON values as `- path: old` / `+ path: new` lines, the diff kube appends
+ * to its Pod and PersistentVolumeClaim messages. Kube prints go-cmp's diff of its Go structs; this
+ * is our own, shorter rendering of the same changes.
+ */
+function diff(a: unknown, b: unknown, path = ''): string[] {
+  if (deepEqual(a, b)) return [];
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => diff(a[k], b[k], path ? `${path}.${k}` : k));
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((x, i) => diff(x, b[i], `${path}[${i}]`));
+  const out: string[] = [];
+  if (a !== undefined) out.push(`- ${path}: ${goJson(a)}`);
+  if (b !== undefined) out.push(`+ ${path}: ${goJson(b)}`);
+  return out;
+}
+
 // ---- apps/v1 and batch/v1 ----
 
 /** apps/v1 (and every group/version but the removed beta ones): a workload's selector is immutable. */
@@ -237,11 +256,186 @@ function clusterIpChanges(spec: JsonObject, ips: string[], oldIps: string[]): St
   return causes;
 }
 
+// ---- PersistentVolumeClaim ----
+
+const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
+
+/**
+ * ValidatePersistentVolumeClaimUpdate: the spec is immutable except volumeName set once, a
+ * storageClassName set where there was none (matching the beta annotation if any), and the storage
+ * request and volumeAttributesClassName of a bound claim. volumeMode is reported once more on its
+ * own, under kube's path `volumeMode`.
+ */
+const pvc: Rule = (next, old) => {
+  const spec = part(next, 'spec');
+  const oldSpec = part(old, 'spec');
+  const n: JsonObject = { ...spec };
+  const o: JsonObject = { ...oldSpec };
+  if (o.volumeName === undefined || o.volumeName === '') {
+    if (n.volumeName === undefined) delete o.volumeName;
+    else o.volumeName = n.volumeName;
+  }
+  const annotation = part(part(old, 'metadata'), 'annotations')[BETA_STORAGE_CLASS];
+  if (
+    o.storageClassName === undefined &&
+    n.storageClassName !== undefined &&
+    (annotation === undefined || annotation === n.storageClassName)
+  )
+    delete n.storageClassName;
+  if (part(next, 'status').phase === 'Bound') {
+    const requests = part(part(n, 'resources'), 'requests');
+    if (isObject(part(n, 'resources').requests)) {
+      const oldStorage = part(part(o, 'resources'), 'requests').storage;
+      const r = { ...requests };
+      if (oldStorage === undefined) delete r.storage;
+      else r.storage = oldStorage;
+      n.resources = { ...part(n, 'resources'), requests: r };
+    }
+    if (n.volumeAttributesClassName !== undefined) {
+      if (o.volumeAttributesClassName === undefined) delete n.volumeAttributesClassName;
+      else n.volumeAttributesClassName = o.volumeAttributesClassName;
+    }
+  }
+  const causes: StatusCause[] = [];
+  if (!deepEqual(n, o))
+    causes.push(
+      forbidden(
+        'spec',
+        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${diff(o, n, 'spec').join('\n')}`,
+      ),
+    );
+  causes.push(...immutable('volumeMode', spec.volumeMode, oldSpec.volumeMode));
+  return causes;
+};
+
+// ---- Pod ----
+
+const UPDATABLE_POD_FIELDS = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+].join(',');
+
+const MAX_INT32 = 2147483647;
+
+/**
+ * ValidatePodUpdate: containers may not be added or removed; images, activeDeadlineSeconds (set,
+ * or lowered), tolerations (added; tolerationSeconds changed), scheduling gates (removed) and a
+ * negative terminationGracePeriodSeconds set to 1 may change; anything else in the spec is a
+ * Forbidden `spec` with the list of what may change and a diff. The extra freedoms of a pod still
+ * held by scheduling gates (added nodeSelector and node affinity terms) are not modelled.
+ */
+const pod: Rule = (next, old) => {
+  const spec = part(next, 'spec');
+  const oldSpec = part(old, 'spec');
+  const causes: StatusCause[] = [];
+  for (const key of ['containers', 'initContainers']) {
+    const list = Array.isArray(spec[key]) ? (spec[key] as unknown[]) : [];
+    const oldList = Array.isArray(oldSpec[key]) ? (oldSpec[key] as unknown[]) : [];
+    if (list.length !== oldList.length)
+      return [...causes, forbidden(`spec.${key}`, 'pod updates may not add or remove containers')];
+    list.forEach((c, i) => {
+      if (!isObject(c) || typeof c.image !== 'string' || c.image === '')
+        causes.push({
+          reason: 'FieldValueRequired',
+          field: `spec.${key}[${i}].image`,
+          message: 'Required value',
+        });
+      else if (c.image.trim() !== c.image)
+        causes.push(
+          invalid(`spec.${key}[${i}].image`, c.image, 'must not have leading or trailing whitespace'),
+        );
+    });
+  }
+  const ads = spec.activeDeadlineSeconds;
+  const oldAds = oldSpec.activeDeadlineSeconds;
+  if (typeof ads === 'number') {
+    if (ads < 0 || ads > MAX_INT32)
+      return [
+        ...causes,
+        invalid('spec.activeDeadlineSeconds', ads, `must be between 0 and ${MAX_INT32}, inclusive`),
+      ];
+    if (typeof oldAds === 'number' && oldAds < ads)
+      return [
+        ...causes,
+        invalid('spec.activeDeadlineSeconds', ads, 'must be less than or equal to previous value'),
+      ];
+  } else if (oldAds !== undefined) {
+    causes.push(
+      invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'),
+    );
+  }
+  causes.push(...onlyAddedTolerations(spec.tolerations, oldSpec.tolerations));
+  const gates = new Set(
+    (Array.isArray(oldSpec.schedulingGates) ? oldSpec.schedulingGates : []).map((g) => goJson(g)),
+  );
+  for (const g of Array.isArray(spec.schedulingGates) ? spec.schedulingGates : []) {
+    if (!gates.has(goJson(g)))
+      causes.push(
+        forbidden(
+          'spec.schedulingGates',
+          `only deletion is allowed, but found new scheduling gate '${isObject(g) ? String(g.name) : String(g)}'`,
+        ),
+      );
+  }
+  if (deepEqual(spec, oldSpec)) return causes;
+  const munged: JsonObject = withFrom(spec, oldSpec, [
+    'activeDeadlineSeconds',
+    'schedulingGates',
+    'tolerations',
+  ]);
+  for (const key of ['containers', 'initContainers']) {
+    const oldList = Array.isArray(oldSpec[key]) ? (oldSpec[key] as unknown[]) : [];
+    if (Array.isArray(munged[key]))
+      munged[key] = (munged[key] as unknown[]).map((c, i) => {
+        const was = oldList[i];
+        if (!isObject(c) || !isObject(was)) return c;
+        const out: JsonObject = { ...c };
+        if (was.image === undefined) delete out.image;
+        else out.image = was.image;
+        return out;
+      });
+  }
+  const grace = oldSpec.terminationGracePeriodSeconds;
+  if (typeof grace === 'number' && grace < 0 && munged.terminationGracePeriodSeconds === 1)
+    munged.terminationGracePeriodSeconds = grace;
+  if (!deepEqual(munged, oldSpec))
+    causes.push(
+      forbidden(
+        'spec',
+        `pod updates may not change fields other than ${UPDATABLE_POD_FIELDS}\n${diff(oldSpec, munged, 'spec').join('\n')}`,
+      ),
+    );
+  return causes;
+};
+
+/** validateOnlyAddedTolerations: each old toleration is still there (tolerationSeconds aside). */
+function onlyAddedTolerations(next: unknown, old: unknown): StatusCause[] {
+  const list = Array.isArray(next) ? next.filter(isObject) : [];
+  for (const t of Array.isArray(old) ? old.filter(isObject) : []) {
+    const found = list.some((n) => {
+      const was: JsonObject = { ...t };
+      if (n.tolerationSeconds === undefined) delete was.tolerationSeconds;
+      else was.tolerationSeconds = n.tolerationSeconds;
+      return deepEqual(was, n);
+    });
+    if (!found)
+      return [
+        forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'),
+      ];
+  }
+  return [];
+}
+
 /** The rules by `<group>/<plural>`. */
 const RULES: Record<string, Rule> = {
   '/configmaps': configMap,
   '/secrets': secret,
   '/services': service,
+  '/persistentvolumeclaims': pvc,
+  '/pods': pod,
   'apps/deployments': selectorRule,
   'apps/replicasets': selectorRule,
   'apps/daemonsets': selectorRule,
