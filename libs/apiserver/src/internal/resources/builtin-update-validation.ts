@@ -429,6 +429,27 @@ function onlyAddedTolerations(next: unknown, old: unknown): StatusCause[] {
   return [];
 }
 
+// ---- RBAC ----
+
+/**
+ * ValidateRoleBindingUpdate / ValidateClusterRoleBindingUpdate: the roleRef may not change. Kube
+ * prints its internal RoleRef, a Go struct without JSON names: `{"APIGroup":..,"Kind":..,"Name":..}`.
+ */
+const roleRef: Rule = (next, old) => {
+  const r = part(next, 'roleRef');
+  const o = part(old, 'roleRef');
+  const same = ['apiGroup', 'kind', 'name'].every((k) => (r[k] ?? '') === (o[k] ?? ''));
+  if (same) return [];
+  const value = { APIGroup: r.apiGroup ?? '', Kind: r.kind ?? '', Name: r.name ?? '' };
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'roleRef',
+      message: `Invalid value: ${goJson(value)}: cannot change roleRef`,
+    },
+  ];
+};
+
 /** The rules by `<group>/<plural>`. */
 const RULES: Record<string, Rule> = {
   '/configmaps': configMap,
@@ -441,6 +462,8 @@ const RULES: Record<string, Rule> = {
   'apps/daemonsets': selectorRule,
   'apps/statefulsets': statefulSet,
   'batch/jobs': job,
+  'rbac.authorization.k8s.io/rolebindings': roleRef,
+  'rbac.authorization.k8s.io/clusterrolebindings': roleRef,
 };
 
 /**
