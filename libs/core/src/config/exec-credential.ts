@@ -1,5 +1,5 @@
 import { isAbsolute, resolve, sep } from 'node:path';
-import { KubeConfigError } from './kube-config.js';
+import { KubeConfigError } from './kube-config-error.js';
 
 /** The `exec` section of a kubeconfig user (client.authentication.k8s.io credential plugins). */
 export interface ExecConfig {

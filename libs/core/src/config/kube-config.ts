@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ExecCredentialPlugin } from './exec-credential.js';
+import { KubeConfigError } from './kube-config-error.js';
 import type { ExecConfig, ExecCredentials } from './exec-credential.js';
 
 // node:fs imported as an ES module builds its namespace by reading every export, which runs fs's lazy
@@ -54,23 +55,7 @@ export interface KubeConfigSource {
   invalidateCredentials?(): void;
 }
 
-/**
- * A kubeconfig or in-cluster configuration could not be loaded; the message names the file or the
- * setting and what to do.
- */
-export class KubeConfigError extends Error {
-  /** Stable error code. */
-  readonly code = 'KubeConfig';
-  constructor(
-    message: string,
-    /** The file concerned, when there is one. */
-    readonly file?: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options);
-    this.name = 'KubeConfigError';
-  }
-}
+export { KubeConfigError } from './kube-config-error.js';
 
 /** Options of {@link loadKubeConfig}. */
 export interface LoadKubeConfigOptions {
