@@ -873,16 +873,28 @@ describe('wire transport review (issue 15 §2, R2)', () => {
     /**
      * `target` reads each connection slowly but steadily, 64 KB every 10 ms (bytes are counted: a
      * TLS socket reads a record, at most 16 KB, at a time), and answers the upload with a 201 once
-     * it has all of it: about 3 s for 20 MB. The kernel's socket buffers take the first MBs at
-     * once; the rest waits in the client, which is where the client can see the progress.
+     * it has all of it. The kernel's socket buffers take the first MBs at once; the rest waits in
+     * the client, which is where the client can see the progress. Past SLOW_BYTES (12 MB: at least
+     * 1.9 s, longer than the 1.5 s idle timeout of the tests, so a timer that progress does not
+     * reset fires) it reads at full speed: what the client wrote last may still sit in socket
+     * buffers (two hops through a proxy's tunnel, several MB each), and draining those slowly after
+     * the last write took longer than the idle timeout under load, which is not what is tested.
      */
+    const SLOW_BYTES = 12 * 1024 * 1024;
     const readSlowly = (target: RawServer) => {
       let reading: NodeJS.Timeout | undefined;
       cleanups.push(() => clearInterval(reading));
       target.onConnection = (conn) => {
         conn.socket.pause();
         let budget = 0;
+        let received = 0;
         conn.socket.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > SLOW_BYTES) {
+            clearInterval(reading);
+            conn.socket.resume();
+            return;
+          }
           budget -= chunk.length;
           if (budget <= 0) conn.socket.pause();
         });
