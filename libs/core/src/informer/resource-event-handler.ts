@@ -1,7 +1,8 @@
 /**
  * Listener of an informer (client-go's `ResourceEventHandler`). Handlers are called synchronously,
  * in registration order, from the informer's loop: keep them short (enqueue, do not reconcile).
- * A handler that throws is logged and skipped; the informer goes on.
+ * A handler that throws is logged and skipped; the informer goes on. An `async` handler is not
+ * awaited (events are not held back for it); its rejection is logged the same way.
  */
 export interface ResourceEventHandler<T> {
   /** An object appeared (first list, watch ADDED, re-list, or re-creation under a new uid). */

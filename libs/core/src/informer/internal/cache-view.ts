@@ -217,9 +217,16 @@ export class CacheView<T extends KubernetesResource> {
     }
   }
 
-  private call(what: string, fn: () => void): void {
+  private call(what: string, fn: () => unknown): void {
     try {
-      fn();
+      const result = fn();
+      // an `async` handler (TypeScript accepts one where `void` is declared) fails by rejecting: a
+      // rejection left unhandled ends the Node process, so it is logged like a throw
+      if (result !== undefined && typeof (result as PromiseLike<unknown>).then === 'function') {
+        (result as PromiseLike<unknown>).then(undefined, (error: unknown) =>
+          this.cache.handlerFailed(what, error),
+        );
+      }
     } catch (error) {
       this.cache.handlerFailed(what, error);
     }
