@@ -41,6 +41,12 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
   /** Uids seen deleted recently, so a late own write cannot resurrect a deleted object. */
   // a size count instead of `max`, which would preallocate all 10,000 slots in every informer
   private readonly deletedUids = new LRUCache<string, true>({ maxSize: 10_000, sizeCalculation: () => 1 });
+  /**
+   * Objects {@link InformerCache.readmit} cached from its own list, which may be ahead of the watch:
+   * until the watch delivers a newer version, its older ones are stale (see `apply`). Weak: an entry
+   * goes with the object it marks; undefined until a readmit adds something (no cost per event).
+   */
+  private readmitted?: WeakSet<T>;
 
   constructor(
     private readonly logger: Logger,
@@ -190,6 +196,7 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
         if (uid && this.deletedUids.has(uid)) continue;
         if (this.admit && !this.admits(obj)) continue;
         this.watched.put(key, obj);
+        (this.readmitted ??= new WeakSet()).add(obj);
         for (const view of this.views) view.settle(key, obj, true);
         for (const view of this.views) view.emitAdd(obj);
         added++;
@@ -209,6 +216,12 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
       return;
     }
     const old = this.watched.get(key);
+    if (old !== undefined && this.readmitted?.has(old) && notNewer(obj, old)) {
+      // readmit's list was ahead of the watch, which now delivers the versions in between: the
+      // cache keeps the newer object and nothing is reported (the same version is no change either)
+      if (type === 'DELETED') this.rememberDeleted(obj);
+      return;
+    }
     if (type === 'DELETED') {
       this.rememberDeleted(obj);
       this.watched.remove(key);
@@ -308,6 +321,12 @@ export class InformerCache<T extends KubernetesResource> implements ViewedCache<
     const uid = obj.metadata?.uid;
     if (uid) this.deletedUids.set(uid, true);
   }
+}
+
+/** Whether `obj` carries the resourceVersion of `than` or an older one (decimal versions only). */
+function notNewer(obj: KubernetesResource, than: KubernetesResource): boolean {
+  const order = compareResourceVersions(obj.metadata?.resourceVersion, than.metadata?.resourceVersion);
+  return order !== undefined && order <= 0;
 }
 
 /** A short description of a thrown value for a log line. */
