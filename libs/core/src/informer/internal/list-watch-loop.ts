@@ -149,8 +149,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
    *   untouched), `list` (410; via backoff when it came < 1 s after a fresh list with no event
    *   between), `backoff` → `watch` (the watch could not be opened, ERROR event, unparsable line,
    *   dead stream; or, short and not counted as a failure, the third quick empty end in a row), or
-   *   `backoff` → `list` (the third API refusal in a row without progress); `stopped` when the
-   *   client was closed.
+   *   `backoff` → `list` (the third API refusal in a row without progress; a 429 never counts);
+   *   `stopped` when the client was closed.
    * - `backoff` → its `then` state after the delay.
    */
   private async step(state: LoopState): Promise<LoopState> {
@@ -359,11 +359,13 @@ export class ListWatchLoop<T extends KubernetesResource> {
   /**
    * A failed watch resumes from the same resourceVersion, unless the server refused it with an API
    * error 3 times in a row without progress (e.g. "too large resource version"): then re-list, as
-   * client-go's reflector does. Transport failures always resume (a list would not fare better).
+   * client-go's reflector does. Transport failures always resume (a list would not fare better), and
+   * so does a 429: a throttled server must not get a LIST, the most expensive request (client-go's
+   * reflector backs off and watches again, `isWatchErrorRetriable`, `IsTooManyRequests`).
    */
   private watchFailed(what: string, error: unknown, progress: number): LoopState {
     if (progress > 0) this.refusedWatches = 0;
-    if (!(error instanceof KubernetesApiError)) {
+    if (!(error instanceof KubernetesApiError) || error.isTooManyRequests()) {
       return this.failure(what, error, { kind: 'watch', afterList: false });
     }
     this.refusedWatches++;
