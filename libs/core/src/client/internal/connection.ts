@@ -108,11 +108,7 @@ export class Connection {
     private readonly options: ConnectionOptions,
   ) {
     const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) {
-      throw new KubernetesClientConfigError(
-        `the KubeConfig has no current cluster (current context "${kubeConfig.getCurrentContext()}")`,
-      );
-    }
+    if (!cluster) throw new KubernetesClientConfigError(noClusterMessage(kubeConfig));
     let url: URL;
     try {
       url = new URL(cluster.server);
@@ -408,4 +404,19 @@ function fingerprint(value: unknown): string {
   if (Buffer.isBuffer(value)) return value.toString('base64');
   if (Array.isArray(value)) return value.map(fingerprint).join('|');
   return JSON.stringify(value) ?? '';
+}
+
+/** Why a KubeConfig has no current cluster, naming where it came from and what to do (as kubectl does). */
+function noClusterMessage(kubeConfig: KubeConfigSource): string {
+  const source = (kubeConfig as { source?: unknown }).source;
+  const of = typeof source === 'string' && source !== '' ? `the KubeConfig from ${source}` : 'the KubeConfig';
+  const context = kubeConfig.getCurrentContext();
+  if (!context)
+    return `${of} sets no current-context; choose a context with \`kubectl config use-context <name>\` (or set current-context in the file)`;
+  const entry = kubeConfig.getContextObject(context) as { cluster?: unknown } | null | undefined;
+  if (!entry)
+    return `${of} has no context "${context}" (its current-context); add that context, or choose one it has with \`kubectl config use-context <name>\``;
+  const cluster = typeof entry.cluster === 'string' ? entry.cluster : '';
+  if (!cluster) return `context "${context}" of ${of} names no cluster; set the context's cluster`;
+  return `context "${context}" of ${of} names cluster "${cluster}", which is not defined; add that cluster or fix the context's cluster`;
 }
