@@ -131,7 +131,7 @@ export interface InformerView<T extends KubernetesResource> {
  * (client-go's SharedIndexInformer; JOSDK's informer behind an `InformerEventSource`).
  *
  * It lists (paginated, consistent snapshot through continue tokens; a 410 on a continue token
- * restarts the list), then watches from the list's resourceVersion with bookmarks, resuming from the
+ * restarts the list, and a second one lists in one unpaginated request, as client-go's pager), then watches from the list's resourceVersion with bookmarks, resuming from the
  * last seen resourceVersion after a dropped stream. A 410 (HTTP or `ERROR` event) re-lists and emits
  * the difference as synthetic events; the cache is keyed by namespace/name and uid, so an object
  * deleted and re-created while disconnected is a delete (final state unknown) then an add. A stream
@@ -437,7 +437,8 @@ export class Informer<T extends KubernetesResource> {
           namespace,
           labelSelector,
           fieldSelector,
-          limit: pageSize,
+          // as the loop's lists: restarted once paginated, then in one unpaginated request
+          limit: restarts < 2 ? pageSize : undefined,
           continue: continueToken,
           metadataOnly,
         });
@@ -445,7 +446,7 @@ export class Informer<T extends KubernetesResource> {
         continueToken = page.continue;
         if (!continueToken) return items;
       } catch (error) {
-        if (!(continueToken && error instanceof KubernetesApiError && error.isGone() && restarts < 3))
+        if (!(continueToken && error instanceof KubernetesApiError && error.isGone() && restarts < 2))
           throw error;
         restarts++;
         items.length = 0;

@@ -76,4 +76,28 @@ describe('review s10: list-watch loop', () => {
       new Set(['101']),
     );
   });
+
+  it('[FINDING S10-IN2] a paginated list whose continue tokens keep expiring (a list slower than compaction) still completes, with one unpaginated list as client-go’s pager falls back to', async () => {
+    for (let i = 0; i < 5; i++) kube.put('n', `o${i}`);
+    // every continue token is already compacted away when it is used
+    kube.overrides.push((req, res) => {
+      if (!req.query.get('continue')) return false;
+      json(res, 410, status(410, 'Expired', 'The provided continue parameter is too old'));
+      return true;
+    });
+    const inf = make({ pageSize: 2 });
+    await expect(inf.start()).resolves.toBeUndefined();
+    expect(inf.list()).toHaveLength(5);
+    const last = kube.listRequests().at(-1)!;
+    expect({ limit: last.query.get('limit'), continue: last.query.get('continue') }).toEqual({
+      limit: null,
+      continue: null,
+    });
+    expect(inf.health().status).toBe('synced');
+    // readmit's list too (Informer.readmit, the sharding hook)
+    const before = kube.listRequests().length;
+    await expect(inf.readmit()).resolves.toBeUndefined();
+    expect(kube.listRequests().at(-1)!.query.get('limit')).toBeNull();
+    expect(kube.listRequests().length - before).toBe(5);
+  });
 });

@@ -63,6 +63,9 @@ const EMPTY_ENDS_RESUMED_AT_ONCE = 2;
 const EMPTY_END_DELAY_MS = 100;
 const EMPTY_END_MAX_DELAY_MS = 1_000;
 
+/** Paginated lists restarted after an expired continue token before one unpaginated list. */
+const PAGINATED_RESTARTS = 1;
+
 /** Watches refused in a row (API errors, no progress) before the loop re-lists. */
 const REFUSALS_BEFORE_RELIST = 3;
 
@@ -142,7 +145,7 @@ export class ListWatchLoop<T extends KubernetesResource> {
 
   /**
    * One transition:
-   * - `list` → `watch` (success), `list` (410 on a continue token, at most 3 times in a row),
+   * - `list` → `watch` (success), `list` (410 on a continue token: once paginated, then unpaginated),
    *   `backoff` → `list` (failure), or `stopped` (first list failed with failFast).
    * - `watch` → `watch` at once (the stream ended: EOF, `timeoutSeconds`, or the connection of an
    *   established stream closed or reset without an error status — not a failure; the backoff is
@@ -179,7 +182,8 @@ export class ListWatchLoop<T extends KubernetesResource> {
           namespace: this.s.namespace,
           labelSelector: this.s.labelSelector,
           fieldSelector: this.s.fieldSelector,
-          limit: this.s.pageSize,
+          // after a second expired continue token, one unpaginated list (see below)
+          limit: restarts <= PAGINATED_RESTARTS ? this.s.pageSize : undefined,
           continue: continueToken,
           // client-go's first list: from the watch cache, one answer (kube ignores the limit there);
           // never after a sync (a 410 means the cache lost our version: list consistently), never
@@ -198,11 +202,17 @@ export class ListWatchLoop<T extends KubernetesResource> {
       } catch (error) {
         if (this.stopping) return { kind: 'stopped' };
         if (error instanceof KubernetesClientClosedError) return this.clientClosed(error);
-        if (continueToken && isGone(error) && restarts < 3) {
-          this.s.logger.info('list continue token expired (410); listing again from the start', {
-            itemsDiscarded: items.length,
-          });
+        // A list slower than the server's compaction window expires its continue tokens: listed
+        // again once, paginated; if that expires too, in one unpaginated request, which has no
+        // token to expire (client-go's pager, FullListIfExpired).
+        if (continueToken && isGone(error) && restarts <= PAGINATED_RESTARTS) {
           restarts++;
+          this.s.logger.info(
+            restarts > PAGINATED_RESTARTS
+              ? 'list continue token expired (410) again; listing again in one unpaginated request'
+              : 'list continue token expired (410); listing again from the start',
+            { itemsDiscarded: items.length },
+          );
           items.length = 0;
           continueToken = undefined;
           continue;
