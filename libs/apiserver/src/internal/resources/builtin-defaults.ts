@@ -5,6 +5,7 @@ import { canonicalizeClaimQuantities, canonicalizePodSpecQuantities } from './qu
 import type { NodePortAllocator } from './service-defaults.js';
 import { allocateNodePorts } from './service-defaults.js';
 import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
+import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -25,32 +26,6 @@ function obj(parent: JsonObject, key: string): JsonObject {
 function list(parent: JsonObject, key: string): JsonObject[] {
   const v = parent[key];
   return Array.isArray(v) ? v.filter(isObject) : [];
-}
-
-function imagePullPolicy(image: unknown): string {
-  if (typeof image !== 'string') return 'IfNotPresent';
-  const afterSlash = image.slice(image.lastIndexOf('/') + 1);
-  if (image.includes('@')) return 'IfNotPresent';
-  const tag = afterSlash.includes(':') ? afterSlash.slice(afterSlash.indexOf(':') + 1) : '';
-  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
-}
-
-function defaultContainer(c: JsonObject): void {
-  set(c, 'terminationMessagePath', '/dev/termination-log');
-  set(c, 'terminationMessagePolicy', 'File');
-  set(c, 'imagePullPolicy', imagePullPolicy(c.image));
-  set(c, 'resources', {});
-  for (const p of list(c, 'ports')) set(p, 'protocol', 'TCP');
-}
-
-/** Defaults of a PodSpec (a Pod's or a template's). */
-export function defaultPodSpec(spec: JsonObject): void {
-  set(spec, 'restartPolicy', 'Always');
-  set(spec, 'terminationGracePeriodSeconds', 30);
-  set(spec, 'dnsPolicy', 'ClusterFirst');
-  set(spec, 'securityContext', {});
-  set(spec, 'schedulerName', 'default-scheduler');
-  for (const c of [...list(spec, 'containers'), ...list(spec, 'initContainers')]) defaultContainer(c);
 }
 
 function defaultTemplate(spec: JsonObject, kind: string): void {
@@ -146,7 +121,7 @@ function defaultBuiltin(
     case '/pods':
       if (spec) {
         defaultPodSpec(spec);
-        set(spec, 'enableServiceLinks', true);
+        defaultPodOnly(spec);
         set(spec, 'preemptionPolicy', 'PreemptLowerPriority');
         set(spec, 'priority', 0);
         set(spec, 'serviceAccountName', 'default');

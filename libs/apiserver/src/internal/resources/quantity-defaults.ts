@@ -27,7 +27,7 @@ function canonicalizeRequirements(r: unknown, kind: string): void {
   canonicalizeList(r.requests, kind);
 }
 
-/** Canonicalizes the quantities of a PodSpec (containers, init and ephemeral containers, overhead, pod resources). */
+/** Canonicalizes the quantities of a PodSpec (containers, init and ephemeral containers, overhead, pod resources, ephemeral volumes' claims). */
 export function canonicalizePodSpecQuantities(spec: JsonObject, kind: string): void {
   for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
     const cs = spec[key];
@@ -35,6 +35,13 @@ export function canonicalizePodSpecQuantities(spec: JsonObject, kind: string): v
   }
   canonicalizeList(spec.overhead, kind);
   canonicalizeRequirements(spec.resources, kind);
+  // generic ephemeral volumes' claim templates
+  const volumes = spec.volumes;
+  if (Array.isArray(volumes))
+    for (const v of volumes) {
+      const claim = isObject(v) && isObject(v.ephemeral) ? v.ephemeral.volumeClaimTemplate : undefined;
+      if (isObject(claim)) canonicalizeClaimQuantities(claim, kind);
+    }
 }
 
 /** Canonicalizes a PersistentVolumeClaim spec's (or template's) storage quantities. */
