@@ -170,82 +170,76 @@ describe('review s10: defaults of built-in kinds', () => {
     ]);
   });
 
-  it.failing(
-    "[FINDING S10-DF3] a StatefulSet's volumeClaimTemplates and a PersistentVolumeClaim come back without kube's defaults (volumeMode Filesystem, status.phase Pending)",
-    async () => {
-      const sts = await create(`${APPS}/statefulsets`, {
-        metadata: { name: 'df3' },
-        spec: {
-          serviceName: 'df3',
-          selector: { matchLabels: { app: 'df3' } },
-          template: {
-            metadata: { labels: { app: 'df3' } },
-            spec: { containers: [{ name: 'c', image: 'mysql:8' }] },
-          },
-          volumeClaimTemplates: [
-            {
-              metadata: { name: 'data' },
-              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-            },
-          ],
+  it("[FINDING S10-DF3] a StatefulSet's volumeClaimTemplates and a PersistentVolumeClaim come back without kube's defaults (volumeMode Filesystem, status.phase Pending)", async () => {
+    const sts = await create(`${APPS}/statefulsets`, {
+      metadata: { name: 'df3' },
+      spec: {
+        serviceName: 'df3',
+        selector: { matchLabels: { app: 'df3' } },
+        template: {
+          metadata: { labels: { app: 'df3' } },
+          spec: { containers: [{ name: 'c', image: 'mysql:8' }] },
         },
-      });
-      expect(sts.spec.volumeClaimTemplates).toHaveLength(1);
-      expect(sts.spec.volumeClaimTemplates[0].spec).toEqual({
-        accessModes: ['ReadWriteOnce'],
-        resources: { requests: { storage: '1Gi' } },
-        volumeMode: 'Filesystem',
-      });
-      expect(sts.spec.volumeClaimTemplates[0].status).toEqual({ phase: 'Pending' });
-      const pvc = await create(`${NS}/persistentvolumeclaims`, {
-        metadata: { name: 'df3' },
-        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-      });
-      expect(pvc.status).toEqual({ phase: 'Pending' });
-      expect((await get(`${NS}/persistentvolumeclaims/df3`)).status).toEqual({ phase: 'Pending' });
-    },
-  );
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+      },
+    });
+    expect(sts.spec.volumeClaimTemplates).toHaveLength(1);
+    expect(sts.spec.volumeClaimTemplates[0].spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '1Gi' } },
+      volumeMode: 'Filesystem',
+    });
+    expect(sts.spec.volumeClaimTemplates[0].status).toEqual({ phase: 'Pending' });
+    const pvc = await create(`${NS}/persistentvolumeclaims`, {
+      metadata: { name: 'df3' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    expect(pvc.status).toEqual({ phase: 'Pending' });
+    expect((await get(`${NS}/persistentvolumeclaims/df3`)).status).toEqual({ phase: 'Pending' });
+  });
 
-  it.failing(
-    '[FINDING S10-DF4] a StatefulSet with updateStrategy type RollingUpdate and no rollingUpdate comes back with rollingUpdate {partition: 0}, which kube adds only when it defaults the type',
-    async () => {
-      const body = (name: string, updateStrategy: unknown): Record<string, unknown> => ({
-        metadata: { name },
-        spec: {
-          serviceName: name,
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: { containers: [{ name: 'c', image: 'mysql:8' }] },
-          },
-          ...(updateStrategy === undefined ? {} : { updateStrategy }),
+  it('[FINDING S10-DF4] a StatefulSet with updateStrategy type RollingUpdate and no rollingUpdate comes back with rollingUpdate {partition: 0}, which kube adds only when it defaults the type', async () => {
+    const body = (name: string, updateStrategy: unknown): Record<string, unknown> => ({
+      metadata: { name },
+      spec: {
+        serviceName: name,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'c', image: 'mysql:8' }] },
         },
-      });
-      const typed = await create(`${APPS}/statefulsets`, body('df4', { type: 'RollingUpdate' }));
-      expect(typed.spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
-      const untyped = await create(`${APPS}/statefulsets`, body('df4b', undefined));
-      expect(untyped.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
-      const withRu = await create(
-        `${APPS}/statefulsets`,
-        body('df4c', { type: 'RollingUpdate', rollingUpdate: {} }),
-      );
-      expect(withRu.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
-      // the same through server-side apply: the applier owns the type only
-      const applied = await call(
-        server,
-        'PATCH',
-        `${APPS}/statefulsets/df4d?fieldManager=op`,
-        JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          ...body('df4d', { type: 'RollingUpdate' }),
-        }),
-        { contentType: APPLY },
-      );
-      expect(applied.status).toBe(201);
-      expect(applied.json<any>().spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
-    },
-  );
+        ...(updateStrategy === undefined ? {} : { updateStrategy }),
+      },
+    });
+    const typed = await create(`${APPS}/statefulsets`, body('df4', { type: 'RollingUpdate' }));
+    expect(typed.spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
+    const untyped = await create(`${APPS}/statefulsets`, body('df4b', undefined));
+    expect(untyped.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    const withRu = await create(
+      `${APPS}/statefulsets`,
+      body('df4c', { type: 'RollingUpdate', rollingUpdate: {} }),
+    );
+    expect(withRu.spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    // the same through server-side apply: the applier owns the type only
+    const applied = await call(
+      server,
+      'PATCH',
+      `${APPS}/statefulsets/df4d?fieldManager=op`,
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        ...body('df4d', { type: 'RollingUpdate' }),
+      }),
+      { contentType: APPLY },
+    );
+    expect(applied.status).toBe(201);
+    expect(applied.json<any>().spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
+  });
 
   it.failing(
     "[FINDING S10-DF5] a Job's completions, podReplacementPolicy, backoffLimit and manualSelector are defaulted where kube leaves them or defaults them otherwise",

@@ -5,7 +5,7 @@ import { canonicalizeClaimQuantities, canonicalizePodSpecQuantities } from './qu
 import type { NodePortAllocator } from './service-defaults.js';
 import { allocateNodePorts } from './service-defaults.js';
 import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
-import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
+import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -26,6 +26,17 @@ function obj(parent: JsonObject, key: string): JsonObject {
 function list(parent: JsonObject, key: string): JsonObject[] {
   const v = parent[key];
   return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/**
+ * SetDefaults_PersistentVolumeClaim and SetDefaults_PersistentVolumeClaimSpec, on a claim or a
+ * StatefulSet's claim template: volumeMode Filesystem and status.phase Pending (kube's spec and
+ * status are Go structs, always present in its answers).
+ */
+function defaultClaim(claim: JsonObject): void {
+  defaultClaimSpec(obj(claim, 'spec'));
+  const status = obj(claim, 'status');
+  if (status.phase === undefined || status.phase === '') status.phase = 'Pending';
 }
 
 function defaultTemplate(spec: JsonObject, kind: string): void {
@@ -150,9 +161,16 @@ function defaultBuiltin(
         set(spec, 'podManagementPolicy', 'OrderedReady');
         set(spec, 'revisionHistoryLimit', 10);
         const us = obj(spec, 'updateStrategy');
-        set(us, 'type', 'RollingUpdate');
-        if (us.type === 'RollingUpdate') set(obj(us, 'rollingUpdate'), 'partition', 0);
-        for (const t of list(spec, 'volumeClaimTemplates')) canonicalizeClaimQuantities(t, rt.kind);
+        // kube adds an empty rollingUpdate only when it defaults the type (SetDefaults_StatefulSet)
+        if (us.type === undefined || us.type === '') {
+          us.type = 'RollingUpdate';
+          if (us.rollingUpdate === undefined) us.rollingUpdate = {};
+        }
+        if (us.type === 'RollingUpdate' && isObject(us.rollingUpdate)) set(us.rollingUpdate, 'partition', 0);
+        for (const t of list(spec, 'volumeClaimTemplates')) {
+          defaultClaim(t);
+          canonicalizeClaimQuantities(t, rt.kind);
+        }
         const retention = obj(spec, 'persistentVolumeClaimRetentionPolicy');
         set(retention, 'whenDeleted', 'Retain');
         set(retention, 'whenScaled', 'Retain');
@@ -214,7 +232,7 @@ function defaultBuiltin(
       }
       return [];
     case '/persistentvolumeclaims':
-      if (spec) set(spec, 'volumeMode', 'Filesystem');
+      defaultClaim(o);
       canonicalizeClaimQuantities(o, rt.kind);
       return [];
     default:
