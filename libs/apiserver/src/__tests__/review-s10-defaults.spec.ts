@@ -241,95 +241,89 @@ describe('review s10: defaults of built-in kinds', () => {
     expect(applied.json<any>().spec.updateStrategy).toEqual({ type: 'RollingUpdate' });
   });
 
-  it.failing(
-    "[FINDING S10-DF5] a Job's completions, podReplacementPolicy, backoffLimit and manualSelector are defaulted where kube leaves them or defaults them otherwise",
-    async () => {
-      const job = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({
-        metadata: { name },
-        spec: {
-          ...spec,
-          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
-        },
-      });
-      // a work-queue Job: parallelism without completions keeps completions unset
-      const queue = await create(`${BATCH}/jobs`, job('df5a', { parallelism: 3 }));
-      expect(queue.spec.completions).toBeUndefined();
-      expect(queue.spec.parallelism).toBe(3);
-      expect(queue.spec.manualSelector).toBe(false);
-      // completions alone: parallelism 1
-      const fixed = await create(`${BATCH}/jobs`, job('df5b', { completions: 4 }));
-      expect(fixed.spec).toMatchObject({ completions: 4, parallelism: 1 });
-      // a pod failure policy makes the replacement policy Failed
-      const pfp = await create(
-        `${BATCH}/jobs`,
-        job('df5c', {
-          podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] },
-        }),
-      );
-      expect(pfp.spec.podReplacementPolicy).toBe('Failed');
-      // a backoff limit per index makes the global one unlimited
-      const perIndex = await create(
-        `${BATCH}/jobs`,
-        job('df5d', { completionMode: 'Indexed', completions: 2, backoffLimitPerIndex: 1 }),
-      );
-      expect(perIndex.spec.backoffLimit).toBe(2147483647);
-    },
-  );
+  it("[FINDING S10-DF5] a Job's completions, podReplacementPolicy, backoffLimit and manualSelector are defaulted where kube leaves them or defaults them otherwise", async () => {
+    const job = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({
+      metadata: { name },
+      spec: {
+        ...spec,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+      },
+    });
+    // a work-queue Job: parallelism without completions keeps completions unset
+    const queue = await create(`${BATCH}/jobs`, job('df5a', { parallelism: 3 }));
+    expect(queue.spec.completions).toBeUndefined();
+    expect(queue.spec.parallelism).toBe(3);
+    expect(queue.spec.manualSelector).toBe(false);
+    // completions alone: parallelism 1
+    const fixed = await create(`${BATCH}/jobs`, job('df5b', { completions: 4 }));
+    expect(fixed.spec).toMatchObject({ completions: 4, parallelism: 1 });
+    // a pod failure policy makes the replacement policy Failed
+    const pfp = await create(
+      `${BATCH}/jobs`,
+      job('df5c', {
+        podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] },
+      }),
+    );
+    expect(pfp.spec.podReplacementPolicy).toBe('Failed');
+    // a backoff limit per index makes the global one unlimited
+    const perIndex = await create(
+      `${BATCH}/jobs`,
+      job('df5d', { completionMode: 'Indexed', completions: 2, backoffLimitPerIndex: 1 }),
+    );
+    expect(perIndex.spec.backoffLimit).toBe(2147483647);
+  });
 
-  it.failing(
-    "[FINDING S10-DF6] a Job comes back without kube's generated selector (batch.kubernetes.io/controller-uid), its template's job-name and controller-uid labels, and the Job's labels copied from its template",
-    async () => {
-      const j = await create(`${BATCH}/jobs`, {
-        metadata: { name: 'df6' },
-        spec: {
-          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+  it("[FINDING S10-DF6] a Job comes back without kube's generated selector (batch.kubernetes.io/controller-uid), its template's job-name and controller-uid labels, and the Job's labels copied from its template", async () => {
+    const j = await create(`${BATCH}/jobs`, {
+      metadata: { name: 'df6' },
+      spec: {
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+      },
+    });
+    const uid = j.metadata.uid as string;
+    const generated = {
+      'batch.kubernetes.io/controller-uid': uid,
+      'batch.kubernetes.io/job-name': 'df6',
+      'controller-uid': uid,
+      'job-name': 'df6',
+    };
+    expect(j.spec.selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
+    expect(j.spec.template.metadata.labels).toEqual(generated);
+    expect(j.metadata.labels).toEqual(generated);
+    expect(await get(`${BATCH}/jobs/df6`)).toEqual(j);
+    // the creator does not own what the server generated
+    const owned = JSON.stringify(j.metadata.managedFields);
+    expect(owned).not.toContain('controller-uid');
+    expect(owned).not.toContain('f:selector');
+    // the Job's own labels, when it has some, stay; the template's user labels are kept
+    const k = await create(`${BATCH}/jobs`, {
+      metadata: { name: 'df6b', labels: { team: 'a' } },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'x' } },
+          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] },
         },
-      });
-      const uid = j.metadata.uid as string;
-      const generated = {
-        'batch.kubernetes.io/controller-uid': uid,
-        'batch.kubernetes.io/job-name': 'df6',
-        'controller-uid': uid,
-        'job-name': 'df6',
-      };
-      expect(j.spec.selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
-      expect(j.spec.template.metadata.labels).toEqual(generated);
-      expect(j.metadata.labels).toEqual(generated);
-      expect(await get(`${BATCH}/jobs/df6`)).toEqual(j);
-      // the creator does not own what the server generated
-      const owned = JSON.stringify(j.metadata.managedFields);
-      expect(owned).not.toContain('controller-uid');
-      expect(owned).not.toContain('f:selector');
-      // the Job's own labels, when it has some, stay; the template's user labels are kept
-      const k = await create(`${BATCH}/jobs`, {
-        metadata: { name: 'df6b', labels: { team: 'a' } },
-        spec: {
-          template: {
-            metadata: { labels: { app: 'x' } },
-            spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] },
-          },
+      },
+    });
+    expect(k.metadata.labels).toEqual({ team: 'a' });
+    expect(k.spec.template.metadata.labels).toMatchObject({ app: 'x', 'job-name': 'df6b' });
+    expect(k.spec.selector.matchLabels).toEqual({ 'batch.kubernetes.io/controller-uid': k.metadata.uid });
+    // manualSelector: true keeps the user's selector and template as sent
+    const m = await create(`${BATCH}/jobs`, {
+      metadata: { name: 'df6c' },
+      spec: {
+        manualSelector: true,
+        selector: { matchLabels: { app: 'm' } },
+        template: {
+          metadata: { labels: { app: 'm' } },
+          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] },
         },
-      });
-      expect(k.metadata.labels).toEqual({ team: 'a' });
-      expect(k.spec.template.metadata.labels).toMatchObject({ app: 'x', 'job-name': 'df6b' });
-      expect(k.spec.selector.matchLabels).toEqual({ 'batch.kubernetes.io/controller-uid': k.metadata.uid });
-      // manualSelector: true keeps the user's selector and template as sent
-      const m = await create(`${BATCH}/jobs`, {
-        metadata: { name: 'df6c' },
-        spec: {
-          manualSelector: true,
-          selector: { matchLabels: { app: 'm' } },
-          template: {
-            metadata: { labels: { app: 'm' } },
-            spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] },
-          },
-        },
-      });
-      expect(m.spec.selector).toEqual({ matchLabels: { app: 'm' } });
-      expect(m.spec.template.metadata.labels).toEqual({ app: 'm' });
-      expect(m.metadata.labels).toEqual({ app: 'm' });
-    },
-  );
+      },
+    });
+    expect(m.spec.selector).toEqual({ matchLabels: { app: 'm' } });
+    expect(m.spec.template.metadata.labels).toEqual({ app: 'm' });
+    expect(m.metadata.labels).toEqual({ app: 'm' });
+  });
 
   it.failing(
     "[FINDING S10-DF7] a Service's sessionAffinityConfig, allocateLoadBalancerNodePorts, externalTrafficPolicy with externalIPs and an empty targetPort are not defaulted as kube does",

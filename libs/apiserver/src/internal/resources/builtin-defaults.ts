@@ -6,6 +6,7 @@ import type { NodePortAllocator } from './service-defaults.js';
 import { allocateNodePorts } from './service-defaults.js';
 import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
 import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
+import { defaultJobSpec, generateJobSelector } from './job-defaults.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -120,6 +121,15 @@ export function applyBuiltinDefaults(
   return defaultBuiltin(rt, o, old, alloc);
 }
 
+/**
+ * What kube's registry strategies add to a new built-in object once it is decoded, defaulted and
+ * admitted and has its uid (PrepareForCreate), after its managedFields are computed: a Job's
+ * generated selector and labels. `o` is mutated.
+ */
+export function prepareBuiltinForCreate(rt: ResourceType, o: JsonObject): void {
+  if (rt.crdName === undefined && rt.group === 'batch' && rt.plural === 'jobs') generateJobSelector(o);
+}
+
 function defaultBuiltin(
   rt: ResourceType,
   o: JsonObject,
@@ -198,12 +208,7 @@ function defaultBuiltin(
       return [];
     case 'batch/jobs':
       if (spec) {
-        set(spec, 'parallelism', 1);
-        set(spec, 'completions', 1);
-        set(spec, 'backoffLimit', 6);
-        set(spec, 'completionMode', 'NonIndexed');
-        set(spec, 'suspend', false);
-        set(spec, 'podReplacementPolicy', 'TerminatingOrFailed');
+        defaultJobSpec(o, spec);
         defaultTemplate(spec, rt.kind);
       }
       return [];

@@ -17,7 +17,12 @@ import type { ResourceType, ResourceVersion } from '../resources/resource-type.j
 import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
 import { deletionFinalizers } from '../../gc/index.js';
-import { applyBuiltinDefaults, ClusterIpAllocator, tracksGeneration } from '../resources/builtin-defaults.js';
+import {
+  applyBuiltinDefaults,
+  ClusterIpAllocator,
+  prepareBuiltinForCreate,
+  tracksGeneration,
+} from '../resources/builtin-defaults.js';
 import type { BuiltinAllocators } from '../resources/builtin-defaults.js';
 import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js';
 import { unknownObjectMetaFields } from '../resources/omitempty.js';
@@ -282,6 +287,8 @@ export class ObjectService {
       delete meta.managedFields;
       this.track(rt, version, undefined, obj, ctx, undefined, now);
     }
+    // what kube's PrepareForCreate generates (a Job's selector), owned by no manager
+    prepareBuiltinForCreate(rt, obj);
     if (ctx.dryRun) return this.present(rt, version, obj);
     const rv = this.store.nextRv();
     meta.resourceVersion = str(rv);
