@@ -325,76 +325,70 @@ describe('review s10: defaults of built-in kinds', () => {
     expect(m.metadata.labels).toEqual({ app: 'm' });
   });
 
-  it.failing(
-    "[FINDING S10-DF7] a Service's sessionAffinityConfig, allocateLoadBalancerNodePorts, externalTrafficPolicy with externalIPs and an empty targetPort are not defaulted as kube does",
-    async () => {
-      const client = await create(`${NS}/services`, {
-        metadata: { name: 'df7a' },
-        spec: { selector: { app: 'a' }, sessionAffinity: 'ClientIP', ports: [{ port: 80, targetPort: '' }] },
-      });
-      expect(client.spec.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } });
-      expect(client.spec.ports[0].targetPort).toBe(80);
-      const none = await create(`${NS}/services`, {
-        metadata: { name: 'df7b' },
-        spec: {
-          selector: { app: 'a' },
-          sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } },
-          ports: [{ port: 80 }],
-        },
-      });
-      expect(none.spec.sessionAffinity).toBe('None');
-      expect(none.spec.sessionAffinityConfig).toBeUndefined();
-      const lb = await create(`${NS}/services`, {
-        metadata: { name: 'df7c' },
-        spec: { type: 'LoadBalancer', selector: { app: 'a' }, ports: [{ port: 80 }] },
-      });
-      expect(lb.spec.allocateLoadBalancerNodePorts).toBe(true);
-      expect(lb.spec.externalTrafficPolicy).toBe('Cluster');
-      const ext = await create(`${NS}/services`, {
-        metadata: { name: 'df7d' },
-        spec: { selector: { app: 'a' }, externalIPs: ['192.0.2.10'], ports: [{ port: 80 }] },
-      });
-      expect(ext.spec.externalTrafficPolicy).toBe('Cluster');
-      const plain = await create(`${NS}/services`, {
-        metadata: { name: 'df7e' },
-        spec: { selector: { app: 'a' }, ports: [{ port: 80 }] },
-      });
-      expect(plain.spec.externalTrafficPolicy).toBeUndefined();
-      expect(plain.spec.allocateLoadBalancerNodePorts).toBeUndefined();
-    },
-  );
+  it("[FINDING S10-DF7] a Service's sessionAffinityConfig, allocateLoadBalancerNodePorts, externalTrafficPolicy with externalIPs and an empty targetPort are not defaulted as kube does", async () => {
+    const client = await create(`${NS}/services`, {
+      metadata: { name: 'df7a' },
+      spec: { selector: { app: 'a' }, sessionAffinity: 'ClientIP', ports: [{ port: 80, targetPort: '' }] },
+    });
+    expect(client.spec.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } });
+    expect(client.spec.ports[0].targetPort).toBe(80);
+    const none = await create(`${NS}/services`, {
+      metadata: { name: 'df7b' },
+      spec: {
+        selector: { app: 'a' },
+        sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } },
+        ports: [{ port: 80 }],
+      },
+    });
+    expect(none.spec.sessionAffinity).toBe('None');
+    expect(none.spec.sessionAffinityConfig).toBeUndefined();
+    const lb = await create(`${NS}/services`, {
+      metadata: { name: 'df7c' },
+      spec: { type: 'LoadBalancer', selector: { app: 'a' }, ports: [{ port: 80 }] },
+    });
+    expect(lb.spec.allocateLoadBalancerNodePorts).toBe(true);
+    expect(lb.spec.externalTrafficPolicy).toBe('Cluster');
+    const ext = await create(`${NS}/services`, {
+      metadata: { name: 'df7d' },
+      spec: { selector: { app: 'a' }, externalIPs: ['192.0.2.10'], ports: [{ port: 80 }] },
+    });
+    expect(ext.spec.externalTrafficPolicy).toBe('Cluster');
+    const plain = await create(`${NS}/services`, {
+      metadata: { name: 'df7e' },
+      spec: { selector: { app: 'a' }, ports: [{ port: 80 }] },
+    });
+    expect(plain.spec.externalTrafficPolicy).toBeUndefined();
+    expect(plain.spec.allocateLoadBalancerNodePorts).toBeUndefined();
+  });
 
-  it.failing(
-    '[FINDING S10-DF8] a headless Service without a selector comes back SingleStack [IPv4], where kube makes it RequireDualStack [IPv4, IPv6]',
-    async () => {
-      const headless = await create(`${NS}/services`, {
-        metadata: { name: 'df8' },
-        spec: { clusterIP: 'None', ports: [{ port: 3306 }] },
-      });
-      expect(headless.spec).toMatchObject({
-        clusterIP: 'None',
-        clusterIPs: ['None'],
-        ipFamilyPolicy: 'RequireDualStack',
-        ipFamilies: ['IPv4', 'IPv6'],
-      });
-      // an update that leaves the policy out keeps the stored one
-      const put = await call(server, 'PUT', `${NS}/services/df8`, {
-        ...headless,
-        spec: { ...headless.spec, ipFamilyPolicy: undefined, ipFamilies: undefined },
-      });
-      expect(put.status).toBe(200);
-      expect(put.json<any>().spec).toMatchObject({
-        ipFamilyPolicy: 'RequireDualStack',
-        ipFamilies: ['IPv4', 'IPv6'],
-      });
-      // with a selector it is single-stack
-      const selected = await create(`${NS}/services`, {
-        metadata: { name: 'df8b' },
-        spec: { clusterIP: 'None', selector: { app: 'a' }, ports: [{ port: 3306 }] },
-      });
-      expect(selected.spec).toMatchObject({ ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
-    },
-  );
+  it('[FINDING S10-DF8] a headless Service without a selector comes back SingleStack [IPv4], where kube makes it RequireDualStack [IPv4, IPv6]', async () => {
+    const headless = await create(`${NS}/services`, {
+      metadata: { name: 'df8' },
+      spec: { clusterIP: 'None', ports: [{ port: 3306 }] },
+    });
+    expect(headless.spec).toMatchObject({
+      clusterIP: 'None',
+      clusterIPs: ['None'],
+      ipFamilyPolicy: 'RequireDualStack',
+      ipFamilies: ['IPv4', 'IPv6'],
+    });
+    // an update that leaves the policy out keeps the stored one
+    const put = await call(server, 'PUT', `${NS}/services/df8`, {
+      ...headless,
+      spec: { ...headless.spec, ipFamilyPolicy: undefined, ipFamilies: undefined },
+    });
+    expect(put.status).toBe(200);
+    expect(put.json<any>().spec).toMatchObject({
+      ipFamilyPolicy: 'RequireDualStack',
+      ipFamilies: ['IPv4', 'IPv6'],
+    });
+    // with a selector it is single-stack
+    const selected = await create(`${NS}/services`, {
+      metadata: { name: 'df8b' },
+      spec: { clusterIP: 'None', selector: { app: 'a' }, ports: [{ port: 3306 }] },
+    });
+    expect(selected.spec).toMatchObject({ ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
+  });
 
   it("[FINDING S10-DF9] a Pod's container requests are not defaulted from its limits, nor hostPort from containerPort on the host network", async () => {
     const pod = await create(`${NS}/pods`, {
@@ -462,23 +456,20 @@ describe('review s10: defaults of built-in kinds', () => {
     ]);
   });
 
-  it.failing(
-    '[FINDING S10-DF11] a LoadBalancer Service with allocateLoadBalancerNodePorts: false is given node ports, which kube allocates only when asked for one',
-    async () => {
-      const lb = await create(`${NS}/services`, {
-        metadata: { name: 'df11' },
-        spec: {
-          type: 'LoadBalancer',
-          allocateLoadBalancerNodePorts: false,
-          selector: { app: 'a' },
-          ports: [
-            { name: 'a', port: 80 },
-            { name: 'b', port: 81, nodePort: 31081 },
-          ],
-        },
-      });
-      expect(lb.spec.ports[0].nodePort).toBeUndefined();
-      expect(lb.spec.ports[1].nodePort).toBe(31081);
-    },
-  );
+  it('[FINDING S10-DF11] a LoadBalancer Service with allocateLoadBalancerNodePorts: false is given node ports, which kube allocates only when asked for one', async () => {
+    const lb = await create(`${NS}/services`, {
+      metadata: { name: 'df11' },
+      spec: {
+        type: 'LoadBalancer',
+        allocateLoadBalancerNodePorts: false,
+        selector: { app: 'a' },
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'b', port: 81, nodePort: 31081 },
+        ],
+      },
+    });
+    expect(lb.spec.ports[0].nodePort).toBeUndefined();
+    expect(lb.spec.ports[1].nodePort).toBe(31081);
+  });
 });

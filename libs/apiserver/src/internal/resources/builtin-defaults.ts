@@ -245,30 +245,72 @@ function defaultBuiltin(
   }
 }
 
+/** kube's DefaultClientIPServiceAffinitySeconds (3 hours). */
+const CLIENT_IP_AFFINITY_SECONDS = 10800;
+
+/**
+ * SetDefaults_Service (pkg/apis/core/v1/defaults.go), then what the Service registry allocates and
+ * infers (pkg/registry/core/service/storage/alloc.go, a single-stack IPv4 cluster): the cluster IP,
+ * clusterIPs, ipFamilyPolicy (kept from the stored Service on update; RequireDualStack for a headless
+ * Service without a selector, else SingleStack) and ipFamilies.
+ */
 function defaultService(spec: JsonObject, old: JsonObject | undefined, ips: ClusterIpAllocator): void {
-  set(spec, 'type', 'ClusterIP');
-  set(spec, 'sessionAffinity', 'None');
-  const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
-  if (spec.type !== 'ExternalName') {
-    if (spec.clusterIP === undefined || spec.clusterIP === '') {
-      spec.clusterIP =
-        typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== ''
-          ? oldSpec.clusterIP
-          : ips.allocate();
-    } else if (
-      typeof spec.clusterIP === 'string' &&
-      !(typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== '')
-    )
-      // (an update may not change an allocated IP: the change is refused, nothing to reserve)
-      ips.reserve(spec.clusterIP);
-    set(spec, 'clusterIPs', [spec.clusterIP]);
-    set(spec, 'ipFamilies', ['IPv4']);
-    set(spec, 'ipFamilyPolicy', 'SingleStack');
-    set(spec, 'internalTrafficPolicy', 'Cluster');
+  if (spec.sessionAffinity === undefined || spec.sessionAffinity === '') spec.sessionAffinity = 'None';
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP') {
+    const cfg = spec.sessionAffinityConfig;
+    const clientIP = isObject(cfg) ? cfg.clientIP : undefined;
+    if (!isObject(clientIP) || clientIP.timeoutSeconds === undefined)
+      spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: CLIENT_IP_AFFINITY_SECONDS } };
   }
-  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') set(spec, 'externalTrafficPolicy', 'Cluster');
+  if (spec.type === undefined || spec.type === '') spec.type = 'ClusterIP';
   for (const p of list(spec, 'ports')) {
-    set(p, 'protocol', 'TCP');
-    if (p.targetPort === undefined) p.targetPort = p.port;
+    if (p.protocol === undefined || p.protocol === '') p.protocol = 'TCP';
+    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
   }
+  // ExternallyAccessible (pkg/api/v1/service): node ports, a load balancer, or external IPs
+  const externalIPs = spec.externalIPs;
+  const externallyAccessible =
+    spec.type === 'NodePort' ||
+    spec.type === 'LoadBalancer' ||
+    (spec.type === 'ClusterIP' && Array.isArray(externalIPs) && externalIPs.length > 0);
+  if (externallyAccessible && (spec.externalTrafficPolicy === undefined || spec.externalTrafficPolicy === ''))
+    spec.externalTrafficPolicy = 'Cluster';
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer' || spec.type === 'ClusterIP')
+    set(spec, 'internalTrafficPolicy', 'Cluster');
+  if (spec.type === 'LoadBalancer') set(spec, 'allocateLoadBalancerNodePorts', true);
+
+  if (spec.type === 'ExternalName') return;
+  const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+  if (spec.clusterIP === undefined || spec.clusterIP === '') {
+    spec.clusterIP =
+      typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== '' ? oldSpec.clusterIP : ips.allocate();
+  } else if (
+    typeof spec.clusterIP === 'string' &&
+    !(typeof oldSpec?.clusterIP === 'string' && oldSpec.clusterIP !== '')
+  )
+    // (an update may not change an allocated IP: the change is refused, nothing to reserve)
+    ips.reserve(spec.clusterIP);
+  set(spec, 'clusterIPs', [spec.clusterIP]);
+  const selector = spec.selector;
+  const headlessWithoutSelector =
+    spec.clusterIP === 'None' && !(isObject(selector) && Object.keys(selector).length > 0);
+  if (spec.ipFamilyPolicy === undefined) {
+    spec.ipFamilyPolicy =
+      oldSpec?.ipFamilyPolicy !== undefined
+        ? oldSpec.ipFamilyPolicy
+        : headlessWithoutSelector
+          ? 'RequireDualStack'
+          : 'SingleStack';
+  }
+  set(spec, 'ipFamilies', ['IPv4']);
+  // a headless Service without a selector may ask for both families even on a single-stack cluster
+  const families = spec.ipFamilies;
+  if (
+    headlessWithoutSelector &&
+    Array.isArray(families) &&
+    families.length === 1 &&
+    spec.ipFamilyPolicy !== 'SingleStack'
+  )
+    families.push(families[0] === 'IPv6' ? 'IPv4' : 'IPv6');
 }

@@ -123,8 +123,14 @@ export function allocateNodePorts(
     if (p !== undefined) claimed.add(p);
     return p;
   };
+  // a LoadBalancer with allocateLoadBalancerNodePorts: false gets only the node ports it asks for
+  const allocatesPorts = !(spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts === false);
   for (const p of ports) {
     if (typeof p.nodePort === 'number' && p.nodePort !== 0) continue;
+    if (!allocatesPorts) {
+      delete p.nodePort;
+      continue;
+    }
     const n = give();
     if (n === undefined)
       return [{ reason: 'FieldValueInvalid', field: 'spec.ports', message: 'range is full' }];
