@@ -472,4 +472,102 @@ describe('review s10: defaults of built-in kinds', () => {
     expect(lb.spec.ports[0].nodePort).toBeUndefined();
     expect(lb.spec.ports[1].nodePort).toBe(31081);
   });
+
+  it('[FINDING S10-DF12] an Ingress path without pathType is stored (with no pathType), where kube answers 422 Required: pathType has no default in networking.k8s.io/v1', async () => {
+    const ingress = (name: string, pathType?: string): Record<string, unknown> => ({
+      metadata: { name },
+      spec: {
+        rules: [
+          {
+            host: 'a.example.com',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  ...(pathType === undefined ? {} : { pathType }),
+                  backend: { service: { name: 's', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const ING = '/apis/networking.k8s.io/v1/namespaces/default/ingresses';
+    const r = await call(server, 'POST', ING, ingress('df12'));
+    expect(r.status).toBe(422);
+    const s = r.json<any>();
+    expect(s.details.causes).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.rules[0].http.paths[0].pathType',
+        message: 'Required value: pathType must be specified',
+      },
+    ]);
+    expect(s.message).toBe(
+      'Ingress.networking.k8s.io "df12" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified',
+    );
+    const bad = await call(server, 'POST', ING, ingress('df12b', 'Regex'));
+    expect(bad.status).toBe(422);
+    expect(bad.json<any>().details.causes).toEqual([
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.rules[0].http.paths[0].pathType',
+        message: 'Unsupported value: "Regex": supported values: "Exact", "ImplementationSpecific", "Prefix"',
+      },
+    ]);
+    const ok = await create(ING, ingress('df12c', 'Prefix'));
+    expect(ok.spec.rules[0].http.paths[0].pathType).toBe('Prefix');
+    // an update may not drop it either
+    const put = await call(server, 'PUT', `${ING}/df12c`, { ...ok, spec: ingress('df12c').spec });
+    expect(put.status).toBe(422);
+  });
+
+  it("[FINDING S10-DF13] an Endpoints object's ports come back without protocol TCP (SetDefaults_Endpoints)", async () => {
+    const ep = await create(`${NS}/endpoints`, {
+      metadata: { name: 'df13' },
+      subsets: [
+        {
+          addresses: [{ ip: '10.0.0.1' }],
+          ports: [{ port: 80 }, { name: 'dns', port: 53, protocol: 'UDP' }],
+        },
+      ],
+    });
+    expect(ep.subsets[0].ports).toEqual([
+      { port: 80, protocol: 'TCP' },
+      { name: 'dns', port: 53, protocol: 'UDP' },
+    ]);
+  });
+
+  it("[FINDING S10-DF14] a RoleBinding's or ClusterRoleBinding's User and Group subjects and roleRef come back without apiGroup rbac.authorization.k8s.io (SetDefaults_Subject, SetDefaults_RoleBinding)", async () => {
+    const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+    const subjects = [
+      { kind: 'User', name: 'u' },
+      { kind: 'Group', name: 'g' },
+      { kind: 'ServiceAccount', name: 'sa', namespace: 'default' },
+    ];
+    const want = [
+      { kind: 'User', name: 'u', apiGroup: 'rbac.authorization.k8s.io' },
+      { kind: 'Group', name: 'g', apiGroup: 'rbac.authorization.k8s.io' },
+      { kind: 'ServiceAccount', name: 'sa', namespace: 'default' },
+    ];
+    const rb = await create(`${RBAC}/namespaces/default/rolebindings`, {
+      metadata: { name: 'df14' },
+      roleRef: { kind: 'ClusterRole', name: 'view' },
+      subjects,
+    });
+    expect(rb.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'view',
+    });
+    expect(rb.subjects).toEqual(want);
+    const crb = await create(`${RBAC}/clusterrolebindings`, {
+      metadata: { name: 'df14' },
+      roleRef: { kind: 'ClusterRole', name: 'view' },
+      subjects,
+    });
+    expect(crb.roleRef.apiGroup).toBe('rbac.authorization.k8s.io');
+    expect(crb.subjects).toEqual(want);
+  });
 });

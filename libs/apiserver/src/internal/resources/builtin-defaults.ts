@@ -7,6 +7,7 @@ import { allocateNodePorts } from './service-defaults.js';
 import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
 import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { defaultJobSpec, generateJobSelector } from './job-defaults.js';
+import { validateIngressPathTypes } from './ingress-paths.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -236,12 +237,41 @@ function defaultBuiltin(
         if (Object.keys(data).length === 0) delete o.data;
       }
       return [];
+    case '/endpoints':
+      // SetDefaults_Endpoints
+      for (const subset of list(o, 'subsets'))
+        for (const p of list(subset, 'ports'))
+          if (p.protocol === undefined || p.protocol === '') p.protocol = 'TCP';
+      return [];
+    case 'networking.k8s.io/ingresses':
+      return spec ? validateIngressPathTypes(spec) : [];
+    case 'rbac.authorization.k8s.io/rolebindings':
+    case 'rbac.authorization.k8s.io/clusterrolebindings':
+      defaultBinding(o);
+      return [];
     case '/persistentvolumeclaims':
       defaultClaim(o);
       canonicalizeClaimQuantities(o, rt.kind);
       return [];
     default:
       return [];
+  }
+}
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/**
+ * SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding and SetDefaults_Subject
+ * (pkg/apis/rbac/v1/defaults.go): the roleRef's apiGroup, and a User's or Group's subject's, is
+ * rbac.authorization.k8s.io; a ServiceAccount's stays empty (omitted).
+ */
+function defaultBinding(o: JsonObject): void {
+  const roleRef = o.roleRef;
+  if (isObject(roleRef) && (roleRef.apiGroup === undefined || roleRef.apiGroup === ''))
+    roleRef.apiGroup = RBAC_GROUP;
+  for (const subject of list(o, 'subjects')) {
+    if (subject.apiGroup !== undefined && subject.apiGroup !== '') continue;
+    if (subject.kind === 'User' || subject.kind === 'Group') subject.apiGroup = RBAC_GROUP;
   }
 }
 
