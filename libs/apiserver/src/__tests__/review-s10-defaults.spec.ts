@@ -570,4 +570,25 @@ describe('review s10: defaults of built-in kinds', () => {
     expect(crb.roleRef.apiGroup).toBe('rbac.authorization.k8s.io');
     expect(crb.subjects).toEqual(want);
   });
+
+  it("[FINDING S10-DF15] a Job's podFailurePolicy onPodConditions pattern without status comes back without kube's status True", async () => {
+    const j = await create(`${BATCH}/jobs`, {
+      metadata: { name: 'df15' },
+      spec: {
+        podFailurePolicy: {
+          rules: [
+            {
+              action: 'Ignore',
+              onPodConditions: [{ type: 'DisruptionTarget' }, { type: 'X', status: 'False' }],
+            },
+          ],
+        },
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+      },
+    });
+    expect(j.spec.podFailurePolicy.rules[0].onPodConditions).toEqual([
+      { type: 'DisruptionTarget', status: 'True' },
+      { type: 'X', status: 'False' },
+    ]);
+  });
 });

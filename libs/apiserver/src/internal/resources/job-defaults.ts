@@ -43,6 +43,14 @@ export function defaultJobSpec(job: JsonObject, spec: JsonObject): void {
   defaultJobLabels(job, spec);
   set(spec, 'completionMode', 'NonIndexed');
   set(spec, 'suspend', false);
+  // SetDefaults_PodFailurePolicyOnPodConditionsPattern: a pattern's status is True
+  const policy = spec.podFailurePolicy;
+  const rules = isObject(policy) && Array.isArray(policy.rules) ? policy.rules : [];
+  for (const rule of rules) {
+    const patterns = isObject(rule) && Array.isArray(rule.onPodConditions) ? rule.onPodConditions : [];
+    for (const p of patterns)
+      if (isObject(p) && (p.status === undefined || p.status === '')) p.status = 'True';
+  }
   set(spec, 'podReplacementPolicy', spec.podFailurePolicy !== undefined ? 'Failed' : 'TerminatingOrFailed');
   set(spec, 'manualSelector', false);
 }
