@@ -591,4 +591,51 @@ describe('review s10: defaults of built-in kinds', () => {
       { type: 'X', status: 'False' },
     ]);
   });
+
+  it('server-side apply: the new defaults and the generated Job selector are owned by no applier, and a re-apply writes nothing', async () => {
+    const apply = (path: string, body: unknown): Promise<any> =>
+      call(server, 'PATCH', `${path}?fieldManager=op`, JSON.stringify(body), { contentType: APPLY }).then(
+        (r) => {
+          expect([200, 201]).toContain(r.status);
+          return r.json<any>();
+        },
+      );
+    const dep = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      ...deployment('ssa', {
+        containers: [
+          {
+            name: 'c',
+            image: 'nginx:1.25',
+            readinessProbe: { httpGet: { port: 80 } },
+            env: [{ name: 'P', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          },
+        ],
+        volumes: [{ name: 'v', configMap: { name: 'x' } }, { name: 'e' }],
+      }),
+    };
+    const first = await apply(`${APPS}/deployments/ssa`, dep);
+    const again = await apply(`${APPS}/deployments/ssa`, dep);
+    expect(again.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect(again.spec.template.spec.volumes[1]).toEqual({ name: 'e', emptyDir: {} });
+    const owned = JSON.stringify(again.metadata.managedFields);
+    for (const f of ['f:periodSeconds', 'f:scheme', 'f:path', 'f:apiVersion', 'f:defaultMode', 'f:emptyDir'])
+      expect(owned).not.toContain(f);
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'ssa' },
+      spec: {
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+      },
+    };
+    const j1 = await apply(`${BATCH}/jobs/ssa`, job);
+    const j2 = await apply(`${BATCH}/jobs/ssa`, job);
+    expect(j2.metadata.resourceVersion).toBe(j1.metadata.resourceVersion);
+    expect(j2.spec.selector.matchLabels['batch.kubernetes.io/controller-uid']).toBe(j1.metadata.uid);
+    const jobOwned = JSON.stringify(j2.metadata.managedFields);
+    expect(jobOwned).not.toContain('f:selector');
+    expect(jobOwned).not.toContain('f:labels');
+  });
 });
