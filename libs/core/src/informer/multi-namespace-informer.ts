@@ -72,6 +72,8 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   private options: MultiNamespaceInformerOptions<T>;
   private watched: WatchedNamespaces;
   private started = false;
+  /** The namespace change under way, if any (changes run one after the other). */
+  private changing: Promise<void> = Promise.resolve();
 
   /** @throws InformerUsageError when a namespace is not a valid name or the list is empty. */
   constructor(options: MultiNamespaceInformerOptions<T>) {
@@ -134,11 +136,19 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
 
   /**
    * Changes the namespaces: starts informers for the new ones (resolves when they have listed),
-   * stops those of the removed ones (no delete events for their objects).
+   * stops those of the removed ones (no delete events for their objects). A change made while an
+   * earlier one is under way runs after it (as JOSDK's `Controller.changeNamespaces`, which is
+   * `synchronized`).
    * @throws InformerUsageError for an invalid namespace list.
    */
   async changeNamespaces(namespaces: WatchedNamespaces): Promise<void> {
     const next = normalize(namespaces);
+    const change = this.changing.then(() => this.applyNamespaces(next));
+    this.changing = change.catch(() => undefined);
+    await change;
+  }
+
+  private async applyNamespaces(next: WatchedNamespaces): Promise<void> {
     const wanted = new Set(this.keysFor(next));
     const removed = [...this.informers.keys()].filter((key) => !wanted.has(key));
     const added = [...wanted].filter((key) => !this.informers.has(key));
