@@ -105,6 +105,8 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   /** Stops every informer (lets go of shared ones: they stop with their last user). */
   async stop(): Promise<void> {
     this.started = false;
+    // a namespace change under way first: the informers it takes are let go of too
+    await this.changing;
     await Promise.all([...this.informers.values()].map((i) => i.release()));
   }
 

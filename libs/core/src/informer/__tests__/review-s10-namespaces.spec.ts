@@ -4,6 +4,7 @@ import { ResourceTypes } from '../../api/builtin-types.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { MultiNamespaceInformer } from '../multi-namespace-informer.js';
+import { SharedInformers } from '../shared-informers.js';
 import { FakeClock } from './fake-clock.js';
 import { FakeKube } from './fake-kube.js';
 
@@ -52,5 +53,25 @@ describe('review s10: MultiNamespaceInformer namespace changes', () => {
     expect(inf.hasSynced()).toBe(true);
     await waitFor(() => kube.openWatches === 1, 5_000, 'one watch left');
     expect(kube.watchRequests().at(-1)?.path).toBe('/api/v1/namespaces/c/configmaps');
+  });
+
+  it('[FINDING S10-IN5] a stop while a namespace change is queued lets go of every informer, the change’s included', async () => {
+    const shared = new SharedInformers();
+    informer = new MultiNamespaceInformer<V1ConfigMap>({
+      client,
+      type: ResourceTypes.ConfigMap,
+      clock: new FakeClock(),
+      namespaces: ['a'],
+      shared,
+    });
+    const inf = informer;
+    await inf.start();
+    const first = inf.changeNamespaces(['b']);
+    const second = inf.changeNamespaces(['c']);
+    await inf.stop();
+    await Promise.allSettled([first, second]);
+    // no share left behind: every informer stopped with its last user
+    expect(shared.size).toBe(0);
+    await waitFor(() => kube.openWatches === 0, 5_000, 'no watch left');
   });
 });
