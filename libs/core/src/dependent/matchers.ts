@@ -258,7 +258,7 @@ function jsonValue(value: unknown): unknown {
 /** Kinds whose desired or actual state the matcher rewrites before comparing (see sanitizeForMatch). */
 function sanitizes(kind: string | undefined, apiVersion: string | undefined): boolean {
   if (kind === undefined) return false;
-  if (kind === 'Secret' || kind === 'StatefulSet') return true;
+  if (kind === 'Secret' || kind === 'StatefulSet' || isRbacBinding(kind, apiVersion)) return true;
   return QUANTITY_TYPES.has(`${apiVersion ?? ''}/${kind}`);
 }
 
@@ -385,6 +385,7 @@ function sanitizeForMatch(
 ): Record<string, unknown> {
   if (kind === 'Secret') sanitizeSecretFields(desired);
   if (kind === 'StatefulSet') normalizeClaimTemplates(desired);
+  if (isRbacBinding(kind, apiVersion)) normalizeBindingGroups(desired);
   normalizeQuantities(desired, kind, apiVersion);
   return desired;
 }
@@ -396,14 +397,39 @@ function sanitizeOwned(
   apiVersion: string | undefined,
 ): Record<string, unknown> {
   if (kind === 'StatefulSet') normalizeClaimTemplates(owned);
+  if (isRbacBinding(kind, apiVersion)) normalizeBindingGroups(owned);
   normalizeQuantities(owned, kind, apiVersion);
   return owned;
 }
 
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const isRbacBinding = (kind: string | undefined, apiVersion: string | undefined): boolean =>
+  (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') && apiVersion === `${RBAC_GROUP}/v1`;
+
 /**
- * The server fills apiVersion, kind and status of claim templates; compare without that difference.
- * Only a list's object items are claim templates: anything else is compared as it is (no match, so
- * the apply is sent and the API server's answer decides).
+ * kube-apiserver's defaults of a binding (rbac/v1 SetDefaults_RoleBinding, SetDefaults_Subject):
+ * `roleRef.apiGroup` and a User or Group subject's `apiGroup` are rbac.authorization.k8s.io when
+ * left out. `subjects` is an atomic list (the apply owns the whole of it, defaults included), so
+ * both sides are compared with them filled in.
+ */
+function normalizeBindingGroups(obj: Record<string, unknown>): void {
+  const roleRef = objectAt(obj['roleRef']);
+  if (roleRef && (roleRef['apiGroup'] === undefined || roleRef['apiGroup'] === ''))
+    roleRef['apiGroup'] = RBAC_GROUP;
+  const subjects = obj['subjects'];
+  if (!Array.isArray(subjects)) return;
+  for (const item of subjects) {
+    const subject = objectAt(item);
+    if (!subject || (subject['apiGroup'] !== undefined && subject['apiGroup'] !== '')) continue;
+    if (subject['kind'] === 'User' || subject['kind'] === 'Group') subject['apiGroup'] = RBAC_GROUP;
+  }
+}
+
+/**
+ * The server fills apiVersion, kind, status and `spec.volumeMode` (Filesystem) of claim templates, an
+ * atomic list the apply owns whole; compare without that difference (JOSDK's SSA matcher sanitizes
+ * the same fields). Only a list's object items are claim templates: anything else is compared as it
+ * is (no match, so the apply is sent and the API server's answer decides).
  */
 function normalizeClaimTemplates(obj: Record<string, unknown>): void {
   const templates = objectAt(obj['spec'])?.['volumeClaimTemplates'];
@@ -414,6 +440,8 @@ function normalizeClaimTemplates(obj: Record<string, unknown>): void {
     t['apiVersion'] ??= 'v1';
     t['kind'] ??= 'PersistentVolumeClaim';
     delete t['status'];
+    const spec = objectAt(t['spec']);
+    if (spec) spec['volumeMode'] ??= 'Filesystem';
   }
 }
 
