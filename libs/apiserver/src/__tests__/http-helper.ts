@@ -128,3 +128,17 @@ export function configMapBody(
 ): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...meta }, ...extra };
 }
+
+/** POSTs `body` to `path` and returns the created object; fails unless the answer is 201. */
+export async function created<T = Record<string, unknown>>(server: KubeApiServer, path: string, body: unknown): Promise<T> {
+  const r = await call(server, 'POST', path, body);
+  if (r.status !== 201) throw new Error(`POST ${path}: expected 201, got ${r.status}: ${r.text}`);
+  return r.json<T>();
+}
+
+/** GETs `path` and returns the object; fails unless the answer is 200. */
+export async function fetched<T = Record<string, unknown>>(server: KubeApiServer, path: string): Promise<T> {
+  const r = await call(server, 'GET', path);
+  if (r.status !== 200) throw new Error(`GET ${path}: expected 200, got ${r.status}: ${r.text}`);
+  return r.json<T>();
+}

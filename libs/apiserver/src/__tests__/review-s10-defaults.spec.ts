@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
-import { call } from './http-helper.js';
+import { call, created, fetched } from './http-helper.js';
 
 /**
  * Review (session 10) of the defaults kube-apiserver 1.32 (the version this server reports) fills in
@@ -38,17 +38,9 @@ describe('review s10: defaults of built-in kinds', () => {
     await server.stop();
   });
 
-  async function create(path: string, body: Record<string, unknown>): Promise<any> {
-    const r = await call(server, 'POST', path, body);
-    expect(r.status).toBe(201);
-    return r.json<any>();
-  }
-
-  async function get(path: string): Promise<any> {
-    const r = await call(server, 'GET', path);
-    expect(r.status).toBe(200);
-    return r.json<any>();
-  }
+  const create = (path: string, body: Record<string, unknown>): Promise<any> =>
+    created<any>(server, path, body);
+  const get = (path: string): Promise<any> => fetched<any>(server, path);
 
   it('[FINDING S10-DF1] probes and lifecycle httpGet handlers come back without kube\'s defaults (timeoutSeconds 1, periodSeconds 10, successThreshold 1, failureThreshold 3, httpGet path "/" and scheme HTTP, grpc service "")', async () => {
     const d = await create(

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
-import { call } from './http-helper.js';
+import { call, created, fetched } from './http-helper.js';
 
 /**
  * Review (session 10) of the immutable fields of built-in kinds. kube-apiserver's update
@@ -38,17 +38,9 @@ describe('review s10: immutable fields of built-in kinds', () => {
     await server.stop();
   });
 
-  async function create(path: string, body: Record<string, unknown>): Promise<any> {
-    const r = await call(server, 'POST', path, body);
-    expect(r.status).toBe(201);
-    return r.json<any>();
-  }
-
-  async function get(path: string): Promise<any> {
-    const r = await call(server, 'GET', path);
-    expect(r.status).toBe(200);
-    return r.json<any>();
-  }
+  const create = (path: string, body: Record<string, unknown>): Promise<any> =>
+    created<any>(server, path, body);
+  const get = (path: string): Promise<any> => fetched<any>(server, path);
 
   /** Expects a 422 Invalid Status with exactly these causes, and the stored object unchanged. */
   async function expectInvalid(
