@@ -3,45 +3,26 @@
 // @kubernetes/client-node, which knows only `token-file`: the requests went out without a token.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
+import { startTunnelProxy } from '../../client/__tests__/tunnel-proxy.js';
+import type { TunnelProxy } from '../../client/__tests__/tunnel-proxy.js';
 import { loadKubeConfig } from '../kube-config.js';
 
 describe('review S10: proxy-url with a token file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tosdk-s10-proxy-'));
   let server: KubeApiServer;
-  let proxy: http.Server;
-  const tunnels: string[] = [];
-  const sockets = new Set<net.Socket>();
+  let proxy: TunnelProxy;
 
   beforeAll(async () => {
     server = await KubeApiServer.start({ port: 0 });
-    proxy = http.createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-      tunnels.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = net.connect(Number(port), host, () => {
-        sockets.add(socket).add(upstream);
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxy = await startTunnelProxy();
   });
   afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -62,7 +43,7 @@ describe('review S10: proxy-url with a token file', () => {
             cluster: {
               server: server.url,
               'certificate-authority': 'ca.crt',
-              'proxy-url': `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+              'proxy-url': `http://127.0.0.1:${proxy.port}`,
             },
           },
         ],
@@ -77,7 +58,7 @@ describe('review S10: proxy-url with a token file', () => {
     try {
       const list = await client.list(ResourceTypes.Namespace);
       expect(list.items.some((n) => n.metadata?.name === 'default')).toBe(true);
-      expect(tunnels).toEqual([`127.0.0.1:${server.port}`]);
+      expect(proxy.tunnels).toEqual([`127.0.0.1:${server.port}`]);
     } finally {
       client.close();
     }
