@@ -29,7 +29,7 @@ import { FaultInjector } from './faults.js';
 import { authorizeOrThrow } from './internal/authz/access-review.js';
 import type { AuthUser } from './internal/authz/access-review.js';
 import { withEscalationPrevention } from './internal/authz/escalation-prevention.js';
-import { actingUser } from './internal/authz/impersonation.js';
+import { actingUser, impersonates } from './internal/authz/impersonation.js';
 import { requestAttributes, selectedName } from './internal/authz/request-attributes.js';
 import { ClusterRoleAggregation } from './internal/authz/cluster-role-aggregation.js';
 import { Controllers } from './internal/controllers/controllers.js';
@@ -328,7 +328,11 @@ export class KubeApiServer {
       const isHealth = !info.isResource && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
       if (!isHealth) {
         // kubectl --as: the request acts as the impersonated user once the requester may impersonate it
-        const u = actingUser(req.headersDistinct, this.authenticate(req), this.deps);
+        const requester = this.authenticate(req);
+        // (headersDistinct builds an object of arrays per request: only for a request that impersonates)
+        const u = impersonates(req.headers)
+          ? actingUser(req.headersDistinct, requester, this.deps)
+          : requester;
         user = u.name;
         if (info.isResource) {
           const match = {

@@ -41,6 +41,12 @@ function decodeExtraKey(key: string): string {
   }
 }
 
+/** Whether a request carries any `Impersonate-*` header (what {@link actingUser} reads). */
+export function impersonates(headers: NodeJS.Dict<string | string[]>): boolean {
+  for (const name in headers) if (name.startsWith('impersonate-')) return true;
+  return false;
+}
+
 /**
  * The user a request acts as: the authenticated requester, or the user its `Impersonate-User`,
  * `Impersonate-Group`, `Impersonate-Uid` and `Impersonate-Extra-*` headers name. With RBAC enforced
