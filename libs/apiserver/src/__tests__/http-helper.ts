@@ -130,7 +130,11 @@ export function configMapBody(
 }
 
 /** POSTs `body` to `path` and returns the created object; fails unless the answer is 201. */
-export async function created<T = Record<string, unknown>>(server: KubeApiServer, path: string, body: unknown): Promise<T> {
+export async function created<T = Record<string, unknown>>(
+  server: KubeApiServer,
+  path: string,
+  body: unknown,
+): Promise<T> {
   const r = await call(server, 'POST', path, body);
   if (r.status !== 201) throw new Error(`POST ${path}: expected 201, got ${r.status}: ${r.text}`);
   return r.json<T>();
