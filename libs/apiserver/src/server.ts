@@ -397,7 +397,7 @@ export class KubeApiServer {
       // drain what the client still sends so the connection can be reused
       if (!req.complete) req.resume();
     } finally {
-      this.record(req, res, info, user, started);
+      this.record(req, res, info, user, started, url.searchParams);
     }
   }
 
@@ -411,15 +411,14 @@ export class KubeApiServer {
     info: RequestInfo | undefined,
     user: string,
     started: number,
+    query: URLSearchParams,
   ): void {
     const r = info?.isResource ? info : undefined;
     // a list or watch of one object (fieldSelector metadata.name=x) is about that name, as the
     // authorizer sees it (requestAttributes): RBAC proofs replay the log against resourceNames
     let name = r?.name;
-    if (r && name === undefined && (r.verb === 'list' || r.verb === 'watch')) {
-      const query = new URL(req.url ?? '/', 'http://request.local').searchParams;
+    if (r && name === undefined && (r.verb === 'list' || r.verb === 'watch'))
       name = selectedName(query.get('fieldSelector'), this.deps.peers);
-    }
     this.requests.record({
       time: started,
       user,
