@@ -314,7 +314,17 @@ export class Controller<P extends KubernetesResource> {
   }
 
   /** Changes the namespaces of the primary informer and of the event sources that follow it. */
-  async changeNamespaces(namespaces: readonly string[]): Promise<void> {
+  changeNamespaces(namespaces: readonly string[]): Promise<void> {
+    // One change at a time, in the order asked (JOSDK's is `synchronized`): the primaries that leave
+    // are those of the namespaces the previous change ended on, so none is left in the processor.
+    const change = this.namespaceChange.then(() => this.applyNamespaces(namespaces));
+    this.namespaceChange = change.catch(() => undefined);
+    return change;
+  }
+
+  private namespaceChange: Promise<void> = Promise.resolve();
+
+  private async applyNamespaces(namespaces: readonly string[]): Promise<void> {
     await this.controllerEventSource.changeNamespaces(namespaces);
     const following = [...this.sources.values()].filter(
       (s) =>
