@@ -1,10 +1,16 @@
+import { effectiveGroups } from './rbac/rule-resolver.js';
+
 /** A user the server accepts by bearer token. */
 export interface ApiUser {
   /** User name (as RBAC subjects name it). */
   name: string;
   /** Bearer token that authenticates this user. */
   token: string;
-  /** Groups of the user. Defaults to `['system:authenticated']`. */
+  /**
+   * Groups of the user. The server adds `system:authenticated` and, for a service account's name
+   * (`system:serviceaccount:<ns>:<name>`), `system:serviceaccounts` and `system:serviceaccounts:<ns>`,
+   * as kube-apiserver's authenticators do. Defaults to none beyond those.
+   */
   groups?: string[];
 }
 
@@ -97,7 +103,8 @@ export function resolveOptions(o: KubeApiServerOptions = {}): ResolvedOptions {
     if (!u.name || !u.token) throw new ApiServerOptionsError('every user needs a name and a token');
     if (tokens.has(u.token)) throw new ApiServerOptionsError(`token of user ${u.name} is used twice`);
     tokens.add(u.token);
-    users.push({ name: u.name, token: u.token, groups: [...(u.groups ?? []), 'system:authenticated'] });
+    // what kube's authenticators add: a service account's groups, then system:authenticated
+    users.push({ name: u.name, token: u.token, groups: effectiveGroups(u.name, u.groups ?? []) });
   }
   if (!users.some((u) => u.name === 'admin')) {
     let token = 'tosdk-admin-token';

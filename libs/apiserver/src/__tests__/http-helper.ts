@@ -16,10 +16,17 @@ export function call(
   method: string,
   path: string,
   body?: unknown,
-  opts: { contentType?: string; token?: string | null; accept?: string; raw?: boolean } = {},
+  opts: {
+    contentType?: string;
+    token?: string | null;
+    accept?: string;
+    raw?: boolean;
+    /** More request headers (a list repeats the header). */
+    headers?: Record<string, string | string[]>;
+  } = {},
 ): Promise<RawResponse> {
   const url = new URL(path, server.url);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = { ...opts.headers };
   const token = opts.token === undefined ? server.tokenOf() : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   let payload: Buffer | undefined;

@@ -1,4 +1,4 @@
-import { describeSource, effectiveGroups, RuleResolver } from './rule-resolver.js';
+import { describeSource, RuleResolver } from './rule-resolver.js';
 import { ruleAllows } from './rule-matching.js';
 import type {
   AuthorizationAttributes,
@@ -23,7 +23,7 @@ function aggregateErrors(errors: readonly string[]): string {
  * - a ClusterRoleBinding grants its ClusterRole's rules in every namespace and at the cluster scope;
  * - a RoleBinding grants, in its own namespace only, the rules of a Role of that namespace or of a ClusterRole;
  * - subjects are `User`, `Group` or `ServiceAccount` (a ServiceAccount subject without namespace means the
- *   RoleBinding's namespace); the authenticator groups are added as described on {@link AuthorizationAttributes.groups};
+ *   RoleBinding's namespace); the user's groups are taken as given (see {@link AuthorizationAttributes.groups});
  * - a rule grants when its verbs (`*` for all), apiGroups (`*`), resources (`*`, `res`, `res/sub`, `*\/sub`)
  *   and resourceNames (empty: any; else the request's name must be listed, so a rule with names never grants
  *   `list`, `watch`, `create` or `deletecollection`, which have no name) all match; a non-resource request
@@ -33,7 +33,7 @@ function aggregateErrors(errors: readonly string[]): string {
  * Nothing is ever denied explicitly: no matching rule means not allowed.
  */
 export function authorize(attrs: AuthorizationAttributes, rbac: RbacObjects): AuthorizationDecision {
-  const groups = effectiveGroups(attrs.user, attrs.groups);
+  const groups = attrs.groups;
   if (groups.includes(SYSTEM_MASTERS)) return { allowed: true, reason: '' };
   const errors: string[] = [];
   let reason: string | undefined;
@@ -62,11 +62,10 @@ export function rulesFor(
   namespace: string,
   rbac: RbacObjects,
 ): SubjectRulesReviewStatus {
-  const all = effectiveGroups(user, groups);
   const resourceRules: ResourceRule[] = [];
   const nonResourceRules: NonResourceRule[] = [];
   const errors: string[] = [];
-  new RuleResolver(rbac).visitRulesFor(user, all, namespace, (_source, rule, error) => {
+  new RuleResolver(rbac).visitRulesFor(user, groups, namespace, (_source, rule, error) => {
     if (error !== undefined) errors.push(error);
     if (!rule) return true;
     if (rule.resources.length > 0) {

@@ -8,9 +8,10 @@ export interface AuthorizationAttributes {
   /** The user name, e.g. `alice` or `system:serviceaccount:ns:sa`. `system:anonymous` is the unauthenticated user. */
   user: string;
   /**
-   * The user's groups as the authenticator reported them. {@link authorize} adds the groups the
-   * authenticator of kube-apiserver adds: `system:authenticated` (or `system:unauthenticated` for
-   * `system:anonymous`), and for service accounts `system:serviceaccounts` and `system:serviceaccounts:<ns>`.
+   * The user's groups, all of them: as authentication made them (with `system:authenticated`, and a
+   * service account's `system:serviceaccounts` and `system:serviceaccounts:<ns>`; see `effectiveGroups`)
+   * or as impersonation named them. The authorizer adds none: a request impersonating a service account
+   * with `Impersonate-Group` acts with the groups named (and `system:authenticated`) only, as in kube.
    */
   groups: string[];
   /**

@@ -1,12 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AuthorizationAttributes } from '../index.js';
-import { authorize } from '../index.js';
+import { authorize, effectiveGroups } from '../index.js';
 import { clusterRole, clusterRoleBinding, rbac, role, roleBinding } from './fixtures.js';
 
 type Case = [title: string, attrs: Partial<AuthorizationAttributes>, allowed: boolean];
 
+/** A request's attributes; its groups as authentication makes them (the authorizer adds none). */
 function attrs(a: Partial<AuthorizationAttributes>): AuthorizationAttributes {
-  return {
+  const all: AuthorizationAttributes = {
     user: 'alice',
     groups: [],
     verb: 'get',
@@ -15,6 +16,7 @@ function attrs(a: Partial<AuthorizationAttributes>): AuthorizationAttributes {
     namespace: 'default',
     ...a,
   };
+  return { ...all, groups: effectiveGroups(all.user, all.groups) };
 }
 
 describe('authorize: bindings and scope', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JsonObject } from '../../types.js';
 import type { PolicyRule } from '../index.js';
-import { checkEscalation, compactRuleString, uncoveredRules } from '../index.js';
+import { checkEscalation, compactRuleString, effectiveGroups, uncoveredRules } from '../index.js';
 import { clusterRole, clusterRoleBinding, rbac, role, roleBinding } from './fixtures.js';
 
 function rule(r: Partial<PolicyRule>): PolicyRule {
@@ -132,7 +132,7 @@ describe('checkEscalation', () => {
       checkEscalation(
         {
           user: 'alice',
-          groups: [],
+          groups: effectiveGroups('alice', []),
           object: newRole('team', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]),
         },
         objects,
@@ -144,7 +144,7 @@ describe('checkEscalation', () => {
     const decision = checkEscalation(
       {
         user: 'alice',
-        groups: [],
+        groups: effectiveGroups('alice', []),
         object: newRole('team', [
           { verbs: ['get', 'list', 'delete'], apiGroups: [''], resources: ['configmaps', 'secrets'] },
         ]),
@@ -168,7 +168,7 @@ describe('checkEscalation', () => {
       checkEscalation(
         {
           user: 'alice',
-          groups: [],
+          groups: effectiveGroups('alice', []),
           object: newRole('other', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]),
         },
         objects,
@@ -178,8 +178,12 @@ describe('checkEscalation', () => {
 
   it('a ClusterRole needs the permissions cluster-wide', () => {
     const cr = clusterRole('new', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]);
-    expect(checkEscalation({ user: 'alice', groups: [], object: cr }, objects).allowed).toBe(false);
-    expect(checkEscalation({ user: 'carol', groups: [], object: cr }, objects).allowed).toBe(true);
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: cr }, objects).allowed,
+    ).toBe(false);
+    expect(
+      checkEscalation({ user: 'carol', groups: effectiveGroups('carol', []), object: cr }, objects).allowed,
+    ).toBe(true);
   });
 
   it('the escalate verb allows any Role', () => {
@@ -187,7 +191,7 @@ describe('checkEscalation', () => {
       checkEscalation(
         {
           user: 'esc',
-          groups: [],
+          groups: effectiveGroups('esc', []),
           object: newRole('team', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]),
         },
         objects,
@@ -199,7 +203,10 @@ describe('checkEscalation', () => {
     const agg = clusterRole('agg', [], {
       aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] },
     });
-    const decision = checkEscalation({ user: 'carol', groups: [], object: agg }, objects);
+    const decision = checkEscalation(
+      { user: 'carol', groups: effectiveGroups('carol', []), object: agg },
+      objects,
+    );
     expect(decision).toMatchObject({
       allowed: false,
       message:
@@ -215,22 +222,35 @@ describe('checkEscalation', () => {
     const bindSecrets = roleBinding('team', 'b', 'ClusterRole', 'secret-reader', [
       { kind: 'User', name: 'bob' },
     ]);
-    expect(checkEscalation({ user: 'alice', groups: [], object: bindCm }, objects).allowed).toBe(true);
-    expect(checkEscalation({ user: 'alice', groups: [], object: bindSecrets }, objects)).toMatchObject({
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: bindCm }, objects)
+        .allowed,
+    ).toBe(true);
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: bindSecrets }, objects),
+    ).toMatchObject({
       allowed: false,
       status: 403,
       message: expect.stringMatching(
         /^rolebindings\.rbac\.authorization\.k8s\.io "b" is forbidden: user "alice" .*\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}$/,
       ) as unknown as string,
     });
-    expect(checkEscalation({ user: 'binder', groups: [], object: bindSecrets }, objects).allowed).toBe(true);
+    expect(
+      checkEscalation({ user: 'binder', groups: effectiveGroups('binder', []), object: bindSecrets }, objects)
+        .allowed,
+    ).toBe(true);
     // bind is granted for that role name only
-    expect(checkEscalation({ user: 'binder', groups: [], object: bindCm }, objects).allowed).toBe(false);
+    expect(
+      checkEscalation({ user: 'binder', groups: effectiveGroups('binder', []), object: bindCm }, objects)
+        .allowed,
+    ).toBe(false);
   });
 
   it('a binding to a missing role is a 404', () => {
     const b = roleBinding('team', 'b', 'Role', 'nope', [{ kind: 'User', name: 'bob' }]);
-    expect(checkEscalation({ user: 'alice', groups: [], object: b }, objects)).toMatchObject({
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: b }, objects),
+    ).toMatchObject({
       allowed: false,
       status: 404,
       reason: 'NotFound',
@@ -240,7 +260,9 @@ describe('checkEscalation', () => {
 
   it('a RoleBinding may reference a Role of its namespace', () => {
     const b = roleBinding('team', 'b', 'Role', 'local-secrets', [{ kind: 'User', name: 'bob' }]);
-    expect(checkEscalation({ user: 'alice', groups: [], object: b }, objects).allowed).toBe(false);
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: b }, objects).allowed,
+    ).toBe(false);
     const withSecrets = rbac({
       ...objects,
       roleBindings: [
@@ -248,7 +270,10 @@ describe('checkEscalation', () => {
         roleBinding('team', 's', 'Role', 'local-secrets', [{ kind: 'User', name: 'alice' }]),
       ],
     });
-    expect(checkEscalation({ user: 'alice', groups: [], object: b }, withSecrets).allowed).toBe(true);
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: b }, withSecrets)
+        .allowed,
+    ).toBe(true);
   });
 
   it('an update touching only GC fields is allowed; other updates are checked', () => {
@@ -258,19 +283,25 @@ describe('checkEscalation', () => {
     (gcOnly.metadata as JsonObject).ownerReferences = [
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' },
     ];
-    expect(checkEscalation({ user: 'alice', groups: [], object: gcOnly, old }, objects).allowed).toBe(true);
+    expect(
+      checkEscalation({ user: 'alice', groups: effectiveGroups('alice', []), object: gcOnly, old }, objects)
+        .allowed,
+    ).toBe(true);
     const relabelled = structuredClone(old);
     (relabelled.metadata as JsonObject).labels = { a: 'b' };
-    expect(checkEscalation({ user: 'alice', groups: [], object: relabelled, old }, objects).allowed).toBe(
-      false,
-    );
+    expect(
+      checkEscalation(
+        { user: 'alice', groups: effectiveGroups('alice', []), object: relabelled, old },
+        objects,
+      ).allowed,
+    ).toBe(false);
   });
 
   it('service account groups are listed as kube-apiserver lists them', () => {
     const decision = checkEscalation(
       {
         user: 'system:serviceaccount:team:op',
-        groups: [],
+        groups: effectiveGroups('system:serviceaccount:team:op', []),
         object: newRole('team', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]),
       },
       objects,
@@ -285,7 +316,11 @@ describe('checkEscalation', () => {
   it('other kinds are not checked', () => {
     expect(
       checkEscalation(
-        { user: 'nobody', groups: [], object: { kind: 'ConfigMap', metadata: { name: 'x' } } },
+        {
+          user: 'nobody',
+          groups: effectiveGroups('nobody', []),
+          object: { kind: 'ConfigMap', metadata: { name: 'x' } },
+        },
         objects,
       ),
     ).toEqual({ allowed: true });

@@ -27,7 +27,7 @@ describe('rulesFor (SelfSubjectRulesReview)', () => {
   });
 
   it('lists cluster-wide and namespace rules, split by kind', () => {
-    expect(rulesFor('alice', [], 'team', objects)).toEqual({
+    expect(rulesFor('alice', ['system:authenticated'], 'team', objects)).toEqual({
       resourceRules: [
         { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
         { verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
@@ -39,14 +39,14 @@ describe('rulesFor (SelfSubjectRulesReview)', () => {
   });
 
   it('another namespace: only the cluster-wide rules', () => {
-    const status = rulesFor('alice', [], 'elsewhere', objects);
+    const status = rulesFor('alice', ['system:authenticated'], 'elsewhere', objects);
     expect(status.resourceRules).toEqual([
       { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
     ]);
   });
 
   it('anonymous users get nothing from system:authenticated', () => {
-    expect(rulesFor('system:anonymous', [], 'team', objects)).toEqual({
+    expect(rulesFor('system:anonymous', ['system:unauthenticated'], 'team', objects)).toEqual({
       resourceRules: [],
       nonResourceRules: [],
       incomplete: false,
@@ -57,7 +57,7 @@ describe('rulesFor (SelfSubjectRulesReview)', () => {
     const broken = rbac({
       roleBindings: [roleBinding('team', 'b', 'Role', 'gone', [{ kind: 'User', name: 'alice' }])],
     });
-    expect(rulesFor('alice', [], 'team', broken)).toEqual({
+    expect(rulesFor('alice', ['system:authenticated'], 'team', broken)).toEqual({
       resourceRules: [],
       nonResourceRules: [],
       incomplete: false,
