@@ -88,19 +88,20 @@ export class ObjectGraph {
     return owner;
   }
 
-  /** Objects with an ownerReference that resolves to `owner` (see {@link ownerOf}). */
+  /**
+   * Objects with an ownerReference carrying `owner`'s uid. As in the collector's graph (graph_builder.go
+   * addDependentToOwners), a dependent is attached by uid alone, whether or not its reference resolves
+   * (another namespace, name or kind): such a dependent is then classified, and collected when its
+   * references dangle, by {@link ownerOf}.
+   */
   dependentsOf(owner: GcNode): GcNode[] {
-    return this.all().filter((n) =>
-      n.ownerReferences.some((r) => r.uid === owner.uid && this.ownerOf(n, r) === owner),
-    );
+    return this.all().filter((n) => n.ownerReferences.some((r) => r.uid === owner.uid));
   }
 
   /** Dependents whose reference to `owner` has `blockOwnerDeletion: true`: a foreground deletion waits for them. */
   blockingDependentsOf(owner: GcNode): GcNode[] {
     return this.all().filter((n) =>
-      n.ownerReferences.some(
-        (r) => r.uid === owner.uid && r.blockOwnerDeletion === true && this.ownerOf(n, r) === owner,
-      ),
+      n.ownerReferences.some((r) => r.uid === owner.uid && r.blockOwnerDeletion === true),
     );
   }
 }

@@ -38,7 +38,19 @@ class Planner {
   constructor(
     readonly graph: ObjectGraph,
     private readonly resolvable: GcOptions['resolvable'] = undefined,
+    private readonly namespaced: GcOptions['namespaced'] = undefined,
   ) {}
+
+  /**
+   * Whether a reference names a namespaced kind: the option's answer, else the scope of the object
+   * with the reference's uid, when there is one.
+   */
+  private namesNamespacedKind(ref: JsonObject): boolean {
+    const answer = this.namespaced?.(text(ref.apiVersion), text(ref.kind));
+    if (answer !== undefined) return answer;
+    const owner = this.graph.get(text(ref.uid));
+    return owner !== undefined && owner.namespace !== '';
+  }
 
   /** A DELETE of `node` with these options, as the API server handles it. Returns whether anything changed. */
   delete(
@@ -83,7 +95,7 @@ class Planner {
     for (const dep of this.graph.dependentsOf(owner)) {
       this.setOwnerReferences(
         dep,
-        dep.ownerReferences.filter((r) => this.graph.ownerOf(dep, r) !== owner),
+        dep.ownerReferences.filter((r) => r.uid !== owner.uid),
         'orphan',
       );
     }
@@ -105,6 +117,9 @@ class Planner {
     const resolvable = this.resolvable;
     if (resolvable && node.ownerReferences.some((r) => !resolvable(text(r.apiVersion), text(r.kind))))
       return false;
+    // a cluster-scoped object cannot be owned by a namespaced one: the collector gives up on the item
+    // (isDangling's namespacedOwnerOfClusterScopedObjectErr), which is then neither deleted nor changed
+    if (node.namespace === '' && node.ownerReferences.some((r) => this.namesNamespacedKind(r))) return false;
     const solid: JsonObject[] = [];
     const dangling: JsonObject[] = [];
     const waiting: JsonObject[] = [];
@@ -199,7 +214,7 @@ export function planGarbageCollection(
   options: GcOptions = {},
 ): GcPlan {
   const graph = new ObjectGraph(objects);
-  const planner = new Planner(graph, options.resolvable);
+  const planner = new Planner(graph, options.resolvable, options.namespaced);
   if (deletion) {
     const target = graph.get(deletion.uid);
     if (!target)

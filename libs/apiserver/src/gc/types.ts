@@ -8,7 +8,6 @@ export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 /** The finalizer that makes the garbage collector strip the owner from its dependents first (Orphan). */
 export const ORPHAN_FINALIZER = 'orphan';
 
-/** A DELETE request on one stored object, with the options that steer garbage collection. */
 /** How the planner sees the API server beyond the objects it is given. */
 export interface GcOptions {
   /**
@@ -18,8 +17,17 @@ export interface GcOptions {
    * Default: every reference resolves.
    */
   resolvable?: (apiVersion: string, kind: string) => boolean;
+  /**
+   * Whether an ownerReference's `apiVersion` and `kind` name a namespaced resource (undefined: not known).
+   * A cluster-scoped object with a reference to a namespaced kind is invalid; kube-controller-manager's
+   * collector never collects it (it records an `OwnerRefInvalidNamespace` warning), and an owner it
+   * blocks in the foreground keeps waiting. Default: the scope of the object with the reference's uid,
+   * when it is among the objects; else not namespaced.
+   */
+  namespaced?: (apiVersion: string, kind: string) => boolean | undefined;
 }
 
+/** A DELETE request on one stored object, with the options that steer garbage collection. */
 export interface GcDeletion {
   /** `metadata.uid` of the object to delete. */
   uid: string;

@@ -164,11 +164,18 @@ describe('planGarbageCollection: ownership validity', () => {
       obj('d', { owners: [{ uid: 'o', kind: 'Namespace' }] }),
       false,
     ],
+    // garbagecollector.go isDangling: namespacedOwnerOfClusterScopedObjectErr, the item is never collected
     [
-      'namespaced owner of a cluster-scoped object dangles',
+      'a cluster-scoped object with a namespaced owner is left alone (S11-GC1)',
       obj('o'),
       obj('d', { namespace: '', owners: [{ uid: 'o' }] }),
-      true,
+      false,
+    ],
+    [
+      'a cluster-scoped object with a namespaced owner that never existed is left alone (S11-GC1)',
+      obj('x'),
+      obj('d', { namespace: '', owners: [{ uid: 'missing' }] }),
+      false,
     ],
     [
       'a reference whose name differs dangles',
@@ -197,7 +204,10 @@ describe('planGarbageCollection: ownership validity', () => {
     ['an owner that never existed dangles', obj('x'), obj('d', { owners: [{ uid: 'missing' }] }), true],
   ];
   it.each(cases)('%s', (_title, owner, dependent, collected) => {
-    const writes = planGarbageCollection([owner, dependent]).writes;
+    // every kind of these cases but Namespace is namespaced
+    const writes = planGarbageCollection([owner, dependent], undefined, {
+      namespaced: (_av, kind) => kind !== 'Namespace',
+    }).writes;
     expect(writes.some((w) => w.op === 'remove' && w.uid === 'd')).toBe(collected);
   });
 });
@@ -274,16 +284,40 @@ describe('planGarbageCollection: Foreground', () => {
     expect(ownerUids(after.get('child'))).toEqual(['other']);
   });
 
-  it('a blocking reference that does not resolve (other namespace) does not hold the owner', () => {
+  // graph_builder.go addDependentToOwners attaches a dependent to its owner by uid alone, so the owner's
+  // blockingDependents include it; processDeletingDependentsItem sends it to attemptToDeleteItem, which
+  // finds its reference dangling (no such owner in its namespace) and deletes it.
+  it('a blocking reference that does not resolve (other namespace) holds the owner until the dependent is gone', () => {
     const objects = [
       obj('owner'),
       obj('stranger', { namespace: 'elsewhere', finalizers: ['x'], owners: [{ uid: 'owner', block: true }] }),
     ];
     const plan = planGarbageCollection(objects, { uid: 'owner', propagationPolicy: 'Foreground' });
     const after = apply(objects, plan.writes);
-    expect(after.has('owner')).toBe(false);
-    // The stranger's reference dangles, so it is collected too (held by its own finalizer).
+    // The stranger's reference dangles, so it is collected (held by its own finalizer), and the owner waits.
     expect((after.get('stranger')!.metadata as JsonObject).deletionTimestamp).toBeDefined();
+    expect((after.get('owner')!.metadata as JsonObject).finalizers).toEqual(['foregroundDeletion']);
+    expect(plan.waiting).toEqual(['owner', 'stranger']);
+    const stranger = after.get('stranger')!;
+    (stranger.metadata as JsonObject).finalizers = [];
+    const next = planGarbageCollection([after.get('owner')!]);
+    expect(apply([after.get('owner')!], next.writes).size).toBe(0);
+  });
+
+  it('a cluster-scoped dependent blocking a namespaced owner is never collected, so the owner keeps waiting (S11-GC1)', () => {
+    const objects = [
+      obj('owner'),
+      obj('role', { namespace: '', kind: 'ClusterRole', owners: [{ uid: 'owner', block: true }] }),
+    ];
+    const plan = planGarbageCollection(
+      objects,
+      { uid: 'owner', propagationPolicy: 'Foreground' },
+      { namespaced: (_av, kind) => kind === 'ConfigMap' },
+    );
+    const after = apply(objects, plan.writes);
+    expect(after.has('role')).toBe(true);
+    expect((after.get('role')!.metadata as JsonObject).deletionTimestamp).toBeUndefined();
+    expect(plan.waiting).toEqual(['owner']);
   });
 
   it('breaks a blocking ownership cycle by unblocking', () => {

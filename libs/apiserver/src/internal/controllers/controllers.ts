@@ -415,12 +415,19 @@ export class Controllers {
     return rt !== undefined && rt.versions.some((v) => v.name === version && v.served);
   }
 
+  /** Whether an ownerReference's apiVersion and kind name a namespaced resource (undefined: not served). */
+  private namespacedKind(apiVersion: string, kind: string): boolean | undefined {
+    const slash = apiVersion.lastIndexOf('/');
+    return this.registry.byKind(slash < 0 ? '' : apiVersion.slice(0, slash), kind)?.namespaced;
+  }
+
   /** Runs the garbage collection planner over the dirty ownership component and carries out its writes. */
   private collectGarbage(): void {
     const { objects, where } = this.dirtyComponent();
     if (objects.length === 0) return;
     const plan = planGarbageCollection(objects, undefined, {
       resolvable: (av, kind) => this.serves(av, kind),
+      namespaced: (av, kind) => this.namespacedKind(av, kind),
     });
     for (const w of plan.writes) {
       const at = where.get(w.uid);

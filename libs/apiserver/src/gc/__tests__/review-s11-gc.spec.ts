@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../../server.js';
+import { call, waitFor } from '../../__tests__/http-helper.js';
+
+/**
+ * Adversarial review (session 11) of deletion and garbage collection against kube-apiserver's
+ * generic registry store (registry/generic/registry/store.go, registry/rest/delete.go,
+ * endpoints/handlers/delete.go) and kube-controller-manager's garbage collector
+ * (pkg/controller/garbagecollector/garbagecollector.go). Sources are named per test.
+ */
+const NS = '/api/v1/namespaces/default';
+const CM = `${NS}/configmaps`;
+const CR = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+
+interface Meta {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  ownerReferences?: Record<string, unknown>[];
+}
+
+async function make(server: KubeApiServer, path: string, body: Record<string, unknown>): Promise<Meta> {
+  const r = await call(server, 'POST', path, body);
+  if (r.status !== 201) throw new Error(`POST ${path}: expected 201, got ${r.status}: ${r.text}`);
+  return r.json<{ metadata: Meta }>().metadata;
+}
+
+function ref(kind: string, m: { name: string; uid: string }, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind, name: m.name, uid: m.uid, ...extra };
+}
+
+async function gone(server: KubeApiServer, path: string): Promise<boolean> {
+  return (await call(server, 'GET', path)).status === 404;
+}
+
+describe('review s11: deletion and garbage collection', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ tls: false });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  // kube-controller-manager: garbagecollector.go isDangling returns namespacedOwnerOfClusterScopedObjectErr
+  // for a cluster-scoped item whose reference names a namespaced kind (resolved by the REST mapping, not by
+  // looking the owner up), classifyReferences passes it on, and processAttemptToDeleteWorker forgets the item:
+  // it is never collected (graph_builder.go records an OwnerRefInvalidNamespace warning instead).
+  it('[FINDING S11-GC1] a cluster-scoped object whose ownerReference names a namespaced owner is garbage collected, where kube leaves it (and the operator leaks it on a real cluster)', async () => {
+    const owner = await make(server, CM, { metadata: { name: 'gc1-owner' } });
+    const role = await make(server, CR, {
+      metadata: { name: 'gc1-role', ownerReferences: [ref('ConfigMap', owner)] },
+    });
+    // an owner that never existed, named by a cluster-scoped object too
+    await make(server, CR, {
+      metadata: {
+        name: 'gc1-ghost',
+        ownerReferences: [ref('ConfigMap', { name: 'gc1-never', uid: 'no-such-uid' })],
+      },
+    });
+    // a namespaced dependent of the same owner: its removal shows the collector has run
+    await make(server, CM, { metadata: { name: 'gc1-dep', ownerReferences: [ref('ConfigMap', owner)] } });
+    const nsGhost = await make(server, CM, {
+      metadata: {
+        name: 'gc1-ns-ghost',
+        ownerReferences: [ref('ConfigMap', { name: 'gc1-never', uid: 'no-such-uid' })],
+      },
+    });
+    expect(nsGhost.name).toBe('gc1-ns-ghost');
+    expect((await call(server, 'DELETE', `${CM}/gc1-owner`)).status).toBe(200);
+    await waitFor(async () => (await gone(server, `${CM}/gc1-dep`)) && gone(server, `${CM}/gc1-ns-ghost`));
+    const kept = await call(server, 'GET', `${CR}/gc1-role`);
+    expect(kept.status).toBe(200);
+    expect(kept.json<{ metadata: Meta }>().metadata.uid).toBe(role.uid);
+    expect((await call(server, 'GET', `${CR}/gc1-ghost`)).status).toBe(200);
+  });
+});
