@@ -524,4 +524,36 @@ describeIfKubectl('kubectl against @tosdk/apiserver', () => {
     expect(zero.code).not.toBe(0);
     expect(zero.stderr).toContain('size must be positive');
   });
+
+  it('[FINDING S11-RB2] auth whoami (SelfSubjectReview) names the user and groups, as impersonated with --as, --as-group and --as-uid', async () => {
+    const me = await k(['auth', 'whoami', '-o', 'json']);
+    expect(me.stderr).toBe('');
+    expect(JSON.parse(me.stdout)).toMatchObject({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+      status: { userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] } },
+    });
+    const as = await k([
+      'auth',
+      'whoami',
+      '--as=system:serviceaccount:team:op',
+      '--as-group=devs',
+      '--as-uid=u-1',
+      '-o',
+      'json',
+    ]);
+    expect(as.stderr).toBe('');
+    expect(JSON.parse(as.stdout)).toMatchObject({
+      status: {
+        userInfo: {
+          username: 'system:serviceaccount:team:op',
+          uid: 'u-1',
+          groups: ['devs', 'system:authenticated'],
+        },
+      },
+    });
+    const table = await k(['auth', 'whoami', '--as=carol']);
+    expect(table.stdout).toMatch(/^Username\s+carol$/m);
+    expect(table.stdout).toMatch(/^Groups\s+\[system:authenticated\]$/m);
+  });
 });

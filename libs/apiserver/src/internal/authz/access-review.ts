@@ -6,10 +6,15 @@ import type { ResourceType, ResourceVersion } from '../resources/resource-type.j
 import { apiVersionOf } from '../resources/resource-type.js';
 import type { Store } from '../storage/store.js';
 
-/** An authenticated user. */
+/** An authenticated (or impersonated) user. */
 export interface AuthUser {
   name: string;
+  /** Every group, the ones authentication or impersonation adds included. */
   groups: string[];
+  /** The uid impersonation named (`Impersonate-Uid`), if any. */
+  uid?: string;
+  /** The extras impersonation named (`Impersonate-Extra-<key>`), if any. */
+  extra?: Record<string, string[]>;
 }
 
 /** The RBAC objects currently stored. */
@@ -154,4 +159,22 @@ export function reviewRules(
   }
   const rules = peers.rbac.rulesFor(user.name, user.groups, namespace, rbacObjects(store));
   return respond(rt, version, body, rules as unknown as JsonObject);
+}
+
+/**
+ * SelfSubjectReview (`kubectl auth whoami`): who the caller is, as the request acts (after
+ * impersonation): user name, uid, groups and extras, as kube-apiserver's selfsubjectreview storage
+ * answers. Everyone may ask (`system:basic-user`).
+ */
+export function reviewSelf(
+  rt: ResourceType,
+  version: ResourceVersion,
+  body: JsonObject,
+  user: AuthUser,
+): JsonObject {
+  const userInfo: JsonObject = { username: user.name };
+  if (user.uid) userInfo.uid = user.uid;
+  userInfo.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length > 0) userInfo.extra = clone(user.extra);
+  return respond(rt, version, body, { userInfo });
 }

@@ -82,10 +82,12 @@ export function actingUser(
       label: `Group ${JSON.stringify(g)}`,
     });
   }
+  const extra = new Map<string, string[]>();
   for (const [header, values] of Object.entries(headers)) {
     if (!header.startsWith(EXTRA_PREFIX)) continue;
     const key = decodeExtraKey(header.slice(EXTRA_PREFIX.length));
     for (const value of values ?? []) {
+      extra.set(key, [...(extra.get(key) ?? []), value]);
       wanted.push({
         attrs: {
           verb: 'impersonate',
@@ -139,5 +141,8 @@ export function actingUser(
   } else if (!acting.includes('system:authenticated') && !acting.includes('system:unauthenticated')) {
     acting.push('system:authenticated');
   }
-  return { name: userName, groups: acting };
+  const acted: AuthUser = { name: userName, groups: acting };
+  if (uid) acted.uid = uid;
+  if (extra.size > 0) acted.extra = Object.fromEntries(extra);
+  return acted;
 }

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors.js';
 /**
  * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):
  * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
- * namespace|configmap|secret|serviceaccount`, `auth can-i`). Other kinds answer 415 and ask for JSON.
+ * namespace|configmap|secret|serviceaccount`, `auth can-i`, `auth whoami`). Other kinds answer 415 and ask for JSON.
  */
 type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes' | 'intOrString';
 
@@ -241,6 +241,7 @@ const KINDS: Record<string, Schema> = {
       },
     },
   },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: META },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: META,
     2: { name: 'spec', type: 'message', schema: { 1: { name: 'namespace', type: 'string' } } },

@@ -33,7 +33,7 @@ import { parseBool } from './request-info.js';
 import type { Store } from '../storage/store.js';
 import type { IncludeObject } from '../encoding/table.js';
 import type { WatchHub } from '../watch/watch-hub.js';
-import { reviewAccess, reviewRules } from '../authz/access-review.js';
+import { reviewAccess, reviewRules, reviewSelf } from '../authz/access-review.js';
 import type { AuthUser } from '../authz/access-review.js';
 
 /** What the resource handler needs from the server. */
@@ -617,5 +617,6 @@ function virtualCreate(
 ): JsonObject {
   if (rt.plural === 'selfsubjectaccessreviews')
     return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
+  if (rt.plural === 'selfsubjectreviews') return reviewSelf(rt, version, body, user);
   return reviewRules(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
 }

@@ -393,6 +393,15 @@ const DEFS: Def[] = [
     virtual: true,
   },
   {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    kind: 'SelfSubjectReview',
+    plural: 'selfsubjectreviews',
+    cluster: true,
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
     group: 'admissionregistration.k8s.io',
     version: 'v1',
     kind: 'ValidatingWebhookConfiguration',
