@@ -376,8 +376,10 @@ export class LoadedKubeConfig implements KubeConfigSource {
 /**
  * Loads the configuration the way kubectl finds it, without @kubernetes/client-node: the files of
  * `KUBECONFIG` (a path list, merged: the first file's `current-context`, and the first definition
- * of each name, win), else `~/.kube/config`, else the in-cluster service account
- * (`KUBERNETES_SERVICE_HOST`, the token and CA files; the token is read again as it rotates).
+ * of each name, win; files that do not exist are skipped), else `~/.kube/config`, else the
+ * in-cluster service account (`KUBERNETES_SERVICE_HOST`, the token and CA files; the token is read
+ * again as it rotates). As with client-go, a `KUBECONFIG` whose files are all missing falls back to
+ * the in-cluster service account when there is one.
  *
  * ```ts
  * import { loadKubeConfig, Operator } from '@tosdk/core';
@@ -390,24 +392,28 @@ export class LoadedKubeConfig implements KubeConfigSource {
 export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeConfig {
   const env = options.env ?? process.env;
   const list = env['KUBECONFIG'];
+  const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   if (list) {
     const paths = list.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
     const existing = paths.filter((p) => existsSync(p));
-    if (existing.length === 0) {
-      throw new KubeConfigError(
-        `KUBECONFIG names no existing file (${list}); point it at a kubeconfig file, or unset it to use ~/.kube/config or the in-cluster service account`,
-        paths[0],
+    if (existing.length > 0) {
+      return LoadedKubeConfig.fromDocuments(
+        existing.map((p) => readKubeConfigFile(p, 'KUBECONFIG')),
+        `KUBECONFIG (${existing.join(', ')})`,
       );
     }
-    return LoadedKubeConfig.fromDocuments(
-      existing.map((p) => readKubeConfigFile(p, 'KUBECONFIG')),
-      `KUBECONFIG (${existing.join(', ')})`,
+    // as client-go's loading rules: missing files are skipped, and with nothing loaded the
+    // in-cluster configuration is used when there is one (never ~/.kube/config)
+    if (inClusterPossible(env, serviceAccountDir)) return inCluster(env, serviceAccountDir);
+    throw new KubeConfigError(
+      `KUBECONFIG names no existing file (${list}); point it at a kubeconfig file, or unset it to use ~/.kube/config or the in-cluster service account`,
+      paths[0],
     );
   }
   const home = join(env['HOME'] ?? homedir(), '.kube', 'config');
   if (existsSync(home))
     return LoadedKubeConfig.fromDocuments([readKubeConfigFile(home, '~/.kube/config')], home);
-  if (env['KUBERNETES_SERVICE_HOST']) return inCluster(env, options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
+  if (env['KUBERNETES_SERVICE_HOST']) return inCluster(env, serviceAccountDir);
   throw new KubeConfigError(
     'no Kubernetes configuration found: set KUBECONFIG to a kubeconfig file, create ~/.kube/config, or run in a cluster (KUBERNETES_SERVICE_HOST and the service account files)',
   );
@@ -473,6 +479,11 @@ function collect<T>(
     }
     if (!into.has(name)) into.set(name, { name, value: (item[field] ?? {}) as T, dir });
   }
+}
+
+/** Whether the in-cluster configuration can be used: the service host is set and the token file is there (client-go's `inClusterClientConfig.Possible`). */
+function inClusterPossible(env: Record<string, string | undefined>, dir: string): boolean {
+  return Boolean(env['KUBERNETES_SERVICE_HOST']) && existsSync(join(dir, 'token'));
 }
 
 /** The in-cluster configuration (client-go's `rest.InClusterConfig`). */

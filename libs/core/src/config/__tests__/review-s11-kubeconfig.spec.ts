@@ -1,0 +1,81 @@
+// Review S11: how loadKubeConfig finds, merges and checks a configuration, against client-go's
+// clientcmd (loader.go ClientConfigLoadingRules.Load, merged_client_builder.go
+// DeferredLoadingClientConfig, client_config.go inClusterClientConfig), rest.InClusterConfig and
+// the transport (token_source.go, transport.go TLSConfigFor). Plain-HTTP tests use a scripted
+// server on 127.0.0.1 and assert the headers it received or the error the caller got.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { json, ScriptedServer, status } from '../../client/__tests__/scripted-server.js';
+import type { RecordedRequest } from '../../client/__tests__/scripted-server.js';
+import { KubeConfigError, loadKubeConfig } from '../kube-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tosdk-s11-'));
+const noHome = { HOME: join(dir, 'no-home') };
+let counter = 0;
+const emptyList = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] };
+
+/** The error a call threw (or undefined). */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+/** A service account directory (token, namespace) as the kubelet mounts it. */
+function serviceAccount(files: Record<string, string>): string {
+  const sa = join(dir, `${counter++}-sa`);
+  mkdirSync(sa);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(sa, name), text);
+  return sa;
+}
+
+describe('review S11: loading, merging and checking a kubeconfig', () => {
+  let server: ScriptedServer;
+  const clients: KubernetesClient[] = [];
+  let accepted = new Set<string>();
+  const bearer = (req: RecordedRequest) => String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+
+  beforeAll(async () => {
+    server = await ScriptedServer.start();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+    accepted = new Set();
+    server.handle((req, res) => {
+      if (!accepted.has(bearer(req))) json(res, 401, status(401, 'Unauthorized'));
+      else json(res, 200, emptyList);
+    });
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.close();
+  });
+  afterAll(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S11-KC1] with KUBECONFIG naming only files that do not exist, loading in a pod throws instead of using the in-cluster service account', () => {
+    const sa = serviceAccount({ token: 'sa-token', namespace: 'operators' });
+    const env = {
+      ...noHome,
+      KUBECONFIG: `${join(dir, 'missing-a.yaml')}:${join(dir, 'missing-b.yaml')}`,
+      KUBERNETES_SERVICE_HOST: '10.96.0.1',
+      KUBERNETES_SERVICE_PORT: '443',
+    };
+    const kc = loadKubeConfig({ env, serviceAccountDir: sa });
+    expect(kc.getCurrentCluster()?.server).toBe('https://10.96.0.1:443');
+    expect(kc.getContextObject(kc.getCurrentContext())?.namespace).toBe('operators');
+    // outside a cluster it still says which files are missing and what to do
+    const error = thrown(() =>
+      loadKubeConfig({ env: { ...noHome, KUBECONFIG: env.KUBECONFIG }, serviceAccountDir: sa }),
+    );
+    expect(error).toBeInstanceOf(KubeConfigError);
+    expect((error as Error).message).toContain('missing-a.yaml');
+  });
+});
