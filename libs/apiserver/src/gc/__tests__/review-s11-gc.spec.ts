@@ -11,6 +11,7 @@ import { call, waitFor } from '../../__tests__/http-helper.js';
 const NS = '/api/v1/namespaces/default';
 const CM = `${NS}/configmaps`;
 const CR = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+const MERGE = { contentType: 'application/merge-patch+json' };
 
 interface Meta {
   name: string;
@@ -75,5 +76,67 @@ describe('review s11: deletion and garbage collection', () => {
     expect(kept.status).toBe(200);
     expect(kept.json<{ metadata: Meta }>().metadata.uid).toBe(role.uid);
     expect((await call(server, 'GET', `${CR}/gc1-ghost`)).status).toBe(200);
+  });
+  // kube-apiserver: store.go Delete → updateForGracefulDeletionAndFinalizers; rest.BeforeDelete reports no
+  // pending graceful deletion for kinds without a graceful strategy (or with deletionGracePeriodSeconds 0),
+  // so deletionFinalizersForGarbageCollection applies the new propagationPolicy to an object already being
+  // deleted: a second DELETE with Orphan adds `orphan`, and the collector orphans the dependents.
+  it('[FINDING S11-GC2] a second DELETE with propagationPolicy=Orphan on an owner already being deleted is ignored, so its dependents are deleted when its finalizer goes, where kube keeps them', async () => {
+    const owner = await make(server, CM, {
+      metadata: { name: 'gc2-owner', finalizers: ['example.com/hold'] },
+    });
+    await make(server, CM, {
+      metadata: { name: 'gc2-dep', ownerReferences: [ref('ConfigMap', owner, { blockOwnerDeletion: true })] },
+    });
+    const first = await call(server, 'DELETE', `${CM}/gc2-owner`);
+    expect(first.status).toBe(200);
+    expect(first.json<{ metadata: Meta }>().metadata.deletionTimestamp).toBeDefined();
+    const second = await call(server, 'DELETE', `${CM}/gc2-owner`, {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      propagationPolicy: 'Orphan',
+    });
+    expect(second.status).toBe(200);
+    expect(second.json<{ metadata: Meta }>().metadata.finalizers).toEqual(['example.com/hold', 'orphan']);
+    // the collector strips the owner from the dependent, then drops `orphan`
+    await waitFor(async () => {
+      const dep = (await call(server, 'GET', `${CM}/gc2-dep`)).json<{ metadata: Meta }>();
+      return dep.metadata.ownerReferences === undefined;
+    });
+    await waitFor(async () => {
+      const o = (await call(server, 'GET', `${CM}/gc2-owner`)).json<{ metadata: Meta }>();
+      return o.metadata.finalizers?.join() === 'example.com/hold';
+    });
+    // the operator lets go of the owner; the orphaned dependent stays
+    expect(
+      (await call(server, 'PATCH', `${CM}/gc2-owner`, { metadata: { finalizers: null } }, MERGE)).status,
+    ).toBe(200);
+    await waitFor(() => gone(server, `${CM}/gc2-owner`));
+    expect((await call(server, 'GET', `${CM}/gc2-dep`)).status).toBe(200);
+  });
+
+  it('[FINDING S11-GC2] a second DELETE with propagationPolicy=Foreground on an owner held by a finalizer does not start the foreground deletion of its dependents', async () => {
+    const owner = await make(server, CM, {
+      metadata: { name: 'gc2f-owner', finalizers: ['example.com/hold'] },
+    });
+    await make(server, CM, {
+      metadata: {
+        name: 'gc2f-dep',
+        ownerReferences: [ref('ConfigMap', owner, { blockOwnerDeletion: true })],
+      },
+    });
+    expect((await call(server, 'DELETE', `${CM}/gc2f-owner`)).status).toBe(200);
+    const second = await call(server, 'DELETE', `${CM}/gc2f-owner?propagationPolicy=Foreground`);
+    expect(second.status).toBe(200);
+    expect(second.json<{ metadata: Meta }>().metadata.finalizers).toEqual([
+      'example.com/hold',
+      'foregroundDeletion',
+    ]);
+    await waitFor(() => gone(server, `${CM}/gc2f-dep`));
+    // the owner loses foregroundDeletion and waits for its own finalizer
+    await waitFor(async () => {
+      const o = (await call(server, 'GET', `${CM}/gc2f-owner`)).json<{ metadata: Meta }>();
+      return o.metadata.finalizers?.join() === 'example.com/hold';
+    });
   });
 });

@@ -758,8 +758,13 @@ export class ObjectService {
       const opt: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {};
       if (policy !== undefined) opt.propagationPolicy = policy;
       const next = deletionFinalizers(finalizers, opt);
-      // an object already being deleted gets no new finalizers
-      const allowed = m.deletionTimestamp === undefined ? next : next.filter((f) => finalizers.includes(f));
+      // as kube's store.Delete, a propagationPolicy applies to an object already being deleted too (no kind
+      // here has a graceful deletion pending); a terminating namespace gets no new finalizers (its registry
+      // answers at once while spec.finalizers remain)
+      const allowed =
+        m.deletionTimestamp === undefined || rt.group !== '' || rt.plural !== 'namespaces'
+          ? next
+          : next.filter((f) => finalizers.includes(f));
       finalizers.length = 0;
       finalizers.push(...allowed);
     }
