@@ -139,4 +139,29 @@ describe('review s11: deletion and garbage collection', () => {
       return o.metadata.finalizers?.join() === 'example.com/hold';
     });
   });
+
+  // kube-apiserver: registry/rest/delete.go BeforeDelete checks DeleteOptions.preconditions first and answers
+  // errors.NewConflict(GroupResource{Group, Resource: Kind}, name, "the UID in the precondition (%s) does not
+  // match the UID in record (%s). The object might have been deleted and then recreated") (and the
+  // ResourceVersion one, "... The object might have been modified").
+  it('[FINDING S11-GC3] a DELETE whose preconditions fail answers 409 with the storage layer\'s "Precondition failed" text, not kube\'s BeforeDelete message that says what happened', async () => {
+    const cm = await make(server, CM, { metadata: { name: 'gc3' } });
+    const badUid = await call(server, 'DELETE', `${CM}/gc3`, { preconditions: { uid: 'other-uid' } });
+    expect(badUid.status).toBe(409);
+    const u = badUid.json<{ message: string; reason: string; details: Record<string, unknown> }>();
+    expect(u.reason).toBe('Conflict');
+    expect(u.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "gc3": the UID in the precondition (other-uid) does not match the UID in record (${cm.uid}). The object might have been deleted and then recreated`,
+    );
+    expect(u.details).toEqual({ name: 'gc3', group: '', kind: 'ConfigMap' });
+    const badRv = await call(server, 'DELETE', `${CM}/gc3`, { preconditions: { resourceVersion: '1' } });
+    expect(badRv.status).toBe(409);
+    expect(badRv.json<{ message: string }>().message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "gc3": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${cm.resourceVersion}). The object might have been modified`,
+    );
+    const dep = await call(server, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/none', {
+      preconditions: { uid: 'x' },
+    });
+    expect(dep.status).toBe(404);
+  });
 });

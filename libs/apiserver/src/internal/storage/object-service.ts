@@ -737,16 +737,18 @@ export class ObjectService {
     if (!old) throw errors.notFound(this.ref(rt, name));
     const om = metaOf(old);
     const pre = opts.preconditions;
+    // kube's rest.BeforeDelete: the conflict names the group and the kind (not the resource)
+    const byKind = { group: rt.group, resource: rt.kind, name };
     if (pre?.uid !== undefined && pre.uid !== om.uid) {
       throw errors.conflict(
-        this.ref(rt, name),
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${str(om.uid)}`,
+        byKind,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${str(om.uid)}). The object might have been deleted and then recreated`,
       );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om.resourceVersion) {
       throw errors.conflict(
-        this.ref(rt, name),
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${str(om.resourceVersion)}`,
+        byKind,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${str(om.resourceVersion)}). The object might have been modified`,
       );
     }
     const obj = clone(old);
