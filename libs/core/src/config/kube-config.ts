@@ -396,23 +396,23 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
   if (list) {
     const paths = list.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
     const existing = paths.filter((p) => existsSync(p));
-    if (existing.length > 0) {
-      return LoadedKubeConfig.fromDocuments(
-        existing.map((p) => readKubeConfigFile(p, 'KUBECONFIG')),
-        `KUBECONFIG (${existing.join(', ')})`,
-      );
-    }
-    // as client-go's loading rules: missing files are skipped, and with nothing loaded the
-    // in-cluster configuration is used when there is one (never ~/.kube/config)
+    const documents = existing.map((p) => readKubeConfigFile(p, 'KUBECONFIG'));
+    if (documents.some(definesSomething))
+      return LoadedKubeConfig.fromDocuments(documents, `KUBECONFIG (${existing.join(', ')})`);
+    // as client-go's loading rules: missing files are skipped, and with nothing loaded (or only
+    // empty files) the in-cluster configuration is used when there is one (never ~/.kube/config)
     if (inClusterPossible(env, serviceAccountDir)) return inCluster(env, serviceAccountDir);
     throw new KubeConfigError(
-      `KUBECONFIG names no existing file (${list}); point it at a kubeconfig file, or unset it to use ~/.kube/config or the in-cluster service account`,
-      paths[0],
+      existing.length === 0
+        ? `KUBECONFIG names no existing file (${list}); point it at a kubeconfig file, or unset it to use ~/.kube/config or the in-cluster service account`
+        : `the files of KUBECONFIG (${existing.join(', ')}) define no cluster, user or context; point KUBECONFIG at a kubeconfig file (e.g. one written by \`kubectl config view --raw\`)`,
+      existing[0] ?? paths[0],
     );
   }
   const home = join(env['HOME'] ?? homedir(), '.kube', 'config');
-  if (existsSync(home))
-    return LoadedKubeConfig.fromDocuments([readKubeConfigFile(home, '~/.kube/config')], home);
+  const homeDocument = existsSync(home) ? readKubeConfigFile(home, '~/.kube/config') : undefined;
+  if (homeDocument && (definesSomething(homeDocument) || !inClusterPossible(env, serviceAccountDir)))
+    return LoadedKubeConfig.fromDocuments([homeDocument], home);
   if (env['KUBERNETES_SERVICE_HOST']) return inCluster(env, serviceAccountDir);
   throw new KubeConfigError(
     'no Kubernetes configuration found: set KUBECONFIG to a kubeconfig file, create ~/.kube/config, or run in a cluster (KUBERNETES_SERVICE_HOST and the service account files)',
@@ -440,7 +440,9 @@ function readKubeConfigFile(
   } catch (cause) {
     throw notAKubeConfig(file, via, `it is not YAML (${(cause as Error).message.split('\n')[0]})`, cause);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
+  // as client-go: an empty file (or one of comments only) is an empty configuration, merged as such
+  if (doc === null || doc === undefined) return { text, file, doc: {} };
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw notAKubeConfig(file, via, 'it is not a YAML mapping');
   }
   const d = doc as Record<string, unknown>;
@@ -450,10 +452,35 @@ function readKubeConfigFile(
     if (d[key] !== undefined && d[key] !== null && !Array.isArray(d[key]))
       throw notAKubeConfig(file, via, `its ${key} is not a list`);
   }
-  if (!Array.isArray(d.clusters) && !Array.isArray(d.contexts)) {
-    throw notAKubeConfig(file, via, 'it has neither clusters nor contexts');
+  // a file of a KUBECONFIG list may hold only some parts (only users, only current-context), but
+  // one with no part of a kubeconfig at all is most likely another file named by mistake
+  if (!KUBECONFIG_KEYS.some((key) => key in d)) {
+    throw notAKubeConfig(file, via, `it has none of ${KUBECONFIG_KEYS.join(', ')}`);
   }
   return { text, file, doc: d };
+}
+
+/** The top-level fields of a kubeconfig. */
+const KUBECONFIG_KEYS = [
+  'apiVersion',
+  'kind',
+  'clusters',
+  'users',
+  'contexts',
+  'current-context',
+  'preferences',
+  'extensions',
+];
+
+/** Whether a parsed file defines a cluster, user, context or current context (client-go's `IsConfigEmpty`, negated). */
+function definesSomething({ doc }: { doc: Record<string, unknown> }): boolean {
+  const some = (list: unknown) => Array.isArray(list) && list.length > 0;
+  return (
+    some(doc.clusters) ||
+    some(doc.users) ||
+    some(doc.contexts) ||
+    (typeof doc['current-context'] === 'string' && doc['current-context'] !== '')
+  );
 }
 
 function notAKubeConfig(file: string, via: string, why: string, cause?: unknown): KubeConfigError {

@@ -7,14 +7,22 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubernetesClient } from '../../client/kubernetes-client.js';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { json, ScriptedServer, status } from '../../client/__tests__/scripted-server.js';
 import type { RecordedRequest } from '../../client/__tests__/scripted-server.js';
 import { KubeConfigError, loadKubeConfig } from '../kube-config.js';
+import type { LoadedKubeConfig } from '../kube-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tosdk-s11-'));
 const noHome = { HOME: join(dir, 'no-home') };
 let counter = 0;
+const file = (name: string, text: string) => {
+  const path = join(dir, `${counter++}-${name}`);
+  writeFileSync(path, text);
+  return path;
+};
+const yaml = (lines: string[]) => `${lines.join('\n')}\n`;
 const emptyList = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] };
 
 /** The error a call threw (or undefined). */
@@ -60,6 +68,14 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const serverUrl = () => `http://127.0.0.1:${server.port}`;
+  const clientOf = (kc: LoadedKubeConfig, authRefreshMs?: number) => {
+    const c = KubernetesClient.fromKubeConfig(kc, { retry: false, requestTimeoutMs: 10_000, authRefreshMs });
+    clients.push(c);
+    return c;
+  };
+  const list = (c: KubernetesClient) => c.list(ResourceTypes.ConfigMap, { namespace: 'default' });
+
   it('[FINDING S11-KC1] with KUBECONFIG naming only files that do not exist, loading in a pod throws instead of using the in-cluster service account', () => {
     const sa = serviceAccount({ token: 'sa-token', namespace: 'operators' });
     const env = {
@@ -77,5 +93,44 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     );
     expect(error).toBeInstanceOf(KubeConfigError);
     expect((error as Error).message).toContain('missing-a.yaml');
+  });
+
+  it('[FINDING S11-KC2] a KUBECONFIG list whose files hold only users, only current-context, or nothing (as kubie/kubeswitch and credential helpers write them) is refused as "not a kubeconfig"', async () => {
+    accepted.add('from-users-file');
+    const current = file('current.yaml', yaml(['current-context: c']));
+    const empty = file('empty.yaml', '');
+    const users = file(
+      'users.yaml',
+      yaml(['apiVersion: v1', 'kind: Config', 'users:', '- {name: u, user: {token: from-users-file}}']),
+    );
+    const clusters = file(
+      'clusters.yaml',
+      yaml([
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: other',
+        'clusters:',
+        `- {name: k, cluster: {server: "${serverUrl()}"}}`,
+        'contexts:',
+        '- {name: c, context: {cluster: k, user: u, namespace: team-a}}',
+        '- {name: other, context: {cluster: k, user: nobody}}',
+      ]),
+    );
+    const kc = loadKubeConfig({
+      env: { ...noHome, KUBECONFIG: [current, empty, users, clusters].join(':') },
+    });
+    expect(kc.getCurrentContext()).toBe('c');
+    expect(kc.getContextObject('c')?.namespace).toBe('team-a');
+    await list(clientOf(kc));
+    expect(server.requests.map(bearer)).toEqual(['from-users-file']);
+    // an empty ~/.kube/config in a pod is no configuration: the service account is used
+    const home = join(dir, `${counter++}-home`);
+    mkdirSync(join(home, '.kube'), { recursive: true });
+    writeFileSync(join(home, '.kube', 'config'), '');
+    const inPod = loadKubeConfig({
+      env: { HOME: home, KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' },
+      serviceAccountDir: serviceAccount({ token: 't' }),
+    });
+    expect(inPod.getCurrentCluster()?.server).toBe('https://10.96.0.1:443');
   });
 });
