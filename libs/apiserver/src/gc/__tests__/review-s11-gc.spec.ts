@@ -164,4 +164,20 @@ describe('review s11: deletion and garbage collection', () => {
     });
     expect(dep.status).toBe(404);
   });
+
+  // kube-apiserver: endpoints/handlers/delete.go DeleteResource answers 202 Accepted when the object was not
+  // deleted at once and the request set orphanDependents=false; shouldOrphanDependents and
+  // shouldDeleteDependentsInForeground (store.go) treat a set orphanDependents as overriding the object's
+  // finalizers, so `false` also removes an `orphan` finalizer already there.
+  it('[FINDING S11-GC4] DELETE with orphanDependents=false of an object held by a finalizer answers 200, where kube answers 202 Accepted, and it keeps an orphan finalizer the option overrides', async () => {
+    await make(server, CM, { metadata: { name: 'gc4', finalizers: ['example.com/hold', 'orphan'] } });
+    const r = await call(server, 'DELETE', `${CM}/gc4`, { orphanDependents: false });
+    expect(r.status).toBe(202);
+    const m = r.json<{ metadata: Meta }>().metadata;
+    expect(m.deletionTimestamp).toBeDefined();
+    expect(m.finalizers).toEqual(['example.com/hold']);
+    // without the option, or once deleted at once, 200 as before
+    await make(server, CM, { metadata: { name: 'gc4-now' } });
+    expect((await call(server, 'DELETE', `${CM}/gc4-now?orphanDependents=false`)).status).toBe(200);
+  });
 });

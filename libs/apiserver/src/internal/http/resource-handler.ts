@@ -409,10 +409,12 @@ export async function handleResource(
     case 'delete': {
       const opts = await deleteOptions(req, query);
       const ctx = writeContext(user, opts.dryRun);
-      const r = deps.service.delete(rt, version, namespace, info.name!, opts.options, ctx);
+      const r = deps.service.delete(rt, version, namespace, info.name!, storeDeleteOptions(opts), ctx);
+      // kube's DeleteResource: 202 when the object stays (finalizers) and orphanDependents=false was asked
+      if (!r.deleted) return sendJson(res, opts.orphanDependents === false ? 202 : 200, r.object);
       // the deleted object itself where kube's store sets ReturnDeletedObject (custom resources, pods,
       // services); a Status for the others
-      if (!r.deleted || rt.crdName !== undefined || (rt.group === '' && RETURNS_DELETED.has(rt.plural)))
+      if (rt.crdName !== undefined || (rt.group === '' && RETURNS_DELETED.has(rt.plural)))
         return sendJson(res, 200, r.object);
       const m = metaOf(r.object);
       return sendJson(res, 200, {
@@ -439,7 +441,7 @@ export async function handleResource(
             version,
             rt.namespaced ? String(m.namespace) : '',
             String(m.name),
-            opts.options,
+            storeDeleteOptions(opts),
             ctx,
           );
         } catch (e) {
@@ -515,6 +517,17 @@ function deleteOptionsTypeError(field: string, goType: string, value: unknown): 
 }
 
 /**
+ * The options the store deletes with: `orphanDependents: false` overrides the object's `orphan` and
+ * `foregroundDeletion` finalizers as Background does (kube's shouldOrphanDependents and
+ * shouldDeleteDependentsInForeground give a set orphanDependents precedence).
+ */
+function storeDeleteOptions(opts: { options: DeleteOptions; orphanDependents?: boolean }): DeleteOptions {
+  return opts.orphanDependents === false
+    ? { ...opts.options, propagationPolicy: 'Background' }
+    : opts.options;
+}
+
+/**
  * A DELETE's options as kube-apiserver takes them (endpoints/handlers/delete.go): from the body
  * when it has one (the query is then not read), from the query otherwise. A field that does not
  * decode is a 400; then ValidateDeleteOptions: every problem at once as a 422 `DeleteOptions`.
@@ -522,19 +535,20 @@ function deleteOptionsTypeError(field: string, goType: string, value: unknown): 
 async function deleteOptions(
   req: IncomingMessage,
   q: URLSearchParams,
-): Promise<{ options: DeleteOptions; dryRun: boolean }> {
+): Promise<{ options: DeleteOptions; dryRun: boolean; orphanDependents?: boolean }> {
   return parseDeleteOptions(await readBody(req), req.headers['content-type'], q);
 }
 
 /**
  * {@link deleteOptions} of a body already read (the admission path reads it to admit the DELETE
- * with its options). Throws the 400 or 422 kube-apiserver answers.
+ * with its options). `orphanDependents` is that deprecated option, present only when the request set it
+ * (`true` also reads as propagationPolicy Orphan). Throws the 400 or 422 kube-apiserver answers.
  */
 export function parseDeleteOptions(
   buf: Buffer,
   contentType: string | undefined,
   q: URLSearchParams,
-): { options: DeleteOptions; dryRun: boolean } {
+): { options: DeleteOptions; dryRun: boolean; orphanDependents?: boolean } {
   let policy: string | undefined;
   let orphanDependents: boolean | undefined;
   let grace: number | undefined;
@@ -605,7 +619,9 @@ export function parseDeleteOptions(
   if (policy !== undefined) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   else if (orphanDependents === true) options.propagationPolicy = 'Orphan';
   if (grace !== undefined) options.gracePeriodSeconds = grace;
-  return { options, dryRun: dryRun.length > 0 };
+  return orphanDependents === undefined
+    ? { options, dryRun: dryRun.length > 0 }
+    : { options, dryRun: dryRun.length > 0, orphanDependents };
 }
 
 function virtualCreate(
