@@ -226,16 +226,8 @@ export class LoadedKubeConfig implements KubeConfigSource {
     const u = user.value;
     const headers = (options.headers ?? {}) as Record<string, string | string[]>;
     options.headers = headers;
-    // as client-go: a tokenFile is read for every refresh and wins over a static token while it
-    // is readable (the token then only stands in when the file cannot be read)
     let token = u.token;
-    if (u.tokenFile) {
-      try {
-        token = this.read(user.dir, u.tokenFile, 'tokenFile').toString('utf8').trim() || token;
-      } catch (error) {
-        if (!token) throw error;
-      }
-    }
+    if (u.tokenFile) token = this.tokenFromFile(user.dir, u.tokenFile) ?? token;
     if (token) headers.Authorization = `Bearer ${token}`;
     if (u['client-certificate-data']) options.cert = Buffer.from(u['client-certificate-data'], 'base64');
     else if (u['client-certificate'])
@@ -358,6 +350,37 @@ export class LoadedKubeConfig implements KubeConfigSource {
   private lastExec?: ExecCredentials;
   private proxied?: Promise<import('@kubernetes/client-node').KubeConfig>;
   private full?: Promise<import('@kubernetes/client-node').KubeConfig>;
+
+  /**
+   * The token of a user's `tokenFile`, as client-go's cached file token source reads it: the file
+   * is read for every refresh and wins over a static token while it holds one; while it is
+   * unreadable or empty (being rewritten) the last token read from it stands in, else the static
+   * token (undefined). With neither, an unreadable or empty file is an error: client-go refuses
+   * to send a request without the token (it never goes out anonymous).
+   */
+  private tokenFromFile(dir: string, path: string): string | undefined {
+    const hasStatic = Boolean(this.currentUserEntry()?.value.token);
+    let text: string;
+    try {
+      text = this.read(dir, path, 'tokenFile').toString('utf8').trim();
+    } catch (error) {
+      if (this.fileToken !== undefined || hasStatic) return this.fileToken;
+      throw error;
+    }
+    if (text) {
+      this.fileToken = text;
+      return text;
+    }
+    if (this.fileToken !== undefined || hasStatic) return this.fileToken;
+    const file = isAbsolute(path) ? path : resolve(dir, path);
+    throw new KubeConfigError(
+      `the token file ${file} (tokenFile in ${this.source}) is empty; write the bearer token into it, or fix the path in the kubeconfig`,
+      file,
+    );
+  }
+
+  /** The last token read from the current user's tokenFile. */
+  private fileToken?: string;
 
   private read(dir: string, path: string, field: string): Buffer {
     const file = isAbsolute(path) ? path : resolve(dir, path);

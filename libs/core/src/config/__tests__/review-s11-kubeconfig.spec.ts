@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResourceTypes } from '../../api/builtin-types.js';
+import { KubernetesClientConfigError } from '../../client/errors.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { json, ScriptedServer, status } from '../../client/__tests__/scripted-server.js';
 import type { RecordedRequest } from '../../client/__tests__/scripted-server.js';
@@ -33,6 +34,13 @@ function thrown(fn: () => unknown): unknown {
     return error;
   }
   return undefined;
+}
+
+/** Every message of an error and its causes. */
+function messagesOf(error: unknown): string {
+  const out: string[] = [];
+  for (let e = error; e instanceof Error; e = e.cause) out.push(e.message);
+  return out.join(' | ');
 }
 
 /** A service account directory (token, namespace) as the kubelet mounts it. */
@@ -75,6 +83,27 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     return c;
   };
   const list = (c: KubernetesClient) => c.list(ResourceTypes.ConfigMap, { namespace: 'default' });
+  /** A kubeconfig of one cluster (this server), one user and one context. */
+  const kubeconfig = (user: string[], cluster: string[] = []) =>
+    file(
+      'config.yaml',
+      yaml([
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: c',
+        'clusters:',
+        '- name: k',
+        '  cluster:',
+        `    server: "${serverUrl()}"`,
+        ...cluster.map((l) => `    ${l}`),
+        'users:',
+        '- name: u',
+        '  user:',
+        ...user.map((l) => `    ${l}`),
+        'contexts:',
+        '- {name: c, context: {cluster: k, user: u}}',
+      ]),
+    );
 
   it('[FINDING S11-KC1] with KUBECONFIG naming only files that do not exist, loading in a pod throws instead of using the in-cluster service account', () => {
     const sa = serviceAccount({ token: 'sa-token', namespace: 'operators' });
@@ -132,5 +161,46 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
       serviceAccountDir: serviceAccount({ token: 't' }),
     });
     expect(inPod.getCurrentCluster()?.server).toBe('https://10.96.0.1:443');
+  });
+
+  it('[FINDING S11-KC3] a tokenFile that is empty sends requests with no credentials at all (anonymous) instead of failing', async () => {
+    const token = file('empty-token', '\n');
+    const c = clientOf(
+      loadKubeConfig({ env: { ...noHome, KUBECONFIG: kubeconfig([`tokenFile: ${token}`]) } }),
+    );
+    const error = await list(c).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesClientConfigError);
+    expect(messagesOf(error)).toContain(`the token file ${token} (tokenFile in KUBECONFIG`);
+    expect(messagesOf(error)).toContain('is empty; write the bearer token into it');
+    expect(server.requests).toHaveLength(0);
+    // in a pod: rest.InClusterConfig's token source refuses an empty token file the same way
+    const sa = serviceAccount({ token: '', 'ca.crt': 'unused' });
+    const inPod = clientOf(
+      loadKubeConfig({
+        env: { ...noHome, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '1' },
+        serviceAccountDir: sa,
+      }),
+    );
+    const inPodError = await list(inPod).catch((e: unknown) => e);
+    expect(inPodError).toBeInstanceOf(KubernetesClientConfigError);
+    expect(messagesOf(inPodError)).toContain(`the token file ${join(sa, 'token')} (tokenFile in`);
+  });
+
+  it('[FINDING S11-KC4] a tokenFile read once, then momentarily empty or missing while it is rewritten, fails requests (client-go keeps the last token)', async () => {
+    accepted = new Set(['t1', 't2']);
+    const token = file('token', 't1');
+    // authRefreshMs 0: the file is read again for every request
+    const c = clientOf(
+      loadKubeConfig({ env: { ...noHome, KUBECONFIG: kubeconfig([`tokenFile: ${token}`]) } }),
+      0,
+    );
+    await list(c);
+    writeFileSync(token, '');
+    await list(c);
+    rmSync(token);
+    await list(c);
+    writeFileSync(token, 't2');
+    await list(c);
+    expect(server.requests.map(bearer)).toEqual(['t1', 't1', 't1', 't2']);
   });
 });
