@@ -70,6 +70,8 @@ interface NamedEntry<T> {
   value: T;
   /** Directory of the file the entry came from (relative paths resolve against it). */
   dir: string;
+  /** The file the entry came from (for messages). */
+  file: string;
 }
 
 interface ClusterEntry {
@@ -194,6 +196,16 @@ export class LoadedKubeConfig implements KubeConfigSource {
     }
     if (cluster) {
       const c = cluster.value;
+      // as client-go's transport (TLSConfigFor): a CA with insecure-skip-tls-verify is refused, not
+      // silently dropped (a plain http: server has no TLS, so neither counts there)
+      const hasCa = Boolean(c['certificate-authority-data'] || c['certificate-authority']);
+      if (c['insecure-skip-tls-verify'] && hasCa && !(c.server ?? '').startsWith('http:')) {
+        throw new KubeConfigError(
+          `cluster "${cluster.name}" sets both insecure-skip-tls-verify and a certificate authority (certificate-authority${c['certificate-authority-data'] ? '-data' : ''}) in ${cluster.file}; ` +
+            'remove insecure-skip-tls-verify to verify the server with that certificate authority, or remove the certificate authority',
+          cluster.file,
+        );
+      }
       if (c['insecure-skip-tls-verify']) options.rejectUnauthorized = false;
       else {
         const ca = this.caOf(cluster);
@@ -527,7 +539,7 @@ function collect<T>(
     if (typeof name !== 'string') {
       throw new KubeConfigError(`${file} is not a valid kubeconfig: a ${field} entry has no name`, file);
     }
-    if (!into.has(name)) into.set(name, { name, value: (item[field] ?? {}) as T, dir });
+    if (!into.has(name)) into.set(name, { name, value: (item[field] ?? {}) as T, dir, file });
   }
 }
 

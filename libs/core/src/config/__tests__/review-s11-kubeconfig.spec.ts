@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { KubernetesClientConfigError } from '../../client/errors.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
+import { makePki, RawServer, jsonResponse } from '../../client/__tests__/raw-server.js';
 import { json, ScriptedServer, status } from '../../client/__tests__/scripted-server.js';
 import type { RecordedRequest } from '../../client/__tests__/scripted-server.js';
 import { KubeConfigError, loadKubeConfig } from '../kube-config.js';
@@ -202,5 +203,22 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     writeFileSync(token, 't2');
     await list(c);
     expect(server.requests.map(bearer)).toEqual(['t1', 't1', 't1', 't2']);
+  });
+
+  it('[FINDING S11-KC5] certificate-authority-data together with insecure-skip-tls-verify: the server certificate is not checked at all, where client-go refuses the configuration', async () => {
+    const pki = await makePki([{ type: 'dns', value: 'other.example' }]);
+    const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+    try {
+      tlsServer.handle((req) => void req.conn.write(jsonResponse(200, emptyList)));
+      const c = clientOf(tlsServer.kubeConfig({ ca: pki.caPem, insecure: true }));
+      const error = await list(c).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(KubernetesClientConfigError);
+      expect(messagesOf(error)).toContain(
+        'cluster "raw" sets both insecure-skip-tls-verify and a certificate authority',
+      );
+      expect(tlsServer.requests).toHaveLength(0);
+    } finally {
+      await tlsServer.stop();
+    }
   });
 });
