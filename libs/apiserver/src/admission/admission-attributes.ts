@@ -37,7 +37,13 @@ export interface AdmissionAttributes {
     gracePeriodSeconds?: number;
     preconditions?: { uid?: string; resourceVersion?: string };
   };
-  user: { name: string; groups: readonly string[] };
+  /** The user the request acts as (after impersonation), as the review's `userInfo` carries it. */
+  user: {
+    name: string;
+    groups: readonly string[];
+    uid?: string;
+    extra?: Readonly<Record<string, readonly string[]>>;
+  };
   /** The field manager of the write, when the request named one. */
   fieldManager?: string;
 }
@@ -49,4 +55,24 @@ export function labelsOf(obj: JsonObject | undefined): Record<string, string> {
   const labels = (meta as JsonObject).labels;
   if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) return {};
   return labels as Record<string, string>;
+}
+
+/**
+ * An AdmissionReview's `request.userInfo` (kube's authentication/v1 UserInfo): username, uid and
+ * extra only when set, groups always.
+ */
+export function userInfoOf(user: AdmissionAttributes['user']): {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+} {
+  const info: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } = {
+    username: user.name,
+    groups: [...user.groups],
+  };
+  if (user.uid) info.uid = user.uid;
+  if (user.extra && Object.keys(user.extra).length > 0)
+    info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return info;
 }

@@ -19,7 +19,7 @@ import { toCel } from '../crd/internal/cel/values.js';
 import { EVERYTHING, labelSelectorFromObject, matchesLabels, selectsEverything } from '../selectors/index.js';
 import type { LabelSelector } from '../selectors/index.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
-import { labelsOf } from './admission-attributes.js';
+import { labelsOf, userInfoOf } from './admission-attributes.js';
 import type { WebhookRule } from './webhook-configuration.js';
 import type { MatchContext } from './webhook-matching.js';
 import { ruleMatches } from './webhook-matching.js';
@@ -345,7 +345,7 @@ export class AdmissionPolicies {
           kind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
           resource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
           subResource: attrs.subresource,
-          userInfo: { username: attrs.user.name, groups: [...attrs.user.groups] },
+          userInfo: userInfoOf(attrs.user),
           dryRun: attrs.dryRun,
         },
         undefined,

@@ -461,6 +461,8 @@ export class ServerAdmission implements WebhookSource {
       dryRun: query.getAll('dryRun').length > 0,
       user: { name: user.name, groups: user.groups },
     };
+    if (user.uid) attrs.user.uid = user.uid;
+    if (user.extra) attrs.user.extra = user.extra;
     const fm = query.get('fieldManager');
     if (fm) attrs.fieldManager = fm;
     return attrs;

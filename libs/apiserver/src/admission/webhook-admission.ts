@@ -9,6 +9,7 @@ import { ApiError, errors } from '../internal/common/errors.js';
 import { clone, deepEqual, isObject, str } from '../internal/common/json.js';
 import { applyJsonPatch } from '../patch/index.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
+import { userInfoOf } from './admission-attributes.js';
 import { postToWebhook, WebhookCallError } from './webhook-call.js';
 import type { ResolvedWebhook } from './webhook-configuration.js';
 import { matchWebhook } from './webhook-matching.js';
@@ -245,7 +246,7 @@ export class WebhookAdmission {
       requestResource,
       name: attrs.name,
       operation: attrs.operation,
-      userInfo: { username: attrs.user.name, groups: [...attrs.user.groups] },
+      userInfo: userInfoOf(attrs.user),
       object: object ?? null,
       oldObject: oldObject ?? null,
       dryRun: attrs.dryRun,
