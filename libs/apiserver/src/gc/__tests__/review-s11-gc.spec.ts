@@ -163,6 +163,20 @@ describe('review s11: deletion and garbage collection', () => {
       preconditions: { uid: 'x' },
     });
     expect(dep.status).toBe(404);
+    // the namespace registry's Delete (pkg/registry/core/namespace/storage/storage.go) checks them itself,
+    // in the storage layer's words and with the resource
+    const ns = await make(server, '/api/v1/namespaces', { metadata: { name: 'gc3-ns' } });
+    const nsUid = await call(server, 'DELETE', '/api/v1/namespaces/gc3-ns', { preconditions: { uid: 'x' } });
+    expect(nsUid.status).toBe(409);
+    expect(nsUid.json<{ message: string }>().message).toBe(
+      `Operation cannot be fulfilled on namespaces "gc3-ns": Precondition failed: UID in precondition: x, UID in object meta: ${ns.uid}`,
+    );
+    const nsRv = await call(server, 'DELETE', '/api/v1/namespaces/gc3-ns', {
+      preconditions: { resourceVersion: '1' },
+    });
+    expect(nsRv.json<{ message: string }>().message).toBe(
+      `Operation cannot be fulfilled on namespaces "gc3-ns": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${ns.resourceVersion}`,
+    );
   });
 
   // kube-apiserver: endpoints/handlers/delete.go DeleteResource answers 202 Accepted when the object was not

@@ -737,6 +737,19 @@ export class ObjectService {
     if (!old) throw errors.notFound(this.ref(rt, name));
     const om = metaOf(old);
     const pre = opts.preconditions;
+    if (rt.group === '' && rt.plural === 'namespaces') {
+      // the namespace registry's own Delete checks them first, in the storage layer's words
+      if (pre?.uid !== undefined && pre.uid !== om.uid)
+        throw errors.conflict(
+          this.ref(rt, name),
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${str(om.uid)}`,
+        );
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== om.resourceVersion)
+        throw errors.conflict(
+          this.ref(rt, name),
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${str(om.resourceVersion)}`,
+        );
+    }
     // kube's rest.BeforeDelete: the conflict names the group and the kind (not the resource)
     const byKind = { group: rt.group, resource: rt.kind, name };
     if (pre?.uid !== undefined && pre.uid !== om.uid) {
