@@ -539,8 +539,33 @@ function collect<T>(
     if (typeof name !== 'string') {
       throw new KubeConfigError(`${file} is not a valid kubeconfig: a ${field} entry has no name`, file);
     }
-    if (!into.has(name)) into.set(name, { name, value: (item[field] ?? {}) as T, dir, file });
+    const value = (item[field] ?? {}) as Record<string, unknown>;
+    for (const key of BASE64_FIELDS[field] ?? []) checkBase64(value[key], key, `${field} "${name}"`, file);
+    if (!into.has(name)) into.set(name, { name, value: value as T, dir, file });
   }
+}
+
+/** The fields of an entry that hold base64 (Go's `[]byte` of the kubeconfig). */
+const BASE64_FIELDS: Record<string, string[]> = {
+  cluster: ['certificate-authority-data'],
+  user: ['client-certificate-data', 'client-key-data'],
+};
+
+/**
+ * As client-go decoding the file (standard base64 with padding; line breaks are skipped): a value
+ * that is not base64, typically a PEM pasted as it is, is an error naming the field, the entry and
+ * the file, not bytes that fail later as an unexplained TLS error.
+ */
+function checkBase64(value: unknown, key: string, entry: string, file: string): void {
+  if (value === undefined || value === null || value === '') return;
+  const text = typeof value === 'string' ? value.replace(/[\r\n]/g, '') : undefined;
+  if (text !== undefined && text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)) return;
+  const pem = typeof value === 'string' && value.includes('-----BEGIN');
+  throw new KubeConfigError(
+    `${key} of ${entry} in ${file} is not base64${pem ? ' (it holds a PEM as it is)' : ''}; ` +
+      `put the base64 of the PEM file there (\`base64 -w0 <file>\`), or name the file in ${key.replace(/-data$/, '')} instead`,
+    file,
+  );
 }
 
 /** Whether the in-cluster configuration can be used: the service host is set and the token file is there (client-go's `inClusterClientConfig.Possible`). */

@@ -221,4 +221,22 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
       await tlsServer.stop();
     }
   });
+
+  it('[FINDING S11-KC6] certificate-authority-data or client-key-data that is not base64 (a PEM pasted as is) is decoded to garbage silently; the error comes later as a TLS failure naming neither field nor file', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBdjCCAR2gAwIBAgIUQ\n-----END CERTIFICATE-----\n';
+    const ca = kubeconfig(['token: t'], [`certificate-authority-data: ${JSON.stringify(pem)}`]);
+    const caError = thrown(() => loadKubeConfig({ env: { ...noHome, KUBECONFIG: ca } }));
+    expect(caError).toBeInstanceOf(KubeConfigError);
+    expect((caError as KubeConfigError).file).toBe(ca);
+    expect((caError as Error).message).toContain(
+      `certificate-authority-data of cluster "k" in ${ca} is not base64`,
+    );
+    const key = kubeconfig([
+      `client-certificate-data: ${Buffer.from(pem).toString('base64')}`,
+      'client-key-data: "not base64!"',
+    ]);
+    expect(() => loadKubeConfig({ env: { ...noHome, KUBECONFIG: key } })).toThrow(
+      `client-key-data of user "u" in ${key} is not base64`,
+    );
+  });
 });
