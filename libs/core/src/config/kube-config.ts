@@ -59,7 +59,7 @@ export { KubeConfigError } from './kube-config-error.js';
 
 /** Options of {@link loadKubeConfig}. */
 export interface LoadKubeConfigOptions {
-  /** Environment variables (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `HOME`). Defaults to `process.env`. */
+  /** Environment variables (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `POD_NAMESPACE`, `HOME`). Defaults to `process.env`. */
   env?: Record<string, string | undefined>;
   /** Directory of the service account files (`token`, `ca.crt`, `namespace`). Defaults to `/var/run/secrets/kubernetes.io/serviceaccount`. */
   serviceAccountDir?: string;
@@ -413,8 +413,9 @@ export class LoadedKubeConfig implements KubeConfigSource {
  * `KUBECONFIG` (a path list, merged: the first file's `current-context`, and the first definition
  * of each name, win; files that do not exist are skipped), else `~/.kube/config`, else the
  * in-cluster service account (`KUBERNETES_SERVICE_HOST`, the token and CA files; the token is read
- * again as it rotates). As with client-go, a `KUBECONFIG` whose files are all missing falls back to
- * the in-cluster service account when there is one.
+ * again as it rotates; the namespace is `POD_NAMESPACE`, else the service account's). As with
+ * client-go, a `KUBECONFIG` whose files are all missing falls back to the in-cluster service account
+ * when there is one.
  *
  * ```ts
  * import { loadKubeConfig, Operator } from '@tosdk/core';
@@ -591,7 +592,12 @@ function inCluster(env: Record<string, string | undefined>, dir: string): Loaded
     contexts: [
       {
         name: 'in-cluster',
-        context: { cluster: 'in-cluster', user: 'in-cluster', namespace: readNamespace(dir) },
+        context: {
+          cluster: 'in-cluster',
+          user: 'in-cluster',
+          // as client-go's inClusterClientConfig.Namespace: the downward API's POD_NAMESPACE first
+          namespace: env['POD_NAMESPACE'] || readNamespace(dir),
+        },
       },
     ],
     'current-context': 'in-cluster',

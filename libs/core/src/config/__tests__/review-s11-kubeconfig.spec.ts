@@ -239,4 +239,20 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
       `client-key-data of user "u" in ${key} is not base64`,
     );
   });
+
+  it('[FINDING S11-KC7] in a pod, POD_NAMESPACE (the downward API) is not the default namespace; client-go reads it before the service account namespace file', () => {
+    const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    const withoutFile = loadKubeConfig({
+      env: { ...env, POD_NAMESPACE: 'from-downward-api' },
+      serviceAccountDir: serviceAccount({ token: 't' }),
+    });
+    expect(withoutFile.getContextObject(withoutFile.getCurrentContext())?.namespace).toBe(
+      'from-downward-api',
+    );
+    const withFile = loadKubeConfig({
+      env: { ...env, POD_NAMESPACE: 'from-downward-api' },
+      serviceAccountDir: serviceAccount({ token: 't', namespace: 'from-file' }),
+    });
+    expect(withFile.getContextObject(withFile.getCurrentContext())?.namespace).toBe('from-downward-api');
+  });
 });
