@@ -194,4 +194,35 @@ describe('review s11: deletion and garbage collection', () => {
     await make(server, CM, { metadata: { name: 'gc4-now' } });
     expect((await call(server, 'DELETE', `${CM}/gc4-now?orphanDependents=false`)).status).toBe(200);
   });
+  // kube-apiserver: pkg/registry/core/namespace/storage/storage.go, the namespace store's
+  // ShouldDeleteDuringUpdate is ShouldDeleteNamespaceDuringUpdate: an update removes a namespace being
+  // deleted only once spec.finalizers is empty too (the namespace controller empties it through /finalize
+  // after the content is gone), not merely when metadata.finalizers is.
+  it('[FINDING S11-GC5] any update of a terminating namespace (a label patch, a status write) deletes it at once, leaving its content behind in a namespace that no longer exists', async () => {
+    await make(server, '/api/v1/namespaces', { metadata: { name: 'gc5' } });
+    const held = '/api/v1/namespaces/gc5/configmaps';
+    await make(server, held, { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    expect((await call(server, 'DELETE', '/api/v1/namespaces/gc5')).status).toBe(200);
+    const patched = await call(
+      server,
+      'PATCH',
+      '/api/v1/namespaces/gc5',
+      { metadata: { labels: { team: 'a' } } },
+      MERGE,
+    );
+    expect(patched.status).toBe(200);
+    const ns = await call(server, 'GET', '/api/v1/namespaces/gc5');
+    expect(ns.status).toBe(200);
+    const body = ns.json<{
+      metadata: Meta & { labels: Record<string, string> };
+      status: { phase: string };
+    }>();
+    expect(body.metadata.labels.team).toBe('a');
+    expect(body.status.phase).toBe('Terminating');
+    // the namespace goes once its content does
+    expect(
+      (await call(server, 'PATCH', `${held}/held`, { metadata: { finalizers: null } }, MERGE)).status,
+    ).toBe(200);
+    await waitFor(() => gone(server, '/api/v1/namespaces/gc5'));
+  });
 });

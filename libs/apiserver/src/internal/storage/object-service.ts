@@ -684,7 +684,15 @@ export class ObjectService {
     if (sameObject(old, obj)) return this.present(rt, version, old);
     const finalizers = Array.isArray(m.finalizers) ? m.finalizers : [];
     const k = rt.namespaced ? str(om.namespace) : '';
-    if (m.deletionTimestamp !== undefined && finalizers.length === 0) {
+    // kube's ShouldDeleteDuringUpdate; for namespaces (ShouldDeleteNamespaceDuringUpdate) spec.finalizers
+    // must be empty too: the namespace stays Terminating until its content is gone
+    const spec = isObject(obj.spec) ? obj.spec : undefined;
+    const held =
+      rt.group === '' &&
+      rt.plural === 'namespaces' &&
+      Array.isArray(spec?.finalizers) &&
+      spec.finalizers.length > 0;
+    if (m.deletionTimestamp !== undefined && finalizers.length === 0 && !held) {
       if (ctx.dryRun) return this.present(rt, version, obj);
       const rv = this.store.nextRv();
       m.resourceVersion = str(rv);
