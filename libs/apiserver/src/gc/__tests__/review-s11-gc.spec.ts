@@ -225,4 +225,67 @@ describe('review s11: deletion and garbage collection', () => {
     ).toBe(200);
     await waitFor(() => gone(server, '/api/v1/namespaces/gc5'));
   });
+  // kube-controller-manager: pkg/controller/namespace/deletion/namespaced_resources_deleter.go deleteAllContent
+  // records, after each pass, five conditions on the namespace (status_condition_utils.go updateConditions):
+  // NamespaceContentRemaining / NamespaceFinalizersRemaining True with the counts of what is left, the others
+  // False with their "successful" reasons. kube-apiserver: pkg/registry/core/namespace/storage/storage.go
+  // REST.Delete sets deletionTimestamp and phase Terminating only (no deletionGracePeriodSeconds).
+  it("[FINDING S11-GC6] a namespace held by an object's finalizer shows no status conditions saying what holds it, and carries a deletionGracePeriodSeconds kube never sets on namespaces", async () => {
+    await make(server, '/api/v1/namespaces', { metadata: { name: 'gc6' } });
+    const cms = '/api/v1/namespaces/gc6/configmaps';
+    await make(server, cms, { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    await make(server, cms, { metadata: { name: 'plain' } });
+    const del = await call(server, 'DELETE', '/api/v1/namespaces/gc6');
+    expect(del.status).toBe(200);
+    const marked = del.json<{ metadata: Record<string, unknown> }>().metadata;
+    expect(marked.deletionTimestamp).toBeDefined();
+    expect(marked.deletionGracePeriodSeconds).toBeUndefined();
+    type Cond = { type: string; status: string; reason: string; message: string; lastTransitionTime: string };
+    const conditions = async (): Promise<Cond[] | undefined> =>
+      (await call(server, 'GET', '/api/v1/namespaces/gc6')).json<{ status: { conditions?: Cond[] } }>().status
+        .conditions;
+    const held = await waitFor(async () => {
+      const c = await conditions();
+      return c?.length === 5 && c;
+    });
+    expect(held.map(({ type, status, reason, message }) => ({ type, status, reason, message }))).toEqual([
+      {
+        type: 'NamespaceDeletionDiscoveryFailure',
+        status: 'False',
+        reason: 'ResourcesDiscovered',
+        message: 'All resources successfully discovered',
+      },
+      {
+        type: 'NamespaceDeletionGroupVersionParsingFailure',
+        status: 'False',
+        reason: 'ParsedGroupVersions',
+        message: 'All legacy kube types successfully parsed',
+      },
+      {
+        type: 'NamespaceDeletionContentFailure',
+        status: 'False',
+        reason: 'ContentDeleted',
+        message: 'All content successfully deleted, may be waiting on finalization',
+      },
+      {
+        type: 'NamespaceContentRemaining',
+        status: 'True',
+        reason: 'SomeResourcesRemain',
+        message: 'Some resources are remaining: configmaps. has 1 resource instances',
+      },
+      {
+        type: 'NamespaceFinalizersRemaining',
+        status: 'True',
+        reason: 'SomeFinalizersRemain',
+        message:
+          'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+      },
+    ]);
+    expect(held.every((c) => typeof c.lastTransitionTime === 'string')).toBe(true);
+    expect(await gone(server, `${cms}/plain`)).toBe(true);
+    expect(
+      (await call(server, 'PATCH', `${cms}/held`, { metadata: { finalizers: null } }, MERGE)).status,
+    ).toBe(200);
+    await waitFor(() => gone(server, '/api/v1/namespaces/gc6'));
+  });
 });

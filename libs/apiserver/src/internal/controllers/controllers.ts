@@ -8,6 +8,7 @@ import type { ResourceType } from '../resources/resource-type.js';
 import { storageKey, storageVersion } from '../resources/resource-type.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../../gc/index.js';
 import type { Store, StoreEvent } from '../storage/store.js';
+import { terminationConditions } from './namespace-conditions.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -285,24 +286,47 @@ export class Controllers {
   private terminateNamespace(name: string): void {
     const ns = this.store.get('/namespaces', '', name);
     if (!ns || metaOf(ns).deletionTimestamp === undefined) return;
-    let remaining = 0;
+    // as the namespace controller's deleteAllContent: delete what is there, then count what the deletes
+    // left (objects held by finalizers), per resource and per finalizer, for the status conditions
+    const resources = new Map<string, number>();
+    const finalizers = new Map<string, number>();
     for (const rt of this.registry.all()) {
       if (!rt.namespaced || rt.virtual) continue;
       const sv = rt.versions.find((v) => v.storage) ?? rt.versions[0];
       for (const o of this.store.list(storageKey(rt), name)) {
-        remaining++;
         const m = metaOf(o);
         if (m.deletionTimestamp === undefined) this.service.delete(rt, sv, name, str(m.name), {}, SYSTEM);
       }
+      const left = this.store.list(storageKey(rt), name);
+      if (left.length === 0) continue;
+      resources.set(`${rt.plural}.${rt.group}`, left.length);
+      for (const o of left) {
+        const fins = metaOf(o).finalizers;
+        if (Array.isArray(fins))
+          for (const f of fins) if (typeof f === 'string') finalizers.set(f, (finalizers.get(f) ?? 0) + 1);
+      }
     }
-    if (remaining > 0) {
-      // objects deleted now leave with DELETED events that re-run this; finalizers keep the rest
-      return;
+    const nsType = this.registry.resolve('', 'v1', 'namespaces')!;
+    const live = this.store.get('/namespaces', '', name);
+    if (!live) return;
+    const conditions = terminationConditions(live.status, { resources, finalizers }, rfc3339(new Date()));
+    if (conditions) {
+      const status = isObject(live.status) ? live.status : {};
+      this.service.commitUpdate(
+        nsType.rt,
+        nsType.version,
+        live,
+        { ...live, status: { ...status, conditions } },
+        SYSTEM,
+        'status',
+        'track',
+      );
     }
-    const m = metaOf(ns);
+    // objects still held leave with DELETED events that re-run this
+    if (resources.size > 0) return;
+    const m = metaOf(this.store.get('/namespaces', '', name) ?? live);
     const fins = Array.isArray(m.finalizers) ? m.finalizers : [];
     if (fins.length > 0) return;
-    const nsType = this.registry.resolve('', 'v1', 'namespaces')!;
     this.service.finishDeletion(nsType.rt, '', name);
   }
 

@@ -811,7 +811,8 @@ export class ObjectService {
         }
       } else {
         m.deletionTimestamp = this.now();
-        m.deletionGracePeriodSeconds = 0;
+        // kube's markAsDeleting sets a zero grace period; the namespace registry's Delete sets none
+        if (!isNamespace) m.deletionGracePeriodSeconds = 0;
         // as kube's BeforeDelete: only objects that carry a generation get it bumped
         if (typeof m.generation === 'number') m.generation += 1;
       }
