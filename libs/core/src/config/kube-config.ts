@@ -213,6 +213,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
       }
       if (c['tls-server-name']) options.servername = c['tls-server-name'];
     }
+    if (cluster?.value['proxy-url']) checkProxyUrl(cluster);
     if (user) await this.applyUser(user, cluster, options);
     if (cluster?.value['proxy-url']) await this.proxyAgent(cluster, options);
   }
@@ -544,6 +545,23 @@ function collect<T>(
     for (const key of BASE64_FIELDS[field] ?? []) checkBase64(value[key], key, `${field} "${name}"`, file);
     if (!into.has(name)) into.set(name, { name, value: value as T, dir, file });
   }
+}
+
+/** As client-go's `parseProxyURL`: a cluster's proxy-url must be an http, https or socks5 URL. */
+function checkProxyUrl(cluster: NamedEntry<ClusterEntry>): void {
+  const proxyUrl = cluster.value['proxy-url'] ?? '';
+  let protocol = '';
+  try {
+    protocol = new URL(proxyUrl).protocol;
+  } catch {
+    // not a URL: refused below
+  }
+  if (protocol === 'http:' || protocol === 'https:' || protocol === 'socks5:') return;
+  throw new KubeConfigError(
+    `proxy-url "${proxyUrl}" of cluster "${cluster.name}" in ${cluster.file} is not an http, https or socks5 URL; ` +
+      'write it with its scheme (e.g. http://proxy.example:3128), as kubectl requires',
+    cluster.file,
+  );
 }
 
 /** The fields of an entry that hold base64 (Go's `[]byte` of the kubeconfig). */

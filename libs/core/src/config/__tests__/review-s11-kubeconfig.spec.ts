@@ -255,4 +255,18 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     });
     expect(withFile.getContextObject(withFile.getCurrentContext())?.namespace).toBe('from-downward-api');
   });
+
+  it('[FINDING S11-KC8] a proxy-url without a scheme or with one client-go does not support (proxy.corp:3128, ftp://) is not refused: requests go elsewhere and fail as a connection error naming the API server', async () => {
+    for (const proxyUrl of ['proxy.corp:3128', 'ftp://127.0.0.1:1', 'socks4://127.0.0.1:1']) {
+      const path = kubeconfig(['token: t'], [`proxy-url: "${proxyUrl}"`]);
+      const error = await list(clientOf(loadKubeConfig({ env: { ...noHome, KUBECONFIG: path } }))).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(KubernetesClientConfigError);
+      expect(messagesOf(error)).toContain(
+        `proxy-url "${proxyUrl}" of cluster "k" in ${path} is not an http, https or socks5 URL`,
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+  });
 });
