@@ -128,7 +128,10 @@ export function serverSideApply(args: ServerSideApplyArgs): JsonObject {
 
   const objectChanged = !changed.isEmpty() || !removed.isEmpty();
   const setChanged = previous === undefined || !previous.set.equals(configSet);
-  self.time = objectChanged || setChanged || previous.time === undefined ? now : previous.time;
+  // kube's managedFieldsUpdater stamps the applier only when the apply changed the object: an apply
+  // that changes no value keeps the entry's time, and a new entry then has none
+  if (objectChanged) self.time = now;
+  else if (previous?.time !== undefined) self.time = previous.time;
   // a re-apply of the same fields (the common case for an operator) keeps the entry's stored encoding
   if (!setChanged && previous.encoded !== undefined && previous.encoded.set === previous.set) {
     self.set = previous.set;
@@ -197,14 +200,15 @@ function configurationFor(
 
 /**
  * Removes the fields `previous` owned that nobody owns any more (`Updater.prune`): a path leaves the
- * object when neither it nor anything below it is owned; list-map key fields of a kept item stay.
+ * object when it, or a list item on its way, is no longer held ({@link held}); list-map key fields of a
+ * kept item stay.
  */
 function prune(object: JsonObject, previous: FieldSet, owned: FieldSet, walker: TypedWalker): JsonObject {
   // in place: `object` is the merge's fresh result, no one else holds it
   const out = object;
   const removed: FieldPath[] = [];
   for (const path of previous.paths()) {
-    if (owned.has(path) || owned.hasDescendant(path)) continue;
+    if (held(path, owned)) continue;
     if (removed.some((gone) => gone.length <= path.length && gone.every((e, i) => path[i] === e))) continue;
     if (isKeyOfKeptItem(path)) continue;
     walker.remove(out, path);
@@ -222,6 +226,23 @@ function prune(object: JsonObject, previous: FieldSet, owned: FieldSet, walker: 
     }
   }
   return out;
+}
+
+/**
+ * Whether the applier's dropping of `path` leaves it in place: every node from the root down to it is
+ * held. structured-merge-diff's prune (`RemoveItems`, then `addBackOwnedItems` with
+ * `EnsureNamedFieldsAreMembers`) holds a field (`f:`) that someone owns or that has an owned field below
+ * it, but a list item (`k:`, `v:`, `i:`) only when someone owns the item itself: an item the applier
+ * stops applying goes whole, with the fields an updater set in it, unless another manager owns the item
+ * (merge/multiple_appliers_test.go `remove_one_with_dangling_subitem_keep_one`).
+ */
+function held(path: FieldPath, owned: FieldSet): boolean {
+  for (let depth = 1; depth <= path.length; depth++) {
+    const node = depth === path.length ? path : path.slice(0, depth);
+    if (owned.has(node)) continue;
+    if (!node[depth - 1].startsWith('f:') || !owned.hasDescendant(node)) return false;
+  }
+  return true;
 }
 
 function isKeyOfKeptItem(path: FieldPath): boolean {
