@@ -1,7 +1,7 @@
 /**
  * List and map semantics of the built-in kinds the API server serves, taken from the Go API types
- * (`k8s.io/api` `core/v1`, `apps/v1`, `batch/v1`, `networking/v1`, `rbac/v1`, `coordination/v1` and
- * `k8s.io/apimachinery` `meta/v1`): `+listType`/`+listMapKey` drive server-side apply,
+ * (`k8s.io/api` `core/v1`, `apps/v1`, `batch/v1`, `networking/v1`, `rbac/v1`, `coordination/v1`,
+ * `admissionregistration/v1`, `events/v1` and `k8s.io/apimachinery` `meta/v1`): `+listType`/`+listMapKey` drive server-side apply,
  * `patchStrategy`/`patchMergeKey` drive strategic merge patch (they differ in a few places, e.g. a Job's
  * `status.conditions` and a Pod's `status.hostIPs`), `+structType=atomic`/`+mapType=atomic` make a map atomic.
  */
@@ -58,6 +58,8 @@ function addContainer(rules: Rules, prefix: string): void {
   rules.lists.set(join(prefix, 'volumeMounts'), map('mountPath'));
   rules.lists.set(join(prefix, 'volumeDevices'), map('devicePath'));
   rules.lists.set(join(prefix, 'resources.claims'), map('name'));
+  // listType=map without a patch strategy: a strategic merge patch replaces it
+  rules.strategic.set(join(prefix, 'resources.claims'), ATOMIC);
   rules.lists.set(join(prefix, 'resizePolicy'), ATOMIC);
 }
 
@@ -198,6 +200,47 @@ const COORDINATION: Record<string, Builder> = {
   Lease: () => undefined,
 };
 
+/**
+ * The `webhooks` of a Validating/MutatingWebhookConfiguration: a map keyed by `name` for apply and
+ * merged by `name` by a strategic merge patch (so a CA injector can patch one webhook's
+ * `clientConfig.caBundle`), as are each webhook's `matchConditions`.
+ */
+function addWebhooks(rules: Rules): void {
+  rules.lists.set('webhooks', map('name'));
+  rules.lists.set('webhooks.[].matchConditions', map('name'));
+  addLabelSelector(rules, 'webhooks.[].namespaceSelector');
+  addLabelSelector(rules, 'webhooks.[].objectSelector');
+}
+
+const ADMISSIONREGISTRATION: Record<string, Builder> = {
+  ValidatingWebhookConfiguration: addWebhooks,
+  MutatingWebhookConfiguration: addWebhooks,
+  ValidatingAdmissionPolicy: (r) => {
+    r.atomicMaps.add('spec.paramKind');
+    r.atomicMaps.add('spec.matchConstraints');
+    r.lists.set('spec.matchConditions', map('name'));
+    r.lists.set('spec.variables', map('name'));
+    r.atomicMaps.add('spec.variables.[]');
+    // listType=map without a patch strategy: a strategic merge patch replaces it
+    r.lists.set('status.conditions', map('type'));
+    r.strategic.set('status.conditions', ATOMIC);
+  },
+  ValidatingAdmissionPolicyBinding: (r) => {
+    r.atomicMaps.add('spec.paramRef');
+    r.atomicMaps.add('spec.matchResources');
+    r.lists.set('spec.validationActions', SET);
+    // listType=set without a patch strategy: a strategic merge patch replaces it
+    r.strategic.set('spec.validationActions', ATOMIC);
+  },
+};
+
+const EVENTS: Record<string, Builder> = {
+  Event: (r) => {
+    r.atomicMaps.add('regarding');
+    r.atomicMaps.add('related');
+  },
+};
+
 const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }> = {
   '': { version: 'v1', kinds: CORE },
   apps: { version: 'v1', kinds: APPS },
@@ -205,6 +248,8 @@ const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }
   'networking.k8s.io': { version: 'v1', kinds: NETWORKING },
   'rbac.authorization.k8s.io': { version: 'v1', kinds: RBAC },
   'coordination.k8s.io': { version: 'v1', kinds: COORDINATION },
+  'admissionregistration.k8s.io': { version: 'v1', kinds: ADMISSIONREGISTRATION },
+  'events.k8s.io': { version: 'v1', kinds: EVENTS },
 };
 
 /** The rules at one path of a {@link RuleSchema}'s tree, and the paths below it by field name. */
@@ -268,7 +313,9 @@ const cache = new Map<string, PatchSchema>();
  * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
  * ServiceAccount, Endpoints, Event, PersistentVolumeClaim; apps/v1 Deployment, StatefulSet, ReplicaSet,
  * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
- * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease. Every built-in kind also gets the
+ * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease; admissionregistration.k8s.io/v1
+ * ValidatingWebhookConfiguration, MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
+ * ValidatingAdmissionPolicyBinding; events.k8s.io/v1 Event. Every built-in kind also gets the
  * `ObjectMeta` rules (`metadata.finalizers` a set, `metadata.ownerReferences` a map keyed by `uid`,
  * `metadata.managedFields` atomic).
  *
