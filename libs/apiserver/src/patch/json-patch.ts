@@ -49,6 +49,9 @@ export function applyJsonPatch(target: JsonObject, patch: unknown): JsonObject {
   let document: unknown = cloneJson(target);
   (patch as JsonObject[]).forEach((raw, index) => {
     const operation = checkOperation(raw, index);
+    // evanphx/json-patch v4 (kube-apiserver's) reads an absent key of an object as null, so a test
+    // for null there passes
+    if (operation.op === 'test' && operation.value === null && isAbsentKey(document, operation.path)) return;
     checkPaths(document, operation, index);
     try {
       const value = 'value' in operation ? cloneJson(operation.value) : undefined;
@@ -184,6 +187,24 @@ function checkPointer(document: unknown, pointer: string, mustExist: boolean, in
       );
     }
   });
+}
+
+/** Whether `pointer` names a key its parent object (which exists) does not have. */
+function isAbsentKey(document: unknown, pointer: string): boolean {
+  let tokens: string[];
+  try {
+    tokens = parsePointer(pointer, 0);
+  } catch {
+    return false;
+  }
+  if (tokens.length === 0) return false;
+  let current = document;
+  for (const token of tokens.slice(0, -1)) {
+    if (Array.isArray(current) && /^(0|[1-9][0-9]*)$/.test(token)) current = current[Number(token)];
+    else if (isJsonObject(current) && Object.hasOwn(current, token)) current = current[token];
+    else return false;
+  }
+  return isJsonObject(current) && !Object.hasOwn(current, tokens[tokens.length - 1]);
 }
 
 function checkPaths(document: unknown, operation: CheckedOperation, index: number): void {
