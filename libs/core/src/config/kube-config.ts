@@ -237,6 +237,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
     options: https.RequestOptions,
   ): Promise<void> {
     const u = user.value;
+    checkUser(user);
     const headers = (options.headers ?? {}) as Record<string, string | string[]>;
     options.headers = headers;
     let token = u.token;
@@ -562,6 +563,31 @@ function checkProxyUrl(cluster: NamedEntry<ClusterEntry>): void {
       'write it with its scheme (e.g. http://proxy.example:3128), as kubectl requires',
     cluster.file,
   );
+}
+
+/**
+ * The checks of client-go's `validateAuthInfo` that change what is sent: one authentication
+ * method among a token and a username/password, and a key with a client certificate.
+ */
+function checkUser(user: NamedEntry<UserEntry>): void {
+  const u = user.value;
+  if (u.token && (u.username || u.password)) {
+    throw new KubeConfigError(
+      `user "${user.name}" in ${user.file} has more than one authentication method (token and username/password); keep only one of them`,
+      user.file,
+    );
+  }
+  const cert = u['client-certificate-data']
+    ? 'client-certificate-data'
+    : u['client-certificate']
+      ? 'client-certificate'
+      : '';
+  if (cert && !u['client-key-data'] && !u['client-key']) {
+    throw new KubeConfigError(
+      `user "${user.name}" has a client certificate (${cert}) but no client-key or client-key-data in ${user.file}; add the private key of the certificate`,
+      user.file,
+    );
+  }
 }
 
 /** The fields of an entry that hold base64 (Go's `[]byte` of the kubeconfig). */

@@ -269,4 +269,38 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     }
     expect(server.requests).toHaveLength(0);
   });
+
+  it('[FINDING S11-KC9] a user with client-certificate(-data) but no client-key(-data) fails as a TLS handshake error that names neither the user nor the missing key', async () => {
+    const pki = await makePki();
+    const tlsServer = await RawServer.startTls({
+      cert: pki.serverCert,
+      key: pki.serverKey,
+      clientCa: pki.caPem,
+    });
+    try {
+      tlsServer.handle((req) => void req.conn.write(jsonResponse(200, emptyList)));
+      const c = clientOf(tlsServer.kubeConfig({ ca: pki.caPem, token: null, clientCert: pki.clientCert }));
+      const error = await list(c).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(KubernetesClientConfigError);
+      expect(messagesOf(error)).toContain(
+        'user "raw" has a client certificate (client-certificate-data) but no client-key or client-key-data',
+      );
+      expect(tlsServer.connections).toHaveLength(0);
+    } finally {
+      await tlsServer.stop();
+    }
+  });
+
+  it('[FINDING S11-KC10] a user with both a token and a username/password silently authenticates with basic auth; client-go refuses more than one authentication method', async () => {
+    accepted.add('t');
+    const path = kubeconfig(['token: t', 'username: admin', 'password: secret']);
+    const error = await list(clientOf(loadKubeConfig({ env: { ...noHome, KUBECONFIG: path } }))).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(KubernetesClientConfigError);
+    expect(messagesOf(error)).toContain(
+      `user "u" in ${path} has more than one authentication method (token and username/password)`,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
 });
