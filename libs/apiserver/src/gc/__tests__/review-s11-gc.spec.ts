@@ -288,4 +288,33 @@ describe('review s11: deletion and garbage collection', () => {
     ).toBe(200);
     await waitFor(() => gone(server, '/api/v1/namespaces/gc6'));
   });
+  // kube-controller-manager: graph_builder.go addDependentToOwners finds the owner's node by uid; when that
+  // owner has been observed in another namespace (OwnerRefInvalidNamespace warning) or with other
+  // coordinates (name, kind), the dependent goes to attemptToDelete at once, where isDangling looks the
+  // owner up by name in the dependent's namespace, finds none (or another uid) and the dependent is deleted.
+  it('[FINDING S11-GC7] a dependent whose ownerReference carries the uid of a live owner in another namespace (or under another name) is kept until that owner goes, where kube collects it at once', async () => {
+    const owner = await make(server, CM, { metadata: { name: 'gc7-owner' } });
+    await make(server, '/api/v1/namespaces', { metadata: { name: 'gc7' } });
+    const other = '/api/v1/namespaces/gc7/configmaps';
+    await make(server, other, { metadata: { name: 'cross', ownerReferences: [ref('ConfigMap', owner)] } });
+    await make(server, CM, {
+      metadata: {
+        name: 'gc7-misnamed',
+        ownerReferences: [ref('ConfigMap', { name: 'gc7-not-the-owner', uid: owner.uid })],
+      },
+    });
+    await make(server, CM, {
+      metadata: { name: 'gc7-miskinded', ownerReferences: [ref('Secret', owner)] },
+    });
+    await waitFor(
+      async () =>
+        (await gone(server, `${other}/cross`)) &&
+        (await gone(server, `${CM}/gc7-misnamed`)) &&
+        gone(server, `${CM}/gc7-miskinded`),
+    );
+    // a correct reference to the same owner is kept
+    await make(server, CM, { metadata: { name: 'gc7-dep', ownerReferences: [ref('ConfigMap', owner)] } });
+    expect((await call(server, 'GET', `${CM}/gc7-dep`)).status).toBe(200);
+    expect((await call(server, 'GET', `${CM}/gc7-owner`)).status).toBe(200);
+  });
 });

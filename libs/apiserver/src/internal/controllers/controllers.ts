@@ -357,8 +357,32 @@ export class Controllers {
     const before = ev.prevJson === undefined ? [] : owners(metaOf(JSON.parse(ev.prevJson) as JsonObject));
     if ([...now, ...before].some((o) => this.foregroundOwners.has(o))) return true;
     return (
-      ev.type !== 'DELETED' && meta.deletionTimestamp === undefined && now.some((o) => !this.located.has(o))
+      ev.type !== 'DELETED' &&
+      meta.deletionTimestamp === undefined &&
+      (now.some((o) => !this.located.has(o)) || this.misreferences(meta))
     );
+  }
+
+  /**
+   * Whether an ownerReference carries the uid of a stored object but other coordinates (kind, group,
+   * name) or, for a namespaced owner, another namespace than the dependent's: kube's graph builder
+   * (addDependentToOwners) sends such a dependent to the collector at once, which finds the reference
+   * dangling.
+   */
+  private misreferences(meta: JsonObject): boolean {
+    if (!Array.isArray(meta.ownerReferences)) return false;
+    const namespace = str(meta.namespace ?? '');
+    return (meta.ownerReferences as unknown[]).some((r) => {
+      if (!isObject(r)) return false;
+      const at = this.located.get(str(r.uid));
+      const rt = at ? this.registry.byStorageKey(at.resource) : undefined;
+      if (!at || !rt) return false;
+      const apiVersion = str(r.apiVersion);
+      const slash = apiVersion.lastIndexOf('/');
+      const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+      if (rt.kind !== r.kind || rt.group !== group || at.name !== r.name) return true;
+      return rt.namespaced && at.namespace !== namespace;
+    });
   }
 
   /** Keeps the sets of live uids and of owners being deleted in the foreground. */
