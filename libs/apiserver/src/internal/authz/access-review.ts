@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../types.js';
+import type { JsonObject, StatusCause } from '../../types.js';
 import { errors } from '../common/errors.js';
 import { clone, isObject, metaOf, rfc3339, str } from '../common/json.js';
 import type { AuthorizationAttributes, Peers, RbacObjects } from '../common/peers.js';
@@ -64,6 +64,76 @@ function respond(
   return out;
 }
 
+/** The attributes of an access review's spec (exactly one of the two is set once validated). */
+interface ReviewAttributes {
+  ra: JsonObject | undefined;
+  nra: JsonObject | undefined;
+}
+
+/** kube's ValidateSubjectAccessReviewSpec (and its self variant): exactly one kind of attributes. */
+function attributesCauses(spec: JsonObject | undefined): { attrs: ReviewAttributes; causes: StatusCause[] } {
+  const ra = spec && isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
+  const nra = spec && isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
+  const causes: StatusCause[] = [];
+  if (ra && nra) {
+    // the bad value as Go prints kube's internal type (%#v)
+    const value = `authorization.NonResourceAttributes{Path:${JSON.stringify(str(nra.path ?? ''))}, Verb:${JSON.stringify(str(nra.verb ?? ''))}}`;
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.nonResourceAttributes',
+      message: `Invalid value: ${value}: cannot be specified in combination with resourceAttributes`,
+    });
+  }
+  if (!ra && !nra) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.resourceAttributes',
+      message:
+        'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
+  }
+  return { attrs: { ra, nra }, causes };
+}
+
+/** The status of an access review of `subject` (kube's SubjectAccessReviewStatus). */
+function accessStatus(
+  store: Store,
+  peers: Peers,
+  rbacEnabled: boolean,
+  subject: AuthUser,
+  { ra, nra }: ReviewAttributes,
+): JsonObject {
+  // kube's privileged-group authorizer allows system:masters with no reason
+  if (isSuperUser(subject)) return { allowed: true };
+  if (!rbacEnabled) return { allowed: true, reason: 'RBAC is not enforced' };
+  let attrs: AuthorizationAttributes;
+  if (nra) {
+    attrs = {
+      user: subject.name,
+      groups: subject.groups,
+      verb: str(nra.verb ?? ''),
+      apiGroup: '',
+      resource: '',
+      nonResourceURL: str(nra.path ?? ''),
+    };
+  } else {
+    attrs = {
+      user: subject.name,
+      groups: subject.groups,
+      verb: str(ra!.verb ?? ''),
+      apiGroup: str(ra!.group ?? ''),
+      resource: str(ra!.resource ?? ''),
+    };
+    if (typeof ra!.subresource === 'string' && ra!.subresource) attrs.subresource = ra!.subresource;
+    if (typeof ra!.namespace === 'string' && ra!.namespace) attrs.namespace = ra!.namespace;
+    if (typeof ra!.name === 'string' && ra!.name) attrs.name = ra!.name;
+  }
+  const d = peers.rbac.authorize(attrs, rbacObjects(store));
+  const status: JsonObject = { allowed: d.allowed };
+  if (d.reason) status.reason = d.reason;
+  return status;
+}
+
 /** SelfSubjectAccessReview: may the caller do this? */
 export function reviewAccess(
   store: Store,
@@ -75,64 +145,69 @@ export function reviewAccess(
   user: AuthUser,
 ): JsonObject {
   const spec = isObject(body.spec) ? body.spec : undefined;
-  const ra = spec && isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
-  const nra = spec && isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
-  // kube's ValidateSelfSubjectAccessReviewSpec: exactly one of the two
-  const ref = { group: rt.group, resource: rt.plural, kind: rt.kind, name: '' };
-  if (ra && nra) {
-    // the bad value as Go prints kube's internal type (%#v)
-    const value = `authorization.NonResourceAttributes{Path:${JSON.stringify(str(nra.path ?? ''))}, Verb:${JSON.stringify(str(nra.verb ?? ''))}}`;
-    throw errors.invalid(ref, [
-      {
+  const { attrs, causes } = attributesCauses(spec);
+  if (causes.length > 0)
+    throw errors.invalid({ group: rt.group, resource: rt.plural, kind: rt.kind, name: '' }, causes);
+  return respond(rt, version, body, accessStatus(store, peers, rbacEnabled, user, attrs));
+}
+
+/**
+ * SubjectAccessReview, and LocalSubjectAccessReview (`namespace` set: the namespace of its path):
+ * may the user and groups the spec names do this? The groups are taken as the review names them
+ * (nothing is added, as in kube). A local review's resource attributes must name its namespace and
+ * non-resource attributes are refused (422, kube's ValidateLocalSubjectAccessReview).
+ */
+export function reviewSubjectAccess(
+  store: Store,
+  peers: Peers,
+  rbacEnabled: boolean,
+  rt: ResourceType,
+  version: ResourceVersion,
+  body: JsonObject,
+  namespace?: string,
+): JsonObject {
+  const spec = isObject(body.spec) ? body.spec : undefined;
+  const { attrs, causes } = attributesCauses(spec);
+  const user = typeof spec?.user === 'string' ? spec.user : '';
+  const groups = Array.isArray(spec?.groups)
+    ? spec.groups.filter((g): g is string => typeof g === 'string')
+    : [];
+  if (user === '' && groups.length === 0) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.user',
+      message: 'Invalid value: "": at least one of user or group must be specified',
+    });
+  }
+  let out = body;
+  if (namespace !== undefined) {
+    const meta = isObject(body.metadata) ? body.metadata : {};
+    if (typeof meta.namespace === 'string' && meta.namespace !== '' && meta.namespace !== namespace)
+      throw errors.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    out = { ...body, metadata: { ...meta, namespace } };
+    const raNamespace = attrs.ra ? str(attrs.ra.namespace ?? '') : undefined;
+    if (raNamespace !== undefined && raNamespace !== namespace) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.resourceAttributes.namespace',
+        message: `Invalid value: ${JSON.stringify(raNamespace)}: must match metadata.namespace`,
+      });
+    }
+    if (attrs.nra) {
+      // kube validates the v1 type, whose generated String() prints the value
+      const value = `&NonResourceAttributes{Path:${str(attrs.nra.path ?? '')},Verb:${str(attrs.nra.verb ?? '')},}`;
+      causes.push({
         reason: 'FieldValueInvalid',
         field: 'spec.nonResourceAttributes',
-        message: `Invalid value: ${value}: cannot be specified in combination with resourceAttributes`,
-      },
-    ]);
+        message: `Invalid value: ${value}: disallowed on this kind of request`,
+      });
+    }
   }
-  if (!ra && !nra) {
-    throw errors.invalid(ref, [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'spec.resourceAttributes',
-        message:
-          'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
-      },
-    ]);
-  }
-  // kube's privileged-group authorizer allows system:masters with no reason
-  if (isSuperUser(user)) return respond(rt, version, body, { allowed: true });
-  if (!rbacEnabled) return respond(rt, version, body, { allowed: true, reason: 'RBAC is not enforced' });
-  if (nra) {
-    const d = peers.rbac.authorize(
-      {
-        user: user.name,
-        groups: user.groups,
-        verb: str(nra.verb ?? ''),
-        apiGroup: '',
-        resource: '',
-        nonResourceURL: str(nra.path ?? ''),
-      },
-      rbacObjects(store),
-    );
-    const status: JsonObject = { allowed: d.allowed };
-    if (d.reason) status.reason = d.reason;
-    return respond(rt, version, body, status);
-  }
-  const attrs: AuthorizationAttributes = {
-    user: user.name,
-    groups: user.groups,
-    verb: str(ra!.verb ?? ''),
-    apiGroup: str(ra!.group ?? ''),
-    resource: str(ra!.resource ?? ''),
-  };
-  if (typeof ra!.subresource === 'string' && ra!.subresource) attrs.subresource = ra!.subresource;
-  if (typeof ra!.namespace === 'string' && ra!.namespace) attrs.namespace = ra!.namespace;
-  if (typeof ra!.name === 'string' && ra!.name) attrs.name = ra!.name;
-  const d = peers.rbac.authorize(attrs, rbacObjects(store));
-  const status: JsonObject = { allowed: d.allowed };
-  if (d.reason) status.reason = d.reason;
-  return respond(rt, version, body, status);
+  if (causes.length > 0)
+    throw errors.invalid({ group: rt.group, resource: rt.plural, kind: rt.kind, name: '' }, causes);
+  return respond(rt, version, out, accessStatus(store, peers, rbacEnabled, { name: user, groups }, attrs));
 }
 
 /** SelfSubjectRulesReview: the rules that apply to the caller in a namespace. */

@@ -33,7 +33,7 @@ import { parseBool } from './request-info.js';
 import type { Store } from '../storage/store.js';
 import type { IncludeObject } from '../encoding/table.js';
 import type { WatchHub } from '../watch/watch-hub.js';
-import { reviewAccess, reviewRules, reviewSelf } from '../authz/access-review.js';
+import { reviewAccess, reviewRules, reviewSelf, reviewSubjectAccess } from '../authz/access-review.js';
 import type { AuthUser } from '../authz/access-review.js';
 
 /** What the resource handler needs from the server. */
@@ -320,7 +320,7 @@ export async function handleResource(
     case 'create': {
       const ctx = writeOptions(user, req, query, 'CreateOptions');
       const body = await objectBody(req);
-      if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user));
+      if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user, namespace));
       ctx.ownsBody = true;
       const obj = deps.service.create(rt, version, namespace, body, ctx);
       setWarnings(res, ctx);
@@ -630,9 +630,14 @@ function virtualCreate(
   version: ResourceVersion,
   body: JsonObject,
   user: AuthUser,
+  namespace: string,
 ): JsonObject {
   if (rt.plural === 'selfsubjectaccessreviews')
     return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
   if (rt.plural === 'selfsubjectreviews') return reviewSelf(rt, version, body, user);
+  if (rt.plural === 'subjectaccessreviews')
+    return reviewSubjectAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body);
+  if (rt.plural === 'localsubjectaccessreviews')
+    return reviewSubjectAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, namespace);
   return reviewRules(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
 }

@@ -393,6 +393,23 @@ const DEFS: Def[] = [
     virtual: true,
   },
   {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'SubjectAccessReview',
+    plural: 'subjectaccessreviews',
+    cluster: true,
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    kind: 'LocalSubjectAccessReview',
+    plural: 'localsubjectaccessreviews',
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
     group: 'authentication.k8s.io',
     version: 'v1',
     kind: 'SelfSubjectReview',
