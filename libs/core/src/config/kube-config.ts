@@ -537,11 +537,21 @@ function collect<T>(
   file: string,
 ): void {
   if (!Array.isArray(list)) return;
+  const seen = new Set<string>();
   for (const item of list as Array<Record<string, unknown>>) {
     const name = item?.name;
     if (typeof name !== 'string') {
       throw new KubeConfigError(`${file} is not a valid kubeconfig: a ${field} entry has no name`, file);
     }
+    // as client-go's conversion of the file: a name twice in one list is an error (across files,
+    // the first file's entry wins)
+    if (seen.has(name)) {
+      throw new KubeConfigError(
+        `${file} defines ${field} "${name}" twice; remove or rename one of the two entries`,
+        file,
+      );
+    }
+    seen.add(name);
     const value = (item[field] ?? {}) as Record<string, unknown>;
     for (const key of BASE64_FIELDS[field] ?? []) checkBase64(value[key], key, `${field} "${name}"`, file);
     if (!into.has(name)) into.set(name, { name, value: value as T, dir, file });

@@ -303,4 +303,24 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     );
     expect(server.requests).toHaveLength(0);
   });
+
+  it('[FINDING S11-KC11] a file defining one cluster name twice (an entry appended by hand) silently uses the first; client-go refuses the file (duplicate name in list)', () => {
+    const path = file(
+      'duplicate.yaml',
+      yaml([
+        'current-context: c',
+        'clusters:',
+        '- {name: k, cluster: {server: "https://old.example:6443"}}',
+        `- {name: k, cluster: {server: "${serverUrl()}"}}`,
+        'users:',
+        '- {name: u, user: {token: t}}',
+        'contexts:',
+        '- {name: c, context: {cluster: k, user: u}}',
+      ]),
+    );
+    const error = thrown(() => loadKubeConfig({ env: { ...noHome, KUBECONFIG: path } }));
+    expect(error).toBeInstanceOf(KubeConfigError);
+    expect((error as KubeConfigError).file).toBe(path);
+    expect((error as Error).message).toContain(`${path} defines cluster "k" twice`);
+  });
 });
