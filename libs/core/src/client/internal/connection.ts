@@ -109,20 +109,23 @@ export class Connection {
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new KubernetesClientConfigError(noClusterMessage(kubeConfig));
+    // what to write: a server without its scheme (host:port) is not taken as plain http the way
+    // client-go's DefaultServerURL takes it (which then sends no credentials)
+    const fix = 'set it to the URL of the API server with its scheme, e.g. https://10.0.0.1:6443';
     let url: URL;
     try {
       url = new URL(cluster.server);
     } catch (cause) {
       throw new KubernetesClientConfigError(
-        `cluster "${cluster.name}" has an invalid server URL "${cluster.server}"`,
-        {
-          cause,
-        },
+        cluster.server
+          ? `cluster "${cluster.name}" has an invalid server URL "${cluster.server}"; ${fix}`
+          : `cluster "${cluster.name}" has no server; ${fix}`,
+        { cause },
       );
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new KubernetesClientConfigError(
-        `cluster "${cluster.name}" server URL "${cluster.server}" must use https: or http:`,
+        `cluster "${cluster.name}" server URL "${cluster.server}" must use https: or http:; ${fix}`,
       );
     }
     this.protocol = url.protocol;

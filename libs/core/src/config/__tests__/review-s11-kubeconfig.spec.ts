@@ -323,4 +323,28 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
     expect((error as KubeConfigError).file).toBe(path);
     expect((error as Error).message).toContain(`${path} defines cluster "k" twice`);
   });
+
+  it('[FINDING S11-KC12] a cluster with no server, or a server without its scheme (10.0.0.1:6443), fails with "invalid server URL" and no word on what to write', () => {
+    for (const server of ['', '127.0.0.1:6443']) {
+      const path = file(
+        'no-scheme.yaml',
+        yaml([
+          'current-context: c',
+          'clusters:',
+          `- {name: k, cluster: {server: "${server}"}}`,
+          'users:',
+          '- {name: u, user: {token: t}}',
+          'contexts:',
+          '- {name: c, context: {cluster: k, user: u}}',
+        ]),
+      );
+      const error = thrown(() =>
+        KubernetesClient.fromKubeConfig(loadKubeConfig({ env: { ...noHome, KUBECONFIG: path } })),
+      );
+      expect(error).toBeInstanceOf(KubernetesClientConfigError);
+      expect((error as Error).message).toContain(
+        'set it to the URL of the API server with its scheme, e.g. https://',
+      );
+    }
+  });
 });
