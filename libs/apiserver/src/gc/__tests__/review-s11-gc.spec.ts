@@ -317,4 +317,47 @@ describe('review s11: deletion and garbage collection', () => {
     expect((await call(server, 'GET', `${CM}/gc7-dep`)).status).toBe(200);
     expect((await call(server, 'GET', `${CM}/gc7-owner`)).status).toBe(200);
   });
+  // kube-apiserver: pkg/registry/core/event/strategy.go DefaultGarbageCollectionPolicy returns
+  // rest.Unsupported (events.k8s.io Events share that storage), so store.go's shouldOrphanDependents and
+  // shouldDeleteDependentsInForeground both answer false: a DELETE never adds orphan or foregroundDeletion and
+  // the Event goes at once. kube-controller-manager: graph_builder.go ignoredResources holds core and
+  // events.k8s.io events, so the collector never watches them and never deletes an Event for its owners.
+  it('[FINDING S11-GC8] an Event deleted with propagationPolicy Foreground or Orphan is kept terminating with a collector finalizer, and an Event whose owner goes is garbage collected, where kube does neither', async () => {
+    const EV = `${NS}/events`;
+    const event = (name: string, meta: Record<string, unknown> = {}) => ({
+      metadata: { name, ...meta },
+      involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'default' },
+      reason: 'Tested',
+      message: 'm',
+      type: 'Normal',
+    });
+    await make(server, EV, event('gc8-fg'));
+    const fg = await call(server, 'DELETE', `${EV}/gc8-fg?propagationPolicy=Foreground`);
+    expect(fg.status).toBe(200);
+    expect(fg.json<{ kind: string }>().kind).toBe('Status');
+    expect(await gone(server, `${EV}/gc8-fg`)).toBe(true);
+    await make(server, '/apis/events.k8s.io/v1/namespaces/default/events', {
+      metadata: { name: 'gc8-orphan' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      reportingController: 'example.com/c',
+      reportingInstance: 'i',
+      action: 'Test',
+      reason: 'Tested',
+      regarding: { kind: 'ConfigMap', name: 'x', namespace: 'default' },
+      type: 'Normal',
+    });
+    const orphan = await call(
+      server,
+      'DELETE',
+      '/apis/events.k8s.io/v1/namespaces/default/events/gc8-orphan?propagationPolicy=Orphan',
+    );
+    expect(orphan.json<{ kind: string }>().kind).toBe('Status');
+    // an Event owned by a ConfigMap outlives it; a ConfigMap owned alike is collected
+    const owner = await make(server, CM, { metadata: { name: 'gc8-owner' } });
+    await make(server, EV, event('gc8-owned', { ownerReferences: [ref('ConfigMap', owner)] }));
+    await make(server, CM, { metadata: { name: 'gc8-dep', ownerReferences: [ref('ConfigMap', owner)] } });
+    expect((await call(server, 'DELETE', `${CM}/gc8-owner`)).status).toBe(200);
+    await waitFor(() => gone(server, `${CM}/gc8-dep`));
+    expect((await call(server, 'GET', `${EV}/gc8-owned`)).status).toBe(200);
+  });
 });

@@ -12,6 +12,8 @@ import { terminationConditions } from './namespace-conditions.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+/** Storage keys the garbage collector ignores, as kube-controller-manager's DefaultIgnoredResources. */
+const GC_IGNORED = new Set(['/events', 'events.k8s.io/events']);
 const SYSTEM: WriteContext = {
   user: { name: 'system:apiserver', groups: ['system:masters'] },
   fieldManager: 'kube-apiserver',
@@ -141,16 +143,8 @@ export class Controllers {
     // uid (what gcRelevant and indexOwners would find, without their lists): most creates
     if (ev.type === 'ADDED' && meta.ownerReferences === undefined && meta.deletionTimestamp === undefined)
       return;
-    this.indexOwners(ev, meta);
-    if (this.gcRelevant(ev, meta)) {
-      // the object, and its owners before and after (one it stopped naming may be waiting on it)
-      this.dirty.add(str(meta.uid));
-      const prev = ev.prevJson === undefined ? {} : metaOf(JSON.parse(ev.prevJson) as JsonObject);
-      for (const m of [meta, prev])
-        if (Array.isArray(m.ownerReferences))
-          for (const r of m.ownerReferences as unknown[]) if (isObject(r)) this.dirty.add(str(r.uid));
-      this.enqueue('gc', () => this.collectGarbage());
-    }
+    // the collector watches no events (graph_builder.go ignoredResources): an Event is never its dependent
+    if (!GC_IGNORED.has(ev.resource)) this.indexForCollector(ev, meta);
     if (ev.type === 'DELETED') {
       if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
       const rt = this.registry.byStorageKey(ev.resource);
@@ -160,6 +154,20 @@ export class Controllers {
       }
     } else if (meta.deletionTimestamp !== undefined && ev.resource === '/namespaces') {
       this.enqueue(`ns/${ev.name}`, () => this.terminateNamespace(ev.name));
+    }
+  }
+
+  /** Indexes an event's ownership and wakes the collector when it may have work. */
+  private indexForCollector(ev: StoreEvent, meta: JsonObject): void {
+    this.indexOwners(ev, meta);
+    if (this.gcRelevant(ev, meta)) {
+      // the object, and its owners before and after (one it stopped naming may be waiting on it)
+      this.dirty.add(str(meta.uid));
+      const prev = ev.prevJson === undefined ? {} : metaOf(JSON.parse(ev.prevJson) as JsonObject);
+      for (const m of [meta, prev])
+        if (Array.isArray(m.ownerReferences))
+          for (const r of m.ownerReferences as unknown[]) if (isObject(r)) this.dirty.add(str(r.uid));
+      this.enqueue('gc', () => this.collectGarbage());
     }
   }
 
@@ -479,7 +487,8 @@ export class Controllers {
     });
     for (const w of plan.writes) {
       const at = where.get(w.uid);
-      if (!at) continue;
+      // an Event reached as another object's owner is still never collected
+      if (!at || GC_IGNORED.has(storageKey(at.rt))) continue;
       const sv = storageVersion(at.rt);
       const live = this.store.get(storageKey(at.rt), at.namespace, at.name);
       if (!live || metaOf(live).uid !== w.uid) continue;

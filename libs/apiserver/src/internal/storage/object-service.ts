@@ -16,7 +16,7 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
 import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
-import { deletionFinalizers } from '../../gc/index.js';
+import { deletionFinalizers, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../gc/index.js';
 import {
   applyBuiltinDefaults,
   ClusterIpAllocator,
@@ -331,15 +331,47 @@ export class ObjectService {
     // schema prunes the rest of the object in admit)
     if (rt.crdName !== undefined) unknown = unknownObjectMetaFields(obj);
     else {
-      let comps = this.components.get(rt);
-      if (comps === undefined && !this.components.has(rt)) {
-        comps = builtinComponents(rt.group, version, rt.kind);
-        this.components.set(rt, comps);
-      }
+      const comps = this.componentsOf(rt);
       if (!comps) return;
       unknown = unknownBuiltinFields(obj, comps.schemas, comps.root, true);
     }
     reportUnknownFields(rt.kind, version, unknown, ctx.fieldValidation ?? 'Warn', ctx.warnings);
+  }
+
+  /**
+   * An apply configuration of a built-in kind with a field its schema does not declare is refused
+   * whatever `fieldValidation` says, as kube-apiserver's field manager refuses it when it makes the
+   * typed patch object (a 500 with no reason: the error is not a Status there). Only the first such
+   * field is named; a list item is named by its index (kube names a keyed item by its key).
+   */
+  private refuseUndeclaredApplyFields(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    name: string,
+    applied: JsonObject,
+  ): void {
+    if (rt.virtual || rt.crdName !== undefined) return;
+    const comps = this.componentsOf(rt);
+    if (!comps) return;
+    const unknown = unknownBuiltinFields(applied, comps.schemas, comps.root, false);
+    if (unknown.length === 0) return;
+    const gvk = `${rt.group}/${version.name}, Kind=${rt.kind}`;
+    const where = `${rt.namespaced ? namespace : ''}/${name}`;
+    throw new ApiError(
+      500,
+      '',
+      `failed to create typed patch object (${where}; ${gvk}): .${unknown[0]}: field not declared in schema`,
+    );
+  }
+
+  private componentsOf(rt: ResourceType): ReturnType<typeof builtinComponents> {
+    let comps = this.components.get(rt);
+    if (comps === undefined && !this.components.has(rt)) {
+      comps = builtinComponents(rt.group, storageVersion(rt).name, rt.kind);
+      this.components.set(rt, comps);
+    }
+    return comps;
   }
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
@@ -472,6 +504,7 @@ export class ObjectService {
       // and applied as is); a null is no value
       if (isObject(patchBody.metadata) && patchBody.metadata.managedFields != null)
         throw errors.badRequest('metadata.managedFields must be nil');
+      this.refuseUndeclaredApplyFields(rt, version, namespace, name, patchBody);
       const applied = ctx.ownsBody === true ? patchBody : clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
@@ -527,7 +560,7 @@ export class ObjectService {
     const presented = this.present(rt, version, this.ownCopy(version, stored));
     let result: JsonObject;
     if (type === 'json') {
-      result = patchMod.applyJsonPatch(presented, patchBody);
+      result = jsonPatched(() => patchMod.applyJsonPatch(presented, patchBody));
       // add/copy/move can nest a value under a deep path, deeper than the parsed body was
       checkValueDepth(result, 'the object the JSON patch produces');
     } else if (type === 'merge') result = patchMod.applyMergePatch(presented, patchBody);
@@ -777,7 +810,17 @@ export class ObjectService {
     const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
     const policy =
       opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
-    if (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined) {
+    if (
+      rt.crdName === undefined &&
+      rt.plural === 'events' &&
+      (rt.group === '' || rt.group === 'events.k8s.io')
+    ) {
+      // the event strategy's garbage collection policy is Unsupported: a DELETE sets neither collector
+      // finalizer (and drops one already there), whatever the options
+      const kept = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+      finalizers.length = 0;
+      finalizers.push(...kept);
+    } else if (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined) {
       const opt: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {};
       if (policy !== undefined) opt.propagationPolicy = policy;
       const next = deletionFinalizers(finalizers, opt);
@@ -950,4 +993,26 @@ function prunedPaths(before: unknown, after: unknown, prefix: string): string[] 
     } else out.push(...prunedPaths(v, after[k], path));
   }
   return out;
+}
+
+/**
+ * A JSON patch applied as kube's patch handler applies it: a patch that does not decode is a 400 with
+ * the reason, and one that fails on the object (a failed `test`, a missing path) is a 422 Invalid
+ * with the generic message of `NewGenericServerResponse`, which drops the library's text.
+ */
+function jsonPatched(apply: () => JsonObject): JsonObject {
+  try {
+    return apply();
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    if (error instanceof Error && error.name === 'PatchError' && status === 422)
+      throw new ApiError(
+        422,
+        'Invalid',
+        'the server rejected our request due to an error in our request',
+        {},
+        error,
+      );
+    throw error;
+  }
 }
