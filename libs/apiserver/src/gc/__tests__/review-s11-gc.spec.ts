@@ -360,4 +360,24 @@ describe('review s11: deletion and garbage collection', () => {
     await waitFor(() => gone(server, `${CM}/gc8-dep`));
     expect((await call(server, 'GET', `${EV}/gc8-owned`)).status).toBe(200);
   });
+  // kube-apiserver: pkg/registry/core/serviceaccount/storage/storage.go and
+  // pkg/registry/core/persistentvolumeclaim/storage/storage.go set ReturnDeletedObject, so store.go
+  // finalizeDelete answers the deleted object; kinds without it (ConfigMap) answer a Status.
+  it('[FINDING S11-GC9] a DELETE of a ServiceAccount or a PersistentVolumeClaim answers a Status, where kube answers the deleted object', async () => {
+    await make(server, `${NS}/serviceaccounts`, { metadata: { name: 'gc9' } });
+    const sa = await call(server, 'DELETE', `${NS}/serviceaccounts/gc9`);
+    expect(sa.status).toBe(200);
+    expect(sa.json<{ kind: string; metadata: Meta }>()).toMatchObject({
+      kind: 'ServiceAccount',
+      metadata: { name: 'gc9' },
+    });
+    await make(server, `${NS}/persistentvolumeclaims`, {
+      metadata: { name: 'gc9' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    const pvc = await call(server, 'DELETE', `${NS}/persistentvolumeclaims/gc9`);
+    expect(pvc.json<{ kind: string }>().kind).toBe('PersistentVolumeClaim');
+    await make(server, CM, { metadata: { name: 'gc9' } });
+    expect((await call(server, 'DELETE', `${CM}/gc9`)).json<{ kind: string }>().kind).toBe('Status');
+  });
 });

@@ -55,7 +55,7 @@ const PATCH_TYPES: Record<string, PatchType> = {
 };
 
 /** Core kinds whose kube-apiserver store answers a DELETE with the deleted object (ReturnDeletedObject). */
-const RETURNS_DELETED = new Set(['pods', 'services']);
+const RETURNS_DELETED = new Set(['pods', 'services', 'serviceaccounts', 'persistentvolumeclaims']);
 
 const BODY_TYPES = new Set(['', 'application/json', 'application/yaml', '*/*']);
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -413,7 +413,7 @@ export async function handleResource(
       // kube's DeleteResource: 202 when the object stays (finalizers) and orphanDependents=false was asked
       if (!r.deleted) return sendJson(res, opts.orphanDependents === false ? 202 : 200, r.object);
       // the deleted object itself where kube's store sets ReturnDeletedObject (custom resources, pods,
-      // services); a Status for the others
+      // services, service accounts, persistent volume claims); a Status for the others
       if (rt.crdName !== undefined || (rt.group === '' && RETURNS_DELETED.has(rt.plural)))
         return sendJson(res, 200, r.object);
       const m = metaOf(r.object);
