@@ -2,6 +2,7 @@ import type https from 'node:https';
 import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { proxyFromEnvironment } from './environment-proxy.js';
 import { ExecCredentialPlugin } from './exec-credential.js';
 import { KubeConfigError } from './kube-config-error.js';
 import type { ExecConfig, ExecCredentials } from './exec-credential.js';
@@ -59,7 +60,11 @@ export { KubeConfigError } from './kube-config-error.js';
 
 /** Options of {@link loadKubeConfig}. */
 export interface LoadKubeConfigOptions {
-  /** Environment variables (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `POD_NAMESPACE`, `HOME`). Defaults to `process.env`. */
+  /**
+   * Environment variables (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `POD_NAMESPACE`, `HOME`,
+   * and `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` for a cluster without `proxy-url`, as client-go reads
+   * them). Defaults to `process.env`.
+   */
   env?: Record<string, string | undefined>;
   /** Directory of the service account files (`token`, `ca.crt`, `namespace`). Defaults to `/var/run/secrets/kubernetes.io/serviceaccount`. */
   serviceAccountDir?: string;
@@ -115,8 +120,9 @@ const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  * and the operator without loading @kubernetes/client-node (~90 MB of RSS). Exec credential
  * plugins run as kubectl runs them (`KUBERNETES_EXEC_INFO`, `provideClusterInfo`, `env`,
  * `interactiveMode`, run again after a 401). Users with an `auth-provider` (OIDC) load client-node
- * on the first request and let it do the work; a cluster's `proxy-url` takes client-node's
- * tunnelling agent, the credentials staying tosdk's.
+ * on the first request and let it do the work; a cluster's `proxy-url` (else, as client-go, the
+ * proxy `HTTPS_PROXY`/`HTTP_PROXY` name for the server, unless `NO_PROXY` lists it) takes
+ * client-node's tunnelling agent, the credentials staying tosdk's.
  */
 export class LoadedKubeConfig implements KubeConfigSource {
   private constructor(
@@ -126,12 +132,15 @@ export class LoadedKubeConfig implements KubeConfigSource {
     private readonly currentContext: string,
     /** Where it came from, for messages. */
     readonly source: string,
+    /** The environment variables the proxy of a cluster without `proxy-url` comes from. */
+    private readonly env: Record<string, string | undefined> = {},
   ) {}
 
   /** @internal Builds one from parsed documents (first definition of a name wins, as kubectl merges). */
   static fromDocuments(
     documents: Array<{ text: string; file: string; doc: Record<string, unknown> }>,
     source: string,
+    env: Record<string, string | undefined> = {},
   ): LoadedKubeConfig {
     const clusters = new Map<string, NamedEntry<ClusterEntry>>();
     const users = new Map<string, NamedEntry<UserEntry>>();
@@ -144,7 +153,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
       collect(doc.contexts, 'context', dir, contexts, file);
       if (!current && typeof doc['current-context'] === 'string') current = doc['current-context'];
     }
-    return new LoadedKubeConfig(clusters, users, contexts, current, source);
+    return new LoadedKubeConfig(clusters, users, contexts, current, source, env);
   }
 
   getCurrentContext(): string {
@@ -165,7 +174,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
     return {
       name: cluster.name,
       server: cluster.value.server ?? '',
-      proxyUrl: cluster.value['proxy-url'],
+      proxyUrl: this.proxyOrVariable(cluster),
       skipTLSVerify: cluster.value['insecure-skip-tls-verify'] === true,
     };
   }
@@ -214,8 +223,29 @@ export class LoadedKubeConfig implements KubeConfigSource {
       if (c['tls-server-name']) options.servername = c['tls-server-name'];
     }
     if (cluster?.value['proxy-url']) checkProxyUrl(cluster);
+    const proxy = cluster && this.proxyOf(cluster);
     if (user) await this.applyUser(user, cluster, options);
-    if (cluster?.value['proxy-url']) await this.proxyAgent(cluster, options);
+    if (cluster && proxy) await this.proxyAgent(cluster, proxy, options);
+  }
+
+  /**
+   * The proxy of a cluster: its `proxy-url`, else the one the environment names for its server
+   * (client-go's transport falls back to Go's `http.ProxyFromEnvironment`).
+   * @throws KubeConfigError when that environment variable is not a URL.
+   */
+  private proxyOf(cluster: NamedEntry<ClusterEntry>): string | undefined {
+    return cluster.value['proxy-url'] || proxyFromEnvironment(cluster.value.server ?? '', this.env);
+  }
+
+  /** {@link proxyOf}, or the variable's text when it is not a URL (applyToHTTPSOptions throws then). */
+  private proxyOrVariable(cluster: NamedEntry<ClusterEntry>): string | undefined {
+    try {
+      return this.proxyOf(cluster);
+    } catch {
+      return (
+        this.env['HTTPS_PROXY'] || this.env['https_proxy'] || this.env['HTTP_PROXY'] || this.env['http_proxy']
+      );
+    }
   }
 
   private currentUserEntry(): NamedEntry<UserEntry> | undefined {
@@ -293,7 +323,11 @@ export class LoadedKubeConfig implements KubeConfigSource {
    * once), built with the TLS settings and client certificate already in `options`; the credentials
    * stay tosdk's own (a token file read again, an exec plugin, impersonation).
    */
-  private async proxyAgent(cluster: NamedEntry<ClusterEntry>, options: https.RequestOptions): Promise<void> {
+  private async proxyAgent(
+    cluster: NamedEntry<ClusterEntry>,
+    proxyUrl: string,
+    options: https.RequestOptions,
+  ): Promise<void> {
     this.proxied ??= import('@kubernetes/client-node').then(({ KubeConfig }) => {
       const kc = new KubeConfig();
       const server = cluster.value.server ?? '';
@@ -302,7 +336,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
           {
             name: cluster.name,
             server,
-            proxyUrl: cluster.value['proxy-url'],
+            proxyUrl,
             // client-node refuses an http: server without it (there is no TLS to verify)
             skipTLSVerify: cluster.value['insecure-skip-tls-verify'] === true || server.startsWith('http:'),
           },
@@ -346,10 +380,11 @@ export class LoadedKubeConfig implements KubeConfigSource {
     return {
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [...this.clusters.values()].map((e) => ({
-        name: e.name,
-        cluster: absolute(e, ['certificate-authority']),
-      })),
+      clusters: [...this.clusters.values()].map((e) => {
+        // the environment's proxy written in, as client-node reads no proxy variables
+        const proxy = this.proxyOf(e);
+        return { name: e.name, cluster: { ...absolute(e, ['certificate-authority']), 'proxy-url': proxy } };
+      }),
       users: [...this.users.values()].map((e) => ({
         name: e.name,
         user: absolute(e, ['client-certificate', 'client-key']),
@@ -436,7 +471,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
     const existing = paths.filter((p) => existsSync(p));
     const documents = existing.map((p) => readKubeConfigFile(p, 'KUBECONFIG'));
     if (documents.some(definesSomething))
-      return LoadedKubeConfig.fromDocuments(documents, `KUBECONFIG (${existing.join(', ')})`);
+      return LoadedKubeConfig.fromDocuments(documents, `KUBECONFIG (${existing.join(', ')})`, env);
     // as client-go's loading rules: missing files are skipped, and with nothing loaded (or only
     // empty files) the in-cluster configuration is used when there is one (never ~/.kube/config)
     if (inClusterPossible(env, serviceAccountDir)) return inCluster(env, serviceAccountDir);
@@ -450,7 +485,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
   const home = join(env['HOME'] ?? homedir(), '.kube', 'config');
   const homeDocument = existsSync(home) ? readKubeConfigFile(home, '~/.kube/config') : undefined;
   if (homeDocument && (definesSomething(homeDocument) || !inClusterPossible(env, serviceAccountDir)))
-    return LoadedKubeConfig.fromDocuments([homeDocument], home);
+    return LoadedKubeConfig.fromDocuments([homeDocument], home, env);
   if (env['KUBERNETES_SERVICE_HOST']) return inCluster(env, serviceAccountDir);
   throw new KubeConfigError(
     'no Kubernetes configuration found: set KUBECONFIG to a kubeconfig file, create ~/.kube/config, or run in a cluster (KUBERNETES_SERVICE_HOST and the service account files)',
@@ -659,6 +694,7 @@ function inCluster(env: Record<string, string | undefined>, dir: string): Loaded
   return LoadedKubeConfig.fromDocuments(
     [{ text: JSON.stringify(doc), file: join(dir, 'token'), doc }],
     `the in-cluster service account (${dir})`,
+    env,
   );
 }
 

@@ -5,6 +5,10 @@
 // server on 127.0.0.1 and assert the headers it received or the error the caller got.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResourceTypes } from '../../api/builtin-types.js';
@@ -345,6 +349,82 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
       expect((error as Error).message).toContain(
         'set it to the URL of the API server with its scheme, e.g. https://',
       );
+    }
+  });
+
+  it('[FINDING S11-KC13] HTTPS_PROXY/NO_PROXY are ignored: an operator run where the API server is reachable only through the proxy (as kubectl reaches it) cannot connect', async () => {
+    const pki = await makePki([{ type: 'dns', value: 'api.example.test' }]);
+    const tlsServer = await RawServer.startTls({ cert: pki.serverCert, key: pki.serverKey });
+    // a CONNECT proxy that reaches every host on the test server (the name resolves nowhere else)
+    const tunnels: string[] = [];
+    const sockets = new Set<Socket>();
+    const proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      const upstream = connect(tlsServer.port, '127.0.0.1', () => {
+        sockets.add(socket).add(upstream);
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket).pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      tlsServer.handle((req) => void req.conn.write(jsonResponse(200, emptyList)));
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const path = tlsServer.kubeConfigFile({ host: 'api.example.test', ca: pki.caPem }).path;
+      const load = (env: Record<string, string>) =>
+        loadKubeConfig({ env: { ...noHome, KUBECONFIG: path, ...env } });
+      const kc = load({ HTTPS_PROXY: proxyUrl, NO_PROXY: 'localhost,10.0.0.0/8,.svc' });
+      expect(kc.getCurrentCluster()?.proxyUrl).toBe(proxyUrl);
+      await list(clientOf(kc));
+      expect(tunnels).toEqual([`api.example.test:${tlsServer.port}`]);
+      expect(tlsServer.requests).toHaveLength(1);
+      // NO_PROXY as Go reads it: a domain with its subdomains, a leading dot, a port, "*"; and
+      // lower-case names, and HTTP_PROXY only for http: servers
+      for (const noProxy of ['example.test', '.example.test', `api.example.test:${tlsServer.port}`, '*']) {
+        expect(
+          load({ HTTPS_PROXY: proxyUrl, NO_PROXY: noProxy }).getCurrentCluster()?.proxyUrl,
+        ).toBeUndefined();
+      }
+      expect(
+        load({ https_proxy: proxyUrl, no_proxy: 'api.example.test:1' }).getCurrentCluster()?.proxyUrl,
+      ).toBe(proxyUrl);
+      expect(load({ HTTP_PROXY: proxyUrl }).getCurrentCluster()?.proxyUrl).toBeUndefined();
+      // a proxy-url of the kubeconfig wins over the environment
+      const own = kubeconfig(['token: t'], ['proxy-url: "http://127.0.0.1:1"']);
+      const withOwn = loadKubeConfig({ env: { ...noHome, KUBECONFIG: own, HTTP_PROXY: proxyUrl } });
+      expect(withOwn.getCurrentCluster()?.proxyUrl).toBe('http://127.0.0.1:1');
+      // IP addresses and CIDR ranges in NO_PROXY, for a server given by address
+      const byAddress = file(
+        'by-address.yaml',
+        yaml([
+          'current-context: c',
+          'clusters: [{name: k, cluster: {server: "https://10.1.2.3:6443"}}]',
+          'contexts: [{name: c, context: {cluster: k}}]',
+        ]),
+      );
+      const viaProxy = (noProxy: string) =>
+        loadKubeConfig({
+          env: { ...noHome, KUBECONFIG: byAddress, HTTPS_PROXY: proxyUrl, NO_PROXY: noProxy },
+        }).getCurrentCluster()?.proxyUrl;
+      expect(viaProxy('10.0.0.0/8')).toBeUndefined();
+      expect(viaProxy('10.1.2.3')).toBeUndefined();
+      expect(viaProxy('10.1.2.3:6443')).toBeUndefined();
+      expect(viaProxy('10.1.2.4,192.168.0.0/16,10.1.2.3:443')).toBe(proxyUrl);
+      // never for loopback servers (as Go's httpproxy)
+      const loopback = kubeconfig(['token: t']);
+      expect(
+        loadKubeConfig({ env: { ...noHome, KUBECONFIG: loopback, HTTP_PROXY: proxyUrl } }).getCurrentCluster()
+          ?.proxyUrl,
+      ).toBeUndefined();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await tlsServer.stop();
     }
   });
 });
