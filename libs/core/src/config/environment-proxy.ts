@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { BlockList } from 'node:net';
-import { KubeConfigError } from './kube-config-error.js';
 
 /**
  * The proxy the environment names for requests to `server`, read as Go's `http.ProxyFromEnvironment`
@@ -11,9 +10,7 @@ import { KubeConfigError } from './kube-config-error.js';
  *
  * `NO_PROXY` is a comma-separated list of `*` (every host), IP addresses, CIDR ranges, and domain
  * names (matching the name and its subdomains; with a leading `.` or `*.`, only subdomains), each
- * optionally with a `:port`.
- *
- * @throws KubeConfigError when the proxy variable is not a URL.
+ * optionally with a `:port`. A proxy variable that is not a URL is ignored, as Go ignores it.
  */
 export function proxyFromEnvironment(
   server: string,
@@ -35,11 +32,14 @@ export function proxyFromEnvironment(
   const port = url.port || (secure ? '443' : '80');
   if (host === 'localhost' || isLoopback(host)) return undefined;
   if (excluded(host, port, env['NO_PROXY'] || env['no_proxy'] || '')) return undefined;
-  return proxyUrlOf(proxy, name);
+  return proxyUrlOf(proxy);
 }
 
-/** As Go's httpproxy: a value without a scheme Go takes (http, https, socks5) is read as `http://<value>`. */
-function proxyUrlOf(value: string, name: string): string {
+/**
+ * As Go's httpproxy: a value without a scheme Go takes (http, https, socks5) is read as
+ * `http://<value>`; one that is no URL either way is no proxy.
+ */
+function proxyUrlOf(value: string): string | undefined {
   for (const candidate of [value, `http://${value}`]) {
     try {
       const protocol = new URL(candidate).protocol;
@@ -48,9 +48,7 @@ function proxyUrlOf(value: string, name: string): string {
       // try the next reading
     }
   }
-  throw new KubeConfigError(
-    `the ${name} environment variable "${value}" is not a proxy URL; set it to one such as http://proxy.example:3128, or unset it`,
-  );
+  return undefined;
 }
 
 function isLoopback(host: string): boolean {

@@ -174,7 +174,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
     return {
       name: cluster.name,
       server: cluster.value.server ?? '',
-      proxyUrl: this.proxyOrVariable(cluster),
+      proxyUrl: this.proxyOf(cluster),
       skipTLSVerify: cluster.value['insecure-skip-tls-verify'] === true,
     };
   }
@@ -231,21 +231,9 @@ export class LoadedKubeConfig implements KubeConfigSource {
   /**
    * The proxy of a cluster: its `proxy-url`, else the one the environment names for its server
    * (client-go's transport falls back to Go's `http.ProxyFromEnvironment`).
-   * @throws KubeConfigError when that environment variable is not a URL.
    */
   private proxyOf(cluster: NamedEntry<ClusterEntry>): string | undefined {
     return cluster.value['proxy-url'] || proxyFromEnvironment(cluster.value.server ?? '', this.env);
-  }
-
-  /** {@link proxyOf}, or the variable's text when it is not a URL (applyToHTTPSOptions throws then). */
-  private proxyOrVariable(cluster: NamedEntry<ClusterEntry>): string | undefined {
-    try {
-      return this.proxyOf(cluster);
-    } catch {
-      return (
-        this.env['HTTPS_PROXY'] || this.env['https_proxy'] || this.env['HTTP_PROXY'] || this.env['http_proxy']
-      );
-    }
   }
 
   private currentUserEntry(): NamedEntry<UserEntry> | undefined {

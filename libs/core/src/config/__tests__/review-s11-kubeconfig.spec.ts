@@ -393,6 +393,11 @@ describe('review S11: loading, merging and checking a kubeconfig', () => {
         load({ https_proxy: proxyUrl, no_proxy: 'api.example.test:1' }).getCurrentCluster()?.proxyUrl,
       ).toBe(proxyUrl);
       expect(load({ HTTP_PROXY: proxyUrl }).getCurrentCluster()?.proxyUrl).toBeUndefined();
+      // a host:port is taken as http://host:port; a value that is no URL at all is ignored (as Go)
+      expect(load({ HTTPS_PROXY: 'proxy.corp:3128' }).getCurrentCluster()?.proxyUrl).toBe(
+        'http://proxy.corp:3128',
+      );
+      expect(load({ HTTPS_PROXY: '[bad' }).getCurrentCluster()?.proxyUrl).toBeUndefined();
       // a proxy-url of the kubeconfig wins over the environment
       const own = kubeconfig(['token: t'], ['proxy-url: "http://127.0.0.1:1"']);
       const withOwn = loadKubeConfig({ env: { ...noHome, KUBECONFIG: own, HTTP_PROXY: proxyUrl } });
