@@ -149,6 +149,8 @@ export function toStatus(err: unknown): { status: number; body: JsonObject; retr
     reason: e.code,
     code: e.status,
   };
+  // an error kube does not make a Status of (a plain Go error) has no reason, omitted as empty
+  if (e.code === '') delete body.reason;
   if (e.details) {
     const d: JsonObject = {};
     for (const [k, v] of Object.entries(e.details)) if (v !== undefined) d[k] = v;
