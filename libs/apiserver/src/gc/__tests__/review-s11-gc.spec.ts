@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
-import { call, waitFor } from '../../__tests__/http-helper.js';
+import { call, rawWatch, waitFor } from '../../__tests__/http-helper.js';
 
 /**
  * Adversarial review (session 11) of deletion and garbage collection against kube-apiserver's
@@ -379,5 +379,33 @@ describe('review s11: deletion and garbage collection', () => {
     expect(pvc.json<{ kind: string }>().kind).toBe('PersistentVolumeClaim');
     await make(server, CM, { metadata: { name: 'gc9' } });
     expect((await call(server, 'DELETE', `${CM}/gc9`)).json<{ kind: string }>().kind).toBe('Status');
+  });
+  // kube-apiserver: registry/generic/registry/store.go Update hands an update that empties the finalizers of
+  // an object being deleted to deleteWithoutFinalizers, which deletes the stored object (the emptied one
+  // is never stored; the answer is the request's object); storage/etcd3/watcher.go prepareObjs sends a
+  // DELETED event with the previous value, "the *old* object with the etcd revision for the time at which it
+  // gets deleted": watchers see the finalizer still there.
+  it('[FINDING S11-GC10] the DELETED watch event that follows the removal of the last finalizer carries the update (no finalizers), where kube sends the last stored object (finalizer still listed)', async () => {
+    const cm = await make(server, CM, { metadata: { name: 'gc10', finalizers: ['example.com/hold'] } });
+    const w = rawWatch(
+      server,
+      `${CM}?watch=true&resourceVersion=${cm.resourceVersion}&fieldSelector=metadata.name%3Dgc10`,
+    );
+    try {
+      const del = await call(server, 'DELETE', `${CM}/gc10`);
+      const deleting = del.json<{ metadata: Meta }>().metadata;
+      const removed = await call(server, 'PATCH', `${CM}/gc10`, { metadata: { finalizers: null } }, MERGE);
+      expect(removed.status).toBe(200);
+      // the answer is the object as the request left it
+      expect(removed.json<{ metadata: Meta }>().metadata.finalizers).toBeUndefined();
+      const last = await waitFor(() => w.events.find((e) => e.type === 'DELETED'));
+      const m = last.object.metadata as Meta;
+      expect(m.finalizers).toEqual(['example.com/hold']);
+      expect(m.deletionTimestamp).toBe(deleting.deletionTimestamp);
+      expect(Number(m.resourceVersion)).toBeGreaterThan(Number(deleting.resourceVersion));
+      expect(w.events.map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
+    } finally {
+      w.close();
+    }
   });
 });

@@ -729,7 +729,11 @@ export class ObjectService {
       if (ctx.dryRun) return this.present(rt, version, obj);
       const rv = this.store.nextRv();
       m.resourceVersion = str(rv);
-      this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
+      // kube's deleteWithoutFinalizers never stores the update: watchers get the last stored object
+      // (finalizers and all) at the revision of the deletion; the caller gets its update
+      const last = clone(old);
+      metaOf(last).resourceVersion = str(rv);
+      this.store.remove(storageKey(rt), k, name, JSON.stringify(last), rv);
       return this.present(rt, version, obj);
     }
     if (ctx.dryRun) return this.present(rt, version, obj);
