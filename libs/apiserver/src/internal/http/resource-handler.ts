@@ -191,16 +191,34 @@ function invalidOptions(kind: OptionsKind, causes: StatusCause[]): ApiError {
   return errors.invalid({ group: 'meta.k8s.io', resource: kind, kind, name: '' }, causes);
 }
 
-/** kube's ValidateFieldManager: at most 128 bytes. */
+/** What Go's unicode.IsPrint accepts: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** kube's ValidateFieldManager: at most 128 bytes, every character printable. */
 function fieldManagerCauses(fm: string | null): StatusCause[] {
-  if (fm === null || Buffer.byteLength(fm) <= 128) return [];
-  return [
-    {
+  if (fm === null) return [];
+  const causes: StatusCause[] = [];
+  if (Buffer.byteLength(fm) > 128) {
+    causes.push({
       reason: 'FieldValueTooLong',
       field: 'fieldManager',
       message: 'Too long: may not be more than 128 bytes',
-    },
-  ];
+    });
+  }
+  // Go ranges over the bytes of the string: a character's position is its byte offset
+  let position = 0;
+  for (const ch of fm) {
+    if (!PRINTABLE.test(ch)) {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'fieldManager',
+        message: `Invalid value: ${JSON.stringify(fm)}: invalid character U+${code} (at position ${position})`,
+      });
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return causes;
 }
 
 /** The write's field manager: the query's (validated by {@link writeOptions}), else the user agent's name unless one is required. */
