@@ -1,34 +1,19 @@
 import type https from 'node:https';
 import { homedir } from 'node:os';
-import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { proxyFromEnvironment } from './environment-proxy.js';
 import { ExecCredentialPlugin } from './exec-credential.js';
+import { checkProxyUrl, checkUser, collect } from './kube-config-entries.js';
+import type { ClusterEntry, ContextEntry, NamedEntry, UserEntry } from './kube-config-entries.js';
 import { KubeConfigError } from './kube-config-error.js';
-import type { ExecConfig, ExecCredentials } from './exec-credential.js';
+import { definesSomething, readKubeConfigFile } from './kube-config-file.js';
+import type { KubeConfigDocument } from './kube-config-file.js';
+import type { ExecCredentials } from './exec-credential.js';
 
 // node:fs imported as an ES module builds its namespace by reading every export, which runs fs's lazy
 // `promises` getter and loads fs/promises, streams and readline (~1 MB of RSS in an idle operator).
 // The CommonJS object does not (issue 15 §3).
 const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
-
-/**
- * Parses a kubeconfig file. A file written as JSON (JSON is YAML; the in-memory API server and many
- * generators write it) is read by `JSON.parse`; anything else by the YAML parser (eemeli/yaml),
- * loaded on the first such file. An operator in a pod reads its in-cluster configuration, and one
- * given a JSON kubeconfig reads it, without loading the YAML parser (~10 MB of RSS).
- */
-function parseYaml(text: string): unknown {
-  if (text.trimStart().startsWith('{')) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      // YAML's flow style is wider than JSON (unquoted keys, comments): the YAML parser decides
-    }
-  }
-  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return yaml.parse(text);
-}
 
 /**
  * The part of a KubeConfig tosdk reads. @kubernetes/client-node's `KubeConfig` has it, and so has
@@ -70,49 +55,6 @@ export interface LoadKubeConfigOptions {
   serviceAccountDir?: string;
 }
 
-interface NamedEntry<T> {
-  name: string;
-  value: T;
-  /** Directory of the file the entry came from (relative paths resolve against it). */
-  dir: string;
-  /** The file the entry came from (for messages). */
-  file: string;
-}
-
-interface ClusterEntry {
-  server?: string;
-  'certificate-authority'?: string;
-  'certificate-authority-data'?: string;
-  'insecure-skip-tls-verify'?: boolean;
-  'tls-server-name'?: string;
-  'proxy-url'?: string;
-  'disable-compression'?: boolean;
-  extensions?: Array<{ name?: string; extension?: unknown }>;
-}
-
-interface UserEntry {
-  token?: string;
-  tokenFile?: string;
-  'client-certificate'?: string;
-  'client-certificate-data'?: string;
-  'client-key'?: string;
-  'client-key-data'?: string;
-  username?: string;
-  password?: string;
-  exec?: ExecConfig;
-  'auth-provider'?: unknown;
-  as?: string;
-  'as-uid'?: string;
-  'as-groups'?: string[];
-  'as-user-extra'?: Record<string, string[]>;
-}
-
-interface ContextEntry {
-  cluster?: string;
-  user?: string;
-  namespace?: string;
-}
-
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
@@ -138,7 +80,7 @@ export class LoadedKubeConfig implements KubeConfigSource {
 
   /** @internal Builds one from parsed documents (first definition of a name wins, as kubectl merges). */
   static fromDocuments(
-    documents: Array<{ text: string; file: string; doc: Record<string, unknown> }>,
+    documents: KubeConfigDocument[],
     source: string,
     env: Record<string, string | undefined> = {},
   ): LoadedKubeConfig {
@@ -477,172 +419,6 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): LoadedKubeC
   if (env['KUBERNETES_SERVICE_HOST']) return inCluster(env, serviceAccountDir);
   throw new KubeConfigError(
     'no Kubernetes configuration found: set KUBECONFIG to a kubeconfig file, create ~/.kube/config, or run in a cluster (KUBERNETES_SERVICE_HOST and the service account files)',
-  );
-}
-
-/** Reads one kubeconfig file; `via` says how it was found (for messages). */
-function readKubeConfigFile(
-  file: string,
-  via: string,
-): { text: string; file: string; doc: Record<string, unknown> } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new KubeConfigError(
-      `cannot read the kubeconfig ${file} (from ${via}): ${(cause as Error).message}`,
-      file,
-      { cause },
-    );
-  }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (cause) {
-    throw notAKubeConfig(file, via, `it is not YAML (${(cause as Error).message.split('\n')[0]})`, cause);
-  }
-  // as client-go: an empty file (or one of comments only) is an empty configuration, merged as such
-  if (doc === null || doc === undefined) return { text, file, doc: {} };
-  if (typeof doc !== 'object' || Array.isArray(doc)) {
-    throw notAKubeConfig(file, via, 'it is not a YAML mapping');
-  }
-  const d = doc as Record<string, unknown>;
-  if (d.kind !== undefined && d.kind !== 'Config')
-    throw notAKubeConfig(file, via, `its kind is ${JSON.stringify(d.kind)}, not Config`);
-  for (const key of ['clusters', 'users', 'contexts']) {
-    if (d[key] !== undefined && d[key] !== null && !Array.isArray(d[key]))
-      throw notAKubeConfig(file, via, `its ${key} is not a list`);
-  }
-  // a file of a KUBECONFIG list may hold only some parts (only users, only current-context), but
-  // one with no part of a kubeconfig at all is most likely another file named by mistake
-  if (!KUBECONFIG_KEYS.some((key) => key in d)) {
-    throw notAKubeConfig(file, via, `it has none of ${KUBECONFIG_KEYS.join(', ')}`);
-  }
-  return { text, file, doc: d };
-}
-
-/** The top-level fields of a kubeconfig. */
-const KUBECONFIG_KEYS = [
-  'apiVersion',
-  'kind',
-  'clusters',
-  'users',
-  'contexts',
-  'current-context',
-  'preferences',
-  'extensions',
-];
-
-/** Whether a parsed file defines a cluster, user, context or current context (client-go's `IsConfigEmpty`, negated). */
-function definesSomething({ doc }: { doc: Record<string, unknown> }): boolean {
-  const some = (list: unknown) => Array.isArray(list) && list.length > 0;
-  return (
-    some(doc.clusters) ||
-    some(doc.users) ||
-    some(doc.contexts) ||
-    (typeof doc['current-context'] === 'string' && doc['current-context'] !== '')
-  );
-}
-
-function notAKubeConfig(file: string, via: string, why: string, cause?: unknown): KubeConfigError {
-  return new KubeConfigError(
-    `${file} (from ${via}) is not a kubeconfig: ${why}; point ${via === 'KUBECONFIG' ? 'KUBECONFIG' : 'it'} at a kubeconfig file (e.g. one written by \`kubectl config view --raw\`)`,
-    file,
-    { cause },
-  );
-}
-
-function collect<T>(
-  list: unknown,
-  field: string,
-  dir: string,
-  into: Map<string, NamedEntry<T>>,
-  file: string,
-): void {
-  if (!Array.isArray(list)) return;
-  const seen = new Set<string>();
-  for (const item of list as Array<Record<string, unknown>>) {
-    const name = item?.name;
-    if (typeof name !== 'string') {
-      throw new KubeConfigError(`${file} is not a valid kubeconfig: a ${field} entry has no name`, file);
-    }
-    // as client-go's conversion of the file: a name twice in one list is an error (across files,
-    // the first file's entry wins)
-    if (seen.has(name)) {
-      throw new KubeConfigError(
-        `${file} defines ${field} "${name}" twice; remove or rename one of the two entries`,
-        file,
-      );
-    }
-    seen.add(name);
-    const value = (item[field] ?? {}) as Record<string, unknown>;
-    for (const key of BASE64_FIELDS[field] ?? []) checkBase64(value[key], key, `${field} "${name}"`, file);
-    if (!into.has(name)) into.set(name, { name, value: value as T, dir, file });
-  }
-}
-
-/** As client-go's `parseProxyURL`: a cluster's proxy-url must be an http, https or socks5 URL. */
-function checkProxyUrl(cluster: NamedEntry<ClusterEntry>): void {
-  const proxyUrl = cluster.value['proxy-url'] ?? '';
-  let protocol = '';
-  try {
-    protocol = new URL(proxyUrl).protocol;
-  } catch {
-    // not a URL: refused below
-  }
-  if (protocol === 'http:' || protocol === 'https:' || protocol === 'socks5:') return;
-  throw new KubeConfigError(
-    `proxy-url "${proxyUrl}" of cluster "${cluster.name}" in ${cluster.file} is not an http, https or socks5 URL; ` +
-      'write it with its scheme (e.g. http://proxy.example:3128), as kubectl requires',
-    cluster.file,
-  );
-}
-
-/**
- * The checks of client-go's `validateAuthInfo` that change what is sent: one authentication
- * method among a token and a username/password, and a key with a client certificate.
- */
-function checkUser(user: NamedEntry<UserEntry>): void {
-  const u = user.value;
-  if (u.token && (u.username || u.password)) {
-    throw new KubeConfigError(
-      `user "${user.name}" in ${user.file} has more than one authentication method (token and username/password); keep only one of them`,
-      user.file,
-    );
-  }
-  const cert = u['client-certificate-data']
-    ? 'client-certificate-data'
-    : u['client-certificate']
-      ? 'client-certificate'
-      : '';
-  if (cert && !u['client-key-data'] && !u['client-key']) {
-    throw new KubeConfigError(
-      `user "${user.name}" has a client certificate (${cert}) but no client-key or client-key-data in ${user.file}; add the private key of the certificate`,
-      user.file,
-    );
-  }
-}
-
-/** The fields of an entry that hold base64 (Go's `[]byte` of the kubeconfig). */
-const BASE64_FIELDS: Record<string, string[]> = {
-  cluster: ['certificate-authority-data'],
-  user: ['client-certificate-data', 'client-key-data'],
-};
-
-/**
- * As client-go decoding the file (standard base64 with padding; line breaks are skipped): a value
- * that is not base64, typically a PEM pasted as it is, is an error naming the field, the entry and
- * the file, not bytes that fail later as an unexplained TLS error.
- */
-function checkBase64(value: unknown, key: string, entry: string, file: string): void {
-  if (value === undefined || value === null || value === '') return;
-  const text = typeof value === 'string' ? value.replace(/[\r\n]/g, '') : undefined;
-  if (text !== undefined && text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text)) return;
-  const pem = typeof value === 'string' && value.includes('-----BEGIN');
-  throw new KubeConfigError(
-    `${key} of ${entry} in ${file} is not base64${pem ? ' (it holds a PEM as it is)' : ''}; ` +
-      `put the base64 of the PEM file there (\`base64 -w0 <file>\`), or name the file in ${key.replace(/-data$/, '')} instead`,
-    file,
   );
 }
 
