@@ -139,4 +139,32 @@ describe('review s11: field selectors per kind', () => {
       });
     },
   );
+  it.failing(
+    '[FINDING S11-SEL14] events?fieldSelector=source=my-operator misses an Event that has reportingComponent my-operator and no source.component; kube falls back to reportingController',
+    async () => {
+      // pkg/registry/core/event strategy's ToSelectableFields: source is event.Source.Component,
+      // or event.ReportingController when that is empty (Events written the events.k8s.io way)
+      const r = await call(server, 'POST', '/api/v1/namespaces/default/events', {
+        metadata: { name: 'ev1' },
+        involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'cm1', apiVersion: 'v1' },
+        reason: 'Synced',
+        message: 'synced',
+        type: 'Normal',
+        action: 'Sync',
+        eventTime: '2026-01-01T00:00:00.000000Z',
+        reportingComponent: 'my-operator',
+        reportingInstance: 'my-operator-0',
+      });
+      expect(r.status).toBe(201);
+      const found = await call(
+        server,
+        'GET',
+        `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('source=my-operator')}`,
+      );
+      expect(found.status).toBe(200);
+      expect(
+        found.json<{ items: { metadata: { name: string } }[] }>().items.map((i) => i.metadata.name),
+      ).toEqual(['ev1']);
+    },
+  );
 });
