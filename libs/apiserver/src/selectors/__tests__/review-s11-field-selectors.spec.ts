@@ -167,4 +167,51 @@ describe('review s11: field selectors per kind', () => {
       ).toEqual(['ev1']);
     },
   );
+  it.failing(
+    '[FINDING S11-SEL15] jobs?fieldSelector=status.successful=1 never lists a Job with status.succeeded 1, and status.successful=0 / replicasets status.replicas=0 miss new objects; kube formats status.succeeded and status.replicas as integers, 0 when unset',
+    async () => {
+      // JobToSelectableFields: "status.successful" = strconv.Itoa(job.Status.Succeeded) (the JSON
+      // field is status.succeeded); ReplicaSet ToSelectableFields: "status.replicas" =
+      // strconv.Itoa(rs.Status.Replicas)
+      const JOBS = '/apis/batch/v1/namespaces/default/jobs';
+      const job = (name: string): Record<string, unknown> => ({
+        metadata: { name },
+        spec: {
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } },
+        },
+      });
+      expect((await call(server, 'POST', JOBS, job('done'))).status).toBe(201);
+      expect((await call(server, 'POST', JOBS, job('fresh'))).status).toBe(201);
+      const status = await call(
+        server,
+        'PATCH',
+        `${JOBS}/done/status`,
+        { status: { succeeded: 1 } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      expect(status.status).toBe(200);
+      const names = async (path: string, selector: string): Promise<string[]> => {
+        const r = await call(server, 'GET', `${path}?fieldSelector=${encodeURIComponent(selector)}`);
+        expect(r.status).toBe(200);
+        return r.json<{ items: { metadata: { name: string } }[] }>().items.map((i) => i.metadata.name);
+      };
+      expect(await names(JOBS, 'status.successful=1')).toEqual(['done']);
+      expect(await names(JOBS, 'status.successful=0')).toEqual(['fresh']);
+
+      const RS = '/apis/apps/v1/namespaces/default/replicasets';
+      const rs = await call(server, 'POST', RS, {
+        metadata: { name: 'rs0' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'rs0' } },
+          template: {
+            metadata: { labels: { app: 'rs0' } },
+            spec: { containers: [{ name: 'c', image: 'busybox:1' }] },
+          },
+        },
+      });
+      expect(rs.status).toBe(201);
+      expect(await names(RS, 'status.replicas=0')).toEqual(['rs0']);
+    },
+  );
 });
