@@ -408,4 +408,50 @@ describe('review s11: deletion and garbage collection', () => {
       w.close();
     }
   });
+  // kube-apiserver: pkg/registry/core/namespace/storage/storage.go REST.Delete: shouldHaveOrphanFinalizer and
+  // shouldHaveDeleteDependentsFinalizer keep the namespace's own orphan/foregroundDeletion finalizer when the
+  // request names no policy, and orphanDependents=false asks for foregroundDeletion (not Background); a
+  // namespace already terminating is answered as it is while spec.finalizers remain.
+  it('[FINDING S11-GC11] a DELETE of a namespace without options drops the orphan finalizer it carries (its cluster-scoped dependents are then collected), and orphanDependents=false deletes it without foregroundDeletion', async () => {
+    const ns = await make(server, '/api/v1/namespaces', {
+      metadata: { name: 'gc11a', finalizers: ['orphan'] },
+    });
+    await make(server, CR, {
+      metadata: {
+        name: 'gc11-role',
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: 'gc11a', uid: ns.uid }],
+      },
+    });
+    const del = await call(server, 'DELETE', '/api/v1/namespaces/gc11a');
+    expect(del.json<{ metadata: Meta }>().metadata.finalizers).toEqual(['orphan']);
+    await waitFor(() => gone(server, '/api/v1/namespaces/gc11a'));
+    const role = await call(server, 'GET', `${CR}/gc11-role`);
+    expect(role.status).toBe(200);
+    expect(role.json<{ metadata: Meta }>().metadata.ownerReferences).toBeUndefined();
+    // a second DELETE with a policy leaves a terminating namespace as it is
+    const nsb = await make(server, '/api/v1/namespaces', { metadata: { name: 'gc11b' } });
+    await make(server, '/api/v1/namespaces/gc11b/configmaps', {
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    });
+    // a blocking dependent held by its finalizer keeps foregroundDeletion on the namespace
+    await make(server, CR, {
+      metadata: {
+        name: 'gc11-blocker',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Namespace', name: 'gc11b', uid: nsb.uid, blockOwnerDeletion: true },
+        ],
+      },
+    });
+    const fg = await call(server, 'DELETE', '/api/v1/namespaces/gc11b', { orphanDependents: false });
+    expect(fg.status).toBe(202);
+    expect(fg.json<{ metadata: Meta }>().metadata.finalizers).toEqual(['foregroundDeletion']);
+    const again = await call(server, 'DELETE', '/api/v1/namespaces/gc11b?propagationPolicy=Background');
+    expect(again.status).toBe(200);
+    expect(again.json<{ metadata: Meta }>().metadata.finalizers).toEqual(['foregroundDeletion']);
+    for (const held of ['/api/v1/namespaces/gc11b/configmaps/held', `${CR}/gc11-blocker`])
+      expect((await call(server, 'PATCH', held, { metadata: { finalizers: null } }, MERGE)).status).toBe(200);
+    await waitFor(() => gone(server, '/api/v1/namespaces/gc11b'));
+    expect(await gone(server, `${CR}/gc11-blocker`)).toBe(true);
+  });
 });

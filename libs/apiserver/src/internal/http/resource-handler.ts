@@ -427,7 +427,7 @@ export async function handleResource(
     case 'delete': {
       const opts = await deleteOptions(req, query);
       const ctx = writeContext(user, opts.dryRun);
-      const r = deps.service.delete(rt, version, namespace, info.name!, storeDeleteOptions(opts), ctx);
+      const r = deps.service.delete(rt, version, namespace, info.name!, storeDeleteOptions(rt, opts), ctx);
       // kube's DeleteResource: 202 when the object stays (finalizers) and orphanDependents=false was asked
       if (!r.deleted) return sendJson(res, opts.orphanDependents === false ? 202 : 200, r.object);
       // the deleted object itself where kube's store sets ReturnDeletedObject (custom resources, pods,
@@ -459,7 +459,7 @@ export async function handleResource(
             version,
             rt.namespaced ? String(m.namespace) : '',
             String(m.name),
-            storeDeleteOptions(opts),
+            storeDeleteOptions(rt, opts),
             ctx,
           );
         } catch (e) {
@@ -537,12 +537,16 @@ function deleteOptionsTypeError(field: string, goType: string, value: unknown): 
 /**
  * The options the store deletes with: `orphanDependents: false` overrides the object's `orphan` and
  * `foregroundDeletion` finalizers as Background does (kube's shouldOrphanDependents and
- * shouldDeleteDependentsInForeground give a set orphanDependents precedence).
+ * shouldDeleteDependentsInForeground give a set orphanDependents precedence), and asks for Foreground
+ * of a namespace (the namespace registry's shouldHaveDeleteDependentsFinalizer).
  */
-function storeDeleteOptions(opts: { options: DeleteOptions; orphanDependents?: boolean }): DeleteOptions {
-  return opts.orphanDependents === false
-    ? { ...opts.options, propagationPolicy: 'Background' }
-    : opts.options;
+function storeDeleteOptions(
+  rt: ResourceType,
+  opts: { options: DeleteOptions; orphanDependents?: boolean },
+): DeleteOptions {
+  if (opts.orphanDependents !== false) return opts.options;
+  const namespace = rt.group === '' && rt.plural === 'namespaces';
+  return { ...opts.options, propagationPolicy: namespace ? 'Foreground' : 'Background' };
 }
 
 /**

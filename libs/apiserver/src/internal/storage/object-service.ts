@@ -812,8 +812,9 @@ export class ObjectService {
     const obj = clone(old);
     const m = metaOf(obj);
     const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
-    const policy =
-      opts.propagationPolicy ?? (rt.group === '' && rt.plural === 'namespaces' ? 'Background' : undefined);
+    const policy = opts.propagationPolicy;
+    const terminatingNamespace =
+      rt.group === '' && rt.plural === 'namespaces' && m.deletionTimestamp !== undefined;
     if (
       rt.crdName === undefined &&
       rt.plural === 'events' &&
@@ -824,19 +825,19 @@ export class ObjectService {
       const kept = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
       finalizers.length = 0;
       finalizers.push(...kept);
-    } else if (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined) {
+    } else if (
+      !terminatingNamespace &&
+      (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined)
+    ) {
+      // as kube's store.Delete, a propagationPolicy applies to an object already being deleted too (no kind
+      // here has a graceful deletion pending); without one, the object's own orphan or foregroundDeletion
+      // finalizer stays (for namespaces too: the namespace registry's shouldHaveOrphanFinalizer); a
+      // terminating namespace is answered as it is (its registry does so while spec.finalizers remain)
       const opt: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {};
       if (policy !== undefined) opt.propagationPolicy = policy;
       const next = deletionFinalizers(finalizers, opt);
-      // as kube's store.Delete, a propagationPolicy applies to an object already being deleted too (no kind
-      // here has a graceful deletion pending); a terminating namespace gets no new finalizers (its registry
-      // answers at once while spec.finalizers remain)
-      const allowed =
-        m.deletionTimestamp === undefined || rt.group !== '' || rt.plural !== 'namespaces'
-          ? next
-          : next.filter((f) => finalizers.includes(f));
       finalizers.length = 0;
-      finalizers.push(...allowed);
+      finalizers.push(...next);
     }
     const isNamespace = rt.group === '' && rt.plural === 'namespaces';
     const isCrd = rt.crdName === undefined && rt.group === 'apiextensions.k8s.io';
