@@ -454,4 +454,60 @@ describe('review s11: deletion and garbage collection', () => {
     await waitFor(() => gone(server, '/api/v1/namespaces/gc11b'));
     expect(await gone(server, `${CR}/gc11-blocker`)).toBe(true);
   });
+  // kube-controller-manager: graph_builder.go addDependentToOwners calls reportInvalidNamespaceOwnerRef when a
+  // dependent names (by uid) an observed namespaced owner of another namespace: a Warning event
+  // OwnerRefInvalidNamespace on the dependent from garbage-collector-controller, "ownerRef <objectReference>
+  // does not exist in namespace <ns>" (graph.go objectReference.String; client-go's recorder puts the event in
+  // the dependent's namespace, "default" for a cluster-scoped one).
+  it('[FINDING S11-GC12] a dependent whose ownerReference names an owner of another namespace gets no OwnerRefInvalidNamespace warning event saying why it is collected (or, cluster-scoped, never collected)', async () => {
+    const owner = await make(server, CM, { metadata: { name: 'gc12-owner' } });
+    await make(server, '/api/v1/namespaces', { metadata: { name: 'gc12' } });
+    const child = await make(server, '/api/v1/namespaces/gc12/configmaps', {
+      metadata: { name: 'gc12-child', ownerReferences: [ref('ConfigMap', owner)] },
+    });
+    const role = await make(server, CR, {
+      metadata: { name: 'gc12-role', ownerReferences: [ref('ConfigMap', owner)] },
+    });
+    type Ev = {
+      type: string;
+      reason: string;
+      message: string;
+      count: number;
+      source: { component: string };
+      involvedObject: Record<string, unknown>;
+    };
+    const warning = (ns: string, name: string) =>
+      waitFor(async () => {
+        const r = await call(
+          server,
+          'GET',
+          `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DOwnerRefInvalidNamespace,involvedObject.name%3D${name}`,
+        );
+        return r.json<{ items: Ev[] }>().items[0];
+      });
+    const ref0 = `[v1/ConfigMap, namespace: %s, name: gc12-owner, uid: ${owner.uid}]`;
+    const e = await warning('gc12', 'gc12-child');
+    expect(e).toMatchObject({
+      type: 'Warning',
+      reason: 'OwnerRefInvalidNamespace',
+      count: 1,
+      source: { component: 'garbage-collector-controller' },
+      message: `ownerRef ${ref0.replace('%s', 'gc12')} does not exist in namespace "gc12"`,
+      involvedObject: {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        namespace: 'gc12',
+        name: 'gc12-child',
+        uid: child.uid,
+      },
+    });
+    const c = await warning('default', 'gc12-role');
+    expect(c.message).toBe(`ownerRef ${ref0.replace('%s', '')} does not exist in namespace ""`);
+    expect(c.involvedObject).toEqual({
+      kind: 'ClusterRole',
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      name: 'gc12-role',
+      uid: role.uid,
+    });
+  });
 });

@@ -9,6 +9,7 @@ import { storageKey, storageVersion } from '../resources/resource-type.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../../gc/index.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import { terminationConditions } from './namespace-conditions.js';
+import { ownerRefInvalidNamespaceEvent } from './gc-events.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -144,7 +145,7 @@ export class Controllers {
     if (ev.type === 'ADDED' && meta.ownerReferences === undefined && meta.deletionTimestamp === undefined)
       return;
     // the collector watches no events (graph_builder.go ignoredResources): an Event is never its dependent
-    if (!GC_IGNORED.has(ev.resource)) this.indexForCollector(ev, meta);
+    if (!GC_IGNORED.has(ev.resource)) this.indexForCollector(ev, obj, meta);
     if (ev.type === 'DELETED') {
       if (ev.namespace) this.enqueue(`ns/${ev.namespace}`, () => this.terminateNamespace(ev.namespace));
       const rt = this.registry.byStorageKey(ev.resource);
@@ -158,7 +159,8 @@ export class Controllers {
   }
 
   /** Indexes an event's ownership and wakes the collector when it may have work. */
-  private indexForCollector(ev: StoreEvent, meta: JsonObject): void {
+  private indexForCollector(ev: StoreEvent, obj: JsonObject, meta: JsonObject): void {
+    if (ev.type !== 'DELETED') this.reportInvalidNamespaceOwner(ev, obj, meta);
     this.indexOwners(ev, meta);
     if (this.gcRelevant(ev, meta)) {
       // the object, and its owners before and after (one it stopped naming may be waiting on it)
@@ -369,6 +371,50 @@ export class Controllers {
       meta.deletionTimestamp === undefined &&
       (now.some((o) => !this.located.has(o)) || this.misreferences(meta))
     );
+  }
+
+  /**
+   * kube's graph builder (addDependentToOwners) on the references an object gains: up to the first that
+   * names a stored object at other coordinates, a namespaced owner of another namespace than the
+   * dependent's gets an OwnerRefInvalidNamespace warning event (reportInvalidNamespaceOwnerRef).
+   */
+  private reportInvalidNamespaceOwner(ev: StoreEvent, obj: JsonObject, meta: JsonObject): void {
+    if (!Array.isArray(meta.ownerReferences)) return;
+    const before = new Set<string>();
+    if (ev.prevJson !== undefined) {
+      const prev = metaOf(JSON.parse(ev.prevJson) as JsonObject).ownerReferences;
+      if (Array.isArray(prev)) for (const r of prev as unknown[]) if (isObject(r)) before.add(str(r.uid));
+    }
+    const namespace = str(meta.namespace ?? '');
+    for (const r of meta.ownerReferences as unknown[]) {
+      if (!isObject(r) || before.has(str(r.uid))) continue;
+      const at = this.located.get(str(r.uid));
+      if (!at) continue;
+      if (at.namespace !== '' && at.namespace !== namespace) {
+        const event = ownerRefInvalidNamespaceEvent(
+          {
+            apiVersion: str(obj.apiVersion),
+            kind: str(obj.kind),
+            namespace,
+            name: str(meta.name),
+            uid: str(meta.uid),
+          },
+          r,
+          new Date(),
+        );
+        this.enqueue(`gc-event/${str(meta.uid)}/${str(r.uid)}`, () => this.record(event));
+        return;
+      }
+      if (this.misreferences({ namespace, ownerReferences: [r] })) return;
+    }
+  }
+
+  /** Creates an event the server's controllers record (a namespace being terminated refuses it). */
+  private record(event: JsonObject): void {
+    const events = this.registry.resolve('', 'v1', 'events');
+    if (!events) return;
+    const ns = str(metaOf(event).namespace);
+    this.service.create(events.rt, events.version, ns, event, SYSTEM);
   }
 
   /**
