@@ -97,8 +97,12 @@ const FIELD_SELECTORS: Record<string, readonly string[]> = {
     'spec.hostNetwork',
     'status.phase',
     'status.podIP',
+    'status.podIPs',
     'status.nominatedNodeName',
+    // what old v1 clients send for spec.nodeName
+    'spec.host',
   ],
+  '/services': ['spec.clusterIP', 'spec.type'],
   '/events': [
     'involvedObject.kind',
     'involvedObject.namespace',
@@ -131,7 +135,15 @@ const FIELD_SELECTORS: Record<string, readonly string[]> = {
 };
 
 function fieldValue(obj: JsonObject, field: string): string | undefined {
-  if (field === 'source') return str(get(obj, 'source.component'));
+  // an Event written the events.k8s.io way has no source.component: its reporting controller
+  // (reportingComponent in core/v1) is its source
+  if (field === 'source') return str(get(obj, 'source.component')) || str(get(obj, 'reportingComponent'));
+  if (field === 'spec.host') return fieldValue(obj, 'spec.nodeName');
+  // accepted by the pod's field label conversion but not among its selectable fields: always ""
+  if (field === 'status.podIPs') return '';
+  // int32 fields, formatted as integers (0 when unset): a Job's successful count is status.succeeded
+  if (field === 'status.successful') return String(Number(get(obj, 'status.succeeded') ?? 0));
+  if (field === 'status.replicas') return String(Number(get(obj, 'status.replicas') ?? 0));
   if (field === 'spec.hostNetwork') return String(get(obj, 'spec.hostNetwork') === true);
   const v = get(obj, field);
   return v === undefined ? '' : str(v);

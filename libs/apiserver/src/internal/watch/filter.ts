@@ -21,24 +21,35 @@ export function buildFilter(
     const parsed = sel.parseLabelSelector(labelSelector);
     preds.push((o) => sel.matchesLabels(parsed, labelsOf(o)));
   }
-  if (fieldSelector !== undefined && fieldSelector.trim() !== '') {
+  // only the empty selector selects everything: blanks are a term kube's parser does not understand
+  if (fieldSelector !== undefined && fieldSelector !== '') {
     const reqs = peers.selectors.parseFieldSelector(fieldSelector);
+    // a kind with a field label conversion of its own (custom resources, and the built-ins with extra
+    // fields) refuses others its way; every other kind takes metadata.name and metadata.namespace
+    // only, as apimachinery's DefaultMetaV1FieldSelectorConversion words it
+    const ownLabels = rt.crdName !== undefined || version.selectableFields.length > 0;
+    // a Namespace's conversion and a cluster-scoped custom resource's take no metadata.namespace
+    const namespaceLabel =
+      !(rt.group === '' && rt.plural === 'namespaces') && (rt.crdName === undefined || rt.namespaced);
     for (const r of reqs) {
       const f = r.field;
       let get: (o: JsonObject) => string | undefined;
       if (f === 'metadata.name') get = (o) => strField(o, 'name');
-      else if (f === 'metadata.namespace') get = (o) => strField(o, 'namespace') ?? '';
+      else if (f === 'metadata.namespace' && namespaceLabel) get = (o) => strField(o, 'namespace') ?? '';
       else if (version.selectableFields.includes(f) && version.fieldValue) {
         const fv = version.fieldValue;
         get = (o) => fv(o, f);
-      } else {
+      } else if (ownLabels || f === 'metadata.namespace') {
         throw errors.badRequest(`field label not supported: ${f}`);
+      } else {
+        throw errors.badRequest(
+          `${JSON.stringify(f)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+        );
       }
       const want = r.value;
       preds.push(r.op === '=' ? (o) => (get(o) ?? '') === want : (o) => (get(o) ?? '') !== want);
     }
   }
-  void rt;
   if (preds.length === 0) return undefined;
   if (preds.length === 1) return preds[0];
   return (o) => preds.every((p) => p(o));
