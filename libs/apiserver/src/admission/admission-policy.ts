@@ -4,9 +4,10 @@
  * and schema validation and before the validating webhooks. Supported: `matchConstraints`
  * (resource rules with exclusions, namespace and object selectors, matchPolicy), `validations`
  * (`expression`, `message`, `messageExpression`, `reason`), `variables`, `failurePolicy`, bindings
- * with `validationActions` Deny and Warn (Audit is accepted and ignored) and `matchResources`.
- * Not supported: `paramKind`/`paramRef` (`params` is null), `matchConditions`, `auditAnnotations`,
- * `authorizer`.
+ * with `validationActions` Deny and Warn (Audit is accepted and ignored) and `matchResources`, and
+ * `matchConditions` (see match-conditions.ts: a false one means the policy does not apply, an
+ * evaluation error follows `failurePolicy`).
+ * Not supported: `paramKind`/`paramRef` (`params` is null), `auditAnnotations`, `authorizer`.
  */
 import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
@@ -23,6 +24,14 @@ import { labelsOf, userInfoOf } from './admission-attributes.js';
 import type { WebhookRule } from './webhook-configuration.js';
 import type { MatchContext } from './webhook-matching.js';
 import { ruleMatches } from './webhook-matching.js';
+import type { MatchCondition } from './match-conditions.js';
+import {
+  compileMatchConditions,
+  evaluateMatchConditions,
+  requestVariable,
+  sameMatchConditions,
+  validateMatchConditions,
+} from './match-conditions.js';
 
 /** The resources of the policy kinds in the store. */
 export const POLICY_KEY = 'admissionregistration.k8s.io/validatingadmissionpolicies';
@@ -50,6 +59,7 @@ interface CompiledPolicy {
   name: string;
   match: Matcher | undefined;
   failurePolicy: 'Fail' | 'Ignore';
+  matchConditions: MatchCondition[];
   variables: { name: string; program: Program }[];
   validations: CompiledValidation[];
 }
@@ -108,6 +118,7 @@ function compilePolicy(obj: JsonObject): CompiledPolicy {
     name: str(metaOf(obj).name),
     match: matcherOf(spec.matchConstraints),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+    matchConditions: compileMatchConditions(spec.matchConditions),
     variables: arr(spec.variables).map((v) => {
       const o = isObject(v) ? v : {};
       return { name: str(o.name), program: compile(str(o.expression)) };
@@ -126,10 +137,12 @@ function compilePolicy(obj: JsonObject): CompiledPolicy {
 
 /**
  * The causes that make a policy invalid (expressions that do not compile, missing fields), named
- * by field as kube-apiserver names them.
+ * by field as kube-apiserver names them. `old` is the stored policy on an update: its
+ * `matchConditions` are not checked again when neither they nor `paramKind` changed, as kube does.
  */
-export function validatePolicy(obj: JsonObject): StatusCause[] {
+export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[] {
   const spec = isObject(obj.spec) ? obj.spec : {};
+  const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
   const causes: StatusCause[] = [];
   if (!isObject(spec.matchConstraints) || arr(spec.matchConstraints.resourceRules).length === 0) {
     causes.push({
@@ -145,6 +158,11 @@ export function validatePolicy(obj: JsonObject): StatusCause[] {
       message: 'Unsupported value: the in-memory API server runs policies without params; remove paramKind',
     });
   }
+  const keepsConditions =
+    oldSpec !== undefined &&
+    sameMatchConditions(spec.paramKind, oldSpec.paramKind) &&
+    sameMatchConditions(spec.matchConditions, oldSpec.matchConditions);
+  if (!keepsConditions) causes.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions'));
   if (arr(spec.validations).length === 0)
     causes.push({
       reason: 'FieldValueRequired',
@@ -355,6 +373,16 @@ export class AdmissionPolicies {
     if (attrs.namespaced && attrs.namespace !== '') {
       const ns = this.source.namespaceObject(attrs.namespace);
       if (ns) vars.namespaceObject = toCel(ns, undefined);
+    }
+    if (policy.matchConditions.length > 0) {
+      // kube-apiserver's policy validator: the conditions first; false means the policy does not
+      // apply, an error is the policy's failure (under Fail) or nothing (under Ignore)
+      const outcome = evaluateMatchConditions(policy.matchConditions, {
+        ...vars,
+        request: requestVariable(attrs, attrs.version, null),
+      });
+      if ('error' in outcome) return policy.failurePolicy === 'Fail' ? { message: outcome.error } : undefined;
+      if (!outcome.matches) return undefined;
     }
     const variables = new Map<string, CelInput>();
     for (const v of policy.variables) {

@@ -407,16 +407,17 @@ export class ServerAdmission implements WebhookSource {
 
   /** kube-apiserver's validation of a webhook configuration, as an admission point. */
   private configCheck(rt: ResourceType): Hook {
-    return (obj) => {
+    return (obj, old) => {
       if (rt.group !== 'admissionregistration.k8s.io') return;
       const causes =
         rt.plural === 'validatingadmissionpolicies'
-          ? validatePolicy(obj)
+          ? validatePolicy(obj, old)
           : rt.plural === 'validatingadmissionpolicybindings'
             ? validateBinding(obj)
             : validateWebhookConfiguration(
                 obj,
                 rt.plural === 'mutatingwebhookconfigurations' ? 'mutating' : 'validating',
+                old,
               );
       if (causes.length > 0)
         throw errors.invalid(

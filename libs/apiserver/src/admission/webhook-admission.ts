@@ -14,6 +14,8 @@ import { postToWebhook, WebhookCallError } from './webhook-call.js';
 import type { ResolvedWebhook } from './webhook-configuration.js';
 import { matchWebhook } from './webhook-matching.js';
 import type { MatchContext } from './webhook-matching.js';
+import { evaluateMatchConditions, requestVariable } from './match-conditions.js';
+import { toCel } from '../crd/internal/cel/values.js';
 
 /** Converts objects to another version of their resource (`apiVersion` as `group/version`). */
 export type ObjectConverter = (objects: JsonObject[], apiVersion: string) => Promise<JsonObject[]>;
@@ -104,36 +106,48 @@ export class WebhookAdmission {
   /**
    * Runs the mutating webhooks in order and returns the object they leave; webhooks with
    * `reinvocationPolicy: IfNeeded` are called once more when a later webhook changed the object.
-   * @throws ApiError on a denial, or on a failed call under `failurePolicy: Fail`.
+   * Each webhook's `matchConditions` see the object as the webhooks before it left it, and are
+   * evaluated again for the second round, as kube-apiserver's mutating dispatcher does.
+   * @throws ApiError on a denial, on a failed call under `failurePolicy: Fail`, or on a condition
+   * that fails to evaluate under `failurePolicy: Fail`.
    */
   async mutate(attrs: AdmissionAttributes, warnings?: string[]): Promise<JsonObject | undefined> {
     const hooks = this.matching('mutating', attrs);
     if (hooks.length === 0) return attrs.object;
     // no object on DELETE: the webhooks see object null, and may not patch
     let object = attrs.object;
+    const called: boolean[] = hooks.map(() => false);
     const changedAfter: boolean[] = hooks.map(() => false);
     for (let i = 0; i < hooks.length; i++) {
       const { hook, version } = hooks[i];
+      if (!(await this.conditionsAllow(hook, version, { ...attrs, object }))) continue;
+      called[i] = true;
       const next = await this.callMutating(hook, version, { ...attrs, object }, warnings);
       if (!deepEqual(next, object)) {
-        for (let j = 0; j < i; j++) changedAfter[j] = true;
+        for (let j = 0; j < i; j++) if (called[j]) changedAfter[j] = true;
         object = next;
       }
     }
+    const again = (i: number): boolean => hooks[i].hook.reinvocationPolicy === 'IfNeeded' && changedAfter[i];
+    if (!hooks.some((_, i) => again(i))) return object;
     for (let i = 0; i < hooks.length; i++) {
       const { hook, version } = hooks[i];
-      if (hook.reinvocationPolicy !== 'IfNeeded' || !changedAfter[i]) continue;
+      // the conditions first (an error fails the request even for a webhook not called again)
+      if (!(await this.conditionsAllow(hook, version, { ...attrs, object })) || !again(i)) continue;
       object = await this.callMutating(hook, version, { ...attrs, object }, warnings);
     }
     return object;
   }
 
   /**
-   * Calls the validating webhooks in parallel.
+   * Calls the validating webhooks in parallel, once their `matchConditions` (evaluated in order,
+   * before any call) allow them.
    * @throws ApiError with the first denial or failure in configuration order.
    */
   async validate(attrs: AdmissionAttributes, warnings?: string[]): Promise<void> {
-    const hooks = this.matching('validating', attrs);
+    const hooks: { hook: ResolvedWebhook; version: string }[] = [];
+    for (const m of this.matching('validating', attrs))
+      if (await this.conditionsAllow(m.hook, m.version, attrs)) hooks.push(m);
     if (hooks.length === 0) return;
     const results = await Promise.all(
       hooks.map(({ hook, version }) =>
@@ -145,6 +159,56 @@ export class WebhookAdmission {
     );
     const first = results.find((r) => r !== undefined);
     if (first !== undefined) throw first;
+  }
+
+  /**
+   * Whether a matched webhook's `matchConditions` let it be called (kube-apiserver's ShouldCallHook):
+   * all true calls it, any false skips it; an evaluation error skips it under `failurePolicy: Ignore`.
+   * The conditions see the objects at the webhook's version.
+   * @throws ApiError 403 (`<resource> "<name>" is forbidden: <error>`) on an evaluation error under
+   * `failurePolicy: Fail`.
+   */
+  private async conditionsAllow(
+    hook: ResolvedWebhook,
+    version: string,
+    attrs: AdmissionAttributes,
+  ): Promise<boolean> {
+    if (hook.matchConditions.length === 0) return true;
+    const { object, oldObject } = await this.versioned(version, attrs);
+    const outcome = evaluateMatchConditions(hook.matchConditions, {
+      object: object === undefined ? null : toCel(object, undefined),
+      oldObject: oldObject === undefined ? null : toCel(oldObject, undefined),
+      request: requestVariable(attrs, version, options(attrs)),
+      // kube-apiserver gives webhook conditions no namespace object
+      namespaceObject: null,
+    });
+    if ('error' in outcome) {
+      if (hook.failurePolicy === 'Ignore') return false;
+      const resource = attrs.group ? `${attrs.resource}.${attrs.group}` : attrs.resource;
+      const subject = attrs.name === '' ? resource : `${resource} ${JSON.stringify(attrs.name)}`;
+      const ref = {
+        group: attrs.group,
+        resource: attrs.resource,
+        ...(attrs.name === '' ? {} : { name: attrs.name }),
+      };
+      throw errors.forbidden(`${subject} is forbidden: ${outcome.error}`, ref);
+    }
+    return outcome.matches;
+  }
+
+  /** The request's objects at `version` (converted when a webhook matched another version). */
+  private async versioned(
+    version: string,
+    attrs: AdmissionAttributes,
+  ): Promise<{ object: JsonObject | undefined; oldObject: JsonObject | undefined }> {
+    let object = attrs.object;
+    let oldObject = attrs.oldObject;
+    if (version !== attrs.version) {
+      const target = apiVersionOf(attrs.group, version);
+      if (object) object = (await this.source.convert([clone(object)], target))[0];
+      if (oldObject) oldObject = (await this.source.convert([clone(oldObject)], target))[0];
+    }
+    return { object, oldObject };
   }
 
   private async callMutating(
@@ -231,13 +295,7 @@ export class WebhookAdmission {
   private async review(uid: string, version: string, attrs: AdmissionAttributes): Promise<JsonObject> {
     const requestKind = { group: attrs.group, version: attrs.version, kind: attrs.kind };
     const requestResource = { group: attrs.group, version: attrs.version, resource: attrs.resource };
-    let object = attrs.object;
-    let oldObject = attrs.oldObject;
-    if (version !== attrs.version) {
-      const target = apiVersionOf(attrs.group, version);
-      if (object) object = (await this.source.convert([clone(object)], target))[0];
-      if (oldObject) oldObject = (await this.source.convert([clone(oldObject)], target))[0];
-    }
+    const { object, oldObject } = await this.versioned(version, attrs);
     const request: JsonObject = {
       uid,
       kind: { ...requestKind, version },

@@ -7,6 +7,8 @@ import type { JsonObject, StatusCause } from '../types.js';
 import { str } from '../internal/common/json.js';
 import { EVERYTHING, labelSelectorFromObject } from '../selectors/index.js';
 import type { LabelSelector } from '../selectors/index.js';
+import type { MatchCondition } from './match-conditions.js';
+import { compileMatchConditions, sameMatchConditions, validateMatchConditions } from './match-conditions.js';
 
 /** Where a webhook is reached. */
 export interface WebhookClientConfig {
@@ -50,6 +52,8 @@ export interface ResolvedWebhook {
   timeoutSeconds: number;
   /** Mutating only: `Never` (default) or `IfNeeded`. */
   reinvocationPolicy: 'Never' | 'IfNeeded';
+  /** `matchConditions`, compiled: the webhook is called only when all are true. */
+  matchConditions: readonly MatchCondition[];
 }
 
 /** The resources of the two configuration kinds in the store. */
@@ -125,6 +129,7 @@ export function resolveWebhooks(config: JsonObject, type: 'validating' | 'mutati
       sideEffects: typeof w.sideEffects === 'string' ? w.sideEffects : 'Unknown',
       timeoutSeconds: typeof w.timeoutSeconds === 'number' ? w.timeoutSeconds : 10,
       reinvocationPolicy: w.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never',
+      matchConditions: compileMatchConditions(w.matchConditions),
     } satisfies ResolvedWebhook;
   });
 }
@@ -132,15 +137,31 @@ export function resolveWebhooks(config: JsonObject, type: 'validating' | 'mutati
 const OPERATIONS = new Set(['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 /**
+ * Whether an update keeps every webhook's `matchConditions` (and the number of webhooks): kube-apiserver
+ * then does not validate them again (`ignoreValidatingWebhookMatchConditions`).
+ */
+function keepsMatchConditions(hooks: unknown[], old: JsonObject | undefined): boolean {
+  if (!old) return false;
+  const before = Array.isArray(old.webhooks) ? old.webhooks : [];
+  return (
+    before.length === hooks.length &&
+    hooks.every((h, i) => sameMatchConditions(obj(h).matchConditions, obj(before[i]).matchConditions))
+  );
+}
+
+/**
  * Checks a configuration object as kube-apiserver's validation does for the fields the chain
- * relies on; the causes name the field (`webhooks[0].sideEffects`) and the allowed values.
+ * relies on; the causes name the field (`webhooks[0].sideEffects`) and the allowed values. `old` is
+ * the stored object on an update.
  */
 export function validateWebhookConfiguration(
   config: JsonObject,
   type: 'validating' | 'mutating',
+  old?: JsonObject,
 ): StatusCause[] {
   const causes: StatusCause[] = [];
   const hooks = Array.isArray(config.webhooks) ? config.webhooks : [];
+  const checkConditions = !keepsMatchConditions(hooks, old);
   const names = new Set<string>();
   const notSupported = (field: string, value: unknown, allowed: string[]): void => {
     causes.push({
@@ -237,6 +258,7 @@ export function validateWebhookConfiguration(
         });
       }
     });
+    if (checkConditions) causes.push(...validateMatchConditions(w.matchConditions, `${at}.matchConditions`));
   });
   return causes;
 }

@@ -1,0 +1,384 @@
+// Review S11: `matchConditions` of admission webhooks and ValidatingAdmissionPolicies (GA in
+// Kubernetes 1.30). kube-apiserver evaluates them after the rules and selectors matched
+// (k8s.io/apiserver admission/plugin/webhook/generic/webhook.go ShouldCallHook, matchconditions/
+// matcher.go): every condition true calls the webhook (or runs the policy), any false skips it, an
+// evaluation error follows the failure policy; k8s.io/kubernetes pkg/apis/admissionregistration/
+// validation validateMatchConditions refuses invalid ones.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../../server.js';
+import { call } from '../../__tests__/http-helper.js';
+import { patchResponse, TestWebhookServer } from './webhook-test-server.js';
+
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const VAP = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
+const VAPB = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
+const CM = '/api/v1/namespaces/default/configmaps';
+
+const CONFIGMAPS = [
+  { operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+];
+
+function hook(name: string, cc: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    clientConfig: cc,
+    rules: CONFIGMAPS,
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  };
+}
+
+function config(kind: 'Validating' | 'Mutating', name: string, webhooks: unknown[]) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: `${kind}WebhookConfiguration`,
+    metadata: { name },
+    webhooks,
+  };
+}
+
+function cm(name: string, data: Record<string, string> = {}, labels?: Record<string, string>) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data };
+}
+
+function policy(name: string, spec: Record<string, unknown>) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name },
+    spec: { matchConstraints: { resourceRules: CONFIGMAPS }, ...spec },
+  };
+}
+
+function binding(name: string, policyName: string) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name },
+    spec: { policyName, validationActions: ['Deny'] },
+  };
+}
+
+describe('review S11: admission matchConditions', () => {
+  let server: KubeApiServer;
+  let hooks: TestWebhookServer;
+
+  beforeAll(async () => {
+    [server, hooks] = await Promise.all([KubeApiServer.start(), TestWebhookServer.start()]);
+    hooks
+      .on('/deny', () => ({ allowed: false, status: { code: 403, message: 'no configmaps today' } }))
+      .on('/allow', () => ({ allowed: true }))
+      .on('/label-team', () => patchResponse([{ op: 'add', path: '/metadata/labels', value: { team: 'a' } }]))
+      .on('/mark', () => patchResponse([{ op: 'add', path: '/data/marked', value: 'yes' }]));
+  });
+  afterAll(async () => {
+    await Promise.all([server.stop(), hooks.stop()]);
+  });
+  beforeEach(async () => {
+    for (const path of [VWC, MWC, VAP, VAPB]) await call(server, 'DELETE', path);
+    hooks.reviews.length = 0;
+  });
+
+  const create = async (path: string, body: unknown): Promise<void> => {
+    const r = await call(server, 'POST', path, body);
+    expect({ status: r.status, body: r.status === 201 ? '' : r.text }).toEqual({ status: 201, body: '' });
+  };
+
+  it('[FINDING S11-MC1] a validating webhook is called only when every matchCondition is true', async () => {
+    await create(
+      VWC,
+      config('Validating', 'conditions', [
+        hook('never.example.com', hooks.clientConfig('/deny'), {
+          matchConditions: [{ name: 'never', expression: 'false' }],
+        }),
+        hook('not-skipped.example.com', hooks.clientConfig('/deny'), {
+          matchConditions: [
+            { name: 'always', expression: 'true' },
+            { name: 'not-skip-me', expression: "object.metadata.name != 'skip-me'" },
+            { name: 'not-carol', expression: "request.userInfo.username != 'carol'" },
+          ],
+        }),
+      ]),
+    );
+    // a false condition: the webhook is not called, the write is admitted as far as it goes
+    const skipped = await call(server, 'POST', CM, cm('skip-me'));
+    expect(skipped.status).toBe(201);
+    const byCarol = await call(server, 'POST', CM, cm('by-carol'), {
+      headers: { 'Impersonate-User': 'carol', 'Impersonate-Group': 'system:masters' },
+    });
+    expect(byCarol.status).toBe(201);
+    expect(hooks.reviews).toEqual([]);
+    // every condition true: the webhook is called (and denies)
+    const denied = await call(server, 'POST', CM, cm('other'));
+    expect(denied.status).toBe(403);
+    expect(denied.json().message).toBe(
+      'admission webhook "not-skipped.example.com" denied the request: no configmaps today',
+    );
+    expect(hooks.reviews.map((r) => r.review.request.name)).toEqual(['other']);
+  });
+
+  it('[FINDING S11-MC2] a mutating webhook whose condition is false is not called; conditions see the object as earlier webhooks left it', async () => {
+    await create(
+      MWC,
+      config('Mutating', 'a-label', [
+        hook('label.example.com', hooks.clientConfig('/label-team'), {
+          matchConditions: [{ name: 'wants-team', expression: "object.metadata.name.startsWith('team-')" }],
+        }),
+      ]),
+    );
+    await create(
+      MWC,
+      config('Mutating', 'b-mark', [
+        hook('mark.example.com', hooks.clientConfig('/mark'), {
+          matchConditions: [
+            {
+              name: 'team-a',
+              expression: "has(object.metadata.labels) && object.metadata.labels['team'] == 'a'",
+            },
+          ],
+        }),
+      ]),
+    );
+    const plain = await call(server, 'POST', CM, cm('plain', { k: 'v' }));
+    expect({ status: plain.status, text: plain.status === 201 ? '' : plain.text }).toEqual({
+      status: 201,
+      text: '',
+    });
+    expect(plain.json()).toMatchObject({ data: { k: 'v' } });
+    expect(plain.json<{ metadata: Record<string, unknown> }>().metadata.labels).toBeUndefined();
+    expect(hooks.reviews).toEqual([]);
+    const team = await call(server, 'POST', CM, cm('team-x', { k: 'v' }));
+    expect(team.status).toBe(201);
+    expect(team.json()).toMatchObject({ metadata: { labels: { team: 'a' } }, data: { marked: 'yes' } });
+    expect(hooks.reviews.map((r) => r.path)).toEqual(['/label-team', '/mark']);
+  });
+
+  it('[FINDING S11-MC3] a condition that fails to evaluate refuses the write under failurePolicy Fail (webhook not called) and skips the webhook under Ignore', async () => {
+    const failing = { name: 'has-owner', expression: "object.data.owner == 'me'" };
+    await create(
+      VWC,
+      config('Validating', 'errors', [
+        hook('fail.example.com', hooks.clientConfig('/deny'), {
+          matchConditions: [failing],
+          failurePolicy: 'Fail',
+        }),
+      ]),
+    );
+    const refused = await call(server, 'POST', CM, cm('no-owner', { other: 'x' }));
+    expect(refused.status).toBe(403);
+    expect(refused.json()).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: `configmaps "no-owner" is forbidden: expression 'object.data.owner == 'me'' resulted in error: no such key: owner`,
+      details: { name: 'no-owner', kind: 'configmaps' },
+    });
+    expect(hooks.reviews).toEqual([]);
+    expect((await call(server, 'GET', `${CM}/no-owner`)).status).toBe(404);
+
+    await call(server, 'DELETE', VWC);
+    await create(
+      VWC,
+      config('Validating', 'errors', [
+        hook('ignore.example.com', hooks.clientConfig('/deny'), {
+          matchConditions: [failing],
+          failurePolicy: 'Ignore',
+        }),
+      ]),
+    );
+    expect((await call(server, 'POST', CM, cm('no-owner', { other: 'x' }))).status).toBe(201);
+    expect(hooks.reviews).toEqual([]);
+    // evaluating cleanly to true still calls it
+    expect((await call(server, 'POST', CM, cm('mine', { owner: 'me' }))).status).toBe(403);
+    expect(hooks.reviews).toHaveLength(1);
+  });
+
+  it('[FINDING S11-MC4] invalid matchConditions of a webhook configuration are refused with kube-apiserver causes', async () => {
+    const conditions = [
+      { name: 'Bad Name', expression: 'true' },
+      { name: 'dup', expression: 'true' },
+      { name: 'dup', expression: '  ' },
+      { expression: 'object.metadata.name' },
+      { name: 'example.com/undeclared', expression: 'self.x == 1' },
+      { name: 'syntax', expression: 'object.metadata.name ==' },
+      { name: 'request-field', expression: "request.nope == 'x'" },
+      { name: 'params', expression: 'params == null' },
+    ];
+    const r = await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'invalid', [
+        hook('invalid.example.com', hooks.clientConfig('/deny'), { matchConditions: conditions }),
+      ]),
+    );
+    expect(r.status).toBe(422);
+    const causes = r.json<{ details: { causes: { reason: string; field: string; message: string }[] } }>()
+      .details.causes;
+    const at = 'webhooks[0].matchConditions';
+    expect(causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[0].name`,
+        message: expect.stringMatching(/^Invalid value: "Bad Name": name part must consist of alphanumeric/),
+      },
+      { reason: 'FieldValueRequired', field: `${at}[2].expression`, message: 'Required value' },
+      { reason: 'FieldValueDuplicate', field: `${at}[2].name`, message: 'Duplicate value: "dup"' },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[3].expression`,
+        message: 'Invalid value: "object.metadata.name": must evaluate to bool but got dyn',
+      },
+      { reason: 'FieldValueRequired', field: `${at}[3].name`, message: 'Required value' },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[4].expression`,
+        message:
+          "Invalid value: \"self.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')\n | self.x == 1\n | ^",
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[5].expression`,
+        message: expect.stringMatching(
+          /^Invalid value: "object.metadata.name ==": compilation failed: ERROR: /,
+        ),
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[6].expression`,
+        message:
+          "Invalid value: \"request.nope == 'x'\": compilation failed: ERROR: <input>:1:8: undefined field 'nope'\n | request.nope == 'x'\n | .......^",
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[7].expression`,
+        message:
+          "Invalid value: \"params == null\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params == null\n | ^",
+      },
+    ]);
+    // more than 64
+    const many = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
+    const tooMany = await call(
+      server,
+      'POST',
+      MWC,
+      config('Mutating', 'many', [
+        hook('many.example.com', hooks.clientConfig('/deny'), { matchConditions: many }),
+      ]),
+    );
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.json()).toMatchObject({
+      details: {
+        causes: [
+          {
+            reason: 'FieldValueTooMany',
+            field: 'webhooks[0].matchConditions',
+            message: 'Too many: 65: must have at most 64 items',
+          },
+        ],
+      },
+    });
+    expect((await call(server, 'GET', `${VWC}/invalid`)).status).toBe(404);
+    expect((await call(server, 'GET', `${MWC}/many`)).status).toBe(404);
+  });
+
+  it('[FINDING S11-MC5] a ValidatingAdmissionPolicy runs only when its matchConditions are true; an evaluation error follows its failurePolicy', async () => {
+    await create(
+      VAP,
+      policy('guarded.example.com', {
+        failurePolicy: 'Fail',
+        matchConditions: [
+          {
+            name: 'not-exempt',
+            expression: "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)",
+          },
+          { name: 'has-size', expression: 'int(object.data.size) >= 0' },
+        ],
+        validations: [{ expression: 'int(object.data.size) <= 3', message: 'size too big' }],
+      }),
+    );
+    await create(VAPB, binding('guarded-binding', 'guarded.example.com'));
+    // every condition true: the policy applies
+    const big = await call(server, 'POST', CM, cm('big', { size: '5' }));
+    expect(big.status).toBe(422);
+    expect(big.json().message).toContain('size too big');
+    // a false condition: the policy does not apply, even though evaluating the others would fail
+    expect((await call(server, 'POST', CM, cm('exempt', {}, { exempt: 'yes' }))).status).toBe(201);
+    // an evaluation error under Fail refuses the write with the condition's error
+    const broken = await call(server, 'POST', CM, cm('no-size', { other: 'x' }));
+    expect(broken.status).toBe(422);
+    expect(broken.json().message).toContain(
+      "ValidatingAdmissionPolicy 'guarded.example.com' with binding 'guarded-binding' denied request: expression 'int(object.data.size) >= 0' resulted in error: no such key: size",
+    );
+    // under Ignore the policy is skipped
+    const stored = await call(server, 'GET', `${VAP}/guarded.example.com`);
+    const updated = stored.json<{ spec: Record<string, unknown> }>();
+    updated.spec.failurePolicy = 'Ignore';
+    expect((await call(server, 'PUT', `${VAP}/guarded.example.com`, updated)).status).toBe(200);
+    expect((await call(server, 'POST', CM, cm('no-size', { other: 'x' }))).status).toBe(201);
+  });
+
+  it('[FINDING S11-MC6] invalid matchConditions of a ValidatingAdmissionPolicy are refused with kube-apiserver causes', async () => {
+    const r = await call(
+      server,
+      'POST',
+      VAP,
+      policy('invalid.example.com', {
+        failurePolicy: 'Fail',
+        variables: [{ name: 'n', expression: 'object.metadata.name' }],
+        matchConditions: [
+          { name: 'uses-variables', expression: "variables.n == 'x'" },
+          { name: 'not-bool', expression: 'request.name' },
+          { name: 'ok', expression: "namespaceObject.metadata.name != 'kube-system'" },
+        ],
+        validations: [{ expression: 'true' }],
+      }),
+    );
+    expect(r.status).toBe(422);
+    expect(r.json()).toMatchObject({
+      details: {
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.matchConditions[0].expression',
+            message:
+              "Invalid value: \"variables.n == 'x'\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.n == 'x'\n | ^",
+          },
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.matchConditions[1].expression',
+            message: 'Invalid value: "request.name": must evaluate to bool but got string',
+          },
+        ],
+      },
+    });
+  });
+  it('a condition using the authorizer variable (which this server does not evaluate) is refused with a message saying so', async () => {
+    const expression = "authorizer.group('').resource('secrets').check('get').allowed()";
+    const r = await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'authz', [
+        hook('authz.example.com', hooks.clientConfig('/deny'), {
+          matchConditions: [{ name: 'can-read-secrets', expression }],
+        }),
+      ]),
+    );
+    expect(r.status).toBe(422);
+    expect(r.json()).toMatchObject({
+      details: {
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'webhooks[0].matchConditions[0].expression',
+            message: `Invalid value: ${JSON.stringify(expression)}: the in-memory API server does not evaluate CEL authorizer checks; write the condition without the authorizer variable`,
+          },
+        ],
+      },
+    });
+  });
+});
