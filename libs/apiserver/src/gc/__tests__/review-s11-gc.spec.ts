@@ -510,4 +510,54 @@ describe('review s11: deletion and garbage collection', () => {
       uid: role.uid,
     });
   });
+  // kube-apiextensions-apiserver: pkg/controller/finalizer/crd_finalizer.go sync sets the CRD's Terminating
+  // condition True (InstanceDeletionInProgress, "CustomResource deletion is in progress") before deleting the
+  // instances, and, once none is left, False (InstanceDeletionCompleted, "removed all instances") in the same
+  // status update that removes the customresourcecleanup finalizer.
+  it('[FINDING S11-GC13] a CRD whose deletion waits on a custom resource held by a finalizer shows no Terminating condition', async () => {
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.gc13.example.com' },
+      spec: {
+        group: 'gc13.example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    await make(server, CRDS, crd);
+    const G = '/apis/gc13.example.com/v1/namespaces/default/gadgets';
+    await waitFor(async () => (await call(server, 'GET', G)).status === 200);
+    await make(server, G, {
+      apiVersion: 'gc13.example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    });
+    expect((await call(server, 'DELETE', `${CRDS}/${crd.metadata.name}`)).status).toBe(200);
+    type Cond = { type: string; status: string; reason: string; message: string };
+    const terminating = await waitFor(async () => {
+      const got = (await call(server, 'GET', `${CRDS}/${crd.metadata.name}`)).json<{
+        status: { conditions: Cond[] };
+      }>();
+      return got.status.conditions.find((c) => c.type === 'Terminating');
+    });
+    expect(terminating).toMatchObject({
+      status: 'True',
+      reason: 'InstanceDeletionInProgress',
+      message: 'CustomResource deletion is in progress',
+    });
+    expect((await call(server, 'PATCH', `${G}/held`, { metadata: { finalizers: null } }, MERGE)).status).toBe(
+      200,
+    );
+    await waitFor(() => gone(server, `${CRDS}/${crd.metadata.name}`));
+  });
 });

@@ -234,6 +234,47 @@ export class Controllers {
     return { rt: r.rt, version: r.version };
   }
 
+  /** Sets the Terminating condition of a CRD being deleted (as SetCRDCondition: the time moves with the status). */
+  private markCrdTerminating(name: string): void {
+    const live = this.store.get(CRD_KEY, '', name);
+    if (!live) return;
+    const status = isObject(live.status) ? live.status : {};
+    const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+    const wanted = {
+      type: 'Terminating',
+      status: 'True',
+      reason: 'InstanceDeletionInProgress',
+      message: 'CustomResource deletion is in progress',
+    };
+    const have = conditions.find((c) => c.type === 'Terminating');
+    if (
+      have &&
+      have.status === wanted.status &&
+      have.reason === wanted.reason &&
+      have.message === wanted.message
+    )
+      return;
+    const at = have && have.status === wanted.status ? have.lastTransitionTime : rfc3339(new Date());
+    const condition = {
+      type: wanted.type,
+      status: wanted.status,
+      lastTransitionTime: at,
+      reason: wanted.reason,
+      message: wanted.message,
+    };
+    const next = have ? conditions.map((c) => (c === have ? condition : c)) : [...conditions, condition];
+    const { rt, version } = this.crdType();
+    this.service.commitUpdate(
+      rt,
+      version,
+      live,
+      { ...live, status: { ...status, conditions: next } },
+      SYSTEM,
+      'status',
+      'track',
+    );
+  }
+
   private reconcileCrd(name: string): void {
     const crd = this.store.get(CRD_KEY, '', name);
     if (!crd) return;
@@ -243,6 +284,9 @@ export class Controllers {
     const compiled = this.compile(crd);
     if (meta.deletionTimestamp !== undefined) {
       if (!fins.includes(CRD_FINALIZER)) return;
+      // crd_finalizer.go: Terminating True while the instances go; the update that removes the finalizer
+      // (and so the CRD) is not stored, so this is the condition the CRD is last seen with
+      this.markCrdTerminating(name);
       const served = compiled
         ? this.registry.byStorageKey(`${compiled.group}/${compiled.names.plural}`)
         : undefined;
@@ -256,16 +300,11 @@ export class Controllers {
         }
         if (this.store.count(storageKey(served)) > 0) return;
       }
-      meta.finalizers = fins.filter((f) => f !== CRD_FINALIZER);
-      this.service.commitUpdate(
-        rt,
-        version,
-        this.store.get(CRD_KEY, '', name)!,
-        crd,
-        SYSTEM,
-        undefined,
-        'track',
-      );
+      const live = this.store.get(CRD_KEY, '', name);
+      if (!live) return;
+      const lm = metaOf(live);
+      const next = { ...live, metadata: { ...lm, finalizers: fins.filter((f) => f !== CRD_FINALIZER) } };
+      this.service.commitUpdate(rt, version, live, next, SYSTEM, undefined, 'track');
       return;
     }
     if (!compiled) return;
