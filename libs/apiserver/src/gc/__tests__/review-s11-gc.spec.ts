@@ -548,12 +548,71 @@ describe('review s11: deletion and garbage collection', () => {
       const got = (await call(server, 'GET', `${CRDS}/${crd.metadata.name}`)).json<{
         status: { conditions: Cond[] };
       }>();
-      return got.status.conditions.find((c) => c.type === 'Terminating');
+      // the DELETE itself sets InstanceDeletionPending (S11-GC14); the finalizer moves it on
+      return got.status.conditions.find(
+        (c) => c.type === 'Terminating' && c.reason !== 'InstanceDeletionPending',
+      );
     });
     expect(terminating).toMatchObject({
       status: 'True',
       reason: 'InstanceDeletionInProgress',
       message: 'CustomResource deletion is in progress',
+    });
+    expect((await call(server, 'PATCH', `${G}/held`, { metadata: { finalizers: null } }, MERGE)).status).toBe(
+      200,
+    );
+    await waitFor(() => gone(server, `${CRDS}/${crd.metadata.name}`));
+  });
+  // kube-apiextensions-apiserver: pkg/registry/customresourcedefinition/etcd.go REST.Delete, on the first
+  // DELETE, only sets deletionTimestamp, adds customresourcecleanup.apiextensions.k8s.io and sets Terminating
+  // True (InstanceDeletionPending, "CustomResourceDefinition marked for deletion; CustomResource deletion will
+  // begin soon") in one GuaranteedUpdate: no grace period, no generation bump, and no garbage collector
+  // finalizer whatever the propagationPolicy (only a later DELETE reaches the generic store).
+  it('[FINDING S11-GC14] the answer to a CRD DELETE carries deletionGracePeriodSeconds, a bumped generation and the foregroundDeletion a propagationPolicy asked for, but no Terminating condition', async () => {
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gizmos.gc14.example.com' },
+      spec: {
+        group: 'gc14.example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Gizmo', plural: 'gizmos', singular: 'gizmo', listKind: 'GizmoList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    await make(server, CRDS, crd);
+    const G = '/apis/gc14.example.com/v1/namespaces/default/gizmos';
+    await waitFor(async () => (await call(server, 'GET', G)).status === 200);
+    await make(server, G, {
+      apiVersion: 'gc14.example.com/v1',
+      kind: 'Gizmo',
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+    });
+    const before = (await call(server, 'GET', `${CRDS}/${crd.metadata.name}`)).json<{
+      metadata: { generation: number };
+    }>();
+    const del = await call(server, 'DELETE', `${CRDS}/${crd.metadata.name}?propagationPolicy=Foreground`);
+    expect(del.status).toBe(200);
+    const body = del.json<{
+      metadata: Meta & { generation: number; deletionGracePeriodSeconds?: number };
+      status: { conditions: { type: string; status: string; reason: string; message: string }[] };
+    }>();
+    expect(body.metadata.deletionTimestamp).toBeDefined();
+    expect(body.metadata.deletionGracePeriodSeconds).toBeUndefined();
+    expect(body.metadata.generation).toBe(before.metadata.generation);
+    expect(body.metadata.finalizers).toEqual(['customresourcecleanup.apiextensions.k8s.io']);
+    expect(body.status.conditions.find((c) => c.type === 'Terminating')).toMatchObject({
+      status: 'True',
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
     });
     expect((await call(server, 'PATCH', `${G}/held`, { metadata: { finalizers: null } }, MERGE)).status).toBe(
       200,

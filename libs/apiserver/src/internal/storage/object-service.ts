@@ -815,6 +815,9 @@ export class ObjectService {
     const policy = opts.propagationPolicy;
     const terminatingNamespace =
       rt.group === '' && rt.plural === 'namespaces' && m.deletionTimestamp !== undefined;
+    // the CRD registry's own first DELETE sets no collector finalizer (etcd.go REST.Delete)
+    const firstCrdDelete =
+      rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && m.deletionTimestamp === undefined;
     if (
       rt.crdName === undefined &&
       rt.plural === 'events' &&
@@ -827,6 +830,7 @@ export class ObjectService {
       finalizers.push(...kept);
     } else if (
       !terminatingNamespace &&
+      !firstCrdDelete &&
       (m.deletionTimestamp === undefined || opts.propagationPolicy !== undefined)
     ) {
       // as kube's store.Delete, a propagationPolicy applies to an object already being deleted too (no kind
@@ -857,6 +861,12 @@ export class ObjectService {
           this.store.remove(storageKey(rt), k, name, JSON.stringify(obj), rv);
           return { object: this.present(rt, version, obj), deleted: true };
         }
+      } else if (isCrd) {
+        // the CRD registry's Delete (etcd.go): the timestamp, the cleanup finalizer and a Terminating
+        // condition, in one update that leaves the grace period and the generation alone
+        m.deletionTimestamp = this.now();
+        if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
+        obj.status = withTerminatingCondition(obj.status, this.now());
       } else {
         m.deletionTimestamp = this.now();
         // kube's markAsDeleting sets a zero grace period; the namespace registry's Delete sets none
@@ -894,6 +904,30 @@ export class ObjectService {
   get resources(): ResourceRegistry {
     return this.registry;
   }
+}
+
+/** The finalizer the CRD registry puts on a CRD it deletes (its instances go first). */
+const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/**
+ * A CRD status with the Terminating condition its registry's Delete sets (InstanceDeletionPending),
+ * as SetCRDCondition sets one: the transition time moves only with the status.
+ */
+function withTerminatingCondition(status: unknown, now: string): JsonObject {
+  const st = isObject(status) ? status : {};
+  const conditions = Array.isArray(st.conditions) ? st.conditions.filter(isObject) : [];
+  const have = conditions.find((c) => c.type === 'Terminating');
+  const condition = {
+    type: 'Terminating',
+    status: 'True',
+    lastTransitionTime: have?.status === 'True' ? have.lastTransitionTime : now,
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  };
+  return {
+    ...st,
+    conditions: have ? conditions.map((c) => (c === have ? condition : c)) : [...conditions, condition],
+  };
 }
 
 /** Namespaces kube-apiserver's NamespaceLifecycle admission never lets anyone delete. */
