@@ -239,6 +239,31 @@ const STATUS_OF_REASON: Record<string, number> = {
   RequestEntityTooLarge: 413,
 };
 
+/**
+ * kube-apiserver's answer to a policy's denial (admission.NewForbidden with the reason and code of
+ * the validation): `<resource> "<name>" is forbidden: <text>`, the text also as the one cause.
+ */
+function denial(attrs: AdmissionAttributes, text: string, reason: string): ApiError {
+  const meta = attrs.object ? metaOf(attrs.object) : {};
+  // the request's name, else the object's name or generateName (kube's extractResourceName)
+  const name = attrs.name || str(meta.name) || str(meta.generateName) || 'Unknown';
+  const resource = attrs.group ? `${attrs.resource}.${attrs.group}` : attrs.resource;
+  return new ApiError(
+    STATUS_OF_REASON[reason] ?? 422,
+    reason,
+    `${resource} "${name}" is forbidden: ${text}`,
+    {
+      name,
+      // StatusDetails.group is omitted when empty
+      ...(attrs.group ? { group: attrs.group } : {}),
+      kind: attrs.resource,
+      // kube's cause has the message only (reason and field are empty, so omitted on the wire);
+      // StatusCause declares them required, hence the cast
+      causes: [{ message: text } as StatusCause],
+    },
+  );
+}
+
 /** Where policies read the objects and the cluster from. */
 export interface PolicySource extends MatchContext {
   /** Stored policies and bindings. */
@@ -339,10 +364,7 @@ export class AdmissionPolicies {
         warnings.push(
           `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${failure.message}`,
         );
-      if (binding.actions.includes('Deny')) {
-        const reason = failure.reason ?? 'Invalid';
-        throw new ApiError(STATUS_OF_REASON[reason] ?? 422, reason, text);
-      }
+      if (binding.actions.includes('Deny')) throw denial(attrs, text, failure.reason ?? 'Invalid');
     }
   }
 

@@ -79,7 +79,7 @@ describe('ValidatingAdmissionPolicy with CEL', () => {
     expect(r.json()).toMatchObject({
       reason: 'Invalid',
       message:
-        "ValidatingAdmissionPolicy 'no-forbidden.example.com' with binding 'no-forbidden-binding' denied request: the key forbidden is not allowed",
+        "configmaps \"bound\" is forbidden: ValidatingAdmissionPolicy 'no-forbidden.example.com' with binding 'no-forbidden-binding' denied request: the key forbidden is not allowed",
     });
     expect((await call(server, 'GET', `${CM}/bound`)).status).toBe(404);
     expect((await call(server, 'POST', CM, cm('allowed', { fine: 'x' }))).status).toBe(201);
@@ -105,14 +105,14 @@ describe('ValidatingAdmissionPolicy with CEL', () => {
     const big = await call(server, 'POST', CM, cm('big', { a: '1', b: '2', c: '3' }));
     expect(big.status).toBe(422);
     expect(big.json().message).toBe(
-      "ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: failed expression: size(object.data) <= 2",
+      "configmaps \"big\" is forbidden: ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: failed expression: size(object.data) <= 2",
     );
     const root = await call(server, 'POST', CM, cm('root', { a: '1' }));
     expect(root.status).toBe(403);
     expect(root.json()).toMatchObject({
       reason: 'Forbidden',
       message:
-        "ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: the name root is reserved",
+        "configmaps \"root\" is forbidden: ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: the name root is reserved",
     });
   });
 
@@ -168,7 +168,7 @@ describe('ValidatingAdmissionPolicy with CEL', () => {
     );
     expect(r.status).toBe(422);
     expect(r.json().message).toBe(
-      "ValidatingAdmissionPolicy 'owner.example.com' with binding 'owner-binding' denied request: data.owner is immutable (was alice)",
+      "configmaps \"owned\" is forbidden: ValidatingAdmissionPolicy 'owner.example.com' with binding 'owner-binding' denied request: data.owner is immutable (was alice)",
     );
     expect(
       (
@@ -194,7 +194,7 @@ describe('ValidatingAdmissionPolicy with CEL', () => {
     const r = await call(server, 'POST', CM, cm('err', { a: '1' }));
     expect(r.status).toBe(422);
     expect(r.json().message).toMatch(
-      /^ValidatingAdmissionPolicy 'broken\.example\.com' with binding 'broken-binding' denied request: expression 'object\.data\.missing == "x"' resulted in error: .*missing/,
+      /^configmaps "err" is forbidden: ValidatingAdmissionPolicy 'broken\.example\.com' with binding 'broken-binding' denied request: expression 'object\.data\.missing == "x"' resulted in error: .*missing/,
     );
     const current = (await call(server, 'GET', `${VAP}/broken.example.com`)).json<{
       metadata: { resourceVersion: string };

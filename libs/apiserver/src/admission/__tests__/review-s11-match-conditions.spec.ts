@@ -381,4 +381,43 @@ describe('review S11: admission matchConditions', () => {
       },
     });
   });
+  it('[FINDING S11-MC7] a ValidatingAdmissionPolicy denial reads as kube-apiserver words it: `<resource> "<name>" is forbidden: ValidatingAdmissionPolicy ...` with the text as a cause', async () => {
+    await create(
+      VAP,
+      policy('small.example.com', {
+        failurePolicy: 'Fail',
+        validations: [
+          { expression: 'size(object.data) <= 1', message: 'at most one key' },
+          { expression: "object.metadata.name != 'root'", reason: 'Forbidden', message: 'root is reserved' },
+        ],
+      }),
+    );
+    await create(VAPB, binding('small-binding', 'small.example.com'));
+    const text =
+      "ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: at most one key";
+    const big = await call(server, 'POST', CM, cm('big', { a: '1', b: '2' }));
+    expect(big.status).toBe(422);
+    expect(big.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `configmaps "big" is forbidden: ${text}`,
+      reason: 'Invalid',
+      details: { name: 'big', kind: 'configmaps', causes: [{ message: text }] },
+      code: 422,
+    });
+    const root = await call(server, 'POST', '/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'root' },
+      data: { a: '1' },
+    });
+    expect(root.status).toBe(403);
+    expect(root.json()).toMatchObject({
+      reason: 'Forbidden',
+      message:
+        "configmaps \"root\" is forbidden: ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: root is reserved",
+    });
+  });
 });
