@@ -1,9 +1,10 @@
 import type { JsonObject } from '../../types.js';
 import { errors } from '../common/errors.js';
-import { clone, isObject, metaOf, str } from '../common/json.js';
+import { clone, isObject, metaOf } from '../common/json.js';
 import type { ObjectService, PatchType, WriteContext } from './object-service.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceType, ResourceVersion, ScalePaths } from '../resources/resource-type.js';
+import { labelSelectorFromObject, selectorToString } from '../../selectors/index.js';
 
 function segments(path: string): string[] {
   return path
@@ -32,25 +33,20 @@ function write(obj: JsonObject, path: string, value: unknown): void {
   if (last !== undefined) cur[last] = value;
 }
 
-/** A label selector object as the string form a Scale reports (`app=web,tier in (a,b)`). */
+/**
+ * A label selector object as the string form a Scale reports, as kube writes it
+ * (`LabelSelectorAsSelector(...).String()`: requirements sorted by key, set values sorted); a custom
+ * resource's labelSelectorPath holds that string already.
+ */
 function selectorString(sel: unknown): string {
   if (typeof sel === 'string') return sel;
   if (!isObject(sel)) return '';
-  const parts: string[] = [];
-  if (isObject(sel.matchLabels))
-    for (const [k, v] of Object.entries(sel.matchLabels)) parts.push(`${k}=${str(v)}`);
-  if (Array.isArray(sel.matchExpressions)) {
-    for (const e of sel.matchExpressions) {
-      if (!isObject(e)) continue;
-      const key = str(e.key);
-      const values = Array.isArray(e.values) ? e.values.map(str).join(',') : '';
-      if (e.operator === 'In') parts.push(`${key} in (${values})`);
-      else if (e.operator === 'NotIn') parts.push(`${key} notin (${values})`);
-      else if (e.operator === 'Exists') parts.push(key);
-      else if (e.operator === 'DoesNotExist') parts.push(`!${key}`);
-    }
+  try {
+    return selectorToString(labelSelectorFromObject(sel));
+  } catch {
+    // not a selector kube would have stored (validation refuses it first): nothing to report
+    return '';
   }
-  return parts.join(',');
 }
 
 /** The `autoscaling/v1` Scale of an object. */

@@ -48,7 +48,8 @@ export function quantityLibrary(): CelFunc[] {
       try {
         return wrap(parseQuantity(s).nanos);
       } catch (err) {
-        throw celError(`quantities must match the regular expression: ${(err as Error).message}`);
+        // kube's quantity() reports the parse error as ParseQuantity words it
+        throw celError((err as Error).message);
       }
     }),
     celFunc('isQuantity', [CelScalar.STRING], CelScalar.BOOL, (s: string) => isQuantity(s)),
