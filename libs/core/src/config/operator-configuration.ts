@@ -66,7 +66,7 @@ export interface OperatorOptions {
    * `concurrentReconciliationThreads` bound its steps (`DEFAULT_WORKFLOW_EXECUTOR_SIZE`).
    */
   defaultWorkflowExecutorSize?: number;
-  /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the in-cluster namespace file, else the KubeConfig context's namespace, else `default`. */
+  /** The namespace `WATCH_CURRENT_NAMESPACE` stands for. Defaults to the KubeConfig context's namespace, else the in-cluster namespace file, else `default` (as client-go finds it). */
   currentNamespace?: string;
 }
 

@@ -14,8 +14,8 @@ export interface LeaderElectionConfiguration {
   /** Name of the Lease object. Required; a DNS subdomain such as `my-operator-leader`. */
   leaseName: string;
   /**
-   * Namespace of the Lease. Defaults to the operator's namespace: the in-cluster service account
-   * namespace file, else the namespace of the KubeConfig's current context, else `default`.
+   * Namespace of the Lease. Defaults to the operator's namespace: the namespace of the KubeConfig's
+   * current context, else the in-cluster service account namespace file, else `default`.
    */
   leaseNamespace?: string;
   /**
@@ -78,19 +78,22 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * The namespace the operator runs in: the in-cluster service account namespace file, else the
- * KubeConfig current context's namespace, else `default`.
+ * The namespace the operator runs in, as client-go's `DeferredLoadingClientConfig.Namespace` (and
+ * fabric8's configuration, JOSDK's) finds it: the KubeConfig current context's namespace, else the
+ * in-cluster service account namespace file, else `default`. (A KubeConfig loaded in a pod by
+ * `loadKubeConfig` carries the pod's namespace, `POD_NAMESPACE` or that file, in its context.)
  */
 export function operatorNamespace(environment: LeaderElectionEnvironment = {}): string {
+  const kc = environment.kubeConfig;
+  const fromContext = kc?.getContextObject(kc.getCurrentContext())?.namespace;
+  if (fromContext) return fromContext;
   try {
     const fromFile = readFileSync(environment.namespaceFile ?? IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim();
     if (fromFile) return fromFile;
   } catch {
     // not in a cluster
   }
-  const kc = environment.kubeConfig;
-  const fromContext = kc?.getContextObject(kc.getCurrentContext())?.namespace;
-  return fromContext || 'default';
+  return 'default';
 }
 
 function positiveMs(name: string, value: number): number {

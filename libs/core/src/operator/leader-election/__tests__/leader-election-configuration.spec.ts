@@ -45,13 +45,12 @@ describe('leaderElectionConfiguration', () => {
     expect(a.identity).not.toBe(b.identity);
   });
 
-  it('[OP-01] lease namespace: in-cluster file, else KubeConfig context, else default', () => {
+  it('[OP-01] [FINDING S11-KC14] lease namespace: KubeConfig context, else in-cluster file, else default (client-go, fabric8: a context namespace wins)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tosdk-ns-'));
     const file = join(dir, 'namespace');
     writeFileSync(file, 'from-file\n');
-    expect(operatorNamespace({ namespaceFile: file, kubeConfig: kubeConfigIn('from-ctx') })).toBe(
-      'from-file',
-    );
+    expect(operatorNamespace({ namespaceFile: file, kubeConfig: kubeConfigIn('from-ctx') })).toBe('from-ctx');
+    expect(operatorNamespace({ namespaceFile: file, kubeConfig: kubeConfigIn(undefined) })).toBe('from-file');
     expect(operatorNamespace({ namespaceFile: '/nonexistent', kubeConfig: kubeConfigIn('from-ctx') })).toBe(
       'from-ctx',
     );
