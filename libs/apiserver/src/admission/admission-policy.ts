@@ -28,6 +28,7 @@ import type { MatchCondition } from './match-conditions.js';
 import {
   compileMatchConditions,
   evaluateMatchConditions,
+  kubeErrorText,
   requestVariable,
   sameMatchConditions,
   validateMatchConditions,
@@ -60,7 +61,7 @@ interface CompiledPolicy {
   match: Matcher | undefined;
   failurePolicy: 'Fail' | 'Ignore';
   matchConditions: MatchCondition[];
-  variables: { name: string; program: Program }[];
+  variables: { name: string; expression: string; program: Program }[];
   validations: CompiledValidation[];
 }
 
@@ -121,7 +122,7 @@ function compilePolicy(obj: JsonObject): CompiledPolicy {
     matchConditions: compileMatchConditions(spec.matchConditions),
     variables: arr(spec.variables).map((v) => {
       const o = isObject(v) ? v : {};
-      return { name: str(o.name), program: compile(str(o.expression)) };
+      return { name: str(o.name), expression: str(o.expression), program: compile(str(o.expression)) };
     }),
     validations: arr(spec.validations).map((v) => {
       const o = isObject(v) ? v : {};
@@ -406,21 +407,35 @@ export class AdmissionPolicies {
       if ('error' in outcome) return policy.failurePolicy === 'Fail' ? { message: outcome.error } : undefined;
       if (!outcome.matches) return undefined;
     }
+    // kube-apiserver evaluates variables lazily: one that fails is an error only for the expressions
+    // that read it ("composited variable ... fails to evaluate"); here they are evaluated up front and
+    // a failed one left out, its error given to an expression whose evaluation then misses it
     const variables = new Map<string, CelInput>();
+    const failed = new Map<string, string>();
+    const errorText = (message: string, expression: string): string => {
+      const missing = /^field not found: (.*)$/.exec(message)?.[1];
+      const variable = missing === undefined ? undefined : failed.get(missing);
+      if (variable !== undefined && new RegExp(`\\bvariables\\s*\\.\\s*${missing}\\b`).test(expression))
+        return variable;
+      return kubeErrorText(message);
+    };
     for (const v of policy.variables) {
       const r = v.program({ ...vars, variables: variables });
       if (isCelError(r))
-        return policy.failurePolicy === 'Fail'
-          ? { message: `variable '${v.name}' resulted in error: ${r.message}` }
-          : undefined;
-      variables.set(v.name, r);
+        failed.set(
+          v.name,
+          `composited variable "${v.name}" fails to evaluate: ${errorText(r.message, v.expression)}`,
+        );
+      else variables.set(v.name, r);
     }
     const ctx = { ...vars, variables };
     for (const v of policy.validations) {
       const r = v.program(ctx);
       if (isCelError(r)) {
         if (policy.failurePolicy === 'Ignore') continue;
-        return { message: `expression '${v.expression}' resulted in error: ${r.message}` };
+        return {
+          message: `expression '${v.expression}' resulted in error: ${errorText(r.message, v.expression)}`,
+        };
       }
       if (r === true) continue;
       if (r !== false) {

@@ -355,8 +355,8 @@ export function compileMatchConditions(value: unknown): MatchCondition[] {
   });
 }
 
-/** cel-go's wording of the evaluation errors users meet most. */
-function kubeErrorText(message: string): string {
+/** cel-go's wording of the evaluation errors users meet most (@bufbuild/cel words them its own way). */
+export function kubeErrorText(message: string): string {
   const noKey = /^field not found: (.*)$/.exec(message);
   if (noKey) return `no such key: ${noKey[1]}`;
   if (message.startsWith('found no matching overload')) return 'no such overload';

@@ -420,4 +420,41 @@ describe('review S11: admission matchConditions', () => {
         "configmaps \"root\" is forbidden: ValidatingAdmissionPolicy 'small.example.com' with binding 'small-binding' denied request: root is reserved",
     });
   });
+  it("[FINDING S11-MC8] a policy validation that reads a missing key fails with cel-go's 'no such key: <key>'", async () => {
+    await create(
+      VAP,
+      policy('broken.example.com', {
+        failurePolicy: 'Fail',
+        validations: [{ expression: "object.data.missing == 'x'" }],
+      }),
+    );
+    await create(VAPB, binding('broken-binding', 'broken.example.com'));
+    const r = await call(server, 'POST', CM, cm('err', { a: '1' }));
+    expect(r.status).toBe(422);
+    expect(r.json().message).toBe(
+      `configmaps "err" is forbidden: ValidatingAdmissionPolicy 'broken.example.com' with binding 'broken-binding' denied request: expression 'object.data.missing == 'x'' resulted in error: no such key: missing`,
+    );
+  });
+  it('[FINDING S11-MC9] a policy variable that fails to evaluate fails only the validations that use it, with kube\'s "composited variable" text', async () => {
+    await create(
+      VAP,
+      policy('owner.example.com', {
+        failurePolicy: 'Fail',
+        variables: [{ name: 'owner', expression: 'object.data.owner' }],
+        validations: [{ expression: "object.metadata.name != 'reserved'" }],
+      }),
+    );
+    await create(VAPB, binding('owner-binding', 'owner.example.com'));
+    // the variable is never read: no error
+    expect((await call(server, 'POST', CM, cm('unread-owner', { a: '1' }))).status).toBe(201);
+    const stored = await call(server, 'GET', `${VAP}/owner.example.com`);
+    const updated = stored.json<{ spec: Record<string, unknown> }>();
+    updated.spec.validations = [{ expression: "variables.owner == 'me'" }];
+    expect((await call(server, 'PUT', `${VAP}/owner.example.com`, updated)).status).toBe(200);
+    const r = await call(server, 'POST', CM, cm('still-no-owner', { a: '1' }));
+    expect(r.status).toBe(422);
+    expect(r.json().message).toBe(
+      `configmaps "still-no-owner" is forbidden: ValidatingAdmissionPolicy 'owner.example.com' with binding 'owner-binding' denied request: expression 'variables.owner == 'me'' resulted in error: composited variable "owner" fails to evaluate: no such key: owner`,
+    );
+  });
 });
