@@ -15,8 +15,9 @@ const clientNode = (): typeof import('@kubernetes/client-node') =>
   ) as typeof import('@kubernetes/client-node');
 
 /**
- * Loads the KubeConfig the way kubectl finds it: `KUBECONFIG` (path list), else `~/.kube/config`,
- * else the in-cluster service account (`KUBERNETES_SERVICE_HOST`). Unlike `loadFromDefault`, it
+ * Loads the KubeConfig the way kubectl finds it: `KUBECONFIG` (path list; files that do not exist are
+ * skipped), else `~/.kube/config`, else the in-cluster service account (`KUBERNETES_SERVICE_HOST`),
+ * also when every file `KUBECONFIG` names is missing. Unlike `loadFromDefault`, it
  * never falls back to `localhost:8080`. It returns a `KubeConfig` of @kubernetes/client-node (loaded
  * on the first call), for apps that use client-node's API clients too; `OperatorModule` itself reads
  * its configuration with `loadKubeConfig()` of `@tosdk/core`, which finds the same configuration
@@ -32,6 +33,8 @@ export function loadClientNodeKubeConfig(env: Record<string, string | undefined>
     if (paths && paths.length > 0) {
       const existing = paths.filter((p) => existsSync(p));
       if (existing.length === 0) {
+        // client-go's loading rules skip missing files; with none left a pod uses its service account
+        if (env['KUBERNETES_SERVICE_HOST']) return inCluster(kc, env);
         throw new KubeConfigNotFoundError(`KUBECONFIG names no existing file (${env['KUBECONFIG']})`);
       }
       kc.loadFromFile(existing[0]);
@@ -47,10 +50,7 @@ export function loadClientNodeKubeConfig(env: Record<string, string | undefined>
       kc.loadFromFile(home);
       return kc;
     }
-    if (env['KUBERNETES_SERVICE_HOST']) {
-      kc.loadFromCluster();
-      return kc;
-    }
+    if (env['KUBERNETES_SERVICE_HOST']) return inCluster(kc, env);
   } catch (error) {
     if (error instanceof KubeConfigNotFoundError) throw error;
     throw new KubeConfigNotFoundError(
@@ -59,4 +59,22 @@ export function loadClientNodeKubeConfig(env: Record<string, string | undefined>
     );
   }
   throw new KubeConfigNotFoundError(kubeConfigNotFoundMessage());
+}
+
+/**
+ * client-node's in-cluster configuration, its server taken from `env` (client-node reads
+ * `process.env`): `https://<KUBERNETES_SERVICE_HOST>:<KUBERNETES_SERVICE_PORT>`, an IPv6 host in brackets.
+ */
+function inCluster(kc: KubeConfig, env: Record<string, string | undefined>): KubeConfig {
+  kc.loadFromCluster();
+  const host = env['KUBERNETES_SERVICE_HOST'] ?? '';
+  const port = env['KUBERNETES_SERVICE_PORT'] ?? '443';
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((c) => ({ ...c, server })),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return kc;
 }

@@ -176,7 +176,7 @@ describe('TOSDK_* environment configuration', () => {
 });
 
 describe('loadClientNodeKubeConfig', () => {
-  it('reads KUBECONFIG, else ~/.kube/config, and otherwise fails with what to do', async () => {
+  it('[FINDING S11-KC15] reads KUBECONFIG (missing files skipped, none left: the service account in a pod), else ~/.kube/config, and otherwise fails with what to do', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tosdk-kc-'));
     try {
       const file = join(dir, 'config');
@@ -200,6 +200,16 @@ describe('loadClientNodeKubeConfig', () => {
       expect(() => loadClientNodeKubeConfig({ KUBECONFIG: join(dir, 'missing'), HOME: dir })).toThrow(
         expect.objectContaining({ code: 'KubeConfigNotFound' }),
       );
+      // in a pod, KUBECONFIG naming only missing files means the service account, as client-go's
+      // loading rules skip missing files and then use the in-cluster configuration
+      expect(
+        loadClientNodeKubeConfig({
+          KUBECONFIG: join(dir, 'missing'),
+          HOME: dir,
+          KUBERNETES_SERVICE_HOST: '10.96.0.1',
+          KUBERNETES_SERVICE_PORT: '443',
+        }).getCurrentCluster()?.server,
+      ).toBe('https://10.96.0.1:443');
       expect(() => loadClientNodeKubeConfig({ HOME: dir })).toThrow(
         expect.objectContaining({
           code: 'KubeConfigNotFound',
