@@ -455,7 +455,10 @@ const POD_TEMPLATE_KINDS = new Set([
   'v1/ReplicationController',
 ]);
 
-/** `apiVersion/kind` of the kinds whose quantities {@link normalizeQuantities} rewrites. */
+/**
+ * `apiVersion/kind` of the kinds with `resource.Quantity` fields (k8s.io/api), which
+ * {@link normalizeQuantities} rewrites.
+ */
 const QUANTITY_TYPES = new Set([
   ...POD_TEMPLATE_KINDS,
   'v1/Pod',
@@ -465,63 +468,171 @@ const QUANTITY_TYPES = new Set([
   'v1/ResourceQuota',
   'v1/LimitRange',
   'batch/v1/CronJob',
+  'autoscaling/v2/HorizontalPodAutoscaler',
+  'node.k8s.io/v1/RuntimeClass',
+  'storage.k8s.io/v1/CSIStorageCapacity',
+  'resource.k8s.io/v1/ResourceClaim',
+  'resource.k8s.io/v1/ResourceClaimTemplate',
+  'resource.k8s.io/v1/ResourceSlice',
 ]);
 
+/** A quantity member `key` of `holder` replaced by its value key (a non-quantity is left as it is). */
+function quantityAt(holder: unknown, key: string): void {
+  const h = objectAt(holder);
+  if (h && h[key] !== undefined) h[key] = quantityValue(h[key]) ?? h[key];
+}
+
+/** Every member of a map of quantities (a `ResourceList`) replaced by its value key. */
+function quantityMap(map: unknown): void {
+  const m = objectAt(map);
+  if (m) for (const name of Object.keys(m)) quantityAt(m, name);
+}
+
+/** The object items of `list` (nothing when it is not a list). */
+function itemsOf(list: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(list)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const item of list) {
+    const o = objectAt(item);
+    if (o) out.push(o);
+  }
+  return out;
+}
+
+/** A `ResourceRequirements` (or `VolumeResourceRequirements`): its limits and requests. */
+function requirementQuantities(r: unknown): void {
+  quantityMap(objectAt(r)?.['limits']);
+  quantityMap(objectAt(r)?.['requests']);
+}
+
+/** The divisors of a downward API volume's (or projected source's) items. */
+function downwardQuantities(downwardAPI: unknown): void {
+  for (const item of itemsOf(objectAt(downwardAPI)?.['items']))
+    quantityAt(item['resourceFieldRef'], 'divisor');
+}
+
+/** A PersistentVolumeClaim spec (also a claim template's or an ephemeral volume's). */
+function claimSpecQuantities(spec: unknown): void {
+  requirementQuantities(objectAt(spec)?.['resources']);
+}
+
 /**
- * Resource quantities as exact values on both sides: kube-apiserver returns every quantity of a
- * built-in kind in its canonical form (`2000m` as `2`, `1024Mi` as `1Gi`), which is the same value
- * (JOSDK's ResourceRequirementsSanitizer, extended to every quantity field the server rewrites:
- * container and pod-level resources, pod overhead, claim templates, CronJob templates,
- * ResourceQuota and LimitRange). Custom resources (another apiVersion) are compared as written,
- * since the server keeps their strings.
+ * A PodSpec's quantities: containers' (init, ephemeral) resources and env resource-field divisors,
+ * pod-level resources, overhead, and volumes' emptyDir size limits, downward API divisors (also in
+ * projected volumes) and ephemeral volumes' claims.
+ */
+function podSpecQuantities(ps: unknown): void {
+  const p = objectAt(ps);
+  if (!p) return;
+  for (const key of ['containers', 'initContainers', 'ephemeralContainers'])
+    for (const c of itemsOf(p[key])) {
+      requirementQuantities(c['resources']);
+      for (const e of itemsOf(c['env']))
+        quantityAt(objectAt(e['valueFrom'])?.['resourceFieldRef'], 'divisor');
+    }
+  requirementQuantities(p['resources']);
+  quantityMap(p['overhead']);
+  for (const v of itemsOf(p['volumes'])) {
+    quantityAt(v['emptyDir'], 'sizeLimit');
+    downwardQuantities(v['downwardAPI']);
+    for (const source of itemsOf(objectAt(v['projected'])?.['sources']))
+      downwardQuantities(source['downwardAPI']);
+    claimSpecQuantities(objectAt(objectAt(v['ephemeral'])?.['volumeClaimTemplate'])?.['spec']);
+  }
+}
+
+/** A `MetricTarget` of each of an autoscaling/v2 HPA's metrics, and its scaling rules' tolerances. */
+function hpaQuantities(spec: Record<string, unknown>): void {
+  for (const metric of itemsOf(spec['metrics']))
+    for (const source of ['object', 'pods', 'resource', 'containerResource', 'external']) {
+      const target = objectAt(metric[source])?.['target'];
+      quantityAt(target, 'value');
+      quantityAt(target, 'averageValue');
+    }
+  const behavior = objectAt(spec['behavior']);
+  quantityAt(behavior?.['scaleUp'], 'tolerance');
+  quantityAt(behavior?.['scaleDown'], 'tolerance');
+}
+
+/** A resource.k8s.io/v1 ResourceClaimSpec: the capacity each device request (or alternative) asks. */
+function deviceClaimQuantities(spec: unknown): void {
+  for (const request of itemsOf(objectAt(objectAt(spec)?.['devices'])?.['requests'])) {
+    quantityMap(objectAt(objectAt(request['exactly'])?.['capacity'])?.['requests']);
+    for (const sub of itemsOf(request['firstAvailable']))
+      quantityMap(objectAt(sub['capacity'])?.['requests']);
+  }
+}
+
+/** The values of a map of resource.k8s.io `Counter`s. */
+function counterQuantities(counters: unknown): void {
+  const m = objectAt(counters);
+  if (m) for (const counter of Object.values(m)) quantityAt(counter, 'value');
+}
+
+/** A resource.k8s.io/v1 ResourceSliceSpec: devices' capacities and counters, shared counters. */
+function resourceSliceQuantities(spec: Record<string, unknown>): void {
+  for (const device of itemsOf(spec['devices'])) {
+    const capacity = objectAt(device['capacity']);
+    if (capacity)
+      for (const c of Object.values(capacity)) {
+        quantityAt(c, 'value');
+        const policy = objectAt(objectAt(c)?.['requestPolicy']);
+        quantityAt(policy, 'default');
+        const valid: unknown = policy?.['validValues'];
+        if (Array.isArray(valid)) {
+          const list = valid as unknown[];
+          for (let i = 0; i < list.length; i++) list[i] = quantityValue(list[i]) ?? list[i];
+        }
+        const range = policy?.['validRange'];
+        for (const key of ['min', 'max', 'step']) quantityAt(range, key);
+      }
+    for (const consumption of itemsOf(device['consumesCounters'])) counterQuantities(consumption['counters']);
+  }
+  for (const set of itemsOf(spec['sharedCounters'])) counterQuantities(set['counters']);
+}
+
+/**
+ * Resource quantities as exact values on both sides: kube-apiserver decodes every
+ * `resource.Quantity` field of a built-in kind and returns it in its canonical form (`2000m` as
+ * `2`, `1024Mi` as `1Gi`), which is the same value (JOSDK's ResourceRequirementsSanitizer, extended
+ * to every quantity field of the kinds in {@link QUANTITY_TYPES}: pod specs wherever a kind holds
+ * one, claims and volumes, quotas and limit ranges, HPA metric targets, RuntimeClass overhead,
+ * CSIStorageCapacity and dynamic resource allocation). Custom resources (another apiVersion) are
+ * compared as written, since the server keeps their strings.
  */
 function normalizeQuantities(
   obj: Record<string, unknown>,
   kind: string | undefined,
   apiVersion: string | undefined,
 ): void {
-  const spec = objectAt(obj['spec']);
-  if (!spec || kind === undefined) return;
+  if (kind === undefined) return;
   const type = `${apiVersion ?? ''}/${kind}`;
-  const list = (l: unknown): void => {
-    const m = objectAt(l);
-    if (m) for (const [name, v] of Object.entries(m)) m[name] = quantityValue(v) ?? v;
-  };
-  const requirements = (r: unknown): void => {
-    list(objectAt(r)?.['limits']);
-    list(objectAt(r)?.['requests']);
-  };
-  const podSpec = (ps: unknown): void => {
-    const p = objectAt(ps);
-    if (!p) return;
-    for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
-      const cs = p[key];
-      if (Array.isArray(cs)) for (const c of cs) requirements(objectAt(c)?.['resources']);
-    }
-    requirements(p['resources']); // pod-level resources
-    list(p['overhead']);
-  };
-  const templateOf = (s: Record<string, unknown> | undefined): unknown =>
-    objectAt(objectAt(s?.['template'])?.['spec']);
-  if (type === 'v1/Pod') podSpec(spec);
-  else if (type === 'v1/PodTemplate') podSpec(objectAt(obj['template'])?.['spec']);
-  else if (type === 'v1/PersistentVolumeClaim') requirements(spec['resources']);
-  else if (type === 'v1/PersistentVolume') list(spec['capacity']);
-  else if (type === 'v1/ResourceQuota') list(spec['hard']);
-  else if (type === 'v1/LimitRange') {
-    const limits = spec['limits'];
-    if (Array.isArray(limits))
-      for (const l of limits)
-        for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'])
-          list(objectAt(l)?.[key]);
-  } else if (type === 'batch/v1/CronJob')
-    podSpec(templateOf(objectAt(objectAt(spec['jobTemplate'])?.['spec'])));
-  else if (POD_TEMPLATE_KINDS.has(type)) podSpec(templateOf(spec));
-  if (type === 'apps/v1/StatefulSet') {
-    const templates = spec['volumeClaimTemplates'];
-    if (Array.isArray(templates))
-      for (const t of templates) requirements(objectAt(objectAt(t)?.['spec'])?.['resources']);
+  const spec = objectAt(obj['spec']);
+  const templateOf = (s: Record<string, unknown> | undefined): unknown => objectAt(s?.['template'])?.['spec'];
+  if (type === 'v1/PodTemplate') return podSpecQuantities(objectAt(obj['template'])?.['spec']);
+  if (type === 'node.k8s.io/v1/RuntimeClass') return quantityMap(objectAt(obj['overhead'])?.['podFixed']);
+  if (type === 'storage.k8s.io/v1/CSIStorageCapacity') {
+    quantityAt(obj, 'capacity');
+    return quantityAt(obj, 'maximumVolumeSize');
   }
+  if (!spec) return;
+  if (type === 'v1/Pod') podSpecQuantities(spec);
+  else if (type === 'v1/PersistentVolumeClaim') claimSpecQuantities(spec);
+  else if (type === 'v1/PersistentVolume') quantityMap(spec['capacity']);
+  else if (type === 'v1/ResourceQuota') quantityMap(spec['hard']);
+  else if (type === 'v1/LimitRange') {
+    for (const l of itemsOf(spec['limits']))
+      for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'])
+        quantityMap(l[key]);
+  } else if (type === 'batch/v1/CronJob')
+    podSpecQuantities(templateOf(objectAt(objectAt(spec['jobTemplate'])?.['spec'])));
+  else if (type === 'autoscaling/v2/HorizontalPodAutoscaler') hpaQuantities(spec);
+  else if (type === 'resource.k8s.io/v1/ResourceClaim') deviceClaimQuantities(spec);
+  else if (type === 'resource.k8s.io/v1/ResourceClaimTemplate') deviceClaimQuantities(spec['spec']);
+  else if (type === 'resource.k8s.io/v1/ResourceSlice') resourceSliceQuantities(spec);
+  else if (POD_TEMPLATE_KINDS.has(type)) podSpecQuantities(templateOf(spec));
+  if (type === 'apps/v1/StatefulSet')
+    for (const t of itemsOf(spec['volumeClaimTemplates'])) claimSpecQuantities(t['spec']);
 }
 
 function objectAt(value: unknown): Record<string, unknown> | undefined {

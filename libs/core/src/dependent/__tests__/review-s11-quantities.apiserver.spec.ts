@@ -102,4 +102,48 @@ describe('review s11: dependents and the quantities the API server stores', () =
     });
     expect(writes).toBe(1);
   });
+
+  it('[FINDING S11-CQ2] a dependent writing emptyDir.sizeLimit "1024Mi", a resourceFieldRef divisor "1024Ki" (env, downwardAPI and projected items) or an ephemeral volume claim of "2048Mi" got "1Gi", "1Mi" and "2Gi" back and applied again on every reconcile', async () => {
+    const ref = { containerName: 'web', resource: 'limits.memory', divisor: '1024Ki' };
+    const dependent = new DeploymentWith({
+      containers: [
+        {
+          name: 'web',
+          image: 'nginx',
+          env: [{ name: 'MEM', valueFrom: { resourceFieldRef: ref } }],
+        },
+      ],
+      volumes: [
+        { name: 'scratch', emptyDir: { sizeLimit: '1024Mi' } },
+        { name: 'info', downwardAPI: { items: [{ path: 'mem', resourceFieldRef: ref }] } },
+        {
+          name: 'proj',
+          projected: { sources: [{ downwardAPI: { items: [{ path: 'mem', resourceFieldRef: ref }] } }] },
+        },
+        {
+          name: 'eph',
+          ephemeral: {
+            volumeClaimTemplate: {
+              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2048Mi' } } },
+            },
+          },
+        },
+      ],
+    });
+    const { stored, writes } = await reconcileRepeatedly(
+      's11-cq2',
+      dependent as never,
+      readDeployment,
+      'deployments',
+    );
+    const spec = stored?.spec?.template.spec;
+    expect([
+      spec?.volumes?.[0].emptyDir?.sizeLimit,
+      spec?.containers[0].env?.[0].valueFrom?.resourceFieldRef?.divisor,
+      spec?.volumes?.[1].downwardAPI?.items?.[0].resourceFieldRef?.divisor,
+      spec?.volumes?.[2].projected?.sources?.[0].downwardAPI?.items?.[0].resourceFieldRef?.divisor,
+      spec?.volumes?.[3].ephemeral?.volumeClaimTemplate?.spec.resources?.requests?.storage,
+    ]).toEqual(['1Gi', '1Mi', '1Mi', '1Mi', '2Gi']);
+    expect(writes).toBe(1);
+  });
 });
