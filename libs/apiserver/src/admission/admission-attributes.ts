@@ -76,3 +76,24 @@ export function userInfoOf(user: AdmissionAttributes['user']): {
     info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
   return info;
 }
+
+/**
+ * The options of the request as an AdmissionReview's `options` (and CEL's `request.options`) carry
+ * them: CreateOptions, UpdateOptions or DeleteOptions (meta.k8s.io/v1).
+ */
+export function operationOptions(attrs: AdmissionAttributes): JsonObject {
+  const kind =
+    attrs.operation === 'CREATE'
+      ? 'CreateOptions'
+      : attrs.operation === 'UPDATE'
+        ? 'UpdateOptions'
+        : 'DeleteOptions';
+  const o: JsonObject = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (attrs.fieldManager !== undefined && attrs.operation !== 'DELETE') o.fieldManager = attrs.fieldManager;
+  if (attrs.dryRun) o.dryRun = ['All'];
+  const del = attrs.operation === 'DELETE' ? attrs.deleteOptions : undefined;
+  if (del?.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = del.gracePeriodSeconds;
+  if (del?.preconditions !== undefined) o.preconditions = { ...del.preconditions };
+  if (del?.propagationPolicy !== undefined) o.propagationPolicy = del.propagationPolicy;
+  return o;
+}

@@ -20,16 +20,18 @@ import { toCel } from '../crd/internal/cel/values.js';
 import { EVERYTHING, labelSelectorFromObject, matchesLabels, selectsEverything } from '../selectors/index.js';
 import type { LabelSelector } from '../selectors/index.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
-import { labelsOf, userInfoOf } from './admission-attributes.js';
+import { labelsOf, operationOptions } from './admission-attributes.js';
 import type { WebhookRule } from './webhook-configuration.js';
 import type { MatchContext } from './webhook-matching.js';
 import { ruleMatches } from './webhook-matching.js';
 import type { MatchCondition } from './match-conditions.js';
+import { expressionProblem, kubeErrorText, policyScope, requestVariable } from './admission-cel.js';
+import { invalid, required } from '../crd/field-errors.js';
+import type { CelT } from '../crd/internal/cel/cel-types.js';
+import { T } from '../crd/internal/cel/cel-types.js';
 import {
   compileMatchConditions,
   evaluateMatchConditions,
-  kubeErrorText,
-  requestVariable,
   sameMatchConditions,
   validateMatchConditions,
 } from './match-conditions.js';
@@ -164,36 +166,60 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
     sameMatchConditions(spec.paramKind, oldSpec.paramKind) &&
     sameMatchConditions(spec.matchConditions, oldSpec.matchConditions);
   if (!keepsConditions) causes.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions'));
-  if (arr(spec.validations).length === 0)
-    causes.push({
-      reason: 'FieldValueRequired',
-      field: 'spec.validations',
-      message: 'Required value: validations or auditAnnotations must contain at least one item',
-    });
-  const check = (field: string, text: unknown): void => {
-    if (typeof text !== 'string' || text === '') {
-      causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
-      return;
+  // kube's validateVariable / validateValidation: each expression type-checked in the admission
+  // environment, `variables` typed by the variables before it (all of them for validations)
+  const check = (
+    field: string,
+    text: string,
+    scope: ReadonlyMap<string, CelT>,
+    want?: 'bool' | 'string',
+  ): CelT => {
+    const { problem, type } = expressionProblem(text, scope, want);
+    if (problem !== undefined) {
+      causes.push(invalid(field, text, problem));
+      return T.dyn;
     }
     try {
       compile(text);
     } catch (e) {
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field,
-        message: `Invalid value: ${JSON.stringify(text)}: ${(e as Error).message}`,
-      });
+      causes.push(invalid(field, text, (e as Error).message));
     }
+    return type;
   };
+  const variableTypes = new Map<string, CelT>();
+  arr(spec.variables).forEach((v, i) => {
+    const o = isObject(v) ? v : {};
+    const at = `spec.variables[${i}]`;
+    const name = str(o.name);
+    if (name.trim() === '') causes.push(required(`${at}.name`, 'name is not specified'));
+    else if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name))
+      causes.push(invalid(`${at}.name`, name, 'name is not a valid CEL identifier'));
+    const text = str(o.expression);
+    let type: CelT = T.dyn;
+    if (text.trim() === '') causes.push(required(`${at}.expression`, 'expression is not specified'));
+    else type = check(`${at}.expression`, text, policyScope(variableTypes));
+    if (name !== '') variableTypes.set(name, type);
+  });
+  if (arr(spec.validations).length === 0)
+    causes.push(
+      required('spec.validations', 'validations or auditAnnotations must contain at least one item'),
+    );
+  const validationScope = policyScope(variableTypes);
+  const messageScope = policyScope(variableTypes, false);
   arr(spec.validations).forEach((v, i) => {
     const o = isObject(v) ? v : {};
-    check(`spec.validations[${i}].expression`, o.expression);
-    if (o.messageExpression !== undefined)
-      check(`spec.validations[${i}].messageExpression`, o.messageExpression);
+    const at = `spec.validations[${i}]`;
+    const text = str(o.expression);
+    if (text.trim() === '') causes.push(required(`${at}.expression`, 'expression is not specified'));
+    else check(`${at}.expression`, text, validationScope, 'bool');
+    if (typeof o.messageExpression === 'string' && o.messageExpression !== '') {
+      if (o.messageExpression.trim() === '')
+        causes.push(
+          invalid(`${at}.messageExpression`, o.messageExpression, 'must be non-empty if specified'),
+        );
+      else check(`${at}.messageExpression`, o.messageExpression, messageScope, 'string');
+    }
   });
-  arr(spec.variables).forEach((v, i) =>
-    check(`spec.variables[${i}].expression`, isObject(v) ? v.expression : undefined),
-  );
   return causes;
 }
 
@@ -378,19 +404,7 @@ export class AdmissionPolicies {
       object: attrs.object === undefined ? null : toCel(attrs.object, undefined),
       oldObject: attrs.oldObject === undefined ? null : toCel(attrs.oldObject, undefined),
       params: null,
-      request: toCel(
-        {
-          operation: attrs.operation,
-          name: attrs.name,
-          namespace: attrs.namespace,
-          kind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
-          resource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
-          subResource: attrs.subresource,
-          userInfo: userInfoOf(attrs.user),
-          dryRun: attrs.dryRun,
-        },
-        undefined,
-      ),
+      request: requestVariable(attrs, attrs.version, operationOptions(attrs)),
       namespaceObject: null,
     };
     if (attrs.namespaced && attrs.namespace !== '') {
@@ -400,10 +414,7 @@ export class AdmissionPolicies {
     if (policy.matchConditions.length > 0) {
       // kube-apiserver's policy validator: the conditions first; false means the policy does not
       // apply, an error is the policy's failure (under Fail) or nothing (under Ignore)
-      const outcome = evaluateMatchConditions(policy.matchConditions, {
-        ...vars,
-        request: requestVariable(attrs, attrs.version, null),
-      });
+      const outcome = evaluateMatchConditions(policy.matchConditions, vars);
       if ('error' in outcome) return policy.failurePolicy === 'Fail' ? { message: outcome.error } : undefined;
       if (!outcome.matches) return undefined;
     }

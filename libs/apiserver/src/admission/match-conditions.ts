@@ -13,19 +13,13 @@
  */
 import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
-import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { StatusCause } from '../types.js';
 import { deepEqual, isObject } from '../internal/common/json.js';
 import { duplicate, invalid, required, tooMany } from '../crd/field-errors.js';
-import type { CelT } from '../crd/internal/cel/cel-types.js';
-import { list, map, T, typeName } from '../crd/internal/cel/cel-types.js';
-import { kubernetesCelEnv, kubernetesFunctions } from '../crd/internal/cel/environment.js';
+import { kubernetesCelEnv } from '../crd/internal/cel/environment.js';
 import { parseWithLimits } from '../crd/internal/cel/parse-limits.js';
-import { checkTypes, formatCelError } from '../crd/internal/cel/type-check.js';
-import { toCel } from '../crd/internal/cel/values.js';
 import { labelKeyErrors } from '../selectors/index.js';
-import type { AdmissionAttributes } from './admission-attributes.js';
-import { userInfoOf } from './admission-attributes.js';
+import { ADMISSION_VARIABLES, expressionProblem, kubeErrorText } from './admission-cel.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
 
@@ -43,264 +37,12 @@ export type MatchOutcome = { matches: true } | { matches: false; condition: stri
 /** kube's limit on the conditions of one webhook or policy. */
 const MAX_CONDITIONS = 64;
 
-const objectType = (fields: Record<string, CelT>): CelT => ({
-  k: 'object',
-  fields: new Map(Object.entries(fields)),
-});
-
-const GVK = objectType({ group: T.string, version: T.string, kind: T.string });
-const GVR = objectType({ group: T.string, version: T.string, resource: T.string });
-
-/** `request` as kube declares it (k8s.io/apiserver admission/plugin/cel BuildRequestType). */
-const REQUEST_TYPE = objectType({
-  kind: GVK,
-  resource: GVR,
-  subResource: T.string,
-  requestKind: GVK,
-  requestResource: GVR,
-  requestSubResource: T.string,
-  name: T.string,
-  namespace: T.string,
-  operation: T.string,
-  userInfo: objectType({
-    username: T.string,
-    uid: T.string,
-    groups: list(T.string),
-    extra: map(T.string, list(T.string)),
-  }),
-  dryRun: T.bool,
-  options: T.dyn,
-});
-
-/** `namespaceObject` as kube declares it (BuildNamespaceType). */
-const NAMESPACE_TYPE = objectType({
-  metadata: objectType({
-    name: T.string,
-    generateName: T.string,
-    namespace: T.string,
-    labels: map(T.string, T.string),
-    annotations: map(T.string, T.string),
-    UID: T.string,
-    creationTimestamp: T.timestamp,
-    deletionGracePeriodSeconds: T.int,
-    deletionTimestamp: T.timestamp,
-    generation: T.int,
-    resourceVersion: T.string,
-    finalizers: list(T.string),
-  }),
-  spec: objectType({ finalizers: list(T.string) }),
-  status: objectType({
-    conditions: list(
-      objectType({
-        status: T.string,
-        type: T.string,
-        lastTransitionTime: T.timestamp,
-        message: T.string,
-        reason: T.string,
-      }),
-    ),
-    phase: T.string,
-  }),
-});
-
 /**
- * The variables a condition may name: kube compiles match conditions with `object`, `oldObject`,
- * `request`, `namespaceObject` and `authorizer` (and `params` only for a policy with a paramKind,
- * which this server refuses); never a policy's `variables`.
- */
-const DECLARED = new Map<string, CelT>([
-  ['object', T.dyn],
-  ['oldObject', T.dyn],
-  ['request', REQUEST_TYPE],
-  ['namespaceObject', NAMESPACE_TYPE],
-  ['authorizer', T.dyn],
-]);
-
-/** Names that resolve to types rather than variables. */
-const TYPE_NAMES = new Set([
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bool',
-  'bytes',
-  'list',
-  'map',
-  'null_type',
-  'type',
-  'dyn',
-]);
-
-/** CEL's standard functions and operators, as they appear in a parsed expression. */
-const STANDARD_FUNCTIONS = new Set([
-  '_+_',
-  '_-_',
-  '_*_',
-  '_/_',
-  '_%_',
-  '-_',
-  '!_',
-  '_&&_',
-  '_||_',
-  '_?_:_',
-  '_==_',
-  '_!=_',
-  '_<_',
-  '_<=_',
-  '_>_',
-  '_>=_',
-  '@in',
-  '_[_]',
-  '@not_strictly_false',
-  'not_strictly_false',
-  'size',
-  'contains',
-  'startsWith',
-  'endsWith',
-  'matches',
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bytes',
-  'bool',
-  'dyn',
-  'type',
-  'duration',
-  'timestamp',
-  'getFullYear',
-  'getMonth',
-  'getDayOfYear',
-  'getDayOfMonth',
-  'getDate',
-  'getDayOfWeek',
-  'getHours',
-  'getMinutes',
-  'getSeconds',
-  'getMilliseconds',
-]);
-
-let knownFunctions: Set<string> | undefined;
-
-function isKnownFunction(name: string): boolean {
-  knownFunctions ??= new Set([...STANDARD_FUNCTIONS, ...kubernetesFunctions().map((f) => f.name)]);
-  return knownFunctions.has(name);
-}
-
-/** A reference cel-go's checker refuses: an undeclared variable or function, with the expression at fault. */
-interface Undeclared {
-  name: string;
-  at: Expr;
-  call: boolean;
-}
-
-/** The first undeclared variable or function of `e`, comprehension variables in scope where they apply. */
-function firstUndeclared(e: Expr | undefined, scope: ReadonlySet<string>): Undeclared | undefined {
-  if (!e) return undefined;
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'identExpr':
-      return scope.has(k.value.name) || TYPE_NAMES.has(k.value.name)
-        ? undefined
-        : { name: k.value.name, at: e, call: false };
-    case 'selectExpr':
-      return firstUndeclared(k.value.operand, scope);
-    case 'callExpr': {
-      const target = k.value.target?.exprKind;
-      // a namespaced function (`sets.contains(a, b)`) parses as a call on the identifier `sets`
-      if (target?.case === 'identExpr' && isKnownFunction(`${target.value.name}.${k.value.function}`))
-        return first(k.value.args, scope);
-      if (!isKnownFunction(k.value.function)) return { name: k.value.function, at: e, call: true };
-      return firstUndeclared(k.value.target, scope) ?? first(k.value.args, scope);
-    }
-    case 'listExpr':
-      return first(k.value.elements, scope);
-    case 'structExpr':
-      for (const en of k.value.entries) {
-        const u =
-          (en.keyKind.case === 'mapKey' ? firstUndeclared(en.keyKind.value, scope) : undefined) ??
-          firstUndeclared(en.value, scope);
-        if (u) return u;
-      }
-      return undefined;
-    case 'comprehensionExpr': {
-      const c = k.value;
-      const inner = new Set(scope);
-      inner.add(c.iterVar);
-      if (c.iterVar2) inner.add(c.iterVar2);
-      inner.add(c.accuVar);
-      return (
-        firstUndeclared(c.iterRange, scope) ??
-        firstUndeclared(c.accuInit, scope) ??
-        first([c.loopCondition, c.loopStep, c.result], inner)
-      );
-    }
-    default:
-      return undefined;
-  }
-}
-
-function first(list: readonly (Expr | undefined)[], scope: ReadonlySet<string>): Undeclared | undefined {
-  for (const x of list) {
-    const u = firstUndeclared(x, scope);
-    if (u) return u;
-  }
-  return undefined;
-}
-
-function usesVariable(e: Expr | undefined, name: string): boolean {
-  if (!e) return false;
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'identExpr':
-      return k.value.name === name;
-    case 'selectExpr':
-      return usesVariable(k.value.operand, name);
-    case 'callExpr':
-      return usesVariable(k.value.target, name) || k.value.args.some((a) => usesVariable(a, name));
-    case 'listExpr':
-      return k.value.elements.some((a) => usesVariable(a, name));
-    case 'structExpr':
-      return k.value.entries.some(
-        (en) =>
-          (en.keyKind.case === 'mapKey' && usesVariable(en.keyKind.value, name)) ||
-          usesVariable(en.value, name),
-      );
-    case 'comprehensionExpr': {
-      const c = k.value;
-      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].some((x) =>
-        usesVariable(x, name),
-      );
-    }
-    default:
-      return false;
-  }
-}
-
-/**
- * Why an expression is not a valid condition, as kube-apiserver's compiler words it (`compilation
- * failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')` with the source line and
- * a caret, `must evaluate to bool but got dyn`); undefined when it is one.
+ * Why an expression is not a valid condition (kube compiles conditions with the admission variables,
+ * never a policy's `variables`, and wants a bool); undefined when it is one.
  */
 function conditionProblem(text: string): string | undefined {
-  let parsed: ReturnType<typeof parseWithLimits>;
-  try {
-    parsed = parseWithLimits(text);
-  } catch (e) {
-    return (e as Error).message;
-  }
-  // kube declares `authorizer` (and its library); this server has neither, so say that plainly
-  if (usesVariable(parsed.expr, 'authorizer'))
-    return 'the in-memory API server does not evaluate CEL authorizer checks; write the condition without the authorizer variable';
-  const undeclared = firstUndeclared(parsed.expr, new Set(DECLARED.keys()));
-  if (undeclared) {
-    const message = `undeclared reference to '${undeclared.name}' (in container '')`;
-    return `compilation failed: ${formatCelError(parsed, text, undeclared.at.id, message, undeclared.call ? 'call' : 'expr')}`;
-  }
-  const checked = checkTypes(parsed, text, DECLARED);
-  if (checked.error !== undefined) return `compilation failed: ${checked.error}`;
-  if (checked.type.k !== 'bool') return `must evaluate to bool but got ${typeName(checked.type)}`;
-  return undefined;
+  return expressionProblem(text, ADMISSION_VARIABLES, 'bool').problem;
 }
 
 /**
@@ -355,16 +97,6 @@ export function compileMatchConditions(value: unknown): MatchCondition[] {
   });
 }
 
-/** cel-go's wording of the evaluation errors users meet most (@bufbuild/cel words them its own way). */
-export function kubeErrorText(message: string): string {
-  const noKey = /^field not found: (.*)$/.exec(message);
-  if (noKey) return `no such key: ${noKey[1]}`;
-  if (message.startsWith('found no matching overload')) return 'no such overload';
-  if (/^u?int divide by zero$/.test(message)) return 'division by zero';
-  if (/^u?int modulus by zero$/.test(message)) return 'modulus by zero';
-  return message;
-}
-
 /**
  * Evaluates conditions as kube-apiserver's matcher: any false skips (whatever errors others had),
  * else any error is the outcome (several as `[a, b]`), else the webhook or policy applies.
@@ -389,28 +121,4 @@ export function evaluateMatchConditions(
   if (errs.length === 0) return { matches: true };
   const unique = [...new Set(errs)];
   return { error: unique.length === 1 ? unique[0] : `[${unique.join(', ')}]` };
-}
-
-/**
- * The `request` variable (kube's AdmissionRequest without uid and objects): `kind` and `resource` at
- * `version` (the version the webhook or policy matched), `requestKind` and `requestResource` as asked.
- */
-export function requestVariable(attrs: AdmissionAttributes, version: string, options: unknown): CelInput {
-  return toCel(
-    {
-      kind: { group: attrs.group, version, kind: attrs.kind },
-      resource: { group: attrs.group, version, resource: attrs.resource },
-      subResource: attrs.subresource,
-      requestKind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
-      requestResource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
-      requestSubResource: attrs.subresource,
-      name: attrs.name,
-      namespace: attrs.namespace,
-      operation: attrs.operation,
-      userInfo: userInfoOf(attrs.user),
-      dryRun: attrs.dryRun,
-      options: options ?? null,
-    },
-    undefined,
-  );
 }

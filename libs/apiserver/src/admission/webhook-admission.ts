@@ -9,12 +9,13 @@ import { ApiError, errors } from '../internal/common/errors.js';
 import { clone, deepEqual, isObject, str } from '../internal/common/json.js';
 import { applyJsonPatch } from '../patch/index.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
-import { userInfoOf } from './admission-attributes.js';
+import { operationOptions, userInfoOf } from './admission-attributes.js';
 import { postToWebhook, WebhookCallError } from './webhook-call.js';
 import type { ResolvedWebhook } from './webhook-configuration.js';
 import { matchWebhook } from './webhook-matching.js';
 import type { MatchContext } from './webhook-matching.js';
-import { evaluateMatchConditions, requestVariable } from './match-conditions.js';
+import { evaluateMatchConditions } from './match-conditions.js';
+import { requestVariable } from './admission-cel.js';
 import { toCel } from '../crd/internal/cel/values.js';
 
 /** Converts objects to another version of their resource (`apiVersion` as `group/version`). */
@@ -62,23 +63,6 @@ function callFailed(hook: ResolvedWebhook, err: unknown): ApiError {
           ? `received undecodable patch in webhook response: ${err.message}`
           : `failed to call webhook: ${err instanceof Error ? err.message : String(err)}`;
   return errors.internal(`failed calling webhook ${JSON.stringify(hook.name)}: ${reason}`, err);
-}
-
-function options(attrs: AdmissionAttributes): JsonObject {
-  const kind =
-    attrs.operation === 'CREATE'
-      ? 'CreateOptions'
-      : attrs.operation === 'UPDATE'
-        ? 'UpdateOptions'
-        : 'DeleteOptions';
-  const o: JsonObject = { kind, apiVersion: 'meta.k8s.io/v1' };
-  if (attrs.fieldManager !== undefined && attrs.operation !== 'DELETE') o.fieldManager = attrs.fieldManager;
-  if (attrs.dryRun) o.dryRun = ['All'];
-  const del = attrs.operation === 'DELETE' ? attrs.deleteOptions : undefined;
-  if (del?.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = del.gracePeriodSeconds;
-  if (del?.preconditions !== undefined) o.preconditions = { ...del.preconditions };
-  if (del?.propagationPolicy !== undefined) o.propagationPolicy = del.propagationPolicy;
-  return o;
 }
 
 /** The admission chain over the webhook configurations a {@link WebhookSource} holds. */
@@ -178,7 +162,7 @@ export class WebhookAdmission {
     const outcome = evaluateMatchConditions(hook.matchConditions, {
       object: object === undefined ? null : toCel(object, undefined),
       oldObject: oldObject === undefined ? null : toCel(oldObject, undefined),
-      request: requestVariable(attrs, version, options(attrs)),
+      request: requestVariable(attrs, version, operationOptions(attrs)),
       // kube-apiserver gives webhook conditions no namespace object
       namespaceObject: null,
     });
@@ -308,7 +292,7 @@ export class WebhookAdmission {
       object: object ?? null,
       oldObject: oldObject ?? null,
       dryRun: attrs.dryRun,
-      options: options(attrs),
+      options: operationOptions(attrs),
     };
     if (attrs.namespace !== '') request.namespace = attrs.namespace;
     if (attrs.subresource !== '') {

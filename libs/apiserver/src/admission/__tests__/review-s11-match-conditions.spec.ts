@@ -375,7 +375,7 @@ describe('review S11: admission matchConditions', () => {
           {
             reason: 'FieldValueInvalid',
             field: 'webhooks[0].matchConditions[0].expression',
-            message: `Invalid value: ${JSON.stringify(expression)}: the in-memory API server does not evaluate CEL authorizer checks; write the condition without the authorizer variable`,
+            message: `Invalid value: ${JSON.stringify(expression)}: the in-memory API server does not evaluate CEL authorizer checks; write the expression without the authorizer variable`,
           },
         ],
       },
@@ -456,5 +456,59 @@ describe('review S11: admission matchConditions', () => {
     expect(r.json().message).toBe(
       `configmaps "still-no-owner" is forbidden: ValidatingAdmissionPolicy 'owner.example.com' with binding 'owner-binding' denied request: expression 'variables.owner == 'me'' resulted in error: composited variable "owner" fails to evaluate: no such key: owner`,
     );
+  });
+  it('[FINDING S11-MC10] policy expressions are type-checked as kube-apiserver checks them: undeclared names, unknown fields of request, non-bool validations and non-string messages are refused', async () => {
+    const r = await call(
+      server,
+      'POST',
+      VAP,
+      policy('typed.example.com', {
+        failurePolicy: 'Fail',
+        variables: [
+          { name: 'team', expression: "object.metadata.?labels.team.orValue('none')" },
+          { name: 'bad', expression: 'request.nope' },
+        ],
+        validations: [
+          { expression: 'object.spec.paused' },
+          { expression: 'self.x == 1' },
+          {
+            expression: "variables.team != 'x' && request.requestKind.kind == 'ConfigMap'",
+            messageExpression: '1',
+          },
+          { expression: 'variables.other == 1' },
+        ],
+      }),
+    );
+    expect(r.status).toBe(422);
+    expect(r.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.variables[1].expression',
+        message:
+          'Invalid value: "request.nope": compilation failed: ERROR: <input>:1:8: undefined field \'nope\'\n | request.nope\n | .......^',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[0].expression',
+        message: 'Invalid value: "object.spec.paused": must evaluate to bool but got dyn',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[1].expression',
+        message:
+          "Invalid value: \"self.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'self' (in container '')\n | self.x == 1\n | ^",
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[2].messageExpression',
+        message: 'Invalid value: "1": must evaluate to string but got int',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[3].expression',
+        message:
+          'Invalid value: "variables.other == 1": compilation failed: ERROR: <input>:1:10: undefined field \'other\'\n | variables.other == 1\n | .........^',
+      },
+    ]);
   });
 });
