@@ -6,7 +6,7 @@
 // validation validateMatchConditions refuses invalid ones.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
-import { call } from '../../__tests__/http-helper.js';
+import { call, waitFor } from '../../__tests__/http-helper.js';
 import { patchResponse, TestWebhookServer } from './webhook-test-server.js';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -510,5 +510,86 @@ describe('review S11: admission matchConditions', () => {
           'Invalid value: "variables.other == 1": compilation failed: ERROR: <input>:1:10: undefined field \'other\'\n | variables.other == 1\n | .........^',
       },
     ]);
+  });
+  it("[S11-MC2] in the reinvocation round a webhook's conditions are evaluated again, on the object the later webhooks left", async () => {
+    hooks.on('/second', (r) =>
+      r.request.object?.data?.second
+        ? { allowed: true }
+        : patchResponse([{ op: 'add', path: '/data/second', value: 'x' }]),
+    );
+    await create(
+      MWC,
+      config('Mutating', 'a-first', [
+        hook('first.example.com', hooks.clientConfig('/allow'), {
+          reinvocationPolicy: 'IfNeeded',
+          matchConditions: [{ name: 'no-second-yet', expression: "!('second' in object.data)" }],
+        }),
+      ]),
+    );
+    await create(
+      MWC,
+      config('Mutating', 'b-second', [hook('second.example.com', hooks.clientConfig('/second'))]),
+    );
+    const r = await call(server, 'POST', CM, cm('reinvoke', { title: 'x' }));
+    expect(r.status).toBe(201);
+    expect(r.json()).toMatchObject({ data: { title: 'x', second: 'x' } });
+    // called in the first round only: the second round's object has data.second
+    expect(hooks.reviews.map((x) => x.path)).toEqual(['/allow', '/second']);
+  });
+
+  it("[S11-MC1] under matchPolicy Equivalent the conditions see the object and request.kind at the webhook's version", async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
+        versions: ['v1', 'v2'].map((name) => ({
+          name,
+          served: true,
+          storage: name === 'v1',
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        })),
+      },
+    };
+    expect(
+      (await call(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status,
+    ).toBe(201);
+    await create(
+      VWC,
+      config('Validating', 'gadgets', [
+        hook('gadgets.example.com', hooks.clientConfig('/deny'), {
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: ['example.com'],
+              apiVersions: ['v1'],
+              resources: ['gadgets'],
+            },
+          ],
+          matchConditions: [
+            {
+              name: 'at-v1',
+              expression:
+                "object.apiVersion == 'example.com/v1' && request.kind.version == 'v1' && request.requestKind.version == 'v2' && request.resource.resource == 'gadgets'",
+            },
+          ],
+        }),
+      ]),
+    );
+    const gadgets = '/apis/example.com/v2/namespaces/default/gadgets';
+    const r = await waitFor(async () => {
+      const res = await call(server, 'POST', gadgets, {
+        apiVersion: 'example.com/v2',
+        kind: 'Gadget',
+        metadata: { name: 'g1' },
+      });
+      return res.status === 404 ? undefined : res;
+    });
+    // every condition true: the webhook is called (and denies)
+    expect(r.status).toBe(403);
+    expect(hooks.at('/deny')).toHaveLength(1);
   });
 });
