@@ -159,7 +159,8 @@ export function parseFieldSelector(selector: string): FieldRequirement[] | undef
   return reqs;
 }
 
-function fieldValue(obj: KubernetesResource, path: string[]): string {
+/** The value at `path` as kube formats a selectable field (`fmt.Sprint`); missing or not a scalar: "". */
+function pathValue(obj: unknown, path: readonly string[]): string {
   let v: unknown = obj;
   for (const part of path) {
     if (v === null || typeof v !== 'object') return '';
@@ -168,9 +169,61 @@ function fieldValue(obj: KubernetesResource, path: string[]): string {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }
 
+/** A Go bool field kube writes with `strconv.FormatBool`/`fmt.Sprint` (omitted when false). */
+const boolAt = (obj: unknown, path: readonly string[]): string => String(pathValue(obj, path) === 'true');
+/** A Go int32 field kube writes with `strconv.Itoa` (omitted when 0). */
+const intAt = (obj: unknown, path: readonly string[]): string => pathValue(obj, path) || '0';
+
+type FieldRule = (obj: KubernetesResource) => string;
+
+/**
+ * Selectable fields of built-in kinds whose value is not simply the field at that path, by
+ * `apiVersion/kind` and field (kube's ToSelectableFields in pkg/registry/.../strategy.go, after the
+ * kind's field label conversion). A Pod's `spec.hostNetwork` and a Node's `spec.unschedulable` are
+ * "false" when omitted; a Job's `status.successful` is its `status.succeeded` and a ReplicaSet's or
+ * ReplicationController's `status.replicas` an integer, "0" when omitted; `spec.host` is an old name
+ * of `spec.nodeName`; an Event's `source` is its reporting controller when it has no source
+ * component; `status.podIP` is the first of `status.podIPs`. `spec.restartPolicy` and
+ * `spec.schedulerName` are read with kube's defaults, which the stored object always has.
+ */
+const FIELD_RULES: Record<string, Record<string, FieldRule>> = {
+  'v1/Pod': {
+    'spec.host': (o) => pathValue(o, ['spec', 'nodeName']),
+    'spec.hostNetwork': (o) => boolAt(o, ['spec', 'hostNetwork']),
+    'spec.restartPolicy': (o) => pathValue(o, ['spec', 'restartPolicy']) || 'Always',
+    'spec.schedulerName': (o) => pathValue(o, ['spec', 'schedulerName']) || 'default-scheduler',
+    'status.podIP': (o) => {
+      const ips = (o as { status?: { podIPs?: unknown } }).status?.podIPs;
+      // kube converts a status with only podIP into podIPs of that one address
+      return Array.isArray(ips) && ips.length > 0
+        ? pathValue(ips[0], ['ip'])
+        : pathValue(o, ['status', 'podIP']);
+    },
+    // accepted by the field label conversion but not in the field set
+    'status.podIPs': () => '',
+  },
+  'v1/Node': { 'spec.unschedulable': (o) => boolAt(o, ['spec', 'unschedulable']) },
+  'v1/ReplicationController': { 'status.replicas': (o) => intAt(o, ['status', 'replicas']) },
+  'apps/v1/ReplicaSet': { 'status.replicas': (o) => intAt(o, ['status', 'replicas']) },
+  'batch/v1/Job': { 'status.successful': (o) => intAt(o, ['status', 'succeeded']) },
+  'v1/Event': {
+    source: (o) => pathValue(o, ['source', 'component']) || pathValue(o, ['reportingComponent']),
+  },
+  // events.k8s.io/v1 selectors are converted to the core Event's field set
+  'events.k8s.io/v1/Event': {
+    source: (o) => pathValue(o, ['deprecatedSource', 'component']) || pathValue(o, ['reportingController']),
+  },
+};
+
+function fieldValue(obj: KubernetesResource, path: readonly string[]): string {
+  const rule = FIELD_RULES[`${obj.apiVersion ?? ''}/${obj.kind ?? ''}`]?.[path.join('.')];
+  return rule ? rule(obj) : pathValue(obj, path);
+}
+
 /**
  * A matcher for an informer's label and field selectors, evaluated on the client as the API server
- * does (a missing field is the empty string). Returns a matcher that refuses everything when a
+ * does: a built-in kind's field as its field set has it (see {@link FIELD_RULES}), any other field
+ * at its path (a missing one is the empty string). Returns a matcher that refuses everything when a
  * selector cannot be parsed here (`unparsable` then names it), so nothing outside the selection
  * can enter a cache by an own write.
  */
