@@ -299,9 +299,26 @@ export function expressionProblem(
   }
   const checked = checkTypes(parsed, text, declared);
   if (checked.error !== undefined) return { problem: `compilation failed: ${checked.error}`, type: T.dyn };
-  if (want !== undefined && checked.type.k !== want)
+  if (
+    want !== undefined &&
+    checked.type.k !== want &&
+    !(checked.type.k === 'dyn' && untypedCall(parsed.expr))
+  )
     return { problem: `must evaluate to ${want} but got ${typeName(checked.type)}`, type: checked.type };
   return { type: checked.type };
+}
+
+/**
+ * Whether `e` is a call of a library function (`isURL(x)`, `quantity(q).isGreaterThan(r)`,
+ * `sets.contains(a, b)`): the type checker does not know their result types and says dyn, where
+ * cel-go knows them; such an expression is not refused for being dyn (one-sided, as the check is).
+ */
+function untypedCall(e: Expr | undefined): boolean {
+  if (e?.exprKind.case !== 'callExpr') return false;
+  const call = e.exprKind.value;
+  const target = call.target?.exprKind;
+  if (target?.case === 'identExpr' && isKnownFunction(`${target.value.name}.${call.function}`)) return true;
+  return !STANDARD_FUNCTIONS.has(call.function);
 }
 
 /** cel-go's wording of the evaluation errors users meet most (@bufbuild/cel words them its own way). */

@@ -592,4 +592,31 @@ describe('review S11: admission matchConditions', () => {
     expect(r.status).toBe(403);
     expect(hooks.at('/deny')).toHaveLength(1);
   });
+  it('[S11-MC4] conditions and validations calling library functions (isURL, quantity comparisons, sets.contains, list macros) are accepted', async () => {
+    const expressions = [
+      "!has(object.data) || !('url' in object.data) || isURL(object.data.url)",
+      "quantity('1Gi').isGreaterThan(quantity('1Mi'))",
+      "sets.contains(request.userInfo.groups, ['system:authenticated'])",
+      "request.userInfo.groups.exists(g, g.startsWith('system:'))",
+      "object.metadata.?labels['tier'].orValue('') != 'frozen'",
+    ];
+    await create(
+      VWC,
+      config('Validating', 'library', [
+        hook('library.example.com', hooks.clientConfig('/allow'), {
+          matchConditions: expressions.map((expression, i) => ({ name: `c${i}`, expression })),
+        }),
+      ]),
+    );
+    await create(
+      VAP,
+      policy('library.example.com', {
+        failurePolicy: 'Fail',
+        validations: expressions.map((expression) => ({ expression })),
+      }),
+    );
+    await create(VAPB, binding('library-binding', 'library.example.com'));
+    expect((await call(server, 'POST', CM, cm('library', { url: 'https://example.com' }))).status).toBe(201);
+    expect(hooks.at('/allow')).toHaveLength(1);
+  });
 });
