@@ -303,15 +303,24 @@ export interface WholeObjectMatchOptions {
 /**
  * The whole-object matcher (JOSDK's `GenericKubernetesResourceMatcher`): every desired value must
  * be in the actual object; fields only the actual object has (server defaults) are fine. Metadata is
- * ignored unless `labelsAndAnnotations`.
+ * ignored unless `labelsAndAnnotations`. Resource quantities of built-in kinds are compared by value,
+ * as the managed-fields matcher compares them (the server returns `2000m` as `2`).
  */
 export function matchesWholeObject<R extends KubernetesResource>(
   actual: R,
   desired: R,
   options: WholeObjectMatchOptions = {},
 ): boolean {
-  const a = actual as Record<string, unknown>;
+  let a = actual as Record<string, unknown>;
   const d = sanitizeDesired(clone(desired)) as Record<string, unknown>;
+  const kind = actual.kind ?? desired.kind;
+  const apiVersion = actual.apiVersion ?? desired.apiVersion;
+  if (kind !== undefined && QUANTITY_TYPES.has(`${apiVersion ?? ''}/${kind}`)) {
+    // quantities by value on both sides (the actual one is a copy: it is the informer's object)
+    a = clone(a);
+    normalizeQuantities(a, kind, apiVersion);
+    normalizeQuantities(d, kind, apiVersion);
+  }
   const keys = options.specOnly
     ? ['spec']
     : Object.keys(d).filter((k) => !['metadata', 'status', 'apiVersion', 'kind'].includes(k));

@@ -28,8 +28,11 @@ class StatusReconciler implements Reconciler<Widget> {
 
 /** A Deployment whose pod spec is `podSpec`. */
 class DeploymentWith extends CRUDKubernetesDependentResource<V1Deployment, Widget> {
-  constructor(private readonly podSpec: V1PodSpec) {
-    super({ resourceType: ResourceTypes.Deployment });
+  constructor(
+    private readonly podSpec: V1PodSpec,
+    useSSA = true,
+  ) {
+    super({ resourceType: ResourceTypes.Deployment, useSSA });
   }
   protected desired(p: Widget): V1Deployment {
     const name = p.metadata!.name!;
@@ -144,6 +147,33 @@ describe('review s11: dependents and the quantities the API server stores', () =
       spec?.volumes?.[2].projected?.sources?.[0].downwardAPI?.items?.[0].resourceFieldRef?.divisor,
       spec?.volumes?.[3].ephemeral?.volumeClaimTemplate?.spec.resources?.requests?.storage,
     ]).toEqual(['1Gi', '1Mi', '1Mi', '1Mi', '2Gi']);
+    expect(writes).toBe(1);
+  });
+
+  it('[FINDING S11-CQ5] a dependent without server-side apply (useSSA: false) whose container asks for "2000m" CPU and "1024Mi" memory got "2" and "1Gi" back and updated on every reconcile', async () => {
+    const dependent = new DeploymentWith(
+      {
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx',
+            resources: { requests: { cpu: '2000m', memory: '1024Mi' } },
+          },
+        ],
+        volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1024Mi' } }],
+      },
+      false,
+    );
+    const { stored, writes } = await reconcileRepeatedly(
+      's11-cq5',
+      dependent as never,
+      readDeployment,
+      'deployments',
+    );
+    expect(stored?.spec?.template.spec?.containers[0].resources?.requests).toEqual({
+      cpu: '2',
+      memory: '1Gi',
+    });
     expect(writes).toBe(1);
   });
 });
