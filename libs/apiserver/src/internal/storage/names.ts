@@ -124,43 +124,104 @@ export function validateLabelsAndAnnotations(meta: Record<string, unknown>): Sta
   return causes;
 }
 
-/** Validates metadata.ownerReferences: apiVersion, kind, name and uid are required; one controller at most. */
+/** The one owner kind kube refuses (apimachinery's BannedOwners): the core v1 Event. */
+const BANNED_OWNER = { group: '', version: 'v1', kind: 'Event' };
+
+/** Group and version of an apiVersion as apimachinery's ParseGroupVersion reads it (undefined: refused). */
+function parseGroupVersion(apiVersion: string): { group: string; version: string } | undefined {
+  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '' };
+  const parts = apiVersion.split('/');
+  if (parts.length === 1) return { group: '', version: apiVersion };
+  if (parts.length === 2) return { group: parts[0], version: parts[1] };
+  return undefined;
+}
+
+/** A string field of a reference ('' when absent). */
+function refString(ref: Record<string, unknown>, key: string): string {
+  const v = ref[key];
+  return typeof v === 'string' ? v : '';
+}
+
+/**
+ * One reference as Go's `%#v` prints a metav1.OwnerReference (what kube-apiserver shows as the value of
+ * an invalid reference). A set pointer is printed by address in Go; the addresses here are made up.
+ */
+function goOwnerReference(ref: Record<string, unknown>, address: () => string): string {
+  const ptr = (v: unknown): string => (typeof v === 'boolean' ? `(*bool)(${address()})` : '(*bool)(nil)');
+  const q = (k: string): string => JSON.stringify(refString(ref, k));
+  return `v1.OwnerReference{APIVersion:${q('apiVersion')}, Kind:${q('kind')}, Name:${q('name')}, UID:${q('uid')}, Controller:${ptr(ref.controller)}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion)}}`;
+}
+
+/** A made-up Go heap address per call, so that two pointers in one message differ as in Go. */
+function addresses(): () => string {
+  let next = 0xc0000a4e10;
+  return () => {
+    const a = `0x${next.toString(16)}`;
+    next += 0x8;
+    return a;
+  };
+}
+
+/**
+ * Validates metadata.ownerReferences as kube-apiserver 1.32 does (apimachinery v0.32
+ * `ValidateOwnerReferences`): the fields of every reference are reported on the list's path
+ * (`metadata.ownerReferences.uid`, not indexed), an apiVersion that is no `group/version` or `version`
+ * reads as an empty version, a core v1 Event cannot be an owner, and each controller reference after the
+ * first is refused naming both. Values that are not objects are refused too (kube fails decoding them).
+ */
 export function validateOwnerReferences(meta: Record<string, unknown>): StatusCause[] {
   const refs = meta.ownerReferences;
   if (refs === undefined || refs === null) return [];
+  const listField = 'metadata.ownerReferences';
   if (!Array.isArray(refs))
-    return [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'metadata.ownerReferences',
-        message: 'Invalid value: must be a list',
-      },
-    ];
+    return [{ reason: 'FieldValueInvalid', field: listField, message: 'Invalid value: must be a list' }];
   const causes: StatusCause[] = [];
-  let controllers = 0;
+  const invalid = (field: string, message: string): void => {
+    causes.push({ reason: 'FieldValueInvalid', field, message });
+  };
+  const objects = refs.map((r: unknown) =>
+    r !== null && typeof r === 'object' && !Array.isArray(r) ? r : {},
+  );
+  let firstController: string | undefined;
+  let listText: string | undefined;
   refs.forEach((r: unknown, i) => {
-    const field = `metadata.ownerReferences[${i}]`;
-    if (r === null || typeof r !== 'object') {
-      causes.push({ reason: 'FieldValueInvalid', field, message: 'Invalid value: must be an object' });
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) {
+      invalid(`${listField}[${i}]`, 'Invalid value: must be an object');
       return;
     }
     const ref = r as Record<string, unknown>;
-    for (const k of ['apiVersion', 'kind', 'name', 'uid']) {
-      if (typeof ref[k] !== 'string' || ref[k] === '')
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: `${field}.${k}`,
-          message: `Invalid value: "": ${k} must not be empty`,
-        });
+    const apiVersion = refString(ref, 'apiVersion');
+    const kind = refString(ref, 'kind');
+    const gv = parseGroupVersion(apiVersion) ?? { group: '', version: '' };
+    if (gv.version === '')
+      invalid(
+        `${listField}.apiVersion`,
+        `Invalid value: ${JSON.stringify(apiVersion)}: version must not be empty`,
+      );
+    for (const k of ['kind', 'name', 'uid']) {
+      const v = refString(ref, k);
+      if (v === '') invalid(`${listField}.${k}`, `Invalid value: "": ${k} must not be empty`);
     }
-    if (ref.controller === true) controllers++;
+    if (gv.group === BANNED_OWNER.group && gv.version === BANNED_OWNER.version && kind === BANNED_OWNER.kind)
+      invalid(
+        listField,
+        `Invalid value: ${goOwnerReference(ref, addresses())}: ${gv.group}/${gv.version}, Kind=${kind} is disallowed from being an owner`,
+      );
+    if (ref.controller === true) {
+      const current = `${kind}/${refString(ref, 'name')}`;
+      if (firstController === undefined) firstController = current;
+      else {
+        if (listText === undefined) {
+          const address = addresses();
+          listText = `[]v1.OwnerReference{${objects.map((o) => goOwnerReference(o as Record<string, unknown>, address)).join(', ')}}`;
+        }
+        invalid(
+          listField,
+          `Invalid value: ${listText}: Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+        );
+      }
+    }
   });
-  if (controllers > 1)
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'metadata.ownerReferences',
-      message: 'Invalid value: Only one reference can have Controller set to true',
-    });
   return causes;
 }
 
