@@ -3,8 +3,7 @@ import type { JsonObject, StatusCause } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
-import type { ApiError } from '../common/errors.js';
-import { errors } from '../common/errors.js';
+import { ApiError, errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
 import { isObject, metaOf } from '../common/json.js';
 import type { ListParams, WatchParams } from '../watch/list-watch.js';
@@ -247,6 +246,20 @@ function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   throw errors.badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a boolean`);
 }
 
+/**
+ * Whether a CRD's Terminating condition is true (set when it is deleted, until its instances are gone):
+ * apiextensions' crdHandler (serveResource) then refuses to create its custom resources.
+ */
+function crdTerminating(store: Store, crdName: string): boolean {
+  // the stored text first: a create parses the (possibly large) CRD only once one is terminating
+  const json = store.getJson('apiextensions.k8s.io/customresourcedefinitions', '', crdName);
+  if (json === undefined || !json.includes('"Terminating"')) return false;
+  const crd = JSON.parse(json) as JsonObject;
+  const status = isObject(crd.status) ? crd.status : undefined;
+  const conditions = Array.isArray(status?.conditions) ? status.conditions : [];
+  return conditions.some((c) => isObject(c) && c.type === 'Terminating' && c.status === 'True');
+}
+
 /** Handles one request on a resource path. */
 export async function handleResource(
   deps: HandlerDeps,
@@ -336,6 +349,14 @@ export async function handleResource(
       return;
     }
     case 'create': {
+      if (rt.crdName !== undefined && crdTerminating(deps.store, rt.crdName)) {
+        throw new ApiError(
+          405,
+          'MethodNotAllowed',
+          'create not allowed while custom resource definition is terminating',
+          { group: rt.group, kind: rt.plural },
+        );
+      }
       const ctx = writeOptions(user, req, query, 'CreateOptions');
       const body = await objectBody(req);
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user, namespace));
