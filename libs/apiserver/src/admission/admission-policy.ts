@@ -27,6 +27,7 @@ import { ruleMatches } from './webhook-matching.js';
 import type { MatchCondition } from './match-conditions.js';
 import { expressionProblem, kubeErrorText, policyScope, requestVariable } from './admission-cel.js';
 import { invalid, required } from '../crd/field-errors.js';
+import { validateNamedRuleWithOperations } from './rule-validation.js';
 import type { CelT } from '../crd/internal/cel/cel-types.js';
 import { T } from '../crd/internal/cel/cel-types.js';
 import {
@@ -147,6 +148,15 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
   const spec = isObject(obj.spec) ? obj.spec : {};
   const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
   const causes: StatusCause[] = [];
+  if (isObject(spec.matchConstraints)) {
+    const mc = spec.matchConstraints;
+    arr(mc.resourceRules).forEach((r, i) =>
+      causes.push(...validateNamedRuleWithOperations(r, `spec.matchConstraints.resourceRules[${i}]`)),
+    );
+    arr(mc.excludeResourceRules).forEach((r, i) =>
+      causes.push(...validateNamedRuleWithOperations(r, `spec.matchConstraints.excludeResourceRules[${i}]`)),
+    );
+  }
   if (!isObject(spec.matchConstraints) || arr(spec.matchConstraints.resourceRules).length === 0) {
     causes.push({
       reason: 'FieldValueRequired',

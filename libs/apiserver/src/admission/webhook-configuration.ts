@@ -9,6 +9,7 @@ import { EVERYTHING, labelSelectorFromObject } from '../selectors/index.js';
 import type { LabelSelector } from '../selectors/index.js';
 import type { MatchCondition } from './match-conditions.js';
 import { compileMatchConditions, sameMatchConditions, validateMatchConditions } from './match-conditions.js';
+import { validateRuleWithOperations } from './rule-validation.js';
 
 /** Where a webhook is reached. */
 export interface WebhookClientConfig {
@@ -134,8 +135,6 @@ export function resolveWebhooks(config: JsonObject, type: 'validating' | 'mutati
   });
 }
 
-const OPERATIONS = new Set(['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
-
 /**
  * Whether an update keeps every webhook's `matchConditions` (and the number of webhooks): kube-apiserver
  * then does not validate them again (`ignoreValidatingWebhookMatchConditions`).
@@ -238,15 +237,9 @@ export function validateWebhookConfiguration(
         });
       }
     }
-    (Array.isArray(w.rules) ? w.rules : []).forEach((r: unknown, j: number) => {
-      const rule = obj(r);
-      for (const op of strings(rule.operations))
-        if (!OPERATIONS.has(op))
-          notSupported(`${at}.rules[${j}].operations`, op, ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE']);
-      if (rule.scope !== undefined && !['*', 'Cluster', 'Namespaced'].includes(str(rule.scope)))
-        notSupported(`${at}.rules[${j}].scope`, rule.scope, ['*', 'Cluster', 'Namespaced']);
-      if (strings(rule.resources).length === 0) required(`${at}.rules[${j}].resources`);
-    });
+    (Array.isArray(w.rules) ? w.rules : []).forEach((r: unknown, j: number) =>
+      causes.push(...validateRuleWithOperations(r, `${at}.rules[${j}]`)),
+    );
     (['namespaceSelector', 'objectSelector'] as const).forEach((key) => {
       try {
         selectorOf(w[key]);

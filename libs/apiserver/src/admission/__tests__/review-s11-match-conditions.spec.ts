@@ -619,4 +619,95 @@ describe('review S11: admission matchConditions', () => {
     expect((await call(server, 'POST', CM, cm('library', { url: 'https://example.com' }))).status).toBe(201);
     expect(hooks.at('/allow')).toHaveLength(1);
   });
+  it('[FINDING S11-MC11] webhook and policy rules without operations, apiGroups or apiVersions (which would match nothing) or with a wildcard among other values are refused as kube-apiserver refuses them', async () => {
+    const r = await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'rules', [
+        hook('rules.example.com', hooks.clientConfig('/deny'), {
+          rules: [
+            { resources: ['configmaps'] },
+            {
+              operations: ['CREATE', '*'],
+              apiGroups: ['', '*'],
+              apiVersions: ['v1', ''],
+              resources: ['*', 'configmaps'],
+              scope: 'Everywhere',
+            },
+            { operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['*/*', 'pods'] },
+          ],
+        }),
+      ]),
+    );
+    expect(r.status).toBe(422);
+    const at = 'webhooks[0].rules';
+    expect(r.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      { reason: 'FieldValueRequired', field: `${at}[0].operations`, message: 'Required value' },
+      { reason: 'FieldValueRequired', field: `${at}[0].apiGroups`, message: 'Required value' },
+      { reason: 'FieldValueRequired', field: `${at}[0].apiVersions`, message: 'Required value' },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[1].operations`,
+        message: expect.stringMatching(
+          /^Invalid value: .*: if '\*' is present, must not specify other operations$/,
+        ),
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[1].apiGroups`,
+        message: expect.stringMatching(
+          /^Invalid value: .*: if '\*' is present, must not specify other API groups$/,
+        ),
+      },
+      { reason: 'FieldValueRequired', field: `${at}[1].apiVersions[1]`, message: 'Required value' },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[1].resources`,
+        message: expect.stringMatching(
+          /^Invalid value: .*: if '\*' is present, must not specify other resources without subresources$/,
+        ),
+      },
+      {
+        reason: 'FieldValueNotSupported',
+        field: `${at}[1].scope`,
+        message: 'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+      },
+      {
+        reason: 'FieldValueNotSupported',
+        field: `${at}[2].operations[0]`,
+        message: 'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: `${at}[2].resources`,
+        message: expect.stringMatching(
+          /^Invalid value: .*: if '\*\/\*' is present, must not specify other resources$/,
+        ),
+      },
+    ]);
+    const p = await call(
+      server,
+      'POST',
+      VAP,
+      policy('rules.example.com', {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ operations: ['CREATE'], resources: ['configmaps'] }] },
+        validations: [{ expression: 'true' }],
+      }),
+    );
+    expect(p.status).toBe(422);
+    expect(p.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.matchConstraints.resourceRules[0].apiGroups',
+        message: 'Required value',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.matchConstraints.resourceRules[0].apiVersions',
+        message: 'Required value',
+      },
+    ]);
+  });
 });
