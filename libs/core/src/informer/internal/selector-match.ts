@@ -176,6 +176,11 @@ const intAt = (obj: unknown, path: readonly string[]): string => pathValue(obj, 
 
 type FieldRule = (obj: KubernetesResource) => string;
 
+function firstPodIP(obj: KubernetesResource): string {
+  const ips = (obj as { status?: { podIPs?: unknown } }).status?.podIPs;
+  return Array.isArray(ips) && ips.length > 0 ? pathValue(ips[0], ['ip']) : '';
+}
+
 /**
  * Selectable fields of built-in kinds whose value is not simply the field at that path, by
  * `apiVersion/kind` and field (kube's ToSelectableFields in pkg/registry/.../strategy.go, after the
@@ -183,7 +188,7 @@ type FieldRule = (obj: KubernetesResource) => string;
  * "false" when omitted; a Job's `status.successful` is its `status.succeeded` and a ReplicaSet's or
  * ReplicationController's `status.replicas` an integer, "0" when omitted; `spec.host` is an old name
  * of `spec.nodeName`; an Event's `source` is its reporting controller when it has no source
- * component; `status.podIP` is the first of `status.podIPs`. `spec.restartPolicy` and
+ * component; `status.podIP` is `status.podIPs[0].ip` when `podIP` is empty. `spec.restartPolicy` and
  * `spec.schedulerName` are read with kube's defaults, which the stored object always has.
  */
 const FIELD_RULES: Record<string, Record<string, FieldRule>> = {
@@ -192,13 +197,9 @@ const FIELD_RULES: Record<string, Record<string, FieldRule>> = {
     'spec.hostNetwork': (o) => boolAt(o, ['spec', 'hostNetwork']),
     'spec.restartPolicy': (o) => pathValue(o, ['spec', 'restartPolicy']) || 'Always',
     'spec.schedulerName': (o) => pathValue(o, ['spec', 'schedulerName']) || 'default-scheduler',
-    'status.podIP': (o) => {
-      const ips = (o as { status?: { podIPs?: unknown } }).status?.podIPs;
-      // kube converts a status with only podIP into podIPs of that one address
-      return Array.isArray(ips) && ips.length > 0
-        ? pathValue(ips[0], ['ip'])
-        : pathValue(o, ['status', 'podIP']);
-    },
+    // the first of the internal podIPs: kube's v1 conversion takes podIP when set (authoritative
+    // over a differing podIPs[0]), else podIPs[0]
+    'status.podIP': (o) => pathValue(o, ['status', 'podIP']) || firstPodIP(o),
     // accepted by the field label conversion but not in the field set
     'status.podIPs': () => '',
   },
