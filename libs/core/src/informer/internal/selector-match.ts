@@ -6,7 +6,17 @@ export type ObjectMatcher = (obj: KubernetesResource) => boolean;
 type LabelRequirement =
   | { key: string; op: 'exists' | 'notExists' }
   | { key: string; op: 'in' | 'notIn'; values: Set<string> }
-  | { key: string; op: 'gt' | 'lt'; value: number };
+  | { key: string; op: 'gt' | 'lt'; value: bigint };
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Go's `strconv.ParseInt(s, 10, 64)`, as kube compares `>` and `<`: undefined when not an int64. */
+function parseInt64(s: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(s)) return undefined;
+  const n = BigInt(s);
+  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+}
 
 const SPECIAL = new Set(['!', '=', '(', ')', ',', '<', '>']);
 
@@ -73,9 +83,9 @@ export function parseLabelSelector(selector: string): LabelRequirement[] | undef
         reqs.push({ key, op: op === 'in' ? 'in' : 'notIn', values });
       } else if (op === '<' || op === '>') {
         i++;
-        const n = value();
-        if (!/^-?\d+$/.test(n)) return undefined;
-        reqs.push({ key, op: op === '>' ? 'gt' : 'lt', value: Number(n) });
+        const n = parseInt64(value());
+        if (n === undefined) return undefined;
+        reqs.push({ key, op: op === '>' ? 'gt' : 'lt', value: n });
       } else {
         return undefined;
       }
@@ -98,9 +108,12 @@ function labelMatches(req: LabelRequirement, labels: Record<string, string>): bo
     case 'notIn':
       return v === undefined || !req.values.has(v);
     case 'gt':
-    case 'lt':
-      if (v === undefined || !/^-?\d+$/.test(v)) return false;
-      return req.op === 'gt' ? Number(v) > req.value : Number(v) < req.value;
+    case 'lt': {
+      // exact 64-bit integers; a value that is none (beyond int64 too) is not selected
+      const n = v === undefined ? undefined : parseInt64(v);
+      if (n === undefined) return false;
+      return req.op === 'gt' ? n > req.value : n < req.value;
+    }
   }
 }
 
