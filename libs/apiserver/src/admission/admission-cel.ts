@@ -16,6 +16,7 @@ import { checkTypes, formatCelError } from '../crd/internal/cel/type-check.js';
 import { toCel } from '../crd/internal/cel/values.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
 import { userInfoOf } from './admission-attributes.js';
+import { AUTHORIZER_FUNCTIONS } from './cel-authorizer.js';
 
 /** An object type with the given fields (selecting another field is `undefined field`). */
 const objectType = (fields: Record<string, CelT>): CelT => ({
@@ -79,10 +80,8 @@ const NAMESPACE_TYPE = objectType({
 });
 
 /**
- * The variables every admission expression may name. Match conditions and policy expressions see
- * these; `authorizer` is declared (as kube declares it) so that using it can be refused with a
- * message saying this server does not evaluate it. A policy's `variables` and messages add to or
- * take from this (see {@link policyScope}).
+ * The variables every admission expression may name (match conditions and policy expressions); a
+ * policy's `variables` and messages add to or take from them (see {@link policyScope}).
  */
 export const ADMISSION_VARIABLES: ReadonlyMap<string, CelT> = new Map<string, CelT>([
   ['object', T.dyn],
@@ -171,7 +170,11 @@ const STANDARD_FUNCTIONS = new Set([
 let knownFunctions: Set<string> | undefined;
 
 function isKnownFunction(name: string): boolean {
-  knownFunctions ??= new Set([...STANDARD_FUNCTIONS, ...kubernetesFunctions().map((f) => f.name)]);
+  knownFunctions ??= new Set([
+    ...STANDARD_FUNCTIONS,
+    ...kubernetesFunctions().map((f) => f.name),
+    ...AUTHORIZER_FUNCTIONS,
+  ]);
   return knownFunctions.has(name);
 }
 
@@ -236,35 +239,6 @@ function first(list: readonly (Expr | undefined)[], scope: ReadonlySet<string>):
   return undefined;
 }
 
-function usesVariable(e: Expr | undefined, name: string): boolean {
-  if (!e) return false;
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'identExpr':
-      return k.value.name === name;
-    case 'selectExpr':
-      return usesVariable(k.value.operand, name);
-    case 'callExpr':
-      return usesVariable(k.value.target, name) || k.value.args.some((a) => usesVariable(a, name));
-    case 'listExpr':
-      return k.value.elements.some((a) => usesVariable(a, name));
-    case 'structExpr':
-      return k.value.entries.some(
-        (en) =>
-          (en.keyKind.case === 'mapKey' && usesVariable(en.keyKind.value, name)) ||
-          usesVariable(en.value, name),
-      );
-    case 'comprehensionExpr': {
-      const c = k.value;
-      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].some((x) =>
-        usesVariable(x, name),
-      );
-    }
-    default:
-      return false;
-  }
-}
-
 /**
  * Why `text` is not a valid admission expression over `declared`, as kube-apiserver's compiler words
  * it (`compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')` with
@@ -281,13 +255,6 @@ export function expressionProblem(
   } catch (e) {
     return { problem: (e as Error).message, type: T.dyn };
   }
-  // kube declares `authorizer` (and its library); this server has neither, so say that plainly
-  if (declared.has('authorizer') && usesVariable(parsed.expr, 'authorizer'))
-    return {
-      problem:
-        'the in-memory API server does not evaluate CEL authorizer checks; write the expression without the authorizer variable',
-      type: T.dyn,
-    };
   const undeclared = firstUndeclared(parsed.expr, new Set(declared.keys()));
   if (undeclared) {
     const message = `undeclared reference to '${undeclared.name}' (in container '')`;

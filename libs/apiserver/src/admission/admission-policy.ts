@@ -7,14 +7,13 @@
  * with `validationActions` Deny and Warn (Audit is accepted and ignored) and `matchResources`, and
  * `matchConditions` (see match-conditions.ts: a false one means the policy does not apply, an
  * evaluation error follows `failurePolicy`).
- * Not supported: `paramKind`/`paramRef` (`params` is null), `auditAnnotations`, `authorizer`.
+ * Not supported: `paramKind`/`paramRef` (`params` is null), `auditAnnotations`.
  */
 import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { JsonObject, StatusCause } from '../types.js';
 import { ApiError } from '../internal/common/errors.js';
 import { isObject, metaOf, str } from '../internal/common/json.js';
-import { kubernetesCelEnv } from '../crd/internal/cel/environment.js';
 import { parseWithLimits } from '../crd/internal/cel/parse-limits.js';
 import { toCel } from '../crd/internal/cel/values.js';
 import { EVERYTHING, labelSelectorFromObject, matchesLabels, selectsEverything } from '../selectors/index.js';
@@ -28,6 +27,8 @@ import type { MatchCondition } from './match-conditions.js';
 import { expressionProblem, kubeErrorText, policyScope, requestVariable } from './admission-cel.js';
 import { invalid, required } from '../crd/field-errors.js';
 import { validateNamedRuleWithOperations } from './rule-validation.js';
+import { admissionCelEnv, authorizerVariable, withAuthorizer } from './cel-authorizer.js';
+import type { AdmissionAuthorizer } from './cel-authorizer.js';
 import type { CelT } from '../crd/internal/cel/cel-types.js';
 import { T } from '../crd/internal/cel/cel-types.js';
 import {
@@ -113,7 +114,7 @@ function matcherOf(v: unknown): Matcher | undefined {
 
 /** Compiles one CEL expression; throws with kube-apiserver's "compilation failed" text. */
 function compile(text: string): Program {
-  return plan(kubernetesCelEnv(), parseWithLimits(text));
+  return plan(admissionCelEnv(), parseWithLimits(text));
 }
 
 function compilePolicy(obj: JsonObject): CompiledPolicy {
@@ -307,6 +308,8 @@ export interface PolicySource extends MatchContext {
   list(key: string): JsonObject[];
   /** The namespace object of a namespaced request (`namespaceObject`), if it exists. */
   namespaceObject(name: string): JsonObject | undefined;
+  /** Decides the `authorizer` checks of policy expressions. */
+  authorize: AdmissionAuthorizer;
 }
 
 /** The policies and bindings of one server, compiled once per change. */
@@ -394,7 +397,7 @@ export class AdmissionPolicies {
     for (const binding of bindings) {
       const policy = policies.get(binding.policyName);
       if (!policy || !this.matches(policy.match, attrs) || !this.matches(binding.match, attrs)) continue;
-      const failure = this.evaluate(policy, attrs);
+      const failure = withAuthorizer(this.source.authorize, () => this.evaluate(policy, attrs));
       if (failure === undefined) continue;
       const text = `ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}' denied request: ${failure.message}`;
       if (binding.actions.includes('Warn'))
@@ -416,6 +419,7 @@ export class AdmissionPolicies {
       params: null,
       request: requestVariable(attrs, attrs.version, operationOptions(attrs)),
       namespaceObject: null,
+      authorizer: authorizerVariable(attrs),
     };
     if (attrs.namespaced && attrs.namespace !== '') {
       const ns = this.source.namespaceObject(attrs.namespace);

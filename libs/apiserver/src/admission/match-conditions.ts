@@ -7,19 +7,17 @@
  * request, Ignore skips); all true calls it. Validation follows k8s.io/kubernetes
  * `validateMatchConditions`: at most 64, names required, qualified and unique, expressions required,
  * compiling in that environment and typed bool.
- *
- * Not supported: the `authorizer` variable (a condition using it is refused when the configuration is
- * written, with a message saying so).
+ * The `authorizer` variable checks the request's user against this server's RBAC (cel-authorizer.ts).
  */
 import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { StatusCause } from '../types.js';
 import { deepEqual, isObject } from '../internal/common/json.js';
 import { duplicate, invalid, required, tooMany } from '../crd/field-errors.js';
-import { kubernetesCelEnv } from '../crd/internal/cel/environment.js';
 import { parseWithLimits } from '../crd/internal/cel/parse-limits.js';
 import { labelKeyErrors } from '../selectors/index.js';
 import { ADMISSION_VARIABLES, expressionProblem, kubeErrorText } from './admission-cel.js';
+import { admissionCelEnv } from './cel-authorizer.js';
 
 type Program = (ctx?: Record<string, CelInput>) => CelResult;
 
@@ -89,7 +87,7 @@ export function compileMatchConditions(value: unknown): MatchCondition[] {
       expression: typeof o.expression === 'string' ? o.expression : '',
     };
     try {
-      condition.program = plan(kubernetesCelEnv(), parseWithLimits(condition.expression));
+      condition.program = plan(admissionCelEnv(), parseWithLimits(condition.expression));
     } catch (e) {
       condition.compileError = (e as Error).message;
     }

@@ -16,6 +16,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../types.js';
 import type { AuthUser } from '../internal/authz/access-review.js';
+import { rbacObjects } from '../internal/authz/access-review.js';
+import type { AuthorizationAttributes } from '../internal/common/peers.js';
+import type { AdmissionAuthorizer } from './cel-authorizer.js';
 import { errors } from '../internal/common/errors.js';
 import { reportUnknownFields } from '../internal/common/unknown-fields.js';
 import { clone, isObject, metaOf, str } from '../internal/common/json.js';
@@ -148,12 +151,35 @@ export class ServerAdmission implements WebhookSource {
       namespaceObject: (name) => deps.store.get('/namespaces', '', name),
       namespaceLabels: (name) => this.namespaceLabels(name),
       equivalentVersions: (group, resource) => this.equivalentVersions(group, resource),
+      authorize: this.authorize,
     });
     deps.store.onChange((ev) => {
       if (ev.resource === VALIDATING_KEY || ev.resource === MUTATING_KEY) this.cache = undefined;
       else if (ev.resource === POLICY_KEY || ev.resource === BINDING_KEY) this.policies.invalidate();
     });
   }
+
+  /**
+   * Decides a CEL `authorizer` check as the server authorizes requests: `system:masters` may do
+   * anything (no reason, as kube's privileged-group authorizer), everything when RBAC is not
+   * enforced, else RBAC.
+   */
+  readonly authorize: AdmissionAuthorizer = (user, check) => {
+    if (user.groups.includes('system:masters')) return { allowed: true, reason: '' };
+    if (!this.deps.rbacEnabled) return { allowed: true, reason: 'RBAC is not enforced' };
+    const attrs: AuthorizationAttributes = {
+      user: user.name,
+      groups: [...user.groups],
+      verb: check.verb,
+      apiGroup: check.group ?? '',
+      resource: check.resource ?? '',
+    };
+    if (check.path !== undefined) attrs.nonResourceURL = check.path;
+    if (check.subresource) attrs.subresource = check.subresource;
+    if (check.namespace) attrs.namespace = check.namespace;
+    if (check.name) attrs.name = check.name;
+    return this.deps.peers.rbac.authorize(attrs, rbacObjects(this.deps.store));
+  };
 
   /** The configured webhooks of a type, ordered by configuration name, then position. */
   webhooks(type: 'validating' | 'mutating'): readonly ResolvedWebhook[] {

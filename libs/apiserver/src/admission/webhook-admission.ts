@@ -16,6 +16,8 @@ import { matchWebhook } from './webhook-matching.js';
 import type { MatchContext } from './webhook-matching.js';
 import { evaluateMatchConditions } from './match-conditions.js';
 import { requestVariable } from './admission-cel.js';
+import { authorizerVariable, withAuthorizer } from './cel-authorizer.js';
+import type { AdmissionAuthorizer } from './cel-authorizer.js';
 import { toCel } from '../crd/internal/cel/values.js';
 
 /** Converts objects to another version of their resource (`apiVersion` as `group/version`). */
@@ -27,6 +29,8 @@ export interface WebhookSource extends MatchContext {
   webhooks(type: 'validating' | 'mutating'): readonly ResolvedWebhook[];
   /** Converts objects for webhooks matched through `matchPolicy: Equivalent`. */
   convert: ObjectConverter;
+  /** Decides the `authorizer` checks of match conditions. */
+  authorize: AdmissionAuthorizer;
 }
 
 /** Something wrong with a webhook's answer (kube: "received invalid webhook response"). */
@@ -159,13 +163,17 @@ export class WebhookAdmission {
   ): Promise<boolean> {
     if (hook.matchConditions.length === 0) return true;
     const { object, oldObject } = await this.versioned(version, attrs);
-    const outcome = evaluateMatchConditions(hook.matchConditions, {
+    const vars = {
       object: object === undefined ? null : toCel(object, undefined),
       oldObject: oldObject === undefined ? null : toCel(oldObject, undefined),
       request: requestVariable(attrs, version, operationOptions(attrs)),
       // kube-apiserver gives webhook conditions no namespace object
       namespaceObject: null,
-    });
+      authorizer: authorizerVariable(attrs),
+    };
+    const outcome = withAuthorizer(this.source.authorize, () =>
+      evaluateMatchConditions(hook.matchConditions, vars),
+    );
     if ('error' in outcome) {
       if (hook.failurePolicy === 'Ignore') return false;
       const resource = attrs.group ? `${attrs.resource}.${attrs.group}` : attrs.resource;

@@ -356,31 +356,82 @@ describe('review S11: admission matchConditions', () => {
       },
     });
   });
-  it('a condition using the authorizer variable (which this server does not evaluate) is refused with a message saying so', async () => {
-    const expression = "authorizer.group('').resource('secrets').check('get').allowed()";
-    const r = await call(
-      server,
-      'POST',
-      VWC,
-      config('Validating', 'authz', [
-        hook('authz.example.com', hooks.clientConfig('/deny'), {
-          matchConditions: [{ name: 'can-read-secrets', expression }],
+  it("[FINDING S11-MC12] the authorizer variable checks the request's user against RBAC in webhook conditions and policy validations", async () => {
+    const rbacServer = await KubeApiServer.start({ rbac: true });
+    try {
+      const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+      const post = async (path: string, body: unknown): Promise<void> => {
+        const r = await call(rbacServer, 'POST', path, body);
+        expect({ status: r.status, body: r.status === 201 ? '' : r.text }).toEqual({ status: 201, body: '' });
+      };
+      const role = (name: string, resource: string, verbs: string[]) => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name },
+        rules: [{ apiGroups: [''], resources: [resource], verbs }],
+      });
+      const bind = (name: string, roleName: string, user: string) => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace: 'default' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      });
+      await post(`${RBAC}/clusterroles`, role('cm-writer', 'configmaps', ['create', 'get']));
+      await post(`${RBAC}/clusterroles`, role('secret-reader', 'secrets', ['get']));
+      await post(`${RBAC}/namespaces/default/rolebindings`, bind('dave-cm', 'cm-writer', 'dave'));
+      await post(`${RBAC}/namespaces/default/rolebindings`, bind('erin-cm', 'cm-writer', 'erin'));
+      await post(`${RBAC}/namespaces/default/rolebindings`, bind('erin-secrets', 'secret-reader', 'erin'));
+      // the webhook is called only for users who may not read secrets
+      await post(
+        VWC,
+        config('Validating', 'authz', [
+          hook('authz.example.com', hooks.clientConfig('/deny'), {
+            matchConditions: [
+              {
+                name: 'cannot-read-secrets',
+                expression:
+                  "!authorizer.group('').resource('secrets').namespace(request.namespace).check('get').allowed()",
+              },
+            ],
+          }),
+        ]),
+      );
+      const as = (user: string) => ({ headers: { 'Impersonate-User': user } });
+      const byDave = await call(rbacServer, 'POST', CM, cm('by-dave', { a: '1' }), as('dave'));
+      expect(byDave.status).toBe(403);
+      expect(byDave.json().message).toBe(
+        'admission webhook "authz.example.com" denied the request: no configmaps today',
+      );
+      expect((await call(rbacServer, 'POST', CM, cm('by-erin', { a: '1' }), as('erin'))).status).toBe(201);
+      expect(hooks.reviews.map((r) => r.review.request.name)).toEqual(['by-dave']);
+      // a policy: only who may delete the object may create it (authorizer.requestResource)
+      await post(
+        VAP,
+        policy('deleters.example.com', {
+          failurePolicy: 'Fail',
+          validations: [
+            {
+              expression: "authorizer.requestResource.name(object.metadata.name).check('delete').allowed()",
+              // a messageExpression has no authorizer (kube compiles it without)
+              messageExpression: "'may not delete ' + object.metadata.name",
+            },
+          ],
         }),
-      ]),
-    );
-    expect(r.status).toBe(422);
-    expect(r.json()).toMatchObject({
-      details: {
-        causes: [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'webhooks[0].matchConditions[0].expression',
-            message: `Invalid value: ${JSON.stringify(expression)}: the in-memory API server does not evaluate CEL authorizer checks; write the expression without the authorizer variable`,
-          },
-        ],
-      },
-    });
+      );
+      await post(VAPB, binding('deleters-binding', 'deleters.example.com'));
+      const byErin = await call(rbacServer, 'POST', CM, cm('by-erin-2', { a: '1' }), as('erin'));
+      expect(byErin.status).toBe(422);
+      expect(byErin.json().message).toBe(
+        `configmaps "by-erin-2" is forbidden: ValidatingAdmissionPolicy 'deleters.example.com' with binding 'deleters-binding' denied request: may not delete by-erin-2`,
+      );
+      // the admin (system:masters) may
+      expect((await call(rbacServer, 'POST', CM, cm('by-admin', { a: '1' }))).status).toBe(201);
+    } finally {
+      await rbacServer.stop();
+    }
   });
+
   it('[FINDING S11-MC7] a ValidatingAdmissionPolicy denial reads as kube-apiserver words it: `<resource> "<name>" is forbidden: ValidatingAdmissionPolicy ...` with the text as a cause', async () => {
     await create(
       VAP,
