@@ -9,6 +9,7 @@ import { storageKey, storageVersion } from '../resources/resource-type.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../../gc/index.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import { terminationConditions } from './namespace-conditions.js';
+import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../storage/namespace-finalizers.js';
 import { ownerRefInvalidNamespaceEvent } from './gc-events.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -373,9 +374,29 @@ export class Controllers {
     }
     // objects still held leave with DELETED events that re-run this
     if (resources.size > 0) return;
-    const m = metaOf(this.store.get('/namespaces', '', name) ?? live);
+    const current = this.store.get('/namespaces', '', name);
+    if (!current) return;
+    const specFinalizers = namespaceFinalizers(current);
+    if (specFinalizers.includes(NAMESPACE_FINALIZER)) {
+      // the namespace controller's finalizeNamespace: takes its own finalizer out through the finalize
+      // subresource; the update deletes the namespace when no other finalizer (spec or metadata) is left
+      this.service.commitUpdate(
+        nsType.rt,
+        nsType.version,
+        current,
+        {
+          ...current,
+          spec: { finalizers: specFinalizers.filter((f) => f !== NAMESPACE_FINALIZER) },
+        },
+        SYSTEM,
+        'finalize',
+        'track',
+      );
+      return;
+    }
+    const m = metaOf(current);
     const fins = Array.isArray(m.finalizers) ? m.finalizers : [];
-    if (fins.length > 0) return;
+    if (fins.length > 0 || specFinalizers.length > 0) return;
     this.service.finishDeletion(nsType.rt, '', name);
   }
 

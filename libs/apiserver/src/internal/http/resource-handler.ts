@@ -279,14 +279,20 @@ export async function handleResource(
   }
   const { rt, version } = resolved;
   const scalePaths = info.subresource === 'scale' ? version.scale : undefined;
+  // a namespace's finalize subresource (kube's FinalizeREST) takes only a PUT
+  const finalize = info.subresource === 'finalize' && rt.group === '' && rt.plural === 'namespaces';
   if (
     info.subresource !== undefined &&
     !(info.subresource === 'status' && version.statusSubresource) &&
-    scalePaths === undefined
+    scalePaths === undefined &&
+    !finalize
   ) {
     throw errors.notFound({ group: info.group, resource: `${info.resource}/${info.subresource}` });
   }
-  if (info.subresource !== undefined && !['get', 'update', 'patch'].includes(info.verb))
+  if (
+    info.subresource !== undefined &&
+    !(finalize ? ['update'] : ['get', 'update', 'patch']).includes(info.verb)
+  )
     throw errors.methodNotAllowed();
   if (!rt.verbs.includes(info.verb) && info.subresource === undefined) throw errors.methodNotAllowed();
   if ((info.verb === 'update' || info.verb === 'patch') && info.name === undefined)

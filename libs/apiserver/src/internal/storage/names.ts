@@ -50,7 +50,11 @@ export function validateName(name: string, rule: NameRule, field = 'metadata.nam
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-function validateKey(k: string, field: string): StatusCause[] {
+/**
+ * Validates a label or annotation key, a finalizer name: a qualified name (`name` or `prefix/name`),
+ * worded as apimachinery's IsQualifiedName (its first complaint only).
+ */
+export function validateKey(k: string, field: string): StatusCause[] {
   const parts = k.split('/');
   const bad = (m: string): StatusCause[] => [
     { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(k)}: ${m}` },

@@ -16,6 +16,12 @@ import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
 import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store } from './store.js';
+import {
+  isNamespaceType,
+  keepNamespaceFinalizers,
+  namespaceSpecOnCreate,
+  validateNamespaceFinalizers,
+} from './namespace-finalizers.js';
 import { deletionFinalizers, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../gc/index.js';
 import {
   applyBuiltinDefaults,
@@ -265,6 +271,7 @@ export class ObjectService {
       ...validateOwnerReferences(meta),
       ...validateFinalizers(meta),
     ];
+    if (isNamespaceType(rt)) causes.push(...validateNamespaceFinalizers(obj, false));
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
     if (
       rt.crdName === undefined &&
@@ -376,8 +383,8 @@ export class ObjectService {
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
     const meta = metaOf(obj);
-    if (rt.group === '' && rt.plural === 'namespaces') {
-      obj.spec = { finalizers: ['kubernetes'] };
+    if (isNamespaceType(rt)) {
+      obj.spec = namespaceSpecOnCreate(obj);
       obj.status = { phase: 'Active' };
       const labels = isObject(meta.labels) ? meta.labels : {};
       labels['kubernetes.io/metadata.name'] = meta.name;
@@ -659,6 +666,8 @@ export class ObjectService {
         if (old.status === undefined) delete obj.status;
         else obj.status = clone(old.status);
       }
+      // a namespace's spec.finalizers change only through its finalize subresource
+      if (isNamespaceType(rt) && subresource !== 'finalize') keepNamespaceFinalizers(obj, old);
     }
     const m = metaOf(obj);
     m.name = om.name;
@@ -700,6 +709,7 @@ export class ObjectService {
     causes.push(...applyBuiltinDefaults(rt, obj, old, this.allocators));
     // immutable fields of built-in kinds (a status write keeps the stored spec)
     if (subresource === undefined) causes.push(...validateBuiltinUpdate(rt, obj, old));
+    if (subresource === 'finalize') causes.push(...validateNamespaceFinalizers(obj, true));
     causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m), ...validateFinalizers(m));
     this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));

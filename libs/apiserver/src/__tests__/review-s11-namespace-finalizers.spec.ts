@@ -1,0 +1,169 @@
+// Review S11 (namespace spec.finalizers): how kube-apiserver 1.32 keeps a namespace's spec.finalizers
+// on create and update, and serves the finalize subresource that changes them. Sources are named per
+// test (kubernetes pkg/registry/core/namespace, pkg/apis/core/validation, release 1.32).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '../server.js';
+import { call, waitFor } from './http-helper.js';
+
+const NSS = '/api/v1/namespaces';
+const MERGE = { contentType: 'application/merge-patch+json' };
+
+interface Cause {
+  reason: string;
+  field: string;
+  message: string;
+}
+interface StatusBody {
+  kind: string;
+  code: number;
+  reason: string;
+  message: string;
+  details?: { name?: string; group?: string; kind?: string; causes?: Cause[] };
+}
+
+describe('review S11: namespace spec.finalizers', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ tls: false });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  // kubernetes pkg/registry/core/namespace/strategy.go PrepareForCreate: the spec.finalizers a create
+  // sends are kept and "kubernetes" is appended when missing; ValidateNamespace (pkg/apis/core/validation)
+  // then checks each (validateFinalizerName on spec.finalizers: a qualified name, and a name without '/' must
+  // be a standard one: kubernetes, orphan, foregroundDeletion).
+  it('[FINDING S11-OR4] a namespace created with spec.finalizers loses them (replaced by ["kubernetes"]), where kube keeps them and adds kubernetes', async () => {
+    const res = await call(server, 'POST', NSS, {
+      metadata: { name: 'or4-custom' },
+      spec: { finalizers: ['example.com/teardown'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json<{ spec: { finalizers: string[] } }>().spec.finalizers).toEqual([
+      'example.com/teardown',
+      'kubernetes',
+    ]);
+    const got = await call(server, 'GET', `${NSS}/or4-custom`);
+    expect(got.json<{ spec: { finalizers: string[] } }>().spec.finalizers).toEqual([
+      'example.com/teardown',
+      'kubernetes',
+    ]);
+    // kubernetes already listed stays once, in its place
+    const listed = await call(server, 'POST', NSS, {
+      metadata: { name: 'or4-listed' },
+      spec: { finalizers: ['kubernetes', 'example.com/a'] },
+    });
+    expect(listed.json<{ spec: { finalizers: string[] } }>().spec.finalizers).toEqual([
+      'kubernetes',
+      'example.com/a',
+    ]);
+    // a name without a domain that is no standard finalizer is refused
+    const bad = await call(server, 'POST', NSS, {
+      metadata: { name: 'or4-bad' },
+      spec: { finalizers: ['teardown'] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json<StatusBody>().details?.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.finalizers',
+        message:
+          'Invalid value: "teardown": name is neither a standard finalizer name nor is it fully qualified',
+      },
+    ]);
+  });
+
+  // kubernetes namespace strategy.go PrepareForUpdate: newNamespace.Spec.Finalizers =
+  // oldNamespace.Spec.Finalizers (and the status is the old one): a PUT or PATCH of the namespace cannot
+  // change spec.finalizers; only the finalize subresource can (FinalizeREST, below).
+  it('[FINDING S11-OR5] a PUT or PATCH of a namespace changes its spec.finalizers, where kube keeps the stored ones', async () => {
+    expect((await call(server, 'POST', NSS, { metadata: { name: 'or5-ns' } })).status).toBe(201);
+    const patched = await call(server, 'PATCH', `${NSS}/or5-ns`, { spec: { finalizers: [] } }, MERGE);
+    expect(patched.status).toBe(200);
+    expect(patched.json<{ spec: { finalizers: string[] } }>().spec.finalizers).toEqual(['kubernetes']);
+    const live = (await call(server, 'GET', `${NSS}/or5-ns`)).json<Record<string, unknown>>();
+    const put = await call(server, 'PUT', `${NSS}/or5-ns`, {
+      ...live,
+      metadata: { ...(live.metadata as object), labels: { team: 'a' } },
+      spec: { finalizers: ['example.com/x'] },
+    });
+    expect(put.status).toBe(200);
+    const after = put.json<{
+      metadata: { labels: Record<string, string> };
+      spec: { finalizers: string[] };
+    }>();
+    expect(after.spec.finalizers).toEqual(['kubernetes']);
+    expect(after.metadata.labels.team).toBe('a');
+    const stored = (await call(server, 'GET', `${NSS}/or5-ns`)).json<{ spec: { finalizers: string[] } }>();
+    expect(stored.spec.finalizers).toEqual(['kubernetes']);
+  });
+
+  // kubernetes pkg/registry/core/namespace/storage/storage.go FinalizeREST.Update (PUT
+  // /api/v1/namespaces/<name>/finalize, the store's Update with FinalizeStrategy: PrepareForUpdate keeps the
+  // old status only; ValidateNamespaceFinalizeUpdate checks spec.finalizers[i]); ShouldDeleteNamespaceDuringUpdate
+  // deletes a terminating namespace once spec.finalizers and metadata.finalizers are empty. The namespace
+  // controller (namespaced_resources_deleter.go finalizeNamespace) removes only "kubernetes" from spec.finalizers
+  // once the content is gone, so a namespace with another spec finalizer stays Terminating until its owner
+  // finalizes it.
+  it('[FINDING S11-OR6] PUT /api/v1/namespaces/<name>/finalize is a 404, so an operator cannot finalize a namespace, and a terminating namespace with a custom spec finalizer is deleted anyway', async () => {
+    expect(
+      (
+        await call(server, 'POST', NSS, {
+          metadata: { name: 'or6-ns' },
+          spec: { finalizers: ['example.com/teardown'] },
+        })
+      ).status,
+    ).toBe(201);
+    // the finalize subresource changes spec.finalizers (and, as any update, metadata), never the status
+    const live = (await call(server, 'GET', `${NSS}/or6-ns`)).json<Record<string, unknown>>();
+    const fin = await call(server, 'PUT', `${NSS}/or6-ns/finalize`, {
+      ...live,
+      spec: { finalizers: ['example.com/teardown', 'kubernetes', 'example.com/other'] },
+      status: { phase: 'Terminating' },
+    });
+    expect(fin.status).toBe(200);
+    const finBody = fin.json<{ spec: { finalizers: string[] }; status: { phase: string } }>();
+    expect(finBody.spec.finalizers).toEqual(['example.com/teardown', 'kubernetes', 'example.com/other']);
+    expect(finBody.status.phase).toBe('Active');
+    // a bad name is refused with the indexed field of ValidateNamespaceFinalizeUpdate
+    const bad = await call(server, 'PUT', `${NSS}/or6-ns/finalize`, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'or6-ns' },
+      spec: { finalizers: ['kubernetes', 'teardown'] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json<StatusBody>().details?.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.finalizers[1]',
+        message:
+          'Invalid value: "teardown": name is neither a standard finalizer name nor is it fully qualified',
+      },
+    ]);
+    // a namespace that does not exist is not created by finalize
+    const missing = await call(server, 'PUT', `${NSS}/or6-missing/finalize`, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'or6-missing' },
+      spec: { finalizers: [] },
+    });
+    expect(missing.status).toBe(404);
+    expect((await call(server, 'DELETE', `${NSS}/or6-ns`)).status).toBe(200);
+    // the namespace controller takes kubernetes away; the custom finalizers keep it Terminating
+    const held = await waitFor(async () => {
+      const r = await call(server, 'GET', `${NSS}/or6-ns`);
+      if (r.status !== 200) return { gone: true, finalizers: [] as string[] };
+      const f = r.json<{ spec: { finalizers: string[] } }>().spec.finalizers;
+      return f.includes('kubernetes') ? undefined : { gone: false, finalizers: f };
+    });
+    expect(held).toEqual({ gone: false, finalizers: ['example.com/teardown', 'example.com/other'] });
+    const term = (await call(server, 'GET', `${NSS}/or6-ns`)).json<Record<string, unknown>>();
+    expect((term.status as { phase: string }).phase).toBe('Terminating');
+    // the operator finalizes: the namespace goes
+    const done = await call(server, 'PUT', `${NSS}/or6-ns/finalize`, { ...term, spec: { finalizers: [] } });
+    expect(done.status).toBe(200);
+    await waitFor(async () => (await call(server, 'GET', `${NSS}/or6-ns`)).status === 404);
+  });
+});
