@@ -1,6 +1,7 @@
 /**
  * Kubernetes' CEL authorizer library (k8s.io/apiserver/pkg/cel/library/authz.go) for admission
  * expressions: `authorizer.group(g).resource(r).subresource(s).namespace(ns).name(n).check(verb)`,
+ * `fieldSelector(s)`, `labelSelector(s)` (accepted; RBAC ignores them),
  * `authorizer.path(p).check(verb)`, `authorizer.serviceAccount(ns, name)`,
  * `authorizer.requestResource` (the request's own resource), and the decision's `allowed()`,
  * `reason()`, `errored()`, `error()`. Checks are decided by this server's authorizer (RBAC, with
@@ -51,6 +52,8 @@ type State =
       subresource?: string;
       namespace?: string;
       name?: string;
+      fieldSelector?: string;
+      labelSelector?: string;
     }
   | { t: 'path'; user: AuthorizerUser; path: string }
   | { t: 'decision'; allowed: boolean; reason: string; error: string };
@@ -67,6 +70,8 @@ export const AUTHORIZER_FUNCTIONS = [
   'subresource',
   'namespace',
   'name',
+  'fieldSelector',
+  'labelSelector',
   'check',
   'allowed',
   'reason',
@@ -152,7 +157,8 @@ function authorizerFunctions(): CelFunc[] {
       const g = stateOf(this, 'group', 'resource');
       return resourceValue({ t: 'resource', user: g.user, group: g.group, resource });
     }),
-    ...(['subresource', 'namespace', 'name'] as const).map((field) =>
+    // fieldSelector and labelSelector narrow the check; RBAC (this server's authorizer) ignores them
+    ...(['subresource', 'namespace', 'name', 'fieldSelector', 'labelSelector'] as const).map((field) =>
       celMethod(field, T, [S], T, function (this: CelValue, value: string) {
         const r = stateOf(this, 'resource', field);
         return resourceValue({ ...r, [field]: value });
