@@ -72,6 +72,46 @@ const claim = (request: string) =>
     },
   });
 
+const claimTemplate = (request: string) =>
+  obj('resource.k8s.io/v1', 'ResourceClaimTemplate', {
+    spec: {
+      spec: {
+        devices: {
+          requests: [
+            {
+              name: 'gpu',
+              firstAvailable: [
+                { name: 'big', deviceClassName: 'gpu', capacity: { requests: { memory: request } } },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  });
+
+const slice = (value: string, step: string, counter: string) =>
+  obj('resource.k8s.io/v1', 'ResourceSlice', {
+    spec: {
+      driver: 'gpu.example.com',
+      pool: { name: 'p', generation: 1, resourceSliceCount: 1 },
+      allNodes: true,
+      sharedCounters: [{ name: 'mem', counters: { memory: { value: counter } } }],
+      devices: [
+        {
+          name: 'gpu-0',
+          capacity: {
+            memory: {
+              value,
+              requestPolicy: { default: '1024Mi', validRange: { min: '1024Mi', step } },
+            },
+          },
+          consumesCounters: [{ counterSet: 'mem', counters: { memory: { value: counter } } }],
+        },
+      ],
+    },
+  });
+
 describe('review s11: quantity fields of built-in kinds', () => {
   // [desired as written, as kube-apiserver returns it, a different value]
   const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]> = [
@@ -121,10 +161,22 @@ describe('review s11: quantity fields of built-in kinds', () => {
       }),
     ],
     ['ResourceClaim device capacity requests', claim('4096Mi'), claim('4Gi'), claim('8Gi')],
+    [
+      'ResourceClaimTemplate alternatives capacity requests',
+      claimTemplate('4096Mi'),
+      claimTemplate('4Gi'),
+      claimTemplate('2Gi'),
+    ],
+    [
+      'ResourceSlice device capacity, request policy and counters',
+      slice('16384Mi', '0.5Gi', '16384Mi'),
+      slice('16Gi', '512Mi', '16Gi'),
+      slice('16Gi', '512Mi', '8Gi'),
+    ],
   ];
 
   it.each(cases)(
-    '[FINDING S11-CQ2] %s written in another form than kube stores it is a mismatch (the dependent applied on every reconcile)',
+    '[FINDING S11-CQ2] %s written in another form than kube stores it was seen as a change, so the dependent applied on every reconcile',
     (_name, desired, stored, different) => {
       expect(matchesManagedFields(asStored(stored), desired as KubernetesResource, 'me')).toBe(true);
       // a different value is still a change
