@@ -25,7 +25,7 @@ import type { MatchContext } from './webhook-matching.js';
 import { ruleMatches } from './webhook-matching.js';
 import type { MatchCondition } from './match-conditions.js';
 import { expressionProblem, kubeErrorText, policyScope, requestVariable } from './admission-cel.js';
-import { invalid, required } from '../crd/field-errors.js';
+import { duplicate, invalid, notSupported, required } from '../crd/field-errors.js';
 import { validateNamedRuleWithOperations } from './rule-validation.js';
 import { admissionCelEnv, authorizerVariable, withAuthorizer } from './cel-authorizer.js';
 import type { AdmissionAuthorizer } from './cel-authorizer.js';
@@ -149,8 +149,12 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
   const spec = isObject(obj.spec) ? obj.spec : {};
   const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
   const causes: StatusCause[] = [];
+  if (spec.failurePolicy !== undefined && spec.failurePolicy !== 'Fail' && spec.failurePolicy !== 'Ignore')
+    causes.push(notSupported('spec.failurePolicy', spec.failurePolicy, ['Fail', 'Ignore']));
   if (isObject(spec.matchConstraints)) {
     const mc = spec.matchConstraints;
+    if (mc.matchPolicy !== undefined && mc.matchPolicy !== 'Equivalent' && mc.matchPolicy !== 'Exact')
+      causes.push(notSupported('spec.matchConstraints.matchPolicy', mc.matchPolicy, ['Equivalent', 'Exact']));
     arr(mc.resourceRules).forEach((r, i) =>
       causes.push(...validateNamedRuleWithOperations(r, `spec.matchConstraints.resourceRules[${i}]`)),
     );
@@ -230,9 +234,20 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
         );
       else check(`${at}.messageExpression`, o.messageExpression, messageScope, 'string');
     }
+    if (typeof o.message === 'string' && o.message !== '') {
+      if (o.message.trim() === '')
+        causes.push(invalid(`${at}.message`, o.message, 'message must be non-empty if specified'));
+      else if (/[\r\n]/.test(o.message.trim()))
+        causes.push(invalid(`${at}.message`, o.message, 'message must not contain line breaks'));
+    }
+    if (o.reason !== undefined && !POLICY_REASONS.some((r) => r === o.reason))
+      causes.push(notSupported(`${at}.reason`, o.reason, POLICY_REASONS));
   });
   return causes;
 }
+
+/** The reasons a validation may give (kube's supportedValidationPolicyReason). */
+const POLICY_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 
 /** The causes that make a binding invalid. */
 export function validateBinding(obj: JsonObject): StatusCause[] {
@@ -240,27 +255,24 @@ export function validateBinding(obj: JsonObject): StatusCause[] {
   const causes: StatusCause[] = [];
   if (typeof spec.policyName !== 'string' || spec.policyName === '')
     causes.push({ reason: 'FieldValueRequired', field: 'spec.policyName', message: 'Required value' });
+  // kube's validateValidationActions: each known and once, not both Deny and Warn, at least one
   const actions = strings(spec.validationActions);
-  if (actions.length === 0)
-    causes.push({
-      reason: 'FieldValueRequired',
-      field: 'spec.validationActions',
-      message: 'Required value: at least one validation action is required',
-    });
-  for (const a of actions)
+  const seen = new Set<string>();
+  actions.forEach((a, i) => {
     if (!['Deny', 'Warn', 'Audit'].includes(a))
-      causes.push({
-        reason: 'FieldValueNotSupported',
-        field: 'spec.validationActions',
-        message: `Unsupported value: ${JSON.stringify(a)}: supported values: "Audit", "Deny", "Warn"`,
-      });
-  if (actions.includes('Deny') && actions.includes('Warn'))
+      causes.push(notSupported(`spec.validationActions[${i}]`, a, ['Audit', 'Deny', 'Warn']));
+    if (seen.has(a)) causes.push(duplicate(`spec.validationActions[${i}]`, a));
+    seen.add(a);
+  });
+  if (seen.has('Deny') && seen.has('Warn'))
     causes.push({
       reason: 'FieldValueInvalid',
       field: 'spec.validationActions',
       message:
         'Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
     });
+  if (seen.size === 0)
+    causes.push(required('spec.validationActions', 'at least one validation action is required'));
   if (spec.paramRef !== undefined)
     causes.push({
       reason: 'FieldValueNotSupported',

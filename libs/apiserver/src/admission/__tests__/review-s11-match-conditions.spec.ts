@@ -761,4 +761,65 @@ describe('review S11: admission matchConditions', () => {
       },
     ]);
   });
+  it('[FINDING S11-MC13] a policy with an unknown failurePolicy, matchPolicy or reason, or a message with a line break, and a binding with a repeated or unknown action are refused as kube-apiserver refuses them', async () => {
+    const r = await call(
+      server,
+      'POST',
+      VAP,
+      policy('fields.example.com', {
+        failurePolicy: 'Sometimes',
+        matchConstraints: { resourceRules: CONFIGMAPS, matchPolicy: 'Loose' },
+        validations: [
+          { expression: 'true', message: 'first line\nsecond line', reason: 'Conflict' },
+          { expression: 'true', message: '   ' },
+        ],
+      }),
+    );
+    expect(r.status).toBe(422);
+    expect(r.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.failurePolicy',
+        message: 'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+      },
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.matchConstraints.matchPolicy',
+        message: 'Unsupported value: "Loose": supported values: "Equivalent", "Exact"',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[0].message',
+        message: 'Invalid value: "first line\\nsecond line": message must not contain line breaks',
+      },
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.validations[0].reason',
+        message:
+          'Unsupported value: "Conflict": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.validations[1].message',
+        message: 'Invalid value: "   ": message must be non-empty if specified',
+      },
+    ]);
+    const b = await call(server, 'POST', VAPB, {
+      ...binding('actions', 'x'),
+      spec: { policyName: 'x', validationActions: ['Warn', 'Warn', 'Block'] },
+    });
+    expect(b.status).toBe(422);
+    expect(b.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueDuplicate',
+        field: 'spec.validationActions[1]',
+        message: 'Duplicate value: "Warn"',
+      },
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.validationActions[2]',
+        message: 'Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"',
+      },
+    ]);
+  });
 });
