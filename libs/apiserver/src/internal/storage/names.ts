@@ -229,6 +229,71 @@ export function validateOwnerReferences(meta: Record<string, unknown>): StatusCa
   return causes;
 }
 
+/** The finalizer names that need no domain (kube's standardFinalizers). */
+const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/**
+ * kube's validateKubeFinalizerName (pkg/apis/core/validation): a finalizer without '/' must be a
+ * standard one.
+ */
+export function kubeFinalizerNameCauses(name: string, field: string): StatusCause[] {
+  if (name.includes('/') || STANDARD_FINALIZERS.has(name)) return [];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field,
+      message: `Invalid value: ${JSON.stringify(name)}: name is neither a standard finalizer name nor is it fully qualified`,
+    },
+  ];
+}
+
+/** API groups whose kinds kube validates with core's ValidateObjectMeta (finalizer names checked). */
+const CORE_META_GROUPS = new Set(['', 'apps', 'batch', 'networking.k8s.io', 'rbac.authorization.k8s.io']);
+
+/**
+ * The checks core's ValidateObjectMeta and ValidateObjectMetaUpdate add to apimachinery's for the
+ * built-in kinds of core, apps, batch, networking and rbac: `metadata.finalizers[i]` without a domain
+ * must be a standard finalizer. Other kinds (admission, coordination, CRDs, custom resources) skip it.
+ */
+export function validateKubeFinalizerNames(
+  rt: { group: string; crdName?: string },
+  meta: Record<string, unknown>,
+): StatusCause[] {
+  if (rt.crdName !== undefined || !CORE_META_GROUPS.has(rt.group)) return [];
+  const finalizers = meta.finalizers;
+  if (!Array.isArray(finalizers)) return [];
+  const causes: StatusCause[] = [];
+  finalizers.forEach((f: unknown, i) => {
+    if (typeof f === 'string') causes.push(...kubeFinalizerNameCauses(f, `metadata.finalizers[${i}]`));
+  });
+  return causes;
+}
+
+/**
+ * The warnings kube-apiserver gives a write of a custom resource that adds finalizers without a domain
+ * (apiextensions' generateWarningsFromObj): one per added name, sorted.
+ */
+export function customResourceFinalizerWarnings(
+  meta: Record<string, unknown>,
+  oldMeta?: Record<string, unknown>,
+): string[] {
+  const names = (m: Record<string, unknown> | undefined): string[] =>
+    Array.isArray(m?.finalizers) ? m.finalizers.filter((f): f is string => typeof f === 'string') : [];
+  const before = new Set(names(oldMeta));
+  const added = [...new Set(names(meta))].filter((f) => !before.has(f)).sort();
+  const warnings: string[] = [];
+  for (const f of added) {
+    if (f.includes('/') || STANDARD_FINALIZERS.has(f)) continue;
+    const which = f.includes('.')
+      ? 'a domain-qualified finalizer name including a path (/)'
+      : 'a domain-qualified finalizer name';
+    warnings.push(
+      `metadata.finalizers: ${JSON.stringify(f)}: prefer ${which} to avoid accidental conflicts with other finalizer writers`,
+    );
+  }
+  return warnings;
+}
+
 /**
  * Validates `metadata.finalizers` as kube-apiserver's ValidateObjectMeta does on every kind
  * (apimachinery `ValidateFinalizers`): each name is a qualified name (`example.com/name` or `name`),

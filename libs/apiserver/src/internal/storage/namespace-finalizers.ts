@@ -1,13 +1,10 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { clone, isObject } from '../common/json.js';
 import type { ResourceType } from '../resources/resource-type.js';
-import { validateKey } from './names.js';
+import { kubeFinalizerNameCauses, validateKey } from './names.js';
 
 /** The finalizer kube-apiserver puts in every namespace's spec.finalizers (the namespace controller's). */
 export const NAMESPACE_FINALIZER = 'kubernetes';
-
-/** The finalizer names that need no domain (kube's standardFinalizers). */
-const STANDARD_FINALIZERS = new Set([NAMESPACE_FINALIZER, 'orphan', 'foregroundDeletion']);
 
 /** Whether a resource type is the core Namespace. */
 export function isNamespaceType(rt: Pick<ResourceType, 'group' | 'plural'>): boolean {
@@ -62,12 +59,7 @@ export function validateNamespaceFinalizers(obj: JsonObject, indexed: boolean): 
         message: 'Invalid value: "": name part must be non-empty',
       });
     else causes.push(...validateKey(f, field));
-    if (!f.includes('/') && !STANDARD_FINALIZERS.has(f))
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field,
-        message: `Invalid value: ${JSON.stringify(f)}: name is neither a standard finalizer name nor is it fully qualified`,
-      });
+    causes.push(...kubeFinalizerNameCauses(f, field));
   });
   return causes;
 }

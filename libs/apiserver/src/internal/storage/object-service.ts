@@ -10,6 +10,8 @@ import {
   validateName,
   validateOwnerReferences,
   validateFinalizers,
+  validateKubeFinalizerNames,
+  customResourceFinalizerWarnings,
 } from './names.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -270,6 +272,7 @@ export class ObjectService {
       ...validateLabelsAndAnnotations(meta),
       ...validateOwnerReferences(meta),
       ...validateFinalizers(meta),
+      ...validateKubeFinalizerNames(rt, meta),
     ];
     if (isNamespaceType(rt)) causes.push(...validateNamespaceFinalizers(obj, false));
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'create', undefined, ctx));
@@ -281,6 +284,7 @@ export class ObjectService {
       causes.push(...this.peers.crd.validateCrd(obj));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
+    if (rt.crdName !== undefined) ctx.warnings?.push(...customResourceFinalizerWarnings(meta));
     meta.uid = randomUUID();
     meta.creationTimestamp = this.now();
     if (tracksGeneration(rt)) meta.generation = 1;
@@ -710,13 +714,20 @@ export class ObjectService {
     // immutable fields of built-in kinds (a status write keeps the stored spec)
     if (subresource === undefined) causes.push(...validateBuiltinUpdate(rt, obj, old));
     if (subresource === 'finalize') causes.push(...validateNamespaceFinalizers(obj, true));
-    causes.push(...validateLabelsAndAnnotations(m), ...validateOwnerReferences(m), ...validateFinalizers(m));
+    causes.push(
+      ...validateLabelsAndAnnotations(m),
+      ...validateOwnerReferences(m),
+      ...validateFinalizers(m),
+      ...validateKubeFinalizerNames(rt, m),
+    );
     this.builtinFieldValidation(rt, obj, ctx);
     if (version.admit) causes.push(...this.admit(rt, version, obj, 'update', old, ctx));
     if (rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && subresource === undefined) {
       causes.push(...this.peers.crd.validateCrd(obj, old));
     }
     if (causes.length) throw errors.invalid(this.ref(rt, name), causes);
+    if (rt.crdName !== undefined && subresource === undefined)
+      ctx.warnings?.push(...customResourceFinalizerWarnings(m, om));
     if (tracksGeneration(rt)) {
       const oldGen = typeof om.generation === 'number' ? om.generation : 1;
       m.generation = specChanged(old, obj, version.statusSubresource) ? oldGen + 1 : oldGen;
