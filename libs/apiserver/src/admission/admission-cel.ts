@@ -247,7 +247,7 @@ function first(list: readonly (Expr | undefined)[], scope: ReadonlySet<string>):
 export function expressionProblem(
   text: string,
   declared: ReadonlyMap<string, CelT>,
-  want?: 'bool' | 'string',
+  want?: 'bool' | 'string' | 'string-or-null',
 ): { problem?: string; type: CelT } {
   let parsed: ReturnType<typeof parseWithLimits>;
   try {
@@ -266,12 +266,16 @@ export function expressionProblem(
   }
   const checked = checkTypes(parsed, text, declared);
   if (checked.error !== undefined) return { problem: `compilation failed: ${checked.error}`, type: T.dyn };
+  const wanted = want === 'string-or-null' ? ['string', 'null'] : want === undefined ? [] : [want];
   if (
-    want !== undefined &&
-    checked.type.k !== want &&
+    wanted.length > 0 &&
+    !wanted.includes(checked.type.k) &&
     !(checked.type.k === 'dyn' && untypedCall(parsed.expr))
-  )
-    return { problem: `must evaluate to ${want} but got ${typeName(checked.type)}`, type: checked.type };
+  ) {
+    // cel-go names one type, or lists several as [string null_type]
+    const expected = want === 'string-or-null' ? 'one of [string null_type]' : want;
+    return { problem: `must evaluate to ${expected} but got ${typeName(checked.type)}`, type: checked.type };
+  }
   return { type: checked.type };
 }
 

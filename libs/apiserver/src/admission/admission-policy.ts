@@ -7,7 +7,8 @@
  * with `validationActions` Deny and Warn (Audit is accepted and ignored) and `matchResources`, and
  * `matchConditions` (see match-conditions.ts: a false one means the policy does not apply, an
  * evaluation error follows `failurePolicy`).
- * Not supported: `paramKind`/`paramRef` (`params` is null), `auditAnnotations`.
+ * `auditAnnotations` are validated and evaluated (an error denies under Fail) but not recorded.
+ * Not supported: `paramKind`/`paramRef` (`params` is null).
  */
 import { isCelError, plan } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
@@ -27,6 +28,7 @@ import type { MatchCondition } from './match-conditions.js';
 import { expressionProblem, kubeErrorText, policyScope, requestVariable } from './admission-cel.js';
 import { duplicate, invalid, notSupported, required } from '../crd/field-errors.js';
 import { validateNamedRuleWithOperations } from './rule-validation.js';
+import { labelKeyErrors } from '../selectors/index.js';
 import { admissionCelEnv, authorizerVariable, withAuthorizer } from './cel-authorizer.js';
 import type { AdmissionAuthorizer } from './cel-authorizer.js';
 import type { CelT } from '../crd/internal/cel/cel-types.js';
@@ -67,6 +69,8 @@ interface CompiledPolicy {
   matchConditions: MatchCondition[];
   variables: { name: string; expression: string; program: Program }[];
   validations: CompiledValidation[];
+  /** `auditAnnotations`: their values are not recorded (no audit log), an evaluation error counts. */
+  auditAnnotations: { expression: string; program: Program }[];
 }
 
 interface CompiledBinding {
@@ -128,6 +132,10 @@ function compilePolicy(obj: JsonObject): CompiledPolicy {
       const o = isObject(v) ? v : {};
       return { name: str(o.name), expression: str(o.expression), program: compile(str(o.expression)) };
     }),
+    auditAnnotations: arr(spec.auditAnnotations).map((a) => {
+      const expression = str(isObject(a) ? a.valueExpression : undefined);
+      return { expression, program: compile(expression) };
+    }),
     validations: arr(spec.validations).map((v) => {
       const o = isObject(v) ? v : {};
       const c: CompiledValidation = { expression: str(o.expression), program: compile(str(o.expression)) };
@@ -187,7 +195,7 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
     field: string,
     text: string,
     scope: ReadonlyMap<string, CelT>,
-    want?: 'bool' | 'string',
+    want?: 'bool' | 'string' | 'string-or-null',
   ): CelT => {
     const { problem, type } = expressionProblem(text, scope, want);
     if (problem !== undefined) {
@@ -207,7 +215,7 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
     const at = `spec.variables[${i}]`;
     const name = str(o.name);
     if (name.trim() === '') causes.push(required(`${at}.name`, 'name is not specified'));
-    else if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name))
+    else if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || CEL_RESERVED.has(name))
       causes.push(invalid(`${at}.name`, name, 'name is not a valid CEL identifier'));
     const text = str(o.expression);
     let type: CelT = T.dyn;
@@ -215,10 +223,11 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
     else type = check(`${at}.expression`, text, policyScope(variableTypes));
     if (name !== '') variableTypes.set(name, type);
   });
-  if (arr(spec.validations).length === 0)
-    causes.push(
-      required('spec.validations', 'validations or auditAnnotations must contain at least one item'),
-    );
+  const annotations = arr(spec.auditAnnotations);
+  if (arr(spec.validations).length === 0 && annotations.length === 0) {
+    const why = 'validations or auditAnnotations must contain at least one item';
+    causes.push(required('spec.validations', why), required('spec.auditAnnotations', why));
+  }
   const validationScope = policyScope(variableTypes);
   const messageScope = policyScope(variableTypes, false);
   arr(spec.validations).forEach((v, i) => {
@@ -243,8 +252,53 @@ export function validatePolicy(obj: JsonObject, old?: JsonObject): StatusCause[]
     if (o.reason !== undefined && !POLICY_REASONS.some((r) => r === o.reason))
       causes.push(notSupported(`${at}.reason`, o.reason, POLICY_REASONS));
   });
+  // kube's validateAuditAnnotation: at most 20, keys qualified as <policy>/<key> and unique, values
+  // string or null
+  if (annotations.length > MAX_AUDIT_ANNOTATIONS)
+    causes.push(
+      invalid(
+        'spec.auditAnnotations',
+        annotations,
+        `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`,
+      ),
+    );
+  const policyName = str(metaOf(obj).name);
+  const keys = new Set<string>();
+  annotations.forEach((a, i) => {
+    const o = isObject(a) ? a : {};
+    const at = `spec.auditAnnotations[${i}]`;
+    const key = str(o.key);
+    if (policyName !== '')
+      for (const m of labelKeyErrors(`${policyName}/${key}`))
+        causes.push(invalid(`${at}.key`, `${policyName}/${key}`, m));
+    else causes.push(invalid(`${at}.key`, key, 'requires metadata.name be non-empty'));
+    const text = str(o.valueExpression);
+    if (text.trim() === '')
+      causes.push(required(`${at}.valueExpression`, 'valueExpression is not specified'));
+    else if (Buffer.byteLength(text.trim()) > MAX_AUDIT_VALUE_EXPRESSION)
+      causes.push(
+        required(`${at}.valueExpression`, `must not exceed ${MAX_AUDIT_VALUE_EXPRESSION} bytes in length`),
+      );
+    else {
+      const { problem } = expressionProblem(text.trim(), validationScope, 'string-or-null');
+      if (problem !== undefined) causes.push(invalid(`${at}.valueExpression`, text, problem));
+    }
+    if (keys.has(key)) causes.push(duplicate(`${at}.key`, key));
+    keys.add(key);
+  });
   return causes;
 }
+
+/** Words a CEL identifier may not be (kube's celReserved). */
+const CEL_RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
+);
+
+/** kube's limits on a policy's audit annotations. */
+const MAX_AUDIT_ANNOTATIONS = 20;
+const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
 
 /** The reasons a validation may give (kube's supportedValidationPolicyReason). */
 const POLICY_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
@@ -489,6 +543,14 @@ export class AdmissionPolicies {
       const out: { message: string; reason?: string } = { message };
       if (v.reason !== undefined) out.reason = v.reason;
       return out;
+    }
+    // audit annotations are not recorded here, but one that fails to evaluate denies under Fail
+    for (const a of policy.auditAnnotations) {
+      const r = a.program(ctx);
+      if (isCelError(r) && policy.failurePolicy === 'Fail')
+        return {
+          message: `expression '${a.expression}' resulted in error: ${errorText(r.message, a.expression)}`,
+        };
     }
     return undefined;
   }

@@ -822,4 +822,71 @@ describe('review S11: admission matchConditions', () => {
       },
     ]);
   });
+  it('[FINDING S11-MC14] a policy with auditAnnotations and no validations is accepted; an annotation that fails to evaluate denies under failurePolicy Fail; invalid ones are refused', async () => {
+    await create(
+      VAP,
+      policy('audit.example.com', {
+        failurePolicy: 'Fail',
+        auditAnnotations: [{ key: 'owner', valueExpression: "'owner-' + object.data.owner" }],
+      }),
+    );
+    await create(VAPB, binding('audit-binding', 'audit.example.com'));
+    expect((await call(server, 'POST', CM, cm('audited', { owner: 'me' }))).status).toBe(201);
+    const r = await call(server, 'POST', CM, cm('unaudited', { other: 'x' }));
+    expect(r.status).toBe(422);
+    expect(r.json().message).toBe(
+      `configmaps "unaudited" is forbidden: ValidatingAdmissionPolicy 'audit.example.com' with binding 'audit-binding' denied request: expression ''owner-' + object.data.owner' resulted in error: no such key: owner`,
+    );
+    const bad = await call(
+      server,
+      'POST',
+      VAP,
+      policy('bad-audit.example.com', {
+        failurePolicy: 'Fail',
+        auditAnnotations: [
+          { key: 'Bad Key', valueExpression: "'x'" },
+          { key: 'n', valueExpression: '1' },
+          { key: 'n', valueExpression: ' ' },
+        ],
+      }),
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.auditAnnotations[0].key',
+        message: expect.stringMatching(
+          /^Invalid value: "bad-audit.example.com\/Bad Key": name part must consist of/,
+        ),
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.auditAnnotations[1].valueExpression',
+        message: 'Invalid value: "1": must evaluate to one of [string null_type] but got int',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.auditAnnotations[2].valueExpression',
+        message: 'Required value: valueExpression is not specified',
+      },
+      {
+        reason: 'FieldValueDuplicate',
+        field: 'spec.auditAnnotations[2].key',
+        message: 'Duplicate value: "n"',
+      },
+    ]);
+    const none = await call(server, 'POST', VAP, policy('empty.example.com', { failurePolicy: 'Fail' }));
+    expect(none.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.validations',
+        message: 'Required value: validations or auditAnnotations must contain at least one item',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.auditAnnotations',
+        message: 'Required value: validations or auditAnnotations must contain at least one item',
+      },
+    ]);
+  });
 });
