@@ -174,3 +174,65 @@ describe('review S11: owner references, namespace spec.finalizers, terminating C
     expect(one.status).toBe(201);
   });
 });
+
+describe('review S11: duplicate owner references', () => {
+  let server: KubeApiServer;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ tls: false });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  function warningsOf(headers: Record<string, string | string[] | undefined>): string[] {
+    const w = headers.warning;
+    if (w === undefined) return [];
+    return (Array.isArray(w) ? w : [w]).flatMap((v) => v.split(/,(?=\s*299 )/)).map((v) => v.trim());
+  }
+  const dup = (uids: string) =>
+    `299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids}"`;
+  const dupAfter = (uids: string) =>
+    `299 - ".metadata.ownerReferences contains duplicate entries after mutating admission happens; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids}"`;
+
+  // k8s.io/apiserver v0.32.1 pkg/endpoints/handlers/rest.go dedupOwnerReferencesAndAddWarning, called by the
+  // create and update handlers before the object is validated (DuplicateOwnerReferencesWarningFormat) and by
+  // the patch handler after the patch (DuplicateOwnerReferencesAfterMutatingAdmissionWarningFormat): a
+  // reference equal in every field to an earlier one with its uid is dropped, and a warning lists the uids.
+  it('[FINDING S11-OR10] an ownerReference written twice (an operator appending its controller reference again) is stored twice, or refused as a second controller, where kube drops the copy with a warning', async () => {
+    const a = ref({ kind: 'Widget', apiVersion: 'example.com/v1', name: 'a', uid: 'u-a', controller: true });
+    const sameUidOtherName = ref({ kind: 'Widget', apiVersion: 'example.com/v1', name: 'a2', uid: 'u-a' });
+    const res = await call(server, 'POST', CM, {
+      metadata: { name: 'or10-cm', ownerReferences: [a, a, sameUidOtherName, a] },
+    });
+    expect(res.status).toBe(201);
+    expect(warningsOf(res.headers)).toEqual([dup('u-a, u-a')]);
+    type Refs = { metadata: { ownerReferences: Record<string, unknown>[]; resourceVersion: string } };
+    expect(res.json<Refs>().metadata.ownerReferences).toEqual([a, sameUidOtherName]);
+    const live = (await call(server, 'GET', `${CM}/or10-cm`)).json<Refs>();
+    expect(live.metadata.ownerReferences).toEqual([a, sameUidOtherName]);
+    // a PUT is deduplicated the same way
+    const put = await call(server, 'PUT', `${CM}/or10-cm`, {
+      ...live,
+      metadata: { ...live.metadata, ownerReferences: [a, sameUidOtherName, sameUidOtherName] },
+    });
+    expect(put.status).toBe(200);
+    expect(warningsOf(put.headers)).toEqual([dup('u-a')]);
+    expect(put.json<Refs>().metadata.ownerReferences).toEqual([a, sameUidOtherName]);
+    // a patch after it is applied, with the wording of the check after mutating admission
+    const patched = await call(
+      server,
+      'PATCH',
+      `${CM}/or10-cm`,
+      { metadata: { ownerReferences: [a, a] } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(patched.status).toBe(200);
+    expect(warningsOf(patched.headers)).toEqual([dupAfter('u-a')]);
+    expect(patched.json<Refs>().metadata.ownerReferences).toEqual([a]);
+    // references that differ in a field are both kept (and two controllers are still refused)
+    const differ = await call(server, 'POST', CM, {
+      metadata: { name: 'or10-differ', ownerReferences: [a, { ...a, blockOwnerDeletion: true }] },
+    });
+    expect(differ.status).toBe(422);
+  });
+});

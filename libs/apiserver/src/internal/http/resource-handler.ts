@@ -5,6 +5,7 @@ import { decodeProtobuf } from '../encoding/protobuf.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
 import { ApiError, errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
+import { dedupOwnerReferences } from '../storage/names.js';
 import { isObject, metaOf } from '../common/json.js';
 import type { ListParams, WatchParams } from '../watch/list-watch.js';
 import {
@@ -260,6 +261,13 @@ function crdTerminating(store: Store, crdName: string): boolean {
   return conditions.some((c) => isObject(c) && c.type === 'Terminating' && c.status === 'True');
 }
 
+/** Drops repeated ownerReferences from a create or update body, with kube's warning. */
+function noteDuplicateOwners(body: JsonObject, ctx: WriteContext): void {
+  if (!isObject(body) || !isObject(body.metadata)) return;
+  const warning = dedupOwnerReferences(body.metadata, false);
+  if (warning !== undefined) (ctx.warnings ??= []).push(warning);
+}
+
 /** Handles one request on a resource path. */
 export async function handleResource(
   deps: HandlerDeps,
@@ -367,6 +375,7 @@ export async function handleResource(
       const body = await objectBody(req);
       if (rt.virtual) return sendJson(res, 201, virtualCreate(deps, rt, version, body, user, namespace));
       ctx.ownsBody = true;
+      noteDuplicateOwners(body, ctx);
       const obj = deps.service.create(rt, version, namespace, body, ctx);
       setWarnings(res, ctx);
       return sendWritten(res, 201, obj, ctx);
@@ -392,6 +401,7 @@ export async function handleResource(
         );
       }
       ctx.ownsBody = true;
+      noteDuplicateOwners(body, ctx);
       const obj = deps.service.update(rt, version, namespace, info.name!, body, ctx, info.subresource);
       setWarnings(res, ctx);
       // 201 when the PUT created the object (kinds that allow create on update)

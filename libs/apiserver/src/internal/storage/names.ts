@@ -229,6 +229,48 @@ export function validateOwnerReferences(meta: Record<string, unknown>): StatusCa
   return causes;
 }
 
+/** The fields of a metav1.OwnerReference, in the order kube compares them. */
+const OWNER_REFERENCE_FIELDS = ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'];
+
+/** A reference's identity as kube's Semantic.DeepEqual sees the decoded struct (unknown fields dropped). */
+function ownerReferenceKey(ref: Record<string, unknown>): string {
+  return JSON.stringify(OWNER_REFERENCE_FIELDS.map((k) => (ref[k] === undefined ? null : ref[k])));
+}
+
+/**
+ * Drops from metadata.ownerReferences every reference equal in all its fields to an earlier one with its
+ * uid, as kube-apiserver's handlers do (k8s.io/apiserver endpoints/handlers/rest.go
+ * dedupOwnerReferencesAndAddWarning), and returns the warning to give (undefined when none was dropped).
+ * `afterAdmission` words it as the patch handler does (the check after mutating admission).
+ */
+export function dedupOwnerReferences(
+  meta: Record<string, unknown>,
+  afterAdmission: boolean,
+): string | undefined {
+  const refs = meta.ownerReferences;
+  if (!Array.isArray(refs) || refs.length < 2) return undefined;
+  const kept: unknown[] = [];
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  for (const r of refs) {
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) {
+      kept.push(r);
+      continue;
+    }
+    const ref = r as Record<string, unknown>;
+    const key = ownerReferenceKey(ref);
+    if (seen.has(key)) duplicates.push(typeof ref.uid === 'string' ? ref.uid : '');
+    else {
+      seen.add(key);
+      kept.push(r);
+    }
+  }
+  if (duplicates.length === 0) return undefined;
+  meta.ownerReferences = kept;
+  const after = afterAdmission ? ' after mutating admission happens' : '';
+  return `.metadata.ownerReferences contains duplicate entries${after}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`;
+}
+
 /** The finalizer names that need no domain (kube's standardFinalizers). */
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 

@@ -12,6 +12,7 @@ import {
   validateFinalizers,
   validateKubeFinalizerNames,
   customResourceFinalizerWarnings,
+  dedupOwnerReferences,
 } from './names.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
@@ -580,6 +581,10 @@ export class ObjectService {
       result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
     }
     if (!isObject(result)) throw errors.badRequest('the patch did not produce an object');
+    if (isObject(result.metadata)) {
+      const warning = dedupOwnerReferences(result.metadata, true);
+      if (warning !== undefined) (ctx.warnings ??= []).push(warning);
+    }
     // as kube's patch handler (checkName, EnsureObjectNamespaceMatchesRequestNamespace): a patch does
     // not rename or move the object
     const rm = isObject(result.metadata) ? result.metadata : {};
