@@ -10,6 +10,7 @@ import type { LabelSelector } from '../selectors/index.js';
 import type { MatchCondition } from './match-conditions.js';
 import { compileMatchConditions, sameMatchConditions, validateMatchConditions } from './match-conditions.js';
 import { validateRuleWithOperations } from './rule-validation.js';
+import { validateWebhookService, validateWebhookUrl } from './client-config-validation.js';
 
 /** Where a webhook is reached. */
 export interface WebhookClientConfig {
@@ -199,16 +200,9 @@ export function validateWebhookConfiguration(
     const hasUrl = typeof cc.url === 'string' && cc.url !== '';
     const hasService = cc.service !== undefined;
     if (hasUrl === hasService) required(`${at}.clientConfig`, 'exactly one of url or service is required');
-    if (hasUrl) {
-      const url = String(cc.url);
-      if (!url.startsWith('https://')) {
-        causes.push({
-          reason: 'FieldValueInvalid',
-          field: `${at}.clientConfig.url`,
-          message: `Invalid value: ${JSON.stringify(url)}: 'https' is the only allowed URL scheme`,
-        });
-      }
-    }
+    if (hasUrl && !hasService) causes.push(...validateWebhookUrl(String(cc.url), `${at}.clientConfig.url`));
+    else if (hasService && !hasUrl)
+      causes.push(...validateWebhookService(cc.service, `${at}.clientConfig.service`));
     if (!Array.isArray(w.admissionReviewVersions) || w.admissionReviewVersions.length === 0)
       required(`${at}.admissionReviewVersions`, 'must specify one of v1, v1beta1');
     else if (!strings(w.admissionReviewVersions).includes('v1'))

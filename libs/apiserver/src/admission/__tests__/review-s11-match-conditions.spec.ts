@@ -889,4 +889,73 @@ describe('review S11: admission matchConditions', () => {
       },
     ]);
   });
+  it('[FINDING S11-MC15] a webhook clientConfig with a non-https URL, user info, query or fragment, or a service without name, namespace, valid port or path, is refused with kube-apiserver causes', async () => {
+    const r = await call(
+      server,
+      'POST',
+      VWC,
+      config('Validating', 'client-configs', [
+        hook('http.example.com', { url: 'http://127.0.0.1/x' }),
+        hook('parts.example.com', { url: 'https://user:pw@127.0.0.1/x?y=1#frag' }),
+        hook('service.example.com', { service: { namespace: '', name: '', path: 'no-slash', port: 0 } }),
+        hook('segments.example.com', { service: { namespace: 'ns', name: 'svc', path: '/a//B_c/' } }),
+      ]),
+    );
+    expect(r.status).toBe(422);
+    const desired = '; desired format: https://host[/path]';
+    expect(r.json<{ details: { causes: unknown[] } }>().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[0].clientConfig.url',
+        message: `Invalid value: "http": 'https' is the only allowed URL scheme${desired}`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[1].clientConfig.url',
+        message: 'Invalid value: "user:pw": user information is not permitted in the URL',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[1].clientConfig.url',
+        message: 'Invalid value: "frag": fragments are not permitted in the URL',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[1].clientConfig.url',
+        message: 'Invalid value: "y=1": query parameters are not permitted in the URL',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'webhooks[2].clientConfig.service.name',
+        message: 'Required value',
+      },
+      {
+        reason: 'FieldValueRequired',
+        field: 'webhooks[2].clientConfig.service.namespace',
+        message: 'Required value',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[2].clientConfig.service.port',
+        message: 'Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[2].clientConfig.service.path',
+        message: `Invalid value: "no-slash": must start with a '/'`,
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[3].clientConfig.service.path',
+        message: 'Invalid value: "/a//B_c/": segment[1] may not be empty',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'webhooks[3].clientConfig.service.path',
+        message: expect.stringMatching(
+          /^Invalid value: "\/a\/\/B_c\/": segment\[2\]: a lowercase RFC 1123 subdomain must consist of/,
+        ),
+      },
+    ]);
+  });
 });
