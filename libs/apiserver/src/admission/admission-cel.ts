@@ -305,23 +305,29 @@ export function kubeErrorText(message: string): string {
 /**
  * The `request` variable (kube's AdmissionRequest without uid and objects): `kind` and `resource` at
  * `version` (the version the webhook or policy matched), `requestKind` and `requestResource` as asked.
+ * As kube-apiserver builds it (pkg/cel/common SchemalessTypedToVal), fields that are empty and
+ * `omitempty` are absent: no `namespace` for a cluster-scoped object, no `name` before one is
+ * generated, no `subResource` for the main resource, no `userInfo.groups`/`uid`/`extra` when empty;
+ * reading one is `no such key`, `has()` is false.
  */
 export function requestVariable(attrs: AdmissionAttributes, version: string, options: unknown): CelInput {
-  return toCel(
-    {
-      kind: { group: attrs.group, version, kind: attrs.kind },
-      resource: { group: attrs.group, version, resource: attrs.resource },
-      subResource: attrs.subresource,
-      requestKind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
-      requestResource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
-      requestSubResource: attrs.subresource,
-      name: attrs.name,
-      namespace: attrs.namespace,
-      operation: attrs.operation,
-      userInfo: userInfoOf(attrs.user),
-      dryRun: attrs.dryRun,
-      options: options ?? null,
-    },
-    undefined,
-  );
+  const request: Record<string, unknown> = {
+    kind: { group: attrs.group, version, kind: attrs.kind },
+    resource: { group: attrs.group, version, resource: attrs.resource },
+    requestKind: { group: attrs.group, version: attrs.version, kind: attrs.kind },
+    requestResource: { group: attrs.group, version: attrs.version, resource: attrs.resource },
+    operation: attrs.operation,
+    userInfo: userInfoOf(attrs.user),
+    dryRun: attrs.dryRun,
+    options: options ?? null,
+  };
+  if (attrs.subresource !== '') {
+    request.subResource = attrs.subresource;
+    request.requestSubResource = attrs.subresource;
+  }
+  if (attrs.name !== '') request.name = attrs.name;
+  if (attrs.namespace !== '') request.namespace = attrs.namespace;
+  const userInfo = request.userInfo as { groups?: string[] };
+  if (userInfo.groups?.length === 0) delete userInfo.groups;
+  return toCel(request, undefined);
 }

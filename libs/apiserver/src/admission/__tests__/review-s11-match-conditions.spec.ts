@@ -958,4 +958,44 @@ describe('review S11: admission matchConditions', () => {
       },
     ]);
   });
+  it("[FINDING S11-MC16] CEL's request has no namespace for a cluster-scoped object and no subResource for the main resource, as kube-apiserver leaves empty fields out", async () => {
+    const namespaces = [
+      { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'] },
+    ];
+    await create(
+      VWC,
+      config('Validating', 'cluster-scoped', [
+        hook('cluster-scoped.example.com', hooks.clientConfig('/deny'), {
+          rules: namespaces,
+          failurePolicy: 'Fail',
+          matchConditions: [{ name: 'not-kube-system', expression: "request.namespace != 'kube-system'" }],
+        }),
+      ]),
+    );
+    const ns = await call(server, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'mc16' },
+    });
+    expect(ns.status).toBe(403);
+    expect(ns.json().message).toBe(
+      `namespaces "mc16" is forbidden: expression 'request.namespace != 'kube-system'' resulted in error: no such key: namespace`,
+    );
+    expect(hooks.reviews).toEqual([]);
+    await call(server, 'DELETE', VWC);
+    await create(
+      VAP,
+      policy('fields.example.com', {
+        failurePolicy: 'Fail',
+        validations: [
+          {
+            expression: '!has(request.subResource) && !has(request.requestSubResource)',
+            message: 'a subresource',
+          },
+        ],
+      }),
+    );
+    await create(VAPB, binding('fields-binding', 'fields.example.com'));
+    expect((await call(server, 'POST', CM, cm('named', { a: '1' }))).status).toBe(201);
+  });
 });
