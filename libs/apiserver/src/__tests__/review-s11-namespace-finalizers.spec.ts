@@ -166,4 +166,33 @@ describe('review S11: namespace spec.finalizers', () => {
     expect(done.status).toBe(200);
     await waitFor(async () => (await call(server, 'GET', `${NSS}/or6-ns`)).status === 404);
   });
+  // apimachinery v0.32.1 pkg/util/managedfields/internal/structuredmerge.go: the field manager's updater
+  // ignores the strategy's reset fields (IgnoreFilter: resetFields), so a create never gives its manager
+  // what the main resource resets: status on kinds with a status subresource, and a namespace's
+  // spec.finalizers (namespace strategy.go ResetFieldsFor: status, spec.finalizers).
+  it('[FINDING S11-OR11] the manager that creates a Namespace (or a Pod) owns its spec.finalizers and status in managedFields, where kube leaves those reset fields to no one', async () => {
+    type Entry = { manager: string; operation: string; fieldsV1: Record<string, unknown> };
+    const ns = await call(server, 'POST', `${NSS}?fieldManager=kubectl-create`, {
+      metadata: { name: 'or11-ns' },
+      spec: { finalizers: ['example.com/x'] },
+    });
+    expect(ns.status).toBe(201);
+    const nsEntries = ns.json<{ metadata: { managedFields: Entry[] } }>().metadata.managedFields;
+    expect(nsEntries.map((e) => [e.manager, e.operation, e.fieldsV1])).toEqual([
+      [
+        'kubectl-create',
+        'Update',
+        { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } },
+      ],
+    ]);
+    const pod = await call(server, 'POST', '/api/v1/namespaces/default/pods?fieldManager=kubectl-run', {
+      metadata: { name: 'or11-pod' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    expect(pod.status).toBe(201);
+    const podEntries = pod.json<{ metadata: { managedFields: Entry[] } }>().metadata.managedFields;
+    expect(podEntries).toHaveLength(1);
+    expect(podEntries[0].fieldsV1['f:spec']).toBeDefined();
+    expect(podEntries[0].fieldsV1['f:status']).toBeUndefined();
+  });
 });

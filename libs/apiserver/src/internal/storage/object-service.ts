@@ -297,7 +297,10 @@ export class ObjectService {
       else delete meta.managedFields;
     } else {
       delete meta.managedFields;
-      this.track(rt, version, undefined, obj, ctx, undefined, now);
+      // the creator owns no reset field (kube's field manager ignores them): the status of a kind with
+      // a status subresource, a namespace's spec.finalizers; the view shares obj's metadata, which
+      // receives the managedFields
+      this.track(rt, version, undefined, this.withoutResetFields(rt, version, obj), ctx, undefined, now);
     }
     // what kube's PrepareForCreate generates (a Job's selector), owned by no manager
     prepareBuiltinForCreate(rt, obj);
@@ -384,6 +387,22 @@ export class ObjectService {
       this.components.set(rt, comps);
     }
     return comps;
+  }
+
+  /** `obj` without the fields its main resource resets (a shallow view: metadata is shared). */
+  private withoutResetFields(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
+    const namespace = isNamespaceType(rt) && isObject(obj.spec);
+    if (!version.statusSubresource && !namespace) return obj;
+    const view: JsonObject = { ...obj };
+    if (version.statusSubresource) delete view.status;
+    if (namespace) {
+      const spec: JsonObject = { ...(obj.spec as JsonObject) };
+      delete spec.finalizers;
+      // a spec that held only the finalizers leaves no field behind (the reset path goes whole)
+      if (Object.keys(spec).length > 0) view.spec = spec;
+      else delete view.spec;
+    }
+    return view;
   }
 
   private defaultsOnCreate(rt: ResourceType, obj: JsonObject): void {
