@@ -195,4 +195,30 @@ describe('review S11: namespace spec.finalizers', () => {
     expect(podEntries[0].fieldsV1['f:spec']).toBeDefined();
     expect(podEntries[0].fieldsV1['f:status']).toBeUndefined();
   });
+  // kubernetes pkg/apis/core/validation ValidateNamespaceStatusUpdate (namespace strategy.go
+  // namespaceStatusStrategy.ValidateUpdate): status.Phase must be Active while deletionTimestamp is empty and
+  // Terminating once it is set (field.Invalid on status.Phase).
+  it('[FINDING S11-OR12] a status write that sets a live namespace Terminating (or any other phase) is stored, where kube refuses it with 422', async () => {
+    expect((await call(server, 'POST', NSS, { metadata: { name: 'or12-ns' } })).status).toBe(201);
+    for (const phase of ['Terminating', 'Bogus']) {
+      const res = await call(server, 'PATCH', `${NSS}/or12-ns/status`, { status: { phase } }, MERGE);
+      expect([phase, res.status]).toEqual([phase, 422]);
+      const cause = `Invalid value: ${JSON.stringify(phase)}: may only be 'Active' if \`deletionTimestamp\` is empty`;
+      expect(res.json<StatusBody>()).toMatchObject({
+        message: `Namespace "or12-ns" is invalid: status.Phase: ${cause}`,
+        details: { causes: [{ reason: 'FieldValueInvalid', field: 'status.Phase', message: cause }] },
+      });
+    }
+    const got = (await call(server, 'GET', `${NSS}/or12-ns`)).json<{ status: { phase: string } }>();
+    expect(got.status.phase).toBe('Active');
+    // conditions can be written while the phase stays
+    const ok = await call(
+      server,
+      'PATCH',
+      `${NSS}/or12-ns/status`,
+      { status: { conditions: [{ type: 'Example', status: 'True' }] } },
+      MERGE,
+    );
+    expect(ok.status).toBe(200);
+  });
 });

@@ -9,7 +9,7 @@ import { storageKey, storageVersion } from '../resources/resource-type.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, planGarbageCollection } from '../../gc/index.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import { terminationConditions } from './namespace-conditions.js';
-import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../storage/namespace-finalizers.js';
+import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../storage/namespace-strategy.js';
 import { ownerRefInvalidNamespaceEvent } from './gc-events.js';
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';

@@ -24,7 +24,8 @@ import {
   keepNamespaceFinalizers,
   namespaceSpecOnCreate,
   validateNamespaceFinalizers,
-} from './namespace-finalizers.js';
+  validateNamespaceStatus,
+} from './namespace-strategy.js';
 import { deletionFinalizers, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../gc/index.js';
 import {
   applyBuiltinDefaults,
@@ -738,6 +739,8 @@ export class ObjectService {
     // immutable fields of built-in kinds (a status write keeps the stored spec)
     if (subresource === undefined) causes.push(...validateBuiltinUpdate(rt, obj, old));
     if (subresource === 'finalize') causes.push(...validateNamespaceFinalizers(obj, true));
+    if (subresource === 'status' && isNamespaceType(rt))
+      causes.push(...validateNamespaceStatus(obj, m.deletionTimestamp !== undefined));
     causes.push(
       ...validateLabelsAndAnnotations(m),
       ...validateOwnerReferences(m),

@@ -1,3 +1,4 @@
+// The rules of kube's namespace strategy (pkg/registry/core/namespace/strategy.go) and its validation.
 import type { JsonObject, StatusCause } from '../../types.js';
 import { clone, isObject } from '../common/json.js';
 import type { ResourceType } from '../resources/resource-type.js';
@@ -62,4 +63,26 @@ export function validateNamespaceFinalizers(obj: JsonObject, indexed: boolean): 
     causes.push(...kubeFinalizerNameCauses(f, field));
   });
   return causes;
+}
+
+/**
+ * Validates a write of a namespace's status subresource as kube's ValidateNamespaceStatusUpdate
+ * (pkg/apis/core/validation): the phase is Active while the namespace is not being deleted and
+ * Terminating once it is.
+ */
+export function validateNamespaceStatus(obj: JsonObject, deleting: boolean): StatusCause[] {
+  const status = isObject(obj.status) ? obj.status : {};
+  const phase = typeof status.phase === 'string' ? status.phase : '';
+  const want = deleting ? 'Terminating' : 'Active';
+  if (phase === want) return [];
+  const rule = deleting
+    ? "may only be 'Terminating' if `deletionTimestamp` is not empty"
+    : "may only be 'Active' if `deletionTimestamp` is empty";
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'status.Phase',
+      message: `Invalid value: ${JSON.stringify(phase)}: ${rule}`,
+    },
+  ];
 }
