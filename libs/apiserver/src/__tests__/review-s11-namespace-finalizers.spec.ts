@@ -221,4 +221,29 @@ describe('review S11: namespace spec.finalizers', () => {
     );
     expect(ok.status).toBe(200);
   });
+  it('[FINDING S11-OR13] discovery lists namespaces/finalize (verb update), as kube-apiserver’s /api/v1 and aggregated discovery do', async () => {
+    const list = await call(server, 'GET', '/api/v1');
+    expect(list.status).toBe(200);
+    const names = list.json<{ resources: { name: string; verbs: string[] }[] }>().resources;
+    expect(names.filter((r) => r.name.startsWith('namespaces')).map((r) => [r.name, r.verbs])).toEqual([
+      ['namespaces', expect.arrayContaining(['create', 'get', 'list', 'watch'])],
+      ['namespaces/finalize', ['update']],
+      ['namespaces/status', ['get', 'patch', 'update']],
+    ]);
+    const agg = await call(server, 'GET', '/api', undefined, {
+      accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+    });
+    const core = agg.json<{
+      items: {
+        versions: {
+          resources: { resource: string; subresources?: { subresource: string; verbs: string[] }[] }[];
+        }[];
+      }[];
+    }>().items[0];
+    const ns = core.versions[0].resources.find((r) => r.resource === 'namespaces');
+    expect(ns?.subresources?.map((s) => [s.subresource, s.verbs])).toEqual([
+      ['finalize', ['update']],
+      ['status', ['get', 'patch', 'update']],
+    ]);
+  });
 });

@@ -51,6 +51,11 @@ function subresourceVerbs(): string[] {
   return ['get', 'patch', 'update'];
 }
 
+/** A Namespace's `finalize` subresource (PUT only), listed before `status` as kube-apiserver lists it. */
+function hasFinalize(rt: ResourceType): boolean {
+  return rt.group === '' && rt.plural === 'namespaces';
+}
+
 function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): JsonObject[] {
   const main: JsonObject = {
     name: rt.plural,
@@ -71,6 +76,15 @@ function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): 
       version: 'v1',
       kind: 'Scale',
       verbs: subresourceVerbs(),
+    });
+  }
+  if (hasFinalize(rt)) {
+    out.push({
+      name: `${rt.plural}/finalize`,
+      singularName: '',
+      namespaced: rt.namespaced,
+      kind: rt.kind,
+      verbs: ['update'],
     });
   }
   if (hasStatus) {
@@ -132,6 +146,13 @@ export function aggregatedDiscovery(reg: ResourceRegistry, core: boolean, apiVer
               subresource: 'scale',
               responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
               verbs: subresourceVerbs(),
+            });
+          }
+          if (hasFinalize(rt)) {
+            subs.push({
+              subresource: 'finalize',
+              responseKind: { group: rt.group, version: v, kind: rt.kind },
+              verbs: ['update'],
             });
           }
           if (rv.statusSubresource) {
