@@ -9,7 +9,14 @@
 import type { CelInput } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CelT } from '../crd/internal/cel/cel-types.js';
-import { list, map, T, typeName } from '../crd/internal/cel/cel-types.js';
+import {
+  CEL_TYPE_NAMES,
+  list,
+  map,
+  STANDARD_CEL_FUNCTIONS,
+  T,
+  typeName,
+} from '../crd/internal/cel/cel-types.js';
 import { kubernetesFunctions } from '../crd/internal/cel/environment.js';
 import { parseWithLimits } from '../crd/internal/cel/parse-limits.js';
 import { checkTypes, formatCelError } from '../crd/internal/cel/type-check.js';
@@ -104,74 +111,13 @@ export function policyScope(variables: ReadonlyMap<string, CelT>, authorizer = t
 }
 
 /** Names that resolve to types rather than variables. */
-const TYPE_NAMES = new Set([
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bool',
-  'bytes',
-  'list',
-  'map',
-  'null_type',
-  'type',
-  'dyn',
-]);
-
-/** CEL's standard functions and operators, as they appear in a parsed expression. */
-const STANDARD_FUNCTIONS = new Set([
-  '_+_',
-  '_-_',
-  '_*_',
-  '_/_',
-  '_%_',
-  '-_',
-  '!_',
-  '_&&_',
-  '_||_',
-  '_?_:_',
-  '_==_',
-  '_!=_',
-  '_<_',
-  '_<=_',
-  '_>_',
-  '_>=_',
-  '@in',
-  '_[_]',
-  '@not_strictly_false',
-  'not_strictly_false',
-  'size',
-  'contains',
-  'startsWith',
-  'endsWith',
-  'matches',
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bytes',
-  'bool',
-  'dyn',
-  'type',
-  'duration',
-  'timestamp',
-  'getFullYear',
-  'getMonth',
-  'getDayOfYear',
-  'getDayOfMonth',
-  'getDate',
-  'getDayOfWeek',
-  'getHours',
-  'getMinutes',
-  'getSeconds',
-  'getMilliseconds',
-]);
+const TYPE_NAMES: ReadonlySet<string> = new Set([...CEL_TYPE_NAMES, 'dyn']);
 
 let knownFunctions: Set<string> | undefined;
 
 function isKnownFunction(name: string): boolean {
   knownFunctions ??= new Set([
-    ...STANDARD_FUNCTIONS,
+    ...STANDARD_CEL_FUNCTIONS,
     ...kubernetesFunctions().map((f) => f.name),
     ...AUTHORIZER_FUNCTIONS,
   ]);
@@ -289,7 +235,7 @@ function untypedCall(e: Expr | undefined): boolean {
   const call = e.exprKind.value;
   const target = call.target?.exprKind;
   if (target?.case === 'identExpr' && isKnownFunction(`${target.value.name}.${call.function}`)) return true;
-  return !STANDARD_FUNCTIONS.has(call.function);
+  return !STANDARD_CEL_FUNCTIONS.has(call.function);
 }
 
 /** cel-go's wording of the evaluation errors users meet most (@bufbuild/cel words them its own way). */

@@ -30,7 +30,7 @@ import { CompileError, parseWithLimits } from './parse-limits.js';
 import { none, some } from './opaque.js';
 import { toCel } from './values.js';
 import type { CelT } from './cel-types.js';
-import { T, TIME_PARTS, typeOfSchema } from './cel-types.js';
+import { STANDARD_CEL_FUNCTIONS, T, typeOfSchema } from './cel-types.js';
 import { checkTypes, formatCelError } from './type-check.js';
 import type { FieldPathStep } from '../../simple-path.js';
 import { parseRuleFieldPath, renderRuleFieldPath } from '../../simple-path.js';
@@ -60,51 +60,12 @@ export interface SkippedRule {
 
 /** A rule or message expression that does not compile. */
 
-/** The standard CEL functions and operators (macros become comprehensions when parsed). */
-const STANDARD = new Set([
-  '_+_',
-  '_-_',
-  '_*_',
-  '_/_',
-  '_%_',
-  '-_',
-  '!_',
-  '_&&_',
-  '_||_',
-  '_?_:_',
-  '_==_',
-  '_!=_',
-  '_<_',
-  '_<=_',
-  '_>_',
-  '_>=_',
-  '@in',
-  '_[_]',
-  '@not_strictly_false',
-  'not_strictly_false',
-  'size',
-  'contains',
-  'startsWith',
-  'endsWith',
-  'matches',
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bytes',
-  'bool',
-  'dyn',
-  'type',
-  'duration',
-  'timestamp',
-  ...TIME_PARTS,
-]);
 let known: Set<string> | undefined;
 
 /** The first call to a function the environment does not declare: its name and call expression. */
 function unknownFunction(e: Expr | undefined): { name: string; call: Expr } | undefined {
   if (!e) return undefined;
-  known ??= new Set([...STANDARD, ...kubernetesFunctions().map((f) => f.name)]);
+  known ??= new Set([...STANDARD_CEL_FUNCTIONS, ...kubernetesFunctions().map((f) => f.name)]);
   const k = e.exprKind;
   switch (k.case) {
     case 'callExpr': {

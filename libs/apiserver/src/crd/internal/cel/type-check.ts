@@ -21,7 +21,7 @@ import {
   OPT_SELECT,
 } from './optional-syntax.js';
 import type { CelT } from './cel-types.js';
-import { list, map, optional, T, TIME_PARTS, typeName } from './cel-types.js';
+import { CEL_TYPE_NAMES, list, map, optional, T, TIME_PARTS, typeName } from './cel-types.js';
 import { compileRe2 } from '../re2.js';
 import { parseGoDuration } from './values.js';
 
@@ -88,20 +88,7 @@ function typeOf(e: Expr | undefined, scope: Scope): CelT {
     case 'identExpr': {
       const t = scope.get(k.value.name);
       if (t) return t;
-      return [
-        'int',
-        'uint',
-        'double',
-        'string',
-        'bool',
-        'bytes',
-        'list',
-        'map',
-        'null_type',
-        'type',
-      ].includes(k.value.name)
-        ? T.type
-        : T.dyn;
+      return CEL_TYPE_NAMES.has(k.value.name) ? T.type : T.dyn;
     }
     case 'selectExpr': {
       const operand = typeOf(k.value.operand, scope);
