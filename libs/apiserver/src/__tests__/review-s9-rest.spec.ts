@@ -89,81 +89,81 @@ describe('review s9: REST semantics', () => {
   // kube-apiserver: apimachinery pkg/apis/meta/internalversion/validation ValidateListOptions, called by
   // the list and watch handlers (handlers/get.go), answered as errors.NewInvalid(meta.k8s.io ListOptions, "", errs):
   // 422 Invalid, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: ...`.
-  it.failing(
-    "[FINDING S9-AS3] invalid list options are a 400 (or a 410, or ignored) instead of kube's 422 Invalid ListOptions",
-    async () => {
-      const invalid = (field: string, reason: string, message: string): any => ({
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: `ListOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
-        reason: 'Invalid',
-        details: {
-          name: '',
-          group: 'meta.k8s.io',
-          kind: 'ListOptions',
-          causes: [{ reason, message, field }],
-        },
-        code: 422,
-      });
-      const noRv = await call(server, 'GET', `${CM}?resourceVersionMatch=NotOlderThan`);
-      expect([noRv.status, noRv.json()]).toEqual([
-        422,
-        invalid(
-          'resourceVersionMatch',
-          'FieldValueForbidden',
-          'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
-        ),
-      ]);
-      const exact0 = await call(server, 'GET', `${CM}?resourceVersionMatch=Exact&resourceVersion=0`);
-      expect([exact0.status, exact0.json()]).toEqual([
-        422,
-        invalid(
-          'resourceVersionMatch',
-          'FieldValueForbidden',
-          'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-        ),
-      ]);
-      const page = (await call(server, 'GET', `${CM}?limit=1`)).json<any>();
-      expect(page.metadata.continue).toBeDefined();
-      const withContinue = await call(
-        server,
-        'GET',
-        `${CM}?limit=1&continue=${page.metadata.continue}&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
-      );
-      expect([withContinue.status, withContinue.json()]).toEqual([
-        422,
-        invalid(
-          'resourceVersionMatch',
-          'FieldValueForbidden',
-          'Forbidden: resourceVersionMatch is forbidden when continue is provided',
-        ),
-      ]);
-      const initial = await call(server, 'GET', `${CM}?sendInitialEvents=true`);
-      expect([initial.status, initial.json()]).toEqual([
-        422,
-        invalid(
-          'sendInitialEvents',
-          'FieldValueForbidden',
-          'Forbidden: sendInitialEvents is forbidden for list',
-        ),
-      ]);
-      const watch = await call(
-        server,
-        'GET',
-        `${CM}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
-      );
-      expect([watch.status, watch.json()]).toEqual([
-        422,
-        invalid(
-          'resourceVersionMatch',
-          'FieldValueForbidden',
-          'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
-        ),
-      ]);
-    },
-  );
+  it("[FINDING S9-AS3] invalid list options are a 400 (or a 410, or ignored) instead of kube's 422 Invalid ListOptions", async () => {
+    const invalid = (field: string, reason: string, message: string): any => ({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `ListOptions.meta.k8s.io "" is invalid: ${field}: ${message}`,
+      reason: 'Invalid',
+      details: {
+        name: '',
+        group: 'meta.k8s.io',
+        kind: 'ListOptions',
+        causes: [{ reason, message, field }],
+      },
+      code: 422,
+    });
+    const noRv = await call(server, 'GET', `${CM}?resourceVersionMatch=NotOlderThan`);
+    expect([noRv.status, noRv.json()]).toEqual([
+      422,
+      invalid(
+        'resourceVersionMatch',
+        'FieldValueForbidden',
+        'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      ),
+    ]);
+    const exact0 = await call(server, 'GET', `${CM}?resourceVersionMatch=Exact&resourceVersion=0`);
+    expect([exact0.status, exact0.json()]).toEqual([
+      422,
+      invalid(
+        'resourceVersionMatch',
+        'FieldValueForbidden',
+        'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      ),
+    ]);
+    // two objects, so that a page of one has a continue token (the test ran before any existed)
+    for (const n of ['as3-a', 'as3-b'])
+      expect((await call(server, 'POST', CM, { metadata: { name: n } })).status).toBe(201);
+    const page = (await call(server, 'GET', `${CM}?limit=1`)).json<any>();
+    expect(page.metadata.continue).toBeDefined();
+    const withContinue = await call(
+      server,
+      'GET',
+      `${CM}?limit=1&continue=${page.metadata.continue}&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
+    );
+    expect([withContinue.status, withContinue.json()]).toEqual([
+      422,
+      invalid(
+        'resourceVersionMatch',
+        'FieldValueForbidden',
+        'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      ),
+    ]);
+    const initial = await call(server, 'GET', `${CM}?sendInitialEvents=true`);
+    expect([initial.status, initial.json()]).toEqual([
+      422,
+      invalid(
+        'sendInitialEvents',
+        'FieldValueForbidden',
+        'Forbidden: sendInitialEvents is forbidden for list',
+      ),
+    ]);
+    const watch = await call(
+      server,
+      'GET',
+      `${CM}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=0`,
+    );
+    expect([watch.status, watch.json()]).toEqual([
+      422,
+      invalid(
+        'resourceVersionMatch',
+        'FieldValueForbidden',
+        'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      ),
+    ]);
+  });
 
   // kube-apiserver: storage/etcd3 store.go interpretListError -> handleCompactedErrorForPaging: the 410 of
   // an expired continue token carries metadata.continue, a token at resourceVersion -1 that continues the
