@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
 /**
  * Review of the patch engines against kube-apiserver 1.32+ (structured-merge-diff, apimachinery's
- * strategicpatch and managedfields, evanphx/json-patch v4), findings S11-PE1..PE6. A test marked
- * `it.failing` pins a divergence whose fix lies outside libs/apiserver/src/patch.
+ * strategicpatch and managedfields, evanphx/json-patch v4), findings S11-PE1..PE6 (PE3 and PE4 are
+ * fixed outside libs/apiserver/src/patch, in the object service's apply and JSON patch paths).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { applyJsonPatch, serverSideApply, trackUpdate } from '../index.js';
