@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../types.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType } from '../resources/resource-type.js';
+import { isNamespaceType } from '../storage/namespace-strategy.js';
 
 /** The version this server reports (kubectl 1.32 era). */
 export const SERVER_VERSION = {
@@ -51,11 +52,6 @@ function subresourceVerbs(): string[] {
   return ['get', 'patch', 'update'];
 }
 
-/** A Namespace's `finalize` subresource (PUT only), listed before `status` as kube-apiserver lists it. */
-function hasFinalize(rt: ResourceType): boolean {
-  return rt.group === '' && rt.plural === 'namespaces';
-}
-
 function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): JsonObject[] {
   const main: JsonObject = {
     name: rt.plural,
@@ -78,7 +74,8 @@ function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): 
       verbs: subresourceVerbs(),
     });
   }
-  if (hasFinalize(rt)) {
+  // a Namespace's finalize subresource (PUT only), before status as kube-apiserver lists it
+  if (isNamespaceType(rt)) {
     out.push({
       name: `${rt.plural}/finalize`,
       singularName: '',
@@ -148,7 +145,7 @@ export function aggregatedDiscovery(reg: ResourceRegistry, core: boolean, apiVer
               verbs: subresourceVerbs(),
             });
           }
-          if (hasFinalize(rt)) {
+          if (isNamespaceType(rt)) {
             subs.push({
               subresource: 'finalize',
               responseKind: { group: rt.group, version: v, kind: rt.kind },

@@ -35,6 +35,7 @@ import type { IncludeObject } from '../encoding/table.js';
 import type { WatchHub } from '../watch/watch-hub.js';
 import { reviewAccess, reviewRules, reviewSelf, reviewSubjectAccess } from '../authz/access-review.js';
 import type { AuthUser } from '../authz/access-review.js';
+import { isNamespaceType } from '../storage/namespace-strategy.js';
 
 /** What the resource handler needs from the server. */
 export interface HandlerDeps {
@@ -193,6 +194,7 @@ function invalidOptions(kind: OptionsKind, causes: StatusCause[]): ApiError {
 
 /** What Go's unicode.IsPrint accepts: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** kube's ValidateFieldManager: at most 128 bytes, every character printable. */
 function fieldManagerCauses(fm: string | null): StatusCause[] {
@@ -205,6 +207,8 @@ function fieldManagerCauses(fm: string | null): StatusCause[] {
       message: 'Too long: may not be more than 128 bytes',
     });
   }
+  // printable ASCII (nearly every field manager) needs no look at each character
+  if (PRINTABLE_ASCII.test(fm)) return causes;
   // Go ranges over the bytes of the string: a character's position is its byte offset
   let position = 0;
   for (const ch of fm) {
@@ -288,7 +292,7 @@ export async function handleResource(
   const { rt, version } = resolved;
   const scalePaths = info.subresource === 'scale' ? version.scale : undefined;
   // a namespace's finalize subresource (kube's FinalizeREST) takes only a PUT
-  const finalize = info.subresource === 'finalize' && rt.group === '' && rt.plural === 'namespaces';
+  const finalize = info.subresource === 'finalize' && isNamespaceType(rt);
   if (
     info.subresource !== undefined &&
     !(info.subresource === 'status' && version.statusSubresource) &&
@@ -582,7 +586,7 @@ function storeDeleteOptions(
   opts: { options: DeleteOptions; orphanDependents?: boolean },
 ): DeleteOptions {
   if (opts.orphanDependents !== false) return opts.options;
-  const namespace = rt.group === '' && rt.plural === 'namespaces';
+  const namespace = isNamespaceType(rt);
   return { ...opts.options, propagationPolicy: namespace ? 'Foreground' : 'Background' };
 }
 

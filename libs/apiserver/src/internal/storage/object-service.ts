@@ -728,7 +728,7 @@ export class ObjectService {
       delete m.deletionTimestamp;
       delete m.deletionGracePeriodSeconds;
     }
-    if (rt.group === '' && rt.plural === 'namespaces') {
+    if (isNamespaceType(rt)) {
       const labels = isObject(m.labels) ? m.labels : {};
       labels['kubernetes.io/metadata.name'] = om.name;
       m.labels = labels;
@@ -768,11 +768,7 @@ export class ObjectService {
     // kube's ShouldDeleteDuringUpdate; for namespaces (ShouldDeleteNamespaceDuringUpdate) spec.finalizers
     // must be empty too: the namespace stays Terminating until its content is gone
     const spec = isObject(obj.spec) ? obj.spec : undefined;
-    const held =
-      rt.group === '' &&
-      rt.plural === 'namespaces' &&
-      Array.isArray(spec?.finalizers) &&
-      spec.finalizers.length > 0;
+    const held = isNamespaceType(rt) && Array.isArray(spec?.finalizers) && spec.finalizers.length > 0;
     if (m.deletionTimestamp !== undefined && finalizers.length === 0 && !held) {
       if (ctx.dryRun) return this.present(rt, version, obj);
       const rv = this.store.nextRv();
@@ -817,7 +813,7 @@ export class ObjectService {
     opts: DeleteOptions,
     ctx: WriteContext,
   ): DeleteResult {
-    if (rt.group === '' && rt.plural === 'namespaces' && IMMORTAL_NAMESPACES.has(name)) {
+    if (isNamespaceType(rt) && IMMORTAL_NAMESPACES.has(name)) {
       // kube's NamespaceLifecycle admission, before the object is looked up (dry run included)
       throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
         group: '',
@@ -830,7 +826,7 @@ export class ObjectService {
     if (!old) throw errors.notFound(this.ref(rt, name));
     const om = metaOf(old);
     const pre = opts.preconditions;
-    if (rt.group === '' && rt.plural === 'namespaces') {
+    if (isNamespaceType(rt)) {
       // the namespace registry's own Delete checks them first, in the storage layer's words
       if (pre?.uid !== undefined && pre.uid !== om.uid)
         throw errors.conflict(
@@ -861,8 +857,7 @@ export class ObjectService {
     const m = metaOf(obj);
     const finalizers = Array.isArray(m.finalizers) ? [...(m.finalizers as string[])] : [];
     const policy = opts.propagationPolicy;
-    const terminatingNamespace =
-      rt.group === '' && rt.plural === 'namespaces' && m.deletionTimestamp !== undefined;
+    const terminatingNamespace = isNamespaceType(rt) && m.deletionTimestamp !== undefined;
     // the CRD registry's own first DELETE sets no collector finalizer (etcd.go REST.Delete)
     const firstCrdDelete =
       rt.crdName === undefined && rt.group === 'apiextensions.k8s.io' && m.deletionTimestamp === undefined;
@@ -891,7 +886,7 @@ export class ObjectService {
       finalizers.length = 0;
       finalizers.push(...next);
     }
-    const isNamespace = rt.group === '' && rt.plural === 'namespaces';
+    const isNamespace = isNamespaceType(rt);
     const isCrd = rt.crdName === undefined && rt.group === 'apiextensions.k8s.io';
     const spec = isObject(obj.spec) ? obj.spec : undefined;
     const specFinalizers =

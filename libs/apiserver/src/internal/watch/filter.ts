@@ -3,6 +3,7 @@ import { errors } from '../common/errors.js';
 import { isObject } from '../common/json.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
+import { isNamespaceType } from '../storage/namespace-strategy.js';
 
 /** A predicate over objects built from label and field selectors. */
 export type ObjectFilter = (obj: JsonObject) => boolean;
@@ -29,8 +30,7 @@ export function buildFilter(
     // only, as apimachinery's DefaultMetaV1FieldSelectorConversion words it
     const ownLabels = rt.crdName !== undefined || version.selectableFields.length > 0;
     // a Namespace's conversion and a cluster-scoped custom resource's take no metadata.namespace
-    const namespaceLabel =
-      !(rt.group === '' && rt.plural === 'namespaces') && (rt.crdName === undefined || rt.namespaced);
+    const namespaceLabel = !isNamespaceType(rt) && (rt.crdName === undefined || rt.namespaced);
     for (const r of reqs) {
       const f = r.field;
       let get: (o: JsonObject) => string | undefined;
