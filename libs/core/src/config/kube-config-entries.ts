@@ -104,16 +104,55 @@ export function checkProxyUrl(cluster: NamedEntry<ClusterEntry>): void {
 }
 
 /**
+ * The check of client-go's `validateClusterInfo` that changes what is trusted: a certificate
+ * authority given once, as a file or as data (client-go refuses both, where the data would win).
+ */
+export function checkCluster(cluster: NamedEntry<ClusterEntry>): void {
+  const c = cluster.value;
+  if (c['certificate-authority'] && c['certificate-authority-data']) {
+    throw new KubeConfigError(
+      `cluster "${cluster.name}" in ${cluster.file} sets both certificate-authority and certificate-authority-data; keep one of them (kubectl refuses this configuration too)`,
+      cluster.file,
+    );
+  }
+}
+
+/**
  * The checks of client-go's `validateAuthInfo` that change what is sent: one authentication
- * method among a token and a username/password, and a key with a client certificate.
+ * method among a token and a username/password, an exec plugin or an auth-provider but not both,
+ * a client certificate and its key each given once (file or data) and the key not missing, and
+ * impersonated groups, uid or extras only with an impersonated user.
  */
 export function checkUser(user: NamedEntry<UserEntry>): void {
   const u = user.value;
+  const refuse = (what: string): never => {
+    throw new KubeConfigError(`user "${user.name}" in ${user.file} ${what}`, user.file);
+  };
   if (u.token && (u.username || u.password)) {
-    throw new KubeConfigError(
-      `user "${user.name}" in ${user.file} has more than one authentication method (token and username/password); keep only one of them`,
-      user.file,
-    );
+    refuse('has more than one authentication method (token and username/password); keep only one of them');
+  }
+  if (u.exec && u['auth-provider']) refuse('has both an exec plugin and an auth-provider; keep one of them');
+  for (const field of ['client-certificate', 'client-key'] as const) {
+    if (u[field] && u[`${field}-data`]) {
+      refuse(
+        `sets both ${field} and ${field}-data; keep one of them (kubectl refuses this configuration too)`,
+      );
+    }
+  }
+  if (!u.as) {
+    const asked = (['as-groups', 'as-uid', 'as-user-extra'] as const).find((field) => {
+      const value = u[field];
+      return Array.isArray(value)
+        ? value.length > 0
+        : typeof value === 'object'
+          ? Object.keys(value ?? {}).length > 0
+          : Boolean(value);
+    });
+    if (asked) {
+      refuse(
+        `asks for impersonated groups, uid or extras without impersonating a user (as); set as, or remove ${asked}`,
+      );
+    }
   }
   const cert = u['client-certificate-data']
     ? 'client-certificate-data'

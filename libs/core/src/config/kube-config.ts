@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { proxyFromEnvironment } from './environment-proxy.js';
 import { ExecCredentialPlugin } from './exec-credential.js';
-import { checkProxyUrl, checkUser, collect } from './kube-config-entries.js';
+import { checkCluster, checkProxyUrl, checkUser, collect } from './kube-config-entries.js';
 import type { ClusterEntry, ContextEntry, NamedEntry, UserEntry } from './kube-config-entries.js';
 import { KubeConfigError } from './kube-config-error.js';
 import { definesSomething, readKubeConfigFile } from './kube-config-file.js';
@@ -141,6 +141,8 @@ export class LoadedKubeConfig implements KubeConfigSource {
     const context = this.contexts.get(this.currentContext)?.value;
     const cluster = context?.cluster === undefined ? undefined : this.clusters.get(context.cluster);
     const user = this.currentUserEntry();
+    if (cluster) checkCluster(cluster);
+    if (user) checkUser(user);
     if (user?.value['auth-provider']) {
       await this.viaClientNode(options);
       return;
@@ -197,7 +199,6 @@ export class LoadedKubeConfig implements KubeConfigSource {
     options: https.RequestOptions,
   ): Promise<void> {
     const u = user.value;
-    checkUser(user);
     const headers = (options.headers ?? {}) as Record<string, string | string[]>;
     options.headers = headers;
     let token = u.token;
@@ -439,8 +440,20 @@ function inCluster(env: Record<string, string | undefined>, dir: string): Loaded
     );
   }
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // as rest.InClusterConfig: without the CA file, the API server is verified with the system's roots
+  // (and the missing file is said)
+  const caFile = join(dir, 'ca.crt');
+  const cluster: ClusterEntry = { server };
+  if (existsSync(caFile)) cluster['certificate-authority'] = caFile;
+  else {
+    process.emitWarning(
+      `the service account CA ${caFile} is missing; verifying the API server ${server} with the system's root certificates, as client-go does. ` +
+        "If its certificate is not publicly trusted, mount the service account's ca.crt (automountServiceAccountToken, or the kube-root-ca.crt ConfigMap in a projected volume)",
+      { code: 'TOSDK_IN_CLUSTER_CA_MISSING' },
+    );
+  }
   const doc = {
-    clusters: [{ name: 'in-cluster', cluster: { server, 'certificate-authority': join(dir, 'ca.crt') } }],
+    clusters: [{ name: 'in-cluster', cluster }],
     users: [{ name: 'in-cluster', user: { tokenFile } }],
     contexts: [
       {
