@@ -397,6 +397,8 @@ export class KubernetesClient {
     id: ResourceID,
     options: DeleteOptions = {},
   ): Promise<T | undefined> {
+    // kube-apiserver reads DeleteOptions from the body when there is one and then ignores the
+    // query: dryRun goes in the body with the rest, or a dry run would really delete
     const body =
       options.propagationPolicy || options.preconditions || options.gracePeriodSeconds !== undefined
         ? {
@@ -405,6 +407,7 @@ export class KubernetesClient {
             propagationPolicy: options.propagationPolicy,
             preconditions: options.preconditions,
             gracePeriodSeconds: options.gracePeriodSeconds,
+            dryRun: options.dryRun ? ['All'] : undefined,
           }
         : undefined;
     try {
@@ -414,7 +417,7 @@ export class KubernetesClient {
       const result = await this.call<T | KubernetesStatus>({
         verb: 'delete',
         method: 'DELETE',
-        path: itemPath(type, id) + queryString({ dryRun: options.dryRun ? 'All' : undefined }),
+        path: itemPath(type, id) + (body ? '' : queryString({ dryRun: options.dryRun ? 'All' : undefined })),
         body,
         retry: pinned ? 'repeatable' : 'refused-only',
         signal: options.signal,

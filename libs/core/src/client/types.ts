@@ -99,7 +99,10 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Grace period; 0 deletes at once. Defaults to the kind's default. */
   gracePeriodSeconds?: number;
-  /** Validate only. Defaults to false. */
+  /**
+   * Validate only (`dryRun: ["All"]`: in the DeleteOptions body when another option makes one, as
+   * kube-apiserver then ignores the query; else the `dryRun=All` query). Defaults to false.
+   */
   dryRun?: boolean;
   /**
    * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
