@@ -30,6 +30,7 @@ import {
   writeQuery,
 } from './internal/paths.js';
 import { parseWatchLine } from './internal/watch-line.js';
+import { WarningReporter } from './internal/warnings.js';
 import type { HttpAnswer, HttpExchange } from './internal/transport.js';
 import type {
   AccessReviewResult,
@@ -77,6 +78,14 @@ export interface KubernetesClientOptions {
   retry?: ClientRetryOptions | false;
   /** Told of every retry the client makes (e.g. the operator's `Metrics`). Defaults to none. */
   metrics?: ClientRetryMetrics;
+  /**
+   * Told of each distinct warning the API server sends in a `Warning` header (`299 - "text"`): a
+   * deprecated API version, a field it dropped as unknown (`fieldValidation` `Warn`, the server's
+   * default), an admission webhook's warning. Each text is reported once per client. Defaults to
+   * logging it through `logger` at warn level (as client-go's warning logger and
+   * controller-runtime's deduplicating one do).
+   */
+  onWarning?: (warning: string, request: { method: string; path: string }) => void;
 }
 
 /** The client's metrics hook (a part of the operator's `Metrics`). */
@@ -167,6 +176,8 @@ export class KubernetesClient {
   private readonly requestTimeoutMs: number;
   private readonly retrier: Retrier;
   private readonly metrics: ClientRetryMetrics;
+  /** Reports the `Warning` headers of answers. */
+  private readonly warnings: WarningReporter;
   /** Aborted by {@link KubernetesClient.close}: ends every watch, retry wait and request with a signal of its own. */
   private readonly closing = new AbortController();
   /** Aborts of the requests in flight (without a signal of their own), called by {@link KubernetesClient.close}. */
@@ -189,6 +200,22 @@ export class KubernetesClient {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.retrier = retrier;
     this.metrics = options.metrics ?? {};
+    const logger = this.logger;
+    const onWarning =
+      options.onWarning ??
+      ((warning: string, request: { method: string; path: string }) =>
+        logger.warn(`Warning from the Kubernetes API server: ${warning}`, {
+          method: request.method,
+          path: request.path,
+        }));
+    this.warnings = new WarningReporter((warning, request) => {
+      // a user's hook must not fail the request that carried the warning
+      try {
+        onWarning(warning, request);
+      } catch (error) {
+        logger.debug('onWarning threw', { error: (error as Error)?.message });
+      }
+    });
     // every request in flight listens on it; no leak warning for thousands of them
     setMaxListeners(0, this.closing.signal);
   }
@@ -669,6 +696,7 @@ export class KubernetesClient {
   /** The value of an answer: its parsed JSON body (or text, or undefined when empty). */
   private decode<R>(spec: CallSpec, answer: HttpAnswer): R {
     const { method, path } = spec;
+    if (answer.headers.warning !== undefined) this.warnings.check(answer.headers, { method, path });
     if (answer.status >= 400 || answer.status < 200) {
       throw apiError(answer.status, answer.headers, answer.body, { method, path });
     }
@@ -797,6 +825,7 @@ export class KubernetesClient {
       throw error;
     }
     const res = opened;
+    if (res.headers.warning !== undefined) this.warnings.check(res.headers, request);
     try {
       const status = res.status;
       if (status !== 200) {

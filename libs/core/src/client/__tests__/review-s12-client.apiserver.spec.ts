@@ -3,12 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { defineResource } from '../../api/resource-type.js';
-import type { KubernetesResource } from '../../api/resource-type.js';
+import type { CustomResource, KubernetesResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
+import type { LogFields, Logger } from '../../util/logger.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
 
+type Gadget = CustomResource<{ size?: number }, { ready?: boolean }>;
+const Gadget = defineResource<Gadget>({ group: 's12.tosdk.io', version: 'v1', kind: 'Gadget' });
 const CRD = defineResource<KubernetesResource & { spec: unknown }>({
   group: 'apiextensions.k8s.io',
   version: 'v1',
@@ -41,6 +44,22 @@ const gadgetCrd = {
     ],
   },
 };
+
+/** A logger that records what it is given, per level. */
+function recordingLogger(): Logger & {
+  lines: Array<{ level: string; message: string; fields?: LogFields }>;
+} {
+  const lines: Array<{ level: string; message: string; fields?: LogFields }> = [];
+  const logger = {
+    lines,
+    debug: (message: string, fields?: LogFields) => lines.push({ level: 'debug', message, fields }),
+    info: (message: string, fields?: LogFields) => lines.push({ level: 'info', message, fields }),
+    warn: (message: string, fields?: LogFields) => lines.push({ level: 'warn', message, fields }),
+    error: (message: string, fields?: LogFields) => lines.push({ level: 'error', message, fields }),
+    child: () => logger,
+  };
+  return logger;
+}
 
 describe('review S12: the client against @tosdk/apiserver', () => {
   let server: KubeApiServer;
@@ -95,5 +114,35 @@ describe('review S12: the client against @tosdk/apiserver', () => {
     // without dryRun it is deleted
     await client.delete(ResourceTypes.ConfigMap, withPolicy, { propagationPolicy: 'Background' });
     expect(await client.get(ResourceTypes.ConfigMap, withPolicy)).toBeUndefined();
+  });
+
+  it('[FINDING S12-CL3] a Warning the API server sends with a write (an unknown field it dropped) reaches nobody', async () => {
+    const logger = recordingLogger();
+    const warned = newClient({ logger });
+    const created = await warned.create(Gadget, {
+      apiVersion: 's12.tosdk.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'typo', namespace: 'default' },
+      spec: { size: 1, colour: 'red' } as Gadget['spec'],
+    });
+    // the server dropped the field and said so in a Warning header
+    expect((created.spec as Record<string, unknown>).colour).toBeUndefined();
+    const warnings = logger.lines.filter((l) => l.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].message).toContain('unknown field "spec.colour"');
+    expect(warnings[0].fields).toMatchObject({
+      method: 'POST',
+      path: '/apis/s12.tosdk.io/v1/namespaces/default/gadgets',
+    });
+    // the same warning again is not logged twice (client-go's deduplicating warning writer)
+    await warned.apply(
+      Gadget,
+      {
+        metadata: { name: 'typo', namespace: 'default' },
+        spec: { size: 2, colour: 'red' } as Gadget['spec'],
+      },
+      { fieldManager: 's12' },
+    );
+    expect(logger.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
   });
 });

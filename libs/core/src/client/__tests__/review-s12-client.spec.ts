@@ -1,0 +1,76 @@
+// Review S12 (client): answers a real kube-apiserver, or a proxy in front of one, can give, scripted
+// byte for byte, and what an operator author observes of them through the public client.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { defineResource } from '../../api/resource-type.js';
+import type { CustomResource } from '../../api/resource-type.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesClient } from '../kubernetes-client.js';
+import type { KubernetesClientOptions } from '../kubernetes-client.js';
+import { json, ScriptedServer } from './scripted-server.js';
+
+type Widget = CustomResource<{ size: number }, { ready?: boolean }>;
+const Widget = defineResource<Widget>({ group: 'example.tosdk.io', version: 'v1', kind: 'Widget' });
+const id = new ResourceID('w1', 'ns1');
+const widget = (): Widget => ({
+  apiVersion: 'example.tosdk.io/v1',
+  kind: 'Widget',
+  metadata: { name: 'w1', namespace: 'ns1', resourceVersion: '7' },
+  spec: { size: 1 },
+});
+
+describe('review S12: the client against scripted answers', () => {
+  let server: ScriptedServer;
+  const clients: KubernetesClient[] = [];
+  const make = (options: KubernetesClientOptions = {}) => {
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig(), {
+      retry: false,
+      requestTimeoutMs: 10_000,
+      ...options,
+    });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    server = await ScriptedServer.start();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.close();
+  });
+
+  it('[FINDING S12-CL3] Warning headers of answers and of a watch (several per field, escaped quotes, commas, a date, other codes) are reported once each', async () => {
+    const seen: Array<[string, string]> = [];
+    const client = make({ onWarning: (warning, request) => seen.push([warning, request.method]) });
+    server.handle((req, res) => {
+      if (req.query.get('watch') === 'true') {
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          Warning: '299 - "example.tosdk.io/v1 Widget is deprecated; use v2"',
+        });
+        res.end(`${JSON.stringify({ type: 'ADDED', object: widget() })}\n`);
+        return;
+      }
+      json(res, 200, widget(), {
+        Warning: [
+          '299 - "unknown field \\"spec.colour\\", and more", 299 kube-apiserver "second" "Tue, 24 Nov 2026 09:00:00 GMT"',
+          '199 - "a cache warning nobody reports"',
+          '299 - "unknown field \\"spec.colour\\", and more"',
+        ],
+      });
+    });
+    await client.get(Widget, id);
+    await client.mergePatch(Widget, id, { spec: { size: 2 } });
+    for await (const event of client.watch(Widget, { namespace: 'ns1' })) expect(event.type).toBe('ADDED');
+    expect(seen).toEqual([
+      ['unknown field "spec.colour", and more', 'GET'],
+      ['second', 'GET'],
+      ['example.tosdk.io/v1 Widget is deprecated; use v2', 'GET'],
+    ]);
+  });
+});
