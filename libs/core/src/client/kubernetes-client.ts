@@ -371,7 +371,12 @@ export class KubernetesClient {
   ): Promise<T> {
     if (!options?.fieldManager)
       throw new KubernetesClientUsageError('server-side apply needs a fieldManager');
-    const query = applyQuery(options.fieldManager, options.force ?? true, options.dryRun ?? false);
+    const query = applyQuery(
+      options.fieldManager,
+      options.force ?? true,
+      options.dryRun ?? false,
+      options.fieldValidation,
+    );
     const path = itemPath(type, idOf(obj)) + (options.subresource ? `/${options.subresource}` : '') + query;
     return await this.call<T>({
       verb: 'apply',

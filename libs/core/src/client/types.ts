@@ -1,12 +1,24 @@
 import type { KubernetesResource } from '../api/resource-type.js';
 import type { KubernetesApiError, KubernetesStatus } from './errors.js';
 
+/**
+ * What the API server does with fields of a written object that its schema does not know, or that
+ * appear twice (`fieldValidation`): `Strict` refuses the write (400), `Warn` drops them and says so
+ * in a `Warning` header, `Ignore` drops them silently.
+ */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
 /** Options of every write. */
 export interface WriteOptions {
   /** Name of the actor making the change (`fieldManager` query parameter). Defaults to none (the server derives one). */
   fieldManager?: string;
   /** When true, the server validates and answers but persists nothing (`dryRun=All`). Defaults to false. */
   dryRun?: boolean;
+  /**
+   * Unknown or duplicate fields in the object or patch (`fieldValidation`; see {@link FieldValidation}).
+   * Defaults to the server's default, `Warn` (kubectl sends `Strict`).
+   */
+  fieldValidation?: FieldValidation;
   /**
    * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
    * connection is closed (a write may still have landed on the server). No retry follows an abort.
@@ -72,6 +84,11 @@ export interface ApplyOptions {
   subresource?: 'status';
   /** Validate only. Defaults to false. */
   dryRun?: boolean;
+  /**
+   * Unknown or duplicate fields in the applied object (`fieldValidation`; see {@link FieldValidation}).
+   * Defaults to the server's default, `Warn`.
+   */
+  fieldValidation?: FieldValidation;
   /**
    * Aborts the request: it rejects with a `KubernetesTransportError` of failure `aborted` and its
    * connection is closed (a write may still have landed on the server). No retry follows an abort.

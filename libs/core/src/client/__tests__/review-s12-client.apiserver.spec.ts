@@ -7,6 +7,7 @@ import type { CustomResource, KubernetesResource } from '../../api/resource-type
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import type { LogFields, Logger } from '../../util/logger.js';
+import { KubernetesApiError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
 
@@ -144,5 +145,48 @@ describe('review S12: the client against @tosdk/apiserver', () => {
       { fieldManager: 's12' },
     );
     expect(logger.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+  });
+
+  it('[FINDING S12-CL4] a write cannot ask for fieldValidation=Strict: a typo in a spec is dropped instead of refused', async () => {
+    const strict = { fieldValidation: 'Strict' } as const;
+    const typo = {
+      apiVersion: 's12.tosdk.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'strict', namespace: 'default' },
+      spec: { size: 1, colour: 'red' } as Gadget['spec'],
+    };
+    const refused = await client.create(Gadget, typo, strict).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(KubernetesApiError);
+    expect((refused as KubernetesApiError).status).toBe(400);
+    expect((refused as KubernetesApiError).message).toContain('unknown field "spec.colour"');
+    const id = new ResourceID('strict', 'default');
+    expect(await client.get(Gadget, id)).toBeUndefined();
+
+    await client.create(Gadget, { ...typo, spec: { size: 1 } }, strict);
+    for (const write of [
+      () => client.mergePatch(Gadget, id, { spec: { colour: 'blue' } }, strict),
+      () =>
+        client.apply(
+          Gadget,
+          {
+            metadata: { name: 'strict', namespace: 'default' },
+            spec: { size: 3, colour: 'blue' } as Gadget['spec'],
+          },
+          { fieldManager: 's12', ...strict },
+        ),
+    ]) {
+      const error = await write().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(KubernetesApiError);
+      expect((error as KubernetesApiError).message).toContain('colour');
+    }
+    // Ignore: no warning, the field dropped
+    const logger = recordingLogger();
+    await newClient({ logger }).mergePatch(
+      Gadget,
+      id,
+      { spec: { colour: 'green' } },
+      { fieldValidation: 'Ignore' },
+    );
+    expect(logger.lines.filter((l) => l.level === 'warn')).toEqual([]);
   });
 });

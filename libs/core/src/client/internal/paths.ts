@@ -2,7 +2,7 @@ import type { KubernetesResource, ResourceType } from '../../api/resource-type.j
 import { resourceTypeName } from '../../api/resource-type.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClientUsageError } from '../errors.js';
-import type { WriteOptions } from '../types.js';
+import type { FieldValidation, WriteOptions } from '../types.js';
 
 // URL paths and query strings of the API, and the small object helpers the client's methods share.
 
@@ -69,18 +69,28 @@ export function itemPath(type: ResourceType, id: ResourceID): string {
   return `${collectionPath(type, namespace)}/${encodeURIComponent(id.name)}`;
 }
 
-/** The query string of a write (`fieldManager`, `dryRun=All`). */
+/** The query string of a write (`fieldManager`, `dryRun=All`, `fieldValidation`). */
 export function writeQuery(options: WriteOptions): string {
   const fieldManager = options.fieldManager;
-  if (options.dryRun || fieldManager === undefined) {
-    return queryString({ fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+  if (options.dryRun || fieldManager === undefined || options.fieldValidation !== undefined) {
+    return queryString({
+      fieldManager,
+      dryRun: options.dryRun ? 'All' : undefined,
+      fieldValidation: options.fieldValidation,
+    });
   }
   return remembered(WRITE_QUERIES, fieldManager, () => queryString({ fieldManager }));
 }
 
-/** The query string of a server-side apply (`fieldManager`, `force`, `dryRun=All`). */
-export function applyQuery(fieldManager: string, force: boolean, dryRun: boolean): string {
-  if (dryRun) return queryString({ fieldManager, force, dryRun: 'All' });
+/** The query string of a server-side apply (`fieldManager`, `force`, `dryRun=All`, `fieldValidation`). */
+export function applyQuery(
+  fieldManager: string,
+  force: boolean,
+  dryRun: boolean,
+  fieldValidation?: FieldValidation,
+): string {
+  if (dryRun || fieldValidation !== undefined)
+    return queryString({ fieldManager, force, dryRun: dryRun ? 'All' : undefined, fieldValidation });
   return remembered(force ? FORCED_APPLY_QUERIES : APPLY_QUERIES, fieldManager, () =>
     queryString({ fieldManager, force }),
   );
