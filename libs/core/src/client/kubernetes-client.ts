@@ -107,6 +107,8 @@ interface CallSpec {
   contentType?: string;
   signal?: AbortSignal;
   textUnlessJson?: boolean;
+  /** An empty body is a valid answer (a delete's 200 or 204); for the other typed calls it is an error. */
+  emptyOk?: boolean;
   /** Whether a repeat could do harm; see `ClientRetryOptions`. */
   retry: RetrySafety;
 
@@ -133,6 +135,9 @@ const MAX_ECHO_CHARS = 4 * 2 ** 20;
 /** What a watch line carrying an object starts with (the API server's encoding, kube's and ours). */
 const ECHO_PREFIXES = ['{"type":"MODIFIED","object":', '{"type":"ADDED","object":'] as const;
 const RESOURCE_VERSION_MEMBER = '"resourceVersion":"';
+/** What an answer that no API server gives (an empty object, HTML, a redirect) most likely means. */
+const NOT_THE_API_SERVER =
+  "check that the kubeconfig's server URL points at the Kubernetes API server itself, not at a proxy, load balancer or login page in front of it";
 
 /**
  * The value of the first `"resourceVersion":"` member in a JSON text from `from` on (a quote
@@ -453,6 +458,7 @@ export class KubernetesClient {
         body,
         retry: pinned ? 'repeatable' : 'refused-only',
         signal: options.signal,
+        emptyOk: true,
       });
       return result && result.kind !== 'Status' ? (result as T) : undefined;
     } catch (error) {
@@ -698,15 +704,30 @@ export class KubernetesClient {
     );
   }
 
-  /** The value of an answer: its parsed JSON body (or text, or undefined when empty). */
+  /**
+   * The value of an answer: its parsed JSON body (or text, or undefined when empty). As client-go's
+   * transformResponse and Result.Into: a status outside 2xx is an error (a typed call's redirect
+   * too, a raw request's 3xx is its caller's), and a typed call's empty or non-JSON body is one.
+   */
   private decode<R>(spec: CallSpec, answer: HttpAnswer): R {
     const { method, path } = spec;
+    const status = answer.status;
     if (answer.headers.warning !== undefined) this.warnings.check(answer.headers, { method, path });
-    if (answer.status >= 400 || answer.status < 200) {
-      throw apiError(answer.status, answer.headers, answer.body, { method, path });
+    if (status >= 400 || status < 200) {
+      throw apiError(status, answer.headers, answer.body, { method, path });
     }
-    if (answer.body.length === 0) return undefined as R;
-    if (spec.textUnlessJson && !/\bjson\b/i.test(String(answer.headers['content-type'] ?? ''))) {
+    const raw = spec.textUnlessJson === true;
+    if (status >= 300 && !raw) throw this.redirectError(answer, { method, path });
+    if (answer.body.length === 0) {
+      if (raw || spec.emptyOk) return undefined as R;
+      throw new KubernetesTransportError(
+        `the API server at ${this.connection.url} answered ${status} with an empty body where the ${spec.verb} needs an object: ${NOT_THE_API_SERVER}`,
+        'unparsable-body',
+        { request: { method, path } },
+      );
+    }
+    const contentType = answer.headers['content-type'];
+    if (raw && !/\bjson\b/i.test(String(contentType ?? ''))) {
       return answer.body.toString('utf8') as R;
     }
     try {
@@ -717,12 +738,28 @@ export class KubernetesClient {
         this.keepAnswerText(value, text);
       return value;
     } catch (cause) {
+      const start = answer.body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim();
       throw new KubernetesTransportError(
-        `the API server answered ${answer.status} with a body that is not JSON`,
+        `the API server at ${this.connection.url} answered ${status} with a body that is not JSON ` +
+          `(content type ${JSON.stringify(String(contentType ?? 'none'))}, starting ${JSON.stringify(start)}): ${NOT_THE_API_SERVER}`,
         'unparsable-body',
         { cause, request: { method, path } },
       );
     }
+  }
+
+  /** A 3xx answer to a typed call: the API server never redirects one, something in front of it did. */
+  private redirectError(answer: HttpAnswer, request: { method: string; path: string }): KubernetesApiError {
+    const location = answer.headers.location;
+    const to = location === undefined ? 'without a Location' : `to ${String(location)}`;
+    const body = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: answer.status,
+      message: `the API server at ${this.connection.url} answered ${answer.status}, a redirect ${to}: ${NOT_THE_API_SERVER}`,
+    };
+    return new KubernetesApiError(answer.status, body, { request });
   }
 
   private keepAnswerText(value: object, answer: string): void {

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { defineResource } from '../../api/resource-type.js';
 import type { CustomResource } from '../../api/resource-type.js';
 import { ResourceID } from '../../api/resource-id.js';
+import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
 import { json, ScriptedServer } from './scripted-server.js';
@@ -72,5 +73,69 @@ describe('review S12: the client against scripted answers', () => {
       ['second', 'GET'],
       ['example.tosdk.io/v1 Widget is deprecated; use v2', 'GET'],
     ]);
+  });
+
+  it('[FINDING S12-CL2] an empty success body or a redirect (a proxy or login page in front of the API server) reads as "not found", an empty list or a TypeError', async () => {
+    const client = make();
+    const url = `http://127.0.0.1:${server.port}`;
+    let answer: 'empty' | 'redirect' | 'html' = 'empty';
+    server.handle((_req, res) => {
+      if (answer === 'empty') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 0 });
+        res.end();
+      } else if (answer === 'redirect') {
+        res.writeHead(302, { Location: 'https://login.example.com/?next=/api', 'Content-Length': 0 });
+        res.end();
+      } else {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        res.end('<html><body>Please sign in</body></html>');
+      }
+    });
+    const failures = async () => [
+      await client.get(Widget, id).then(
+        (value) => ({ value }),
+        (error: unknown) => error,
+      ),
+      await client.list(Widget, { namespace: 'ns1' }).then(
+        (value) => ({ value }),
+        (error: unknown) => error,
+      ),
+      await client.create(Widget, widget()).then(
+        (value) => ({ value }),
+        (error: unknown) => error,
+      ),
+      await client.mergePatch(Widget, id, {}).then(
+        (value) => ({ value }),
+        (error: unknown) => error,
+      ),
+    ];
+
+    // client-go: Result.Into of a 0-length body is an error, never an object or "absent"
+    for (const error of await failures()) {
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('unparsable-body');
+      expect((error as Error).message).toContain('answered 200 with an empty body');
+      expect((error as Error).message).toContain(url);
+    }
+    // client-go: a status outside 200-206 is an error (transformResponse)
+    answer = 'redirect';
+    for (const error of await failures()) {
+      expect(error).toBeInstanceOf(KubernetesApiError);
+      expect((error as KubernetesApiError).status).toBe(302);
+      expect((error as Error).message).toContain('https://login.example.com/?next=/api');
+      expect((error as Error).message).toContain(url);
+    }
+    // a login page: the error names what came instead of JSON
+    answer = 'html';
+    for (const error of await failures()) {
+      expect(error).toBeInstanceOf(KubernetesTransportError);
+      expect((error as KubernetesTransportError).failure).toBe('unparsable-body');
+      expect((error as Error).message).toContain('text/html');
+      expect((error as Error).message).toContain('Please sign in');
+      expect((error as Error).message).toContain(url);
+    }
+    // a delete answered 200 or 204 without a body is still "deleted" (undefined)
+    answer = 'empty';
+    expect(await client.delete(Widget, id)).toBeUndefined();
   });
 });
