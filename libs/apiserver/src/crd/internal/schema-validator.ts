@@ -9,6 +9,7 @@ import { invalid, notSupported, required, tooLong, tooMany, typeInvalid } from '
 import { isObject, jsonTypeOf } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { KUBERNETES_FORMATS } from './formats.js';
+import { multipleOfKeyword } from './multiple-of.js';
 import { compileRe2 } from './re2.js';
 import { toJsonSchema } from './to-json-schema.js';
 import type { LocatedCause } from './located-cause.js';
@@ -57,6 +58,7 @@ function compileShared(schema: JsonObject): ValidateFunction {
     addUsedSchema: false,
     formats: KUBERNETES_FORMATS,
     code: { regExp: RE2_ENGINE },
+    keywords: [multipleOfKeyword],
   });
   const fn = shared.compile(schema);
   shared.removeSchema(schema);

@@ -1,7 +1,7 @@
 /**
  * Translates a CRD's OpenAPI v3 schema into a JSON Schema (draft-07) that ajv validates the way
  * kube-openapi does: `nullable` adds `null` to the type, `x-kubernetes-int-or-string` allows integer or
- * string, OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum` become numeric, string formats
+ * string, `multipleOf` becomes kube-openapi's check, OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum` become numeric, string formats
  * Kubernetes knows are kept, other formats (int32, int64, ...) and all `x-kubernetes-*` keys are dropped,
  * and the root's `metadata` is reduced to the `name`/`generateName` constraints.
  */
@@ -9,6 +9,7 @@ import type { JsonObject } from '../../types.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
 import { KUBERNETES_STRING_FORMATS } from './formats.js';
+import { MULTIPLE_OF } from './multiple-of.js';
 import { compileRe2 } from './re2.js';
 
 const COPIED = [
@@ -16,7 +17,6 @@ const COPIED = [
   'minLength',
   'maxItems',
   'minItems',
-  'multipleOf',
   'maxProperties',
   'minProperties',
   'required',
@@ -36,6 +36,8 @@ function translate(s: JsonSchemaProps, root: boolean): JsonObject {
     out.type = nullable ? [s.type, 'null'] : s.type;
   }
   for (const k of COPIED) if (s[k] !== undefined) out[k] = s[k];
+  // kube-openapi's own multipleOf arithmetic (see multiple-of.ts), not ajv's
+  if (typeof s.multipleOf === 'number') out[MULTIPLE_OF] = s.multipleOf;
   if (Array.isArray(s.enum)) out.enum = nullable && !s.enum.includes(null) ? [...s.enum, null] : s.enum;
   if (typeof s.maximum === 'number') {
     if (s.exclusiveMaximum === true) out.exclusiveMaximum = s.maximum;
