@@ -3,8 +3,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { defineResource } from '../../api/resource-type.js';
 import type { CustomResource } from '../../api/resource-type.js';
+import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
-import { KubernetesApiError, KubernetesTransportError } from '../errors.js';
+import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
 import { json, ScriptedServer } from './scripted-server.js';
@@ -137,5 +138,27 @@ describe('review S12: the client against scripted answers', () => {
     // a delete answered 200 or 204 without a body is still "deleted" (undefined)
     answer = 'empty';
     expect(await client.delete(Widget, id)).toBeUndefined();
+  });
+
+  it('[FINDING S12-CL5] a name or namespace "..", "." or with "/" or "%" is sent as a path segment (a proxy normalizing dot segments turns a delete of ".." into a DELETE of the whole collection)', async () => {
+    const client = make();
+    server.handle((_req, res) => json(res, 200, { kind: 'Status', apiVersion: 'v1', status: 'Success' }));
+    const CM = ResourceTypes.ConfigMap;
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['name ".."', () => client.delete(CM, new ResourceID('..', 'ns1'))],
+      ['name "."', () => client.get(CM, new ResourceID('.', 'ns1'))],
+      ['name "a/b"', () => client.mergePatch(CM, new ResourceID('a/b', 'ns1'), {})],
+      ['name "50%"', () => client.get(CM, new ResourceID('50%', 'ns1'))],
+      ['namespace ".."', () => client.list(CM, { namespace: '..' })],
+      ['namespace "a/b"', () => client.get(CM, new ResourceID('x', 'a/b'))],
+      ['namespace ".." of a create', () => client.create(CM, { metadata: { name: 'x', namespace: '..' } })],
+    ];
+    for (const [what, call] of calls) {
+      const error = await call().catch((e: unknown) => e);
+      expect([what, error]).toEqual([what, expect.any(KubernetesClientUsageError)]);
+      expect((error as Error).message).toMatch(/may not be|may not contain/);
+    }
+    // client-go's Request.Name and Namespace refuse them (IsValidPathSegmentName): nothing is sent
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([]);
   });
 });

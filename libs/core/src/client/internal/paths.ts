@@ -51,10 +51,35 @@ export function groupPath(type: ResourceType): string {
   return type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;
 }
 
+/**
+ * Why `segment` cannot be a name or namespace in a URL path, or undefined when it can (kube's
+ * IsValidPathSegmentName, which client-go's Request.Name and Namespace check before sending):
+ * `.` and `..` are dot segments a proxy may resolve (`configmaps/..` becomes the collection), and a
+ * `/` or `%` may be decoded into another path on the way. The API server stores no such name.
+ */
+function pathSegmentProblem(segment: string): string | undefined {
+  if (segment === '.' || segment === '..') return `may not be '${segment}'`;
+  if (segment.includes('/')) return "may not contain '/'";
+  if (segment.includes('%')) return "may not contain '%'";
+  return undefined;
+}
+
+/** `segment` percent-encoded for a path, after checking it can be one. */
+function pathSegment(type: ResourceType, what: 'name' | 'namespace', segment: string): string {
+  const problem = pathSegmentProblem(segment);
+  if (problem !== undefined) {
+    throw new KubernetesClientUsageError(
+      `invalid ${what} ${JSON.stringify(segment)} for a ${resourceTypeName(type)} request: a ${what} ${problem} ` +
+        '(Kubernetes names are path segments); pass the name of an existing object',
+    );
+  }
+  return encodeURIComponent(segment);
+}
+
 /** The collection URL, in a namespace or across all. */
 export function collectionPath(type: ResourceType, namespace: string | undefined): string {
   if (type.namespaced && namespace) {
-    return `${groupPath(type)}/namespaces/${encodeURIComponent(namespace)}/${type.plural}`;
+    return `${groupPath(type)}/namespaces/${pathSegment(type, 'namespace', namespace)}/${type.plural}`;
   }
   return `${groupPath(type)}/${type.plural}`;
 }
@@ -66,7 +91,7 @@ export function collectionPath(type: ResourceType, namespace: string | undefined
 export function itemPath(type: ResourceType, id: ResourceID): string {
   if (!id?.name) throw new KubernetesClientUsageError(`a ${resourceTypeName(type)} request needs a name`);
   const namespace = requireNamespace(type, id.namespace, 'address');
-  return `${collectionPath(type, namespace)}/${encodeURIComponent(id.name)}`;
+  return `${collectionPath(type, namespace)}/${pathSegment(type, 'name', id.name)}`;
 }
 
 /** The query string of a write (`fieldManager`, `dryRun=All`, `fieldValidation`). */
