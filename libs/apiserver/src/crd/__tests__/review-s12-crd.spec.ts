@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { compileCrd } from '../index.js';
 import type { JsonSchemaProps } from '../index.js';
-import type { JsonObject } from '../../types.js';
+import type { JsonObject, StatusCause } from '../../types.js';
 
 /**
  * Review (session 12): the CRD handling other than CEL, read against apiextensions-apiserver 1.32
@@ -22,6 +22,16 @@ const crdOf = (root: JsonSchemaProps, version: JsonObject = {}): JsonObject => (
 
 const withSpec = (spec: JsonSchemaProps): JsonSchemaProps => ({ type: 'object', properties: { spec } });
 
+/** The causes compiling the CRD gives, as `field: message`; empty when it is accepted. */
+function crdCauses(root: JsonSchemaProps, version: JsonObject = {}): string[] {
+  try {
+    compileCrd(crdOf(root, version));
+    return [];
+  } catch (err) {
+    return (err as { causes: StatusCause[] }).causes.map((c) => `${c.field}: ${c.message}`);
+  }
+}
+
 /** Admits a Gadget with `spec` on create; returns the admitted object and the causes. */
 function admitSpec(root: JsonSchemaProps, spec: unknown): { obj: JsonObject; causes: string[] } {
   const version = compileCrd(crdOf(root)).versions[0];
@@ -30,6 +40,8 @@ function admitSpec(root: JsonSchemaProps, spec: unknown): { obj: JsonObject; cau
   const causes = version.admit(obj, 'create').map((c) => `${c.field}: ${c.message}`);
   return { obj, causes };
 }
+
+const P = 'spec.versions[0].schema.openAPIV3Schema';
 
 describe('review s12: CustomResourceDefinition schemas, defaults, pruning and validation', () => {
   it('[FINDING S12-CRD1] multipleOf with a decimal factor accepts the multiples kube-openapi accepts (0.3 of 0.1)', () => {
@@ -50,5 +62,60 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       'spec.price: Invalid value: 0.29: spec.price in body should be a multiple of 0.01',
     ]);
     expect(admitSpec(root, { ratio: 3 }).causes).toEqual([]);
+  });
+  it('[FINDING S12-CRD2] a default is validated as written, not with the defaults nested in it: default {} with a required field is refused', () => {
+    // defaulting/validation.go validate: ValidateCustomResource(default) with the node's own schema,
+    // no Default() first (kubebuilder's `default={}` over a required field fails to install)
+    const causes = crdCauses(
+      withSpec({
+        type: 'object',
+        properties: {
+          server: {
+            type: 'object',
+            default: {},
+            required: ['port'],
+            properties: { port: { type: 'integer', default: 80 } },
+          },
+        },
+      }),
+    );
+    expect(causes).toEqual([`${P}.properties[spec].properties[server].default.port: Required value`]);
+  });
+
+  it('[FINDING S12-CRD2] defaults inside additionalProperties are not checked when the CRD is written, as kube-apiserver does not follow them', () => {
+    const causes = crdCauses(
+      withSpec({
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          properties: { weight: { type: 'integer', default: 'heavy' } },
+        },
+      }),
+    );
+    expect(causes).toEqual([]);
+  });
+
+  it('[FINDING S12-CRD2] an embedded resource default may carry unknown metadata fields, but needs apiVersion and kind', () => {
+    const embedded = (dflt: JsonObject): JsonSchemaProps =>
+      withSpec({
+        type: 'object',
+        properties: {
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+            default: dflt,
+          },
+        },
+      });
+    // "unknown fields under metadata are not rejected during CRD validation, but only pruned in storage creation"
+    expect(
+      crdCauses(embedded({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', unspecified: 'b' } })),
+    ).toEqual([]);
+    // objectmeta.Validate of the default: validateEmbeddedResource
+    expect(crdCauses(embedded({ metadata: { name: 'a' } }))).toEqual([
+      `${P}.properties[spec].properties[template].default.apiVersion: Required value: must not be empty`,
+      `${P}.properties[spec].properties[template].default.kind: Required value: must not be empty`,
+    ]);
   });
 });

@@ -1,17 +1,20 @@
 /**
- * Checks the `default` values of a CRD version's schema as kube-apiserver does when the CRD is created:
- * a default must survive pruning unchanged and must validate against its own schema, including the
- * `x-kubernetes-validations` rules of the schema and of the schemas inside it.
+ * Checks the `default` values of a CRD version's schema as kube-apiserver does when the CRD is created
+ * (apiextensions-apiserver schema/defaulting/validation.go): a default must survive pruning unchanged
+ * (unknown fields in an embedded resource's `metadata` aside), an embedded resource in it needs
+ * `apiVersion` and `kind`, and it must validate as written (the defaults nested in its schema are not
+ * applied first) against its own schema, then its `x-kubernetes-validations` rules and those of the
+ * schemas inside it. Defaults under `additionalProperties` are not checked, as in kube-apiserver.
  */
 import type { StatusCause } from '../../types.js';
-import { child, invalid, key } from '../field-errors.js';
+import { CauseReason, child, invalid, key } from '../field-errors.js';
 import { cloneJson, jsonEqual } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
-import { asSchema, mapValueSchema } from '../schema-types.js';
+import { asSchema } from '../schema-types.js';
 import { evaluateRules } from './cel/rules.js';
-import { applyDefaults } from './defaulting.js';
 import { pruneObject } from './prune.js';
 import { SchemaValidator } from './schema-validator.js';
+import { structuralChecks } from './structural-checks.js';
 
 /** Validates every `default` under `schema` (found at `path`); returns the causes. */
 export function validateDefaults(schema: JsonSchemaProps, path: string): StatusCause[] {
@@ -27,8 +30,7 @@ function walk(s: JsonSchemaProps, path: string, name: string, root: boolean, err
     const p = asSchema(sub);
     if (p) walk(p, key(child(path, 'properties'), k), k, false, errs);
   }
-  const ap = mapValueSchema(s);
-  if (ap) walk(ap, child(path, 'additionalProperties'), name, false, errs);
+  // additionalProperties are not followed, as kube-apiserver's ValidateDefaults does not follow them
   const items = asSchema(s.items);
   if (items) walk(items, child(path, 'items'), name, false, errs);
 }
@@ -50,22 +52,25 @@ function checkDefault(s: JsonSchemaProps, at: string, name: string): StatusCause
 
 /**
  * The causes for one default, with the field relative to the default (the caller prefixes it): empty
- * for schema errors, the path inside the default for its rules (`.end`).
+ * for the default itself, `.port` for a field inside it.
  */
 function checkDefaultUncached(s: JsonSchemaProps, name: string): StatusCause[] {
   const field = name || 'default';
   // Wrap the field in an object so pruning and validation see it in its place.
   const wrapper: JsonSchemaProps = { type: 'object', properties: { [field]: s } };
   const value = { [field]: cloneJson(s.default) };
+  const relative = (c: StatusCause): StatusCause => ({ ...c, field: c.field.slice(field.length) });
+  const errs: StatusCause[] = [];
   const pruned = cloneJson(value);
-  pruneObject(pruned, wrapper, true);
-  if (!jsonEqual(pruned, value)) return [invalid('', s.default, 'must not have unknown fields')];
-  applyDefaults(pruned, wrapper, false);
-  const schemaErrors = new SchemaValidator(wrapper).validate(pruned);
-  if (schemaErrors.length > 0) return schemaErrors.map(({ cause }) => ({ ...cause, field: '' }));
+  pruneObject(pruned, wrapper, true, { embeddedMetadata: false });
+  if (!jsonEqual(pruned, value)) errs.push(invalid('', s.default, 'must not have unknown fields'));
+  // objectmeta.Validate: apiVersion and kind of the embedded resources (not the list checks)
+  const embedded = structuralChecks(value, wrapper)
+    .map(({ cause }) => cause)
+    .filter((c) => c.reason !== CauseReason.Duplicate);
+  if (embedded.length > 0) return [...errs, ...embedded.map(relative)];
+  const schemaErrors = new SchemaValidator(wrapper).validate(value);
+  if (schemaErrors.length > 0) return [...errs, ...schemaErrors.map(({ cause }) => relative(cause))];
   // then the x-kubernetes-validations of the node and of the schemas inside it, as kube-apiserver does
-  return evaluateRules(pruned, wrapper, undefined).map(({ cause }) => ({
-    ...cause,
-    field: cause.field.slice(field.length),
-  }));
+  return [...errs, ...evaluateRules(value, wrapper, undefined).map(({ cause }) => relative(cause))];
 }

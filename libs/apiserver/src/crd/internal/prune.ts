@@ -28,14 +28,34 @@ const OBJECT_META_FIELDS = new Set([
   'managedFields',
 ]);
 
+/** Options of {@link pruneObject}. */
+export interface PruneOptions {
+  /**
+   * Whether the `metadata` of embedded resources is cut to ObjectMeta's fields (kube-apiserver's
+   * objectmeta coercion, done where objects are decoded). Defaults to true; the check of a CRD's
+   * defaults leaves it out, as kube-apiserver's does.
+   */
+  embeddedMetadata?: boolean;
+}
+
 /**
  * Removes unknown fields from `obj` in place (when `mutate`) and returns the paths of the fields that
  * are unknown, written as kube-apiserver reports them (`spec.foo`, `spec.items[0].bar`).
  */
-export function pruneObject(obj: JsonObject, schema: JsonSchemaProps, mutate: boolean): string[] {
+export function pruneObject(
+  obj: JsonObject,
+  schema: JsonSchemaProps,
+  mutate: boolean,
+  options: PruneOptions = {},
+): string[] {
   const dropped: string[] = [];
-  pruneNode(obj, schema, '', true, mutate, dropped);
+  pruneNode(obj, schema, '', true, { mutate, metadata: options.embeddedMetadata !== false }, dropped);
   return dropped;
+}
+
+interface Pruning {
+  mutate: boolean;
+  metadata: boolean;
 }
 
 function pruneNode(
@@ -43,21 +63,14 @@ function pruneNode(
   schema: JsonSchemaProps,
   path: string,
   resourceRoot: boolean,
-  mutate: boolean,
+  how: Pruning,
   dropped: string[],
 ): void {
   if (Array.isArray(value)) {
     const items = asSchema(schema.items);
     if (!items) return;
     value.forEach((item, i) =>
-      pruneNode(
-        item,
-        items,
-        `${path}[${i}]`,
-        items['x-kubernetes-embedded-resource'] === true,
-        mutate,
-        dropped,
-      ),
+      pruneNode(item, items, `${path}[${i}]`, items['x-kubernetes-embedded-resource'] === true, how, dropped),
     );
     return;
   }
@@ -68,16 +81,16 @@ function pruneNode(
     const childPath = path ? `${path}.${k}` : k;
     if (resourceRoot && RESOURCE_FIELDS.has(k)) {
       // The root's metadata is the engine's to check; an embedded resource's is pruned to ObjectMeta here.
-      if (k === 'metadata' && path !== '' && isObject(value[k]))
-        pruneMetadata(value[k], `${childPath}`, mutate, dropped);
+      if (k === 'metadata' && path !== '' && how.metadata && isObject(value[k]))
+        pruneMetadata(value[k], `${childPath}`, how.mutate, dropped);
       continue;
     }
     const sub = asSchema(schema.properties?.[k]) ?? mapValues;
     if (sub) {
-      pruneNode(value[k], sub, childPath, sub['x-kubernetes-embedded-resource'] === true, mutate, dropped);
+      pruneNode(value[k], sub, childPath, sub['x-kubernetes-embedded-resource'] === true, how, dropped);
     } else if (!keep) {
       dropped.push(childPath);
-      if (mutate) delete value[k];
+      if (how.mutate) delete value[k];
     }
   }
 }
