@@ -135,6 +135,11 @@ const MAX_ECHO_CHARS = 4 * 2 ** 20;
 /** What a watch line carrying an object starts with (the API server's encoding, kube's and ours). */
 const ECHO_PREFIXES = ['{"type":"MODIFIED","object":', '{"type":"ADDED","object":'] as const;
 const RESOURCE_VERSION_MEMBER = '"resourceVersion":"';
+/**
+ * Longest watch event line taken: client-go's streaming decoder refuses an event over 16 MiB
+ * (ErrObjectTooLarge); an object etcd stores is at most ~1.5 MiB.
+ */
+const MAX_WATCH_EVENT_CHARS = 16 * 2 ** 20;
 /** What an answer that no API server gives (an empty object, HTML, a redirect) most likely means. */
 const NOT_THE_API_SERVER =
   "check that the kubeconfig's server URL points at the Kubernetes API server itself, not at a proxy, load balancer or login page in front of it";
@@ -877,7 +882,16 @@ export class KubernetesClient {
       }
       onConnected?.();
       // lines split synchronously per chunk: one async step per event (this generator), not two
-      const splitter = new LineSplitter();
+      const splitter = new LineSplitter(
+        MAX_WATCH_EVENT_CHARS,
+        () =>
+          new KubernetesTransportError(
+            `a watch event from the API server at ${this.connection.url} is longer than 16 MiB (no end of line after ${MAX_WATCH_EVENT_CHARS} characters): ` +
+              'no object the API server stores is that large; the stream is not a watch of the API server (check for a proxy in front of it)',
+            'unparsable-watch-event',
+            { request },
+          ),
+      );
       const lines: string[] = [];
       for await (const chunk of res) {
         splitter.push(chunk, lines);

@@ -161,4 +161,41 @@ describe('review S12: the client against scripted answers', () => {
     // client-go's Request.Name and Namespace refuse them (IsValidPathSegmentName): nothing is sent
     expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([]);
   });
+
+  it('[FINDING S12-CL6] a watch line that never ends (a proxy streaming something else, a runaway event) is buffered without bound', async () => {
+    const client = make();
+    const piece = 'x'.repeat(1024 * 1024);
+    let written = 0;
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`{"type":"ADDED","object":{"metadata":{"name":"big"},"data":"`);
+      // 40 MiB without a newline, written as the client reads, then the stream stays open
+      const more = () => {
+        while (written < 40 && res.write(piece)) written++;
+        if (written < 40) {
+          written++;
+          res.once('drain', more);
+        }
+      };
+      more();
+    });
+    const events = client.watch(Widget, { namespace: 'ns1' })[Symbol.asyncIterator]();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      events.next().then(
+        () => 'an event',
+        (error: unknown) => error,
+      ),
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve('still buffering after 20 s'), 20_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    // client-go's streaming decoder refuses an event over 16 MiB (ErrObjectTooLarge)
+    expect(outcome).toBeInstanceOf(KubernetesTransportError);
+    expect((outcome as KubernetesTransportError).failure).toBe('unparsable-watch-event');
+    expect((outcome as Error).message).toContain('16 MiB');
+    expect(written).toBeLessThan(40);
+    await events.return?.();
+  }, 30_000);
 });

@@ -727,6 +727,16 @@ export class LineSplitter {
   // Pieces of the line in progress: each chunk is scanned once, so a long line arriving in many
   // small chunks costs linear time.
   private readonly pending: string[] = [];
+  private pendingChars = 0;
+
+  /**
+   * @param maxLineChars - longest line taken; a longer one (complete or in progress) makes
+   *   {@link push} throw what `tooLong` returns. Defaults to no limit.
+   */
+  constructor(
+    private readonly maxLineChars = Infinity,
+    private readonly tooLong: () => Error = () => new Error('line too long'),
+  ) {}
 
   /** Appends the non-blank lines this chunk completes to `out`. */
   push(chunk: Buffer | string, out: string[]): void {
@@ -736,19 +746,26 @@ export class LineSplitter {
     let nl = text.indexOf('\n');
     while (nl >= 0) {
       const piece = text.slice(start, nl);
+      if (this.pendingChars + piece.length > this.maxLineChars) throw this.tooLong();
       const line = pending.length ? pending.join('') + piece : piece;
       pending.length = 0;
+      this.pendingChars = 0;
       if (NON_BLANK.test(line)) out.push(line);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
-    if (start < text.length) pending.push(start ? text.slice(start) : text);
+    if (start < text.length) {
+      this.pendingChars += text.length - start;
+      if (this.pendingChars > this.maxLineChars) throw this.tooLong();
+      pending.push(start ? text.slice(start) : text);
+    }
   }
 
   /** The final line without a newline, if it is not blank. */
   end(): string | undefined {
     const last = this.pending.join('') + this.decoder.end();
     this.pending.length = 0;
+    this.pendingChars = 0;
     return NON_BLANK.test(last) ? last : undefined;
   }
 }
