@@ -92,6 +92,7 @@ function walk(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[])
   checkValidationRules(s, path, errs);
   checkRequired(s, path, errs);
   checkListType(s, path, errs);
+  checkMapListKeysMapSet(s, path, errs);
   checkMapType(s, path, errs);
   if (lvl === 'root' || s['x-kubernetes-embedded-resource'] === true) checkResourceRoot(s, path, lvl, errs);
 }
@@ -407,6 +408,46 @@ function checkListType(s: JsonSchemaProps, path: string, errs: StatusCause[]): v
         ),
       );
     }
+  }
+}
+
+/**
+ * The items of `set` and `map` lists are not nullable, and a map list's keys are required or
+ * defaulted and not nullable (kube-apiserver's validateMapListKeysMapSet, for every new CRD).
+ */
+function checkMapListKeysMapSet(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  const items = asSchema(s.items);
+  if (!items || (listType !== 'set' && listType !== 'map')) return;
+  const itemsPath = child(path, 'items');
+  if (items.nullable === true)
+    errs.push(
+      forbidden(
+        child(itemsPath, 'nullable'),
+        `cannot be nullable when x-kubernetes-list-type is ${listType}`,
+      ),
+    );
+  if (listType !== 'map') return;
+  const keys = s['x-kubernetes-list-map-keys'];
+  const requiredNames = Array.isArray(items.required) ? items.required : [];
+  for (const k of Array.isArray(keys) ? keys : []) {
+    const prop = asSchema(items.properties?.[k]);
+    if (!prop) continue; // checkListType reports a key that is not a property
+    const propPath = key(child(itemsPath, 'properties'), k);
+    if (!requiredNames.includes(k) && prop.default === undefined)
+      errs.push(
+        required(
+          child(propPath, 'default'),
+          'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property',
+        ),
+      );
+    if (prop.nullable === true)
+      errs.push(
+        forbidden(
+          child(propPath, 'nullable'),
+          'this property is in x-kubernetes-list-map-keys, so it cannot be nullable',
+        ),
+      );
   }
 }
 

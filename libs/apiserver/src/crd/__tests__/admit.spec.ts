@@ -507,13 +507,18 @@ describe('patchSchema', () => {
               'x-kubernetes-list-map-keys': ['name'],
               items: {
                 type: 'object',
+                required: ['name'],
                 properties: {
                   name: { type: 'string' },
                   ports: {
                     type: 'array',
                     'x-kubernetes-list-type': 'map',
                     'x-kubernetes-list-map-keys': ['containerPort'],
-                    items: { type: 'object', properties: { containerPort: { type: 'integer' } } },
+                    items: {
+                      type: 'object',
+                      required: ['containerPort'],
+                      properties: { containerPort: { type: 'integer' } },
+                    },
                   },
                 },
               },

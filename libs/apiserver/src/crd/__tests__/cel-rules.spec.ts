@@ -130,6 +130,7 @@ describe('x-kubernetes-validations in admit', () => {
             'x-kubernetes-list-map-keys': ['id'],
             items: {
               type: 'object',
+              required: ['id'],
               properties: {
                 id: { type: 'string' },
                 size: {

@@ -118,4 +118,50 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       `${P}.properties[spec].properties[template].default.kind: Required value: must not be empty`,
     ]);
   });
+  it('[FINDING S12-CRD3] a map-list key must be required or defaulted and not nullable; set and map items may not be nullable', () => {
+    // validation.go validateMapListKeysMapSet (required for every new CRD)
+    const causes = crdCauses(
+      withSpec({
+        type: 'object',
+        properties: {
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['port', 'protocol'],
+            items: {
+              type: 'object',
+              required: ['port'],
+              properties: { port: { type: 'integer', nullable: true }, protocol: { type: 'string' } },
+            },
+          },
+          tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', nullable: true } },
+        },
+      }),
+    );
+    expect(causes).toEqual([
+      `${P}.properties[spec].properties[ports].items.properties[port].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable`,
+      `${P}.properties[spec].properties[ports].items.properties[protocol].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+      `${P}.properties[spec].properties[tags].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set`,
+    ]);
+    // a defaulted key is fine (corev1 ContainerPort's protocol: default TCP)
+    expect(
+      crdCauses(
+        withSpec({
+          type: 'object',
+          properties: {
+            ports: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port', 'protocol'],
+              items: {
+                type: 'object',
+                required: ['port'],
+                properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' } },
+              },
+            },
+          },
+        }),
+      ),
+    ).toEqual([]);
+  });
 });
