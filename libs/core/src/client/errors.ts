@@ -70,11 +70,18 @@ export class KubernetesApiError extends Error {
   constructor(
     status: number,
     body: KubernetesStatus,
-    options: { retryAfterSeconds?: number; request?: { method: string; path: string }; cause?: unknown } = {},
+    options: {
+      retryAfterSeconds?: number;
+      request?: { method: string; path: string };
+      cause?: unknown;
+      /** What the answer means and what to do, added to the message after the request. */
+      hint?: string;
+    } = {},
   ) {
     const reason = body.reason || REASON_BY_STATUS[status] || (status >= 500 ? 'InternalError' : 'Unknown');
     const where = options.request ? ` (${options.request.method} ${options.request.path})` : '';
-    super(`${status} ${reason}: ${body.message ?? 'no message'}${where}`, { cause: options.cause });
+    const hint = options.hint ? `; ${options.hint}` : '';
+    super(`${status} ${reason}: ${body.message ?? 'no message'}${where}${hint}`, { cause: options.cause });
     this.name = 'KubernetesApiError';
     this.status = status;
     this.reason = reason;

@@ -31,7 +31,7 @@ import {
 } from './internal/paths.js';
 import { parseWatchLine } from './internal/watch-line.js';
 import { WarningReporter } from './internal/warnings.js';
-import type { HttpAnswer, HttpExchange } from './internal/transport.js';
+import type { AnswerContext, HttpAnswer, HttpExchange } from './internal/transport.js';
 import type {
   AccessReviewResult,
   ApplyOptions,
@@ -719,7 +719,7 @@ export class KubernetesClient {
     const status = answer.status;
     if (answer.headers.warning !== undefined) this.warnings.check(answer.headers, { method, path });
     if (status >= 400 || status < 200) {
-      throw apiError(status, answer.headers, answer.body, { method, path });
+      throw apiError(status, answer.headers, answer.body, { method, path }, this.answerContext());
     }
     const raw = spec.textUnlessJson === true;
     if (status >= 300 && !raw) throw this.redirectError(answer, { method, path });
@@ -751,6 +751,11 @@ export class KubernetesClient {
         { cause, request: { method, path } },
       );
     }
+  }
+
+  /** The server and user named in the messages of failure answers. */
+  private answerContext(): AnswerContext {
+    return { server: this.connection.url, user: this.connection.userName };
   }
 
   /** A 3xx answer to a typed call: the API server never redirects one, something in front of it did. */
@@ -878,7 +883,7 @@ export class KubernetesClient {
       if (status !== 200) {
         const chunks: Buffer[] = [];
         for await (const chunk of res) chunks.push(chunk);
-        throw apiError(status, res.headers, Buffer.concat(chunks), request);
+        throw apiError(status, res.headers, Buffer.concat(chunks), request, this.answerContext());
       }
       onConnected?.();
       // lines split synchronously per chunk: one async step per event (this generator), not two

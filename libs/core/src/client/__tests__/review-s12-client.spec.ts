@@ -198,4 +198,44 @@ describe('review S12: the client against scripted answers', () => {
     expect(written).toBeLessThan(40);
     await events.return?.();
   }, 30_000);
+
+  it('[FINDING S12-CL7] a 401 says only "401 Unauthorized: Unauthorized": neither the server, the kubeconfig user nor what to do', async () => {
+    const client = make();
+    server.handle((_req, res) =>
+      json(res, 401, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Unauthorized',
+        reason: 'Unauthorized',
+        code: 401,
+      }),
+    );
+    const error = await client.get(Widget, id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesApiError);
+    expect((error as KubernetesApiError).isUnauthorized()).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain(`http://127.0.0.1:${server.port}`);
+    expect(message).toContain('user "tester"');
+    expect(message).toMatch(/expired|revoked/);
+    // the Status as the server sent it is kept
+    expect((error as KubernetesApiError).body.message).toBe('Unauthorized');
+  });
+
+  it('[FINDING S12-CL8] a failure answer that is not a Kubernetes Status (an HTML page of a proxy or load balancer) reads as if the API server had said it', async () => {
+    const client = make();
+    server.handle((_req, res) => {
+      res.writeHead(502, { 'Content-Type': 'text/html' });
+      res.end('<html>\n<head><title>502 Bad Gateway</title></head>\n<body>nginx</body></html>');
+    });
+    const error = await client.get(Widget, id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesApiError);
+    const apiError = error as KubernetesApiError;
+    expect([apiError.status, apiError.reason, apiError.isRetryable()]).toEqual([502, 'InternalError', true]);
+    expect(apiError.message).toContain('502 Bad Gateway');
+    expect(apiError.message).toContain('text/html');
+    expect(apiError.message).toContain(`http://127.0.0.1:${server.port}`);
+    expect(apiError.message).toMatch(/not a Kubernetes Status/);
+  });
 });

@@ -218,6 +218,11 @@ export class Connection {
     this.kubeConfig.invalidateCredentials?.();
   }
 
+  /** The name of the kubeconfig's current user, if any (for messages). */
+  get userName(): string | undefined {
+    return this.kubeConfig.getCurrentUser()?.name || undefined;
+  }
+
   /** Whether credentials may change between requests (worth one retry after a 401). */
   get hasDynamicAuth(): boolean {
     return this.dynamicAuth;

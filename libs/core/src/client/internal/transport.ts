@@ -667,12 +667,25 @@ export function transportError(
   );
 }
 
-/** Turns a failure answer (status >= 400) into a typed error. */
+/** Who the client talked to as whom, for the messages of failure answers. */
+export interface AnswerContext {
+  /** The server URL. */
+  server: string;
+  /** The kubeconfig's user, if it names one. */
+  user?: string;
+}
+
+/**
+ * Turns a failure answer (status >= 400) into a typed error. With `context`, a 401 and an answer
+ * that is not a Kubernetes Status (a proxy's or load balancer's page) say what they mean and what
+ * to do.
+ */
 export function apiError(
   status: number,
   headers: AnswerHeaders,
   body: Buffer,
   request: { method: string; path: string },
+  context?: AnswerContext,
 ): KubernetesApiError {
   let parsed: KubernetesStatus | undefined;
   try {
@@ -698,7 +711,34 @@ export function apiError(
     request,
     retryAfterSeconds:
       Number.isFinite(retryAfter) && headers['retry-after'] !== undefined ? retryAfter : undefined,
+    hint: context && failureHint(status, statusBody !== parsed, headers['content-type'], context),
   });
+}
+
+/** What a 401, or a failure answer that is not a Status, means and what to do. */
+function failureHint(
+  status: number,
+  notStatus: boolean,
+  contentType: string | string[] | undefined,
+  context: AnswerContext,
+): string | undefined {
+  if (status === 401) {
+    const user = context.user ? `the kubeconfig's user "${context.user}"` : 'the kubeconfig';
+    return (
+      `the API server at ${context.server} rejected the credentials of ${user}: its token or client certificate ` +
+      "has expired, been revoked or belongs to another cluster; get fresh credentials (`kubectl config view --raw`, or your provider's " +
+      'get-credentials command), or in a pod check that its service account token is mounted and valid'
+    );
+  }
+  if (notStatus) {
+    const type =
+      contentType === undefined ? 'no content type' : `content type ${JSON.stringify(String(contentType))}`;
+    return (
+      `the answer is not a Kubernetes Status (${type}): it most likely comes from a proxy or load balancer in front of the ` +
+      `API server at ${context.server}; check that the API server is up and that the kubeconfig's server URL reaches it`
+    );
+  }
+  return undefined;
 }
 
 /**
