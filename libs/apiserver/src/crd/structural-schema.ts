@@ -42,8 +42,33 @@ export function validateStructuralSchema(schema: JsonSchemaProps, path: string):
   return errs.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
 }
 
-function walk(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[]): void {
+/** Where a node sits relative to the ObjectMeta/TypeMeta of the root or of an embedded resource. */
+interface MetaContext {
+  /** Inside `apiVersion`, `kind` or `metadata` of the root or of an embedded resource. */
+  insideMeta: boolean;
+  /** Why a `default` is not allowed here (`in top-level metadata`), when it is not. */
+  noDefaults?: string;
+}
+
+const RESOURCE_META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+
+function walk(
+  s: JsonSchemaProps,
+  path: string,
+  lvl: Level,
+  errs: StatusCause[],
+  ctx: MetaContext = { insideMeta: false },
+): void {
   checkTypeAndExtensions(s, path, lvl, errs);
+  checkUnsupported(s, path, errs);
+  if (lvl === 'root' && s.nullable === true)
+    errs.push(forbidden(child(path, 'nullable'), 'nullable cannot be true at the root'));
+  if (s.default !== undefined && ctx.noDefaults !== undefined)
+    errs.push(forbidden(child(path, 'default'), `must not be set ${ctx.noDefaults}`));
+  if (ctx.insideMeta && s['x-kubernetes-embedded-resource'] === true)
+    errs.push(
+      forbidden(child(path, 'x-kubernetes-embedded-resource'), 'must not be used inside of resource meta'),
+    );
   if (s.uniqueItems === true) {
     errs.push(
       forbidden(
@@ -64,16 +89,26 @@ function walk(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[])
       );
     }
     const ap = asSchema(s.additionalProperties);
-    if (ap) walk(ap, child(path, 'additionalProperties'), 'field', errs);
+    // defaults are ambiguous for pruning in maps of object metadata (labels, annotations)
+    const apCtx: MetaContext = ctx.insideMeta
+      ? { ...ctx, noDefaults: 'inside additionalProperties applying to object metadata' }
+      : ctx;
+    if (ap) walk(ap, child(path, 'additionalProperties'), 'field', errs, apCtx);
   }
+  const resource = lvl === 'root' || s['x-kubernetes-embedded-resource'] === true;
   for (const [name, prop] of Object.entries(s.properties ?? {})) {
     const p = asSchema(prop);
-    if (p) walk(p, key(child(path, 'properties'), name), 'field', errs);
+    let propCtx = ctx;
+    if (resource && RESOURCE_META_FIELDS.has(name)) {
+      propCtx = { ...ctx, insideMeta: true };
+      if (lvl === 'root') propCtx.noDefaults = `in top-level ${name}`;
+    }
+    if (p) walk(p, key(child(path, 'properties'), name), 'field', errs, propCtx);
     else errs.push(invalid(key(child(path, 'properties'), name), prop, 'must be a schema object'));
   }
   if (s.items !== undefined) {
     const items = asSchema(s.items);
-    if (items) walk(items, child(path, 'items'), 'item', errs);
+    if (items) walk(items, child(path, 'items'), 'item', errs, ctx);
     else if (Array.isArray(s.items)) {
       errs.push(forbidden(child(path, 'items'), 'items must be a schema object and not an array'));
     } else errs.push(invalid(child(path, 'items'), s.items, 'must be a schema object'));
@@ -139,6 +174,7 @@ function checkNested(
   celAllowed: boolean,
 ): void {
   checkValueValidations(v, path, skipAnyOf, false, errs, celAllowed);
+  checkUnsupported(v, path, errs);
   const items = asSchema(v.items);
   if (items) checkNested(items, child(path, 'items'), false, errs, celAllowed);
   for (const [k, sub] of Object.entries(v.properties ?? {})) {
@@ -159,6 +195,29 @@ function checkNested(
       forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'),
     );
   }
+}
+
+/** JSON Schema keywords a CRD schema may not use (kube-apiserver's specStandardValidatorV3), at any node. */
+function checkUnsupported(s: JsonSchemaProps, path: string, errs: StatusCause[]): void {
+  const nonEmpty = (v: unknown): boolean =>
+    v !== undefined && v !== null && !(isPlainObject(v) && Object.keys(v).length === 0);
+  if (typeof s.id === 'string' && s.id !== '') errs.push(forbidden(child(path, 'id'), 'id is not supported'));
+  if (s.additionalItems !== undefined && s.additionalItems !== null)
+    errs.push(forbidden(child(path, 'additionalItems'), 'additionalItems is not supported'));
+  if (nonEmpty(s.patternProperties))
+    errs.push(forbidden(child(path, 'patternProperties'), 'patternProperties is not supported'));
+  if (nonEmpty(s.definitions))
+    errs.push(forbidden(child(path, 'definitions'), 'definitions is not supported'));
+  if (s.dependencies !== undefined && s.dependencies !== null)
+    errs.push(forbidden(child(path, 'dependencies'), 'dependencies is not supported'));
+  if (s.$ref !== undefined && s.$ref !== null)
+    errs.push(forbidden(child(path, '$ref'), '$ref is not supported'));
+  if (s.type === 'null')
+    errs.push(forbidden(child(path, 'type'), 'type cannot be set to null, use nullable as an alternative'));
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function checkTypeAndExtensions(s: JsonSchemaProps, path: string, lvl: Level, errs: StatusCause[]): void {
@@ -483,7 +542,9 @@ function checkResourceRoot(s: JsonSchemaProps, path: string, lvl: Level, errs: S
   if (metadata.type !== 'object') {
     errs.push(invalid(child(mpath, 'type'), metadata.type ?? '', 'must be object'));
   }
-  const allowedTop = new Set(['type', 'properties', 'description', 'title', 'example', 'externalDocs']);
+  // kube-apiserver compares the structural node (description and title included) with a bare
+  // object; the default is reported on its own (must not be set in top-level metadata)
+  const allowedTop = new Set(['type', 'properties', 'default', 'example', 'externalDocs']);
   const extraTop = Object.keys(metadata).filter((k) => !allowedTop.has(k));
   const extraProps = Object.keys(metadata.properties ?? {}).filter(
     (k) => k !== 'name' && k !== 'generateName',

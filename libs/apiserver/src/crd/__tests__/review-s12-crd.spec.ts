@@ -164,4 +164,88 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       ),
     ).toEqual([]);
   });
+  it('[FINDING S12-CRD4] JSON Schema keywords kube-apiserver does not support are refused, not ignored', () => {
+    // validation.go specStandardValidatorV3.validate, for every node
+    const causes = crdCauses(
+      withSpec({
+        type: 'object',
+        patternProperties: { '^x-': { type: 'string' } },
+        properties: {
+          a: { type: 'string', $ref: '#/definitions/a' },
+          b: { type: 'array', items: { type: 'string' }, additionalItems: false },
+          c: { type: 'object', dependencies: { x: ['y'] }, definitions: { d: { type: 'string' } } },
+          d: { type: 'string', id: 'urn:d' },
+          e: { type: 'null' },
+        },
+      }),
+    );
+    expect(causes).toEqual(
+      expect.arrayContaining([
+        `${P}.properties[spec].patternProperties: Forbidden: patternProperties is not supported`,
+        `${P}.properties[spec].properties[a].$ref: Forbidden: $ref is not supported`,
+        `${P}.properties[spec].properties[b].additionalItems: Forbidden: additionalItems is not supported`,
+        `${P}.properties[spec].properties[c].dependencies: Forbidden: dependencies is not supported`,
+        `${P}.properties[spec].properties[c].definitions: Forbidden: definitions is not supported`,
+        `${P}.properties[spec].properties[d].id: Forbidden: id is not supported`,
+        `${P}.properties[spec].properties[e].type: Forbidden: type cannot be set to null, use nullable as an alternative`,
+      ]),
+    );
+  });
+
+  it('[FINDING S12-CRD4] a nullable root, defaults in the top-level apiVersion, kind or metadata and an embedded resource inside metadata are refused', () => {
+    expect(crdCauses({ type: 'object', nullable: true })).toEqual([
+      `${P}.nullable: Forbidden: nullable cannot be true at the root`,
+    ]);
+    expect(
+      crdCauses({
+        type: 'object',
+        properties: {
+          apiVersion: { type: 'string', default: 's12.tosdk.io/v1' },
+          kind: { type: 'string', default: 'Gadget' },
+          metadata: { type: 'object', default: {} },
+        },
+      }),
+    ).toEqual([
+      `${P}.properties[apiVersion].default: Forbidden: must not be set in top-level apiVersion`,
+      `${P}.properties[kind].default: Forbidden: must not be set in top-level kind`,
+      `${P}.properties[metadata].default: Forbidden: must not be set in top-level metadata`,
+    ]);
+    // schema/validation.go validateStructuralMetadataInvariants: description and title are structural too
+    expect(
+      crdCauses({ type: 'object', properties: { metadata: { type: 'object', description: 'meta' } } }),
+    ).toEqual([
+      `${P}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+    ]);
+    expect(
+      crdCauses(
+        withSpec({
+          type: 'object',
+          properties: {
+            template: {
+              type: 'object',
+              'x-kubernetes-embedded-resource': true,
+              properties: {
+                metadata: {
+                  type: 'object',
+                  properties: {
+                    labels: { type: 'object', additionalProperties: { type: 'string', default: 'x' } },
+                    owner: {
+                      type: 'object',
+                      'x-kubernetes-embedded-resource': true,
+                      'x-kubernetes-preserve-unknown-fields': true,
+                    },
+                  },
+                },
+              },
+            },
+          },
+        }),
+      ),
+    ).toEqual(
+      expect.arrayContaining([
+        `${P}.properties[spec].properties[template].properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata`,
+        `${P}.properties[spec].properties[template].properties[metadata].properties[owner].x-kubernetes-embedded-resource: Forbidden: must not be used inside of resource meta`,
+      ]),
+    );
+  });
 });
