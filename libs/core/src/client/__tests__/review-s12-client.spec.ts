@@ -238,4 +238,36 @@ describe('review S12: the client against scripted answers', () => {
     expect(apiError.message).toContain(`http://127.0.0.1:${server.port}`);
     expect(apiError.message).toMatch(/not a Kubernetes Status/);
   });
+
+  it('[FINDING S12-CL9] a request that timed out waiting for a free request slot (maxSockets all busy) says the API server did not answer, though it was never sent', async () => {
+    const client = make({ maxSockets: 1, requestTimeoutMs: 400 });
+    server.handle((req, res) => {
+      // the first request holds the only slot: its answer trickles a byte at a time, so it is never idle
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const body = JSON.stringify(widget());
+        let at = 0;
+        const timer = setInterval(() => {
+          if (at < body.length) res.write(body[at++]);
+          else {
+            clearInterval(timer);
+            res.end();
+          }
+        }, 50);
+        res.on('close', () => clearInterval(timer));
+      } else json(res, 201, widget());
+    });
+    const slow = client.get(Widget, id).catch(() => undefined);
+    const queued = await client
+      .create(Widget, { ...widget(), metadata: { generateName: 'w-', namespace: 'ns1' } })
+      .catch((e: unknown) => e);
+    expect(queued).toBeInstanceOf(KubernetesTransportError);
+    expect((queued as KubernetesTransportError).failure).toBe('timeout');
+    const message = (queued as Error).message;
+    expect(message).toContain('maxSockets');
+    expect(message).toMatch(/not sent/);
+    expect(server.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    server.destroyAll();
+    await slow;
+  });
 });

@@ -218,6 +218,11 @@ export class Connection {
     this.kubeConfig.invalidateCredentials?.();
   }
 
+  /** Most ordinary requests in flight at once (the request slots). */
+  get maxSockets(): number {
+    return this.options.maxSockets;
+  }
+
   /** The name of the kubeconfig's current user, if any (for messages). */
   get userName(): string | undefined {
     return this.kubeConfig.getCurrentUser()?.name || undefined;

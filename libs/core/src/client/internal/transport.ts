@@ -59,6 +59,12 @@ export interface StreamedAnswer extends AsyncIterable<Buffer> {
 
 class TimeoutMarker extends Error {}
 class AbortMarker extends Error {}
+/** The request's idle time ran out while it waited for a request slot: it was never sent. */
+class SlotTimeoutMarker extends Error {
+  constructor(readonly maxSockets: number) {
+    super('no request slot');
+  }
+}
 
 /** Characters a request path may hold as they are (visible ASCII; anything else must be percent-encoded). */
 const UNSAFE_PATH = /[^\u0021-\u007e]/;
@@ -434,6 +440,11 @@ class BufferedCall implements WireListener, IdleEntry, SlotWaiter {
   }
 
   expire(): void {
+    if (!this.holding) {
+      // still queued for a slot: nothing went to the server
+      this.fail(new SlotTimeoutMarker(this.conn.maxSockets));
+      return;
+    }
     const timeout = new TimeoutMarker('timeout');
     this.exchange?.destroy(timeout);
     this.req?.destroy(timeout);
@@ -640,6 +651,14 @@ export function transportError(
     return new KubernetesTransportError(`no answer within ${exchange.idleTimeoutMs} ms`, 'timeout', {
       request,
     });
+  }
+  if (cause instanceof SlotTimeoutMarker) {
+    return new KubernetesTransportError(
+      `no free request slot within ${exchange.idleTimeoutMs} ms: all ${cause.maxSockets} slots (the client's maxSockets) were taken by requests in flight, ` +
+        'so this request was not sent; raise maxSockets (or requestTimeoutMs), or look for requests that hold their slot long (large lists, a slow server)',
+      'timeout',
+      { request },
+    );
   }
   if (cause instanceof AbortMarker || (cause as Error)?.name === 'AbortError') {
     return new KubernetesTransportError('the request was aborted', 'aborted', { request, cause });
