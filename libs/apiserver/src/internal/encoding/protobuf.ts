@@ -4,7 +4,9 @@ import { ApiError } from '../common/errors.js';
 /**
  * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):
  * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
- * namespace|configmap|secret|serviceaccount`, `auth can-i`, `auth whoami`). Other kinds answer 415 and ask for JSON.
+ * namespace|configmap|secret|serviceaccount|deployment|job|service|ingress`, `create
+ * role|clusterrole|rolebinding|clusterrolebinding`, `auth reconcile`, `auth can-i`, `auth whoami`).
+ * Other kinds answer 415 and ask for JSON.
  */
 type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes' | 'intOrString';
 
@@ -18,6 +20,11 @@ interface Field {
    * fields are omitted when zero, as Go's JSON `omitempty` does, since gogo-protobuf writes them.
    */
   pointer?: boolean;
+  /**
+   * A Go struct embedded with `json:",inline"` (an Ingress rule's `IngressRuleValue`): its fields
+   * land in the enclosing object instead of under `name`.
+   */
+  inline?: boolean;
 }
 
 type Schema = Record<number, Field>;
@@ -123,7 +130,126 @@ function META_FIELD(): Field {
   return { name: 'metadata', type: 'message', schema: OBJECT_META };
 }
 
+const POLICY_RULE: Schema = {
+  1: { name: 'verbs', type: 'string', repeated: true },
+  2: { name: 'apiGroups', type: 'string', repeated: true },
+  3: { name: 'resources', type: 'string', repeated: true },
+  4: { name: 'resourceNames', type: 'string', repeated: true },
+  5: { name: 'nonResourceURLs', type: 'string', repeated: true },
+};
+
+const RULES: Field = { name: 'rules', type: 'message', repeated: true, schema: POLICY_RULE };
+
+const SUBJECTS: Field = {
+  name: 'subjects',
+  type: 'message',
+  repeated: true,
+  schema: {
+    1: { name: 'kind', type: 'string' },
+    2: { name: 'apiGroup', type: 'string' },
+    3: { name: 'name', type: 'string' },
+    4: { name: 'namespace', type: 'string' },
+  },
+};
+
+/** RoleRef's apiGroup has no `omitempty` in Go: it is written even when empty. */
+const ROLE_REF: Field = {
+  name: 'roleRef',
+  type: 'message',
+  schema: {
+    1: { name: 'apiGroup', type: 'string', pointer: true },
+    2: { name: 'kind', type: 'string' },
+    3: { name: 'name', type: 'string' },
+  },
+};
+
+const INGRESS_BACKEND: Schema = {
+  3: {
+    name: 'resource',
+    type: 'message',
+    schema: {
+      1: { name: 'apiGroup', type: 'string', pointer: true },
+      2: { name: 'kind', type: 'string' },
+      3: { name: 'name', type: 'string' },
+    },
+  },
+  4: {
+    name: 'service',
+    type: 'message',
+    schema: {
+      1: { name: 'name', type: 'string' },
+      2: {
+        name: 'port',
+        type: 'message',
+        schema: { 1: { name: 'name', type: 'string' }, 2: { name: 'number', type: 'int' } },
+      },
+    },
+  },
+};
+
+const INGRESS_RULE: Schema = {
+  1: { name: 'host', type: 'string' },
+  2: {
+    name: 'ingressRuleValue',
+    type: 'message',
+    inline: true,
+    schema: {
+      1: {
+        name: 'http',
+        type: 'message',
+        schema: {
+          1: {
+            name: 'paths',
+            type: 'message',
+            repeated: true,
+            schema: {
+              1: { name: 'path', type: 'string' },
+              2: { name: 'backend', type: 'message', schema: INGRESS_BACKEND },
+              3: { name: 'pathType', type: 'string', pointer: true },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 const KINDS: Record<string, Schema> = {
+  'rbac.authorization.k8s.io/v1/Role': { 1: META, 2: RULES },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    1: META,
+    2: RULES,
+    3: {
+      name: 'aggregationRule',
+      type: 'message',
+      schema: {
+        1: { name: 'clusterRoleSelectors', type: 'message', repeated: true, schema: LABEL_SELECTOR },
+      },
+    },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': { 1: META, 2: SUBJECTS, 3: ROLE_REF },
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { 1: META, 2: SUBJECTS, 3: ROLE_REF },
+  'networking.k8s.io/v1/Ingress': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'defaultBackend', type: 'message', schema: INGRESS_BACKEND },
+        2: {
+          name: 'tls',
+          type: 'message',
+          repeated: true,
+          schema: {
+            1: { name: 'hosts', type: 'string', repeated: true },
+            2: { name: 'secretName', type: 'string' },
+          },
+        },
+        3: { name: 'rules', type: 'message', repeated: true, schema: INGRESS_RULE },
+        4: { name: 'ingressClassName', type: 'string', pointer: true },
+      },
+    },
+  },
   'apps/v1/Deployment': {
     1: META_FIELD(),
     2: {
@@ -349,6 +475,10 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
         continue;
       }
     }
+    if (f.inline) {
+      Object.assign(out, value as JsonObject);
+      continue;
+    }
     if (!f.pointer && !f.repeated && (value === '' || value === 0 || value === false)) continue;
     if (f.repeated) {
       const arr = (out[f.name] as unknown[] | undefined) ?? [];
@@ -380,7 +510,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeApiServer } from '@tosdk/apiserver';
+
+const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs kubectl against the test server (async, so the in-process server keeps answering) with a
+ * timeout. `untilStdout` ends the process once its output matches (for `get -w`).
+ */
+function kubectl(
+  kubeconfig: string,
+  args: string[],
+  opts: { input?: string; timeoutMs?: number; untilStdout?: RegExp; live?: { stdout: string } } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (opts.live) opts.live.stdout = stdout;
+      if (opts.untilStdout?.test(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+// kubectl is required (.ci/run installs it when missing): a missing binary fails, it never skips.
+describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
+  let server: KubeApiServer;
+  let dir: string;
+  let kc: string;
+  const k = (args: string[], opts?: Parameters<typeof kubectl>[2]): Promise<Run> => kubectl(kc, args, opts);
+
+  beforeAll(async () => {
+    server = await KubeApiServer.start();
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-kubectl-s12-'));
+    kc = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kc);
+  });
+  afterAll(async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S12-KW1] kubectl create role, clusterrole, rolebinding, clusterrolebinding and ingress (protobuf bodies) create the objects', async () => {
+    const role = await k(['create', 'role', 'r1', '--verb=get,list', '--resource=pods,deployments.apps']);
+    expect(role.stderr).toBe('');
+    expect(role.stdout).toContain('role.rbac.authorization.k8s.io/r1 created');
+    expect(JSON.parse((await k(['get', 'role', 'r1', '-o', 'jsonpath={.rules}'])).stdout)).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list'] },
+    ]);
+    const cr = await k(['create', 'clusterrole', 'cr1', '--verb=get', '--non-resource-url=/logs']);
+    expect(cr.stdout).toContain('clusterrole.rbac.authorization.k8s.io/cr1 created');
+    expect(JSON.parse((await k(['get', 'clusterrole', 'cr1', '-o', 'jsonpath={.rules}'])).stdout)).toEqual([
+      { nonResourceURLs: ['/logs'], verbs: ['get'] },
+    ]);
+    const rb = await k([
+      'create',
+      'rolebinding',
+      'rb1',
+      '--role=r1',
+      '--user=bob',
+      '--serviceaccount=default:bot',
+    ]);
+    expect(rb.stdout).toContain('rolebinding.rbac.authorization.k8s.io/rb1 created');
+    const rbObj = JSON.parse((await k(['get', 'rolebinding', 'rb1', '-o', 'json'])).stdout) as Record<
+      string,
+      unknown
+    >;
+    expect(rbObj.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1' });
+    expect(rbObj.subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' },
+      { kind: 'ServiceAccount', name: 'bot', namespace: 'default' },
+    ]);
+    const crb = await k(['create', 'clusterrolebinding', 'crb1', '--clusterrole=cr1', '--group=devs']);
+    expect(crb.stdout).toContain('clusterrolebinding.rbac.authorization.k8s.io/crb1 created');
+    const ing = await k([
+      'create',
+      'ingress',
+      'ing1',
+      '--class=nginx',
+      '--rule=foo.com/bar*=svc1:8080,tls=my-cert',
+    ]);
+    expect(ing.stderr).toBe('');
+    expect(ing.stdout).toContain('ingress.networking.k8s.io/ing1 created');
+    expect(JSON.parse((await k(['get', 'ingress', 'ing1', '-o', 'jsonpath={.spec}'])).stdout)).toEqual({
+      ingressClassName: 'nginx',
+      rules: [
+        {
+          host: 'foo.com',
+          http: {
+            paths: [
+              {
+                path: '/bar',
+                pathType: 'Prefix',
+                backend: { service: { name: 'svc1', port: { number: 8080 } } },
+              },
+            ],
+          },
+        },
+      ],
+      tls: [{ hosts: ['foo.com'], secretName: 'my-cert' }],
+    });
+    // auth reconcile reads and writes RBAC objects through the typed (protobuf) client too
+    await writeFile(
+      join(dir, 'reconcile.yaml'),
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: rec, namespace: default}\nrules:\n- {apiGroups: [""], resources: [configmaps], verbs: [get]}\n',
+    );
+    const rec = await k(['auth', 'reconcile', '-f', join(dir, 'reconcile.yaml')]);
+    expect(rec.stdout).toContain('role.rbac.authorization.k8s.io/rec reconciled');
+    expect((await k(['get', 'role', 'rec', '-o', 'jsonpath={.rules[0].verbs}'])).stdout).toBe('["get"]');
+  });
+});
