@@ -192,6 +192,8 @@ function validateVersion(version: JsonObject, path: string): StatusCause[] {
   const schema = asSchema(objectAt(version, 'schema').openAPIV3Schema);
   if (!schema) errs.push(required(schemaPath, 'schemas are required'));
   else {
+    if (objectAt(version, 'subresources').status !== undefined)
+      errs.push(...statusRootErrors(schema, schemaPath));
     const structural = validateStructuralSchema(schema, schemaPath);
     errs.push(...structural);
     // Defaults are checked only against a structural schema, as kube-apiserver does.
@@ -249,6 +251,90 @@ function validateVersion(version: JsonObject, path: string): StatusCause[] {
 
   errs.push(...validateSubresources(objectAt(version, 'subresources'), child(path, 'subresources')));
   return errs;
+}
+
+/** The JSONSchemaProps fields (Go names) kube-apiserver allows at the root when `/status` is a subresource. */
+const ALLOWED_AT_ROOT_WITH_STATUS = [
+  'Description',
+  'Type',
+  'Format',
+  'Title',
+  'Maximum',
+  'ExclusiveMaximum',
+  'Minimum',
+  'ExclusiveMinimum',
+  'MaxLength',
+  'MinLength',
+  'Pattern',
+  'MaxItems',
+  'MinItems',
+  'UniqueItems',
+  'MultipleOf',
+  'Required',
+  'Items',
+  'Properties',
+  'ExternalDocs',
+  'Example',
+  'XPreserveUnknownFields',
+  'XValidations',
+];
+/**
+ * The JSONSchemaProps fields that are not allowed there, by JSON name (the status schema is extracted
+ * as properties.status: nothing at the root may constrain it). Keys outside JSONSchemaProps are
+ * dropped by kube-apiserver's decoder and do not count.
+ */
+const POINTER_FIELDS = [
+  'default',
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  '$ref',
+  'maxProperties',
+  'minProperties',
+];
+const VALUE_FIELDS = [
+  'id',
+  '$schema',
+  'enum',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'patternProperties',
+  'dependencies',
+  'definitions',
+  'nullable',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+];
+
+/** A set field in Go's sense: a pointer that is not nil, or a value that is not its zero value. */
+function isSetAtRoot(schema: JsonObject, k: string): boolean {
+  const v = schema[k];
+  if (v === undefined || v === null) return false;
+  if (POINTER_FIELDS.includes(k)) return true;
+  if (v === false || v === '' || v === 0) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isObject(v)) return Object.keys(v).length > 0;
+  return true;
+}
+
+/**
+ * With the status subresource, only some fields may be set at the root of the schema
+ * (validation.go validateCustomResourceDefinitionValidation); one cause for the whole schema.
+ */
+function statusRootErrors(schema: JsonObject, path: string): StatusCause[] {
+  const other = [...POINTER_FIELDS, ...VALUE_FIELDS].some((k) => isSetAtRoot(schema, k));
+  if (!other) return [];
+  return [
+    invalid(
+      path,
+      schema,
+      `only [${ALLOWED_AT_ROOT_WITH_STATUS.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`,
+    ),
+  ];
 }
 
 function validateColumn(col: unknown, path: string): StatusCause[] {

@@ -248,4 +248,25 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       ]),
     );
   });
+  it('[FINDING S12-CRD5] with the status subresource, the root of the schema may not carry anyOf, enum, maxProperties and the like', () => {
+    // validation.go validateCustomResourceDefinitionValidation: allowedFieldsAtRootSchema
+    const root: JsonSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object' }, status: { type: 'object' } },
+      anyOf: [{ required: ['spec'] }, { required: ['status'] }],
+    };
+    const causes = crdCauses(root, { subresources: { status: {} } });
+    expect(causes).toHaveLength(1);
+    expect(causes[0]).toMatch(
+      /^spec\.versions\[0\]\.schema\.openAPIV3Schema: Invalid value: .*: only \[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations\] fields are allowed at the root of the schema if the status subresource is enabled$/,
+    );
+    // without the subresource, or with only the allowed fields, the schema is fine
+    expect(crdCauses(root)).toEqual([]);
+    expect(
+      crdCauses(
+        { type: 'object', description: 'd', required: ['spec'], properties: { spec: { type: 'object' } } },
+        { subresources: { status: {} } },
+      ),
+    ).toEqual([]);
+  });
 });
