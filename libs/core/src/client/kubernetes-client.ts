@@ -885,6 +885,22 @@ export class KubernetesClient {
         for await (const chunk of res) chunks.push(chunk);
         throw apiError(status, res.headers, Buffer.concat(chunks), request, this.answerContext());
       }
+      const contentType = res.headers['content-type'];
+      if (contentType !== undefined && !/\bjson\b/i.test(String(contentType))) {
+        // a page of something in front of the API server, not a watch: say so, with its start
+        let start = Buffer.alloc(0);
+        for await (const chunk of res) {
+          start = Buffer.concat([start, chunk]);
+          if (start.length >= 200) break;
+        }
+        const text = start.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim();
+        throw new KubernetesTransportError(
+          `the API server at ${this.connection.url} answered the watch with content type ${JSON.stringify(String(contentType))}, ` +
+            `not a stream of JSON events (starting ${JSON.stringify(text)}): ${NOT_THE_API_SERVER}`,
+          'unparsable-watch-event',
+          { request },
+        );
+      }
       onConnected?.();
       // lines split synchronously per chunk: one async step per event (this generator), not two
       const splitter = new LineSplitter(

@@ -270,4 +270,22 @@ describe('review S12: the client against scripted answers', () => {
     server.destroyAll();
     await slow;
   });
+
+  it('[FINDING S12-CL10] a watch answered 200 with an HTML page (a proxy or login page) fails with "a watch line is not JSON: <html>", naming neither the server nor the cause', async () => {
+    const client = make();
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end('<!DOCTYPE html>\n<html><body>Sign in to continue</body></html>\n');
+    });
+    const error = await (async () => {
+      for await (const event of client.watch(Widget, { namespace: 'ns1' })) return event;
+      return 'ended';
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesTransportError);
+    expect((error as KubernetesTransportError).failure).toBe('unparsable-watch-event');
+    const message = (error as Error).message;
+    expect(message).toContain(`http://127.0.0.1:${server.port}`);
+    expect(message).toContain('text/html');
+    expect(message).toContain('Sign in to continue');
+  });
 });
