@@ -132,4 +132,42 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
     expect(rec.stdout).toContain('role.rbac.authorization.k8s.io/rec reconciled');
     expect((await k(['get', 'role', 'rec', '-o', 'jsonpath={.rules[0].verbs}'])).stdout).toBe('["get"]');
   });
+
+  it('[FINDING S12-KW2] get events prints LAST SEEN, TYPE, REASON, OBJECT, MESSAGE (wide: SUBOBJECT, SOURCE, FIRST SEEN, COUNT, NAME); rolebindings print ROLE and their subjects; roles print CREATED AT', async () => {
+    const hoursAgo = (h: number): string =>
+      new Date(Date.now() - h * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const events = `apiVersion: v1\nkind: Event\nmetadata: {name: seen.1}\ninvolvedObject: {kind: ConfigMap, name: c1, namespace: default, fieldPath: spec.x}\nreason: Synced\nmessage: "all good  "\ntype: Normal\nsource: {component: op, host: node1}\nfirstTimestamp: "${hoursAgo(5)}"\nlastTimestamp: "${hoursAgo(3)}"\ncount: 4\n`;
+    expect((await k(['apply', '-f', '-'], { input: events })).code).toBe(0);
+    const table = await k(['get', 'events']);
+    expect(table.stdout).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/m);
+    expect(table.stdout).toMatch(/^3h\s+Normal\s+Synced\s+configmap\/c1\s+all good$/m);
+    const wide = await k(['get', 'events', '-o', 'wide']);
+    expect(wide.stdout).toMatch(
+      /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME$/m,
+    );
+    expect(wide.stdout).toMatch(
+      /^3h\s+Normal\s+Synced\s+configmap\/c1\s+spec\.x\s+op, node1\s+all good\s+5h\s+4\s+seen\.1$/m,
+    );
+    expect((await k(['create', 'role', 'lister', '--verb=list', '--resource=pods'])).code).toBe(0);
+    expect(
+      (
+        await k([
+          'create',
+          'rolebinding',
+          'listers',
+          '--role=lister',
+          '--user=bob',
+          '--user=al',
+          '--group=devs',
+          '--serviceaccount=default:bot',
+        ])
+      ).code,
+    ).toBe(0);
+    const rb = await k(['get', 'rolebinding', 'listers', '-o', 'wide']);
+    expect(rb.stdout).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS$/m);
+    expect(rb.stdout).toMatch(/^listers\s+Role\/lister\s+\S+\s+bob, al\s+devs\s+default\/bot$/m);
+    const role = await k(['get', 'role', 'lister']);
+    expect(role.stdout).toMatch(/^NAME\s+CREATED AT$/m);
+    expect(role.stdout).toMatch(/^lister\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+  });
 });

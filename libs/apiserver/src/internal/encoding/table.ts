@@ -33,22 +33,28 @@ function rowObject(obj: JsonObject, include: IncludeObject): JsonObject | undefi
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-/** A `meta.k8s.io/v1` Table of built-in objects: Name, the kind's columns (Age included). */
+const NAME_COLUMN = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
+  priority: 0,
+};
+
+/**
+ * A `meta.k8s.io/v1` Table of built-in objects: Name (unless the kind says `nameColumn: false`),
+ * then the kind's columns (Age included).
+ */
 export function builtinTable(rt: ResourceType, objects: JsonObject[], include: IncludeObject): JsonObject {
   const columns = rt.columns ?? [];
+  const withName = rt.nameColumn !== false;
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: {},
     columnDefinitions: [
-      {
-        name: 'Name',
-        type: 'string',
-        format: 'name',
-        description:
-          'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
-        priority: 0,
-      },
+      ...(withName ? [NAME_COLUMN] : []),
       ...columns.map((c) => ({
         name: c.name,
         type: c.type,
@@ -59,7 +65,10 @@ export function builtinTable(rt: ResourceType, objects: JsonObject[], include: I
     ],
     rows: objects.map((o) => {
       const row: JsonObject = {
-        cells: [(o.metadata as JsonObject | undefined)?.name ?? '', ...columns.map((c) => c.value(o) ?? '')],
+        cells: [
+          ...(withName ? [(o.metadata as JsonObject | undefined)?.name ?? ''] : []),
+          ...columns.map((c) => c.value(o) ?? ''),
+        ],
       };
       const ro = rowObject(o, include);
       if (ro) row.object = ro;

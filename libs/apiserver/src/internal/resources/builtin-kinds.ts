@@ -1,6 +1,7 @@
 import type { JsonObject, PatchSchema } from '../../types.js';
 import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
 import { age } from '../encoding/table.js';
+import { BINDING_COLUMNS, CREATED_AT_COLUMNS, EVENT_COLUMNS } from './table-columns.js';
 
 /** Built-ins with a scale subresource. */
 const SCALABLE = new Set(['apps/deployments', 'apps/statefulsets', 'apps/replicasets']);
@@ -161,6 +162,8 @@ interface Def {
   verbs?: readonly string[];
   name?: NameRule;
   columns?: TableColumn[];
+  /** false when the kind's Table has no leading Name column (core/v1 Event). */
+  nameColumn?: false;
   virtual?: boolean;
 }
 
@@ -243,18 +246,8 @@ const DEFS: Def[] = [
     kind: 'Event',
     plural: 'events',
     short: ['ev'],
-    columns: [
-      col('Type', 'string', (o) => o.type ?? ''),
-      col('Reason', 'string', (o) => o.reason ?? ''),
-      col(
-        'Object',
-        'string',
-        (o) =>
-          `${str(get(o, 'involvedObject.kind'))?.toLowerCase() ?? ''}/${str(get(o, 'involvedObject.name')) ?? ''}`,
-      ),
-      col('Message', 'string', (o) => o.message ?? ''),
-      AGE,
-    ],
+    columns: [...EVENT_COLUMNS],
+    nameColumn: false,
   },
   {
     group: '',
@@ -362,7 +355,14 @@ const DEFS: Def[] = [
     columns: [col('Holder', 'string', (o) => get(o, 'spec.holderIdentity') ?? ''), AGE],
   },
   { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', short: ['ev'] },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', name: 'path' },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'Role',
+    plural: 'roles',
+    name: 'path',
+    columns: [...CREATED_AT_COLUMNS],
+  },
   {
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
@@ -370,6 +370,7 @@ const DEFS: Def[] = [
     plural: 'clusterroles',
     cluster: true,
     name: 'path',
+    columns: [...CREATED_AT_COLUMNS],
   },
   {
     group: 'rbac.authorization.k8s.io',
@@ -377,6 +378,7 @@ const DEFS: Def[] = [
     kind: 'RoleBinding',
     plural: 'rolebindings',
     name: 'path',
+    columns: [...BINDING_COLUMNS],
   },
   {
     group: 'rbac.authorization.k8s.io',
@@ -385,6 +387,7 @@ const DEFS: Def[] = [
     plural: 'clusterrolebindings',
     cluster: true,
     name: 'path',
+    columns: [...BINDING_COLUMNS],
   },
   {
     group: 'authorization.k8s.io',
@@ -535,6 +538,7 @@ export function builtinResources(
       nameRule: d.name ?? 'subdomain',
       virtual: d.virtual === true,
       columns: d.columns ?? [AGE],
+      ...(d.nameColumn === false ? { nameColumn: false } : {}),
       strategicMerge: true,
     } satisfies ResourceType;
   });

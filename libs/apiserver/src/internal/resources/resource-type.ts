@@ -65,6 +65,11 @@ export interface ResourceType {
   virtual?: boolean;
   /** Built-in Table columns after Name (CRDs use printer columns). */
   columns?: readonly TableColumn[];
+  /**
+   * false for a built-in whose Table starts with its own columns instead of Name (core/v1 Event,
+   * whose Name is a wide column among `columns`); default true.
+   */
+  nameColumn?: false;
   /** Set for resources served from a CRD: the CRD's name. */
   crdName?: string;
   /** Whether strategic merge patch is allowed (built-ins only). */
