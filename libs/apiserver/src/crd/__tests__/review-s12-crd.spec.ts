@@ -269,4 +269,41 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       ),
     ).toEqual([]);
   });
+  it('[FINDING S12-CRD6] string formats are checked with the functions kube-openapi registers (strfmt.Default), names normalized without dashes', () => {
+    const check = (format: string, value: string): string[] =>
+      admitSpec(withSpec({ type: 'object', properties: { v: { type: 'string', format } } }), { v: value })
+        .causes;
+    const refused = (format: string, value: string): string[] => [
+      `spec.v: Invalid value: ${JSON.stringify(value)}: spec.v in body must be of type ${format}: ${JSON.stringify(value)}`,
+    ];
+    // formats ajv lacks: isbn, creditcard, ssn, bsonobjectid (govalidator, mongo-driver)
+    expect(check('isbn', 'abc')).toEqual(refused('isbn', 'abc'));
+    expect(check('isbn10', '0-306-40615-2')).toEqual([]);
+    expect(check('isbn13', '978-0-306-40615-6')).toEqual(refused('isbn13', '978-0-306-40615-6'));
+    expect(check('creditcard', '4111 1111 1111 1111')).toEqual([]);
+    expect(check('creditcard', '4111111111111112')).toEqual(refused('creditcard', '4111111111111112'));
+    expect(check('ssn', '123-45-6789')).toEqual([]);
+    expect(check('ssn', '123456789')).toEqual(refused('ssn', '123456789'));
+    expect(check('bsonobjectid', '507f1f77bcf86cd799439011')).toEqual([]);
+    expect(check('bsonobjectid', 'xyz')).toEqual(refused('bsonobjectid', 'xyz'));
+    // hostname: strfmt's HostnamePattern (a dotted name ends in a letters-only TLD; letters and symbols of any script)
+    expect(check('hostname', '10.0.0.1')).toEqual(refused('hostname', '10.0.0.1'));
+    expect(check('hostname', 'example.com.')).toEqual(refused('hostname', 'example.com.'));
+    expect(check('hostname', 'bücher.example.de')).toEqual([]);
+    expect(check('hostname', 'api.example.com')).toEqual([]);
+    // ipv4 and cidr parse sloppily (k8s.io/utils/net ParseIPSloppy: leading zeros allowed)
+    expect(check('ipv4', '010.1.1.1')).toEqual([]);
+    expect(check('cidr', '010.0.0.0/8')).toEqual([]);
+    // uuid3's pattern has no variant nibble; rgbcolor's channels stop at 255; byte is non-empty base64
+    expect(check('uuid3', '123e4567-e89b-32d3-0456-426614174000')).toEqual([]);
+    expect(check('rgbcolor', 'rgb(300,0,0)')).toEqual(refused('rgbcolor', 'rgb(300,0,0)'));
+    expect(check('byte', '')).toEqual(refused('byte', ''));
+    // mac: net.ParseMAC takes 20-octet IPoIB addresses too
+    expect(check('mac', '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01')).toEqual([]);
+    // date-time: strfmt IsDateTime splits at "t" (a space is not a separator) and needs a zone
+    expect(check('date-time', '2024-01-01 10:00:00Z')).toEqual(refused('date-time', '2024-01-01 10:00:00Z'));
+    expect(check('date-time', '2024-01-01t10:00:00.5z')).toEqual([]);
+    // format names are normalized without dashes, as strfmt's registry does
+    expect(check('ip-v4', 'nope')).toEqual(refused('ip-v4', 'nope'));
+  });
 });

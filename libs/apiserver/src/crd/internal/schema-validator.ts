@@ -8,7 +8,7 @@ import type { JsonObject } from '../../types.js';
 import { invalid, notSupported, required, tooLong, tooMany, typeInvalid } from '../field-errors.js';
 import { isObject, jsonTypeOf } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
-import { KUBERNETES_FORMATS } from './formats.js';
+import { kubernetesFormat } from './formats.js';
 import { multipleOfKeyword } from './multiple-of.js';
 import { compileRe2 } from './re2.js';
 import { toJsonSchema } from './to-json-schema.js';
@@ -56,13 +56,28 @@ function compileShared(schema: JsonObject): ValidateFunction {
     unicodeRegExp: false,
     validateSchema: false,
     addUsedSchema: false,
-    formats: KUBERNETES_FORMATS,
     code: { regExp: RE2_ENGINE },
     keywords: [multipleOfKeyword],
   });
+  // formats are registered under the names schemas use (`date-time` and `datetime` are one check)
+  for (const name of formatNames(schema)) {
+    const format = kubernetesFormat(name);
+    if (format && shared.formats[name] === undefined) shared.addFormat(name, format);
+  }
   const fn = shared.compile(schema);
   shared.removeSchema(schema);
   return fn;
+}
+
+/** The `format` names a translated schema uses. */
+function formatNames(node: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const x of node) formatNames(x, out);
+  else if (isObject(node))
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'format' && typeof v === 'string') out.add(v);
+      else formatNames(v, out);
+    }
+  return out;
 }
 
 /** Splits an ajv instance path (`/spec/items/0`) into segments, numbers for list indexes. */

@@ -8,7 +8,7 @@
 import type { JsonObject } from '../../types.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
-import { KUBERNETES_STRING_FORMATS } from './formats.js';
+import { kubernetesFormat } from './formats.js';
 import { MULTIPLE_OF } from './multiple-of.js';
 import { compileRe2 } from './re2.js';
 
@@ -48,7 +48,7 @@ function translate(s: JsonSchemaProps, root: boolean): JsonObject {
     else out.minimum = s.minimum;
   }
   if (typeof s.pattern === 'string' && isValidPattern(s.pattern)) out.pattern = s.pattern;
-  if (typeof s.format === 'string' && KUBERNETES_STRING_FORMATS.has(s.format)) out.format = s.format;
+  if (typeof s.format === 'string' && kubernetesFormat(s.format)) out.format = s.format;
   if (s.properties) {
     const props: JsonObject = {};
     for (const [k, v] of Object.entries(s.properties)) {
