@@ -5,10 +5,15 @@ import { defineResource } from '../../api/resource-type.js';
 import type { CustomResource } from '../../api/resource-type.js';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
-import { KubernetesApiError, KubernetesClientUsageError, KubernetesTransportError } from '../errors.js';
+import {
+  KubernetesApiError,
+  KubernetesClientClosedError,
+  KubernetesClientUsageError,
+  KubernetesTransportError,
+} from '../errors.js';
 import { KubernetesClient } from '../kubernetes-client.js';
 import type { KubernetesClientOptions } from '../kubernetes-client.js';
-import { json, ScriptedServer } from './scripted-server.js';
+import { json, ScriptedServer, waitFor } from './scripted-server.js';
 
 type Widget = CustomResource<{ size: number }, { ready?: boolean }>;
 const Widget = defineResource<Widget>({ group: 'example.tosdk.io', version: 'v1', kind: 'Widget' });
@@ -287,5 +292,53 @@ describe('review S12: the client against scripted answers', () => {
     expect(message).toContain(`http://127.0.0.1:${server.port}`);
     expect(message).toContain('text/html');
     expect(message).toContain('Sign in to continue');
+  });
+
+  it('[FINDING S12-CL11] while the credentials are read (an exec plugin still running), neither an abort nor close() ends a request or a watch', async () => {
+    const releases: Array<() => void> = [];
+    const slowCredentials = {
+      getCurrentContext: () => 'c',
+      getContextObject: () => ({}),
+      getCurrentCluster: () => ({ name: 'c', server: `http://127.0.0.1:${server.port}` }),
+      getCurrentUser: () => ({ name: 'u', exec: {} }),
+      applyToHTTPSOptions: () =>
+        new Promise<void>((resolve) => {
+          releases.push(resolve);
+        }),
+    };
+    server.handle((_req, res) => json(res, 200, widget()));
+    const settledWithin = <T>(promise: Promise<T>, ms: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([
+        promise,
+        new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve(`still pending after ${ms} ms`), ms);
+        }),
+      ]).finally(() => clearTimeout(timer));
+    };
+
+    const client = KubernetesClient.fromKubeConfig(slowCredentials, { retry: false });
+    clients.push(client);
+    const controller = new AbortController();
+    const aborted = client.get(Widget, id, { signal: controller.signal }).catch((e: unknown) => e);
+    const watch = client
+      .watch(Widget, { namespace: 'ns1', signal: controller.signal })
+      [Symbol.asyncIterator]()
+      .next()
+      .catch((e: unknown) => e);
+    const closed = client.get(Widget, id).catch((e: unknown) => e);
+    await waitFor(() => releases.length > 0);
+    controller.abort();
+    const abortError = await settledWithin(aborted, 2_000);
+    expect(abortError).toBeInstanceOf(KubernetesTransportError);
+    expect((abortError as KubernetesTransportError).failure).toBe('aborted');
+    // an aborted watch ends cleanly
+    expect(await settledWithin(watch, 2_000)).toEqual({ value: undefined, done: true });
+    client.close();
+    expect(await settledWithin(closed, 2_000)).toBeInstanceOf(KubernetesClientClosedError);
+    // the credentials that come afterwards send nothing
+    for (const release of releases) release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(server.requests).toEqual([]);
   });
 });

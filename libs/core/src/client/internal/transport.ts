@@ -139,7 +139,7 @@ export async function open(conn: Connection, exchange: HttpExchange): Promise<St
   const unsafe = requestError(exchange);
   if (unsafe) throw unsafe;
   const pending = conn.prepare();
-  const prepared = pending instanceof Promise ? await pending : pending;
+  const prepared = pending instanceof Promise ? await abortable(pending, exchange) : pending;
   exchange.credentials = prepared.credentials;
   const requestInfo = { method: exchange.method, path: exchange.path };
   if (exchange.signal?.aborted) {
@@ -356,8 +356,48 @@ export function send(conn: Connection, exchange: HttpExchange): Promise<HttpAnsw
   const unsafe = requestError(exchange);
   if (unsafe) return Promise.reject(unsafe);
   const prepared = conn.prepare();
-  if (prepared instanceof Promise) return prepared.then((p) => sendPrepared(conn, exchange, p));
+  if (prepared instanceof Promise)
+    return abortable(prepared, exchange).then((p) => sendPrepared(conn, exchange, p));
   return sendPrepared(conn, exchange, prepared);
+}
+
+/**
+ * The credentials being read (an exec plugin running, a token file read), or an `aborted` error as
+ * soon as the exchange's signal aborts or `close()` aborts the requests in flight: a plugin that
+ * takes long (or never ends) holds no aborted or closed request. Credentials that come afterwards
+ * send nothing.
+ */
+function abortable(pending: Promise<Prepared>, exchange: HttpExchange): Promise<Prepared> {
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      cleanup();
+      reject(
+        new KubernetesTransportError('the request was aborted', 'aborted', {
+          request: { method: exchange.method, path: exchange.path },
+        }),
+      );
+    };
+    const cleanup = () => {
+      exchange.signal?.removeEventListener('abort', abort);
+      exchange.inFlight?.delete(abort);
+    };
+    if (exchange.signal?.aborted) {
+      abort();
+      return;
+    }
+    exchange.signal?.addEventListener('abort', abort, { once: true });
+    exchange.inFlight?.add(abort);
+    pending.then(
+      (prepared) => {
+        cleanup();
+        resolve(prepared);
+      },
+      (error: Error) => {
+        cleanup();
+        reject(error);
+      },
+    );
+  });
 }
 
 function sendPrepared(conn: Connection, exchange: HttpExchange, prepared: Prepared): Promise<HttpAnswer> {
