@@ -274,7 +274,11 @@ const RULES_NOT_CHECKED: LocatedCause = {
   segments: [],
 };
 
-/** `<group>/<version> <Kind> is deprecated`, naming the preferred non-deprecated served version if any. */
+/**
+ * `<group>/<version> <Kind> is deprecated`, naming the preferred served, non-deprecated version that
+ * ranks above the deprecated one, if any (kube-apiserver's defaultDeprecationWarning never points back
+ * to an older version).
+ */
 function defaultDeprecationWarning(
   group: string,
   name: string,
@@ -285,7 +289,7 @@ function defaultDeprecationWarning(
   const replacement = all
     .filter((x) => x.served === true && x.deprecated !== true)
     .map((x) => stringAt(x, 'name') ?? '')
-    .filter((n) => n !== '' && n !== name)
+    .filter((n) => n !== '' && compareKubeVersions(n, name) < 0)
     .sort(compareKubeVersions)[0];
   return replacement ? `${text}; use ${group}/${replacement} ${kind}` : text;
 }
