@@ -170,4 +170,56 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
     expect(role.stdout).toMatch(/^NAME\s+CREATED AT$/m);
     expect(role.stdout).toMatch(/^lister\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
   });
+
+  it('[FINDING S12-KW3] kubectl create token issues a service account token (TokenRequest) that authenticates as the account until the account is deleted', async () => {
+    expect((await k(['create', 'sa', 'robot'])).code).toBe(0);
+    const issued = await k(['create', 'token', 'robot', '--audience=vault', '--duration=2h', '-o', 'json']);
+    expect(issued.stderr).toBe('');
+    const tr = JSON.parse(issued.stdout) as {
+      kind: string;
+      spec: { audiences: string[]; expirationSeconds: number };
+      status: { token: string; expirationTimestamp: string };
+    };
+    expect(tr.kind).toBe('TokenRequest');
+    expect(tr.spec).toMatchObject({ audiences: ['vault'], expirationSeconds: 7200 });
+    const claims = JSON.parse(Buffer.from(tr.status.token.split('.')[1], 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(claims).toMatchObject({
+      aud: ['vault'],
+      sub: 'system:serviceaccount:default:robot',
+      'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'robot' } },
+    });
+    expect(Date.parse(tr.status.expirationTimestamp)).toBe((claims.exp as number) * 1000);
+    const plain = (await k(['create', 'token', 'robot'])).stdout.trim();
+    const who = await k(['--token', plain, 'auth', 'whoami', '-o', 'json']);
+    expect(who.stderr).toBe('');
+    expect(JSON.parse(who.stdout)).toMatchObject({
+      status: {
+        userInfo: {
+          username: 'system:serviceaccount:default:robot',
+          groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+        },
+      },
+    });
+    const short = await k(['create', 'token', 'robot', '--duration=5m']);
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain(
+      'spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes',
+    );
+    const missing = await k(['create', 'token', 'nobody']);
+    expect(missing.stderr).toContain('serviceaccounts "nobody" not found');
+    const discovery = JSON.parse((await k(['get', '--raw', '/api/v1'])).stdout) as {
+      resources: { name: string; kind: string; verbs: string[] }[];
+    };
+    expect(discovery.resources.find((r) => r.name === 'serviceaccounts/token')).toMatchObject({
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+    expect((await k(['delete', 'sa', 'robot'])).code).toBe(0);
+    const after = await k(['--token', plain, 'get', 'cm']);
+    expect(after.code).not.toBe(0);
+    expect(after.stderr).toContain('Unauthorized');
+  });
 });

@@ -36,6 +36,7 @@ import { Controllers } from './internal/controllers/controllers.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
 import { bootstrapPolicy } from './internal/authz/bootstrap-policy.js';
+import { ServiceAccountTokens } from './internal/authz/service-account-tokens.js';
 import { loadStateFile, saveStateFile } from './internal/storage/state-file.js';
 
 /** The admin-only path that answers the request accounting as JSON. */
@@ -91,6 +92,7 @@ export class KubeApiServer {
       peers,
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
       rbacEnabled: opts.rbac,
+      serviceAccountTokens: new ServiceAccountTokens(store),
     };
     this.admission = new ServerAdmission(this.deps);
     this.tokens = new Map(opts.users.map((u) => [u.token, u]));
@@ -308,7 +310,13 @@ export class KubeApiServer {
       if (known !== undefined) return known;
       const m = /^Bearer\s+(.+)$/i.exec(h);
       const u = m ? this.tokens.get(m[1].trim()) : undefined;
-      if (!u) throw errors.unauthorized();
+      if (!u) {
+        // a service account token (TokenRequest) is checked on every request: it expires, and
+        // it stops working once its account is deleted
+        const sa = m ? this.deps.serviceAccountTokens?.authenticate(m[1].trim()) : undefined;
+        if (sa !== undefined) return sa;
+        throw errors.unauthorized();
+      }
       const user: AuthUser = { name: u.name, groups: u.groups };
       if (this.authenticated.size < MAX_AUTHENTICATED_HEADERS) this.authenticated.set(h, user);
       return user;

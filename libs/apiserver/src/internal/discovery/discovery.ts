@@ -48,6 +48,11 @@ export function apiGroup(reg: ResourceRegistry, group: string): JsonObject | und
   return g ? { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(g.name, g.versions) } : undefined;
 }
 
+/** core/v1 ServiceAccount, whose `token` subresource answers TokenRequests. */
+function isServiceAccountType(rt: ResourceType): boolean {
+  return rt.group === '' && rt.plural === 'serviceaccounts';
+}
+
 function subresourceVerbs(): string[] {
   return ['get', 'patch', 'update'];
 }
@@ -82,6 +87,17 @@ function resourceEntries(rt: ResourceType, hasStatus: boolean, scale: boolean): 
       namespaced: rt.namespaced,
       kind: rt.kind,
       verbs: ['update'],
+    });
+  }
+  if (isServiceAccountType(rt)) {
+    out.push({
+      name: `${rt.plural}/token`,
+      singularName: '',
+      namespaced: rt.namespaced,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
     });
   }
   if (hasStatus) {
@@ -150,6 +166,13 @@ export function aggregatedDiscovery(reg: ResourceRegistry, core: boolean, apiVer
               subresource: 'finalize',
               responseKind: { group: rt.group, version: v, kind: rt.kind },
               verbs: ['update'],
+            });
+          }
+          if (isServiceAccountType(rt)) {
+            subs.push({
+              subresource: 'token',
+              responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+              verbs: ['create'],
             });
           }
           if (rv.statusSubresource) {

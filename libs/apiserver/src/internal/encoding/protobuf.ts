@@ -5,7 +5,8 @@ import { ApiError } from '../common/errors.js';
  * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):
  * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
  * namespace|configmap|secret|serviceaccount|deployment|job|service|ingress`, `create
- * role|clusterrole|rolebinding|clusterrolebinding`, `auth reconcile`, `auth can-i`, `auth whoami`).
+ * role|clusterrole|rolebinding|clusterrolebinding`, `create token`, `auth reconcile`, `auth can-i`,
+ * `auth whoami`).
  * Other kinds answer 415 and ask for JSON.
  */
 type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes' | 'intOrString';
@@ -368,6 +369,27 @@ const KINDS: Record<string, Schema> = {
     },
   },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: META },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'audiences', type: 'string', repeated: true },
+        3: {
+          name: 'boundObjectRef',
+          type: 'message',
+          schema: {
+            1: { name: 'kind', type: 'string' },
+            2: { name: 'apiVersion', type: 'string' },
+            3: { name: 'name', type: 'string' },
+            4: { name: 'uid', type: 'string' },
+          },
+        },
+        4: { name: 'expirationSeconds', type: 'int', pointer: true },
+      },
+    },
+  },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: META,
     2: { name: 'spec', type: 'message', schema: { 1: { name: 'namespace', type: 'string' } } },
@@ -510,7 +532,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject, StatusCause } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
+import type { ServiceAccountTokens } from '../authz/service-account-tokens.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
 import { ApiError, errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
@@ -46,6 +47,8 @@ export interface HandlerDeps {
   peers: Peers;
   bookmarkIntervalMs: number;
   rbacEnabled: boolean;
+  /** Issues service account tokens (TokenRequest); without it `serviceaccounts/token` is 404. */
+  serviceAccountTokens?: ServiceAccountTokens;
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -290,6 +293,13 @@ export async function handleResource(
     });
   }
   const { rt, version } = resolved;
+  if (
+    info.subresource === 'token' &&
+    rt.group === '' &&
+    rt.plural === 'serviceaccounts' &&
+    deps.serviceAccountTokens
+  )
+    return requestToken(deps.serviceAccountTokens, req, res, info);
   const scalePaths = info.subresource === 'scale' ? version.scale : undefined;
   // a namespace's finalize subresource (kube's FinalizeREST) takes only a PUT
   const finalize = info.subresource === 'finalize' && isNamespaceType(rt);
@@ -685,6 +695,19 @@ export function parseDeleteOptions(
   return orphanDependents === undefined
     ? { options, dryRun: dryRun.length > 0 }
     : { options, dryRun: dryRun.length > 0, orphanDependents };
+}
+
+/** `POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token` (TokenRequest, `kubectl create token`). */
+async function requestToken(
+  tokens: ServiceAccountTokens,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+): Promise<void> {
+  if (info.verb !== 'create' || info.name === undefined || info.namespace === undefined)
+    throw errors.methodNotAllowed();
+  const body = await objectBody(req);
+  sendJson(res, 201, tokens.issue(info.namespace, info.name, body));
 }
 
 function virtualCreate(
