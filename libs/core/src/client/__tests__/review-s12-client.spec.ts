@@ -245,7 +245,7 @@ describe('review S12: the client against scripted answers', () => {
   });
 
   it('[FINDING S12-CL9] a request that timed out waiting for a free request slot (maxSockets all busy) says the API server did not answer, though it was never sent', async () => {
-    const client = make({ maxSockets: 1, requestTimeoutMs: 400 });
+    const client = make({ maxSockets: 1, requestTimeoutMs: 1_000 });
     server.handle((req, res) => {
       // the first request holds the only slot: its answer trickles a byte at a time, so it is never idle
       if (req.method === 'GET') {
@@ -258,7 +258,7 @@ describe('review S12: the client against scripted answers', () => {
             clearInterval(timer);
             res.end();
           }
-        }, 50);
+        }, 20);
         res.on('close', () => clearInterval(timer));
       } else json(res, 201, widget());
     });
