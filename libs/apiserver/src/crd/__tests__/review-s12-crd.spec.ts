@@ -326,8 +326,36 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       's12.tosdk.io/v1beta1 Gadget is deprecated; use s12.tosdk.io/v1 Gadget',
     );
   });
+  it('[FINDING S12-CRD10] x-kubernetes-preserve-unknown-fields on a list keeps unknown fields in its items; additionalProperties: true keeps only scalars', () => {
+    // pruning/algorithm.go: skipPrune goes on into the items of a preserving list; additionalProperties
+    // without a schema prunes each value with no schema (an object loses all its fields)
+    const preserved = admitSpec(
+      withSpec({
+        type: 'object',
+        properties: {
+          steps: {
+            type: 'array',
+            'x-kubernetes-preserve-unknown-fields': true,
+            items: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                opts: { type: 'object', properties: { on: { type: 'boolean' } } },
+              },
+            },
+          },
+        },
+      }),
+      { steps: [{ name: 'a', extra: 1, opts: { on: true, off: false } }] },
+    );
+    expect(preserved.obj.spec).toEqual({ steps: [{ name: 'a', extra: 1, opts: { on: true } }] });
+    const free = admitSpec(
+      withSpec({ type: 'object', properties: { labels: { type: 'object', additionalProperties: true } } }),
+      { labels: { tier: 'web', nested: { a: 1 }, list: [{ b: 2 }, 3] } },
+    );
+    expect(free.obj.spec).toEqual({ labels: { tier: 'web', nested: {}, list: [{}, 3] } });
+  });
 });
-
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
  * versions. These are pinned with it.failing: the fixes belong to the engine (see each test).
