@@ -212,7 +212,7 @@ function compileVersion(
         located
           .filter((l) => !old || l.noRatchet === true || !unchangedAt(l.segments, obj, old, schema))
           .map((l) => l.cause);
-      const causes = reported([...validator.validate(obj), ...structuralChecks(obj, schema)]);
+      const causes = [...reported(validator.validate(obj)), ...checkStructure(obj, old, schema)];
       if (hasRules) {
         // As kube-apiserver (hasBlockingErr): a wrong type, a missing required field, an unsupported
         // value or a too long string or list keeps the rules from running; ratcheted errors do not.
@@ -253,6 +253,23 @@ function compileVersion(
     if (selector) compiled.scaleSubresource.labelSelectorPath = selector;
   }
   return compiled;
+}
+
+/**
+ * The list-type and embedded-resource checks, as kube-apiserver's strategy makes them: embedded
+ * resources are checked on update as on create (not ratcheted), and the duplicates of set and map
+ * lists are reported only when the old object has none (all or nothing, not per value).
+ */
+function checkStructure(
+  obj: JsonObject,
+  old: JsonObject | undefined,
+  schema: JsonSchemaProps,
+): StatusCause[] {
+  const isDuplicate = (l: LocatedCause): boolean => l.cause.reason === CauseReason.Duplicate;
+  const found = structuralChecks(obj, schema);
+  const embedded = found.filter((l) => !isDuplicate(l)).map((l) => l.cause);
+  if (old && structuralChecks(old, schema).some(isDuplicate)) return embedded;
+  return [...embedded, ...found.filter(isDuplicate).map((l) => l.cause)];
 }
 
 /** The schema errors that keep CEL rules from running (kube-apiserver's hasBlockingErr). */

@@ -355,6 +355,45 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
     );
     expect(free.obj.spec).toEqual({ labels: { tier: 'web', nested: {}, list: [{}, 3] } });
   });
+  it('[FINDING S12-CRD11] on update, list-type duplicates are all reported or none (by the old object), and embedded resources are not ratcheted', () => {
+    // registry/customresource/strategy.go ValidateUpdate: ValidateListSetsAndMaps runs on the new object
+    // only when the old one has no such error; schemaobjectmeta.Validate runs as on create
+    const root = withSpec({
+      type: 'object',
+      properties: {
+        tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        zones: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+      },
+    });
+    const version = compileCrd(crdOf(root)).versions[0];
+    if (!version) throw new Error('the CRD has no version');
+    const gadget = (spec: JsonObject): JsonObject => ({
+      apiVersion: 's12.tosdk.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g' },
+      spec,
+    });
+    const update = (spec: JsonObject, oldSpec: JsonObject): string[] =>
+      version.admit(gadget(spec), 'update', { old: gadget(oldSpec) }).map((c) => `${c.field}: ${c.message}`);
+    const template = { apiVersion: 'v1', kind: 'ConfigMap' };
+    // the old object already repeats a tag: no duplicate is reported, not even a new one
+    expect(update({ tags: ['a', 'a'], zones: ['x', 'x'], template }, { tags: ['a', 'a'], template })).toEqual(
+      [],
+    );
+    // the old object is clean: every duplicate of the new one is reported
+    expect(
+      update({ tags: ['a', 'a'], zones: ['x'], template }, { tags: ['a'], zones: ['x'], template }),
+    ).toEqual(['spec.tags[1]: Duplicate value: "a"']);
+    // an embedded resource without kind is refused on update even when it did not change
+    expect(update({ template: { apiVersion: 'v1' } }, { template: { apiVersion: 'v1' } })).toEqual([
+      'spec.template.kind: Required value: must not be empty',
+    ]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
