@@ -222,4 +222,38 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
     expect(after.code).not.toBe(0);
     expect(after.stderr).toContain('Unauthorized');
   });
+
+  it('[FINDING S12-KW4] a new namespace gets its default ServiceAccount (re-created when deleted), so kubectl create token default -n <ns> works', async () => {
+    expect((await k(['create', 'ns', 'fresh'])).code).toBe(0);
+    const waitFor = async (pred: () => Promise<boolean>): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while (!(await pred())) {
+        if (Date.now() > deadline) throw new Error('timed out waiting for the default ServiceAccount');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const hasDefault = async (): Promise<boolean> =>
+      (await k(['get', 'sa', 'default', '-n', 'fresh', '-o', 'name'])).stdout.trim() ===
+      'serviceaccount/default';
+    await waitFor(hasDefault);
+    const token = await k(['create', 'token', 'default', '-n', 'fresh']);
+    expect(token.stderr).toBe('');
+    expect(token.stdout.split('.')).toHaveLength(3);
+    const uid = (await k(['get', 'sa', 'default', '-n', 'fresh', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    expect((await k(['delete', 'sa', 'default', '-n', 'fresh'])).code).toBe(0);
+    await waitFor(async () => {
+      const now = await k(['get', 'sa', 'default', '-n', 'fresh', '-o', 'jsonpath={.metadata.uid}']);
+      return now.code === 0 && now.stdout !== '' && now.stdout !== uid;
+    });
+    const system = await k([
+      'get',
+      'sa',
+      '-A',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}',
+    ]);
+    expect(system.stdout.split(' ')).toEqual(
+      expect.arrayContaining(['kube-system/default', 'kube-public/default', 'kube-node-lease/default']),
+    );
+  });
 });

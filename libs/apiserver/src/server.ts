@@ -33,6 +33,7 @@ import { actingUser, impersonates } from './internal/authz/impersonation.js';
 import { requestAttributes, selectedName } from './internal/authz/request-attributes.js';
 import { ClusterRoleAggregation } from './internal/authz/cluster-role-aggregation.js';
 import { Controllers } from './internal/controllers/controllers.js';
+import { ServiceAccountsController } from './internal/controllers/service-accounts.js';
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
 import { bootstrapPolicy } from './internal/authz/bootstrap-policy.js';
@@ -67,6 +68,7 @@ export class KubeApiServer {
   /** Accepted `Authorization` headers and their users (the same answer as a fresh lookup). */
   private readonly authenticated = new Map<string, AuthUser>();
   private readonly controllers: Controllers;
+  private readonly serviceAccounts: ServiceAccountsController;
   private readonly aggregation: ClusterRoleAggregation;
   private readonly simulator: WorkloadSimulator | undefined;
   private boundPort = 0;
@@ -103,6 +105,7 @@ export class KubeApiServer {
       restart: () => this.restart(),
     });
     this.controllers = new Controllers(store, registry, service, peers);
+    this.serviceAccounts = new ServiceAccountsController(store, registry, service);
     if (opts.workloadReadyDelayMs !== undefined) {
       this.simulator = new WorkloadSimulator(store, registry, service, opts.workloadReadyDelayMs);
     }
@@ -238,6 +241,7 @@ export class KubeApiServer {
     if (this.stopped) return;
     this.stopped = true;
     this.controllers.dispose();
+    this.serviceAccounts.dispose();
     this.aggregation.dispose();
     this.simulator?.dispose();
     this.deps.hub.dispose();
