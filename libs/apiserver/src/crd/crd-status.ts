@@ -87,8 +87,9 @@ function condition(
 
 /**
  * The status of an accepted CRD (NamesAccepted and Established true, accepted names, stored versions
- * including the current storage version), or, given a conflict, NamesAccepted false and Established
- * false with the previous accepted names kept.
+ * including the current storage version), or, given a conflict, NamesAccepted false with the previous
+ * accepted names kept (categories aside) and Established as it was, false for a CRD never established
+ * (kube-apiserver's naming controller, calculateNamesAndConditions).
  *
  * @param now - RFC 3339 time for conditions whose status changes.
  * @param conflict - the conflict found by {@link findNameConflict} (or its message). Defaults to none.
@@ -100,11 +101,21 @@ export function crdStatus(crd: JsonObject, now: string, conflict?: string | Name
   if (conflict !== undefined) {
     const c: NameConflict =
       typeof conflict === 'string' ? { reason: 'PluralConflict', message: conflict } : conflict;
-    const accepted = isObject(status.acceptedNames) ? status.acceptedNames : { plural: '', kind: '' };
+    const accepted: JsonObject = isObject(status.acceptedNames)
+      ? { ...status.acceptedNames }
+      : { plural: '', kind: '' };
+    // categories are never in conflict: they are always taken from spec
+    const categories = namesOf(crd, false).categories;
+    if (categories.length > 0) accepted.categories = categories;
+    else delete accepted.categories;
+    // a CRD that was established stays so (and served with its accepted names)
+    const established = previous.find((x) => isObject(x) && x.type === 'Established');
     return {
       conditions: [
         condition(previous, 'NamesAccepted', 'False', c.reason, c.message, now),
-        condition(previous, 'Established', 'False', 'NotAccepted', 'not all names are accepted', now),
+        isObject(established)
+          ? established
+          : condition(previous, 'Established', 'False', 'NotAccepted', 'not all names are accepted', now),
       ],
       acceptedNames: accepted,
       storedVersions: stored,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
 import { call, waitFor } from '../../__tests__/http-helper.js';
 import { compileCrd } from '../index.js';
+import { crdStatus } from '../crd-status.js';
 import type { JsonSchemaProps } from '../index.js';
 import type { JsonObject, StatusCause } from '../../types.js';
 
@@ -393,6 +394,49 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
     expect(update({ template: { apiVersion: 'v1' } }, { template: { apiVersion: 'v1' } })).toEqual([
       'spec.template.kind: Required value: must not be empty',
     ]);
+  });
+  it('[FINDING S12-CRD12] an established CRD whose update asks for a name in use stays Established, with its new categories accepted', () => {
+    // status/naming_controller.go calculateNamesAndConditions: Established keeps its old condition,
+    // categories are always taken from spec, a conflicting name keeps its accepted value
+    const established = {
+      type: 'Established',
+      status: 'True',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    };
+    const crd: JsonObject = {
+      ...crdOf({ type: 'object' }),
+      status: {
+        conditions: [established],
+        acceptedNames: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        storedVersions: ['v1'],
+      },
+    };
+    const names = (crd.spec as JsonObject).names as JsonObject;
+    names.shortNames = ['gd'];
+    names.categories = ['all'];
+    const status = crdStatus(crd, '2026-02-02T00:00:00Z', {
+      reason: 'ShortNamesConflict',
+      message: '"gd" is already in use',
+    });
+    expect(status.conditions).toEqual([
+      {
+        type: 'NamesAccepted',
+        status: 'False',
+        lastTransitionTime: '2026-02-02T00:00:00Z',
+        reason: 'ShortNamesConflict',
+        message: '"gd" is already in use',
+      },
+      established,
+    ]);
+    expect(status.acceptedNames).toEqual({
+      plural: 'gadgets',
+      singular: 'gadget',
+      kind: 'Gadget',
+      listKind: 'GadgetList',
+      categories: ['all'],
+    });
   });
 });
 /**
