@@ -21,7 +21,7 @@ import type { PrinterColumn, PrinterColumnType } from './printer-column.js';
 import { AGE_COLUMN } from './printer-column.js';
 import type { JsonSchemaProps } from './schema-types.js';
 import { asSchema } from './schema-types.js';
-import { validateCrd } from './validate-crd.js';
+import { validateCrdDefinition } from './validate-crd.js';
 
 /** The names of a custom resource kind. */
 export interface CrdNames {
@@ -135,7 +135,7 @@ const cache = new Map<string, CompiledCrd>();
 /**
  * Compiles a CRD (apiextensions.k8s.io/v1). Results are cached by the CRD's name and spec, so compiling
  * the same CRD again is cheap and reuses its compiled validators; treat the result as read-only.
- * @throws CrdError with code `CRD_INVALID` when {@link validateCrd} finds problems.
+ * @throws CrdError with code `CRD_INVALID` when {@link validateCrdDefinition} finds problems.
  */
 export function compileCrd(crd: JsonObject): CompiledCrd {
   const key = JSON.stringify([objectAt(crd, 'metadata').name, crd.spec]);
@@ -152,7 +152,7 @@ export function compileCrd(crd: JsonObject): CompiledCrd {
 }
 
 function compileUncached(crd: JsonObject): CompiledCrd {
-  const causes = validateCrd(crd);
+  const causes = validateCrdDefinition(crd);
   if (causes.length > 0) {
     const name = stringAt(objectAt(crd, 'metadata'), 'name') ?? '';
     throw new CrdError('CRD_INVALID', `CustomResourceDefinition ${JSON.stringify(name)} is invalid`, causes);

@@ -3,6 +3,7 @@
  * conditions, and the stored versions.
  */
 import type { JsonObject } from '../types.js';
+import { apiApprovalState, isProtectedGroup } from './api-approval.js';
 import { arrayAt, isObject, objectAt, stringAt } from './json-util.js';
 
 /** Why the names of a CRD were not accepted (the NamesAccepted condition's reason and message). */
@@ -86,7 +87,8 @@ function condition(
 }
 
 /**
- * The status of an accepted CRD (NamesAccepted and Established true, accepted names, stored versions
+ * The status of an accepted CRD (NamesAccepted and Established true, KubernetesAPIApprovalPolicyConformant
+ * for a protected group, accepted names, stored versions
  * including the current storage version), or, given a conflict, NamesAccepted false with the previous
  * accepted names kept (categories aside) and Established as it was, false for a CRD never established
  * (kube-apiserver's naming controller, calculateNamesAndConditions).
@@ -95,6 +97,29 @@ function condition(
  * @param conflict - the conflict found by {@link findNameConflict} (or its message). Defaults to none.
  */
 export function crdStatus(crd: JsonObject, now: string, conflict?: string | NameConflict): JsonObject {
+  const status = namesStatus(crd, now, conflict);
+  const approval = approvalCondition(crd, now);
+  if (approval) (status.conditions as JsonObject[]).push(approval);
+  return status;
+}
+
+const APPROVAL_REASONS = {
+  Approved: ['True', 'ApprovedAnnotation'],
+  Bypassed: ['False', 'UnapprovedAnnotation'],
+  Missing: ['False', 'MissingAnnotation'],
+  Invalid: ['False', 'InvalidAnnotation'],
+} as const;
+
+/** KubernetesAPIApprovalPolicyConformant, for CRDs of protected groups (apiapproval_controller.go). */
+function approvalCondition(crd: JsonObject, now: string): JsonObject | undefined {
+  if (!isProtectedGroup(stringAt(objectAt(crd, 'spec'), 'group') ?? '')) return undefined;
+  const previous = arrayAt(objectAt(crd, 'status'), 'conditions');
+  const { state, reason } = apiApprovalState(crd);
+  const [status, why] = APPROVAL_REASONS[state];
+  return condition(previous, 'KubernetesAPIApprovalPolicyConformant', status, why, reason, now);
+}
+
+function namesStatus(crd: JsonObject, now: string, conflict?: string | NameConflict): JsonObject {
   const status = objectAt(crd, 'status');
   const previous = arrayAt(status, 'conditions');
   const stored = arrayAt(status, 'storedVersions').filter((v): v is string => typeof v === 'string');

@@ -9,10 +9,12 @@ import {
   forbidden,
   index,
   invalid,
+  key,
   notSupported,
   required,
   tooMany,
 } from './field-errors.js';
+import { API_APPROVED_ANNOTATION, apiApprovalState, isProtectedGroup } from './api-approval.js';
 import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
 import { isDns1035Label, isDns1123Subdomain } from './name-validation.js';
 import { asSchema } from './schema-types.js';
@@ -35,8 +37,33 @@ const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32',
  * @returns the causes, with Kubernetes field paths and messages; empty when the CRD is valid.
  */
 export function validateCrd(crd: JsonObject, old?: JsonObject): StatusCause[] {
-  if (old) return [...validateCreate(crd), ...validateUpdate(crd, old)];
+  const errs = [...validateCreate(crd), ...validateApiApproval(crd, old)];
+  return old ? [...errs, ...validateUpdate(crd, old)] : errs;
+}
+
+/**
+ * The checks of a CRD's definition alone (what {@link validateCrd} checks on create, less the
+ * approval annotation of protected groups, which an update may leave as it was): a stored CRD that
+ * passes them can be served.
+ */
+export function validateCrdDefinition(crd: JsonObject): StatusCause[] {
   return validateCreate(crd);
+}
+
+/**
+ * A CRD of a protected group needs an approval annotation on create, and on an update that changes
+ * its approval state (validation.go validateAPIApproval).
+ */
+function validateApiApproval(crd: JsonObject, old: JsonObject | undefined): StatusCause[] {
+  if (!isProtectedGroup(stringAt(objectAt(crd, 'spec'), 'group') ?? '')) return [];
+  const { state, reason } = apiApprovalState(crd);
+  if (old && apiApprovalState(old).state === state) return [];
+  const field = key('metadata.annotations', API_APPROVED_ANNOTATION);
+  const annotations = objectAt(crd, 'metadata').annotations;
+  const value = isObject(annotations) ? annotations[API_APPROVED_ANNOTATION] : undefined;
+  if (state === 'Missing') return [required(field, reason)];
+  if (state === 'Invalid') return [invalid(field, value ?? '', reason)];
+  return [];
 }
 
 // The engine validates a CRD and then compiles it (which validates again): remember recent results.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../../server.js';
 import { call, waitFor } from '../../__tests__/http-helper.js';
-import { compileCrd } from '../index.js';
+import { compileCrd, validateCrd } from '../index.js';
 import { crdStatus } from '../crd-status.js';
 import type { JsonSchemaProps } from '../index.js';
 import type { JsonObject, StatusCause } from '../../types.js';
@@ -437,6 +437,58 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       listKind: 'GadgetList',
       categories: ['all'],
     });
+  });
+  it('[FINDING S12-CRD13] a CRD in a protected group (*.k8s.io, *.kubernetes.io) needs the api-approved.kubernetes.io annotation, reported by a status condition', () => {
+    // validation.go validateAPIApproval, apihelpers.GetAPIApprovalState, apiapproval_controller.go
+    const protectedCrd = (annotations?: Record<string, string>): JsonObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.s12.k8s.io', ...(annotations ? { annotations } : {}) },
+      spec: {
+        group: 's12.k8s.io',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+        ],
+      },
+    });
+    const text = (cs: StatusCause[]): string[] => cs.map((c) => `${c.field}: ${c.message}`);
+    const A = 'api-approved.kubernetes.io';
+    expect(text(validateCrd(protectedCrd()))).toEqual([
+      `metadata.annotations[${A}]: Required value: protected groups must have approval annotation "${A}", see https://github.com/kubernetes/enhancements/pull/1111`,
+    ]);
+    expect(text(validateCrd(protectedCrd({ [A]: 'yes' })))).toEqual([
+      `metadata.annotations[${A}]: Invalid value: "yes": protected groups must have approval annotation "${A}" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`,
+    ]);
+    expect(
+      validateCrd(protectedCrd({ [A]: 'https://github.com/kubernetes/enhancements/pull/1111' })),
+    ).toEqual([]);
+    expect(validateCrd(protectedCrd({ [A]: 'unapproved, testing only' }))).toEqual([]);
+    // an update that leaves the approval state as it was is not refused
+    expect(validateCrd(protectedCrd({ [A]: 'yes' }), protectedCrd({ [A]: 'no' }))).toEqual([]);
+    const condition = (annotations?: Record<string, string>): unknown =>
+      (crdStatus(protectedCrd(annotations), '2026-02-02T00:00:00Z').conditions as JsonObject[]).find(
+        (c) => c.type === 'KubernetesAPIApprovalPolicyConformant',
+      );
+    expect(condition({ [A]: 'unapproved, testing only' })).toEqual({
+      type: 'KubernetesAPIApprovalPolicyConformant',
+      status: 'False',
+      lastTransitionTime: '2026-02-02T00:00:00Z',
+      reason: 'UnapprovedAnnotation',
+      message: 'not approved: "unapproved, testing only"',
+    });
+    expect(condition({ [A]: 'https://example.com/pr/1' })).toEqual({
+      type: 'KubernetesAPIApprovalPolicyConformant',
+      status: 'True',
+      lastTransitionTime: '2026-02-02T00:00:00Z',
+      reason: 'ApprovedAnnotation',
+      message: 'approved in https://example.com/pr/1',
+    });
+    // other groups get no such condition
+    expect(
+      (crdStatus(crdOf({ type: 'object' }), '2026-02-02T00:00:00Z').conditions as unknown[]).length,
+    ).toBe(2);
   });
 });
 /**
