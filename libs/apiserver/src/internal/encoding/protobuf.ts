@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors.js';
 /**
  * A small decoder of Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`):
  * the `k8s\0` envelope (runtime.Unknown) and the messages kubectl's typed commands send (`create
- * namespace|configmap|secret|serviceaccount|deployment|job|service|ingress`, `create
+ * namespace|configmap|secret|serviceaccount|deployment|job|cronjob|service|ingress`, `create
  * role|clusterrole|rolebinding|clusterrolebinding`, `create token`, `auth reconcile`, `auth can-i`,
  * `auth whoami`).
  * Other kinds answer 415 and ask for JSON.
@@ -130,6 +130,19 @@ const POD_TEMPLATE: Schema = {
 function META_FIELD(): Field {
   return { name: 'metadata', type: 'message', schema: OBJECT_META };
 }
+
+const JOB_SPEC: Schema = {
+  1: { name: 'parallelism', type: 'int', pointer: true },
+  2: { name: 'completions', type: 'int', pointer: true },
+  3: { name: 'activeDeadlineSeconds', type: 'int', pointer: true },
+  4: { name: 'selector', type: 'message', schema: LABEL_SELECTOR },
+  5: { name: 'manualSelector', type: 'bool', pointer: true },
+  6: { name: 'template', type: 'message', schema: POD_TEMPLATE },
+  7: { name: 'backoffLimit', type: 'int', pointer: true },
+  8: { name: 'ttlSecondsAfterFinished', type: 'int', pointer: true },
+  9: { name: 'completionMode', type: 'string' },
+  10: { name: 'suspend', type: 'bool', pointer: true },
+};
 
 const POLICY_RULE: Schema = {
   1: { name: 'verbs', type: 'string', repeated: true },
@@ -268,22 +281,25 @@ const KINDS: Record<string, Schema> = {
       },
     },
   },
-  'batch/v1/Job': {
+  'batch/v1/Job': { 1: META_FIELD(), 2: { name: 'spec', type: 'message', schema: JOB_SPEC } },
+  'batch/v1/CronJob': {
     1: META_FIELD(),
     2: {
       name: 'spec',
       type: 'message',
       schema: {
-        1: { name: 'parallelism', type: 'int', pointer: true },
-        2: { name: 'completions', type: 'int', pointer: true },
-        3: { name: 'activeDeadlineSeconds', type: 'int', pointer: true },
-        4: { name: 'selector', type: 'message', schema: LABEL_SELECTOR },
-        5: { name: 'manualSelector', type: 'bool', pointer: true },
-        6: { name: 'template', type: 'message', schema: POD_TEMPLATE },
-        7: { name: 'backoffLimit', type: 'int', pointer: true },
-        8: { name: 'ttlSecondsAfterFinished', type: 'int', pointer: true },
-        9: { name: 'completionMode', type: 'string' },
-        10: { name: 'suspend', type: 'bool', pointer: true },
+        1: { name: 'schedule', type: 'string' },
+        2: { name: 'startingDeadlineSeconds', type: 'int', pointer: true },
+        3: { name: 'concurrencyPolicy', type: 'string' },
+        4: { name: 'suspend', type: 'bool', pointer: true },
+        5: {
+          name: 'jobTemplate',
+          type: 'message',
+          schema: { 1: META_FIELD(), 2: { name: 'spec', type: 'message', schema: JOB_SPEC } },
+        },
+        6: { name: 'successfulJobsHistoryLimit', type: 'int', pointer: true },
+        7: { name: 'failedJobsHistoryLimit', type: 'int', pointer: true },
+        8: { name: 'timeZone', type: 'string', pointer: true },
       },
     },
   },
@@ -532,7 +548,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, CronJob, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');

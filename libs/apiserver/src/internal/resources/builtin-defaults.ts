@@ -50,6 +50,23 @@ function defaultTemplate(spec: JsonObject, kind: string): void {
   }
 }
 
+/**
+ * SetDefaults_ReplicationController: the selector and the object's labels default to the pod
+ * template's labels, replicas to 1; then the template's pod defaults.
+ */
+function defaultReplicationController(o: JsonObject, spec: JsonObject, kind: string): void {
+  const template = isObject(spec.template) ? spec.template : undefined;
+  const templateMeta = template && isObject(template.metadata) ? template.metadata : undefined;
+  const labels = templateMeta && isObject(templateMeta.labels) ? templateMeta.labels : undefined;
+  if (labels !== undefined) {
+    if (!isObject(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    const meta = obj(o, 'metadata');
+    if (!isObject(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  set(spec, 'replicas', 1);
+  defaultTemplate(spec, kind);
+}
+
 /** Built-in kinds whose `metadata.generation` kube-apiserver maintains (custom resources always have it). */
 const GENERATION_KINDS = new Set([
   'apps/deployments',
@@ -58,6 +75,7 @@ const GENERATION_KINDS = new Set([
   'apps/daemonsets',
   'batch/jobs',
   'batch/cronjobs',
+  '/replicationcontrollers',
   'networking.k8s.io/ingresses',
   'networking.k8s.io/networkpolicies',
   'policy/poddisruptionbudgets',
@@ -213,6 +231,29 @@ function defaultBuiltin(
         defaultTemplate(spec, rt.kind);
       }
       return [];
+    case 'batch/cronjobs':
+      // SetDefaults_CronJob; the job template's pod template gets the pod defaults
+      if (spec) {
+        set(spec, 'concurrencyPolicy', 'Allow');
+        set(spec, 'suspend', false);
+        set(spec, 'successfulJobsHistoryLimit', 3);
+        set(spec, 'failedJobsHistoryLimit', 1);
+        const jobTemplate = isObject(spec.jobTemplate) ? spec.jobTemplate : undefined;
+        if (jobTemplate && isObject(jobTemplate.spec)) defaultTemplate(jobTemplate.spec, rt.kind);
+      }
+      return [];
+    case '/replicationcontrollers':
+      if (spec) defaultReplicationController(o, spec, rt.kind);
+      return [];
+    case '/persistentvolumes': {
+      // SetDefaults_PersistentVolume (and a hostPath's type, SetDefaults_HostPathVolumeSource)
+      const pvSpec = obj(o, 'spec');
+      set(pvSpec, 'persistentVolumeReclaimPolicy', 'Retain');
+      set(pvSpec, 'volumeMode', 'Filesystem');
+      if (isObject(pvSpec.hostPath)) set(pvSpec.hostPath, 'type', '');
+      set(obj(o, 'status'), 'phase', 'Pending');
+      return [];
+    }
     case '/services': {
       if (!spec) return [];
       defaultService(spec, old, alloc.clusterIps);

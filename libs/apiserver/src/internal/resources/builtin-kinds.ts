@@ -1,10 +1,22 @@
 import type { JsonObject, PatchSchema } from '../../types.js';
 import type { NameRule, ResourceType, TableColumn } from './resource-type.js';
 import { age } from '../encoding/table.js';
-import { BINDING_COLUMNS, CREATED_AT_COLUMNS, EVENT_COLUMNS } from './table-columns.js';
+import {
+  BINDING_COLUMNS,
+  CREATED_AT_COLUMNS,
+  CRONJOB_COLUMNS,
+  EVENT_COLUMNS,
+  PERSISTENT_VOLUME_COLUMNS,
+  REPLICATION_CONTROLLER_COLUMNS,
+} from './table-columns.js';
 
 /** Built-ins with a scale subresource. */
-const SCALABLE = new Set(['apps/deployments', 'apps/statefulsets', 'apps/replicasets']);
+const SCALABLE = new Set([
+  'apps/deployments',
+  'apps/statefulsets',
+  'apps/replicasets',
+  '/replicationcontrollers',
+]);
 
 const ALL_VERBS = [
   'create',
@@ -264,6 +276,26 @@ const DEFS: Def[] = [
   },
   { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', short: ['ep'] },
   {
+    group: '',
+    version: 'v1',
+    kind: 'ReplicationController',
+    plural: 'replicationcontrollers',
+    short: ['rc'],
+    cats: ['all'],
+    status: true,
+    columns: [...REPLICATION_CONTROLLER_COLUMNS],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'PersistentVolume',
+    plural: 'persistentvolumes',
+    short: ['pv'],
+    cluster: true,
+    status: true,
+    columns: [...PERSISTENT_VOLUME_COLUMNS],
+  },
+  {
     group: 'apps',
     version: 'v1',
     kind: 'Deployment',
@@ -337,6 +369,16 @@ const DEFS: Def[] = [
       ),
       AGE,
     ],
+  },
+  {
+    group: 'batch',
+    version: 'v1',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    short: ['cj'],
+    cats: ['all'],
+    status: true,
+    columns: [...CRONJOB_COLUMNS],
   },
   {
     group: 'networking.k8s.io',
@@ -522,6 +564,7 @@ export function builtinResources(
                   specReplicasPath: '.spec.replicas',
                   statusReplicasPath: '.status.replicas',
                   labelSelectorPath: '.spec.selector',
+                  ...(key === '/replicationcontrollers' ? { selectorIsLabelSet: true } : {}),
                 },
               }
             : {}),

@@ -41,6 +41,11 @@ export interface ScalePaths {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /**
+   * The selector at `labelSelectorPath` is a plain label map (a ReplicationController's
+   * `spec.selector`), reported as `k=v` pairs sorted by key; default false.
+   */
+  selectorIsLabelSet?: boolean;
 }
 
 /** How names of a kind are validated. */

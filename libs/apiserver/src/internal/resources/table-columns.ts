@@ -104,3 +104,109 @@ export const BINDING_COLUMNS: readonly TableColumn[] = [
 export const CREATED_AT_COLUMNS: readonly TableColumn[] = [
   { ...column('Created At', (o) => field(o, ['metadata', 'creationTimestamp'])), type: 'date' },
 ];
+
+function labelsString(v: unknown): string {
+  if (v === null || typeof v !== 'object') return '<none>';
+  const pairs = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}=${text({ x }, 'x')}`);
+  return pairs.length === 0 ? '<none>' : pairs.sort().join(',');
+}
+
+/** `metav1.FormatLabelSelector`: matchLabels then expressions, `<none>` for none. */
+function labelSelectorString(sel: unknown): string {
+  if (sel === null || typeof sel !== 'object') return '<none>';
+  const parts: string[] = [];
+  const ml = field(sel, ['matchLabels']);
+  if (ml !== null && typeof ml === 'object')
+    for (const [k, v] of Object.entries(ml as Record<string, unknown>))
+      parts.push(`${k}=${text({ v }, 'v')}`);
+  const exprs = field(sel, ['matchExpressions']);
+  if (Array.isArray(exprs))
+    for (const e of exprs) {
+      const op = text(e, 'operator');
+      const key = text(e, 'key');
+      const values = (field(e, ['values']) as unknown[] | undefined) ?? [];
+      const set = `(${values.map((x) => text({ x }, 'x')).join(',')})`;
+      if (op === 'In') parts.push(`${key} in ${set}`);
+      else if (op === 'NotIn') parts.push(`${key} notin ${set}`);
+      else if (op === 'Exists') parts.push(key);
+      else if (op === 'DoesNotExist') parts.push(`!${key}`);
+    }
+  return parts.length === 0 ? '<none>' : parts.join(',');
+}
+
+function containerCells(template: unknown, what: 'name' | 'image'): string {
+  const cs = field(template, ['spec', 'containers']);
+  return Array.isArray(cs) ? cs.map((c) => text(c, what)).join(',') : '';
+}
+
+function boolCell(v: unknown): string {
+  return v === true ? 'True' : v === false ? 'False' : '<unset>';
+}
+
+/** batch/v1 CronJob (printCronJob). */
+export const CRONJOB_COLUMNS: readonly TableColumn[] = [
+  column('Schedule', (o) => text(o, 'spec', 'schedule')),
+  column('Timezone', (o) => text(o, 'spec', 'timeZone') || '<none>'),
+  { ...column('Suspend', (o) => boolCell(field(o, ['spec', 'suspend']))), type: 'boolean' },
+  {
+    ...column('Active', (o) => {
+      const a = field(o, ['status', 'active']);
+      return Array.isArray(a) ? a.length : 0;
+    }),
+    type: 'integer',
+  },
+  column('Last Schedule', (o) =>
+    text(o, 'status', 'lastScheduleTime') === '' ? '<none>' : age(field(o, ['status', 'lastScheduleTime'])),
+  ),
+  AGE,
+  column(
+    'Containers',
+    (o) => containerCells(field(o, ['spec', 'jobTemplate', 'spec', 'template']), 'name'),
+    1,
+  ),
+  column('Images', (o) => containerCells(field(o, ['spec', 'jobTemplate', 'spec', 'template']), 'image'), 1),
+  column('Selector', (o) => labelSelectorString(field(o, ['spec', 'jobTemplate', 'spec', 'selector'])), 1),
+];
+
+/** core/v1 ReplicationController (printReplicationController). */
+export const REPLICATION_CONTROLLER_COLUMNS: readonly TableColumn[] = [
+  { ...column('Desired', (o) => Number(field(o, ['spec', 'replicas']) ?? 0)), type: 'integer' },
+  { ...column('Current', (o) => Number(field(o, ['status', 'replicas']) ?? 0)), type: 'integer' },
+  { ...column('Ready', (o) => Number(field(o, ['status', 'readyReplicas']) ?? 0)), type: 'integer' },
+  AGE,
+  column('Containers', (o) => containerCells(field(o, ['spec', 'template']), 'name'), 1),
+  column('Images', (o) => containerCells(field(o, ['spec', 'template']), 'image'), 1),
+  column('Selector', (o) => labelsString(field(o, ['spec', 'selector'])), 1),
+];
+
+const ACCESS_MODES: Record<string, string> = {
+  ReadWriteOnce: 'RWO',
+  ReadOnlyMany: 'ROX',
+  ReadWriteMany: 'RWX',
+  ReadWriteOncePod: 'RWOP',
+};
+
+/** core/v1 PersistentVolume (printPersistentVolume). */
+export const PERSISTENT_VOLUME_COLUMNS: readonly TableColumn[] = [
+  column('Capacity', (o) => text(o, 'spec', 'capacity', 'storage') || '0'),
+  column('Access Modes', (o) => {
+    const modes = field(o, ['spec', 'accessModes']);
+    if (!Array.isArray(modes)) return '';
+    const seen = new Set(modes.map((m) => (typeof m === 'string' ? m : '')));
+    return Object.keys(ACCESS_MODES)
+      .filter((m) => seen.has(m))
+      .map((m) => ACCESS_MODES[m])
+      .join(',');
+  }),
+  column('Reclaim Policy', (o) => text(o, 'spec', 'persistentVolumeReclaimPolicy')),
+  column('Status', (o) => text(o, 'status', 'phase')),
+  column('Claim', (o) => {
+    const name = text(o, 'spec', 'claimRef', 'name');
+    return name === '' ? '' : `${text(o, 'spec', 'claimRef', 'namespace')}/${name}`;
+  }),
+  column('StorageClass', (o) => text(o, 'spec', 'storageClassName')),
+  column('VolumeAttributesClass', (o) => text(o, 'spec', 'volumeAttributesClassName') || '<unset>'),
+  column('Reason', (o) => text(o, 'status', 'reason')),
+  AGE,
+  column('VolumeMode', (o) => text(o, 'spec', 'volumeMode') || '<unset>', 1),
+];

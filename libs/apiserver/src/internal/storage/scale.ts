@@ -49,6 +49,15 @@ function selectorString(sel: unknown): string {
   }
 }
 
+/** A label map as `labels.SelectorFromSet(...).String()` writes it: `k=v` sorted by key, comma-joined. */
+function labelSetString(set: unknown): string {
+  if (!isObject(set)) return '';
+  return Object.keys(set)
+    .sort()
+    .map((k) => `${k}=${typeof set[k] === 'string' ? set[k] : ''}`)
+    .join(',');
+}
+
 /** The `autoscaling/v1` Scale of an object. */
 export function scaleOf(obj: JsonObject, paths: ScalePaths): JsonObject {
   const m = metaOf(obj);
@@ -61,7 +70,8 @@ export function scaleOf(obj: JsonObject, paths: ScalePaths): JsonObject {
       typeof read(obj, paths.statusReplicasPath) === 'number' ? read(obj, paths.statusReplicasPath) : 0,
   };
   if (paths.labelSelectorPath) {
-    const sel = selectorString(read(obj, paths.labelSelectorPath));
+    const raw = read(obj, paths.labelSelectorPath);
+    const sel = paths.selectorIsLabelSet === true ? labelSetString(raw) : selectorString(raw);
     if (sel) status.selector = sel;
   }
   return {
