@@ -602,4 +602,21 @@ describe('review s12: multi-version custom resources through the server', () => 
       expect(got.json<{ spec: JsonObject }>().spec).toEqual({ size: 's' });
     },
   );
+  // Engine change: object-service reports the pruned paths by diffing before/after admission and skips
+  // keys whose value was null (to leave out dropped non-nullable nulls); kube-apiserver's prune records
+  // every unknown key whatever its value (pruning/algorithm.go RecordUnknownField). Report
+  // version.unknownFields(obj) of the decoded object instead of the diff.
+  it.failing(
+    '[FINDING S12-CRD14] an unknown field set to null is reported by fieldValidation like any unknown field',
+    async () => {
+      const strict = await call(
+        server,
+        'POST',
+        `${at('v1')}?fieldValidation=Strict`,
+        widget('v1', 'w-null', { size: 'm', ghost: null }),
+      );
+      expect(strict.status).toBe(400);
+      expect(strict.json<{ message: string }>().message).toContain('unknown field "spec.ghost"');
+    },
+  );
 });
