@@ -490,6 +490,18 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       (crdStatus(crdOf({ type: 'object' }), '2026-02-02T00:00:00Z').conditions as unknown[]).length,
     ).toBe(2);
   });
+  it('[FINDING S12-CRD15] maxProperties is a Too many error, which like maxItems keeps the CEL rules from running', () => {
+    // pkg/apiserver/validation/validation.go kubeOpenAPIResultToFieldErrors: TooManyPropertiesCode -> field.TooMany
+    const root = withSpec({
+      type: 'object',
+      properties: { labels: { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } } },
+      'x-kubernetes-validations': [{ rule: 'false', message: 'never' }],
+    });
+    expect(admitSpec(root, { labels: { a: 'x', b: 'y' } }).causes).toEqual([
+      'spec.labels: Too many: 2: must have at most 1 items',
+      ': Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's

@@ -200,9 +200,8 @@ function translate(e: ErrorObject, obj: JsonObject): LocatedCause | undefined {
     case 'multipleOf':
       return at(invalid(path, value, `${name} in body should be a multiple of ${String(params.multipleOf)}`));
     case 'maxProperties':
-      return at(
-        invalid(path, value, `${name} in body should have at most ${String(params.limit)} properties`),
-      );
+      // kube-apiserver turns kube-openapi's TooManyProperties into field.TooMany, as maxItems
+      return at(tooMany(path, isObject(value) ? Object.keys(value).length : 0, Number(params.limit)));
     case 'minProperties':
       return at(
         invalid(path, value, `${name} in body should have at least ${String(params.limit)} properties`),
