@@ -371,4 +371,20 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
       ).toBe('nginx:2 80');
     },
   );
+
+  it('[FINDING S12-KW7] kubectl logs of a pod prints nothing (no node, as kube); exec and attach say the pod has no host instead of "pods/exec not found"', async () => {
+    expect((await k(['run', 'idle', '--image=nginx:1'])).code).toBe(0);
+    const logs = await k(['logs', 'idle']);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toBe('');
+    const wrong = await k(['logs', 'idle', '-c', 'nope']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('container nope is not valid for pod idle');
+    const exec = await k(['exec', 'idle', '--', 'ls']);
+    expect(exec.code).not.toBe(0);
+    expect(exec.stderr).toContain('Error from server (BadRequest): pod idle does not have a host assigned');
+    const attach = await k(['attach', 'idle']);
+    expect(attach.stderr).toContain('pod idle does not have a host assigned');
+    expect((await k(['exec', 'ghost', '--', 'ls'])).stderr).toContain('pods "ghost" not found');
+  });
 });

@@ -3,6 +3,7 @@ import type { JsonObject, StatusCause } from '../../types.js';
 import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
 import type { ServiceAccountTokens } from '../authz/service-account-tokens.js';
+import { answerPodStream, isPodStream } from './pod-streams.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
 import { ApiError, errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
@@ -293,6 +294,7 @@ export async function handleResource(
     });
   }
   const { rt, version } = resolved;
+  if (isPodStream(info)) return answerPodStream(deps.store, req, res, info, query);
   if (
     info.subresource === 'token' &&
     rt.group === '' &&
