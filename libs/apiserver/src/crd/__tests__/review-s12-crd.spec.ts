@@ -502,6 +502,21 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       ': Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
   });
+  it('[FINDING S12-CRD16] an enum error quotes every supported value, as kube-apiserver prints them, and does not list the null a nullable field allows', () => {
+    // kubeOpenAPIResultToFieldErrors: non-string enum values JSON-encoded; field.NotSupported quotes each
+    const root = withSpec({
+      type: 'object',
+      properties: {
+        replicas: { type: 'integer', enum: [1, 3] },
+        mode: { type: 'string', nullable: true, enum: ['fast', 'safe'] },
+      },
+    });
+    expect(admitSpec(root, { replicas: 2, mode: 'slow' }).causes).toEqual([
+      'spec.replicas: Unsupported value: 2: supported values: "1", "3"',
+      'spec.mode: Unsupported value: "slow": supported values: "fast", "safe"',
+    ]);
+    expect(admitSpec(root, { mode: null }).causes).toEqual([]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's

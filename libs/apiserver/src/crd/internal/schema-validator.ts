@@ -11,7 +11,7 @@ import type { JsonSchemaProps } from '../schema-types.js';
 import { kubernetesFormat } from './formats.js';
 import { multipleOfKeyword } from './multiple-of.js';
 import { compileRe2 } from './re2.js';
-import { toJsonSchema } from './to-json-schema.js';
+import { ENUM_NULL_ADDED, toJsonSchema } from './to-json-schema.js';
 import type { LocatedCause } from './located-cause.js';
 
 /** A compiled validator for one version's schema. */
@@ -52,6 +52,8 @@ let shared: Ajv | undefined;
 function compileShared(schema: JsonObject): ValidateFunction {
   shared ??= new Ajv({
     allErrors: true,
+    // errors carry their schema node (the enum as the CRD declares it)
+    verbose: true,
     strict: false,
     unicodeRegExp: false,
     validateSchema: false,
@@ -163,8 +165,19 @@ function translate(e: ErrorObject, obj: JsonObject): LocatedCause | undefined {
         typeInvalid(path, actual, `${name} in body must be of type ${expected}: ${JSON.stringify(actual)}`),
       );
     }
-    case 'enum':
-      return at(notSupported(path, value, (params.allowedValues as unknown[] | undefined) ?? []));
+    case 'enum': {
+      // kube-apiserver lists non-string values JSON-encoded, and field.NotSupported quotes them all
+      let allowed = (params.allowedValues as unknown[] | undefined) ?? [];
+      if (isObject(e.parentSchema) && e.parentSchema[ENUM_NULL_ADDED] === true)
+        allowed = allowed.slice(0, -1);
+      return at(
+        notSupported(
+          path,
+          value,
+          allowed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+        ),
+      );
+    }
     case 'maximum':
       return at(
         invalid(path, value, `${name} in body should be less than or equal to ${String(params.limit)}`),

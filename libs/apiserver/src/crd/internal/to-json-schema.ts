@@ -22,6 +22,9 @@ const COPIED = [
   'required',
 ] as const;
 
+/** Marks an `enum` to which `null` was added because the node is nullable. */
+export const ENUM_NULL_ADDED = 'x-kube-enum-null-added';
+
 /** Translates the root schema of a version. */
 export function toJsonSchema(root: JsonSchemaProps): JsonObject {
   return translate(root, true);
@@ -38,7 +41,11 @@ function translate(s: JsonSchemaProps, root: boolean): JsonObject {
   for (const k of COPIED) if (s[k] !== undefined) out[k] = s[k];
   // kube-openapi's own multipleOf arithmetic (see multiple-of.ts), not ajv's
   if (typeof s.multipleOf === 'number') out[MULTIPLE_OF] = s.multipleOf;
-  if (Array.isArray(s.enum)) out.enum = nullable && !s.enum.includes(null) ? [...s.enum, null] : s.enum;
+  if (Array.isArray(s.enum)) {
+    out.enum = nullable && !s.enum.includes(null) ? [...s.enum, null] : s.enum;
+    // remembered so an enum error lists the values as the CRD declares them
+    if (out.enum !== s.enum) out[ENUM_NULL_ADDED] = true;
+  }
   if (typeof s.maximum === 'number') {
     if (s.exclusiveMaximum === true) out.exclusiveMaximum = s.maximum;
     else out.maximum = s.maximum;
