@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { createPublicKey, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -386,5 +387,39 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
     const attach = await k(['attach', 'idle']);
     expect(attach.stderr).toContain('pod idle does not have a host assigned');
     expect((await k(['exec', 'ghost', '--', 'ls'])).stderr).toContain('pods "ghost" not found');
+  });
+
+  it('[FINDING S12-KW8] service account issuer discovery: /.well-known/openid-configuration and /openid/v1/jwks verify a token from kubectl create token', async () => {
+    const config = JSON.parse(
+      (await k(['get', '--raw', '/.well-known/openid-configuration'])).stdout,
+    ) as Record<string, unknown>;
+    expect(config).toEqual({
+      issuer: 'https://kubernetes.default.svc.cluster.local',
+      jwks_uri: `${server.url}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+    const token = (await k(['create', 'token', 'default'])).stdout.trim();
+    const jwks = JSON.parse((await k(['get', '--raw', '/openid/v1/jwks'])).stdout) as {
+      keys: { kid: string; kty: string; alg: string; use: string; n: string; e: string }[];
+    };
+    expect(jwks.keys).toHaveLength(1);
+    const [head, payload, signature] = token.split('.');
+    const header = JSON.parse(Buffer.from(head, 'base64url').toString()) as { alg: string; kid: string };
+    expect(header).toEqual({ alg: 'RS256', kid: jwks.keys[0].kid });
+    const key = createPublicKey({ key: { kty: 'RSA', n: jwks.keys[0].n, e: jwks.keys[0].e }, format: 'jwk' });
+    expect(
+      verify('sha256', Buffer.from(`${head}.${payload}`), key, Buffer.from(signature, 'base64url')),
+    ).toBe(true);
+    // RBAC: service accounts may read the discovery documents (system:service-account-issuer-discovery)
+    const bindings = await k([
+      'get',
+      'clusterrolebinding',
+      'system:service-account-issuer-discovery',
+      '-o',
+      'jsonpath={.subjects[0].name}',
+    ]);
+    expect(bindings.stdout).toBe('system:serviceaccounts');
   });
 });

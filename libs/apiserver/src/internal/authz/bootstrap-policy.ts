@@ -4,7 +4,8 @@ import type { JsonObject } from '../../types.js';
  * The RBAC policy kube-apiserver creates at start (its `bootstrappolicy` package), reduced to the
  * roles users and tools rely on: `cluster-admin` (bound to `system:masters`), the aggregated
  * user-facing roles `admin`, `edit` and `view` with their `system:aggregate-to-*` parts,
- * `system:basic-user` (self access and rules reviews), `system:discovery` and
+ * `system:basic-user` (self access and rules reviews), `system:discovery`,
+ * `system:service-account-issuer-discovery` (bound to `system:serviceaccounts`) and
  * `system:public-info-viewer`, bound as on a cluster.
  */
 
@@ -223,6 +224,17 @@ export function bootstrapPolicy(): { clusterRoles: JsonObject[]; clusterRoleBind
           verbs: ['get'],
         },
       ]),
+      clusterRole('system:service-account-issuer-discovery', [
+        {
+          nonResourceURLs: [
+            '/.well-known/openid-configuration',
+            '/.well-known/openid-configuration/',
+            '/openid/v1/jwks',
+            '/openid/v1/jwks/',
+          ],
+          verbs: ['get'],
+        },
+      ]),
       clusterRole('system:public-info-viewer', [
         { nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] },
       ]),
@@ -231,6 +243,9 @@ export function bootstrapPolicy(): { clusterRoles: JsonObject[]; clusterRoleBind
       binding('cluster-admin', 'cluster-admin', ['system:masters']),
       binding('system:basic-user', 'system:basic-user', authenticated),
       binding('system:discovery', 'system:discovery', authenticated),
+      binding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [
+        'system:serviceaccounts',
+      ]),
       binding('system:public-info-viewer', 'system:public-info-viewer', [
         'system:authenticated',
         'system:unauthenticated',

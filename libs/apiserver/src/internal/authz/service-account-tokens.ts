@@ -1,4 +1,5 @@
 import {
+  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -60,7 +61,8 @@ export class ServiceAccountTokens {
       this.key = {
         privateKey: createPrivateKey(pair.privateKey.export({ type: 'pkcs8', format: 'pem' })),
         publicKey: createPublicKey(pair.publicKey.export({ type: 'spki', format: 'pem' })),
-        kid: base64url(der.subarray(-32)),
+        // kube's keyIDFromPublicKey: the unpadded base64url SHA-256 of the DER public key
+        kid: base64url(createHash('sha256').update(der).digest()),
       };
     }
     return this.key;
@@ -129,6 +131,27 @@ export class ServiceAccountTokens {
       },
       status: { token, expirationTimestamp: rfc3339(new Date(claims.exp * 1000)) },
     };
+  }
+
+  /**
+   * `/.well-known/openid-configuration` (service account issuer discovery), as kube-apiserver
+   * answers it: the issuer, the JWKS URL under `baseUrl`, RS256 ID tokens with public subjects.
+   */
+  openIdConfiguration(baseUrl: string): JsonObject {
+    return {
+      issuer: TOKEN_ISSUER,
+      jwks_uri: `${baseUrl}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    };
+  }
+
+  /** `/openid/v1/jwks`: the public key that verifies the tokens, as a JSON Web Key Set. */
+  jwks(): JsonObject {
+    const key = this.signingKey();
+    const jwk = key.publicKey.export({ format: 'jwk' });
+    return { keys: [{ use: 'sig', kty: 'RSA', kid: key.kid, alg: 'RS256', n: jwk.n, e: jwk.e }] };
   }
 
   /**

@@ -58,6 +58,17 @@ export async function handleNonResource(
     return;
   }
   if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
+  // service account issuer discovery (pkg/serviceaccount/openidmetadata.go)
+  if (p === '/.well-known/openid-configuration' && deps.serviceAccountTokens) {
+    const scheme = req.socket && 'encrypted' in req.socket ? 'https' : 'http';
+    return sendTyped(
+      res,
+      'application/json',
+      deps.serviceAccountTokens.openIdConfiguration(`${scheme}://${hostPort}`),
+    );
+  }
+  if (p === '/openid/v1/jwks' && deps.serviceAccountTokens)
+    return sendTyped(res, 'application/jwk-set+json', deps.serviceAccountTokens.jwks());
   if ((p === '/api' || p === '/apis') && AGGREGATED.test(accept)) {
     const v = /v=v2beta1/.test(accept) && !/v=v2;/.test(accept) ? 'v2beta1' : 'v2';
     const body = JSON.stringify(aggregatedDiscovery(deps.registry, p === '/api', `apidiscovery.k8s.io/${v}`));
@@ -123,6 +134,16 @@ export async function handleNonResource(
   }
   const notFound = errors.notFound({ group: '', resource: '' });
   throw Object.assign(notFound, { message: 'the server could not find the requested resource' });
+}
+
+function sendTyped(res: ServerResponse, contentType: string, body: JsonObject): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'public, max-age=3600',
+  });
+  res.end(text);
 }
 
 function hashOf(gv: string, deps: HandlerDeps): string {
