@@ -414,50 +414,131 @@ function validateSubresources(sub: JsonObject, path: string): StatusCause[] {
   return errs;
 }
 
+/**
+ * The conversion settings, as kube-apiserver checks them (validation.go validateCustomResourceConversion).
+ * It checks the internal type, where `webhook.clientConfig` and `webhook.conversionReviewVersions` are
+ * `webhookClientConfig` and `conversionReviewVersions` of `conversion`: its causes use those paths.
+ */
 function validateConversion(spec: JsonObject): StatusCause[] {
   const errs: StatusCause[] = [];
   if (spec.conversion === undefined) return errs;
   const conversion = objectAt(spec, 'conversion');
+  const path = 'spec.conversion';
   const strategy = conversion.strategy ?? 'None';
   if (strategy !== 'None' && strategy !== 'Webhook') {
-    errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+    errs.push(notSupported(child(path, 'strategy'), strategy, ['None', 'Webhook']));
     return errs;
   }
+  const webhook = objectAt(conversion, 'webhook');
+  const clientConfig = isObject(webhook.clientConfig) ? webhook.clientConfig : undefined;
+  const reviewVersions = Array.isArray(webhook.conversionReviewVersions)
+    ? webhook.conversionReviewVersions
+    : [];
+  const ccPath = child(path, 'webhookClientConfig');
+  const rvPath = child(path, 'conversionReviewVersions');
   if (strategy === 'None') {
-    if (conversion.webhook !== undefined) {
-      errs.push(
-        forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'),
-      );
-    }
+    const why = 'should not be set when strategy is not set to Webhook';
+    if (clientConfig) errs.push(forbidden(ccPath, why));
+    if (reviewVersions.length > 0) errs.push(forbidden(rvPath, why));
     return errs;
   }
-  if (!isObject(conversion.webhook)) {
-    errs.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
-    return errs;
+  if (!clientConfig) errs.push(required(ccPath, 'required when strategy is set to Webhook'));
+  else {
+    const url = typeof clientConfig.url === 'string' ? clientConfig.url : undefined;
+    const service = isObject(clientConfig.service) ? clientConfig.service : undefined;
+    if ((url === undefined) === (service === undefined))
+      errs.push(required(ccPath, 'exactly one of url or service is required'));
+    else if (url !== undefined) errs.push(...validateWebhookUrl(child(ccPath, 'url'), url));
+    else if (service) errs.push(...validateWebhookService(child(ccPath, 'service'), service));
   }
-  const webhook = conversion.webhook;
-  if (!isObject(webhook.clientConfig)) {
-    errs.push(required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
-  } else {
-    const cc = webhook.clientConfig;
-    const hasUrl = typeof cc.url === 'string' && cc.url !== '';
-    const hasService = isObject(cc.service);
-    if (hasUrl === hasService) {
-      errs.push(
-        required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'),
-      );
-    }
-  }
-  const reviewVersions = arrayAt(webhook, 'conversionReviewVersions');
-  if (!reviewVersions.some((v) => v === 'v1' || v === 'v1beta1')) {
+  errs.push(...validateReviewVersions(rvPath, reviewVersions));
+  return errs;
+}
+
+/** The parts of a URL Go's url.Parse reads (scheme, host, user information, query, fragment). */
+function urlParts(raw: string): {
+  scheme: string;
+  host: string;
+  user?: string;
+  query: string;
+  fragment: string;
+} {
+  let rest = raw;
+  let fragment = '';
+  const hash = rest.indexOf('#');
+  if (hash >= 0) [rest, fragment] = [rest.slice(0, hash), rest.slice(hash + 1)];
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(rest)?.[1] ?? '';
+  if (scheme) rest = rest.slice(scheme.length + 1);
+  let query = '';
+  const q = rest.indexOf('?');
+  if (q >= 0) [rest, query] = [rest.slice(0, q), rest.slice(q + 1)];
+  if (!rest.startsWith('//')) return { scheme, host: '', query, fragment };
+  const end = rest.indexOf('/', 2);
+  const authority = end < 0 ? rest.slice(2) : rest.slice(2, end);
+  const at = authority.lastIndexOf('@');
+  const parts = { scheme, host: at < 0 ? authority : authority.slice(at + 1), query, fragment };
+  return at < 0 ? parts : { ...parts, user: authority.slice(0, at) };
+}
+
+/** apiserver util/webhook ValidateWebhookURL with https required. */
+function validateWebhookUrl(path: string, raw: string): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const form = '; desired format: https://host[/path]';
+  const u = urlParts(raw);
+  if (u.scheme !== 'https')
+    errs.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${form}`));
+  if (u.host === '') errs.push(invalid(path, u.host, `host must be specified${form}`));
+  if (u.user !== undefined) errs.push(invalid(path, u.user, 'user information is not permitted in the URL'));
+  if (u.fragment !== '') errs.push(invalid(path, u.fragment, 'fragments are not permitted in the URL'));
+  if (u.query !== '') errs.push(invalid(path, u.query, 'query parameters are not permitted in the URL'));
+  return errs;
+}
+
+/** apiserver util/webhook ValidateWebhookService (port defaults to 443). */
+function validateWebhookService(path: string, service: JsonObject): StatusCause[] {
+  const errs: StatusCause[] = [];
+  // kube-apiserver passes the service's name and namespace to ValidateWebhookService swapped, so a
+  // missing namespace is reported as the name and the other way round
+  if (!stringAt(service, 'namespace')) errs.push(required(child(path, 'name'), 'service name is required'));
+  if (!stringAt(service, 'name'))
+    errs.push(required(child(path, 'namespace'), 'service namespace is required'));
+  const port = service.port ?? 443;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
     errs.push(
-      invalid(
-        'spec.conversion.webhook.conversionReviewVersions',
-        reviewVersions,
-        'must include at least one of v1, v1beta1',
-      ),
+      invalid(child(path, 'port'), port, 'port is not valid: must be between 1 and 65535, inclusive'),
     );
-  }
+  const urlPath = stringAt(service, 'path');
+  if (urlPath === undefined || urlPath === '/' || urlPath === '') return errs;
+  const p = child(path, 'path');
+  if (urlPath === '//') return [...errs, invalid(p, urlPath, 'segment[0] may not be empty')];
+  if (!urlPath.startsWith('/')) errs.push(invalid(p, urlPath, "must start with a '/'"));
+  let toCheck = urlPath.slice(1);
+  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1);
+  toCheck.split('/').forEach((step, i) => {
+    if (step === '') errs.push(invalid(p, urlPath, `segment[${i}] may not be empty`));
+    else
+      for (const failure of isDns1123Subdomain(step))
+        errs.push(invalid(p, urlPath, `segment[${i}]: ${failure}`));
+  });
+  return errs;
+}
+
+/** validation.go validateConversionReviewVersions (a recognized version required). */
+function validateReviewVersions(path: string, versions: readonly unknown[]): StatusCause[] {
+  if (versions.length === 0) return [required(path)];
+  const errs: StatusCause[] = [];
+  const seen = new Set<unknown>();
+  let accepted = false;
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(invalid(index(path, i), v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const e of isDns1035Label(String(v))) errs.push(invalid(index(path, i), v, e));
+    if (v === 'v1' || v === 'v1beta1') accepted = true;
+  });
+  if (!accepted) errs.push(invalid(path, versions, 'must include at least one of v1, v1beta1'));
   return errs;
 }
 

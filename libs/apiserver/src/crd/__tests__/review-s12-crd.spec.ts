@@ -517,6 +517,53 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
     ]);
     expect(admitSpec(root, { mode: null }).causes).toEqual([]);
   });
+  it("[FINDING S12-CRD17] conversion settings are checked at kube-apiserver's paths (webhookClientConfig, conversionReviewVersions), with its URL and service rules", () => {
+    // validation.go validateCustomResourceConversion (on the internal type, whose fields are flattened),
+    // apiserver util/webhook ValidateWebhookURL (https, no query or fragment) and ValidateWebhookService
+    const conversion = (c: JsonObject): string[] => {
+      const crd = crdOf({ type: 'object' });
+      (crd.spec as JsonObject).conversion = c;
+      return validateCrd(crd).map((x) => `${x.field}: ${x.message}`);
+    };
+    expect(conversion({ strategy: 'Webhook' })).toEqual([
+      'spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook',
+      'spec.conversion.conversionReviewVersions: Required value',
+    ]);
+    expect(
+      conversion({
+        strategy: 'Webhook',
+        webhook: {
+          clientConfig: { url: 'http://conv.example.com/convert?debug=1' },
+          conversionReviewVersions: ['v1'],
+        },
+      }),
+    ).toEqual([
+      `spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+      'spec.conversion.webhookClientConfig.url: Invalid value: "debug=1": query parameters are not permitted in the URL',
+    ]);
+    expect(
+      conversion({
+        strategy: 'Webhook',
+        webhook: {
+          clientConfig: { service: { namespace: 'system', name: 'conv', path: 'convert', port: 0 } },
+          conversionReviewVersions: ['v1', 'v1'],
+        },
+      }),
+    ).toEqual([
+      'spec.conversion.webhookClientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      `spec.conversion.webhookClientConfig.service.path: Invalid value: "convert": must start with a '/'`,
+      'spec.conversion.conversionReviewVersions[1]: Invalid value: "v1": duplicate version',
+    ]);
+    expect(
+      conversion({
+        strategy: 'None',
+        webhook: { clientConfig: { url: 'https://conv.example.com' }, conversionReviewVersions: ['v1'] },
+      }),
+    ).toEqual([
+      'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+      'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
+    ]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's

@@ -508,10 +508,10 @@ describe('validateCrd', () => {
     ]);
   });
 
-  it('Webhook conversion without webhook gives spec.conversion.webhook Required; an unknown strategy gives Unsupported', () => {
+  it('Webhook conversion without webhook gives spec.conversion.webhookClientConfig Required; an unknown strategy gives Unsupported', () => {
     expectCause(
       validateCrd(webPageCrd((c) => (c.spec.conversion = { strategy: 'Webhook' }))),
-      'spec.conversion.webhook',
+      'spec.conversion.webhookClientConfig',
       'FieldValueRequired',
       'Required value: required when strategy is set to Webhook',
     );
