@@ -564,6 +564,53 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
     ]);
   });
+  it('[FINDING S12-CRD18] ratcheting does not correlate the items of a plain list by index, nor the unknown fields of a preserving object', () => {
+    // apiserver pkg/cel/common/equality.go: correlateOldValueForChildAtNewIndex returns nil for lists
+    // without x-kubernetes-list-type (atomic), Key is nil for a field the schema does not declare, so the
+    // error is judged on the nearest correlatable ancestor, which changed
+    const root = withSpec({
+      type: 'object',
+      properties: {
+        ports: {
+          type: 'array',
+          items: { type: 'object', properties: { port: { type: 'integer', maximum: 65535 } } },
+        },
+        extra: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          maxProperties: 1,
+          properties: { level: { type: 'integer', maximum: 3 } },
+        },
+      },
+    });
+    const version = compileCrd(crdOf(root)).versions[0];
+    if (!version) throw new Error('the CRD has no version');
+    const gadget = (spec: JsonObject): JsonObject => ({
+      apiVersion: 's12.tosdk.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g' },
+      spec,
+    });
+    const update = (spec: JsonObject, oldSpec: JsonObject): string[] =>
+      version.admit(gadget(spec), 'update', { old: gadget(oldSpec) }).map((c) => `${c.field}: ${c.message}`);
+    // item 0 is as it was, but the list changed: its error is reported
+    expect(
+      update({ ports: [{ port: 70000 }, { port: 81 }] }, { ports: [{ port: 70000 }, { port: 80 }] }),
+    ).toEqual([
+      'spec.ports[0].port: Invalid value: 70000: spec.ports[0].port in body should be less than or equal to 65535',
+    ]);
+    // the whole list unchanged: ratcheted
+    expect(
+      update(
+        { ports: [{ port: 70000 }], extra: { level: 5 } },
+        { ports: [{ port: 70000 }], extra: { level: 5 } },
+      ),
+    ).toEqual([]);
+    // an object with an unknown field never counts as unchanged
+    expect(update({ extra: { level: 1, note: 'x' } }, { extra: { level: 1, note: 'x' } })).toEqual([
+      'spec.extra: Too many: 2: must have at most 1 items',
+    ]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
