@@ -422,4 +422,48 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
     ]);
     expect(bindings.stdout).toBe('system:serviceaccounts');
   });
+
+  it('[FINDING S12-KW9] TokenReview authenticates a token for its audiences; a token made for another audience is refused by the API; system:auth-delegator exists', async () => {
+    const review = async (token: string, audiences?: string[]): Promise<Record<string, unknown>> => {
+      const spec = audiences
+        ? `{token: "${token}", audiences: [${audiences.join(', ')}]}`
+        : `{token: "${token}"}`;
+      const r = await k(['create', '-f', '-', '-o', 'json'], {
+        input: `apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec: ${spec}\n`,
+      });
+      expect(r.stderr).toBe('');
+      return (JSON.parse(r.stdout) as { status: Record<string, unknown> }).status;
+    };
+    const api = (await k(['create', 'token', 'default'])).stdout.trim();
+    expect(await review(api)).toMatchObject({
+      authenticated: true,
+      audiences: ['https://kubernetes.default.svc.cluster.local'],
+      user: {
+        username: 'system:serviceaccount:default:default',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+      },
+    });
+    const vault = (await k(['create', 'token', 'default', '--audience=vault'])).stdout.trim();
+    expect(await review(vault, ['vault'])).toMatchObject({ authenticated: true, audiences: ['vault'] });
+    expect(await review(vault)).toEqual({ user: {} });
+    expect(await review('not-a-token')).toEqual({ user: {} });
+    // the API itself accepts only tokens for its own audience
+    const refused = await k(['--token', vault, 'get', 'cm']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Unauthorized');
+    // the admin's static token is audience-agnostic: it counts for the API audience only
+    expect(await review(server.tokenOf())).toMatchObject({
+      authenticated: true,
+      user: { username: 'admin' },
+    });
+    expect(await review(server.tokenOf(), ['vault'])).toEqual({ user: {} });
+    const empty = await k(['create', '--validate=false', '-f', '-'], {
+      input: 'apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec: {audiences: [vault]}\n',
+    });
+    expect(empty.stderr).toContain('token is required for TokenReview in authentication');
+    expect(
+      (await k(['get', 'clusterrole', 'system:auth-delegator', '-o', 'jsonpath={.rules[*].resources[0]}']))
+        .stdout,
+    ).toBe('tokenreviews subjectaccessreviews');
+  });
 });

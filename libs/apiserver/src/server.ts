@@ -37,7 +37,7 @@ import { ServiceAccountsController } from './internal/controllers/service-accoun
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
 import { bootstrapPolicy } from './internal/authz/bootstrap-policy.js';
-import { ServiceAccountTokens } from './internal/authz/service-account-tokens.js';
+import { ServiceAccountTokens, TOKEN_ISSUER } from './internal/authz/service-account-tokens.js';
 import { loadStateFile, saveStateFile } from './internal/storage/state-file.js';
 
 /** The admin-only path that answers the request accounting as JSON. */
@@ -95,6 +95,7 @@ export class KubeApiServer {
       bookmarkIntervalMs: opts.bookmarkIntervalMs,
       rbacEnabled: opts.rbac,
       serviceAccountTokens: new ServiceAccountTokens(store),
+      reviewToken: (token, audiences) => this.reviewToken(token, audiences),
     };
     this.admission = new ServerAdmission(this.deps);
     this.tokens = new Map(opts.users.map((u) => [u.token, u]));
@@ -305,6 +306,23 @@ export class KubeApiServer {
     this.server = srv;
   }
 
+  /**
+   * A TokenReview's answer: the user a token stands for and the audiences it was accepted for.
+   * The configured users' tokens are audience-agnostic (kube's static tokens): they count only when
+   * the review asks for the API server's own audience.
+   */
+  private reviewToken(
+    token: string,
+    audiences: readonly string[],
+  ): { user: AuthUser; audiences: string[] } | undefined {
+    const u = this.tokens.get(token);
+    if (u !== undefined)
+      return audiences.includes(TOKEN_ISSUER)
+        ? { user: { name: u.name, groups: u.groups }, audiences: [TOKEN_ISSUER] }
+        : undefined;
+    return this.deps.serviceAccountTokens?.authenticate(token, audiences);
+  }
+
   private authenticate(req: IncomingMessage): AuthUser {
     const h = req.headers.authorization;
     if (h !== undefined) {
@@ -318,7 +336,7 @@ export class KubeApiServer {
         // a service account token (TokenRequest) is checked on every request: it expires, and
         // it stops working once its account is deleted
         const sa = m ? this.deps.serviceAccountTokens?.authenticate(m[1].trim()) : undefined;
-        if (sa !== undefined) return sa;
+        if (sa !== undefined) return sa.user;
         throw errors.unauthorized();
       }
       const user: AuthUser = { name: u.name, groups: u.groups };

@@ -4,7 +4,8 @@ import type { JsonObject } from '../../types.js';
  * The RBAC policy kube-apiserver creates at start (its `bootstrappolicy` package), reduced to the
  * roles users and tools rely on: `cluster-admin` (bound to `system:masters`), the aggregated
  * user-facing roles `admin`, `edit` and `view` with their `system:aggregate-to-*` parts,
- * `system:basic-user` (self access and rules reviews), `system:discovery`,
+ * `system:basic-user` (self access and rules reviews), `system:discovery`, `system:auth-delegator`
+ * (TokenReview and SubjectAccessReview, unbound),
  * `system:service-account-issuer-discovery` (bound to `system:serviceaccounts`) and
  * `system:public-info-viewer`, bound as on a cluster.
  */
@@ -223,6 +224,11 @@ export function bootstrapPolicy(): { clusterRoles: JsonObject[]; clusterRoleBind
           ],
           verbs: ['get'],
         },
+      ]),
+      // for servers that delegate authentication and authorization to the API server (kube-rbac-proxy)
+      clusterRole('system:auth-delegator', [
+        { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+        { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
       ]),
       clusterRole('system:service-account-issuer-discovery', [
         {

@@ -155,10 +155,15 @@ export class ServiceAccountTokens {
   }
 
   /**
-   * The service account a bearer token issued here stands for, or undefined when the token is not
-   * one of them, is expired, or its account is gone or was re-created (another uid).
+   * The service account a bearer token issued here stands for, with the audiences it was accepted
+   * for, or undefined when the token is not one of them, names none of `audiences` (by default the
+   * API server's own, so a token made for another audience does not work against the API), is
+   * expired, or its account is gone or was re-created (another uid).
    */
-  authenticate(token: string): AuthUser | undefined {
+  authenticate(
+    token: string,
+    audiences: readonly string[] = [TOKEN_ISSUER],
+  ): { user: AuthUser; audiences: string[] } | undefined {
     const key = this.key;
     if (key === undefined) return undefined;
     const parts = token.split('.');
@@ -178,10 +183,12 @@ export class ServiceAccountTokens {
     }
     const nowSeconds = Math.floor(this.now() / 1000);
     if (claims.exp <= nowSeconds || claims.nbf > nowSeconds) return undefined;
+    const accepted = audiences.filter((a) => claims.aud.includes(a));
+    if (accepted.length === 0) return undefined;
     const { namespace, serviceaccount } = claims['kubernetes.io'];
     const sa = this.store.get('/serviceaccounts', namespace, serviceaccount.name);
     if (sa === undefined || str(metaOf(sa).uid) !== serviceaccount.uid) return undefined;
-    return {
+    const user: AuthUser = {
       name: claims.sub,
       uid: serviceaccount.uid,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
@@ -189,5 +196,6 @@ export class ServiceAccountTokens {
         'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`],
       },
     };
+    return { user, audiences: accepted };
   }
 }

@@ -385,6 +385,17 @@ const KINDS: Record<string, Schema> = {
     },
   },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: META },
+  'authentication.k8s.io/v1/TokenReview': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'token', type: 'string' },
+        2: { name: 'audiences', type: 'string', repeated: true },
+      },
+    },
+  },
   'authentication.k8s.io/v1/TokenRequest': {
     1: META,
     2: {
@@ -548,7 +559,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, CronJob, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, CronJob, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest, TokenReview and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');

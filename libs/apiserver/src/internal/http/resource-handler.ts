@@ -4,6 +4,7 @@ import { mediaType, parseBody, readBody } from './body.js';
 import { decodeProtobuf } from '../encoding/protobuf.js';
 import type { ServiceAccountTokens } from '../authz/service-account-tokens.js';
 import { answerPodStream, isPodStream } from './pod-streams.js';
+import { reviewToken } from '../authz/token-review.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
 import { ApiError, errors } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
@@ -50,6 +51,11 @@ export interface HandlerDeps {
   rbacEnabled: boolean;
   /** Issues service account tokens (TokenRequest); without it `serviceaccounts/token` is 404. */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** Authenticates a TokenReview's token for its audiences; without it every review is unauthenticated. */
+  reviewToken?: (
+    token: string,
+    audiences: readonly string[],
+  ) => { user: AuthUser; audiences: string[] } | undefined;
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -723,6 +729,7 @@ function virtualCreate(
   if (rt.plural === 'selfsubjectaccessreviews')
     return reviewAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body, user);
   if (rt.plural === 'selfsubjectreviews') return reviewSelf(rt, version, body, user);
+  if (rt.plural === 'tokenreviews') return reviewToken(rt, version, body, deps.reviewToken);
   if (rt.plural === 'subjectaccessreviews')
     return reviewSubjectAccess(deps.store, deps.peers, deps.rbacEnabled, rt, version, body);
   if (rt.plural === 'localsubjectaccessreviews')

@@ -476,6 +476,15 @@ const DEFS: Def[] = [
     virtual: true,
   },
   {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    kind: 'TokenReview',
+    plural: 'tokenreviews',
+    cluster: true,
+    verbs: ['create'],
+    virtual: true,
+  },
+  {
     group: 'admissionregistration.k8s.io',
     version: 'v1',
     kind: 'ValidatingWebhookConfiguration',
