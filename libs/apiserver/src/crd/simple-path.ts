@@ -16,17 +16,6 @@ export function parseSimplePath(path: string): string[] | undefined {
   return parts;
 }
 
-/** The schema node reached by following field names from `root` (through properties or a map's value schema). */
-export function schemaAtPath(root: JsonSchemaProps, fields: readonly string[]): JsonSchemaProps | undefined {
-  let s: JsonSchemaProps | undefined = root;
-  for (const f of fields) {
-    if (!s) return undefined;
-    const next: JsonSchemaProps | undefined = asSchema(s.properties?.[f]) ?? mapValueSchema(s);
-    s = next;
-  }
-  return s;
-}
-
 /** One step of a rule's `fieldPath`: a property name or a key of a map (`additionalProperties`). */
 export interface FieldPathStep {
   name: string;

@@ -17,8 +17,9 @@ import {
 import { API_APPROVED_ANNOTATION, apiApprovalState, isProtectedGroup } from './api-approval.js';
 import { arrayAt, isObject, jsonEqual, objectAt, stringAt } from './json-util.js';
 import { isDns1035Label, isDns1123Subdomain } from './name-validation.js';
-import { asSchema } from './schema-types.js';
-import { parseSimplePath, schemaAtPath } from './simple-path.js';
+import type { JsonSchemaProps } from './schema-types.js';
+import { asSchema, mapValueSchema } from './schema-types.js';
+import { parseSimplePath } from './simple-path.js';
 import { validateDefaults } from './internal/default-validation.js';
 import { validateStructuralSchema } from './structural-schema.js';
 import { ruleErrors } from './internal/cel/rules.js';
@@ -233,48 +234,13 @@ function validateVersion(version: JsonObject, path: string): StatusCause[] {
     errs.push(...validateColumn(col, index(child(path, 'additionalPrinterColumns'), i)));
   });
 
-  const selectable = arrayAt(version, 'selectableFields');
-  const sfPath = child(path, 'selectableFields');
-  if (selectable.length > MAX_SELECTABLE_FIELDS)
-    errs.push(tooMany(sfPath, selectable.length, MAX_SELECTABLE_FIELDS));
-  const seenPaths = new Set<string>();
-  selectable.forEach((sf, i) => {
-    const p = child(index(sfPath, i), 'jsonPath');
-    const jsonPath = isObject(sf) ? stringAt(sf, 'jsonPath') : undefined;
-    if (!jsonPath) {
-      errs.push(required(p));
-      return;
-    }
-    if (seenPaths.has(jsonPath)) errs.push(duplicate(p, jsonPath));
-    seenPaths.add(jsonPath);
-    const fields = parseSimplePath(jsonPath);
-    if (!fields) {
-      errs.push(invalid(p, jsonPath, 'must be a simple json path starting with .'));
-      return;
-    }
-    if (fields[0] === 'metadata') {
-      errs.push(
-        forbidden(
-          p,
-          'must not select metadata fields (metadata.name and metadata.namespace are always selectable)',
-        ),
-      );
-      return;
-    }
-    if (!schema) return;
-    const target = schemaAtPath(schema, fields);
-    if (!target) {
-      errs.push(invalid(p, jsonPath, 'is an invalid path: does not refer to a valid field'));
-    } else if (!['string', 'integer', 'boolean'].includes(target.type ?? '')) {
-      errs.push(
-        invalid(
-          p,
-          jsonPath,
-          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
-        ),
-      );
-    }
-  });
+  errs.push(
+    ...validateSelectableFields(
+      arrayAt(version, 'selectableFields'),
+      schema,
+      child(path, 'selectableFields'),
+    ),
+  );
 
   errs.push(...validateSubresources(objectAt(version, 'subresources'), child(path, 'subresources')));
   return errs;
@@ -362,6 +328,79 @@ function statusRootErrors(schema: JsonObject, path: string): StatusCause[] {
       `only [${ALLOWED_AT_ROOT_WITH_STATUS.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`,
     ),
   ];
+}
+
+/**
+ * Selectable fields as kube-apiserver checks them (validation.go ValidateCustomResourceSelectableFields):
+ * each path resolved against the schema (cel.ValidFieldPath without array notation), not under
+ * metadata, of a scalar type, not repeated; at most eight valid distinct paths.
+ */
+function validateSelectableFields(
+  selectable: unknown[],
+  schema: JsonSchemaProps | undefined,
+  path: string,
+): StatusCause[] {
+  const errs: StatusCause[] = [];
+  const unique = new Set<string>();
+  selectable.forEach((sf, i) => {
+    const p = child(index(path, i), 'jsonPath');
+    const jsonPath = isObject(sf) ? stringAt(sf, 'jsonPath') : undefined;
+    if (!jsonPath) {
+      errs.push(required(p));
+      return;
+    }
+    if (!schema) return;
+    const found = resolveFieldPath(jsonPath, schema);
+    if ('error' in found) {
+      errs.push(invalid(p, jsonPath, `is an invalid path: ${found.error}`));
+      return;
+    }
+    if (found.path.startsWith('metadata.') || found.path === 'metadata' || found.path.startsWith('metadata['))
+      errs.push(invalid(p, jsonPath, 'must not point to fields in metadata'));
+    if (!['string', 'integer', 'boolean'].includes(found.schema?.type ?? ''))
+      errs.push(
+        invalid(
+          p,
+          jsonPath,
+          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        ),
+      );
+    if (unique.has(found.path)) errs.push(duplicate(p, jsonPath));
+    else unique.add(found.path);
+  });
+  if (unique.size > MAX_SELECTABLE_FIELDS) errs.push(tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
+  return errs;
+}
+
+/**
+ * kube-apiserver's cel.ValidFieldPath without array notation: `.name` steps, each a property of an
+ * object or a key of a map. The field path (`spec.labels[tier]`) and its schema, or why it is not valid.
+ */
+function resolveFieldPath(
+  jsonPath: string,
+  root: JsonSchemaProps,
+): { path: string; schema: JsonSchemaProps | undefined } | { error: string } {
+  const tokens = jsonPath.match(/[.[\]]|[^.[\]]+/g) ?? [];
+  let s: JsonSchemaProps | undefined = root;
+  let path = '';
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i] ?? '';
+    if (tok === '[') return { error: 'array notation is not allowed' };
+    if (tok !== '.') return { error: `expected [ or . but got: ${tok}` };
+    const name = tokens[++i];
+    if (name === undefined) return { error: 'unexpected end of JSON path' };
+    const props = s?.properties;
+    if (props && Object.keys(props).length > 0) {
+      const next = asSchema(props[name]);
+      if (!next) return { error: 'does not refer to a valid field' };
+      s = next;
+      path = path ? `${path}.${name}` : name;
+    } else if (s?.additionalProperties !== undefined) {
+      s = mapValueSchema(s);
+      path = `${path}[${name}]`;
+    } else return { error: 'does not refer to a valid field' };
+  }
+  return { path, schema: s };
 }
 
 function validateColumn(col: unknown, path: string): StatusCause[] {

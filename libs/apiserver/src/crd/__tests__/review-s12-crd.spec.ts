@@ -611,6 +611,32 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       'spec.extra: Too many: 2: must have at most 1 items',
     ]);
   });
+  it('[FINDING S12-CRD19] selectable fields are resolved as kube-apiserver resolves them: metadata paths, map keys, parse errors, and only valid unique paths count toward the limit', () => {
+    // validation.go ValidateCustomResourceSelectableFields with cel.ValidFieldPath (no array notation)
+    const props: Record<string, JsonSchemaProps> = {
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+    };
+    for (let i = 0; i < 7; i++) props[`f${i}`] = { type: 'string' };
+    const root: JsonSchemaProps = {
+      type: 'object',
+      properties: { metadata: { type: 'object' }, spec: { type: 'object', properties: props } },
+    };
+    const selectable = (paths: string[]): string[] =>
+      crdCauses(root, { selectableFields: paths.map((jsonPath) => ({ jsonPath })) });
+    const at = (i: number): string => `spec.versions[0].selectableFields[${i}].jsonPath`;
+    expect(selectable(['.metadata.name', 'spec.f0', ".spec['f1']", '.spec.labels.tier'])).toEqual([
+      `${at(0)}: Invalid value: ".metadata.name": is an invalid path: does not refer to a valid field`,
+      `${at(1)}: Invalid value: "spec.f0": is an invalid path: expected [ or . but got: spec`,
+      `${at(2)}: Invalid value: ".spec['f1']": is an invalid path: array notation is not allowed`,
+    ]);
+    // nine entries, two of them invalid: seven valid paths are within the limit of eight
+    expect(
+      selectable(['.nope', '.spec.nope', ...Array.from({ length: 7 }, (_, i) => `.spec.f${i}`)]),
+    ).toEqual([
+      `${at(0)}: Invalid value: ".nope": is an invalid path: does not refer to a valid field`,
+      `${at(1)}: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field`,
+    ]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
