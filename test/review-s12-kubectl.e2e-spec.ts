@@ -466,4 +466,42 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
         .stdout,
     ).toBe('tokenreviews subjectaccessreviews');
   });
+
+  it('[FINDING S12-KW10] with simulated workloads, kubectl rollout undo rolls a Deployment back to its previous ReplicaSet, and rollout history shows the revisions as kube does', async () => {
+    const sim = await KubeApiServer.start({ simulateWorkloads: true });
+    const simKc = join(dir, 'sim-kubeconfig');
+    try {
+      await sim.writeKubeconfig(simKc);
+      const s = (args: string[]): Promise<Run> => kubectl(simKc, args);
+      expect((await s(['create', 'deploy', 'web', '--image=nginx:1', '--replicas=2'])).code).toBe(0);
+      expect((await s(['rollout', 'status', 'deploy/web', '--timeout=20s'])).code).toBe(0);
+      expect((await s(['set', 'image', 'deploy/web', 'nginx=nginx:2'])).code).toBe(0);
+      expect((await s(['rollout', 'status', 'deploy/web', '--timeout=20s'])).code).toBe(0);
+      expect((await s(['get', 'deploy', 'web', '-o', 'jsonpath={.metadata.annotations}'])).stdout).toBe(
+        '{"deployment.kubernetes.io/revision":"2"}',
+      );
+      const undo = await s(['rollout', 'undo', 'deploy/web']);
+      expect(undo.stderr).toBe('');
+      expect(undo.stdout).toContain('deployment.apps/web rolled back');
+      expect((await s(['rollout', 'status', 'deploy/web', '--timeout=20s'])).code).toBe(0);
+      expect(
+        (await s(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']))
+          .stdout,
+      ).toBe('nginx:1');
+      // the first ReplicaSet is reused (no third one), now revision 3 with 1 in its history
+      const sets = JSON.parse((await s(['get', 'rs', '-o', 'json'])).stdout) as {
+        items: { spec: { replicas: number }; metadata: { annotations: Record<string, string> } }[];
+      };
+      expect(sets.items).toHaveLength(2);
+      const active = sets.items.find((rs) => rs.spec.replicas === 2);
+      expect(active?.metadata.annotations).toMatchObject({
+        'deployment.kubernetes.io/revision': '3',
+        'deployment.kubernetes.io/revision-history': '1',
+      });
+      const history = await s(['rollout', 'history', 'deploy/web']);
+      expect(history.stdout).toMatch(/^REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>$/m);
+    } finally {
+      await sim.stop();
+    }
+  });
 });

@@ -72,6 +72,7 @@ function annotationsOf(obj: JsonObject): Record<string, string> {
 }
 
 const REVISION = 'deployment.kubernetes.io/revision';
+const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
 
 function alive(o: JsonObject): boolean {
   return metaOf(o).deletionTimestamp === undefined;
@@ -228,10 +229,15 @@ export class WorkloadSimulator {
     const current = sets.filter(alive);
     const newRs = current.find((rs) => labelsOf(rs)[POD_TEMPLATE_HASH] === hash);
     const now = rfc3339(new Date());
+    // the new ReplicaSet's revision is one past every other one's (deploymentutil.MaxRevision + 1)
+    const revisionOf = (rs: JsonObject): number => Number(annotationsOf(rs)[REVISION] ?? 0) || 0;
+    const revision = 1 + Math.max(0, ...sets.filter((s) => s !== newRs).map(revisionOf));
+    if (newRs && revisionOf(newRs) < revision) this.reviseReplicaSet(newRs, revision);
+    if (annotationsOf(d)[REVISION] !== String(revision))
+      this.annotate(DEPLOYMENTS, d, { [REVISION]: String(revision) });
     if (!newRs) {
       const selector = isObject(spec.selector) ? spec.selector : {};
       const labels = { ...labelsOf(template), [POD_TEMPLATE_HASH]: hash };
-      const revision = 1 + Math.max(0, ...sets.map((s) => Number(annotationsOf(s)[REVISION] ?? 0) || 0));
       this.create(REPLICASETS, str(meta.namespace), {
         metadata: {
           name: `${str(meta.name)}-${hash}`,
@@ -535,6 +541,33 @@ export class WorkloadSimulator {
     const live = this.store.get(REPLICASETS, str(m.namespace), str(m.name));
     if (!live) return;
     const next = { ...live, spec: { ...specOf(live), replicas } };
+    this.service.commitUpdate(rt, storageVersion(rt), live, next, SYSTEM, undefined, 'track');
+  }
+
+  /**
+   * A rollback (or a roll forward) to an existing ReplicaSet: it gets the next revision and keeps
+   * its former one in `deployment.kubernetes.io/revision-history` (SetNewReplicaSetAnnotations).
+   */
+  private reviseReplicaSet(rs: JsonObject, revision: number): void {
+    const annotations = annotationsOf(rs);
+    const previous = annotations[REVISION];
+    const next: Record<string, string> = { [REVISION]: String(revision) };
+    if (previous !== undefined) {
+      const history = annotations[REVISION_HISTORY];
+      next[REVISION_HISTORY] = history ? `${history},${previous}` : previous;
+    }
+    this.annotate(REPLICASETS, rs, next);
+  }
+
+  /** Sets annotations on an object (a metadata update by the controller; no new generation). */
+  private annotate(resource: string, obj: JsonObject, annotations: Record<string, string>): void {
+    const m = metaOf(obj);
+    const live = this.store.get(resource, str(m.namespace), str(m.name));
+    const rt = this.registry.byStorageKey(resource);
+    if (!live || !rt) return;
+    const meta = metaOf(live);
+    const current = isObject(meta.annotations) ? meta.annotations : {};
+    const next = { ...live, metadata: { ...meta, annotations: { ...current, ...annotations } } };
     this.service.commitUpdate(rt, storageVersion(rt), live, next, SYSTEM, undefined, 'track');
   }
 

@@ -14,15 +14,31 @@ const SAFE = 'bcdfghjklmnpqrstvwxz2456789';
 /**
  * A hash of a pod template in the form kube-controller-manager uses (FNV-32a, then its decimal
  * digits mapped to `rand.SafeEncodeString`'s alphabet), e.g. `7d4b9c8f6`. The value differs from a
- * real cluster's, which hashes Go's in-memory structure.
+ * real cluster's, which hashes Go's in-memory structure. Keys are hashed in sorted order: a template
+ * written back with its fields in another order (`kubectl rollout undo` sends Go's sorted JSON) is
+ * the same template, so it finds its existing ReplicaSet as kube's EqualIgnoreHash does.
  */
 export function templateHash(template: unknown): string {
   let h = 0x811c9dc5;
-  for (const b of Buffer.from(JSON.stringify(template ?? {}), 'utf8')) {
+  for (const b of Buffer.from(canonicalJson(template ?? {}), 'utf8')) {
     h ^= b;
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return [...String(h)].map((c) => SAFE[c.charCodeAt(0) % SAFE.length]).join('');
+}
+
+/** JSON with every object's keys sorted. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** The desired replicas of a workload (`spec.replicas`, default 1). */
