@@ -328,10 +328,11 @@ export class ObjectService {
     const admit = version.admit;
     if (!admit) return [];
     const policy = ctx.fieldValidation ?? 'Warn';
-    const before = policy === 'Ignore' ? undefined : clone(obj);
+    // what pruning drops, whatever the value (an unknown field set to null too), as kube-apiserver's
+    // prune records every unknown key (pruning/algorithm.go RecordUnknownField)
+    const unknown = policy === 'Ignore' ? undefined : version.unknownFields?.(obj);
     const causes = admit(obj, mode, old);
-    if (before)
-      reportUnknownFields(rt.kind, version.name, prunedPaths(before, obj, ''), policy, ctx.warnings);
+    if (unknown) reportUnknownFields(rt.kind, version.name, unknown, policy, ctx.warnings);
     return causes;
   }
 
@@ -1057,24 +1058,6 @@ function sameObject(a: JsonObject, b: JsonObject): boolean {
   if (!equalExcept(a, b, 'metadata', deepEqualField)) return false;
   if (!equalExcept(am, bm, 'managedFields', deepEqualField)) return false;
   return sameManagedFields(am.managedFields, bm.managedFields);
-}
-
-/** Fields present in `before` and gone from `after` (pruned), as dotted paths; nulls excluded. */
-function prunedPaths(before: unknown, after: unknown, prefix: string): string[] {
-  if (Array.isArray(before) && Array.isArray(after)) {
-    const out: string[] = [];
-    before.forEach((b, i) => out.push(...prunedPaths(b, after[i], `${prefix}[${i}]`)));
-    return out;
-  }
-  if (!isObject(before) || !isObject(after)) return [];
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(before)) {
-    const path = prefix ? `${prefix}.${k}` : k;
-    if (!(k in after)) {
-      if (v !== null) out.push(path);
-    } else out.push(...prunedPaths(v, after[k], path));
-  }
-  return out;
 }
 
 /**
