@@ -637,6 +637,52 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
       `${at(1)}: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field`,
     ]);
   });
+  it('[FINDING S12-CRD21] the metadata of an embedded resource is validated as ObjectMeta: name, namespace, labels and annotation keys', () => {
+    // objectmeta/validation.go validateEmbeddedResource: metav1validation.ValidateObjectMeta with
+    // path.ValidatePathSegmentName for the name
+    const root = withSpec({
+      type: 'object',
+      properties: {
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+      },
+    });
+    const causes = admitSpec(root, {
+      template: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'a/b',
+          namespace: 'Not_A_Label',
+          labels: { tier: 'web server' },
+          annotations: { 'bad key': 'x' },
+        },
+      },
+    }).causes;
+    expect(causes).toEqual(
+      expect.arrayContaining([
+        `spec.template.metadata.name: Invalid value: "a/b": may not contain '/'`,
+        expect.stringMatching(
+          /^spec\.template\.metadata\.namespace: Invalid value: "Not_A_Label": a lowercase RFC 1123 label/,
+        ),
+        expect.stringMatching(
+          /^spec\.template\.metadata\.labels: Invalid value: "web server": a valid label must be/,
+        ),
+        expect.stringMatching(
+          /^spec\.template\.metadata\.annotations: Invalid value: "bad key": name part must consist of/,
+        ),
+      ]),
+    );
+    expect(causes).toHaveLength(4);
+    // a name that is no DNS name but a valid path segment is fine, as in kube-apiserver
+    expect(
+      admitSpec(root, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Upper_Case' } } })
+        .causes,
+    ).toEqual([]);
+  });
 });
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's

@@ -1,10 +1,11 @@
 /**
  * Checks kube-apiserver makes beyond the OpenAPI keywords: unique items of `set` lists, unique keys of
  * `map` lists, and `apiVersion`/`kind` of embedded resources (present, a group/version, a kind that
- * lower-cased is a DNS-1035 label).
+ * lower-cased is a DNS-1035 label) and their metadata (as ObjectMeta).
  */
 import type { JsonObject } from '../../types.js';
 import { CauseReason, invalid, required } from '../field-errors.js';
+import { validateLabelsAndAnnotations, validateName } from '../../internal/storage/names.js';
 import { isObject } from '../json-util.js';
 import type { JsonSchemaProps } from '../schema-types.js';
 import { asSchema, mapValueSchema } from '../schema-types.js';
@@ -66,6 +67,28 @@ function checkEmbedded(value: JsonObject, segs: (string | number)[], out: Locate
         push(invalid(field, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
     }
   }
+  if (isObject(value.metadata))
+    for (const cause of embeddedMetadataCauses(value.metadata, renderPath(segs))) push(cause);
+}
+
+/**
+ * ValidateObjectMeta of an embedded resource's metadata as kube-apiserver runs it (the name and
+ * generateName as path segments, the namespace as a DNS label, label and annotation keys and values).
+ */
+function embeddedMetadataCauses(meta: JsonObject, at: string): LocatedCause['cause'][] {
+  const prefix = `${at}.metadata`;
+  const causes: LocatedCause['cause'][] = [];
+  if (typeof meta.generateName === 'string' && meta.generateName !== '')
+    for (const bad of ['/', '%'])
+      if (meta.generateName.includes(bad))
+        causes.push(invalid(`${prefix}.generateName`, meta.generateName, `may not contain '${bad}'`));
+  if (typeof meta.name === 'string' && meta.name !== '')
+    causes.push(...validateName(meta.name, 'path', `${prefix}.name`));
+  if (typeof meta.namespace === 'string' && meta.namespace !== '')
+    causes.push(...validateName(meta.namespace, 'label', `${prefix}.namespace`));
+  for (const c of validateLabelsAndAnnotations(meta))
+    causes.push({ ...c, field: prefix + c.field.slice('metadata'.length) });
+  return causes;
 }
 
 function checkList(
