@@ -684,9 +684,10 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
     ).toEqual([]);
   });
 });
+
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
- * versions. These are pinned with it.failing: the fixes belong to the engine (see each test).
+ * versions. The engine fixes still to be made are pinned with it.failing (see each test).
  */
 describe('review s12: multi-version custom resources through the server', () => {
   const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
