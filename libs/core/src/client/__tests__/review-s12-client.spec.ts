@@ -244,6 +244,28 @@ describe('review S12: the client against scripted answers', () => {
     expect(apiError.message).toMatch(/not a Kubernetes Status/);
   });
 
+  it('[FINDING S12-CL12] the plain-text 404 kube-apiserver answers for a group or version it does not serve (a CustomResourceDefinition not installed) is blamed on a proxy in front of it', async () => {
+    const client = make();
+    // kube-apiserver's NotFound handler (apiserver util/notfoundhandler, Go's http.NotFound)
+    server.handle((_req, res) => {
+      res.writeHead(404, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end('404 page not found\n');
+    });
+    const error = await client.list(Widget, { namespace: 'ns1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubernetesApiError);
+    const apiError = error as KubernetesApiError;
+    expect([apiError.status, apiError.reason, apiError.isNotFound()]).toEqual([404, 'NotFound', true]);
+    expect(apiError.message).not.toMatch(/proxy|load balancer/);
+    expect(apiError.message).toContain(
+      `the API server at http://127.0.0.1:${server.port} does not serve this path: its group or version is not served`,
+    );
+    // get() keeps reading any 404 as an absent object, as fabric8's get does
+    expect(await client.get(Widget, id).catch((e: unknown) => e)).toBeUndefined();
+  });
+
   it('[FINDING S12-CL9] a request that timed out waiting for a free request slot (maxSockets all busy) says the API server did not answer, though it was never sent', async () => {
     const client = make({ maxSockets: 1, requestTimeoutMs: 1_000 });
     server.handle((req, res) => {

@@ -774,6 +774,11 @@ export function apiError(
   });
 }
 
+/** Whether a content type is Go's `http.Error` one (`text/plain; charset=utf-8`). */
+function isPlainNotFound(contentType: string | string[] | undefined): boolean {
+  return /^text\/plain\b/i.test(String(contentType ?? ''));
+}
+
 /** What a 401, or a failure answer that is not a Status, means and what to do. */
 function failureHint(
   status: number,
@@ -787,6 +792,14 @@ function failureHint(
       `the API server at ${context.server} rejected the credentials of ${user}: its token or client certificate ` +
       "has expired, been revoked or belongs to another cluster; get fresh credentials (`kubectl config view --raw`, or your provider's " +
       'get-credentials command), or in a pod check that its service account token is mounted and valid'
+    );
+  }
+  // kube-apiserver's own answer to a path it does not serve (its NotFound handler is Go's
+  // http.NotFound): a group or version that is not served, e.g. the CRD is not installed
+  if (notStatus && status === 404 && isPlainNotFound(contentType)) {
+    return (
+      `the API server at ${context.server} does not serve this path: its group or version is not served ` +
+      '(a CustomResourceDefinition that is not installed, or that does not serve this version); check with `kubectl api-resources`'
     );
   }
   if (notStatus) {
