@@ -5,7 +5,12 @@ import {
   BINDING_COLUMNS,
   CREATED_AT_COLUMNS,
   CRONJOB_COLUMNS,
+  DAEMON_SET_COLUMNS,
+  ENDPOINTS_COLUMNS,
   EVENT_COLUMNS,
+  INGRESS_COLUMNS,
+  JOB_COLUMNS,
+  PERSISTENT_VOLUME_CLAIM_COLUMNS,
   PERSISTENT_VOLUME_COLUMNS,
   REPLICATION_CONTROLLER_COLUMNS,
 } from './table-columns.js';
@@ -268,13 +273,16 @@ const DEFS: Def[] = [
     plural: 'persistentvolumeclaims',
     short: ['pvc'],
     status: true,
-    columns: [
-      col('Status', 'string', (o) => get(o, 'status.phase') ?? 'Pending'),
-      col('Volume', 'string', (o) => get(o, 'spec.volumeName') ?? ''),
-      AGE,
-    ],
+    columns: [...PERSISTENT_VOLUME_CLAIM_COLUMNS],
   },
-  { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', short: ['ep'] },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Endpoints',
+    plural: 'endpoints',
+    short: ['ep'],
+    columns: [...ENDPOINTS_COLUMNS],
+  },
   {
     group: '',
     version: 'v1',
@@ -346,12 +354,7 @@ const DEFS: Def[] = [
     short: ['ds'],
     cats: ['all'],
     status: true,
-    columns: [
-      col('Desired', 'integer', (o) => Number(get(o, 'status.desiredNumberScheduled') ?? 0)),
-      col('Current', 'integer', (o) => Number(get(o, 'status.currentNumberScheduled') ?? 0)),
-      col('Ready', 'integer', (o) => Number(get(o, 'status.numberReady') ?? 0)),
-      AGE,
-    ],
+    columns: [...DAEMON_SET_COLUMNS],
   },
   {
     group: 'batch',
@@ -360,15 +363,7 @@ const DEFS: Def[] = [
     plural: 'jobs',
     cats: ['all'],
     status: true,
-    columns: [
-      col('Status', 'string', (o) => (Number(get(o, 'status.succeeded') ?? 0) > 0 ? 'Complete' : 'Running')),
-      col(
-        'Completions',
-        'string',
-        (o) => `${Number(get(o, 'status.succeeded') ?? 0)}/${Number(get(o, 'spec.completions') ?? 1)}`,
-      ),
-      AGE,
-    ],
+    columns: [...JOB_COLUMNS],
   },
   {
     group: 'batch',
@@ -387,7 +382,7 @@ const DEFS: Def[] = [
     plural: 'ingresses',
     short: ['ing'],
     status: true,
-    columns: [col('Class', 'string', (o) => get(o, 'spec.ingressClassName') ?? '<none>'), AGE],
+    columns: [...INGRESS_COLUMNS],
   },
   {
     group: 'coordination.k8s.io',

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../types.js';
 import type { TableColumn } from './resource-type.js';
-import { age } from '../encoding/table.js';
+import { age, humanDuration } from '../encoding/table.js';
 
 /**
  * Table columns of built-in kinds whose kube-apiserver printers differ from the usual
@@ -189,15 +189,7 @@ const ACCESS_MODES: Record<string, string> = {
 /** core/v1 PersistentVolume (printPersistentVolume). */
 export const PERSISTENT_VOLUME_COLUMNS: readonly TableColumn[] = [
   column('Capacity', (o) => text(o, 'spec', 'capacity', 'storage') || '0'),
-  column('Access Modes', (o) => {
-    const modes = field(o, ['spec', 'accessModes']);
-    if (!Array.isArray(modes)) return '';
-    const seen = new Set(modes.map((m) => (typeof m === 'string' ? m : '')));
-    return Object.keys(ACCESS_MODES)
-      .filter((m) => seen.has(m))
-      .map((m) => ACCESS_MODES[m])
-      .join(',');
-  }),
+  column('Access Modes', (o) => accessModesString(field(o, ['spec', 'accessModes']))),
   column('Reclaim Policy', (o) => text(o, 'spec', 'persistentVolumeReclaimPolicy')),
   column('Status', (o) => text(o, 'status', 'phase')),
   column('Claim', (o) => {
@@ -207,6 +199,157 @@ export const PERSISTENT_VOLUME_COLUMNS: readonly TableColumn[] = [
   column('StorageClass', (o) => text(o, 'spec', 'storageClassName')),
   column('VolumeAttributesClass', (o) => text(o, 'spec', 'volumeAttributesClassName') || '<unset>'),
   column('Reason', (o) => text(o, 'status', 'reason')),
+  AGE,
+  column('VolumeMode', (o) => text(o, 'spec', 'volumeMode') || '<unset>', 1),
+];
+
+function accessModesString(modes: unknown): string {
+  if (!Array.isArray(modes)) return '';
+  const seen = new Set(modes.map((m) => (typeof m === 'string' ? m : '')));
+  return Object.keys(ACCESS_MODES)
+    .filter((m) => seen.has(m))
+    .map((m) => ACCESS_MODES[m])
+    .join(',');
+}
+
+function num(o: unknown, ...path: string[]): number {
+  const v = field(o, path);
+  return typeof v === 'number' ? v : 0;
+}
+
+function hasCondition(o: JsonObject, type: string): boolean {
+  const conditions = field(o, ['status', 'conditions']);
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c) => text(c, 'type') === type && text(c, 'status') === 'True')
+  );
+}
+
+/** A Job's Status cell (printJob): its finished condition, Terminating, Suspended, or Running. */
+function jobStatus(o: JsonObject): string {
+  if (hasCondition(o, 'Complete')) return 'Complete';
+  if (hasCondition(o, 'Failed')) return 'Failed';
+  if (field(o, ['metadata', 'deletionTimestamp']) !== undefined) return 'Terminating';
+  if (hasCondition(o, 'Suspended')) return 'Suspended';
+  if (hasCondition(o, 'FailureTarget')) return 'FailureTarget';
+  return 'Running';
+}
+
+function jobCompletions(o: JsonObject): string {
+  const succeeded = num(o, 'status', 'succeeded');
+  const completions = field(o, ['spec', 'completions']);
+  if (typeof completions === 'number') return `${succeeded}/${completions}`;
+  const parallelism = num(o, 'spec', 'parallelism');
+  return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+}
+
+/** From startTime to completionTime, or to now while it runs; empty before it starts. */
+function jobDuration(o: JsonObject, now: number = Date.now()): string {
+  const start = Date.parse(text(o, 'status', 'startTime'));
+  if (Number.isNaN(start)) return '';
+  const end = Date.parse(text(o, 'status', 'completionTime'));
+  return humanDuration((Number.isNaN(end) ? now : end) - start);
+}
+
+/** batch/v1 Job (printJob). */
+export const JOB_COLUMNS: readonly TableColumn[] = [
+  column('Status', jobStatus),
+  column('Completions', jobCompletions),
+  column('Duration', (o) => jobDuration(o)),
+  AGE,
+  column('Containers', (o) => containerCells(field(o, ['spec', 'template']), 'name'), 1),
+  column('Images', (o) => containerCells(field(o, ['spec', 'template']), 'image'), 1),
+  column('Selector', (o) => labelSelectorString(field(o, ['spec', 'selector'])), 1),
+];
+
+/** apps/v1 DaemonSet (printDaemonSet). */
+export const DAEMON_SET_COLUMNS: readonly TableColumn[] = [
+  { ...column('Desired', (o) => num(o, 'status', 'desiredNumberScheduled')), type: 'integer' },
+  { ...column('Current', (o) => num(o, 'status', 'currentNumberScheduled')), type: 'integer' },
+  { ...column('Ready', (o) => num(o, 'status', 'numberReady')), type: 'integer' },
+  { ...column('Up-to-date', (o) => num(o, 'status', 'updatedNumberScheduled')), type: 'integer' },
+  { ...column('Available', (o) => num(o, 'status', 'numberAvailable')), type: 'integer' },
+  column('Node Selector', (o) => labelsString(field(o, ['spec', 'template', 'spec', 'nodeSelector']))),
+  AGE,
+  column('Containers', (o) => containerCells(field(o, ['spec', 'template']), 'name'), 1),
+  column('Images', (o) => containerCells(field(o, ['spec', 'template']), 'image'), 1),
+  column('Selector', (o) => labelSelectorString(field(o, ['spec', 'selector'])), 1),
+];
+
+/** Up to three hosts of an Ingress's rules, `*` for none (formatHosts). */
+function ingressHosts(o: JsonObject): string {
+  const rules = field(o, ['spec', 'rules']);
+  const list = Array.isArray(rules) ? rules : [];
+  const hosts = list.map((r) => text(r, 'host')).filter((h) => h !== '');
+  if (hosts.length === 0) return '*';
+  const shown = hosts.slice(0, 3).join(',');
+  return hosts.length > 3 ? `${shown} + ${list.length - 3} more...` : shown;
+}
+
+/** The load balancer's IPs or host names, sorted and unique, clipped to 16 characters. */
+function ingressAddress(o: JsonObject): string {
+  const ingress = field(o, ['status', 'loadBalancer', 'ingress']);
+  const list = Array.isArray(ingress) ? ingress : [];
+  const addresses = [
+    ...new Set(list.map((i) => text(i, 'ip') || text(i, 'hostname')).filter((a) => a !== '')),
+  ];
+  const joined = addresses.sort().join(',');
+  return joined.length > 16 ? `${joined.slice(0, 13)}...` : joined;
+}
+
+/** networking.k8s.io/v1 Ingress (printIngress). */
+export const INGRESS_COLUMNS: readonly TableColumn[] = [
+  column('Class', (o) => text(o, 'spec', 'ingressClassName') || '<none>'),
+  column('Hosts', ingressHosts),
+  column('Address', ingressAddress),
+  column('Ports', (o) => {
+    const tls = field(o, ['spec', 'tls']);
+    return Array.isArray(tls) && tls.length > 0 ? '80, 443' : '80';
+  }),
+  AGE,
+];
+
+/** `ip:port` of the ready addresses, three at most (formatEndpoints); `<none>` without subsets. */
+function endpointsString(o: JsonObject): string {
+  const subsets = field(o, ['subsets']);
+  if (!Array.isArray(subsets) || subsets.length === 0) return '<none>';
+  const all: string[] = [];
+  for (const s of subsets) {
+    const addresses = field(s, ['addresses']);
+    const ips = (Array.isArray(addresses) ? addresses : []).map((a) => text(a, 'ip'));
+    const ports = field(s, ['ports']);
+    if (!Array.isArray(ports) || ports.length === 0) all.push(...ips);
+    else
+      for (const p of ports)
+        for (const ip of ips)
+          all.push(ip.includes(':') ? `[${ip}]:${num(p, 'port')}` : `${ip}:${num(p, 'port')}`);
+  }
+  const shown = all.slice(0, 3).join(',');
+  return all.length > 3 ? `${shown} + ${all.length - 3} more...` : shown;
+}
+
+/** core/v1 Endpoints (printEndpoints). */
+export const ENDPOINTS_COLUMNS: readonly TableColumn[] = [column('Endpoints', endpointsString), AGE];
+
+/** core/v1 PersistentVolumeClaim (printPersistentVolumeClaim): capacity and modes once bound. */
+export const PERSISTENT_VOLUME_CLAIM_COLUMNS: readonly TableColumn[] = [
+  column('Status', (o) =>
+    field(o, ['metadata', 'deletionTimestamp']) !== undefined ? 'Terminating' : text(o, 'status', 'phase'),
+  ),
+  column('Volume', (o) => text(o, 'spec', 'volumeName')),
+  column('Capacity', (o) =>
+    text(o, 'spec', 'volumeName') === '' ? '' : text(o, 'status', 'capacity', 'storage'),
+  ),
+  column('Access Modes', (o) =>
+    text(o, 'spec', 'volumeName') === '' ? '' : accessModesString(field(o, ['status', 'accessModes'])),
+  ),
+  column(
+    'StorageClass',
+    (o) =>
+      text(o, 'spec', 'storageClassName') ||
+      text(o, 'metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class'),
+  ),
+  column('VolumeAttributesClass', (o) => text(o, 'spec', 'volumeAttributesClassName') || '<unset>'),
   AGE,
   column('VolumeMode', (o) => text(o, 'spec', 'volumeMode') || '<unset>', 1),
 ];
