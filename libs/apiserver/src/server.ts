@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiError, errors, toStatus } from './internal/common/errors.js';
+import { ApiError, errors, PageNotFound, toStatus } from './internal/common/errors.js';
 import type { ResolvedOptions, KubeApiServerOptions, ApiUser } from './options.js';
 import { resolveOptions } from './options.js';
 import { Store } from './internal/storage/store.js';
@@ -420,7 +420,14 @@ export class KubeApiServer {
       }
     } catch (err) {
       const st = toStatus(err);
-      if (!res.headersSent) {
+      if (!res.headersSent && err instanceof PageNotFound) {
+        res.writeHead(404, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Length': Buffer.byteLength(PageNotFound.TEXT),
+        });
+        res.end(PageNotFound.TEXT);
+      } else if (!res.headersSent) {
         if (st.retryAfter !== undefined) res.setHeader('Retry-After', String(st.retryAfter));
         sendJson(res, st.status, st.body);
       } else if (!res.writableEnded) res.end();

@@ -40,6 +40,20 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * kube-apiserver's answer to a path nothing serves (its NotFound handler is Go's `http.NotFound`):
+ * a plain-text `404 page not found`, not a Status. That is what an unknown group, a version a CRD
+ * does not serve, an unknown resource of a CRD group or an unknown non-resource path get.
+ */
+export class PageNotFound extends ApiError {
+  /** The body, as Go's http.NotFound writes it. */
+  static readonly TEXT = '404 page not found\n';
+  constructor() {
+    super(404, 'NotFound', '404 page not found');
+    this.name = 'PageNotFound';
+  }
+}
+
 /** A resource identity used in messages: `configmaps "x"`, `deployments.apps "x"`. */
 export interface ResourceRef {
   group: string;

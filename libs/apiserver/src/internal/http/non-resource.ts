@@ -8,7 +8,7 @@ import {
   apiVersions,
   SERVER_VERSION,
 } from '../discovery/discovery.js';
-import { errors } from '../common/errors.js';
+import { errors, PageNotFound } from '../common/errors.js';
 import { builtinOpenApiV3 } from '../openapi/openapi.js';
 import { openApiV2Answer } from '../openapi/openapi-v2.js';
 import type { HandlerDeps } from './resource-handler.js';
@@ -85,19 +85,19 @@ export async function handleNonResource(
   if (m) {
     const list = apiResourceList(deps.registry, '', m[1]);
     if (list) return sendJson(res, 200, list);
-    throw errors.notFound({ group: '', resource: '' });
+    throw new PageNotFound();
   }
   m = /^\/apis\/([^/]+)$/.exec(p);
   if (m) {
     const g = apiGroup(deps.registry, m[1]);
     if (g) return sendJson(res, 200, g);
-    throw errors.notFound({ group: '', resource: '' });
+    throw new PageNotFound();
   }
   m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(p);
   if (m) {
     const list = apiResourceList(deps.registry, m[1], m[2]);
     if (list) return sendJson(res, 200, list);
-    throw errors.notFound({ group: '', resource: '' });
+    throw new PageNotFound();
   }
   if (p === '/openapi/v2') {
     const answer = openApiV2Answer(deps.registry, openApiV2(deps), accept);
@@ -132,8 +132,8 @@ export async function handleNonResource(
     if (builtin) return sendJson(res, 200, builtin);
     throw errors.notFound({ group: '', resource: '' });
   }
-  const notFound = errors.notFound({ group: '', resource: '' });
-  throw Object.assign(notFound, { message: 'the server could not find the requested resource' });
+  // kube-apiserver's NotFound handler: a plain-text 404
+  throw new PageNotFound();
 }
 
 function sendTyped(res: ServerResponse, contentType: string, body: JsonObject): void {

@@ -6,7 +6,7 @@ import type { ServiceAccountTokens } from '../authz/service-account-tokens.js';
 import { answerPodStream, isPodStream } from './pod-streams.js';
 import { reviewToken } from '../authz/token-review.js';
 import { scaleOf, writeScale } from '../storage/scale.js';
-import { ApiError, errors } from '../common/errors.js';
+import { ApiError, errors, PageNotFound } from '../common/errors.js';
 import { buildFilter } from '../watch/filter.js';
 import { dedupOwnerReferences } from '../storage/names.js';
 import { isObject, metaOf } from '../common/json.js';
@@ -293,11 +293,13 @@ export async function handleResource(
 ): Promise<void> {
   const resolved = deps.registry.resolve(info.group, info.version, info.resource);
   if (!resolved) {
-    throw errors.notFound({
-      group: info.group,
-      resource: info.resource,
-      ...(info.name !== undefined ? {} : {}),
-    });
+    // a built-in group version's handler (go-restful) answers an unknown resource with a Status;
+    // anything else (a CRD's group or version, an unknown group) falls to the NotFound handler
+    const builtinGroupVersion = deps.registry
+      .inGroupVersion(info.group, info.version)
+      .some((r) => r.rt.crdName === undefined);
+    if (!builtinGroupVersion) throw new PageNotFound();
+    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
   const { rt, version } = resolved;
   if (isPodStream(info)) return answerPodStream(deps.store, req, res, info, query);
