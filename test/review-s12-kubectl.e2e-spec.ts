@@ -555,4 +555,59 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
       );
     },
   );
+
+  it('[FINDING S12-KW13] create token --bound-object-kind=Pod checks the pod and its service account, and the token ends with the pod', async () => {
+    expect((await k(['create', 'sa', 'runner'])).code).toBe(0);
+    const pods =
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: runs-as-runner}\nspec: {serviceAccountName: runner, containers: [{name: c, image: "nginx:1"}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: runs-as-default}\nspec: {containers: [{name: c, image: "nginx:1"}]}\n';
+    expect((await k(['apply', '-f', '-'], { input: pods })).code).toBe(0);
+    const missing = await k([
+      'create',
+      'token',
+      'runner',
+      '--bound-object-kind=Pod',
+      '--bound-object-name=ghost',
+    ]);
+    expect(missing.stderr).toContain('pods "ghost" not found');
+    const other = await k([
+      'create',
+      'token',
+      'runner',
+      '--bound-object-kind=Pod',
+      '--bound-object-name=runs-as-default',
+    ]);
+    expect(other.stderr).toContain(
+      'cannot bind token for serviceaccount "runner" to pod running with different serviceaccount name.',
+    );
+    const wrongUid = await k([
+      'create',
+      'token',
+      'runner',
+      '--bound-object-kind=Pod',
+      '--bound-object-name=runs-as-runner',
+      '--bound-object-uid=not-the-uid',
+    ]);
+    expect(wrongUid.stderr).toContain(
+      'the UID in the bound object reference (not-the-uid) does not match the UID in record',
+    );
+    const token = (
+      await k(['create', 'token', 'runner', '--bound-object-kind=Pod', '--bound-object-name=runs-as-runner'])
+    ).stdout.trim();
+    const podUid = (await k(['get', 'pod', 'runs-as-runner', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(claims['kubernetes.io']).toMatchObject({ pod: { name: 'runs-as-runner', uid: podUid } });
+    const who = JSON.parse((await k(['--token', token, 'auth', 'whoami', '-o', 'json'])).stdout) as {
+      status: { userInfo: { extra: Record<string, string[]> } };
+    };
+    expect(who.status.userInfo.extra).toMatchObject({
+      'authentication.kubernetes.io/pod-name': ['runs-as-runner'],
+      'authentication.kubernetes.io/pod-uid': [podUid],
+    });
+    expect((await k(['delete', 'pod', 'runs-as-runner'])).code).toBe(0);
+    const after = await k(['--token', token, 'get', 'cm']);
+    expect(after.stderr).toContain('Unauthorized');
+  });
 });

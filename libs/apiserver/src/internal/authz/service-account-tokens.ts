@@ -13,6 +13,7 @@ import { errors } from '../common/errors.js';
 import { isObject, metaOf, rfc3339, str } from '../common/json.js';
 import type { Store } from '../storage/store.js';
 import type { AuthUser } from './access-review.js';
+import { boundObjectAlive, resolveBoundObject } from './bound-object.js';
 
 /** The issuer and default audience of the server's tokens, as a kubeadm cluster's kube-apiserver. */
 export const TOKEN_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -31,7 +32,12 @@ interface Claims {
   iss: string;
   jti: string;
   sub: string;
-  'kubernetes.io': { namespace: string; serviceaccount: { name: string; uid: string } };
+  'kubernetes.io': {
+    namespace: string;
+    serviceaccount: { name: string; uid: string };
+    pod?: { name: string; uid: string };
+    secret?: { name: string; uid: string };
+  };
 }
 
 function base64url(data: Buffer | string): string {
@@ -97,6 +103,7 @@ export class ServiceAccountTokens {
         { group: 'authentication.k8s.io', resource: 'tokenrequests', kind: 'TokenRequest', name: '' },
         causes.map((c) => ({ reason: 'FieldValueInvalid', field: c.field, message: c.message })),
       );
+    const bound = resolveBoundObject(this.store, namespace, name, spec.boundObjectRef);
     const audiences =
       Array.isArray(spec.audiences) && spec.audiences.length > 0
         ? spec.audiences.map((a) => String(a))
@@ -113,6 +120,7 @@ export class ServiceAccountTokens {
       'kubernetes.io': {
         namespace,
         serviceaccount: { name, uid: str(metaOf(sa).uid) },
+        ...(bound ? { [bound.kind === 'Pod' ? 'pod' : 'secret']: { name: bound.name, uid: bound.uid } } : {}),
       },
     };
     const key = this.signingKey();
@@ -127,7 +135,8 @@ export class ServiceAccountTokens {
       spec: {
         audiences,
         expirationSeconds: seconds,
-        boundObjectRef: isObject(spec.boundObjectRef) ? spec.boundObjectRef : null,
+        boundObjectRef:
+          bound && isObject(spec.boundObjectRef) ? { ...spec.boundObjectRef, uid: bound.uid } : null,
       },
       status: { token, expirationTimestamp: rfc3339(new Date(claims.exp * 1000)) },
     };
@@ -188,12 +197,23 @@ export class ServiceAccountTokens {
     const { namespace, serviceaccount } = claims['kubernetes.io'];
     const sa = this.store.get('/serviceaccounts', namespace, serviceaccount.name);
     if (sa === undefined || str(metaOf(sa).uid) !== serviceaccount.uid) return undefined;
+    // a token bound to a pod or a secret ends with it (kube's bound token validation)
+    const boundTo = claims['kubernetes.io'].pod ?? claims['kubernetes.io'].secret;
+    const boundKind = claims['kubernetes.io'].pod ? 'Pod' : 'Secret';
+    if (boundTo && !boundObjectAlive(this.store, namespace, { kind: boundKind, ...boundTo }))
+      return undefined;
     const user: AuthUser = {
       name: claims.sub,
       uid: serviceaccount.uid,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
       extra: {
         'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`],
+        ...(claims['kubernetes.io'].pod
+          ? {
+              'authentication.kubernetes.io/pod-name': [claims['kubernetes.io'].pod.name],
+              'authentication.kubernetes.io/pod-uid': [claims['kubernetes.io'].pod.uid],
+            }
+          : {}),
       },
     };
     return { user, audiences: accepted };
