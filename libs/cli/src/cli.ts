@@ -66,8 +66,9 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
 }
 
 /**
- * Runs the command line; returns the exit code (0 ok, 1 failure, 2 usage: an unknown command, target
- * or option, an extra argument, `--config` without a file). `--config <file>` and `--config=<file>`
+ * Runs the command line; returns the exit code (0 ok, also for `--help`/`-h`, which prints the usage;
+ * 1 failure; 2 usage: an unknown command, target or option, an extra argument, `--config` without a
+ * file). `--config <file>` and `--config=<file>`
  * are both accepted. Messages go to `out`/`err`.
  */
 export async function main(
@@ -81,12 +82,16 @@ export async function main(
     err(`tosdk: ${problem}\n${USAGE}`);
     return 2;
   };
-  let parsed: { values: { check?: boolean; config?: string }; positionals: string[] };
+  let parsed: { values: { check?: boolean; config?: string; help?: boolean }; positionals: string[] };
   try {
     // strict: a misspelt option (--chek) is a usage error rather than silently ignored
     parsed = parseArgs({
       args: [...argv],
-      options: { check: { type: 'boolean' }, config: { type: 'string' } },
+      options: {
+        check: { type: 'boolean' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -95,6 +100,11 @@ export async function main(
       return usage((error as Error).message);
     }
     throw error;
+  }
+  // --help (-h), alone or with a command: the usage on stdout, success
+  if (parsed.values.help) {
+    out(USAGE);
+    return 0;
   }
   const check = parsed.values.check ?? false;
   const configArg = parsed.values.config;

@@ -54,6 +54,14 @@ describe('review S8: tosdk command line arguments and messages', () => {
     expect(existsSync(join(sub, 'out/rbac.yaml'))).toBe(false);
   });
 
+  it('[FINDING S12-DOC16] --help and -h (alone or after generate) print the usage on stdout and exit 0 (they were a usage error, exit 2)', async () => {
+    for (const argv of [['--help'], ['-h'], ['generate', '--help'], ['generate', 'crds', '-h']]) {
+      const r = await run(argv);
+      expect([argv.join(' '), r.code, r.err]).toEqual([argv.join(' '), 0, '']);
+      expect(r.out).toContain('Usage: tosdk generate <crds|rbac|manifests|helm|webhooks|all>');
+    }
+  });
+
   it('[FINDING S8-CL1] --config=<file> (the usual GNU form) is used (it was ignored and the default configuration looked for)', async () => {
     const sub = await mkdtemp(join(dir, 'eq-'));
     await writeFile(join(sub, 'my.config.mjs'), CONFIG);
