@@ -1,6 +1,11 @@
 import type { ResourceType } from '../resource-type.js';
 import { InvalidResourceDefinitionError } from './errors.js';
-import type { ConversionDefinition, ResourceDefinition } from './resource-definition.js';
+import type {
+  ConversionDefinition,
+  PrinterColumn,
+  ResourceDefinition,
+  ScaleSubresourceDefinition,
+} from './resource-definition.js';
 import { toStructuralSchema } from './structural-schema.js';
 import type { JsonSchemaProps } from './structural-schema.js';
 
@@ -20,9 +25,29 @@ export interface GeneratedCustomResourceDefinition {
       categories?: string[];
     };
     scope: 'Namespaced' | 'Cluster';
-    versions: JsonSchemaProps[];
+    versions: GeneratedCustomResourceDefinitionVersion[];
     conversion?: ConversionDefinition;
   };
+}
+
+/** One entry of a generated CRD's `spec.versions`. */
+export interface GeneratedCustomResourceDefinitionVersion {
+  /** The version name, e.g. `v1`. */
+  name: string;
+  /** Whether the API server serves this version. */
+  served: boolean;
+  /** Whether objects are stored at this version (exactly one version is). */
+  storage: boolean;
+  /** Set when the version is deprecated. */
+  deprecated?: boolean;
+  /** The warning clients get for a deprecated version (the API server's default when absent). */
+  deprecationWarning?: string;
+  /** The structural schema of the version. */
+  schema: { openAPIV3Schema: JsonSchemaProps };
+  /** The status (`{}`) and scale subresources, when enabled. */
+  subresources?: { status?: Record<string, never>; scale?: ScaleSubresourceDefinition };
+  /** Columns `kubectl get` shows. */
+  additionalPrinterColumns?: PrinterColumn[];
 }
 
 const sameList = (a: string[] | undefined, b: string[] | undefined) =>
@@ -105,8 +130,7 @@ function buildCrd(
     );
   }
   const versions = types.map((t, i) => buildVersion(t, name, `spec.versions[${i}]`, t === storage[0]));
-  if (!versions.some((v) => v['served'] === true))
-    fail('spec.versions[].served', 'at least one version must be served');
+  if (!versions.some((v) => v.served)) fail('spec.versions[].served', 'at least one version must be served');
   const crdNames: GeneratedCustomResourceDefinition['spec']['names'] = {
     kind: first.kind,
     listKind: `${first.kind}List`,
@@ -134,7 +158,7 @@ function buildVersion(
   crd: string,
   at: string,
   storage: boolean,
-): JsonSchemaProps {
+): GeneratedCustomResourceDefinitionVersion {
   const { schema, version } = type.definition;
   const root = `${at}.schema.openAPIV3Schema`;
   const properties: JsonSchemaProps = {
@@ -154,12 +178,16 @@ function buildVersion(
     );
     openAPIV3Schema['x-kubernetes-validations'] = checked['x-kubernetes-validations'];
   }
-  const v: JsonSchemaProps = { name: type.version, served: version.served ?? true, storage };
+  const v: GeneratedCustomResourceDefinitionVersion = {
+    name: type.version,
+    served: version.served ?? true,
+    storage,
+    schema: { openAPIV3Schema },
+  };
   if (version.deprecated) {
-    v['deprecated'] = true;
-    if (typeof version.deprecated === 'string') v['deprecationWarning'] = version.deprecated;
+    v.deprecated = true;
+    if (typeof version.deprecated === 'string') v.deprecationWarning = version.deprecated;
   }
-  v['schema'] = { openAPIV3Schema };
   const statusSubresource = version.statusSubresource ?? schema.status !== undefined;
   if (statusSubresource && !schema.status) {
     throw new InvalidResourceDefinitionError(
@@ -169,13 +197,13 @@ function buildVersion(
     );
   }
   if (statusSubresource || version.scale) {
-    const subresources: JsonSchemaProps = {};
-    if (statusSubresource) subresources['status'] = {};
-    if (version.scale) subresources['scale'] = { ...version.scale };
-    v['subresources'] = subresources;
+    const subresources: NonNullable<GeneratedCustomResourceDefinitionVersion['subresources']> = {};
+    if (statusSubresource) subresources.status = {};
+    if (version.scale) subresources.scale = { ...version.scale };
+    v.subresources = subresources;
   }
   if (version.printerColumns?.length) {
-    v['additionalPrinterColumns'] = version.printerColumns.map((c, i) => {
+    v.additionalPrinterColumns = version.printerColumns.map((c, i) => {
       if (!c.jsonPath.startsWith('.')) {
         throw new InvalidResourceDefinitionError(
           crd,

@@ -122,6 +122,16 @@ describe('customResourceDefinitions', () => {
     expect(JSON.stringify(crd)).not.toMatch(/anyOf|const|patternProperties/);
   });
 
+  it('[FINDING S12-DOC18] a version is typed as a CRD version: its schema, subresources and columns read without casts', () => {
+    const [crd] = customResourceDefinitions([Widget, WidgetV2]);
+    const v1 = crd.spec.versions[0];
+    // before: versions were JsonSchemaProps[] and this did not compile (TS2339 on openAPIV3Schema)
+    const schema = v1.schema.openAPIV3Schema;
+    expect(schema.type).toBe('object');
+    expect(v1.subresources?.scale?.specReplicasPath).toBe('.spec.replicas');
+    expect([v1.name, v1.served, v1.storage]).toEqual(['v1', true, true]);
+  });
+
   it('carries the conversion of the kind (webhook for a later version)', () => {
     const conversion = {
       strategy: 'Webhook' as const,
