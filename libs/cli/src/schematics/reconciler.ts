@@ -14,6 +14,8 @@ export interface KindSchematicOptions {
   path?: string;
   /** Skip the e2e test. Defaults to false. */
   skipTest?: boolean;
+  /** What `nest g ... --no-spec` passes (`false`): skips the e2e test, as {@link skipTest}. Defaults to true. */
+  spec?: boolean;
 }
 
 function prepare(tree: SchematicTree, o: KindSchematicOptions) {
@@ -66,7 +68,7 @@ export function reconciler(o: KindSchematicOptions): SchematicRule {
       `import { ${names.kind}Reconciler } from './${names.file}.reconciler.js';`,
     );
     insertBefore(tree, `${src}/reconcilers.ts`, MARKERS.reconcilers, `${names.kind}Reconciler,`);
-    if (!o.skipTest) {
+    if (!o.skipTest && o.spec !== false) {
       const runner = tree.exists('vitest.config.ts') ? 'vitest' : 'jest';
       tree.create(`test/${names.file}.e2e-spec.ts`, e2eTestFile(options, runner));
     }
