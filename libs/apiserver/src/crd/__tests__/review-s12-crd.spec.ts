@@ -754,16 +754,13 @@ describe('review s12: multi-version custom resources through the server', () => 
   // Engine change: carry CompiledVersion.deprecationWarning into the served version (controllers.ts
   // crdResource) and add it as a Warning to every request at that version (customresource_handler.go
   // ServeHTTP: warning.AddWarning for crdInfo.warnings[version]).
-  it.failing(
-    '[FINDING S12-CRD7] requests at a deprecated version answer with its deprecation Warning',
-    async () => {
-      const r = await call(server, 'GET', at('v1beta1'));
-      expect(r.status).toBe(200);
-      expect(r.headers.warning).toBe(
-        '299 - "s12.tosdk.io/v1beta1 Widget is deprecated; use s12.tosdk.io/v1 Widget"',
-      );
-    },
-  );
+  it('[FINDING S12-CRD7] requests at a deprecated version answer with its deprecation Warning', async () => {
+    const r = await call(server, 'GET', at('v1beta1'));
+    expect(r.status).toBe(200);
+    expect(r.headers.warning).toBe(
+      '299 - "s12.tosdk.io/v1beta1 Widget is deprecated; use s12.tosdk.io/v1 Widget"',
+    );
+  });
 
   // Engine change: objects read from storage are defaulted with the storage version's schema (the
   // storage codec's unstructuredDefaulter in customresource_handler.go crdConversionRESTOptionsGetter):

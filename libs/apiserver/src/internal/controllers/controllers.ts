@@ -49,6 +49,8 @@ export function crdResource(
         printerColumns: v.printerColumns,
       };
       if (v.scaleSubresource) rv.scale = v.scaleSubresource;
+      if (v.deprecated === true && v.deprecationWarning !== undefined)
+        rv.deprecationWarning = v.deprecationWarning;
       if (conversionWebhook && v.name !== c.storageVersion) {
         rv.conversionError = `conversion webhook for ${c.group}/${c.storageVersion}, Kind=${c.names.kind} failed: the conversion webhook of this CRD cannot be called by the in-memory API server`;
       }

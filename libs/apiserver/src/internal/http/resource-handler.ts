@@ -184,13 +184,14 @@ function writeContext(user: AuthUser, dryRun: boolean): WriteContext {
   };
 }
 
-/** Sets the `Warning` headers a write collected. */
+/** Sets the `Warning` headers a write collected, after any the request already has (a deprecated version's). */
 function setWarnings(res: ServerResponse, ctx: WriteContext): void {
   if (ctx.warnings && ctx.warnings.length > 0) {
-    res.setHeader(
-      'Warning',
-      ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-    );
+    const prior = res.getHeader('Warning');
+    res.setHeader('Warning', [
+      ...(prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)]),
+      ...ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    ]);
   }
 }
 
@@ -302,6 +303,9 @@ export async function handleResource(
     throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
   const { rt, version } = resolved;
+  // a deprecated CRD version warns on every request at it (customresource_handler.go ServeHTTP)
+  if (version.deprecationWarning !== undefined)
+    res.setHeader('Warning', [`299 - ${JSON.stringify(version.deprecationWarning)}`]);
   if (isPodStream(info)) return answerPodStream(deps.store, req, res, info, query);
   if (
     info.subresource === 'token' &&

@@ -34,6 +34,8 @@ export interface ResourceVersion {
   scale?: ScalePaths;
   /** When set, reads of this (non-storage) version fail with this conversion error. */
   conversionError?: string;
+  /** A deprecated CRD version's warning, sent with every request at this version. */
+  deprecationWarning?: string;
 }
 
 /** Where a scale subresource reads and writes replicas (simple `.a.b` paths). */
