@@ -50,8 +50,10 @@ export interface ScalePaths {
   selectorIsLabelSet?: boolean;
 }
 
-/** How names of a kind are validated. */
-export type NameRule = 'subdomain' | 'label' | 'path';
+import type { NameRule } from '../storage/names.js';
+
+/** How names of a kind are validated (defined with the name checks). */
+export type { NameRule };
 
 /** A resource the server serves: one entry per group and plural. */
 export interface ResourceType {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { StatusCause } from '../../types.js';
-import type { NameRule } from '../resources/resource-type.js';
+
+/** How names of a kind are validated (a DNS subdomain, a DNS label, or a path segment). */
+export type NameRule = 'subdomain' | 'label' | 'path';
 
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
