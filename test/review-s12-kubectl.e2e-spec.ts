@@ -351,27 +351,24 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
   // $setElementOrder directive is refused. The fix: give ReplicationController the pod template rules
   // ReplicaSet has (spec.template.spec containers/initContainers/volumes/env/ports merged by key), and
   // PersistentVolume its own (spec.accessModes atomic, spec.mountOptions atomic).
-  it.failing(
-    '[FINDING S12-KW6] kubectl set image rc/<name> (strategic merge patch of a ReplicationController) changes the image and keeps the ports',
-    async () => {
-      const rc =
-        'apiVersion: v1\nkind: ReplicationController\nmetadata: {name: imaged}\nspec:\n  template:\n    metadata: {labels: {app: imaged}}\n    spec: {containers: [{name: c, image: "nginx:1", ports: [{containerPort: 80}]}]}\n';
-      expect((await k(['apply', '-f', '-'], { input: rc })).code).toBe(0);
-      const set = await k(['set', 'image', 'rc/imaged', 'c=nginx:2']);
-      expect(set.stderr).toBe('');
-      expect(
-        (
-          await k([
-            'get',
-            'rc',
-            'imaged',
-            '-o',
-            'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}',
-          ])
-        ).stdout,
-      ).toBe('nginx:2 80');
-    },
-  );
+  it('[FINDING S12-KW6] kubectl set image rc/<name> (strategic merge patch of a ReplicationController) changes the image and keeps the ports', async () => {
+    const rc =
+      'apiVersion: v1\nkind: ReplicationController\nmetadata: {name: imaged}\nspec:\n  template:\n    metadata: {labels: {app: imaged}}\n    spec: {containers: [{name: c, image: "nginx:1", ports: [{containerPort: 80}]}]}\n';
+    expect((await k(['apply', '-f', '-'], { input: rc })).code).toBe(0);
+    const set = await k(['set', 'image', 'rc/imaged', 'c=nginx:2']);
+    expect(set.stderr).toBe('');
+    expect(
+      (
+        await k([
+          'get',
+          'rc',
+          'imaged',
+          '-o',
+          'jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}',
+        ])
+      ).stdout,
+    ).toBe('nginx:2 80');
+  });
 
   it('[FINDING S12-KW7] kubectl logs of a pod prints nothing (no node, as kube); exec and attach say the pod has no host instead of "pods/exec not found"', async () => {
     expect((await k(['run', 'idle', '--image=nginx:1'])).code).toBe(0);

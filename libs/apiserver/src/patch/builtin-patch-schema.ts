@@ -134,6 +134,18 @@ const CORE: Record<string, Builder> = {
     r.atomicMaps.add('spec.dataSource');
     addStatusConditions(r);
   },
+  // a pod template as ReplicaSet's; its selector is a plain map (granular), not a LabelSelector
+  ReplicationController: (r) => {
+    addObjectMeta(r, 'spec.template.metadata');
+    addPodSpec(r, 'spec.template.spec');
+    addStatusConditions(r);
+  },
+  PersistentVolume: (r) => {
+    // ObjectReference is a struct of map-type atomic; access modes and mount options atomic lists
+    r.atomicMaps.add('spec.claimRef');
+    r.lists.set('spec.accessModes', ATOMIC);
+    r.lists.set('spec.mountOptions', ATOMIC);
+  },
 };
 
 const APPS: Record<string, Builder> = {
@@ -311,7 +323,7 @@ const cache = new Map<string, PatchSchema>();
 
 /**
  * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
- * ServiceAccount, Endpoints, Event, PersistentVolumeClaim; apps/v1 Deployment, StatefulSet, ReplicaSet,
+ * ServiceAccount, Endpoints, Event, PersistentVolumeClaim, ReplicationController, PersistentVolume; apps/v1 Deployment, StatefulSet, ReplicaSet,
  * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
  * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease; admissionregistration.k8s.io/v1
  * ValidatingWebhookConfiguration, MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
