@@ -538,20 +538,17 @@ describe('kubectl workflows against @tosdk/apiserver (review s12, KW)', () => {
   // StatefulSet printer columns take precedence over the built-in ones: kube-apiserver's printers
   // (pkg/printers/internalversion/printers.go) add NOMINATED NODE and READINESS GATES to pods, and
   // CONTAINERS, IMAGES (and SELECTOR for ReplicaSets) to ReplicaSets and StatefulSets, for -o wide.
-  it.failing(
-    '[FINDING S12-KW12] get -o wide of pods, replicasets and statefulsets shows the wide columns kube prints',
-    async () => {
-      const objects =
-        'apiVersion: v1\nkind: Pod\nmetadata: {name: wide-pod}\nspec: {containers: [{name: c, image: "nginx:1"}]}\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: wide-sts}\nspec:\n  serviceName: wide-sts\n  selector: {matchLabels: {app: wide-sts}}\n  template:\n    metadata: {labels: {app: wide-sts}}\n    spec: {containers: [{name: c, image: "nginx:1"}]}\n';
-      expect((await k(['apply', '-f', '-'], { input: objects })).code).toBe(0);
-      expect((await k(['get', 'pod', 'wide-pod', '-o', 'wide'])).stdout).toMatch(
-        /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m,
-      );
-      expect((await k(['get', 'sts', 'wide-sts', '-o', 'wide'])).stdout).toMatch(
-        /^NAME\s+READY\s+AGE\s+CONTAINERS\s+IMAGES$/m,
-      );
-    },
-  );
+  it('[FINDING S12-KW12] get -o wide of pods, replicasets and statefulsets shows the wide columns kube prints', async () => {
+    const objects =
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: wide-pod}\nspec: {containers: [{name: c, image: "nginx:1"}]}\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: wide-sts}\nspec:\n  serviceName: wide-sts\n  selector: {matchLabels: {app: wide-sts}}\n  template:\n    metadata: {labels: {app: wide-sts}}\n    spec: {containers: [{name: c, image: "nginx:1"}]}\n';
+    expect((await k(['apply', '-f', '-'], { input: objects })).code).toBe(0);
+    expect((await k(['get', 'pod', 'wide-pod', '-o', 'wide'])).stdout).toMatch(
+      /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m,
+    );
+    expect((await k(['get', 'sts', 'wide-sts', '-o', 'wide'])).stdout).toMatch(
+      /^NAME\s+READY\s+AGE\s+CONTAINERS\s+IMAGES$/m,
+    );
+  });
 
   it('[FINDING S12-KW13] create token --bound-object-kind=Pod checks the pod and its service account, and the token ends with the pod', async () => {
     expect((await k(['create', 'sa', 'runner'])).code).toBe(0);

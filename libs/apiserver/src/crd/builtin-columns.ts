@@ -109,6 +109,17 @@ function containers(obj: JsonObject, field: 'name' | 'image'): string {
   return list.map((c) => str(c[field])).join(',');
 }
 
+/** kubectl's READINESS GATES of a pod: `<none>`, or gates whose condition is True of all gates (printPod). */
+function readinessGates(pod: JsonObject): string {
+  const gates = arrayAt(objectAt(pod, 'spec'), 'readinessGates').filter(isObject);
+  if (gates.length === 0) return '<none>';
+  const conditions = arrayAt(objectAt(pod, 'status'), 'conditions').filter(isObject);
+  const met = gates.filter(
+    (g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True',
+  ).length;
+  return `${met}/${gates.length}`;
+}
+
 const TABLE: Record<string, PrinterColumn[]> = {
   '/v1/Pod': [
     {
@@ -149,6 +160,20 @@ const TABLE: Record<string, PrinterColumn[]> = {
       jsonPath: '.spec.nodeName',
       priority: 1,
       value: (p) => str(objectAt(p, 'spec').nodeName) || '<none>',
+    },
+    {
+      name: 'Nominated Node',
+      type: 'string',
+      jsonPath: '.status.nominatedNodeName',
+      priority: 1,
+      value: (p) => str(objectAt(p, 'status').nominatedNodeName) || '<none>',
+    },
+    {
+      name: 'Readiness Gates',
+      type: 'string',
+      jsonPath: '.spec.readinessGates',
+      priority: 1,
+      value: readinessGates,
     },
   ],
   'apps/v1/Deployment': [
@@ -208,6 +233,15 @@ const TABLE: Record<string, PrinterColumn[]> = {
       value: (r) => num(objectAt(r, 'status').readyReplicas),
     },
     age,
+    { name: 'Containers', type: 'string', jsonPath: '', priority: 1, value: (r) => containers(r, 'name') },
+    { name: 'Images', type: 'string', jsonPath: '', priority: 1, value: (r) => containers(r, 'image') },
+    {
+      name: 'Selector',
+      type: 'string',
+      jsonPath: '',
+      priority: 1,
+      value: (r) => selectorString(objectAt(r, 'spec').selector),
+    },
   ],
   'apps/v1/StatefulSet': [
     {
@@ -218,6 +252,8 @@ const TABLE: Record<string, PrinterColumn[]> = {
       value: (s) => `${num(objectAt(s, 'status').readyReplicas)}/${num(objectAt(s, 'spec').replicas ?? 1)}`,
     },
     age,
+    { name: 'Containers', type: 'string', jsonPath: '', priority: 1, value: (s) => containers(s, 'name') },
+    { name: 'Images', type: 'string', jsonPath: '', priority: 1, value: (s) => containers(s, 'image') },
   ],
   '/v1/Service': [
     {

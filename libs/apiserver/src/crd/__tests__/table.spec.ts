@@ -160,7 +160,7 @@ describe('builtinColumns', () => {
         .rows as JsonObject[]
     )[0]?.cells ?? []) as unknown[];
 
-  it('Pods show READY, STATUS, RESTARTS, AGE (and IP, NODE for -o wide)', () => {
+  it('Pods show READY, STATUS, RESTARTS, AGE (and IP, NODE, NOMINATED NODE, READINESS GATES for -o wide)', () => {
     const pod = {
       metadata: { name: 'p', creationTimestamp: ago(120_000) },
       spec: { containers: [{ name: 'a' }, { name: 'b' }], nodeName: 'n1' },
@@ -181,7 +181,19 @@ describe('builtinColumns', () => {
       '2m',
       '10.0.0.5',
       'n1',
+      '<none>',
+      '<none>',
     ]);
+    // readiness gates: the gates whose condition is True, of all gates (kubectl's printPod)
+    const gated = {
+      ...pod,
+      spec: {
+        ...pod.spec,
+        readinessGates: [{ conditionType: 'example.com/a' }, { conditionType: 'example.com/b' }],
+      },
+      status: { ...pod.status, conditions: [{ type: 'example.com/a', status: 'True' }] },
+    };
+    expect(table(gated, '', 'v1', 'Pod').at(-1)).toBe('1/2');
     const deleting = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: ago(0) } };
     expect(table(deleting, '', 'v1', 'Pod')[2]).toBe('Terminating');
   });
