@@ -333,6 +333,10 @@ export class ObjectService {
     const unknown = policy === 'Ignore' ? undefined : version.unknownFields?.(obj);
     const causes = admit(obj, mode, old);
     if (unknown) reportUnknownFields(rt.kind, version.name, unknown, policy, ctx.warnings);
+    // stored at the storage version: converted (strategy None: apiVersion only) and coerced with that
+    // version's schema, as kube's schemaCoercingConverter prunes, and read back defaulted by it (a
+    // field only the request version declares is not stored)
+    if (!version.storage && causes.length === 0) storageVersion(rt).decode?.(obj);
     return causes;
   }
 
