@@ -196,7 +196,13 @@ export class Controllers {
       const stored = Array.isArray(status.storedVersions)
         ? status.storedVersions.filter((v): v is string => typeof v === 'string')
         : [];
-      this.registry.add(crdResource(name, compiled, webhook, stored));
+      const served = crdResource(name, compiled, webhook, stored);
+      // objects stored under other schemas are decoded on read from now on (only then: a decode per
+      // object on every read is the cost of it)
+      const before = this.registry.byStorageKey(storageKey(served));
+      if (before?.crdName === name && (before.decodeOnRead === true || schemasChanged(ev.prevJson, crd)))
+        served.decodeOnRead = true;
+      this.registry.add(served);
     }
     this.enqueue(`crd/${name}`, () => this.reconcileCrd(name));
   }
@@ -624,4 +630,14 @@ export class Controllers {
       }
     }
   }
+}
+
+/** Whether the versions' schemas of a CRD differ from those of its previous state (JSON text). */
+function schemasChanged(prevJson: string | undefined, crd: JsonObject): boolean {
+  if (prevJson === undefined) return false;
+  const schemas = (c: JsonObject): string => {
+    const versions = isObject(c.spec) && Array.isArray(c.spec.versions) ? c.spec.versions : [];
+    return JSON.stringify(versions.map((v: unknown) => (isObject(v) ? [v.name, v.schema] : null)));
+  };
+  return schemas(JSON.parse(prevJson) as JsonObject) !== schemas(crd);
 }

@@ -15,6 +15,7 @@ import {
   listBody,
   listMetaOf,
   listPage,
+  readStored,
   rvOf,
   startWatch,
   tableBody,
@@ -382,6 +383,7 @@ export async function handleResource(
         params.transform = tableWatchTransform(rt, version, deps.peers, includeObject(query), (o) =>
           deps.service.present(rt, version, o),
         );
+      else if (params.metadataAs === undefined) params.transform = readStored(rt, version);
       if (info.name !== undefined) {
         const byName = buildFilter(rt, version, deps.peers, undefined, `metadata.name=${info.name}`);
         const prev = params.filter;

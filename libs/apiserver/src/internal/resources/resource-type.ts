@@ -81,6 +81,12 @@ export interface ResourceType {
   nameColumn?: false;
   /** Set for resources served from a CRD: the CRD's name. */
   crdName?: string;
+  /**
+   * Set once a CRD's schemas changed while it was served: objects stored before may lack a default
+   * or carry a field the schema no longer has, so every read decodes them with the storage version
+   * (prune, default), as kube-apiserver's storage codec does on every read.
+   */
+  decodeOnRead?: boolean;
   /** Whether strategic merge patch is allowed (built-ins only). */
   strategicMerge: boolean;
   /**

@@ -141,6 +141,7 @@ export class ObjectService {
   /** Rewrites a stored object for a served version (no conversion: apiVersion only). */
   present(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
     if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
+    if (rt.decodeOnRead === true) storageVersion(rt).decode?.(obj);
     if (rewritesApiVersion(rt, version)) obj.apiVersion = apiVersionOf(rt.group, version.name);
     return obj;
   }

@@ -5,7 +5,7 @@ import type { ObjectFilter } from './filter.js';
 import { metaOf } from '../common/json.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
-import { apiVersionOf, rewritesApiVersion, storageKey } from '../resources/resource-type.js';
+import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import type { IncludeObject } from '../encoding/table.js';
 import { builtinTable } from '../encoding/table.js';
@@ -271,15 +271,38 @@ export function listMetaOf(page: ListPage): JsonObject {
   return meta;
 }
 
+/**
+ * For a CRD whose schemas changed while served ({@link ResourceType.decodeOnRead}): a stored object's
+ * JSON decoded with the storage version and presented at `version`; undefined otherwise (the JSON as
+ * stored serves).
+ */
+export function readStored(
+  rt: ResourceType,
+  version: ResourceVersion,
+): ((json: string) => string) | undefined {
+  const decode = rt.decodeOnRead === true ? storageVersion(rt).decode : undefined;
+  if (decode === undefined) return undefined;
+  const av = rewritesApiVersion(rt, version) ? apiVersionOf(rt.group, version.name) : undefined;
+  return (json) => {
+    const obj = JSON.parse(json) as JsonObject;
+    decode(obj);
+    if (av !== undefined) obj.apiVersion = av;
+    return JSON.stringify(obj);
+  };
+}
+
 /** Serializes a list response without re-serializing stored objects. */
 export function listBody(rt: ResourceType, version: ResourceVersion, page: ListPage): string {
   const meta = listMetaOf(page);
   const av = apiVersionOf(rt.group, version.name);
   if (version.conversionError !== undefined && page.items.length > 0)
     throw errors.internal(version.conversionError);
-  const items = rewritesApiVersion(rt, version)
-    ? page.items.map((j) => rewriteApiVersion(j, av))
-    : page.items;
+  const read = readStored(rt, version);
+  const items = read
+    ? page.items.map(read)
+    : rewritesApiVersion(rt, version)
+      ? page.items.map((j) => rewriteApiVersion(j, av))
+      : page.items;
   return `{"kind":${JSON.stringify(rt.listKind)},"apiVersion":${JSON.stringify(av)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
 }
 
