@@ -687,7 +687,7 @@ describe('review s12: CustomResourceDefinition schemas, defaults, pruning and va
 
 /**
  * Through the server: what the engine (libs/apiserver/src/internal) does with a compiled CRD's
- * versions. The engine fixes still to be made are pinned with it.failing (see each test).
+ * versions. Each test's comment names the engine change it needed (made since, by the lead engineer).
  */
 describe('review s12: multi-version custom resources through the server', () => {
   const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -751,7 +751,7 @@ describe('review s12: multi-version custom resources through the server', () => 
     spec,
   });
 
-  // Engine change: carry CompiledVersion.deprecationWarning into the served version (controllers.ts
+  // Engine change (made): carry CompiledVersion.deprecationWarning into the served version (controllers.ts
   // crdResource) and add it as a Warning to every request at that version (customresource_handler.go
   // ServeHTTP: warning.AddWarning for crdInfo.warnings[version]).
   it('[FINDING S12-CRD7] requests at a deprecated version answer with its deprecation Warning', async () => {
@@ -762,7 +762,7 @@ describe('review s12: multi-version custom resources through the server', () => 
     );
   });
 
-  // Engine change: objects read from storage are defaulted with the storage version's schema (the
+  // Engine change (made): objects read from storage are defaulted with the storage version's schema (the
   // storage codec's unstructuredDefaulter in customresource_handler.go crdConversionRESTOptionsGetter):
   // call the storage version's decode (prune, default, drop nulls) on get, list and watch.
   it('[FINDING S12-CRD8] a default added to the schema later shows on objects read back', async () => {
@@ -798,7 +798,7 @@ describe('review s12: multi-version custom resources through the server', () => 
     }
   });
 
-  // Engine change: with conversion strategy None the object is converted to the storage version and
+  // Engine change (made): with conversion strategy None the object is converted to the storage version and
   // pruned with that version's schema before it is stored (schemaCoercingConverter.ConvertToVersion
   // runs unstructuredSchemaCoercer.apply): call the storage version's decode after rewriting apiVersion.
   it('[FINDING S12-CRD9] a field only the request version declares is pruned by the storage version', async () => {
@@ -816,7 +816,7 @@ describe('review s12: multi-version custom resources through the server', () => 
     expect(got.json<{ spec: JsonObject }>().spec).toMatchObject({ size: 's' });
     expect(got.json<{ spec: JsonObject }>().spec).not.toHaveProperty('legacy');
   });
-  // Engine change: object-service reports the pruned paths by diffing before/after admission and skips
+  // Engine change (made): object-service reports the pruned paths by diffing before/after admission and skips
   // keys whose value was null (to leave out dropped non-nullable nulls); kube-apiserver's prune records
   // every unknown key whatever its value (pruning/algorithm.go RecordUnknownField). Report
   // version.unknownFields(obj) of the decoded object instead of the diff.
@@ -830,7 +830,7 @@ describe('review s12: multi-version custom resources through the server', () => 
     expect(strict.status).toBe(400);
     expect(strict.json<{ message: string }>().message).toContain('unknown field "spec.ghost"');
   });
-  // Engine change: a request for a version the CRD does not serve falls through kube-apiserver's
+  // Engine change (made): a request for a version the CRD does not serve falls through kube-apiserver's
   // handler chain (customresource_handler.go ServeHTTP: !hasServedCRDVersion -> delegate) to the
   // NotFound handler (apiserver util/notfoundhandler: http.NotFound), a plain-text 404, not a Status.
   it('[FINDING S12-CRD20] a request at a version that is not served is the plain 404 of an unknown path', async () => {
