@@ -190,6 +190,29 @@ const NETWORKING: Record<string, Builder> = {
     r.lists.set('spec.tls', ATOMIC);
     r.atomicMaps.add('spec.defaultBackend.service.port');
   },
+  // +listType=atomic on the rules and policy types (k8s.io/api networking/v1 types.go)
+  NetworkPolicy: (r) => {
+    addLabelSelector(r, 'spec.podSelector');
+    r.lists.set('spec.ingress', ATOMIC);
+    r.lists.set('spec.egress', ATOMIC);
+    r.lists.set('spec.policyTypes', ATOMIC);
+  },
+};
+
+const POLICY: Record<string, Builder> = {
+  PodDisruptionBudget: (r) => {
+    addLabelSelector(r, 'spec.selector');
+    addStatusConditions(r);
+  },
+};
+
+const AUTOSCALING: Record<string, Builder> = {
+  HorizontalPodAutoscaler: (r) => {
+    r.atomicMaps.add('spec.scaleTargetRef');
+    r.lists.set('spec.metrics', ATOMIC);
+    r.lists.set('status.currentMetrics', ATOMIC);
+    addStatusConditions(r);
+  },
 };
 
 const RBAC: Record<string, Builder> = {
@@ -258,6 +281,8 @@ const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }
   apps: { version: 'v1', kinds: APPS },
   batch: { version: 'v1', kinds: BATCH },
   'networking.k8s.io': { version: 'v1', kinds: NETWORKING },
+  policy: { version: 'v1', kinds: POLICY },
+  autoscaling: { version: 'v2', kinds: AUTOSCALING },
   'rbac.authorization.k8s.io': { version: 'v1', kinds: RBAC },
   'coordination.k8s.io': { version: 'v1', kinds: COORDINATION },
   'admissionregistration.k8s.io': { version: 'v1', kinds: ADMISSIONREGISTRATION },
@@ -324,7 +349,8 @@ const cache = new Map<string, PatchSchema>();
 /**
  * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
  * ServiceAccount, Endpoints, Event, PersistentVolumeClaim, ReplicationController, PersistentVolume; apps/v1 Deployment, StatefulSet, ReplicaSet,
- * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+ * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress, NetworkPolicy; policy/v1
+ * PodDisruptionBudget; autoscaling/v2 HorizontalPodAutoscaler; rbac.authorization.k8s.io/v1 Role, ClusterRole,
  * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease; admissionregistration.k8s.io/v1
  * ValidatingWebhookConfiguration, MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
  * ValidatingAdmissionPolicyBinding; events.k8s.io/v1 Event. Every built-in kind also gets the

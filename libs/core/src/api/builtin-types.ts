@@ -1,19 +1,23 @@
 import type {
   CoreV1Event,
   V1ConfigMap,
+  V1CronJob,
   V1DaemonSet,
   V1Deployment,
   V1Ingress,
   V1Job,
   V1Lease,
   V1Namespace,
+  V1NetworkPolicy,
   V1PersistentVolumeClaim,
   V1Pod,
+  V1PodDisruptionBudget,
   V1ReplicaSet,
   V1Secret,
   V1Service,
   V1ServiceAccount,
   V1StatefulSet,
+  V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import { defineResource } from './resource-type.js';
 import type { KubernetesResource, ResourceType } from './resource-type.js';
@@ -50,4 +54,21 @@ export const ResourceTypes = Object.freeze({
     plural: 'ingresses',
   }),
   Lease: defineResource<V1Lease>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' }),
+  CronJob: defineResource<V1CronJob>({ group: 'batch', version: 'v1', kind: 'CronJob' }),
+  NetworkPolicy: defineResource<V1NetworkPolicy>({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'NetworkPolicy',
+    plural: 'networkpolicies',
+  }),
+  PodDisruptionBudget: defineResource<V1PodDisruptionBudget>({
+    group: 'policy',
+    version: 'v1',
+    kind: 'PodDisruptionBudget',
+  }),
+  HorizontalPodAutoscaler: defineResource<V2HorizontalPodAutoscaler>({
+    group: 'autoscaling',
+    version: 'v2',
+    kind: 'HorizontalPodAutoscaler',
+  }),
 });

@@ -286,6 +286,12 @@ function defaultBuiltin(
       return [];
     case 'networking.k8s.io/ingresses':
       return spec ? validateIngressPathTypes(spec) : [];
+    case 'networking.k8s.io/networkpolicies':
+      if (spec) defaultNetworkPolicy(spec);
+      return [];
+    case 'autoscaling/horizontalpodautoscalers':
+      if (spec) defaultHorizontalPodAutoscaler(spec);
+      return [];
     case 'rbac.authorization.k8s.io/rolebindings':
     case 'rbac.authorization.k8s.io/clusterrolebindings':
       defaultBinding(o);
@@ -384,4 +390,31 @@ function defaultService(spec: JsonObject, old: JsonObject | undefined, ips: Clus
     spec.ipFamilyPolicy !== 'SingleStack'
   )
     families.push(families[0] === 'IPv6' ? 'IPv4' : 'IPv6');
+}
+
+/** SetDefaults_NetworkPolicy: ports' protocol TCP; without policyTypes, Ingress (and Egress when it has egress rules). */
+function defaultNetworkPolicy(spec: JsonObject): void {
+  for (const direction of ['ingress', 'egress'])
+    for (const rule of list(spec, direction))
+      for (const p of list(rule, 'ports'))
+        if (p.protocol === undefined || p.protocol === '') p.protocol = 'TCP';
+  if (!Array.isArray(spec.policyTypes) || spec.policyTypes.length === 0) {
+    spec.policyTypes = list(spec, 'egress').length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
+  }
+}
+
+/**
+ * SetDefaults_HorizontalPodAutoscaler (autoscaling/v2): minReplicas 1; without metrics, CPU at 80%
+ * utilization. (The defaults kube fills into a behavior that is given are not applied here.)
+ */
+function defaultHorizontalPodAutoscaler(spec: JsonObject): void {
+  if (spec.minReplicas === undefined) spec.minReplicas = 1;
+  if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
+    spec.metrics = [
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+      },
+    ];
+  }
 }

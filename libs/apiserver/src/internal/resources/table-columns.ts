@@ -353,3 +353,80 @@ export const PERSISTENT_VOLUME_CLAIM_COLUMNS: readonly TableColumn[] = [
   AGE,
   column('VolumeMode', (o) => text(o, 'spec', 'volumeMode') || '<unset>', 1),
 ];
+
+/** A string or number as printed; anything else empty. */
+function scalar(v: unknown): string {
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+}
+
+/** An int-or-string field as Go's IntOrString.String() prints it; `N/A` when unset (printPodDisruptionBudget). */
+function intOrStringCell(v: unknown): string {
+  return typeof v === 'number' || typeof v === 'string' ? String(v) : 'N/A';
+}
+
+/** policy/v1 PodDisruptionBudget (printPodDisruptionBudget). */
+export const POD_DISRUPTION_BUDGET_COLUMNS: readonly TableColumn[] = [
+  column('Min Available', (o) => intOrStringCell(field(o, ['spec', 'minAvailable']))),
+  column('Max Unavailable', (o) => intOrStringCell(field(o, ['spec', 'maxUnavailable']))),
+  {
+    ...column('Allowed Disruptions', (o) => Number(field(o, ['status', 'disruptionsAllowed']) ?? 0)),
+    type: 'integer',
+  },
+  AGE,
+];
+
+/** networking.k8s.io/v1 NetworkPolicy (printNetworkPolicy). */
+export const NETWORK_POLICY_COLUMNS: readonly TableColumn[] = [
+  column('Pod-Selector', (o) => labelSelectorString(field(o, ['spec', 'podSelector']))),
+  AGE,
+];
+
+/**
+ * One metric of an autoscaling/v2 HorizontalPodAutoscaler as kubectl's TARGETS shows it (formatHPAMetrics):
+ * `<current>/<target>` with `<unknown>` for a current value not reported yet; resource utilization in %.
+ */
+function hpaMetric(spec: unknown, statuses: unknown[]): string {
+  const type = text(spec, 'type');
+  const current = statuses.find((s) => text(s, 'type') === type);
+  const source =
+    type === 'Resource' || type === 'ContainerResource'
+      ? 'resource'
+      : type.charAt(0).toLowerCase() + type.slice(1);
+  const src = field(spec, [source === 'containerResource' ? 'containerResource' : source]);
+  const cur = field(current, [source === 'containerResource' ? 'containerResource' : source]);
+  const target = field(src, ['target']);
+  const targetType = text(target, 'type');
+  if (targetType === 'Utilization') {
+    const value = field(cur, ['current', 'averageUtilization']);
+    const name = text(src, 'name');
+    const now = typeof value === 'number' ? `${value}%` : '<unknown>';
+    return `${name}: ${now}/${scalar(field(target, ['averageUtilization']))}%`;
+  }
+  const key = targetType === 'AverageValue' ? 'averageValue' : 'value';
+  const value = field(cur, ['current', key]);
+  const prefix = type === 'Resource' || type === 'ContainerResource' ? `${text(src, 'name')}: ` : '';
+  return `${prefix}${value === undefined ? '<unknown>' : scalar(value)}/${scalar(field(target, [key]))}${targetType === 'AverageValue' && type !== 'Resource' ? ' (avg)' : ''}`;
+}
+
+/** autoscaling/v2 HorizontalPodAutoscaler (printHorizontalPodAutoscaler). */
+export const HORIZONTAL_POD_AUTOSCALER_COLUMNS: readonly TableColumn[] = [
+  column(
+    'Reference',
+    (o) => `${text(o, 'spec', 'scaleTargetRef', 'kind')}/${text(o, 'spec', 'scaleTargetRef', 'name')}`,
+  ),
+  column('Targets', (o) => {
+    const specs = field(o, ['spec', 'metrics']);
+    if (!Array.isArray(specs) || specs.length === 0) return '<none>';
+    const statuses = field(o, ['status', 'currentMetrics']);
+    const current = Array.isArray(statuses) ? statuses : [];
+    const shown = specs.slice(0, 2).map((m) => hpaMetric(m, current));
+    return specs.length > 2 ? `${shown.join(', ')} + ${specs.length - 2} more...` : shown.join(', ');
+  }),
+  column('MinPods', (o) => {
+    const min = field(o, ['spec', 'minReplicas']);
+    return typeof min === 'number' ? String(min) : '<unset>';
+  }),
+  { ...column('MaxPods', (o) => Number(field(o, ['spec', 'maxReplicas']) ?? 0)), type: 'integer' },
+  { ...column('Replicas', (o) => Number(field(o, ['status', 'currentReplicas']) ?? 0)), type: 'integer' },
+  AGE,
+];
