@@ -1,50 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeApiServer } from '@tosdk/apiserver';
-
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs kubectl against the test server (async, so the in-process server keeps answering) with a
- * timeout. `untilStdout` ends the process once its output matches (for `get -w`).
- */
-function kubectl(
-  kubeconfig: string,
-  args: string[],
-  opts: { input?: string; timeoutMs?: number; untilStdout?: RegExp; live?: { stdout: string } } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (opts.live) opts.live.stdout = stdout;
-      if (opts.untilStdout?.test(stdout)) child.kill('SIGTERM');
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(opts.input ?? '');
-  });
-}
+import { kubectl } from './kubectl-support.js';
+import type { KubectlRun as Run } from './kubectl-support.js';
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

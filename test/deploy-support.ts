@@ -1,40 +1,19 @@
 // Helpers of the samples' deployment-asset tests (test/*-deploy.e2e-spec.ts): kubectl against
 // the in-process API server, and the permissions a rbac.yaml grants. Test code, not shipped.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import { KubernetesApiError } from '@tosdk/core';
 
-/** kubectl's path: `KUBECTL`, else Debian's `/usr/bin/kubectl` (CI installs it). */
-export const KUBECTL = process.env['KUBECTL'] ?? '/usr/bin/kubectl';
+import { kubectl as runKubectl } from './kubectl-support.js';
+import type { KubectlRun } from './kubectl-support.js';
 
-/** What a kubectl run printed. */
-export interface KubectlRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** kubectl's path: `KUBECTL`, else Debian's `/usr/bin/kubectl` (CI installs it). */
+export { KUBECTL } from './kubectl-support.js';
+export type { KubectlRun };
 
 /** Runs kubectl asynchronously (the API server is in this process), killed after `timeoutMs`. */
 export function kubectl(kubeconfig: string, args: string[], timeoutMs = 30_000): Promise<KubectlRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runKubectl(kubeconfig, args, { timeoutMs });
 }
 
 /** `group/resource[/sub]:verb` for every permission the (Cluster)Roles of a rbac.yaml grant. */
