@@ -113,4 +113,70 @@ describe('review s12: PodDisruptionBudget, NetworkPolicy and HorizontalPodAutosc
     expect(apply.status).toBe(500);
     expect(apply.text).toContain('.spec.extra: field not declared in schema');
   });
+  const causesOf = async (path: string, body: unknown): Promise<{ status: number; causes: string[] }> => {
+    const r = await call(server, 'POST', path, body);
+    return {
+      status: r.status,
+      causes: (r.json<any>().details?.causes ?? []).map((c: any) => `${c.field}: ${c.message}`),
+    };
+  };
+
+  it('[FINDING S12-PK5] a HorizontalPodAutoscaler with maxReplicas below minReplicas or 0, or without its target, is refused as kube-apiserver refuses it (422)', async () => {
+    const path = `/apis/autoscaling/v2${NS}/horizontalpodautoscalers`;
+    const hpa = (name: string, spec: object) => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec,
+    });
+    expect(
+      await causesOf(
+        path,
+        hpa('low', {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          minReplicas: 3,
+          maxReplicas: 2,
+        }),
+      ),
+    ).toEqual({
+      status: 422,
+      causes: ['spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`'],
+    });
+    expect(await causesOf(path, hpa('zero', { scaleTargetRef: {}, minReplicas: 0, maxReplicas: 0 }))).toEqual(
+      {
+        status: 422,
+        causes: [
+          'spec.minReplicas: Invalid value: 0: must be greater than or equal to 1',
+          'spec.maxReplicas: Invalid value: 0: must be greater than 0',
+          'spec.scaleTargetRef.kind: Required value',
+          'spec.scaleTargetRef.name: Required value',
+        ],
+      },
+    );
+  });
+
+  it('[FINDING S12-PK6] a PodDisruptionBudget with both minAvailable and maxUnavailable, a negative count or a percent over 100% is refused (422)', async () => {
+    const path = `/apis/policy/v1${NS}/poddisruptionbudgets`;
+    const pdb = (name: string, spec: object) => ({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name },
+      spec,
+    });
+    const both = await causesOf(path, pdb('both', { minAvailable: 1, maxUnavailable: 1 }));
+    expect(both.status).toBe(422);
+    expect(both.causes).toEqual([
+      expect.stringMatching(/^spec: Invalid value: .*: minAvailable and maxUnavailable cannot be both set$/),
+    ]);
+    expect(await causesOf(path, pdb('bad', { minAvailable: '150%' }))).toEqual({
+      status: 422,
+      causes: [
+        'spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%',
+      ],
+    });
+    expect((await causesOf(path, pdb('neg', { maxUnavailable: -1 }))).causes).toEqual([
+      'spec.maxUnavailable: Invalid value: -1: must be greater than or equal to 0',
+    ]);
+    expect((await causesOf(path, pdb('ok', { maxUnavailable: '50%' }))).status).toBe(201);
+  });
 });

@@ -8,6 +8,7 @@ import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
 import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { defaultJobSpec, generateJobSelector } from './job-defaults.js';
 import { validateIngressPathTypes } from './ingress-paths.js';
+import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -290,8 +291,11 @@ function defaultBuiltin(
       if (spec) defaultNetworkPolicy(spec);
       return [];
     case 'autoscaling/horizontalpodautoscalers':
-      if (spec) defaultHorizontalPodAutoscaler(spec);
-      return [];
+      if (!spec) return [];
+      defaultHorizontalPodAutoscaler(spec);
+      return validateHorizontalPodAutoscaler(spec);
+    case 'policy/poddisruptionbudgets':
+      return spec ? validatePodDisruptionBudget(spec) : [];
     case 'rbac.authorization.k8s.io/rolebindings':
     case 'rbac.authorization.k8s.io/clusterrolebindings':
       defaultBinding(o);
