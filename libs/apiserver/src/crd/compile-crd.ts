@@ -95,6 +95,12 @@ export interface CompiledVersion {
    */
   decode(obj: JsonObject): void;
   /**
+   * Coerces an object converted to this version in place, as kube-apiserver's schemaCoercingConverter
+   * does after a conversion (strategy None included): prunes unknown fields and drops non-nullable
+   * nulls; no defaults, no validation.
+   */
+  coerce(obj: JsonObject): void;
+  /**
    * The fields pruning would drop from `obj` (`spec.foo`, `spec.items[0].bar`), without changing it:
    * what `fieldValidation=Warn` reports as `unknown field "spec.foo"` and `Strict` rejects.
    */
@@ -227,6 +233,10 @@ function compileVersion(
     decode(obj) {
       pruneObject(obj, schema, true);
       applyDefaults(obj, schema, true);
+      dropNonNullableNulls(obj, schema, true);
+    },
+    coerce(obj) {
+      pruneObject(obj, schema, true);
       dropNonNullableNulls(obj, schema, true);
     },
     unknownFields(obj) {

@@ -798,6 +798,42 @@ describe('review s12: multi-version custom resources through the server', () => 
     }
   });
 
+  // Engine change (made): an object read at a version that is not the storage version is converted
+  // (strategy None: apiVersion) and coerced by that version's schema (schemaCoercingConverter prunes
+  // with the target version's structural schema): a field only the storage version declares is not
+  // shown at the other version.
+  it('[FINDING S12-CRD22] a read at a non-storage version is pruned by the schema of that version, in a get, a list and a watch', async () => {
+    const crd = (await call(server, 'GET', `${CRDS}/${NAME}`)).json<{ spec: { versions: JsonObject[] } }>();
+    const v1 = crd.spec.versions[1] as { schema: { openAPIV3Schema: JsonSchemaProps } };
+    const spec = v1.schema.openAPIV3Schema.properties?.spec;
+    if (spec?.properties) spec.properties.gauge = { type: 'string' };
+    expect((await call(server, 'PUT', `${CRDS}/${NAME}`, crd)).status).toBe(200);
+    await waitFor(
+      async () =>
+        (await call(server, 'POST', at('v1'), widget('v1', 'w-gauge', { size: 'l', gauge: 'g' }))).status ===
+        201,
+      5_000,
+    );
+    expect((await call(server, 'GET', at('v1', 'w-gauge'))).json<{ spec: JsonObject }>().spec.gauge).toBe(
+      'g',
+    );
+    const got = (await call(server, 'GET', at('v1beta1', 'w-gauge'))).json<{ spec: JsonObject }>();
+    expect(got.spec).toMatchObject({ size: 'l' });
+    expect(got.spec).not.toHaveProperty('gauge');
+    const list = (await call(server, 'GET', at('v1beta1'))).json<{
+      items: Array<{ metadata: JsonObject; spec: JsonObject }>;
+    }>();
+    expect(list.items.find((i) => i.metadata.name === 'w-gauge')?.spec).not.toHaveProperty('gauge');
+    const watch = await call(server, 'GET', `${at('v1beta1')}?watch=1&timeoutSeconds=1`);
+    const event = watch.text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { object: { metadata: JsonObject; spec: JsonObject } })
+      .find((e) => e.object.metadata.name === 'w-gauge');
+    expect(event?.object.spec).toMatchObject({ size: 'l' });
+    expect(event?.object.spec).not.toHaveProperty('gauge');
+  });
+
   // Engine change (made): with conversion strategy None the object is converted to the storage version and
   // pruned with that version's schema before it is stored (schemaCoercingConverter.ConvertToVersion
   // runs unstructuredSchemaCoercer.apply): call the storage version's decode after rewriting apiVersion.

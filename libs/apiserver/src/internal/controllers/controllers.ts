@@ -43,6 +43,7 @@ export function crdResource(
         admit: (o, mode, old) => v.admit(o, mode, old ? { old } : undefined),
         unknownFields: (o) => v.unknownFields(o),
         decode: (o) => v.decode(o),
+        coerce: (o) => v.coerce(o),
         patchSchema: v.patchSchema,
         selectableFields: v.selectableFields,
         fieldValue: (o, f) => v.fieldValue(o, f),

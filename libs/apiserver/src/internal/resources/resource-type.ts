@@ -24,6 +24,8 @@ export interface ResourceVersion {
   unknownFields?: (obj: JsonObject) => string[];
   /** Decodes a custom resource at this version in place (prune, default; no validation). */
   decode?: (obj: JsonObject) => void;
+  /** Coerces a custom resource converted to this version in place (prune, drop non-nullable nulls). */
+  coerce?: (obj: JsonObject) => void;
   patchSchema: PatchSchema;
   /** Extra field selectors (beyond metadata.name/namespace) and how to read them. */
   fieldValue?: (obj: JsonObject, field: string) => string | undefined;

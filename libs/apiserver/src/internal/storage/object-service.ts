@@ -142,6 +142,8 @@ export class ObjectService {
   present(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
     if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
     if (rt.decodeOnRead === true) storageVersion(rt).decode?.(obj);
+    // converted to another version: coerced by its schema (kube's schemaCoercingConverter)
+    if (!version.storage) version.coerce?.(obj);
     if (rewritesApiVersion(rt, version)) obj.apiVersion = apiVersionOf(rt.group, version.name);
     return obj;
   }

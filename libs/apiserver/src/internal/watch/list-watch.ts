@@ -272,21 +272,24 @@ export function listMetaOf(page: ListPage): JsonObject {
 }
 
 /**
- * For a CRD whose schemas changed while served ({@link ResourceType.decodeOnRead}): a stored object's
- * JSON decoded with the storage version and presented at `version`; undefined otherwise (the JSON as
- * stored serves).
+ * A stored object's JSON as read at `version`: decoded with the storage version once the CRD's
+ * schemas changed while served ({@link ResourceType.decodeOnRead}), and coerced by `version`'s schema
+ * when that is not the storage version (kube's schemaCoercingConverter); undefined when neither
+ * applies (the JSON as stored serves).
  */
 export function readStored(
   rt: ResourceType,
   version: ResourceVersion,
 ): ((json: string) => string) | undefined {
   const decode = rt.decodeOnRead === true ? storageVersion(rt).decode : undefined;
-  if (decode === undefined) return undefined;
+  const coerce = version.storage ? undefined : version.coerce;
+  if (decode === undefined && coerce === undefined) return undefined;
   const av = rewritesApiVersion(rt, version) ? apiVersionOf(rt.group, version.name) : undefined;
   return (json) => {
     const obj = JSON.parse(json) as JsonObject;
-    decode(obj);
+    decode?.(obj);
     if (av !== undefined) obj.apiVersion = av;
+    coerce?.(obj);
     return JSON.stringify(obj);
   };
 }
