@@ -124,3 +124,23 @@ export function rewritesApiVersion(rt: ResourceType, version: ResourceVersion): 
 export function storageVersion(rt: ResourceType): ResourceVersion {
   return rt.versions.find((v) => v.storage) ?? rt.versions[0];
 }
+
+/**
+ * How a stored custom resource is read at `version`, in place: decoded with the storage version once
+ * the CRD's schemas changed while served ({@link ResourceType.decodeOnRead}), and coerced by
+ * `version`'s schema when that is not the storage version (kube's schemaCoercingConverter);
+ * undefined when reading changes nothing (the stored JSON serves as it is).
+ */
+export function readDecoder(
+  rt: ResourceType,
+  version: ResourceVersion,
+): ((obj: JsonObject) => void) | undefined {
+  const decode = rt.decodeOnRead === true ? storageVersion(rt).decode : undefined;
+  const coerce = version.storage ? undefined : version.coerce;
+  if (decode === undefined) return coerce;
+  if (coerce === undefined) return decode;
+  return (obj) => {
+    decode(obj);
+    coerce(obj);
+  };
+}

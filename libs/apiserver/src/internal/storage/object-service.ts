@@ -17,7 +17,13 @@ import {
 import type { Peers } from '../common/peers.js';
 import type { ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
-import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
+import {
+  apiVersionOf,
+  readDecoder,
+  rewritesApiVersion,
+  storageKey,
+  storageVersion,
+} from '../resources/resource-type.js';
 import type { Store } from './store.js';
 import {
   isNamespaceType,
@@ -141,9 +147,7 @@ export class ObjectService {
   /** Rewrites a stored object for a served version (no conversion: apiVersion only). */
   present(rt: ResourceType, version: ResourceVersion, obj: JsonObject): JsonObject {
     if (version.conversionError !== undefined) throw errors.internal(version.conversionError);
-    if (rt.decodeOnRead === true) storageVersion(rt).decode?.(obj);
-    // converted to another version: coerced by its schema (kube's schemaCoercingConverter)
-    if (!version.storage) version.coerce?.(obj);
+    readDecoder(rt, version)?.(obj);
     if (rewritesApiVersion(rt, version)) obj.apiVersion = apiVersionOf(rt.group, version.name);
     return obj;
   }

@@ -5,7 +5,7 @@ import type { ObjectFilter } from './filter.js';
 import { metaOf } from '../common/json.js';
 import type { Peers } from '../common/peers.js';
 import type { ResourceType, ResourceVersion } from '../resources/resource-type.js';
-import { apiVersionOf, rewritesApiVersion, storageKey, storageVersion } from '../resources/resource-type.js';
+import { apiVersionOf, readDecoder, rewritesApiVersion, storageKey } from '../resources/resource-type.js';
 import type { Store, StoreEvent } from '../storage/store.js';
 import type { IncludeObject } from '../encoding/table.js';
 import { builtinTable } from '../encoding/table.js';
@@ -272,24 +272,20 @@ export function listMetaOf(page: ListPage): JsonObject {
 }
 
 /**
- * A stored object's JSON as read at `version`: decoded with the storage version once the CRD's
- * schemas changed while served ({@link ResourceType.decodeOnRead}), and coerced by `version`'s schema
- * when that is not the storage version (kube's schemaCoercingConverter); undefined when neither
- * applies (the JSON as stored serves).
+ * A stored object's JSON as read at `version` ({@link readDecoder}), its apiVersion that of
+ * `version`; undefined when reading changes nothing (the JSON as stored serves).
  */
 export function readStored(
   rt: ResourceType,
   version: ResourceVersion,
 ): ((json: string) => string) | undefined {
-  const decode = rt.decodeOnRead === true ? storageVersion(rt).decode : undefined;
-  const coerce = version.storage ? undefined : version.coerce;
-  if (decode === undefined && coerce === undefined) return undefined;
+  const read = readDecoder(rt, version);
+  if (read === undefined) return undefined;
   const av = rewritesApiVersion(rt, version) ? apiVersionOf(rt.group, version.name) : undefined;
   return (json) => {
     const obj = JSON.parse(json) as JsonObject;
-    decode?.(obj);
+    read(obj);
     if (av !== undefined) obj.apiVersion = av;
-    coerce?.(obj);
     return JSON.stringify(obj);
   };
 }
