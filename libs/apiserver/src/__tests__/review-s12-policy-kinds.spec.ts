@@ -97,6 +97,28 @@ describe('review s12: PodDisruptionBudget, NetworkPolicy and HorizontalPodAutosc
       names: ['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age'],
       cells: ['web', 'Deployment/web', 'cpu: <unknown>/80%', '1', 5, 0, expect.any(String)],
     });
+    // a container resource metric reads its own member (containerResource), as kubectl does
+    const container = await call(server, 'POST', path, {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'per-container' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        maxReplicas: 5,
+        metrics: [
+          {
+            type: 'ContainerResource',
+            containerResource: {
+              name: 'memory',
+              container: 'app',
+              target: { type: 'Utilization', averageUtilization: 60 },
+            },
+          },
+        ],
+      },
+    });
+    expect(container.status).toBe(201);
+    expect((await cells(`${path}/per-container`)).cells[2]).toBe('memory: <unknown>/60%');
     // server-side apply checks the fields against the kind's schema, as for every built-in kind
     const apply = await call(
       server,

@@ -388,12 +388,11 @@ export const NETWORK_POLICY_COLUMNS: readonly TableColumn[] = [
 function hpaMetric(spec: unknown, statuses: unknown[]): string {
   const type = text(spec, 'type');
   const current = statuses.find((s) => text(s, 'type') === type);
-  const source =
-    type === 'Resource' || type === 'ContainerResource'
-      ? 'resource'
-      : type.charAt(0).toLowerCase() + type.slice(1);
-  const src = field(spec, [source === 'containerResource' ? 'containerResource' : source]);
-  const cur = field(current, [source === 'containerResource' ? 'containerResource' : source]);
+  // the metric's source is the member named by its type, lower-cased first (resource,
+  // containerResource, pods, object, external)
+  const source = type.charAt(0).toLowerCase() + type.slice(1);
+  const src = field(spec, [source]);
+  const cur = field(current, [source]);
   const target = field(src, ['target']);
   const targetType = text(target, 'type');
   if (targetType === 'Utilization') {
