@@ -190,7 +190,8 @@ export class Controllers {
     if (compiled && metaOf(crd).deletionTimestamp === undefined && this.conflictOf(crd) === undefined) {
       const spec = isObject(crd.spec) ? crd.spec : {};
       const webhook = isObject(spec.conversion) && spec.conversion.strategy === 'Webhook';
-      const prev = ev.prevJson ? this.compile(JSON.parse(ev.prevJson) as JsonObject) : undefined;
+      const prevCrd = ev.prevJson ? (JSON.parse(ev.prevJson) as JsonObject) : undefined;
+      const prev = prevCrd ? this.compile(prevCrd) : undefined;
       if (prev && (prev.group !== compiled.group || prev.names.plural !== compiled.names.plural))
         this.registry.remove(prev.group, prev.names.plural);
       const status = isObject(crd.status) ? crd.status : {};
@@ -201,7 +202,7 @@ export class Controllers {
       // objects stored under other schemas are decoded on read from now on (only then: a decode per
       // object on every read is the cost of it)
       const before = this.registry.byStorageKey(storageKey(served));
-      if (before?.crdName === name && (before.decodeOnRead === true || schemasChanged(ev.prevJson, crd)))
+      if (before?.crdName === name && (before.decodeOnRead === true || schemasChanged(prevCrd, crd)))
         served.decodeOnRead = true;
       this.registry.add(served);
     }
@@ -633,12 +634,12 @@ export class Controllers {
   }
 }
 
-/** Whether the versions' schemas of a CRD differ from those of its previous state (JSON text). */
-function schemasChanged(prevJson: string | undefined, crd: JsonObject): boolean {
-  if (prevJson === undefined) return false;
+/** Whether the versions' schemas of a CRD differ from those of its previous state. */
+function schemasChanged(prevCrd: JsonObject | undefined, crd: JsonObject): boolean {
+  if (prevCrd === undefined) return false;
   const schemas = (c: JsonObject): string => {
     const versions = isObject(c.spec) && Array.isArray(c.spec.versions) ? c.spec.versions : [];
     return JSON.stringify(versions.map((v: unknown) => (isObject(v) ? [v.name, v.schema] : null)));
   };
-  return schemas(JSON.parse(prevJson) as JsonObject) !== schemas(crd);
+  return schemas(prevCrd) !== schemas(crd);
 }
