@@ -73,6 +73,7 @@ export abstract class AbstractExternalDependentResource<R, P extends KubernetesR
   }
 
   useEventSource(source: EventSource): void {
+    if (source === this.source) return; // its own (re-registered on activation): not shared
     this.source = source as ExternalResourceCachingEventSource<R>;
     this.shared = true;
   }

@@ -102,8 +102,9 @@ export abstract class KubernetesDependentResource<
 
   eventSource(context: EventSourceContext<P>): EventSource {
     this.controllerFieldManager = context.fieldManager ?? context.controllerName;
-    // a stopped informer cannot start again: after deregistration (activation) a new one is made
-    if (this.source && !this.stale) return this.source;
+    // a stopped informer cannot start again: after deregistration (activation) a new one is made,
+    // also when the stopped one was another dependent's that this one shared
+    if (this.source && !STOPPED.has(this.source)) return this.source;
     const i = this.options.informer ?? {};
     const keys = this.options.annotationKeys ?? {
       name: DEFAULT_PRIMARY_NAME_ANNOTATION,
@@ -146,16 +147,12 @@ export abstract class KubernetesDependentResource<
     const stop = source.stop.bind(source);
     source.stop = async () => {
       // reads keep the last cache until a new source replaces it
-      if (this.source === source) this.stale = true;
+      STOPPED.add(source);
       await stop();
     };
     this.source = source;
-    this.stale = false;
     return source;
   }
-
-  /** Whether the own event source was stopped. */
-  private stale = false;
 
   useEventSource(source: EventSource): void {
     if (!(source instanceof InformerEventSource)) {
@@ -166,7 +163,6 @@ export abstract class KubernetesDependentResource<
       );
     }
     this.source = source as InformerEventSource<R, P>;
-    this.stale = false;
   }
 
   /** The event source, once created or shared. */
@@ -400,6 +396,9 @@ export abstract class KubernetesDependentResource<
     return this.source;
   }
 }
+
+/** Informer event sources made by dependents that were stopped (deregistered); never started again. */
+const STOPPED = new WeakSet<EventSource>();
 
 /** The actual object with the desired values on top (for update without SSA). */
 function mergeForUpdate<R extends KubernetesResource>(actual: R, desired: R): R {

@@ -3,6 +3,7 @@ import type { KubernetesResource } from '../../api/resource-type.js';
 import { isDeletable, isDeleter, isEventSourceProvider } from '../../dependent/dependent-resource.js';
 import type { AnyCondition, ConditionResult, ConditionType } from '../condition.js';
 import { evaluateCondition } from '../condition.js';
+import type { EventSource } from '../../event/event-source.js';
 import type { WorkflowNode } from '../workflow.js';
 import type { Limiter } from './limiter.js';
 
@@ -105,9 +106,15 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
     if (!node.activationCondition || !isEventSourceProvider(dependent)) return;
     const retriever = this.context.eventSourceRetriever();
     if (active) {
-      await retriever.dynamicallyRegisterEventSource(dependent.eventSourceName, () =>
-        dependent.eventSource(retriever.eventSourceContext),
+      let created: EventSource | undefined;
+      const registered = await retriever.dynamicallyRegisterEventSource(
+        dependent.eventSourceName,
+        () => (created = dependent.eventSource(retriever.eventSourceContext)),
       );
+      // a source of that name registered by another dependent (several dependents of one kind
+      // naming one informer, as JOSDK's docs advise) is this one's too: as JOSDK's
+      // EventSourceManager.dynamicallyRegisterEventSource, the name decides which source serves
+      if (registered !== created) dependent.useEventSource(registered);
     } else {
       await retriever.dynamicallyDeregisterEventSource(dependent.eventSourceName);
     }

@@ -1,0 +1,110 @@
+import { describe, expect, it } from '@jest/globals';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import type { Context } from '../../api/context.js';
+import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
+import type { Reconciler } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import {
+  ConfigMapDependent,
+  apiServerSuite,
+  newNamespace,
+  NoGCConfigMapDependent,
+  waitFor,
+  Widget,
+  widget,
+} from '../../dependent/__tests__/support.js';
+
+/**
+ * Adversarial review S13 of workflows against JOSDK (operator-framework-core,
+ * processing/dependent/workflow), driven through @tosdk/apiserver.
+ */
+const suite = apiServerSuite();
+
+const cm = (ns: string, name: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const statusOf = async (ns: string, name: string) =>
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status;
+
+class StatusReconciler implements Reconciler<Widget> {
+  reconcile(resource: Widget) {
+    if (resource.status?.observed === resource.spec?.value) return UpdateControl.noUpdate<Widget>();
+    resource.status = { ...resource.status, observed: resource.spec?.value };
+    return UpdateControl.patchStatus(resource);
+  }
+}
+
+describe('S13 review: workflows', () => {
+  // JOSDK's MultipleDependentWithActivationIT (and the workflow docs: "explicitly name the informer
+  // ... for all resources of same type with activation condition. This will make sure that only one
+  // is registered"): two ConfigMap dependents with activation conditions and one informer name.
+  it('[FINDING S13-DW1] two dependents of one kind with activation conditions and one informer name: the second is never reconciled (it has no event source)', async () => {
+    const ns = await newNamespace(suite.admin);
+    let active = false;
+    const activation = () => active;
+    const errors: unknown[] = [];
+    class R extends StatusReconciler {
+      updateErrorStatus(_r: Widget, _c: Context<Widget>, e: unknown) {
+        errors.push(e);
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>();
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw1',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new NoGCConfigMapDependent(
+              { name: 'cm1', informer: { name: 'configMapInformer' } },
+              '1',
+            ),
+            activationCondition: activation,
+          },
+          {
+            dependent: new NoGCConfigMapDependent(
+              { name: 'cm2', informer: { name: 'configMapInformer' } },
+              '2',
+            ),
+            activationCondition: activation,
+          },
+          { dependent: new ConfigMapDependent({ name: 'always', informer: { name: 'always' } }, 'always') },
+        ],
+      },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'initial' }));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'initial', 'reconciled');
+    expect(await cm(ns, 'w-always')).toBeDefined();
+    expect(await cm(ns, 'w-1')).toBeUndefined();
+    expect(await cm(ns, 'w-2')).toBeUndefined();
+    active = true;
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'changed' } });
+    await waitFor(
+      async () =>
+        (await cm(ns, 'w-1'))?.data?.['value'] === 'changed' &&
+        (await cm(ns, 'w-2'))?.data?.['value'] === 'changed',
+      `both activated dependents created (errors: ${String(errors[0])})`,
+      10_000,
+    ).catch((e: unknown) => {
+      throw new Error(`${String(e)}; errors seen: ${errors.map(String).join(' | ')}`);
+    });
+    // off (the shared informer is stopped), then on again: both work with the new informer
+    active = false;
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'off' } });
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'off', 'deactivated');
+    expect((await cm(ns, 'w-1'))?.data?.['value']).toBe('changed');
+    active = true;
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'again' } });
+    await waitFor(
+      async () =>
+        (await cm(ns, 'w-1'))?.data?.['value'] === 'again' &&
+        (await cm(ns, 'w-2'))?.data?.['value'] === 'again',
+      'both reactivated dependents updated',
+    );
+    // and their shared informer serves both: a drift of the second is repaired
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-2', ns), {
+      data: { value: 'x' },
+    });
+    await waitFor(async () => (await cm(ns, 'w-2'))?.data?.['value'] === 'again', 'drift repaired');
+  });
+});
