@@ -1,7 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { BeforeApplicationShutdown, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import type {
+  BeforeApplicationShutdown,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
 import type { Type } from '@nestjs/common';
-import { LazyModuleLoader, ModuleRef } from '@nestjs/core';
+import { LazyModuleLoader, ModuleRef, ModulesContainer } from '@nestjs/core';
 import { InvalidControllerConfigurationError, Operator } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource, RegisteredController } from '@tosdk/core';
 import {
@@ -12,6 +17,7 @@ import type { ControllerConfigurationOverrider } from './decorators/configuratio
 import { OperatorBootstrapError, OperatorModuleConfigurationError } from './errors.js';
 import { ReconcilerExplorer } from './internal/reconciler.explorer.js';
 import type { DiscoveredReconciler } from './internal/reconciler.explorer.js';
+import { stopBeforeDestroyHooks } from './internal/stop-before-destroy.js';
 import { resolveWorkflowProviders } from './internal/workflow-providers.js';
 import { pinoContextRunner, withPinoContext } from './logging/pino-request-context.js';
 import type { PinoContextRunner } from './logging/pino-request-context.js';
@@ -34,11 +40,14 @@ const KEEP_ALIVE_MS = 1 << 30;
 
 /**
  * Runs the operator with the application: registers the discovered reconcilers in `onModuleInit`,
- * starts in `onApplicationBootstrap` (unless `autoStart: false`), stops in
- * `beforeApplicationShutdown` (running reconciliations get `terminationTimeoutMs`).
+ * starts in `onApplicationBootstrap` (unless `autoStart: false`), and at shutdown stops before any
+ * provider's `onModuleDestroy` runs (running reconciliations get `terminationTimeoutMs` with the
+ * providers they use still in service), at the latest in `beforeApplicationShutdown`.
  */
 @Injectable()
-export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class OperatorOrchestrator
+  implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('OperatorModule');
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly registered = new Set<Type>();
@@ -50,6 +59,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     private readonly registry: OperatorRegistry,
     private readonly hub: OperatorMetricsHub,
     private readonly moduleRef: ModuleRef,
+    private readonly modules: ModulesContainer,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -61,6 +71,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     const pino = reconcilers.length > 0 ? await pinoContextRunner(this.moduleRef) : undefined;
     for (const r of reconcilers) this.register(r, pino, overriders);
     this.guardLazyModules();
+    this.stopBeforeDestroyHooks();
     this.warnAboutSharedKinds();
     const env = environmentOf(this.options);
     const names = this.registry.controllerNames();
@@ -86,13 +97,31 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     this.keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
   }
 
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Stops the operator (idempotent: core's stop() is) and lets the process exit. */
+  private async stop(): Promise<void> {
     try {
       await this.operator.stop();
     } finally {
       if (this.keepAlive) clearInterval(this.keepAlive);
       this.keepAlive = undefined;
     }
+  }
+
+  /**
+   * Nest calls every provider's onModuleDestroy before any beforeApplicationShutdown, and those of a
+   * global module (this one by default) last: each waits for the operator's stop first, so running
+   * reconciliations finish while what they use (pools, clients) is still open.
+   */
+  private stopBeforeDestroyHooks(): void {
+    stopBeforeDestroyHooks(this.modules, () => this.stop(), this);
   }
 
   /**
@@ -112,6 +141,7 @@ export class OperatorOrchestrator implements OnModuleInit, OnApplicationBootstra
     const load = loader.load.bind(loader);
     loader.load = async (...args: Parameters<LazyModuleLoader['load']>) => {
       const loaded = await load(...args);
+      this.stopBeforeDestroyHooks();
       const late = this.explorer.reconcilers().filter((r) => !this.registered.has(r.type));
       if (late.length > 0) {
         throw new OperatorModuleConfigurationError(lateReconcilersMessage(late.map((r) => r.type.name)));

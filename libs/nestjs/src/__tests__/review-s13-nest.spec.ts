@@ -1,0 +1,78 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Injectable, Module } from '@nestjs/common';
+import type { OnModuleDestroy } from '@nestjs/common';
+import { ResourceTypes, UpdateControl } from '@tosdk/core';
+import { OperatorModule, Reconciler } from '../index.js';
+import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../testing/index.js';
+
+/** A dependency of a reconciler that releases what it holds when its module is destroyed (a pool). */
+@Injectable()
+class Store implements OnModuleDestroy {
+  open = true;
+  onModuleDestroy(): void {
+    this.open = false;
+  }
+  write(): string {
+    if (!this.open) throw new Error('store is closed');
+    return 'written';
+  }
+}
+
+const gate: { entered: boolean; release?: () => void; outcome?: string } = { entered: false };
+
+@Reconciler({ resource: ResourceTypes.ConfigMap, name: 'stored', labelSelector: 'review=s13-shutdown' })
+class StoredReconciler {
+  constructor(private readonly store: Store) {}
+  async reconcile() {
+    gate.entered = true;
+    await new Promise<void>((resolve) => (gate.release = resolve));
+    try {
+      gate.outcome = this.store.write();
+    } catch (error) {
+      gate.outcome = (error as Error).message;
+    }
+    return UpdateControl.noUpdate();
+  }
+}
+@Module({ providers: [Store, StoredReconciler] })
+class StoredModule {}
+
+describe('review S13: @tosdk/nestjs', () => {
+  let environment: OperatorTestEnvironment;
+  beforeAll(async () => {
+    environment = await OperatorTestEnvironment.start({ environment: {} });
+  });
+  afterAll(async () => {
+    await environment?.stop();
+  });
+
+  it('[FINDING S13-NE1] app.close() stops the operator before the reconcilers’ dependencies are destroyed: an in-flight reconcile still uses them', async () => {
+    const t = await createOperatorTestingModule({
+      // running reconciliations get 10 s to finish at a stop (core's default is none)
+      imports: [
+        OperatorModule.forRoot({ readEnvironment: false, terminationTimeoutMs: 10_000 }),
+        StoredModule,
+      ],
+      testEnvironment: environment,
+    });
+    const store = t.module.get(Store);
+    try {
+      await t.adminClient.create(ResourceTypes.ConfigMap, {
+        metadata: { name: 'in-flight', namespace: t.namespace, labels: { review: 's13-shutdown' } },
+      });
+      await waitFor(() => gate.entered, { description: 'the reconcile to start' });
+    } finally {
+      const closing = t.close();
+      // let the reconcile go on once the shutdown has got either far: the operator stopping, or the
+      // reconciler's dependency destroyed
+      await waitFor(() => !t.operator.runtimeInfo.isStarted() || !store.open, {
+        description: 'the shutdown to begin',
+      });
+      gate.release?.();
+      await closing;
+    }
+    // Spring destroys the Operator bean (destroyMethod stop) before the beans its reconcilers use
+    expect(gate.outcome).toBe('written');
+  });
+});
