@@ -75,4 +75,21 @@ describe('review S13: @tosdk/nestjs', () => {
     // Spring destroys the Operator bean (destroyMethod stop) before the beans its reconcilers use
     expect(gate.outcome).toBe('written');
   });
+
+  it('[FINDING S13-NE2] waitFor whose check never settles rejects at its timeout naming what it waited for, instead of hanging until the test runner kills the test', async () => {
+    const outcome = await Promise.race([
+      waitFor(() => new Promise<boolean>(() => undefined), {
+        timeoutMs: 300,
+        description: 'the hanging check',
+      }).then(
+        () => 'resolved',
+        (error: unknown) => (error as Error).message,
+      ),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still pending after 5 s'), 5_000).unref()),
+    ]);
+    // Awaitility's atMost bounds a condition that blocks (ConditionAwaiter waits on its latch, not on the poll)
+    expect(outcome).toMatch(
+      /^the hanging check did not hold within 300 ms; last error: the last check had not settled/,
+    );
+  });
 });

@@ -21,9 +21,30 @@ export interface WaitForOptions {
   description?: string | (() => string);
 }
 
+const PENDING = Symbol('pending');
+
+/** The check's value, or PENDING when it has not settled by the deadline. */
+async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number): Promise<T | typeof PENDING> {
+  const value = check();
+  if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return value;
+  const result = Promise.resolve(value);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof PENDING>((resolve) => {
+    timer = setTimeout(() => resolve(PENDING), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([result, late]);
+  } finally {
+    clearTimeout(timer);
+    // settled or not, its rejection after the deadline is nobody's: keep it from being unhandled
+    result.catch(() => undefined);
+  }
+}
+
 /**
  * Polls `check` until it returns a value other than `undefined`, `null` or `false` and returns it.
- * A `check` that throws counts as not yet (the last error becomes the timeout's cause).
+ * A `check` that throws counts as not yet (the last error becomes the timeout's cause); one still
+ * pending at the deadline does not hold the wait.
  * @throws WaitForTimeoutError after `timeoutMs`.
  */
 export async function waitFor<T>(
@@ -36,8 +57,12 @@ export async function waitFor<T>(
   let lastError: unknown;
   for (;;) {
     try {
-      const value = await check();
-      if (value !== undefined && value !== null && value !== false) {
+      // a check still pending at the deadline does not hold the wait (Awaitility's atMost also
+      // bounds a condition that blocks): it is left to settle on its own
+      const value = await beforeDeadline(check, deadline);
+      if (value === PENDING) {
+        lastError = new Error(`the last check had not settled after ${timeoutMs} ms`);
+      } else if (value !== undefined && value !== null && value !== false) {
         return value as Exclude<T, undefined | null | false>;
       }
     } catch (error) {
