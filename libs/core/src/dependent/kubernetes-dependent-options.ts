@@ -46,7 +46,11 @@ export interface KubernetesDependentOptions<R extends KubernetesResource> extend
   createOnlyIfMissing?: boolean;
   /** How actual and desired are compared. Defaults to `managedFields` with SSA, `wholeObject` without. */
   matcher?: DependentMatcherKind;
-  /** With the whole-object matcher, also compare labels and annotations. Defaults to false. */
+  /**
+   * With the whole-object matcher, require the desired labels and annotations on the object (others'
+   * entries are fine), as JOSDK's `GenericKubernetesResourceMatcher`; false ignores them, so a change
+   * of only labels or annotations is never written. Defaults to true.
+   */
   matchLabelsAndAnnotations?: boolean;
   /**
    * Annotation keys naming the primary on secondaries that carry no owner reference. Defaults to

@@ -294,7 +294,11 @@ function isBuiltIn(apiVersion: string | undefined): boolean {
 
 /** Options of {@link matchesWholeObject}. */
 export interface WholeObjectMatchOptions {
-  /** Also require the desired labels and annotations to be present. Defaults to false. */
+  /**
+   * Require the desired labels and annotations to be on the object (with the desired values; others'
+   * entries are fine), as JOSDK's `GenericKubernetesResourceMatcher` does. `false` ignores them.
+   * Defaults to true.
+   */
   labelsAndAnnotations?: boolean;
   /** Compare only `spec` (else every top-level field but metadata and status). Defaults to false. */
   specOnly?: boolean;
@@ -302,8 +306,9 @@ export interface WholeObjectMatchOptions {
 
 /**
  * The whole-object matcher (JOSDK's `GenericKubernetesResourceMatcher`): every desired value must
- * be in the actual object; fields only the actual object has (server defaults) are fine. Metadata is
- * ignored unless `labelsAndAnnotations`. Resource quantities of built-in kinds are compared by value,
+ * be in the actual object; fields only the actual object has (server defaults) are fine. Of the
+ * metadata only the desired labels and annotations count (unless `labelsAndAnnotations` is false):
+ * each must be there with its value, while entries others added are fine. Resource quantities of built-in kinds are compared by value,
  * as the managed-fields matcher compares them (the server returns `2000m` as `2`).
  */
 export function matchesWholeObject<R extends KubernetesResource>(
@@ -325,7 +330,7 @@ export function matchesWholeObject<R extends KubernetesResource>(
     ? ['spec']
     : Object.keys(d).filter((k) => !['metadata', 'status', 'apiVersion', 'kind'].includes(k));
   for (const key of keys) if (!isSubset(d[key], a[key])) return false;
-  if (options.labelsAndAnnotations) {
+  if (options.labelsAndAnnotations ?? true) {
     const dm = desired.metadata ?? {};
     const am = actual.metadata ?? {};
     if (

@@ -204,23 +204,29 @@ describe('managed-fields matcher: empty maps (review finding F2)', () => {
 });
 
 describe('whole-object matcher and sanitizing', () => {
-  it('[DR-16] server defaults are fine; changed values and (optionally) labels are not', () => {
+  it('[DR-16] server defaults and labels of others are fine; changed values and desired labels are not (unless labels are ignored)', () => {
     const actual: Spec = {
-      metadata: { name: 'x', labels: { a: '1' } },
+      metadata: { name: 'x', labels: { a: '1', theirs: 't' } },
       spec: { replicas: 1, paused: false },
     };
     expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 1 } })).toBe(true);
     expect(matchesWholeObject(actual, { metadata: { name: 'x' }, spec: { replicas: 2 } })).toBe(false);
     expect(
-      matchesWholeObject(actual, { metadata: { name: 'x', labels: { a: '2' } }, spec: { replicas: 1 } }),
+      matchesWholeObject(actual, { metadata: { name: 'x', labels: { a: '1' } }, spec: { replicas: 1 } }),
     ).toBe(true);
+    expect(
+      matchesWholeObject(actual, { metadata: { name: 'x', labels: { a: '2' } }, spec: { replicas: 1 } }),
+    ).toBe(false);
+    expect(
+      matchesWholeObject(actual, { metadata: { name: 'x', annotations: { n: '1' } }, spec: { replicas: 1 } }),
+    ).toBe(false);
     expect(
       matchesWholeObject(
         actual,
         { metadata: { name: 'x', labels: { a: '2' } }, spec: { replicas: 1 } },
-        { labelsAndAnnotations: true },
+        { labelsAndAnnotations: false },
       ),
-    ).toBe(false);
+    ).toBe(true);
   });
 
   it('a Secret stringData becomes base64 data', () => {

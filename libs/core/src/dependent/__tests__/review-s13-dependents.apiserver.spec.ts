@@ -1,0 +1,93 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { UpdateControl } from '../../api/controls.js';
+import type { Reconciler } from '../../api/reconciler.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { CRUDKubernetesDependentResource } from '../crud-kubernetes-dependent-resource.js';
+import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
+
+/**
+ * Adversarial review S13 of dependent resources against JOSDK (operator-framework-core,
+ * processing/dependent), driven through @tosdk/apiserver.
+ */
+const suite = apiServerSuite();
+
+class StatusReconciler implements Reconciler<Widget> {
+  reconcile(resource: Widget) {
+    if (resource.status?.observed === resource.spec?.value) return UpdateControl.noUpdate<Widget>();
+    resource.status = { ...resource.status, observed: resource.spec?.value };
+    return UpdateControl.patchStatus(resource);
+  }
+}
+
+const cm = (ns: string, name: string) => suite.admin.get(ResourceTypes.ConfigMap, new ResourceID(name, ns));
+const observed = async (ns: string, name: string, value: string) =>
+  (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status?.observed === value;
+const writes = (ns: string) =>
+  suite.server.requests.log.filter(
+    (q) => q.namespace === ns && q.resource === 'configmaps' && !['get', 'list', 'watch'].includes(q.verb),
+  ).length;
+
+/** A ConfigMap whose label and annotation carry the widget's value; its data never changes. */
+class LabelledConfigMap extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
+  constructor() {
+    super({ resourceType: ResourceTypes.ConfigMap, useSSA: false });
+  }
+  protected desired(p: Widget): V1ConfigMap {
+    return {
+      metadata: {
+        name: `${p.metadata!.name!}-labelled`,
+        labels: { version: p.spec?.value ?? '' },
+        annotations: { 'example.com/version': p.spec?.value ?? '' },
+      },
+      data: { fixed: 'yes' },
+    };
+  }
+}
+
+describe('S13 review: dependents', () => {
+  // JOSDK: KubernetesDependentResource.match without SSA is GenericKubernetesResourceMatcher.match(
+  // desired, actual, false, false, ...): a JSON diff from desired to actual where, under
+  // metadata.labels and metadata.annotations, only "add" operations (others' entries) match; a
+  // desired entry missing or with another value is a "remove"/"replace" and updates the resource.
+  it('[FINDING S13-DW2] a dependent without server-side apply never updates its labels or annotations when only they change, nor repairs them when someone removes them', async () => {
+    const ns = await newNamespace(suite.admin);
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 's13dw2',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new LabelledConfigMap() }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns, { value: 'v1' }));
+    await waitFor(
+      async () => (await cm(ns, 'w-labelled'))?.metadata?.labels?.['version'] === 'v1',
+      'created',
+    );
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'v2' } });
+    await waitFor(() => observed(ns, 'w', 'v2'), 'reconciled v2');
+    await waitFor(async () => {
+      const meta = (await cm(ns, 'w-labelled'))?.metadata;
+      return meta?.labels?.['version'] === 'v2' && meta.annotations?.['example.com/version'] === 'v2';
+    }, 'label and annotation updated to v2');
+    // someone drops our label and adds theirs: ours is put back, theirs kept
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-labelled', ns), {
+      metadata: { labels: { version: null, theirs: 'x' } },
+    });
+    await waitFor(
+      async () => (await cm(ns, 'w-labelled'))?.metadata?.labels?.['version'] === 'v2',
+      'label repaired',
+    );
+    expect((await cm(ns, 'w-labelled'))?.metadata?.labels?.['theirs']).toBe('x');
+    // labels added by others alone cause no write
+    const before = writes(ns);
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-labelled', ns), {
+      metadata: { labels: { more: 'y' }, annotations: { 'their/note': 'z' } },
+    });
+    await suite.admin.create(Widget, widget('marker', ns, { value: 'm' }));
+    await waitFor(async () => (await cm(ns, 'marker-labelled')) !== undefined, 'marker');
+    await waitFor(() => observed(ns, 'marker', 'm'), 'marker reconciled');
+    expect(writes(ns) - before).toBe(2); // their patch and the marker's create
+  });
+});
