@@ -19,7 +19,7 @@ const CRD = defineResource<KubernetesResource>({
 export interface CRDPresentActivationConditionOptions {
   /** Most checks while the CRD is missing; then it counts as absent for good. Defaults to 10 (JOSDK's). */
   checkLimit?: number;
-  /** Least time between two checks while it is missing. Defaults to 60,000 ms (JOSDK's). */
+  /** Least time between two checks while it is missing. Defaults to 10,000 ms (JOSDK's `DEFAULT_CRD_CHECK_INTERVAL`). */
   checkIntervalMs?: number;
   /** Time source. Defaults to the system clock. */
   clock?: Clock;
@@ -48,7 +48,7 @@ export class CRDPresentActivationCondition<
 
   constructor(options: CRDPresentActivationConditionOptions = {}) {
     this.checkLimit = options.checkLimit ?? 10;
-    this.checkIntervalMs = options.checkIntervalMs ?? 60_000;
+    this.checkIntervalMs = options.checkIntervalMs ?? 10_000;
     this.clock = options.clock ?? systemClock;
   }
 

@@ -4,6 +4,10 @@ import type { Context } from '../../api/context.js';
 import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
+import { defineResource } from '../../api/resource-type.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import type { DependentResource } from '../../dependent/dependent-resource.js';
+import type { Clock } from '../../util/clock.js';
 import {
   ConfigMapDependent,
   apiServerSuite,
@@ -13,6 +17,7 @@ import {
   Widget,
   widget,
 } from '../../dependent/__tests__/support.js';
+import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
 
 /**
  * Adversarial review S13 of workflows against JOSDK (operator-framework-core,
@@ -106,5 +111,53 @@ describe('S13 review: workflows', () => {
       data: { value: 'x' },
     });
     await waitFor(async () => (await cm(ns, 'w-2'))?.data?.['value'] === 'again', 'drift repaired');
+  });
+
+  // JOSDK's CRDPresentActivationCondition: DEFAULT_CRD_CHECK_INTERVAL = Duration.ofSeconds(10)
+  // (DEFAULT_CRD_CHECK_LIMIT = 10); a missing CRD is looked up again once 10 s have passed.
+  it('[FINDING S13-DW3] with the default options a CRD installed after the first check is not seen 10 s later (checked again only after 60 s)', async () => {
+    let now = 1_000_000;
+    const clock: Clock = { now: () => now, setTimeout: () => ({}), clearTimeout: () => undefined };
+    const condition = new CRDPresentActivationCondition<Widget>({ clock });
+    const Soon = defineResource<KubernetesResource>({ group: 'soon.tosdk.io', version: 'v1', kind: 'Soon' });
+    const dependent = { name: 'soon', resourceType: Soon } as unknown as DependentResource<unknown, Widget>;
+    const context = { client: suite.admin } as unknown as Context<Widget>;
+    const primary = widget('w', 'default');
+    const lookups = () =>
+      suite.server.requests.log.filter(
+        (q) => q.resource === 'customresourcedefinitions' && q.name === 'soons.soon.tosdk.io',
+      ).length;
+    expect(await condition.isMet(dependent, primary, context)).toBe(false);
+    expect(lookups()).toBe(1);
+    const CRD = defineResource<KubernetesResource>({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      scope: 'Cluster',
+    });
+    await suite.admin.create(CRD, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'soons.soon.tosdk.io' },
+      spec: {
+        group: 'soon.tosdk.io',
+        scope: 'Namespaced',
+        names: { plural: 'soons', singular: 'soon', kind: 'Soon', listKind: 'SoonList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    } as KubernetesResource);
+    now += 9_000;
+    expect(await condition.isMet(dependent, primary, context)).toBe(false); // within the interval
+    expect(lookups()).toBe(1);
+    now += 1_001;
+    expect(await condition.isMet(dependent, primary, context)).toBe(true);
+    expect(lookups()).toBe(2);
   });
 });
