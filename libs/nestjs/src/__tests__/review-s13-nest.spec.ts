@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { ResourceTypes, UpdateControl } from '@tosdk/core';
-import { OperatorModule, Reconciler } from '../index.js';
+import type { KubernetesResource } from '@tosdk/core';
+import { OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../testing/index.js';
 
 /** A dependency of a reconciler that releases what it holds when its module is destroyed (a pool). */
@@ -37,6 +38,19 @@ class StoredReconciler {
 }
 @Module({ providers: [Store, StoredReconciler] })
 class StoredModule {}
+
+/** Names of the ConfigMaps each implementation reconciled. */
+const reconciled: string[] = [];
+
+@Reconciler({ resource: ResourceTypes.ConfigMap, labelSelector: 'review=s13-stub' })
+class PagesReconciler {
+  reconcile(map: KubernetesResource) {
+    reconciled.push(`real ${map.metadata!.name}`);
+    return UpdateControl.noUpdate();
+  }
+}
+@Module({ providers: [PagesReconciler] })
+class PagesModule {}
 
 describe('review S13: @tosdk/nestjs', () => {
   let environment: OperatorTestEnvironment;
@@ -91,5 +105,32 @@ describe('review S13: @tosdk/nestjs', () => {
     expect(outcome).toMatch(
       /^the hanging check did not hold within 300 ms; last error: the last check had not settled/,
     );
+  });
+
+  it('[FINDING S13-NE3] a test that replaces a reconciler with overrideProvider(...).useValue(stub) runs the stub as that controller, instead of silently dropping the controller', async () => {
+    const t = await createOperatorTestingModule({
+      imports: [OperatorModule.forRoot({ readEnvironment: false }), PagesModule],
+      testEnvironment: environment,
+      configure: (builder) =>
+        builder.overrideProvider(PagesReconciler).useValue({
+          reconcile: (map: KubernetesResource) => {
+            reconciled.push(`stub ${map.metadata!.name}`);
+            return UpdateControl.noUpdate();
+          },
+        }),
+    });
+    try {
+      // the controller keeps the name and options of the class it stands in for
+      expect(t.module.get(OperatorRegistry).controllerNames()).toEqual(['pagesreconciler']);
+      await t.adminClient.create(ResourceTypes.ConfigMap, {
+        metadata: { name: 'stubbed', namespace: t.namespace, labels: { review: 's13-stub' } },
+      });
+      await waitFor(() => reconciled.length > 0, {
+        description: () => `a reconcile of ConfigMap ${t.namespace}/stubbed`,
+      });
+      expect(reconciled).toEqual(['stub stubbed']);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -8,7 +8,11 @@ import type { ControllerConfigurationOverrider } from '../decorators/configurati
 import { getReconcilerOptions } from '../decorators/reconciler.decorator.js';
 import type { ReconcilerOptions } from '../decorators/reconciler.decorator.js';
 import { OperatorModuleConfigurationError } from '../errors.js';
-import { CONFIGURATION_OVERRIDER_METADATA, METRICS_SINK_METADATA } from '../operator.constants.js';
+import {
+  CONFIGURATION_OVERRIDER_METADATA,
+  METRICS_SINK_METADATA,
+  RECONCILER_METADATA,
+} from '../operator.constants.js';
 import {
   duplicateReconcilerMessage,
   invalidReconcilerOptionsMessage,
@@ -53,6 +57,19 @@ function classOf(wrapper: InstanceWrapper): Type | undefined {
   return instance ? (instance.constructor as Type) : undefined;
 }
 
+/**
+ * The class whose decorator `key` describes the provider: its own class, else its token when that
+ * is a decorated class. A test's `overrideProvider(WebPageReconciler).useValue(stub)` (or `useClass`,
+ * `useFactory`) keeps the token's role, as every consumer of the token gets the stub: the operator too.
+ */
+function decoratedClassOf(wrapper: InstanceWrapper, key: string): Type | undefined {
+  const own = classOf(wrapper);
+  if (own && Reflect.getMetadata(key, own) !== undefined) return own;
+  const token = wrapper.token as unknown;
+  if (typeof token === 'function' && Reflect.getMetadata(key, token) !== undefined) return token as Type;
+  return undefined;
+}
+
 /** Finds `@Reconciler`, `@ConfigurationOverrider` and `@OperatorMetricsSink` providers in every module. */
 @Injectable()
 export class ReconcilerExplorer {
@@ -67,7 +84,7 @@ export class ReconcilerExplorer {
     const hosts = new Map<Type, string>();
     const found: DiscoveredReconciler[] = [];
     for (const wrapper of this.discovery.getProviders()) {
-      const type = classOf(wrapper);
+      const type = decoratedClassOf(wrapper, RECONCILER_METADATA);
       const options = getReconcilerOptions(type);
       if (!type || !options) continue;
       if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
@@ -123,7 +140,7 @@ export class ReconcilerExplorer {
   private providersWith(key: string, decorator: string): { type: Type; instance: object }[] {
     const out = new Map<object, Type>();
     for (const wrapper of this.discovery.getProviders()) {
-      const type = classOf(wrapper);
+      const type = decoratedClassOf(wrapper, key);
       if (!type || !Reflect.getMetadata(key, type)) continue;
       if (!wrapper.isDependencyTreeStatic()) {
         throw new OperatorModuleConfigurationError(requestScopedProviderMessage(decorator, type.name));
