@@ -12,6 +12,11 @@ export function requestScopedProviderMessage(decorator: string, name: string): s
   return `${decorator} ${name} is request-scoped (or depends on a request-scoped provider), so the operator, which runs outside any request, cannot call it; make it a singleton: remove the scope option from the provider and from its dependencies`;
 }
 
+/** A `@ConfigurationOverrider` or `@OperatorMetricsSink` provider is transient (Nest constructs one per consumer, none for the operator). */
+export function transientProviderMessage(decorator: string, name: string): string {
+  return `${decorator} ${name} is transient: Nest constructs a transient provider for each provider that injects it and none for the operator, which would call an instance whose constructor never ran (its injected dependencies undefined); make it a singleton: remove scope: Scope.TRANSIENT`;
+}
+
 /** Reconcilers instantiated after registration (a module loaded with LazyModuleLoader). */
 export function lateReconcilersMessage(names: string[]): string {
   const list = names.join(', ');

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, Scope } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { ResourceTypes, UpdateControl } from '@tosdk/core';
-import type { KubernetesResource } from '@tosdk/core';
-import { OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
+import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
+import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
+import type { ControllerConfigurationOverrider } from '../index.js';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../testing/index.js';
 
 /** A dependency of a reconciler that releases what it holds when its module is destroyed (a pool). */
@@ -51,6 +52,19 @@ class PagesReconciler {
 }
 @Module({ providers: [PagesReconciler] })
 class PagesModule {}
+
+@Injectable()
+class Settings {
+  readonly selector = 'review=s13-transient';
+}
+@ConfigurationOverrider()
+@Injectable({ scope: Scope.TRANSIENT })
+class TransientSelector implements ControllerConfigurationOverrider {
+  constructor(private readonly settings: Settings) {}
+  overrideController(_name: string, options: ControllerConfigurationOptions<KubernetesResource>) {
+    return { ...options, labelSelector: this.settings.selector };
+  }
+}
 
 describe('review S13: @tosdk/nestjs', () => {
   let environment: OperatorTestEnvironment;
@@ -132,5 +146,21 @@ describe('review S13: @tosdk/nestjs', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('[FINDING S13-NE4] a transient @ConfigurationOverrider fails the bootstrap naming it, instead of a TypeError from an instance whose constructor never ran', async () => {
+    @Module({ providers: [Settings, TransientSelector, PagesReconciler] })
+    class TransientModule {}
+    await expect(
+      createOperatorTestingModule({
+        imports: [OperatorModule.forRoot({ readEnvironment: false }), TransientModule],
+        testEnvironment: environment,
+      }),
+    ).rejects.toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringMatching(
+        /^@ConfigurationOverrider TransientSelector is transient: .*make it a singleton/,
+      ),
+    });
   });
 });

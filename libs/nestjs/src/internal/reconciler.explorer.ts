@@ -19,6 +19,7 @@ import {
   notAReconcilerMessage,
   requestScopedProviderMessage,
   requestScopedReconcilerMessage,
+  transientProviderMessage,
 } from '../operator.messages.js';
 
 /** What is wrong with a decorator's options, or undefined when they can be used. */
@@ -113,7 +114,7 @@ export class ReconcilerExplorer {
   /**
    * The configuration overrider providers in the order they run: ascending `order`, ties in discovery
    * order, the final ones (the testing module's namespace restriction) after all others.
-   * @throws OperatorModuleConfigurationError for a request-scoped overrider.
+   * @throws OperatorModuleConfigurationError for a request-scoped or transient overrider.
    */
   overriders(): ControllerConfigurationOverrider[] {
     // Array.prototype.sort is stable: equal ranks keep the discovery order
@@ -125,7 +126,7 @@ export class ReconcilerExplorer {
 
   /**
    * The metrics sink providers.
-   * @throws OperatorModuleConfigurationError for a request-scoped sink.
+   * @throws OperatorModuleConfigurationError for a request-scoped or transient sink.
    */
   metricsSinks(): Metrics[] {
     return this.providersWith(METRICS_SINK_METADATA, '@OperatorMetricsSink').map(
@@ -135,7 +136,7 @@ export class ReconcilerExplorer {
 
   /**
    * The instances of the providers whose class carries `key`, each once, in discovery order.
-   * @throws OperatorModuleConfigurationError for a request-scoped one (named by `decorator`).
+   * @throws OperatorModuleConfigurationError for a request-scoped or transient one (named by `decorator`).
    */
   private providersWith(key: string, decorator: string): { type: Type; instance: object }[] {
     const out = new Map<object, Type>();
@@ -144,6 +145,10 @@ export class ReconcilerExplorer {
       if (!type || !Reflect.getMetadata(key, type)) continue;
       if (!wrapper.isDependencyTreeStatic()) {
         throw new OperatorModuleConfigurationError(requestScopedProviderMessage(decorator, type.name));
+      }
+      if (wrapper.isTransient) {
+        // Nest made no instance for the operator: the one it holds was never constructed
+        throw new OperatorModuleConfigurationError(transientProviderMessage(decorator, type.name));
       }
       const instance = wrapper.instance as object | undefined;
       if (instance && !out.has(instance)) out.set(instance, type);
