@@ -256,15 +256,33 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
    */
   acceptsUpdate(newR: P, oldR: P, owed = false): boolean {
     const c = this.config;
-    if (c.useDefaultEventFilters && !owed) {
-      const internal =
-        (this.usesFinalizer && finalizerChanged(newR, oldR, c.finalizerName)) ||
-        !c.generationAware ||
-        generationIncreased(newR, oldR) ||
-        markedForDeletion(newR, oldR);
-      if (!internal) return false;
-    }
+    if (c.useDefaultEventFilters && !owed && !this.passesDefaults(newR, oldR)) return false;
     return (c.onUpdateFilter?.(newR, oldR) ?? true) && (c.genericFilter?.(newR) ?? true);
+  }
+
+  /**
+   * Whether the framework's own write `written` of a primary (an `UpdateControl` resource patch),
+   * cached over `before` (the cached primary it was written on), must reconcile again. JOSDK does
+   * not filter the event of such a write (its "cache only" mode): the informer reports it against
+   * the previous object, so a spec change (a grown generation) passes the default filters and
+   * reconciles. Here the cached write is the previous object of that event, where the default
+   * filters see no change; so the dispatcher asks for the follow-up itself when the update from
+   * `before` to `written` passes the filters and the event, as it will be reported, would not.
+   */
+  ownWriteReconciles(written: P, before: P): boolean {
+    if (!this.config.useDefaultEventFilters || this.passesDefaults(written, written)) return false;
+    return this.acceptsUpdate(written, before);
+  }
+
+  /** JOSDK's internal update filters: our finalizer changed, the generation grew (or awareness is off), marked for deletion. */
+  private passesDefaults(newR: P, oldR: P): boolean {
+    const c = this.config;
+    return (
+      (this.usesFinalizer && finalizerChanged(newR, oldR, c.finalizerName)) ||
+      !c.generationAware ||
+      generationIncreased(newR, oldR) ||
+      markedForDeletion(newR, oldR)
+    );
   }
 
   private arrive(plain: HeldEvent<P>): void {

@@ -60,6 +60,12 @@ export interface WritableCache<P extends KubernetesResource> {
    */
   skippedWrite?(id: ResourceID, judgedOn: P | undefined): void;
   /**
+   * Whether the cached own write `written` (an `UpdateControl` resource patch) must reconcile again
+   * because its watch event, reported against the cached write, will not (see
+   * `ControllerEventSource.ownWriteReconciles`). When absent, it never does.
+   */
+  ownWriteReconciles?(written: P, before: P): boolean;
+  /**
    * Runs an own write of the primary whose watch event must not trigger the controller again
    * (`resourceOperations()` primary writes); caches the result. When absent, they are only cached.
    */
@@ -281,6 +287,8 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
       const keepFinalizer = this.cleaner;
       let updated: P | undefined;
       let previous = original.metadata?.resourceVersion;
+      // JOSDK: the event of a resource patch that grew the generation reconciles again
+      let again = false;
       // a write that would change nothing on the cached primary is not sent (and suppresses nothing)
       if (control.isPatchResource()) {
         this.checkFence(run, 'patch resource');
@@ -294,7 +302,10 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         );
         const written = sending && (await sending);
         if (written) {
-          this.cacheWritten(written, previous, id, original);
+          const cached = this.cacheWritten(written, previous, id, original);
+          // not cached (it carries someone else's change too): its event passes the filters as is
+          again =
+            cached && (this.o.cache.ownWriteReconciles?.(written.resource, current ?? original) ?? false);
           updated = written.resource;
           previous = updated.metadata?.resourceVersion;
         } else this.o.cache.skippedWrite?.(id, current ?? original);
@@ -314,12 +325,15 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
           updated = written.resource;
         } else this.o.cache.skippedWrite?.(id, current ?? updated ?? original);
       }
-      return {
-        kind: 'reconcile',
-        updatedResource: updated,
-        rescheduleDelayMs: control.scheduleDelayMs,
-        reschedulePriority: control.priority,
-      };
+      // the follow-up replaces a requested reschedule, as JOSDK's event does (an event wins)
+      return again
+        ? { kind: 'reconcile', updatedResource: updated, rescheduleDelayMs: 0 }
+        : {
+            kind: 'reconcile',
+            updatedResource: updated,
+            rescheduleDelayMs: control.scheduleDelayMs,
+            reschedulePriority: control.priority,
+          };
     } catch (error) {
       if (error instanceof ReconcileAbandonedError)
         return { kind: 'reconcile', ...this.abandoned(error, logger) };
