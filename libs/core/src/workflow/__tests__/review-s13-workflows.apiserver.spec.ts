@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
 import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
-import type { Reconciler } from '../../api/reconciler.js';
+import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
@@ -17,7 +17,11 @@ import {
   Widget,
   widget,
 } from '../../dependent/__tests__/support.js';
+import { ConditionResult } from '../condition.js';
 import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
+import { AggregatedOperatorError } from '../errors.js';
+import { WorkflowBuilder } from '../workflow-builder.js';
+import type { WorkflowReconcileResult } from '../workflow-result.js';
 
 /**
  * Adversarial review S13 of workflows against JOSDK (operator-framework-core,
@@ -159,5 +163,56 @@ describe('S13 review: workflows', () => {
     now += 1_001;
     expect(await condition.isMet(dependent, primary, context)).toBe(true);
     expect(lookups()).toBe(2);
+  });
+
+  // JOSDK's DefaultWorkflow.reconcile (and cleanup) put the result into
+  // context.managedWorkflowAndDependentResourceContext() (RECONCILE_RESULT_KEY / CLEANUP_RESULT_KEY)
+  // before throwing, for any workflow: getWorkflowReconcileResult() then returns it, also in
+  // updateErrorStatus, which gets the reconciliation's context.
+  it('[FINDING S13-DW4] after a standalone workflow ran, getWorkflowReconcileResult() of the context is undefined, in reconcile and in updateErrorStatus', async () => {
+    const ns = await newNamespace(suite.admin);
+    class Failing extends ConfigMapDependent {
+      protected override desired(): never {
+        throw new Error('broken');
+      }
+    }
+    const bad = new Failing({ name: 'bad', informer: { name: 'bad' } }, 'bad');
+    const ok = new ConfigMapDependent({ name: 'ok', informer: { name: 'ok' } }, 'ok');
+    const workflow = new WorkflowBuilder<Widget>()
+      .addDependentResource(bad)
+      .addDependentResource(ok)
+      .withReadyPostcondition(() => ConditionResult.unmet('not yet'))
+      .build();
+    let inReconcile: WorkflowReconcileResult | undefined | 'none' = 'none';
+    let inErrorStatus: WorkflowReconcileResult | undefined | 'none' = 'none';
+    let thrown: unknown;
+    class R implements Reconciler<Widget> {
+      prepareEventSources(context: EventSourceContext<Widget>) {
+        return [bad.eventSource(context), ok.eventSource(context)];
+      }
+      async reconcile(resource: Widget, context: Context<Widget>) {
+        try {
+          await workflow.reconcile(resource, context);
+        } finally {
+          inReconcile = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+        }
+        return UpdateControl.noUpdate<Widget>();
+      }
+      updateErrorStatus(_r: Widget, context: Context<Widget>, error: unknown) {
+        thrown = error;
+        inErrorStatus = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
+      }
+    }
+    suite.operator().register(new R(), { resourceType: Widget, name: 's13dw4', namespaces: [ns] });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => inErrorStatus !== 'none', 'updateErrorStatus');
+    expect(thrown).toBeInstanceOf(AggregatedOperatorError);
+    for (const seen of [inReconcile, inErrorStatus]) {
+      const result = seen as unknown as WorkflowReconcileResult | undefined;
+      expect(result?.erroredDependents.has('bad')).toBe(true);
+      expect(result?.getDependentConditionResult('ok', 'ready')).toEqual({ met: false, detail: 'not yet' });
+    }
   });
 });

@@ -17,6 +17,25 @@ export interface NodeDeclaration<P extends KubernetesResource> {
   readonly options: DependentNodeOptions<unknown, P>;
 }
 
+/**
+ * What keeps a run's workflow results for the reconciliation (the context's
+ * `managedWorkflowAndDependentResourceContext()`, JOSDK's RECONCILE_RESULT_KEY / CLEANUP_RESULT_KEY).
+ */
+export interface WorkflowResultKeeper {
+  keepWorkflowReconcileResult(result: WorkflowReconcileResult): void;
+  keepWorkflowCleanupResult(result: WorkflowCleanupResult): void;
+}
+
+/** The context's result keeper, when it has one (a hand-made context in a unit test may not). */
+function keeperOf(context: Context<KubernetesResource>): WorkflowResultKeeper | undefined {
+  const get = (context as Partial<Context<KubernetesResource>>).managedWorkflowAndDependentResourceContext;
+  if (typeof get !== 'function') return undefined;
+  const keeper = get.call(context) as Partial<WorkflowResultKeeper> | undefined;
+  return typeof keeper?.keepWorkflowReconcileResult === 'function'
+    ? (keeper as WorkflowResultKeeper)
+    : undefined;
+}
+
 /** Resolved settings of a {@link DefaultWorkflow}. */
 export interface WorkflowSettings {
   /** Most node steps at once, across the runs of this workflow; `Infinity` for no bound of its own. */
@@ -175,12 +194,16 @@ export class DefaultWorkflow<P extends KubernetesResource> implements Workflow<P
 
   async reconcile(primary: P, context: Context<P>): Promise<WorkflowReconcileResult> {
     const result = await new WorkflowReconcileRun(primary, context, this.limiter).execute(this.roots);
+    // as JOSDK's DefaultWorkflow: kept in the context before throwing, for any workflow (managed or
+    // standalone), so the reconciler and updateErrorStatus can read it
+    keeperOf(context)?.keepWorkflowReconcileResult(result);
     if (!this.settings.silent) result.throwAggregatedErrorIfErrorsPresent();
     return result;
   }
 
   async cleanup(primary: P, context: Context<P>): Promise<WorkflowCleanupResult> {
     const result = await new WorkflowCleanupRun(primary, context, this.limiter).execute(this.leaves);
+    keeperOf(context)?.keepWorkflowCleanupResult(result);
     if (!this.settings.silent) result.throwAggregatedErrorIfErrorsPresent();
     return result;
   }

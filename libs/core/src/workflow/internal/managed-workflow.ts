@@ -9,6 +9,7 @@ import { WorkflowCleanupResult } from '../workflow-result.js';
 import type { WorkflowReconcileResult } from '../workflow-result.js';
 import { DEFAULT_WORKFLOW_EXECUTOR_SIZE } from '../workflow.js';
 import { DefaultWorkflow } from './default-workflow.js';
+import type { WorkflowResultKeeper } from './default-workflow.js';
 
 /**
  * A controller's managed workflow (JOSDK's `DefaultManagedWorkflow`): the workflow built from the
@@ -103,9 +104,9 @@ export class ManagedWorkflow<P extends KubernetesResource> {
 }
 
 /** The per-run {@link ManagedWorkflowAndDependentResourceContext}. */
-export class ManagedWorkflowContext<
-  P extends KubernetesResource,
-> implements ManagedWorkflowAndDependentResourceContext<P> {
+export class ManagedWorkflowContext<P extends KubernetesResource>
+  implements ManagedWorkflowAndDependentResourceContext<P>, WorkflowResultKeeper
+{
   private reconcileResult: WorkflowReconcileResult | undefined;
   private cleanupResult: WorkflowCleanupResult | undefined;
   private readonly values = new Map<string, unknown>();
@@ -144,6 +145,16 @@ export class ManagedWorkflowContext<
     next.cleanupResult = this.cleanupResult;
     for (const [key, value] of this.values) next.values.set(key, value);
     return next;
+  }
+
+  /** Keeps the result of a workflow run in this reconciliation (managed or standalone). */
+  keepWorkflowReconcileResult(result: WorkflowReconcileResult): void {
+    this.reconcileResult = result;
+  }
+
+  /** Keeps the result of a workflow cleanup in this reconciliation (managed or standalone). */
+  keepWorkflowCleanupResult(result: WorkflowCleanupResult): void {
+    this.cleanupResult = result;
   }
 
   getWorkflowReconcileResult(): WorkflowReconcileResult | undefined {
