@@ -48,7 +48,28 @@ export function sharedKindMessage(kind: string, names: readonly string[]): strin
   return `controllers ${names.join(' and ')} both reconcile ${kind}: each gets every event of it and they may overwrite each other's changes; if that is not intended, remove one, or give them disjoint namespaces or label selectors`;
 }
 
-/** Start-up failed: what to fix, by the cause's code. */
+/** Codes of errors that wrap the API server's answer: the answer's status says what to fix. */
+const WRAPPING_CODES = new Set(['EventSourceStart', 'InformerStart', 'KubernetesApiError']);
+
+/** What to fix for an HTTP status of the API server under a wrapping error. */
+const STATUS_HINTS: Record<number, string> = {
+  401: 'check the credentials in the KubeConfig (the API server does not accept them)',
+  403: 'grant the operator RBAC permissions to list and watch the resource',
+  404: 'apply the CustomResourceDefinition of the resource (with its version served) before starting the app',
+};
+
+/** The HTTP status of the first error in the cause chain that has one. */
+function statusInCauses(error: unknown): number | undefined {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    const status = (e as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+  }
+  return undefined;
+}
+
+/** Start-up failed: what to fix, by the cause's code (for a wrapped API answer, by its status). */
 export function startFailedMessage(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   const hint: Record<string, string> = {
@@ -64,7 +85,10 @@ export function startFailedMessage(error: unknown): string {
       'check that the API server is reachable and the operator may list and watch the resource (RBAC)',
     KubernetesTransport: 'check the API server address in the KubeConfig and that the server is running',
   };
+  // an informer that got a 404 is no reachability or RBAC problem: its CRD is missing
+  const status = typeof code === 'string' && WRAPPING_CODES.has(code) ? statusInCauses(error) : undefined;
   const fix =
+    (status !== undefined && STATUS_HINTS[status]) ||
     (typeof code === 'string' && hint[code]) ||
     'check the API server address, the credentials and the operator RBAC permissions';
   return `the operator failed to start: ${errorText(error)}. To fix: ${fix}`;

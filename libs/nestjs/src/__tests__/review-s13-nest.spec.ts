@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import { ResourceTypes, UpdateControl } from '@tosdk/core';
+import { defineResource, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
 import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
 import type { ControllerConfigurationOverrider } from '../index.js';
@@ -63,6 +63,19 @@ class TransientSelector implements ControllerConfigurationOverrider {
   constructor(private readonly settings: Settings) {}
   overrideController(_name: string, options: ControllerConfigurationOptions<KubernetesResource>) {
     return { ...options, labelSelector: this.settings.selector };
+  }
+}
+
+/** A kind whose CRD is never applied. */
+const Uninstalled = defineResource<KubernetesResource>({
+  group: 'review-s13.tosdk.io',
+  version: 'v1',
+  kind: 'Uninstalled',
+});
+@Reconciler({ resource: Uninstalled })
+class UninstalledReconciler {
+  reconcile() {
+    return UpdateControl.noUpdate();
   }
 }
 
@@ -162,5 +175,23 @@ describe('review S13: @tosdk/nestjs', () => {
         /^@ConfigurationOverrider TransientSelector is transient: .*make it a singleton/,
       ),
     });
+  });
+
+  it('[FINDING S13-NE5] a bootstrap that fails because the primary kind’s CRD is not installed says to apply it, not to check reachability and RBAC', async () => {
+    const failure = await createOperatorTestingModule({
+      imports: [OperatorModule.forRoot({ readEnvironment: false })],
+      providers: [UninstalledReconciler],
+      testEnvironment: environment,
+    }).then(
+      async (t) => {
+        await t.close();
+        return new Error('started');
+      },
+      (error: unknown) => error as Error,
+    );
+    expect(failure).toMatchObject({ code: 'OperatorBootstrap', cause: { code: 'EventSourceStart' } });
+    // core's own text already names the CRD; the fix Nest's bootstrap error adds must agree with it
+    expect(failure.message).toMatch(/To fix: apply the CustomResourceDefinition/);
+    expect(failure.message).not.toMatch(/To fix: check that the API server is reachable/);
   });
 });
