@@ -131,7 +131,12 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
   /** Stops processing: no new reconciliation starts, timers are cancelled; running ones finish. */
   stop(): void {
     this.running = false;
-    for (const state of this.states.values()) this.cancelTimer(state);
+    for (const state of this.states.values()) {
+      this.cancelTimer(state);
+      // the pending retry is gone with its timer: a failure after the next start takes the next
+      // attempt (JOSDK: its deadline has passed), it does not run again at once in its place
+      state.retryDueAt = undefined;
+    }
   }
 
   /** Whether an event for the resource is waiting for the next reconciliation. */

@@ -1,0 +1,117 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RetryInfo } from '../../api/context.js';
+import { ResourceID } from '../../api/resource-id.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { defineResource } from '../../api/resource-type.js';
+import { LinearRateLimiter } from '../../config/rate-limiter.js';
+import type { RateLimiter } from '../../config/rate-limiter.js';
+import { GenericRetry } from '../../config/retry.js';
+import { noopLogger } from '../../util/logger.js';
+import type { Event, ResourceEvent } from '../event.js';
+import { BoundedExecutor } from '../internal/bounded-executor.js';
+import { EventProcessor } from '../internal/event-processor.js';
+import type { ExecutionScope, PostExecutionControl } from '../internal/execution.js';
+import { FakeClock, settle } from './fake-clock.js';
+
+/**
+ * Review s13: the event processor against JOSDK's `EventProcessor` (retries, rescheduling, the rate
+ * limiter and priorities across stop and start), driven with a fake clock.
+ */
+type R = KubernetesResource;
+const type = defineResource<R>({ group: 'test.tosdk.io', version: 'v1', kind: 'Thing' });
+
+interface Run {
+  readonly name: string;
+  readonly at: number;
+  readonly retry: RetryInfo | undefined;
+  finish(post?: PostExecutionControl<R>): Promise<void>;
+  fail(): Promise<void>;
+}
+
+function harness(
+  o: { limit?: number; limiter?: (clock: FakeClock) => RateLimiter; maxIntervalMs?: number } = {},
+) {
+  const clock = new FakeClock();
+  const start = clock.now();
+  const cache = new Map<string, R>();
+  const runs: Run[] = [];
+  const executor = new BoundedExecutor(o.limit ?? 10);
+  const ep = new EventProcessor<R>({
+    controller: { name: 'things', resourceType: type },
+    cache: { get: (id) => cache.get(id.key) },
+    handler: {
+      handleExecution: (scope: ExecutionScope<R>) =>
+        new Promise<PostExecutionControl<R>>((resolve) => {
+          const done = async (post: PostExecutionControl<R>) => {
+            resolve(post);
+            await settle();
+          };
+          runs.push({
+            name: scope.id.name,
+            at: clock.now() - start,
+            retry: scope.retryInfo,
+            finish: (post = { kind: 'reconcile' }) => done(post),
+            fail: () => done({ kind: 'reconcile', error: new Error('boom') }),
+          });
+        }),
+    },
+    executor,
+    retry: GenericRetry.defaultLimitedExponentialRetry(),
+    rateLimiter: o.limiter?.(clock) ?? LinearRateLimiter.deactivatedRateLimiter(),
+    maxReconciliationIntervalMs: o.maxIntervalMs,
+    clock,
+    metrics: {},
+    logger: noopLogger,
+  });
+  let rv = 0;
+  const put = (name: string): R => {
+    const r: R = {
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: String(++rv) },
+    };
+    cache.set(`ns/${name}`, r);
+    return r;
+  };
+  const send = async (name: string, action: ResourceEvent['action'] = 'UPDATED') => {
+    ep.handleEvent({
+      resourceId: new ResourceID(name, 'ns'),
+      action,
+      resource: put(name),
+    } as ResourceEvent<R>);
+    await settle();
+  };
+  const sendEvent = async (event: Event) => {
+    ep.handleEvent(event);
+    await settle();
+  };
+  const seen = (from = 0) => runs.slice(from).map((r) => `${r.name}@${r.at}`);
+  return { clock, ep, runs, send, sendEvent, seen, executor };
+}
+
+describe('review s13: the event processor across stop and start', () => {
+  it('[FINDING S13-EP2] a failure after a restart waits for the next retry delay, as the retry that was pending at the stop is gone', async () => {
+    const h = harness();
+    h.ep.start();
+    await h.send('a', 'ADDED');
+    await h.runs[0].fail();
+    // the first retry is pending (2 s) when leadership is lost
+    expect(h.clock.pending()).toEqual([2000]);
+    h.ep.stop();
+    await h.clock.advance(10_000);
+    expect(h.runs).toHaveLength(1);
+
+    // regained: the controller queues every cached primary; that run fails again
+    h.ep.start();
+    await h.sendEvent({ resourceId: new ResourceID('a', 'ns') });
+    expect(h.seen(1)).toEqual(['a@10000']);
+    await h.runs[1].fail();
+    // JOSDK: the deadline of the lost retry has passed, so this failure takes the next attempt
+    // (nextDelay: 2 s); it is not run again at once
+    await h.clock.advance(0);
+    expect(h.seen(2)).toEqual([]);
+    await h.clock.advance(2000);
+    expect(h.seen(2)).toEqual(['a@12000']);
+    expect(h.runs[2].retry).toEqual({ attemptCount: 2, isLastAttempt: false });
+  });
+});
