@@ -7,6 +7,7 @@ import { LinearRateLimiter } from '../../config/rate-limiter.js';
 import type { RateLimiter } from '../../config/rate-limiter.js';
 import { GenericRetry } from '../../config/retry.js';
 import { noopLogger } from '../../util/logger.js';
+import { ReconcilePriority } from '../event.js';
 import type { Event, ResourceEvent } from '../event.js';
 import { BoundedExecutor } from '../internal/bounded-executor.js';
 import { EventProcessor } from '../internal/event-processor.js';
@@ -73,12 +74,9 @@ function harness(
     cache.set(`ns/${name}`, r);
     return r;
   };
-  const send = async (name: string, action: ResourceEvent['action'] = 'UPDATED') => {
-    ep.handleEvent({
-      resourceId: new ResourceID(name, 'ns'),
-      action,
-      resource: put(name),
-    } as ResourceEvent<R>);
+  const send = async (name: string, action: ResourceEvent['action'] = 'UPDATED', priority?: number) => {
+    const resourceId = new ResourceID(name, 'ns');
+    ep.handleEvent({ resourceId, action, resource: put(name), priority } as ResourceEvent<R>);
     await settle();
   };
   const sendEvent = async (event: Event) => {
@@ -113,5 +111,37 @@ describe('review s13: the event processor across stop and start', () => {
     await h.clock.advance(2000);
     expect(h.seen(2)).toEqual(['a@12000']);
     expect(h.runs[2].retry).toEqual({ attemptCount: 2, isLastAttempt: false });
+  });
+
+  it('[FINDING S13-EP3] a low-priority reschedule that the rate limiter postpones still waits behind changed resources, not before the backlog', async () => {
+    // one reconciliation thread; at most one reconciliation of a resource per 10 s
+    const h = harness({
+      limit: 1,
+      limiter: (clock) => new LinearRateLimiter({ refreshPeriodMs: 10_000, limitForPeriod: 1, clock }),
+    });
+    h.ep.start();
+    await h.send('a', 'ADDED');
+    // a periodic check: again after 1 s, behind changed resources (withPriority(LOW))
+    await h.runs[0].finish({
+      kind: 'reconcile',
+      rescheduleDelayMs: 1000,
+      reschedulePriority: ReconcilePriority.LOW,
+    });
+    await h.clock.advance(1000);
+    // within a's window: postponed to its end
+    expect(h.seen(1)).toEqual([]);
+    expect(h.clock.pending()).toEqual([9000]);
+    // the thread is busy when the window ends; an initial-list backlog entry (low) is already waiting
+    await h.send('busy', 'ADDED');
+    await h.send('backlog', 'ADDED', ReconcilePriority.LOW);
+    await h.clock.advance(9000);
+    // then a resource changes (normal)
+    await h.send('changed');
+    expect(h.executor.queued).toBe(3);
+    await h.runs[1].finish();
+    await h.runs[2].finish();
+    await h.runs[3].finish();
+    // the change first, then the low ones in the order they were submitted
+    expect(h.runs.slice(2).map((r) => r.name)).toEqual(['changed', 'backlog', 'a']);
   });
 });

@@ -224,7 +224,8 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
     if (limitedFor !== undefined) {
       const delay = Math.max(limitedFor, MINIMAL_RATE_LIMIT_RESCHEDULE_MS);
       this.o.logger.debug('rate limited; postponed', { resource: state.id.key, delayMs: delay });
-      this.schedule(state, delay, 'rateLimit');
+      // the postponed run keeps the priority of what it runs for (a low resync stays behind changes)
+      this.schedule(state, delay, 'rateLimit', state.priority);
       return;
     }
     state.underProcessing = true;
