@@ -1,4 +1,5 @@
 import type { Context } from '../api/context.js';
+import { ResourceID } from '../api/resource-id.js';
 import type { KubernetesResource } from '../api/resource-type.js';
 import { isBulkDependentResource } from './bulk-dependent-resource.js';
 import type { BulkDependentResource } from './bulk-dependent-resource.js';
@@ -104,7 +105,7 @@ export abstract class AbstractDependentResource<
    * customise. Defaults to {@link AbstractDependentResource.matchDesired} with the desired state.
    */
   async match(actual: R, primary: P, context: Context<P>): Promise<MatchResult<R>> {
-    const desired = await this.desired(primary, context);
+    const desired = this.present(await this.desired(primary, context), 'desired()', primary);
     return { matched: await this.matchDesired(actual, desired, primary, context), computedDesired: desired };
   }
 
@@ -144,23 +145,37 @@ export abstract class AbstractDependentResource<
     }>;
     if (actual === undefined) {
       if (!traits.creator || !self.create) return { operation: 'none', resource: undefined };
-      const created = await self.create(await desiredOf(), primary, context);
+      const desired = this.present(await desiredOf(), 'desired()', primary);
+      const created = this.present(await self.create(desired, primary, context), 'create()', primary);
       await this.onCreatedOrUpdated(created, primary, context, 'created');
       return { operation: 'created', resource: created };
     }
     if (!traits.updater || !self.update) return { operation: 'none', resource: actual };
     let desired: R;
     if (bulkMatch) {
-      desired = await desiredOf();
+      desired = this.present(await desiredOf(), 'desired()', primary);
       if (await bulkMatch(actual, desired)) return { operation: 'none', resource: actual };
     } else {
       const result = await this.match(actual, primary, context);
       if (result.matched) return { operation: 'none', resource: actual };
-      desired = result.computedDesired ?? (await desiredOf());
+      desired = this.present(result.computedDesired ?? (await desiredOf()), 'desired()', primary);
     }
-    const updated = await self.update(actual, desired, primary, context);
+    const updated = this.present(await self.update(actual, desired, primary, context), 'update()', primary);
     await this.onCreatedOrUpdated(updated, primary, context, 'updated', actual);
     return { operation: 'updated', resource: updated };
+  }
+
+  /**
+   * The value, when there is one (JOSDK's `throwIfNull`).
+   * @throws DependentResourceError (`MissingResource`) naming the method, the dependent and the primary.
+   */
+  protected present<T>(value: T | null | undefined, what: string, primary: P): T {
+    if (value !== undefined && value !== null) return value;
+    throw new DependentResourceError(
+      'MissingResource',
+      `dependent ${this.name}: ${what} returned ${String(value)} for primary ${ResourceID.fromResource(primary).key}; return the ${what === 'desired()' ? 'desired state' : 'resource written'}`,
+      this.name,
+    );
   }
 
   private async reconcileBulk(

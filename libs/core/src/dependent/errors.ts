@@ -3,12 +3,13 @@ export type DependentResourceErrorCode =
   | 'DependentNotConfigured'
   | 'AmbiguousDependentSecondary'
   | 'DependentOwnerReference'
-  | 'InvalidDependentConfiguration';
+  | 'InvalidDependentConfiguration'
+  | 'MissingResource';
 
 /**
  * A dependent resource cannot work as configured or used: no event source yet, several
  * secondaries and no way to tell its own, an owner reference that Kubernetes would refuse, a bad
- * option. The message says what to change.
+ * option, a `desired()`, `create` or `update` that returned nothing. The message says what to change.
  */
 export class DependentResourceError extends Error {
   constructor(

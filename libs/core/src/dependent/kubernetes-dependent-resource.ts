@@ -214,7 +214,7 @@ export abstract class KubernetesDependentResource<
         this.name,
       );
     }
-    const target = this.withDefaults(clone(desired), primary);
+    const target = this.withDefaults(clone(this.present(desired, 'desired()', primary)), primary);
     return secondaries.find((s) => this.isTargetOf(s, target));
   }
 
@@ -284,7 +284,12 @@ export abstract class KubernetesDependentResource<
     }
     const id =
       this.targetSecondaryResourceID(primary, context) ??
-      ResourceID.fromResource(this.withDefaults(clone(await this.desired(primary, context)), primary));
+      ResourceID.fromResource(
+        this.withDefaults(
+          clone(this.present(await this.desired(primary, context), 'desired()', primary)),
+          primary,
+        ),
+      );
     await context.client.delete(this.resourceType, id);
   }
 

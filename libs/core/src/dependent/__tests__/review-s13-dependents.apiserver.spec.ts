@@ -1,10 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
-import { UpdateControl } from '../../api/controls.js';
+import type { Context } from '../../api/context.js';
+import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
+import { AggregatedOperatorError } from '../../workflow/errors.js';
 import { CRUDKubernetesDependentResource } from '../crud-kubernetes-dependent-resource.js';
+import { DependentResourceError } from '../errors.js';
 import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
 /**
@@ -89,5 +92,43 @@ describe('S13 review: dependents', () => {
     await waitFor(async () => (await cm(ns, 'marker-labelled')) !== undefined, 'marker');
     await waitFor(() => observed(ns, 'marker', 'm'), 'marker reconciled');
     expect(writes(ns) - before).toBe(2); // their patch and the marker's create
+  });
+
+  // JOSDK's AbstractDependentResource.reconcile / handleCreate / handleUpdate: throwIfNull ->
+  // DependentResourceException("Desired cannot be null. Primary ID: ...") (and "Created resource" /
+  // "Updated resource" for what create and update return).
+  it('[FINDING S13-DW5] a dependent whose desired() returns nothing fails with a TypeError from deep inside the framework, not an error naming the dependent and primary', async () => {
+    const ns = await newNamespace(suite.admin);
+    class Forgetful extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
+      constructor() {
+        super({ resourceType: ResourceTypes.ConfigMap, name: 'forgetful' });
+      }
+      protected desired(): V1ConfigMap {
+        return undefined as unknown as V1ConfigMap; // a forgotten return
+      }
+    }
+    let error: unknown;
+    class R extends StatusReconciler {
+      updateErrorStatus(_r: Widget, _c: Context<Widget>, e: unknown) {
+        error = e;
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw5',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new Forgetful() }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => error !== undefined, 'updateErrorStatus');
+    expect(error).toBeInstanceOf(AggregatedOperatorError);
+    const cause = (error as AggregatedOperatorError).errorsByDependent.get('forgetful');
+    expect(cause).toBeInstanceOf(DependentResourceError);
+    expect((cause as DependentResourceError).code).toBe('MissingResource');
+    expect((cause as Error).message).toContain('forgetful');
+    expect((cause as Error).message).toContain(`${ns}/w`);
+    expect((cause as Error).message).toContain('desired()');
   });
 });
