@@ -37,6 +37,7 @@ import { ServiceAccountsController } from './internal/controllers/service-accoun
 import { InternalClient } from './internal/storage/internal-client.js';
 import { WorkloadSimulator } from './internal/controllers/workload-simulator.js';
 import { bootstrapPolicy } from './internal/authz/bootstrap-policy.js';
+import { SYSTEM_PRIORITY_CLASSES } from './internal/resources/infrastructure-kinds.js';
 import { ServiceAccountTokens, TOKEN_ISSUER } from './internal/authz/service-account-tokens.js';
 import { loadStateFile, saveStateFile } from './internal/storage/state-file.js';
 
@@ -132,6 +133,16 @@ export class KubeApiServer {
       );
     }
     this.ensureBootstrapPolicy();
+    // the scheduling API's post-start hook creates the system priority classes (and again if deleted)
+    const priorityClasses = registry.resolve('scheduling.k8s.io', 'v1', 'priorityclasses')!;
+    for (const pc of SYSTEM_PRIORITY_CLASSES) {
+      const name = (pc.metadata as { name: string }).name;
+      if (store.getJson('scheduling.k8s.io/priorityclasses', '', name) === undefined)
+        service.create(priorityClasses.rt, priorityClasses.version, '', structuredClone(pc), {
+          ...system,
+          fieldManager: 'kube-apiserver',
+        });
+    }
     this.aggregation = new ClusterRoleAggregation(store, registry, service, peers);
     if (store.getJson('/serviceaccounts', 'default', 'default') === undefined)
       service.create(

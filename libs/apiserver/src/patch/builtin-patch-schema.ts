@@ -146,6 +146,28 @@ const CORE: Record<string, Builder> = {
     r.lists.set('spec.accessModes', ATOMIC);
     r.lists.set('spec.mountOptions', ATOMIC);
   },
+  // kubelets merge their conditions and addresses by type; pod CIDRs are a set, taints atomic
+  Node: (r) => {
+    r.lists.set('spec.podCIDRs', SET);
+    r.lists.set('spec.taints', ATOMIC);
+    r.lists.set('status.addresses', map('type'));
+    addStatusConditions(r);
+  },
+};
+
+// +listType=atomic on the endpoints and ports (k8s.io/api discovery/v1 types.go)
+const DISCOVERY: Record<string, Builder> = {
+  EndpointSlice: (r) => {
+    r.lists.set('endpoints', ATOMIC);
+    r.lists.set('ports', ATOMIC);
+  },
+};
+
+const STORAGE: Record<string, Builder> = {
+  StorageClass: (r) => {
+    r.lists.set('mountOptions', ATOMIC);
+    r.lists.set('allowedTopologies', ATOMIC);
+  },
 };
 
 const APPS: Record<string, Builder> = {
@@ -283,6 +305,8 @@ const GROUPS: Record<string, { version: string; kinds: Record<string, Builder> }
   'networking.k8s.io': { version: 'v1', kinds: NETWORKING },
   policy: { version: 'v1', kinds: POLICY },
   autoscaling: { version: 'v2', kinds: AUTOSCALING },
+  'discovery.k8s.io': { version: 'v1', kinds: DISCOVERY },
+  'storage.k8s.io': { version: 'v1', kinds: STORAGE },
   'rbac.authorization.k8s.io': { version: 'v1', kinds: RBAC },
   'coordination.k8s.io': { version: 'v1', kinds: COORDINATION },
   'admissionregistration.k8s.io': { version: 'v1', kinds: ADMISSIONREGISTRATION },
@@ -348,9 +372,10 @@ const cache = new Map<string, PatchSchema>();
 
 /**
  * The patch strategies of a built-in kind: core/v1 Pod, Service, ConfigMap, Secret, Namespace,
- * ServiceAccount, Endpoints, Event, PersistentVolumeClaim, ReplicationController, PersistentVolume; apps/v1 Deployment, StatefulSet, ReplicaSet,
+ * ServiceAccount, Endpoints, Event, PersistentVolumeClaim, ReplicationController, PersistentVolume, Node; apps/v1 Deployment, StatefulSet, ReplicaSet,
  * DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1 Ingress, NetworkPolicy; policy/v1
- * PodDisruptionBudget; autoscaling/v2 HorizontalPodAutoscaler; rbac.authorization.k8s.io/v1 Role, ClusterRole,
+ * PodDisruptionBudget; autoscaling/v2 HorizontalPodAutoscaler; discovery.k8s.io/v1 EndpointSlice;
+ * storage.k8s.io/v1 StorageClass; rbac.authorization.k8s.io/v1 Role, ClusterRole,
  * RoleBinding, ClusterRoleBinding; coordination.k8s.io/v1 Lease; admissionregistration.k8s.io/v1
  * ValidatingWebhookConfiguration, MutatingWebhookConfiguration, ValidatingAdmissionPolicy,
  * ValidatingAdmissionPolicyBinding; events.k8s.io/v1 Event. Every built-in kind also gets the

@@ -2,6 +2,14 @@ import type {
   CoreV1Event,
   V1ConfigMap,
   V1CronJob,
+  V1EndpointSlice,
+  V1LimitRange,
+  V1LimitRangeItem,
+  V1LimitRangeSpec,
+  V1Node,
+  V1PriorityClass,
+  V1ResourceQuota,
+  V1StorageClass,
   V1DaemonSet,
   V1Deployment,
   V1Ingress,
@@ -28,6 +36,16 @@ const core = <T extends KubernetesResource>(
   cluster = false,
 ): ResourceType<T> =>
   defineResource<T>({ group: '', version: 'v1', kind, plural, scope: cluster ? 'Cluster' : 'Namespaced' });
+
+/**
+ * A LimitRange as the API server sends it: client-node's model calls a limit's `default` `_default`
+ * (its serializer renames it), while tosdk's client hands out the JSON as it comes.
+ */
+type LimitRangeJson = Omit<V1LimitRange, 'spec'> & {
+  spec?: Omit<V1LimitRangeSpec, 'limits'> & {
+    limits: Array<Omit<V1LimitRangeItem, '_default'> & { default?: V1LimitRangeItem['_default'] }>;
+  };
+};
 
 /**
  * Predefined {@link ResourceType}s of the built-in kinds, typed with @kubernetes/client-node's models.
@@ -70,5 +88,25 @@ export const ResourceTypes = Object.freeze({
     group: 'autoscaling',
     version: 'v2',
     kind: 'HorizontalPodAutoscaler',
+  }),
+  Node: core<V1Node>('Node', undefined, true),
+  ResourceQuota: core<V1ResourceQuota>('ResourceQuota'),
+  LimitRange: core<LimitRangeJson>('LimitRange'),
+  EndpointSlice: defineResource<V1EndpointSlice>({
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+  }),
+  StorageClass: defineResource<V1StorageClass>({
+    group: 'storage.k8s.io',
+    version: 'v1',
+    kind: 'StorageClass',
+    scope: 'Cluster',
+  }),
+  PriorityClass: defineResource<V1PriorityClass>({
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    kind: 'PriorityClass',
+    scope: 'Cluster',
   }),
 });

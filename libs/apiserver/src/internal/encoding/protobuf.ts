@@ -9,7 +9,17 @@ import { ApiError } from '../common/errors.js';
  * `auth whoami`).
  * Other kinds answer 415 and ask for JSON.
  */
-type FieldType = 'string' | 'bytes' | 'bool' | 'int' | 'message' | 'map' | 'mapBytes' | 'intOrString';
+type FieldType =
+  | 'string'
+  | 'bytes'
+  | 'bool'
+  | 'int'
+  | 'message'
+  | 'map'
+  | 'mapBytes'
+  /** map<string, resource.Quantity>: a Quantity is a message whose field 1 is its string */
+  | 'mapQuantity'
+  | 'intOrString';
 
 interface Field {
   name: string;
@@ -330,6 +340,40 @@ const KINDS: Record<string, Schema> = {
       },
     },
   },
+  'v1/ResourceQuota': {
+    1: META,
+    2: {
+      name: 'spec',
+      type: 'message',
+      schema: {
+        1: { name: 'hard', type: 'mapQuantity' },
+        2: { name: 'scopes', type: 'string', repeated: true },
+        3: {
+          name: 'scopeSelector',
+          type: 'message',
+          schema: {
+            1: {
+              name: 'matchExpressions',
+              type: 'message',
+              repeated: true,
+              schema: {
+                1: { name: 'scopeName', type: 'string' },
+                2: { name: 'operator', type: 'string' },
+                3: { name: 'values', type: 'string', repeated: true },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'scheduling.k8s.io/v1/PriorityClass': {
+    1: META,
+    2: { name: 'value', type: 'int' },
+    3: { name: 'globalDefault', type: 'bool' },
+    4: { name: 'description', type: 'string' },
+    5: { name: 'preemptionPolicy', type: 'string', pointer: true },
+  },
   'v1/Namespace': {
     1: META,
     2: {
@@ -468,7 +512,12 @@ function bad(why: string): ApiError {
   return new ApiError(400, 'BadRequest', `the protobuf body could not be decoded: ${why}`);
 }
 
-function decodeMapEntry(buf: Buffer, bytesValue: boolean): [string, string] {
+/** A Quantity message's string (its field 1). */
+function quantityString(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function decodeMapEntry(buf: Buffer, valueType: FieldType): [string, string] {
   const r = new Reader(buf);
   let key = '';
   let value = '';
@@ -482,7 +531,13 @@ function decodeMapEntry(buf: Buffer, bytesValue: boolean): [string, string] {
     }
     const b = r.bytes();
     if (field === 1) key = b.toString('utf8');
-    else if (field === 2) value = bytesValue ? b.toString('base64') : b.toString('utf8');
+    else if (field === 2)
+      value =
+        valueType === 'mapBytes'
+          ? b.toString('base64')
+          : valueType === 'mapQuantity'
+            ? quantityString(decodeMessage(b, { 1: { name: 'string', type: 'string' } }).string)
+            : b.toString('utf8');
   }
   return [key, value];
 }
@@ -517,7 +572,7 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
         });
         value = ios.type === 1 ? (ios.strVal ?? '') : (ios.intVal ?? 0);
       } else {
-        const [k, v] = decodeMapEntry(b, f.type === 'mapBytes');
+        const [k, v] = decodeMapEntry(b, f.type);
         const m = (out[f.name] as Record<string, string> | undefined) ?? {};
         m[k] = v;
         out[f.name] = m;
@@ -559,7 +614,7 @@ export function decodeProtobuf(buf: Buffer): JsonObject {
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, CronJob, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, TokenRequest, TokenReview and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
+      `protobuf bodies are accepted for Namespace, ConfigMap, Secret, ServiceAccount, Service, Deployment, Job, CronJob, Ingress, Role, ClusterRole, RoleBinding, ClusterRoleBinding, PriorityClass, ResourceQuota, TokenRequest, TokenReview and access reviews only, not ${kind || 'this kind'} (${apiVersion}); send application/json or application/yaml`,
     );
   }
   const raw = Buffer.from(typeof unknown.raw === 'string' ? unknown.raw : '', 'base64');

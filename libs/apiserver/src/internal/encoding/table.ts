@@ -33,7 +33,8 @@ function rowObject(obj: JsonObject, include: IncludeObject): JsonObject | undefi
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-const NAME_COLUMN = {
+/** The Name column every built-in Table starts with (its definition, without a cell function). */
+export const NAME_COLUMN = {
   name: 'Name',
   type: 'string',
   format: 'name',

@@ -9,6 +9,16 @@ import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults
 import { defaultJobSpec, generateJobSelector } from './job-defaults.js';
 import { validateIngressPathTypes } from './ingress-paths.js';
 import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-validation.js';
+import {
+  defaultEndpointSlice,
+  defaultLimitRange,
+  defaultNode,
+  defaultPriorityClass,
+  defaultStorageClass,
+  validateEndpointSlice,
+  validatePriorityClass,
+  validateStorageClass,
+} from './infrastructure-kinds.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -296,6 +306,21 @@ function defaultBuiltin(
       return validateHorizontalPodAutoscaler(spec);
     case 'policy/poddisruptionbudgets':
       return spec ? validatePodDisruptionBudget(spec) : [];
+    case '/nodes':
+      defaultNode(o);
+      return [];
+    case '/limitranges':
+      if (spec) defaultLimitRange(spec);
+      return [];
+    case 'discovery.k8s.io/endpointslices':
+      defaultEndpointSlice(o);
+      return validateEndpointSlice(o);
+    case 'storage.k8s.io/storageclasses':
+      defaultStorageClass(o);
+      return validateStorageClass(o);
+    case 'scheduling.k8s.io/priorityclasses':
+      defaultPriorityClass(o);
+      return validatePriorityClass(o);
     case 'rbac.authorization.k8s.io/rolebindings':
     case 'rbac.authorization.k8s.io/clusterrolebindings':
       defaultBinding(o);

@@ -17,6 +17,13 @@ import {
   POD_DISRUPTION_BUDGET_COLUMNS,
   REPLICATION_CONTROLLER_COLUMNS,
 } from './table-columns.js';
+import {
+  ENDPOINT_SLICE_COLUMNS,
+  NODE_COLUMNS,
+  PRIORITY_CLASS_COLUMNS,
+  RESOURCE_QUOTA_COLUMNS,
+  STORAGE_CLASS_COLUMNS,
+} from './infrastructure-columns.js';
 
 /** Built-ins with a scale subresource. */
 const SCALABLE = new Set([
@@ -151,6 +158,7 @@ const FIELD_SELECTORS: Record<string, readonly string[]> = {
   ],
   '/secrets': ['type'],
   '/namespaces': ['status.phase'],
+  '/nodes': ['spec.unschedulable'],
   'apps/replicasets': ['status.replicas'],
   'batch/jobs': ['status.successful'],
 };
@@ -166,6 +174,7 @@ function fieldValue(obj: JsonObject, field: string): string | undefined {
   if (field === 'status.successful') return String(Number(get(obj, 'status.succeeded') ?? 0));
   if (field === 'status.replicas') return String(Number(get(obj, 'status.replicas') ?? 0));
   if (field === 'spec.hostNetwork') return String(get(obj, 'spec.hostNetwork') === true);
+  if (field === 'spec.unschedulable') return String(get(obj, 'spec.unschedulable') === true);
   const v = get(obj, field);
   return v === undefined ? '' : str(v);
 }
@@ -307,6 +316,33 @@ const DEFS: Def[] = [
     columns: [...PERSISTENT_VOLUME_COLUMNS],
   },
   {
+    group: '',
+    version: 'v1',
+    kind: 'Node',
+    plural: 'nodes',
+    short: ['no'],
+    cluster: true,
+    status: true,
+    columns: [...NODE_COLUMNS],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ResourceQuota',
+    plural: 'resourcequotas',
+    short: ['quota'],
+    status: true,
+    columns: [...RESOURCE_QUOTA_COLUMNS],
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'LimitRange',
+    plural: 'limitranges',
+    short: ['limits'],
+    columns: [...CREATED_AT_COLUMNS],
+  },
+  {
     group: 'apps',
     version: 'v1',
     kind: 'Deployment',
@@ -394,6 +430,32 @@ const DEFS: Def[] = [
     plural: 'networkpolicies',
     short: ['netpol'],
     columns: [...NETWORK_POLICY_COLUMNS],
+  },
+  {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    columns: [...ENDPOINT_SLICE_COLUMNS],
+  },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1',
+    kind: 'StorageClass',
+    plural: 'storageclasses',
+    short: ['sc'],
+    cluster: true,
+    columns: [...STORAGE_CLASS_COLUMNS],
+    nameColumn: false,
+  },
+  {
+    group: 'scheduling.k8s.io',
+    version: 'v1',
+    kind: 'PriorityClass',
+    plural: 'priorityclasses',
+    short: ['pc'],
+    cluster: true,
+    columns: [...PRIORITY_CLASS_COLUMNS],
   },
   {
     group: 'policy',

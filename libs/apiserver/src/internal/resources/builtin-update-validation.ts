@@ -1,6 +1,11 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { deepEqual, isObject } from '../common/json.js';
 import type { ResourceType } from './resource-type.js';
+import {
+  validateEndpointSliceUpdate,
+  validatePriorityClassUpdate,
+  validateStorageClassUpdate,
+} from './infrastructure-kinds.js';
 
 /**
  * The update rules kube-apiserver applies to built-in kinds (its `Validate<Kind>Update` functions
@@ -464,6 +469,9 @@ const RULES: Record<string, Rule> = {
   'batch/jobs': job,
   'rbac.authorization.k8s.io/rolebindings': roleRef,
   'rbac.authorization.k8s.io/clusterrolebindings': roleRef,
+  'discovery.k8s.io/endpointslices': validateEndpointSliceUpdate,
+  'storage.k8s.io/storageclasses': validateStorageClassUpdate,
+  'scheduling.k8s.io/priorityclasses': validatePriorityClassUpdate,
 };
 
 /**

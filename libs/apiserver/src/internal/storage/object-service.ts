@@ -271,7 +271,8 @@ export class ObjectService {
     for (const k of SERVER_META) if (k !== 'managedFields') delete meta[k];
     obj.apiVersion = apiVersionOf(rt.group, storageVersion(rt).name);
     obj.kind = rt.kind;
-    if (version.statusSubresource) delete obj.status;
+    // nodeStrategy.PrepareForCreate: a Node (a kubelet registering) keeps the status it is created with
+    if (version.statusSubresource && !keepsStatusOnCreate(rt)) delete obj.status;
     this.defaultsOnCreate(rt, obj);
     const builtinCauses = applyBuiltinDefaults(rt, obj, undefined, this.allocators);
     this.builtinFieldValidation(rt, obj, ctx);
@@ -1091,4 +1092,9 @@ function jsonPatched(apply: () => JsonObject): JsonObject {
       );
     throw error;
   }
+}
+
+/** Kinds whose create keeps the status sent (kube's strategies of every other kind reset it). */
+function keepsStatusOnCreate(rt: ResourceType): boolean {
+  return rt.crdName === undefined && rt.group === '' && rt.plural === 'nodes';
 }

@@ -52,4 +52,60 @@ describe('ResourceTypes against @tosdk/apiserver', () => {
     expect((await client.get(ResourceTypes.HorizontalPodAutoscaler, id))?.spec?.minReplicas).toBe(1);
     expect((await client.get(ResourceTypes.CronJob, id))?.spec?.concurrencyPolicy).toBe('Allow');
   });
+
+  it('[FINDING S13-IK7] Node, ResourceQuota, LimitRange, EndpointSlice, StorageClass and PriorityClass are ResourceTypes the client creates, applies and reads', async () => {
+    await client.create(ResourceTypes.Node, {
+      metadata: { name: 'worker-1' },
+      status: { capacity: { cpu: '2' } },
+    });
+    await client.create(ResourceTypes.ResourceQuota, {
+      metadata: { name: 'team', namespace: 'default' },
+      spec: { hard: { pods: '10' } },
+    });
+    await client.apply(
+      ResourceTypes.LimitRange,
+      {
+        apiVersion: 'v1',
+        kind: 'LimitRange',
+        metadata: { name: 'defaults', namespace: 'default' },
+        spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] },
+      },
+      { fieldManager: 'op' },
+    );
+    await client.apply(
+      ResourceTypes.EndpointSlice,
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-1', namespace: 'default' },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.1'] }],
+        ports: [{ port: 80 }],
+      },
+      { fieldManager: 'op' },
+    );
+    await client.create(ResourceTypes.StorageClass, {
+      metadata: { name: 'fast' },
+      provisioner: 'example.com/ssd',
+    });
+    await client.create(ResourceTypes.PriorityClass, { metadata: { name: 'high' }, value: 1000 });
+    expect((await client.get(ResourceTypes.Node, new ResourceID('worker-1')))?.status?.allocatable).toEqual({
+      cpu: '2',
+    });
+    const ns = (name: string): ResourceID => new ResourceID(name, 'default');
+    expect((await client.get(ResourceTypes.ResourceQuota, ns('team')))?.spec?.hard).toEqual({ pods: '10' });
+    expect((await client.get(ResourceTypes.LimitRange, ns('defaults')))?.spec?.limits[0]?.default).toEqual({
+      cpu: '1',
+    });
+    expect((await client.get(ResourceTypes.EndpointSlice, ns('web-1')))?.ports?.[0]?.protocol).toBe('TCP');
+    expect((await client.get(ResourceTypes.StorageClass, new ResourceID('fast')))?.reclaimPolicy).toBe(
+      'Delete',
+    );
+    const priorities = await client.list(ResourceTypes.PriorityClass);
+    expect(priorities.items.map((c) => c.metadata?.name)).toEqual([
+      'high',
+      'system-cluster-critical',
+      'system-node-critical',
+    ]);
+  });
 });
