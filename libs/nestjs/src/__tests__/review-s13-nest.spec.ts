@@ -2,10 +2,12 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
+import { collectDefaultMetrics } from 'prom-client';
 import { defineResource, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
 import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
 import type { ControllerConfigurationOverrider } from '../index.js';
+import { OperatorMetricsModule } from '../metrics/index.js';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../testing/index.js';
 
 /** A dependency of a reconciler that releases what it holds when its module is destroyed (a pool). */
@@ -78,6 +80,24 @@ class UninstalledReconciler {
     return UpdateControl.noUpdate();
   }
 }
+
+/**
+ * What `@willsoto/nestjs-prometheus`'s `PrometheusModule.registerAsync()` does while its providers are
+ * made: its PROM_CLIENT factory calls configureServer, which calls prom-client's collectDefaultMetrics()
+ * without asking whether they are registered.
+ */
+@Module({
+  providers: [
+    {
+      provide: 'PROM_CLIENT',
+      useFactory: () => {
+        collectDefaultMetrics();
+        return true;
+      },
+    },
+  ],
+})
+class LikePrometheusModuleRegisterAsync {}
 
 describe('review S13: @tosdk/nestjs', () => {
   let environment: OperatorTestEnvironment;
@@ -193,5 +213,26 @@ describe('review S13: @tosdk/nestjs', () => {
     // core's own text already names the CRD; the fix Nest's bootstrap error adds must agree with it
     expect(failure.message).toMatch(/To fix: apply the CustomResourceDefinition/);
     expect(failure.message).not.toMatch(/To fix: check that the API server is reachable/);
+  });
+
+  it('[FINDING S13-NE6] an app importing OperatorMetricsModule before @willsoto/nestjs-prometheus’s registerAsync() starts (both metrics in one registry), instead of failing with "process_cpu_user_seconds_total has already been registered"', async () => {
+    const t = await createOperatorTestingModule({
+      imports: [
+        OperatorModule.forRoot({ readEnvironment: false }),
+        OperatorMetricsModule.forRoot(),
+        LikePrometheusModuleRegisterAsync,
+      ],
+      testEnvironment: environment,
+      http: true,
+    });
+    try {
+      const scrape = await fetch(`${t.url}/metrics`);
+      expect(scrape.status).toBe(200);
+      const body = await scrape.text();
+      expect(body.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
+      expect(body).toMatch(/^# TYPE tosdk_reconciliations_started_total /m);
+    } finally {
+      await t.close();
+    }
   });
 });

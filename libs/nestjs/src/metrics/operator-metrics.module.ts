@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Module } from '@nestjs/common';
-import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
+import type { DynamicModule, ModuleMetadata, OnModuleInit, Type } from '@nestjs/common';
 import type { ShardMetricsSource } from '@tosdk/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
 import {
@@ -186,12 +186,24 @@ function applyPath(controller: Type, path: string | undefined): void {
   Reflect.defineMetadata(PATH, path ?? '/metrics', controller);
 }
 
-/** The sink on the resolved options; the default process metrics once per process. */
-function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetrics {
-  // prom-client refuses a second registration of its default metrics (several apps in one process)
-  if ((options.defaultMetrics ?? true) && !register.getSingleMetric('process_cpu_user_seconds_total')) {
-    collectDefaultMetrics();
+/**
+ * prom-client's default process metrics, registered in `onModuleInit`, once per process: after every
+ * provider was made, so a library that registers them unconditionally while its providers are made
+ * (`@willsoto/nestjs-prometheus`'s `registerAsync`) finds them free whatever the module order, and
+ * this module, seeing them registered, does not register them again.
+ */
+class DefaultProcessMetrics implements OnModuleInit {
+  constructor(private readonly enabled: boolean) {}
+  onModuleInit(): void {
+    // prom-client refuses a second registration of its default metrics (several apps in one process)
+    if (this.enabled && !register.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics();
   }
+}
+
+const DEFAULT_PROCESS_METRICS = Symbol('tosdk:DefaultProcessMetrics');
+
+/** The sink on the resolved options. */
+function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetrics {
   return new PrometheusOperatorMetrics(
     { perResourceLabels: options.perResourceLabels ?? false },
     promMetrics(options),
@@ -223,7 +235,13 @@ export class OperatorMetricsModule {
     return {
       module: OperatorMetricsModule,
       controllers: [controller],
-      providers: [{ provide: PrometheusOperatorMetrics, useFactory: () => sinkOf(options) }],
+      providers: [
+        { provide: PrometheusOperatorMetrics, useFactory: () => sinkOf(options) },
+        {
+          provide: DEFAULT_PROCESS_METRICS,
+          useValue: new DefaultProcessMetrics(options.defaultMetrics ?? true),
+        },
+      ],
       exports: [PrometheusOperatorMetrics],
     };
   }
@@ -253,6 +271,12 @@ export class OperatorMetricsModule {
           provide: PrometheusOperatorMetrics,
           inject: [METRICS_OPTIONS],
           useFactory: (resolved: OperatorMetricsModuleOptions) => sinkOf(resolved),
+        },
+        {
+          provide: DEFAULT_PROCESS_METRICS,
+          inject: [METRICS_OPTIONS],
+          useFactory: (resolved: OperatorMetricsModuleOptions) =>
+            new DefaultProcessMetrics(resolved.defaultMetrics ?? true),
         },
       ],
       exports: [PrometheusOperatorMetrics],
