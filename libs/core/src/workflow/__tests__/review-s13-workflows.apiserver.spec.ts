@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import type { Context } from '../../api/context.js';
-import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
-import type { EventSourceContext, Reconciler } from '../../api/reconciler.js';
+import { DeleteControl, ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
+import type { Cleaner, EventSourceContext, Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
@@ -19,7 +19,7 @@ import {
 } from '../../dependent/__tests__/support.js';
 import { ConditionResult } from '../condition.js';
 import { CRDPresentActivationCondition } from '../crd-present-activation-condition.js';
-import { AggregatedOperatorError } from '../errors.js';
+import { AggregatedOperatorError, WorkflowUsageError } from '../errors.js';
 import { WorkflowBuilder } from '../workflow-builder.js';
 import type { WorkflowReconcileResult } from '../workflow-result.js';
 
@@ -214,5 +214,60 @@ describe('S13 review: workflows', () => {
       expect(result?.erroredDependents.has('bad')).toBe(true);
       expect(result?.getDependentConditionResult('ok', 'ready')).toEqual({ met: false, detail: 'not yet' });
     }
+  });
+
+  // JOSDK's DefaultManagedWorkflowAndDependentResourceContext.reconcileManagedWorkflow and
+  // cleanupManageWorkflow: IllegalStateException("Workflow explicit invocation is not set.") unless
+  // the workflow is declared with explicitInvocation (the framework runs it then, Controller.reconcile
+  // and Controller.cleanup).
+  it('[FINDING S13-DW6] without explicitInvocation, reconcileManagedWorkflow() and cleanupManagedWorkflow() from the reconciler run the workflow a second time instead of failing', async () => {
+    const ns = await newNamespace(suite.admin);
+    let reconciles = 0;
+    class Counting extends NoGCConfigMapDependent {
+      override reconcile(p: Widget, c: Context<Widget>) {
+        reconciles++;
+        return super.reconcile(p, c);
+      }
+    }
+    const caught: unknown[] = [];
+    let cleanups = 0;
+    class R implements Reconciler<Widget>, Cleaner<Widget> {
+      async reconcile(resource: Widget, context: Context<Widget>) {
+        await context
+          .managedWorkflowAndDependentResourceContext()
+          .reconcileManagedWorkflow()
+          .catch((e: unknown) => caught.push(e));
+        resource.status = { ...resource.status, observed: resource.spec?.value };
+        return UpdateControl.patchStatus(resource);
+      }
+      async cleanup(_r: Widget, context: Context<Widget>) {
+        cleanups++;
+        await context
+          .managedWorkflowAndDependentResourceContext()
+          .cleanupManagedWorkflow()
+          .catch((e: unknown) => caught.push(e));
+        return DeleteControl.defaultDelete();
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw6',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new Counting({ informer: { name: 'counting' } }) }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled');
+    expect(caught[0]).toBeInstanceOf(WorkflowUsageError);
+    expect(String(caught[0])).toContain('explicitInvocation');
+    expect(reconciles).toBe(caught.length); // the framework's run only
+    await suite.admin.delete(Widget, new ResourceID('w', ns));
+    await waitFor(
+      async () => (await suite.admin.get(Widget, new ResourceID('w', ns))) === undefined,
+      'deleted',
+    );
+    expect(cleanups).toBe(1);
+    expect(caught.at(-1)).toBeInstanceOf(WorkflowUsageError);
+    expect(await cm(ns, 'w-cm')).toBeUndefined(); // the framework's cleanup deleted it
   });
 });

@@ -119,6 +119,7 @@ export class ManagedWorkflowContext<P extends KubernetesResource>
 
   async reconcileManagedWorkflow(): Promise<WorkflowReconcileResult> {
     const managed = this.require('reconcileManagedWorkflow');
+    this.checkImplicitRun(managed, 'reconcileManagedWorkflow');
     // kept before throwing, so this context (and the one updateErrorStatus gets) still has it
     this.reconcileResult = await managed.workflow.reconcile(this.primary, this.context);
     if (!managed.handleExceptionsInReconciler) this.reconcileResult.throwAggregatedErrorIfErrorsPresent();
@@ -127,6 +128,7 @@ export class ManagedWorkflowContext<P extends KubernetesResource>
 
   async cleanupManagedWorkflow(): Promise<WorkflowCleanupResult> {
     const managed = this.require('cleanupManagedWorkflow');
+    this.checkImplicitRun(managed, 'cleanupManagedWorkflow');
     // As JOSDK (Controller.cleanup, cleanupManagedWorkflow): a workflow that deletes nothing itself
     // (only garbage-collected or read-only dependents) has no cleanup; run, its delete
     // postconditions would wait for secondaries that go only after the finalizer does.
@@ -143,6 +145,7 @@ export class ManagedWorkflowContext<P extends KubernetesResource>
     const next = new ManagedWorkflowContext(this.managed, primary, context);
     next.reconcileResult = this.reconcileResult;
     next.cleanupResult = this.cleanupResult;
+    for (const run of this.implicitRuns) next.implicitRuns.add(run);
     for (const [key, value] of this.values) next.values.set(key, value);
     return next;
   }
@@ -181,6 +184,28 @@ export class ManagedWorkflowContext<P extends KubernetesResource>
   get<T>(key: string): T | undefined {
     return this.values.get(key) as T | undefined;
   }
+
+  /**
+   * A workflow without `explicitInvocation` is run by the framework, once per reconciliation and
+   * before the reconciler (the first call in this context is the framework's); a second call is the
+   * reconciler's, which JOSDK refuses (`IllegalStateException`: explicit invocation is not set).
+   * @throws WorkflowUsageError for that second call.
+   */
+  private checkImplicitRun(
+    managed: ManagedWorkflow<P>,
+    method: 'reconcileManagedWorkflow' | 'cleanupManagedWorkflow',
+  ): void {
+    if (managed.explicitInvocation) return;
+    if (this.implicitRuns.has(method)) {
+      throw new WorkflowUsageError(
+        `${method}(): the managed workflow is not declared with explicitInvocation, so the framework runs it before the reconciler (it ran for this reconciliation); declare workflow.explicitInvocation: true to run it yourself`,
+      );
+    }
+    this.implicitRuns.add(method);
+  }
+
+  /** The framework's runs of a workflow without explicit invocation in this reconciliation. */
+  private readonly implicitRuns = new Set<string>();
 
   private require(method: string): ManagedWorkflow<P> {
     if (!this.managed) {
