@@ -368,4 +368,96 @@ describe('review s13: Node, EndpointSlice, StorageClass, PriorityClass, Resource
     const storage = (await call(server, 'GET', '/apis/storage.k8s.io/v1')).json<any>().resources;
     expect(byName(storage, 'storageclasses')).toMatchObject({ namespaced: false, shortNames: ['sc'] });
   });
+
+  it("[FINDING S13-IK8] an HPA's TARGETS read as kubectl prints them: status by index, no (avg) for pods and container metrics, <auto> without a target utilization", async () => {
+    const path = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+    expect(
+      (
+        await call(server, 'POST', path, {
+          metadata: { name: 'mixed' },
+          spec: {
+            scaleTargetRef: ref,
+            maxReplicas: 5,
+            metrics: [
+              {
+                type: 'Pods',
+                pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } },
+              },
+              {
+                type: 'ContainerResource',
+                containerResource: {
+                  name: 'memory',
+                  container: 'app',
+                  target: { type: 'AverageValue', averageValue: '100Mi' },
+                },
+              },
+              {
+                type: 'Resource',
+                resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } },
+              },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(201);
+    const status = await call(
+      server,
+      'PATCH',
+      `${path}/mixed/status`,
+      {
+        status: {
+          currentReplicas: 2,
+          desiredReplicas: 2,
+          currentMetrics: [
+            { type: 'Pods', pods: { metric: { name: 'qps' }, current: { averageValue: '7' } } },
+            {
+              type: 'ContainerResource',
+              containerResource: { name: 'memory', container: 'app', current: { averageValue: '50Mi' } },
+            },
+          ],
+        },
+      },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(status.status).toBe(200);
+    expect((await table(`${path}/mixed`)).rows[0]?.[2]).toBe('7/10, memory: 50Mi/100Mi + 1 more...');
+
+    // two metrics of one type: each reads the status at its own index
+    expect(
+      (
+        await call(server, 'POST', path, {
+          metadata: { name: 'two-resources' },
+          spec: {
+            scaleTargetRef: ref,
+            maxReplicas: 5,
+            metrics: [
+              {
+                type: 'Resource',
+                resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } },
+              },
+              { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization' } } },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(201);
+    await call(
+      server,
+      'PATCH',
+      `${path}/two-resources/status`,
+      {
+        status: {
+          currentReplicas: 1,
+          desiredReplicas: 1,
+          currentMetrics: [
+            { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 30 } } },
+            { type: 'Resource', resource: { name: 'memory', current: { averageUtilization: 70 } } },
+          ],
+        },
+      },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect((await table(`${path}/two-resources`)).rows[0]?.[2]).toBe('cpu: 30%/60%, memory: 70%/<auto>');
+  });
 });

@@ -382,29 +382,37 @@ export const NETWORK_POLICY_COLUMNS: readonly TableColumn[] = [
 ];
 
 /**
- * One metric of an autoscaling/v2 HorizontalPodAutoscaler as kubectl's TARGETS shows it (formatHPAMetrics):
- * `<current>/<target>` with `<unknown>` for a current value not reported yet; resource utilization in %.
+ * One metric of an autoscaling/v2 HorizontalPodAutoscaler as kubectl's TARGETS shows it
+ * (formatHPAMetrics): `<current>/<target>`, the current value read from the status metric at the
+ * same index when it is of the same type, `<unknown>` until reported; resource utilization in %
+ * (`<auto>` without a target utilization); `(avg)` after an object's or external metric's
+ * average value.
  */
-function hpaMetric(spec: unknown, statuses: unknown[]): string {
+function hpaMetric(spec: unknown, status: unknown): string {
   const type = text(spec, 'type');
-  const current = statuses.find((s) => text(s, 'type') === type);
-  // the metric's source is the member named by its type, lower-cased first (resource,
+  // a metric's source is the member its type names, lower-cased first (resource,
   // containerResource, pods, object, external)
-  const source = type.charAt(0).toLowerCase() + type.slice(1);
-  const src = field(spec, [source]);
-  const cur = field(current, [source]);
+  const member = type.charAt(0).toLowerCase() + type.slice(1);
+  if (!['resource', 'containerResource', 'pods', 'object', 'external'].includes(member))
+    return '<unknown type>';
+  const src = field(spec, [member]);
+  const cur = field(status, [member, 'current']);
   const target = field(src, ['target']);
-  const targetType = text(target, 'type');
-  if (targetType === 'Utilization') {
-    const value = field(cur, ['current', 'averageUtilization']);
-    const name = text(src, 'name');
-    const now = typeof value === 'number' ? `${value}%` : '<unknown>';
-    return `${name}: ${now}/${scalar(field(target, ['averageUtilization']))}%`;
+  const quantity = (v: unknown): string => (v === undefined || v === null ? '<unknown>' : scalar(v));
+  const named = type === 'Resource' || type === 'ContainerResource' ? `${text(src, 'name')}: ` : '';
+  if (type === 'Pods')
+    return `${quantity(field(cur, ['averageValue']))}/${scalar(field(target, ['averageValue']))}`;
+  const average = field(target, ['averageValue']);
+  if (average !== undefined && average !== null) {
+    const avg = type === 'Object' || type === 'External' ? ' (avg)' : '';
+    return `${named}${quantity(field(cur, ['averageValue']))}/${scalar(average)}${avg}`;
   }
-  const key = targetType === 'AverageValue' ? 'averageValue' : 'value';
-  const value = field(cur, ['current', key]);
-  const prefix = type === 'Resource' || type === 'ContainerResource' ? `${text(src, 'name')}: ` : '';
-  return `${prefix}${value === undefined ? '<unknown>' : scalar(value)}/${scalar(field(target, [key]))}${targetType === 'AverageValue' && type !== 'Resource' ? ' (avg)' : ''}`;
+  if (named !== '') {
+    const now = field(cur, ['averageUtilization']);
+    const want = field(target, ['averageUtilization']);
+    return `${named}${typeof now === 'number' ? `${now}%` : '<unknown>'}/${typeof want === 'number' ? `${want}%` : '<auto>'}`;
+  }
+  return `${quantity(field(cur, ['value']))}/${scalar(field(target, ['value']))}`;
 }
 
 /** autoscaling/v2 HorizontalPodAutoscaler (printHorizontalPodAutoscaler). */
@@ -418,7 +426,10 @@ export const HORIZONTAL_POD_AUTOSCALER_COLUMNS: readonly TableColumn[] = [
     if (!Array.isArray(specs) || specs.length === 0) return '<none>';
     const statuses = field(o, ['status', 'currentMetrics']);
     const current = Array.isArray(statuses) ? statuses : [];
-    const shown = specs.slice(0, 2).map((m) => hpaMetric(m, current));
+    // formatHPAMetrics reads the status at the spec's index, and only of the spec's type
+    const shown = specs
+      .slice(0, 2)
+      .map((m, i) => hpaMetric(m, text(current[i], 'type') === text(m, 'type') ? current[i] : undefined));
     return specs.length > 2 ? `${shown.join(', ')} + ${specs.length - 2} more...` : shown.join(', ');
   }),
   column('MinPods', (o) => {
