@@ -46,7 +46,11 @@ const w = (generation: number | undefined, extra: Partial<NonNullable<W['metadat
 describe('ControllerEventSource filters', () => {
   it('[EP-15] generation-aware: only a grown generation, a finalizer change or a deletion mark pass; off lets all pass', () => {
     const { es } = source();
-    expect(es.acceptsUpdate(w(1, { labels: { a: 'b' } }), w(1))).toBe(false);
+    // the controller uses a finalizer: its resources carry it (see S13-EP4 for one without)
+    const fin = { finalizers: [F] };
+    expect(es.acceptsUpdate(w(1, { ...fin, labels: { a: 'b' } }), w(1, fin))).toBe(false);
+    expect(es.acceptsUpdate(w(1, { labels: { a: 'b' } }), w(1))).toBe(true);
+    expect(source({}, false).es.acceptsUpdate(w(1, { labels: { a: 'b' } }), w(1))).toBe(false);
     expect(es.acceptsUpdate(w(2), w(1))).toBe(true);
     expect(es.acceptsUpdate(w(1, { finalizers: [F] }), w(1))).toBe(true);
     expect(es.acceptsUpdate(w(1), w(1, { finalizers: [F] }))).toBe(true);
@@ -59,7 +63,9 @@ describe('ControllerEventSource filters', () => {
   it('[EP-16] user filters combine with the defaults; with defaults off they alone decide', async () => {
     const user = source({ onUpdateFilter: (n) => n.metadata?.labels?.['go'] === 'yes' });
     expect(user.es.acceptsUpdate(w(2), w(1))).toBe(false);
-    expect(user.es.acceptsUpdate(w(1, { labels: { go: 'yes' } }), w(1))).toBe(false);
+    expect(
+      user.es.acceptsUpdate(w(1, { finalizers: [F], labels: { go: 'yes' } }), w(1, { finalizers: [F] })),
+    ).toBe(false);
     const alone = source({
       useDefaultEventFilters: false,
       onUpdateFilter: (n) => n.metadata?.labels?.['go'] === 'yes',

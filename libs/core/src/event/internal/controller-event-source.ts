@@ -42,10 +42,19 @@ export interface PrimaryInformer<P extends KubernetesResource> {
 /** The name under which a controller's own event source is registered. */
 export const CONTROLLER_EVENT_SOURCE_NAME = 'ControllerResourceEventSource';
 
-function finalizerChanged(newR: KubernetesResource, oldR: KubernetesResource, finalizer: string): boolean {
+/**
+ * JOSDK's `onUpdateFinalizerNeededAndApplied`: an update passes unless both objects carry our
+ * finalizer, i.e. when it was just added or removed, and also while it is missing (so any change
+ * of a resource whose finalizer could not be added yet reconciles, and the next pass adds it).
+ */
+function finalizerNeededOrChanged(
+  newR: KubernetesResource,
+  oldR: KubernetesResource,
+  finalizer: string,
+): boolean {
   const had = oldR.metadata?.finalizers?.includes(finalizer) ?? false;
   const has = newR.metadata?.finalizers?.includes(finalizer) ?? false;
-  return had !== has;
+  return !had || !has;
 }
 
 /** The transition into deletion (JOSDK: a marked resource's status may still be written, e.g. by its cleanup). */
@@ -66,7 +75,7 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  *
  * Update filtering with the default filters on: an update reconciles when the generation grew
  * (or the kind has none, or generation awareness is off), the controller's finalizer was added or
- * removed, or the resource entered deletion (the old object not marked, the new one marked, as
+ * removed or is missing (both as JOSDK's `onUpdateFinalizerNeededAndApplied`), or the resource entered deletion (the old object not marked, the new one marked, as
  * JOSDK's `onUpdateMarkedForDeletion`); then the user's update and generic filters must accept it
  * too. With the default filters off, only the user's filters decide. So an update of a resource
  * already marked for deletion (a status written by its cleanup, anybody's label change) does not
@@ -274,11 +283,14 @@ export class ControllerEventSource<P extends KubernetesResource> implements Even
     return this.acceptsUpdate(written, before);
   }
 
-  /** JOSDK's internal update filters: our finalizer changed, the generation grew (or awareness is off), marked for deletion. */
+  /**
+   * JOSDK's internal update filters: our finalizer added, removed or missing, the generation grew
+   * (or awareness is off), marked for deletion.
+   */
   private passesDefaults(newR: P, oldR: P): boolean {
     const c = this.config;
     return (
-      (this.usesFinalizer && finalizerChanged(newR, oldR, c.finalizerName)) ||
+      (this.usesFinalizer && finalizerNeededOrChanged(newR, oldR, c.finalizerName)) ||
       !c.generationAware ||
       generationIncreased(newR, oldR) ||
       markedForDeletion(newR, oldR)
