@@ -460,4 +460,38 @@ describe('review s13: Node, EndpointSlice, StorageClass, PriorityClass, Resource
     );
     expect((await table(`${path}/two-resources`)).rows[0]?.[2]).toBe('cpu: 30%/60%, memory: 70%/<auto>');
   });
+
+  it("[FINDING S13-IK9] an HPA with a behavior gets both scaling rules filled with kube's defaults, keeping what it sets", async () => {
+    const path = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+    const created = await call(server, 'POST', path, {
+      metadata: { name: 'slow-down' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        maxReplicas: 10,
+        behavior: { scaleDown: { stabilizationWindowSeconds: 600 } },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json<any>().spec.behavior).toEqual({
+      scaleUp: {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: 'Max',
+        policies: [
+          { type: 'Pods', value: 4, periodSeconds: 15 },
+          { type: 'Percent', value: 100, periodSeconds: 15 },
+        ],
+      },
+      scaleDown: {
+        stabilizationWindowSeconds: 600,
+        selectPolicy: 'Max',
+        policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+      },
+    });
+    // without a behavior nothing is added
+    const plain = await call(server, 'POST', path, {
+      metadata: { name: 'plain' },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 },
+    });
+    expect(plain.json<any>().spec.behavior).toBeUndefined();
+  });
 });

@@ -434,10 +434,29 @@ function defaultNetworkPolicy(spec: JsonObject): void {
 
 /**
  * SetDefaults_HorizontalPodAutoscaler (autoscaling/v2): minReplicas 1; without metrics, CPU at 80%
- * utilization. (The defaults kube fills into a behavior that is given are not applied here.)
+ * utilization; a given behavior gets both scaling rules filled (SetDefaults_HorizontalPodAutoscalerBehavior).
  */
 function defaultHorizontalPodAutoscaler(spec: JsonObject): void {
   if (spec.minReplicas === undefined) spec.minReplicas = 1;
+  if (isObject(spec.behavior)) {
+    const behavior = spec.behavior;
+    // GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: what the rules set wins, field by field
+    behavior.scaleUp = {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
+      ...withoutUndefined(behavior.scaleUp),
+    };
+    // no stabilization window for scale-down: the controller's --horizontal-pod-autoscaler-downscale-stabilization applies
+    behavior.scaleDown = {
+      selectPolicy: 'Max',
+      policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+      ...withoutUndefined(behavior.scaleDown),
+    };
+  }
   if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
     spec.metrics = [
       {
@@ -446,4 +465,12 @@ function defaultHorizontalPodAutoscaler(spec: JsonObject): void {
       },
     ];
   }
+}
+
+/** The members of a scaling rule that are set (copyHPAScalingRules copies the non-nil ones). */
+function withoutUndefined(rules: unknown): JsonObject {
+  if (!isObject(rules)) return {};
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(rules)) if (v !== undefined && v !== null) out[k] = v;
+  return out;
 }
