@@ -1,3 +1,4 @@
+import type { V1OwnerReference } from '@kubernetes/client-node';
 import type { Context } from '../api/context.js';
 import type { EventSourceContext } from '../api/event-source-context.js';
 import { ResourceID } from '../api/resource-id.js';
@@ -405,6 +406,25 @@ export abstract class KubernetesDependentResource<
 /** Informer event sources made by dependents that were stopped (deregistered); never started again. */
 const STOPPED = new WeakSet<EventSource>();
 
+/**
+ * The actual owner references (others' are kept, as JOSDK's GenericResourceUpdater keeps the actual
+ * metadata) with the desired ones put in: one with the uid of an actual one replaces it in place, the
+ * others are appended.
+ */
+function mergeOwnerReferences(
+  actual: V1OwnerReference[] | undefined,
+  desired: V1OwnerReference[] | undefined,
+): V1OwnerReference[] | undefined {
+  if (!desired?.length) return actual;
+  const byUid = new Map(desired.map((r) => [r.uid, r]));
+  const merged = (actual ?? []).map((r) => {
+    const replacement = byUid.get(r.uid);
+    byUid.delete(r.uid);
+    return replacement ?? r;
+  });
+  return [...merged, ...byUid.values()];
+}
+
 /** The actual object with the desired values on top (for update without SSA). */
 function mergeForUpdate<R extends KubernetesResource>(actual: R, desired: R): R {
   const merged = { ...clone(actual), ...clone(desired) };
@@ -414,7 +434,7 @@ function mergeForUpdate<R extends KubernetesResource>(actual: R, desired: R): R 
     ...am,
     labels: { ...am.labels, ...dm.labels },
     annotations: { ...am.annotations, ...dm.annotations },
-    ownerReferences: dm.ownerReferences ?? am.ownerReferences,
+    ownerReferences: mergeOwnerReferences(am.ownerReferences, dm.ownerReferences),
     resourceVersion: am.resourceVersion,
   };
   delete (merged as { status?: unknown }).status;

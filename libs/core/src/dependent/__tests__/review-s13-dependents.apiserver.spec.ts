@@ -131,4 +131,48 @@ describe('S13 review: dependents', () => {
     expect((cause as Error).message).toContain(`${ns}/w`);
     expect((cause as Error).message).toContain('desired()');
   });
+
+  // JOSDK's KubernetesDependentResource.update without SSA: GenericResourceUpdater.updateResource
+  // keeps the actual object's metadata (its ownerReferences, finalizers...) and only adds the desired
+  // labels and annotations; the update is sent with the actual resourceVersion.
+  it('[FINDING S13-DW7] a dependent without server-side apply drops the owner references others added when it updates the object', async () => {
+    const ns = await newNamespace(suite.admin);
+    class Plain extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
+      constructor() {
+        super({ resourceType: ResourceTypes.ConfigMap, useSSA: false });
+      }
+      protected desired(p: Widget): V1ConfigMap {
+        return { metadata: { name: `${p.metadata!.name!}-plain` }, data: { value: p.spec?.value ?? '' } };
+      }
+    }
+    suite.operator().register(new StatusReconciler(), {
+      resourceType: Widget,
+      name: 's13dw7',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new Plain() }] },
+    });
+    await suite.operators[0].start();
+    const owner = await suite.admin.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'other-owner', namespace: ns },
+    });
+    await suite.admin.create(Widget, widget('w', ns, { value: 'v1' }));
+    await waitFor(async () => (await cm(ns, 'w-plain'))?.data?.['value'] === 'v1', 'created');
+    const ours = (await cm(ns, 'w-plain'))!.metadata!.ownerReferences!;
+    expect(ours.map((r) => r.kind)).toEqual(['Widget']);
+    const theirs = { apiVersion: 'v1', kind: 'ConfigMap', name: 'other-owner', uid: owner.metadata!.uid! };
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-plain', ns), {
+      metadata: { ownerReferences: [...ours, theirs], finalizers: ['example.com/keep'] },
+    });
+    await suite.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'v2' } });
+    await waitFor(async () => (await cm(ns, 'w-plain'))?.data?.['value'] === 'v2', 'updated');
+    const meta = (await cm(ns, 'w-plain'))!.metadata!;
+    expect(meta.ownerReferences?.map((r) => `${r.kind}/${r.name}`)).toEqual([
+      'Widget/w',
+      'ConfigMap/other-owner',
+    ]);
+    expect(meta.finalizers).toEqual(['example.com/keep']);
+    await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-plain', ns), {
+      metadata: { finalizers: null },
+    });
+  });
 });
