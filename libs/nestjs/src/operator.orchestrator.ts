@@ -2,12 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type {
   BeforeApplicationShutdown,
   OnApplicationBootstrap,
+  OnApplicationShutdown,
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
 import type { Type } from '@nestjs/common';
 import { LazyModuleLoader, ModuleRef, ModulesContainer } from '@nestjs/core';
-import { InvalidControllerConfigurationError, Operator } from '@tosdk/core';
+import { InvalidControllerConfigurationError, KubernetesClient, Operator } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource, RegisteredController } from '@tosdk/core';
 import {
   controllerOptionsFromEnvironment,
@@ -42,11 +43,18 @@ const KEEP_ALIVE_MS = 1 << 30;
  * Runs the operator with the application: registers the discovered reconcilers in `onModuleInit`,
  * starts in `onApplicationBootstrap` (unless `autoStart: false`), and at shutdown stops before any
  * provider's `onModuleDestroy` runs (running reconciliations get `terminationTimeoutMs` with the
- * providers they use still in service), at the latest in `beforeApplicationShutdown`.
+ * providers they use still in service), at the latest in `beforeApplicationShutdown`. The
+ * `KubernetesClient` provider stays open for the app's own shutdown hooks and is closed in
+ * `onApplicationShutdown` (when the module made it, or with `closeClientOnStop: true`).
  */
 @Injectable()
 export class OperatorOrchestrator
-  implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+  implements
+    OnModuleInit,
+    OnApplicationBootstrap,
+    OnModuleDestroy,
+    BeforeApplicationShutdown,
+    OnApplicationShutdown
 {
   private readonly logger = new Logger('OperatorModule');
   private keepAlive: NodeJS.Timeout | undefined;
@@ -60,6 +68,7 @@ export class OperatorOrchestrator
     private readonly hub: OperatorMetricsHub,
     private readonly moduleRef: ModuleRef,
     private readonly modules: ModulesContainer,
+    private readonly client: KubernetesClient,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -103,6 +112,12 @@ export class OperatorOrchestrator
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.stop();
+  }
+
+  onApplicationShutdown(): void {
+    // the module made the client unless the app gave it: then the app owns it
+    const owned = this.options.closeClientOnStop ?? !this.options.client;
+    if (owned && !this.client.isClosed) this.client.close();
   }
 
   /** Stops the operator (idempotent: core's stop() is) and lets the process exit. */

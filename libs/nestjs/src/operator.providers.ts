@@ -110,8 +110,10 @@ export function operatorProviders(): Provider[] {
             ...core,
             kubeConfig: kubeConfig ?? undefined,
             client,
-            // the module made the client unless the app gave it: then the operator owns it
-            closeClientOnStop: options.closeClientOnStop ?? !options.client,
+            // the client is a provider of the app: the orchestrator closes it at application shutdown
+            // (onApplicationShutdown), so providers may still use it in onModuleDestroy after the
+            // operator stopped
+            closeClientOnStop: false,
             metrics: hub,
             logger: options.logger ?? new NestOperatorLogger(),
           },

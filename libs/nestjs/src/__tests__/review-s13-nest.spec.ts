@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, Scope } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics } from 'prom-client';
-import { defineResource, ResourceTypes, UpdateControl } from '@tosdk/core';
+import { defineResource, KubernetesClient, ResourceID, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { ControllerConfigurationOptions, KubernetesResource } from '@tosdk/core';
 import { ConfigurationOverrider, OperatorModule, OperatorRegistry, Reconciler } from '../index.js';
 import type { ControllerConfigurationOverrider } from '../index.js';
@@ -98,6 +98,23 @@ class UninstalledReconciler {
   ],
 })
 class LikePrometheusModuleRegisterAsync {}
+
+/** Writes a ConfigMap with the operator's client when its module is destroyed (a shutdown marker). */
+@Injectable()
+class ShutdownMarker implements OnModuleDestroy {
+  namespace = '';
+  failure: string | undefined;
+  constructor(private readonly client: KubernetesClient) {}
+  async onModuleDestroy(): Promise<void> {
+    try {
+      await this.client.create(ResourceTypes.ConfigMap, {
+        metadata: { name: 'stopped', namespace: this.namespace },
+      });
+    } catch (error) {
+      this.failure = (error as Error).message;
+    }
+  }
+}
 
 describe('review S13: @tosdk/nestjs', () => {
   let environment: OperatorTestEnvironment;
@@ -234,5 +251,23 @@ describe('review S13: @tosdk/nestjs', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('guard (S13-NE1): a provider’s onModuleDestroy still writes with the injected KubernetesClient after the operator stopped', async () => {
+    const t = await createOperatorTestingModule({
+      imports: [OperatorModule.forRoot({ readEnvironment: false })],
+      providers: [ShutdownMarker, PagesReconciler],
+      testEnvironment: environment,
+    });
+    const marker = t.module.get(ShutdownMarker);
+    // the namespace outlives close() here: the test deletes it
+    const namespace = await environment.createNamespace('s13-marker');
+    marker.namespace = namespace;
+    await t.close();
+    expect(marker.failure).toBeUndefined();
+    expect(
+      await environment.adminClient.get(ResourceTypes.ConfigMap, new ResourceID('stopped', namespace)),
+    ).toBeDefined();
+    await environment.deleteNamespace(namespace);
   });
 });
