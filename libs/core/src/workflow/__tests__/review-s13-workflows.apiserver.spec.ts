@@ -6,7 +6,8 @@ import type { Cleaner, EventSourceContext, Reconciler } from '../../api/reconcil
 import { ResourceID } from '../../api/resource-id.js';
 import { defineResource } from '../../api/resource-type.js';
 import type { KubernetesResource } from '../../api/resource-type.js';
-import type { DependentResource } from '../../dependent/dependent-resource.js';
+import type { DependentResource, ReconcileResult } from '../../dependent/dependent-resource.js';
+import { reconcileResult } from '../../dependent/dependent-resource.js';
 import type { Clock } from '../../util/clock.js';
 import {
   ConfigMapDependent,
@@ -269,5 +270,40 @@ describe('S13 review: workflows', () => {
     expect(cleanups).toBe(1);
     expect(caught.at(-1)).toBeInstanceOf(WorkflowUsageError);
     expect(await cm(ns, 'w-cm')).toBeUndefined(); // the framework's cleanup deleted it
+  });
+
+  // JOSDK's AbstractWorkflowExecutor.isConditionMet: a condition of a node evaluated once in a run
+  // is not evaluated again in that run (the result kept for its type is returned): the activation
+  // condition handleReconcile evaluated is the one NodeDeleteExecutor uses.
+  it('[FINDING S13-DW8] a node whose activation condition holds and whose reconcile precondition does not has its activation condition evaluated twice in one run (and may flip between the two)', async () => {
+    const calls: string[] = [];
+    const deleted: string[] = [];
+    const node: DependentResource<string, Widget> = {
+      name: 'node',
+      traits: { deleter: true },
+      reconcile(): Promise<ReconcileResult<string>> {
+        calls.push('reconcile');
+        return Promise.resolve(reconcileResult({ operation: 'none', resource: 'x' }));
+      },
+      getSecondaryResource: () => undefined,
+      delete() {
+        deleted.push('node');
+        return Promise.resolve();
+      },
+    };
+    let flips = 0;
+    const workflow = new WorkflowBuilder<Widget>()
+      .addDependentResource(node)
+      .withActivationCondition(() => {
+        calls.push('activation');
+        return flips++ === 0; // active at first, inactive if asked again
+      })
+      .withReconcilePrecondition(() => false)
+      .build();
+    const result = await workflow.reconcile(widget('w', 'n'), {} as Context<Widget>);
+    expect(calls).toEqual(['activation']);
+    expect(deleted).toEqual(['node']); // active for the whole run, so deleted
+    expect(result.deletedDependents).toEqual(['node']);
+    expect(result.getDependentConditionResult('node', 'activation')?.met).toBe(true);
   });
 });

@@ -83,13 +83,19 @@ export abstract class WorkflowRun<P extends KubernetesResource> {
     if (--this.pending === 0) this.finish();
   }
 
-  /** Evaluates a condition and records its outcome; an absent condition holds. */
+  /**
+   * Evaluates a condition and records its outcome; an absent condition holds. A condition already
+   * evaluated for the node in this run is not evaluated again (as JOSDK's `isConditionMet`): the
+   * activation condition a reconcile step read is the one its deletion goes by.
+   */
   protected async isMet(
     node: WorkflowNode<P>,
     type: ConditionType,
     condition: AnyCondition<unknown, P> | undefined,
   ): Promise<boolean> {
     if (!condition) return true; // callers skip the await when there is none
+    const known = this.conditions.get(node.name)?.get(type);
+    if (known) return known.met;
     const result = await evaluateCondition(condition, node.dependent, this.primary, this.context);
     let byType = this.conditions.get(node.name);
     if (!byType) this.conditions.set(node.name, (byType = new Map<ConditionType, ConditionResult>()));
