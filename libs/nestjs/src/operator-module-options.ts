@@ -23,6 +23,13 @@ export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' |
   kubeConfig?: KubeConfig | KubeConfigSource;
   /** A client to use; when given, no KubeConfig is read at all. Defaults to one made from `kubeConfig`. */
   client?: KubernetesClient;
+  /**
+   * Close the `KubernetesClient` provider when the application shuts down (`onApplicationShutdown`,
+   * after the app's own `onModuleDestroy` and `beforeApplicationShutdown` hooks, which may still use
+   * it), not at the operator's `stop()`. Defaults to true when the module made the client, false for
+   * a given `client`.
+   */
+  closeClientOnStop?: boolean;
   /** Start the operator in `onApplicationBootstrap`. Defaults to true; false leaves `operator.start()` to the app. */
   autoStart?: boolean;
   /**
