@@ -116,6 +116,39 @@ class ShutdownMarker implements OnModuleDestroy {
   }
 }
 
+/** A kind whose CRD a test lists in `crds`, on an environment it shares with other tests. */
+const Listed = defineResource<KubernetesResource>({
+  group: 'review-s13.tosdk.io',
+  version: 'v1',
+  kind: 'Listed',
+});
+const listedCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'listeds.review-s13.tosdk.io' },
+  spec: {
+    group: 'review-s13.tosdk.io',
+    scope: 'Namespaced',
+    names: { plural: 'listeds', singular: 'listed', kind: 'Listed', listKind: 'ListedList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+const listedSeen: string[] = [];
+@Reconciler({ resource: Listed })
+class ListedReconciler {
+  reconcile(listed: KubernetesResource) {
+    listedSeen.push(listed.metadata!.name!);
+    return UpdateControl.noUpdate();
+  }
+}
+
 describe('review S13: @tosdk/nestjs', () => {
   let environment: OperatorTestEnvironment;
   beforeAll(async () => {
@@ -269,5 +302,22 @@ describe('review S13: @tosdk/nestjs', () => {
       await environment.adminClient.get(ResourceTypes.ConfigMap, new ResourceID('stopped', namespace)),
     ).toBeDefined();
     await environment.deleteNamespace(namespace);
+  });
+
+  it('[FINDING S13-NE7] createOperatorTestingModule applies its crds to a shared testEnvironment too, instead of ignoring them and failing the start on a missing CRD', async () => {
+    const t = await createOperatorTestingModule({
+      imports: [OperatorModule.forRoot({ readEnvironment: false })],
+      providers: [ListedReconciler],
+      crds: [listedCrd],
+      testEnvironment: environment,
+    });
+    try {
+      await t.adminClient.create(Listed, { metadata: { name: 'one', namespace: t.namespace } });
+      await waitFor(() => listedSeen.includes('one'), {
+        description: () => `a reconcile of Listed ${t.namespace}/one`,
+      });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { KUBE_CONFIG } from '../operator.constants.js';
 import { OperatorModule } from '../operator.module.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
+import { applyCrds, loadCrds } from './crd-loader.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
 import { importOptionalPeer } from './optional-peer.js';
 import { OperatorTestEnvironment } from './operator-test-environment.js';
@@ -20,7 +21,10 @@ export interface OperatorTestingModuleOptions
    * to none: `imports` must then contain the OperatorModule (e.g. the app's root module).
    */
   operator?: OperatorModuleOptions;
-  /** A running environment to reuse; not stopped by `close()`. Defaults to a new one started here. */
+  /**
+   * A running environment to reuse; not stopped by `close()`; `crds` are applied to it too (created,
+   * or replaced when they exist). Defaults to a new one started here.
+   */
   testEnvironment?: OperatorTestEnvironment;
   /** Restrict every namespaced controller to the test's namespace. Defaults to true. */
   restrictToNamespace?: boolean;
@@ -100,6 +104,10 @@ export async function createOperatorTestingModule(
   let app: INestApplication | INestApplicationContext | undefined;
   let namespace: string | undefined;
   try {
+    // a new environment applied them at start; a shared one gets this test's CRDs now
+    if (!owned && options.crds?.length) {
+      await applyCrds(environment.adminClient, await loadCrds(options.crds));
+    }
     namespace = await environment.createNamespace();
     const operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig);
     let builder = Test.createTestingModule({
