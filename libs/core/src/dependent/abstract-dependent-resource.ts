@@ -183,11 +183,19 @@ export abstract class AbstractDependentResource<
     primary: P,
     context: Context<P>,
   ): Promise<ReconcileResult<R>> {
-    const desired = await bulk.desiredResources(primary, context);
     const actual = bulk.getSecondaryResources(primary, context);
+    const traits = traitsOf(this);
+    // as JOSDK's BulkDependentResourceReconciler: a read-only bulk dependent has nothing desired; it
+    // reports the secondaries it has
+    if (!traits.creator && !traits.updater && !traits.deleter) {
+      return reconcileResult(
+        ...[...actual.values()].map((resource) => ({ operation: 'none' as const, resource })),
+      );
+    }
+    const desired = await bulk.desiredResources(primary, context);
     // as JOSDK's BulkDependentResourceReconciler: the resources no longer desired go first, so an
     // item that fails to write does not keep them
-    if (traitsOf(this).deleter) {
+    if (traits.deleter) {
       const extra = new Map([...actual].filter(([key]) => !desired.has(key)));
       await this.deleteBulkResources(bulk, extra, primary, context);
     }

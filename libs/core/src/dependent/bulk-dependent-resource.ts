@@ -11,7 +11,7 @@ import type { KubernetesResource } from '../api/resource-type.js';
  * @typeParam P - the primary kind.
  */
 export interface BulkDependentResource<R, P extends KubernetesResource = KubernetesResource> {
-  /** The desired secondaries by key. */
+  /** The desired secondaries by key. Not called for a read-only bulk dependent (no creator, updater or deleter traits). */
   desiredResources(primary: P, context: Context<P>): Map<string, R> | Promise<Map<string, R>>;
   /** The actual secondaries by the same keys. */
   getSecondaryResources(primary: P, context: Context<P>): Map<string, R>;

@@ -6,7 +6,9 @@ import { ErrorStatusUpdateControl, UpdateControl } from '../../api/controls.js';
 import type { Reconciler } from '../../api/reconciler.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { AggregatedOperatorError } from '../../workflow/errors.js';
+import type { BulkDependentResource } from '../bulk-dependent-resource.js';
 import { CRUDKubernetesDependentResource } from '../crud-kubernetes-dependent-resource.js';
+import { KubernetesDependentResource } from '../kubernetes-dependent-resource.js';
 import { DependentResourceError } from '../errors.js';
 import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
@@ -174,5 +176,74 @@ describe('S13 review: dependents', () => {
     await suite.admin.mergePatch(ResourceTypes.ConfigMap, new ResourceID('w-plain', ns), {
       metadata: { finalizers: null },
     });
+  });
+
+  // JOSDK's BulkDependentResourceReconciler.reconcile: a bulk dependent that is no Creator, Updater
+  // or Deleter (read-only) reports ReconcileResult.noOperation for each of its actual secondaries,
+  // without asking for desiredResources (whose default throws "Implement desiredResources in case a
+  // non read-only bulk dependent resource").
+  it('[FINDING S13-DW9] a read-only bulk dependent fails unless its desiredResources works, and its reconcile result lists the desired keys, not the secondaries it has', async () => {
+    const ns = await newNamespace(suite.admin);
+    class Watched
+      extends KubernetesDependentResource<V1ConfigMap, Widget>
+      implements BulkDependentResource<V1ConfigMap, Widget>
+    {
+      constructor() {
+        super({
+          resourceType: ResourceTypes.ConfigMap,
+          name: 'watched',
+          informer: { labelSelector: 'watched' },
+        });
+      }
+      protected desired(): V1ConfigMap {
+        throw new Error('bulk: not used');
+      }
+      desiredResources(): Map<string, V1ConfigMap> {
+        throw new Error('read-only: nothing is desired');
+      }
+      getSecondaryResources(p: Widget): Map<string, V1ConfigMap> {
+        return new Map(this.informerEventSource!.getSecondaryResources(p).map((c) => [c.metadata!.name!, c]));
+      }
+      deleteTargetResource(): Promise<void> {
+        throw new Error('read-only: nothing is deleted');
+      }
+    }
+    let seen: string[] | undefined;
+    let failure: unknown;
+    class R extends StatusReconciler {
+      override reconcile(resource: Widget, context: Context<Widget>) {
+        const result = context.managedWorkflowAndDependentResourceContext().getWorkflowReconcileResult();
+        seen = result?.reconcileResults
+          .get('watched')
+          ?.results.map((r) => `${r.operation}:${(r.resource as V1ConfigMap | undefined)?.metadata?.name}`)
+          .sort();
+        return super.reconcile(resource);
+      }
+      updateErrorStatus(_r: Widget, _c: Context<Widget>, e: unknown) {
+        failure = e;
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
+      }
+    }
+    for (const name of ['w-1', 'w-2']) {
+      await suite.admin.create(ResourceTypes.ConfigMap, {
+        metadata: {
+          name,
+          namespace: ns,
+          labels: { watched: 'yes' },
+          annotations: { 'tosdk.io/primary-name': 'w', 'tosdk.io/primary-namespace': ns },
+        },
+      });
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw9',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new Watched() }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(() => seen !== undefined || failure !== undefined, 'reconciled');
+    expect(failure).toBeUndefined();
+    expect(seen).toEqual(['none:w-1', 'none:w-2']);
   });
 });
