@@ -494,4 +494,73 @@ describe('review s13: Node, EndpointSlice, StorageClass, PriorityClass, Resource
     });
     expect(plain.json<any>().spec.behavior).toBeUndefined();
   });
+
+  it('[FINDING S13-IK10] a NetworkPolicy kube refuses is refused: protocols, port numbers and names, endPort, peers, CIDRs, policy types', async () => {
+    const path = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+    const bad = await call(server, 'POST', path, {
+      metadata: { name: 'bad' },
+      spec: {
+        podSelector: {},
+        ingress: [
+          {
+            ports: [
+              { protocol: 'tcp', port: 80 },
+              { port: 70000 },
+              { port: 'Http_Port' },
+              { port: 8080, endPort: 8000 },
+              { port: 'metrics', endPort: 9100 },
+            ],
+            from: [{}, { ipBlock: { cidr: '10.0.0.0/8' }, podSelector: {} }],
+          },
+        ],
+        egress: [
+          {
+            to: [
+              { ipBlock: { cidr: '10.0.0.0/33' } },
+              { ipBlock: { cidr: '10.0.0.0/8', except: ['192.168.0.0/16', '10.1.0.0/16'] } },
+            ],
+          },
+        ],
+        policyTypes: ['Ingress', 'Outgress'],
+      },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json<any>().details.causes.map((c: any) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.ingress[0].ports[0].protocol: Unsupported value: "tcp": supported values: "TCP", "UDP", "SCTP"',
+      'spec.ingress[0].ports[1].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+      'spec.ingress[0].ports[2].port: Invalid value: "Http_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.ingress[0].ports[3].endPort: Invalid value: 8000: must be greater than or equal to `port`',
+      'spec.ingress[0].ports[4].endPort: Invalid value: 9100: may not be specified when `port` is non-numeric',
+      'spec.ingress[0].from[0]: Required value: must specify a peer',
+      'spec.ingress[0].from[1]: Forbidden: may not specify both ipBlock and another peer',
+      'spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
+      'spec.egress[0].to[1].ipBlock.except[0]: Invalid value: "192.168.0.0/16": must be a strict subset of `cidr`',
+      'spec.policyTypes[1]: Unsupported value: "Outgress": supported values: "Ingress", "Egress"',
+    ]);
+    // what kube accepts is accepted: a port range, a named port, an except inside the block, IPv6
+    const good = await call(server, 'POST', path, {
+      metadata: { name: 'good' },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        ingress: [
+          {
+            ports: [
+              { port: 5432, endPort: 5440 },
+              { port: 'metrics', protocol: 'UDP' },
+            ],
+            from: [{ namespaceSelector: {}, podSelector: {} }],
+          },
+        ],
+        egress: [
+          {
+            to: [
+              { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } },
+              { ipBlock: { cidr: '2001:db8::/32', except: ['2001:db8:1::/48'] } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(good.status).toBe(201);
+  });
 });

@@ -8,7 +8,11 @@ import { decodeObjectMeta, dropEmptyOptionalFields } from './omitempty.js';
 import { defaultClaimSpec, defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { defaultJobSpec, generateJobSelector } from './job-defaults.js';
 import { validateIngressPathTypes } from './ingress-paths.js';
-import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-validation.js';
+import {
+  validateHorizontalPodAutoscaler,
+  validateNetworkPolicy,
+  validatePodDisruptionBudget,
+} from './policy-validation.js';
 import {
   defaultEndpointSlice,
   defaultLimitRange,
@@ -298,8 +302,9 @@ function defaultBuiltin(
     case 'networking.k8s.io/ingresses':
       return spec ? validateIngressPathTypes(spec) : [];
     case 'networking.k8s.io/networkpolicies':
-      if (spec) defaultNetworkPolicy(spec);
-      return [];
+      if (!spec) return [];
+      defaultNetworkPolicy(spec);
+      return validateNetworkPolicy(spec);
     case 'autoscaling/horizontalpodautoscalers':
       if (!spec) return [];
       defaultHorizontalPodAutoscaler(spec);

@@ -1,4 +1,5 @@
 import type { JsonObject, StatusCause } from '../../types.js';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { isObject } from '../common/json.js';
 
 // The validation kube-apiserver gives autoscaling/v2 HorizontalPodAutoscalers and policy/v1
@@ -75,5 +76,155 @@ export function validatePodDisruptionBudget(spec: JsonObject): StatusCause[] {
   }
   causes.push(...intOrPercentCauses(spec.minAvailable, 'spec.minAvailable'));
   causes.push(...intOrPercentCauses(spec.maxUnavailable, 'spec.maxUnavailable'));
+  return causes;
+}
+
+// ---- NetworkPolicy (pkg/apis/networking/validation ValidateNetworkPolicySpec) ----
+
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const POLICY_TYPES = ['Ingress', 'Egress'];
+
+const quoted = (v: unknown): string =>
+  typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? '');
+const notSupported = (field: string, value: unknown, supported: string[]): StatusCause => ({
+  reason: 'FieldValueNotSupported',
+  field,
+  message: `Unsupported value: ${quoted(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+});
+
+/** validation.IsValidPortNum. */
+function portNumberProblems(n: number): string[] {
+  return n >= 1 && n <= 65535 ? [] : ['must be between 1 and 65535, inclusive'];
+}
+
+/** validation.IsValidPortName (an IANA service name). */
+function portNameProblems(name: string): string[] {
+  const problems: string[] = [];
+  if (name.length > 15) problems.push('must be no more than 15 characters');
+  if (!/^[-a-z0-9]+$/.test(name))
+    problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)');
+  if (name.includes('--')) problems.push('must not contain consecutive hyphens');
+  if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
+  return problems;
+}
+
+/** ValidateNetworkPolicyPort. */
+function networkPolicyPortCauses(port: JsonObject, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol as string))
+    causes.push(notSupported(`${path}.protocol`, port.protocol, PROTOCOLS));
+  const end = port.endPort;
+  if (typeof port.port === 'number') {
+    for (const p of portNumberProblems(port.port)) causes.push(invalid(`${path}.port`, String(port.port), p));
+    if (typeof end === 'number') {
+      if (end < port.port)
+        causes.push(invalid(`${path}.endPort`, String(end), 'must be greater than or equal to `port`'));
+      for (const p of portNumberProblems(end)) causes.push(invalid(`${path}.endPort`, String(end), p));
+    }
+  } else if (typeof port.port === 'string') {
+    if (end !== undefined)
+      causes.push(invalid(`${path}.endPort`, quoted(end), 'may not be specified when `port` is non-numeric'));
+    for (const p of portNameProblems(port.port))
+      causes.push(invalid(`${path}.port`, JSON.stringify(port.port), p));
+  } else if (end !== undefined) {
+    causes.push(invalid(`${path}.endPort`, quoted(end), 'may not be specified when `port` is not specified'));
+  }
+  return causes;
+}
+
+/** An IP and prefix length (ParseCIDRSloppy: IPv4 parts may have leading zeros); undefined when not a CIDR. */
+function parseCidr(cidr: string): { ip: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const slash = cidr.indexOf('/');
+  if (slash < 0) return undefined;
+  const bits = cidr.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(bits)) return undefined;
+  const prefix = Number(bits);
+  let ip = cidr.slice(0, slash);
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(ip))
+    ip = ip
+      .split('.')
+      .map((o) => String(Number(o)))
+      .join('.');
+  const family = isIPv4(ip) ? 'ipv4' : isIPv6(ip) ? 'ipv6' : undefined;
+  if (family === undefined || prefix > (family === 'ipv4' ? 32 : 128)) return undefined;
+  return { ip, prefix, family };
+}
+
+const CIDR_PROBLEM = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+
+/** ValidateIPBlock: a valid cidr; each except a valid CIDR strictly inside it. */
+function ipBlockCauses(block: JsonObject, path: string): StatusCause[] {
+  const cidr = typeof block.cidr === 'string' ? block.cidr : '';
+  if (cidr === '') return [required(`${path}.cidr`)];
+  const outer = parseCidr(cidr);
+  if (outer === undefined) return [invalid(`${path}.cidr`, JSON.stringify(cidr), CIDR_PROBLEM)];
+  const inside = new BlockList();
+  inside.addSubnet(outer.ip, outer.prefix, outer.family);
+  const causes: StatusCause[] = [];
+  const except = Array.isArray(block.except) ? block.except : [];
+  except.forEach((e, i) => {
+    const text = typeof e === 'string' ? e : '';
+    const inner = parseCidr(text);
+    if (inner === undefined) causes.push(invalid(`${path}.except[${i}]`, JSON.stringify(text), CIDR_PROBLEM));
+    else if (
+      inner.family !== outer.family ||
+      !inside.check(inner.ip, inner.family) ||
+      inner.prefix <= outer.prefix
+    )
+      causes.push(invalid(`${path}.except[${i}]`, JSON.stringify(text), 'must be a strict subset of `cidr`'));
+  });
+  return causes;
+}
+
+/** ValidateNetworkPolicyPeer: one peer at least; an ipBlock alone. */
+function peerCauses(peer: JsonObject, path: string): StatusCause[] {
+  const kinds = ['podSelector', 'namespaceSelector', 'ipBlock'].filter((k) => peer[k] !== undefined);
+  const causes = isObject(peer.ipBlock) ? ipBlockCauses(peer.ipBlock, `${path}.ipBlock`) : [];
+  if (kinds.length === 0)
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: path,
+      message: 'Required value: must specify a peer',
+    });
+  else if (kinds.length > 1 && peer.ipBlock !== undefined)
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: path,
+      message: 'Forbidden: may not specify both ipBlock and another peer',
+    });
+  return causes;
+}
+
+/**
+ * ValidateNetworkPolicySpec: ports (protocol, number or IANA name, endPort), peers and policy
+ * types. (Label selectors are not validated here.)
+ */
+export function validateNetworkPolicy(spec: JsonObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
+  for (const [direction, peersKey] of [
+    ['ingress', 'from'],
+    ['egress', 'to'],
+  ] as const) {
+    objects(spec[direction]).forEach((rule, i) => {
+      const path = `spec.${direction}[${i}]`;
+      objects(rule.ports).forEach((p, j) =>
+        causes.push(...networkPolicyPortCauses(p, `${path}.ports[${j}]`)),
+      );
+      objects(rule[peersKey]).forEach((p, j) => causes.push(...peerCauses(p, `${path}.${peersKey}[${j}]`)));
+    });
+  }
+  const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
+  if (types.length > 2) {
+    causes.push(
+      invalid('spec.policyTypes', JSON.stringify(types), 'may not specify more than two policyTypes'),
+    );
+    return causes;
+  }
+  types.forEach((t, i) => {
+    if (!POLICY_TYPES.includes(t as string))
+      causes.push(notSupported(`spec.policyTypes[${i}]`, t, POLICY_TYPES));
+  });
   return causes;
 }
