@@ -19,7 +19,7 @@ import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support
 const suite = apiServerSuite();
 
 class StatusReconciler implements Reconciler<Widget> {
-  reconcile(resource: Widget) {
+  reconcile(resource: Widget, _context?: Context<Widget>) {
     if (resource.status?.observed === resource.spec?.value) return UpdateControl.noUpdate<Widget>();
     resource.status = { ...resource.status, observed: resource.spec?.value };
     return UpdateControl.patchStatus(resource);
