@@ -35,7 +35,7 @@ const statusOf = async (ns: string, name: string) =>
   (await suite.admin.get(Widget, new ResourceID(name, ns)))?.status;
 
 class StatusReconciler implements Reconciler<Widget> {
-  reconcile(resource: Widget) {
+  reconcile(resource: Widget, _context?: Context<Widget>) {
     if (resource.status?.observed === resource.spec?.value) return UpdateControl.noUpdate<Widget>();
     resource.status = { ...resource.status, observed: resource.spec?.value };
     return UpdateControl.patchStatus(resource);
@@ -305,5 +305,49 @@ describe('S13 review: workflows', () => {
     expect(deleted).toEqual(['node']); // active for the whole run, so deleted
     expect(result.deletedDependents).toEqual(['node']);
     expect(result.getDependentConditionResult('node', 'activation')?.met).toBe(true);
+  });
+
+  // JOSDK's WorkflowInactiveDependentAccessIT: a reconciler reading the secondary of a dependent whose
+  // activation condition is false "should not throw an exception even if the condition is false"
+  // (AbstractDependentResource.getSecondaryResource reads context.getSecondaryResources(type):
+  // nothing registered, nothing found).
+  it('[FINDING S13-DW10] reading the secondary of a never-activated dependent through the workflow context throws DependentNotConfigured instead of giving undefined', async () => {
+    const ns = await newNamespace(suite.admin);
+    const outcomes: string[] = [];
+    class R extends StatusReconciler {
+      override reconcile(resource: Widget, context?: Context<Widget>) {
+        try {
+          const optional = context!
+            .managedWorkflowAndDependentResourceContext()
+            .getSecondaryResource('optional');
+          outcomes.push(optional === undefined ? 'undefined' : 'found');
+        } catch (e) {
+          outcomes.push(String(e));
+        }
+        return super.reconcile(resource);
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw10',
+      namespaces: [ns],
+      workflow: {
+        dependents: [
+          {
+            dependent: new ConfigMapDependent(
+              { name: 'optional', informer: { name: 'optional' } },
+              'optional',
+            ),
+            activationCondition: () => false,
+          },
+          { dependent: new ConfigMapDependent({ name: 'always', informer: { name: 'always' } }, 'always') },
+        ],
+      },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await waitFor(async () => (await statusOf(ns, 'w'))?.observed === 'a', 'reconciled');
+    expect(outcomes[0]).toBe('undefined');
+    expect(await cm(ns, 'w-always')).toBeDefined();
   });
 });
