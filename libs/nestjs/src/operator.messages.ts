@@ -33,6 +33,11 @@ export function duplicateReconcilerMessage(name: string, first: string, second: 
   return `reconciler ${name} is a provider of both ${first} and ${second}, which makes two instances; list it in the providers of one module and export it from there`;
 }
 
+/** OperatorModule.forRoot/forRootAsync imported more than once with different options. */
+export function secondOperatorModuleMessage(count: number, importers: readonly string[]): string {
+  return `OperatorModule is imported ${count} times with different options (by ${importers.join(', ') || 'unknown modules'}): each import runs an operator of its own with every @Reconciler, so each resource would be reconciled ${count} times; import OperatorModule.forRoot() or forRootAsync() once, in the root module (it is global), and leave it out of feature modules (in a test of an app module that has it, leave out createOperatorTestingModule's operator option)`;
+}
+
 /** The app has no reconciler. */
 export function noReconcilersMessage(): string {
   return 'no @Reconciler providers found: the operator starts with no controllers; mark a provider with @Reconciler({ resource: MyKind }) and add it to the providers of a module';

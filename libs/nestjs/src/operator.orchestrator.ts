@@ -26,6 +26,7 @@ import { OperatorMetricsHub } from './metrics/operator-metrics-hub.js';
 import {
   lateReconcilersMessage,
   noReconcilersMessage,
+  secondOperatorModuleMessage,
   sharedKindMessage,
   startFailedMessage,
 } from './operator.messages.js';
@@ -72,6 +73,7 @@ export class OperatorOrchestrator
   ) {}
 
   async onModuleInit(): Promise<void> {
+    this.refuseSecondOperatorModule();
     for (const sink of this.explorer.metricsSinks()) this.hub.add(sink);
     // refused when request-scoped even without reconcilers
     const overriders = this.explorer.overriders();
@@ -137,6 +139,24 @@ export class OperatorOrchestrator
    */
   private stopBeforeDestroyHooks(): void {
     stopBeforeDestroyHooks(this.modules, () => this.stop(), this);
+  }
+
+  /**
+   * Each OperatorModule instance (forRoot/forRootAsync imported twice with other options) runs its own
+   * operator with every discovered reconciler: each resource would be reconciled by both.
+   */
+  private refuseSecondOperatorModule(): void {
+    const instances = [...this.modules.values()].filter((m) => m.providers.has(OperatorOrchestrator));
+    if (instances.length < 2) return;
+    // a global module is linked into every module's imports: name those that list it in @Module
+    const type = instances[0].metatype;
+    const importers = [...this.modules.values()]
+      .filter((m) => {
+        const declared = (Reflect.getMetadata('imports', m.metatype) ?? []) as unknown[];
+        return declared.some((d) => d === type || (d as { module?: unknown } | null)?.module === type);
+      })
+      .map((m) => m.metatype.name);
+    throw new OperatorModuleConfigurationError(secondOperatorModuleMessage(instances.length, importers));
   }
 
   /**

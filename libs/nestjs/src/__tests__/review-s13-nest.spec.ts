@@ -320,4 +320,28 @@ describe('review S13: @tosdk/nestjs', () => {
       await t.close();
     }
   });
+
+  it('[FINDING S13-NE8] OperatorModule.forRoot imported twice with different options fails the bootstrap naming the importers, instead of two operators reconciling every resource twice', async () => {
+    @Module({ imports: [OperatorModule.forRoot({ readEnvironment: false })], providers: [PagesReconciler] })
+    class PagesAppModule {}
+    const started = await createOperatorTestingModule({
+      imports: [PagesAppModule],
+      // the testing module's own forRoot: a second OperatorModule beside the app's
+      operator: { readEnvironment: false, concurrentReconciliationThreads: 1 },
+      testEnvironment: environment,
+    }).then(
+      async (t) => {
+        await t.close();
+        return new Error('started with two OperatorModules');
+      },
+      (error: unknown) => error as Error,
+    );
+    // Spring has one Operator bean (OperatorAutoConfiguration: @ConditionalOnMissingBean(Operator.class))
+    expect(started).toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message: expect.stringMatching(/^OperatorModule is imported 2 times with different options \(by /),
+    });
+    // the modules whose @Module imports list it, whatever their order
+    expect(started.message).toMatch(/\(by (PagesAppModule, RootTestModule|RootTestModule, PagesAppModule)\)/);
+  });
 });
