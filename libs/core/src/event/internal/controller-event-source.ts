@@ -89,8 +89,10 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  * pass to the filters. The framework's own writes (finalizer add and removal, `UpdateControl`
  * patches) are not tracked (JOSDK's "cache only"): their results are cached with
  * {@link ControllerEventSource.cacheOwnWrite} when they hold only our change, and the informer then
- * reports their event against the cached write, so the filters see no change (the finalizer add is
- * followed by a reconciliation right away instead). A write that changed nothing is not sent by the
+ * reports their event against the cached write, so the filters see no change. Where JOSDK's event
+ * of such a write would have reconciled (the finalizer add; a resource patch that grew the
+ * generation, see {@link ControllerEventSource.ownWriteReconciles}), the dispatcher reconciles right
+ * away instead. A write that changed nothing is not sent by the
  * dispatcher; one that returned someone else's change is not cached, so that change reconciles.
  *
  * No bounded cache for primaries (unlike `InformerEventSource`'s `boundedCache`, JOSDK offers one
