@@ -33,9 +33,9 @@ export function duplicateReconcilerMessage(name: string, first: string, second: 
   return `reconciler ${name} is a provider of both ${first} and ${second}, which makes two instances; list it in the providers of one module and export it from there`;
 }
 
-/** OperatorModule.forRoot/forRootAsync imported more than once with different options. */
+/** OperatorModule.forRoot/forRootAsync imported more than once (each call makes a module of its own). */
 export function secondOperatorModuleMessage(count: number, importers: readonly string[]): string {
-  return `OperatorModule is imported ${count} times with different options (by ${importers.join(', ') || 'unknown modules'}): each import runs an operator of its own with every @Reconciler, so each resource would be reconciled ${count} times; import OperatorModule.forRoot() or forRootAsync() once, in the root module (it is global), and leave it out of feature modules (in a test of an app module that has it, leave out createOperatorTestingModule's operator option)`;
+  return `OperatorModule is imported ${count} times (by ${importers.join(', ') || 'unknown modules'}; each forRoot()/forRootAsync() call makes a module of its own): each runs an operator with every @Reconciler, so each resource would be reconciled ${count} times; import OperatorModule.forRoot() or forRootAsync() once, in the root module (it is global), and leave it out of feature modules (in a test of an app module that has it, leave out createOperatorTestingModule's operator option)`;
 }
 
 /** The app has no reconciler. */
