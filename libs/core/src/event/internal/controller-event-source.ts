@@ -75,12 +75,12 @@ function generationIncreased(newR: KubernetesResource, oldR: KubernetesResource)
  *
  * Update filtering with the default filters on: an update reconciles when the generation grew
  * (or the kind has none, or generation awareness is off), the controller's finalizer was added or
- * removed or is missing (both as JOSDK's `onUpdateFinalizerNeededAndApplied`), or the resource entered deletion (the old object not marked, the new one marked, as
- * JOSDK's `onUpdateMarkedForDeletion`); then the user's update and generic filters must accept it
- * too. With the default filters off, only the user's filters decide. So an update of a resource
- * already marked for deletion (a status written by its cleanup, anybody's label change) does not
- * call `cleanup` again; it does when its generation grew, our finalizer was added or removed, or
- * generation awareness is off, as in JOSDK.
+ * removed or is missing (JOSDK's `onUpdateFinalizerNeededAndApplied`), or the resource entered
+ * deletion (the old object not marked, the new one marked, as JOSDK's `onUpdateMarkedForDeletion`);
+ * then the user's update and generic filters must accept it too. With the default filters off, only
+ * the user's filters decide. So an update of a resource already marked for deletion (a status
+ * written by its cleanup, anybody's label change) does not call `cleanup` again; it does when its
+ * generation grew, our finalizer was added or removed, or generation awareness is off, as in JOSDK.
  *
  * Own writes through `context.resourceOperations()`'s primary operations
  * ({@link ControllerEventSource.write}) do not trigger the controller again when we know our request
