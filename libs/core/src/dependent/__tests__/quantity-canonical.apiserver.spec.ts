@@ -39,8 +39,9 @@ class QuantityDeployment extends CRUDKubernetesDependentResource<V1Deployment, W
                 name: 'web',
                 image: 'nginx',
                 resources: {
-                  requests: { cpu: '2000m', memory: '1024Mi' },
-                  limits: { cpu: '0.5', memory: '1.5Gi', 'ephemeral-storage': '1000M' },
+                  // (requests within the limits, as kube-apiserver's ValidateResourceRequirements wants)
+                  requests: { cpu: '0.5', memory: '1024Mi' },
+                  limits: { cpu: '2000m', memory: '1.5Gi', 'ephemeral-storage': '1000M' },
                 },
               },
             ],
@@ -68,8 +69,8 @@ describe('resource quantities the API server canonicalises', () => {
     const stored = await suite.admin.get(ResourceTypes.Deployment, new ResourceID('q', ns));
     // what a real cluster returns, so a matcher comparing strings naively would see a change every pass
     expect(stored?.spec?.template.spec?.containers[0].resources).toEqual({
-      requests: { cpu: '2', memory: '1Gi' },
-      limits: { cpu: '500m', memory: '1536Mi', 'ephemeral-storage': '1G' },
+      requests: { cpu: '500m', memory: '1Gi' },
+      limits: { cpu: '2', memory: '1536Mi', 'ephemeral-storage': '1G' },
     });
     const deploymentWrites = () => suite.server.requests.writes({ namespace: ns, resource: 'deployments' });
     expect(deploymentWrites()).toBe(1);
