@@ -79,12 +79,23 @@ function harness(
     ep.handleEvent({ resourceId, action, resource: put(name), priority } as ResourceEvent<R>);
     await settle();
   };
+  const remove = async (name: string) => {
+    const key = `ns/${name}`;
+    const resource = cache.get(key);
+    cache.delete(key);
+    ep.handleEvent({
+      resourceId: new ResourceID(name, 'ns'),
+      action: 'DELETED',
+      resource,
+    } as ResourceEvent<R>);
+    await settle();
+  };
   const sendEvent = async (event: Event) => {
     ep.handleEvent(event);
     await settle();
   };
   const seen = (from = 0) => runs.slice(from).map((r) => `${r.name}@${r.at}`);
-  return { clock, ep, runs, send, sendEvent, seen, executor };
+  return { clock, ep, runs, send, remove, sendEvent, seen, executor };
 }
 
 describe('review s13: the event processor across stop and start', () => {
@@ -143,5 +154,22 @@ describe('review s13: the event processor across stop and start', () => {
     await h.runs[3].finish();
     // the change first, then the low ones in the order they were submitted
     expect(h.runs.slice(2).map((r) => r.name)).toEqual(['changed', 'backlog', 'a']);
+  });
+
+  it('[FINDING S13-EP5] a resource deleted while processing is stopped and created again after the restart is not reconciled while the old run still runs', async () => {
+    const h = harness();
+    h.ep.start();
+    await h.send('a', 'ADDED');
+    expect(h.seen()).toEqual(['a@0']);
+    // leadership is lost while a's (long) reconciliation runs; meanwhile a is deleted
+    h.ep.stop();
+    await h.remove('a');
+    // regained, and a is created again under the same name
+    h.ep.start();
+    await h.send('a', 'ADDED');
+    // one reconciliation of a at a time (EP-11): the new object waits for the old run
+    expect(h.seen()).toEqual(['a@0']);
+    await h.runs[0].finish();
+    expect(h.seen()).toEqual(['a@0', 'a@0']);
   });
 });

@@ -164,7 +164,10 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       this.safeMetric(() => this.o.metrics.receivedEvent?.(event, this.o.controller));
     this.markEvent(event, state);
     if (!this.running) {
-      if (state.deleteEventPresent) this.cleanupForDeleted(state);
+      // a run still in flight (started before the stop) keeps the state: dropped now, a new object
+      // of that name after the next start would be reconciled alongside it; its end (or the next
+      // start) drops it
+      if (state.deleteEventPresent && !state.underProcessing) this.cleanupForDeleted(state);
       return;
     }
     this.handleMarked(state);
@@ -305,8 +308,13 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       state.replaced || (post.finalizerRemoved === true && this.replacedInCache(state, resource));
     state.replaced = false;
     if (!this.running) {
+      // deleted while stopped: the state waited for this run to end
+      if (state.deleteEventPresent) {
+        if (this.states.get(state.id.key) === state) this.cleanupForDeleted(state);
+        return;
+      }
       // a failure while stopped is not retried now; after a restart it reconciles again
-      if (post.error !== undefined && !state.deleteEventPresent) state.eventPresent = true;
+      if (post.error !== undefined) state.eventPresent = true;
       return;
     }
     if (this.states.get(state.id.key) !== state) return;
