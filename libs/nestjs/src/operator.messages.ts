@@ -35,7 +35,7 @@ export function duplicateReconcilerMessage(name: string, first: string, second: 
 
 /** OperatorModule.forRoot/forRootAsync imported more than once (each call makes a module of its own). */
 export function secondOperatorModuleMessage(count: number, importers: readonly string[]): string {
-  return `OperatorModule is imported ${count} times (by ${importers.join(', ') || 'unknown modules'}; each forRoot()/forRootAsync() call makes a module of its own): each runs an operator with every @Reconciler, so each resource would be reconciled ${count} times; import OperatorModule.forRoot() or forRootAsync() once, in the root module (it is global), and leave it out of feature modules (in a test of an app module that has it, leave out createOperatorTestingModule's operator option)`;
+  return `OperatorModule is imported ${count} times (by ${importers.join(', ') || 'unknown modules'}; each forRoot()/forRootAsync() call makes a module of its own): each runs an operator with every @Reconciler, so each resource would be reconciled ${count} times; import OperatorModule.forRoot() or forRootAsync() once, in the root module, and leave it out of feature modules (it is global; with isGlobal: false, import that one module object, or a module exporting it, where the Operator is injected) (in a test of an app module that has it, leave out createOperatorTestingModule's operator option)`;
 }
 
 /** The app has no reconciler. */
