@@ -4,12 +4,14 @@ export type DependentResourceErrorCode =
   | 'AmbiguousDependentSecondary'
   | 'DependentOwnerReference'
   | 'InvalidDependentConfiguration'
-  | 'MissingResource';
+  | 'MissingResource'
+  | 'SecondaryNameTaken';
 
 /**
  * A dependent resource cannot work as configured or used: no event source yet, several
  * secondaries and no way to tell its own, an owner reference that Kubernetes would refuse, a bad
- * option, a `desired()`, `create` or `update` that returned nothing. The message says what to change.
+ * option, a `desired()`, `create` or `update` that returned nothing, a create whose name another
+ * object has. The message says what to change.
  */
 export class DependentResourceError extends Error {
   constructor(

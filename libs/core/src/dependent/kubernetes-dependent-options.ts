@@ -42,7 +42,15 @@ export interface KubernetesDependentOptions<R extends KubernetesResource> extend
   informer?: DependentInformerOptions<R>;
   /** Write with server-side apply (else create and update). Defaults to true. */
   useSSA?: boolean;
-  /** Create with a plain create that fails on an existing object, which is then left as it is (JOSDK's `createResourceOnlyIfNotExistingWithSSA`). Defaults to false. */
+  /**
+   * What a create does when an object of that name exists that is not this dependent's secondary.
+   * Unset (the default, as JOSDK's default `createResourceOnlyIfNotExistingWithSSA`): with SSA the
+   * create is an apply holding `resourceVersion: "1"`, which such an object fails, so it is left as
+   * it is and the reconciliation fails with a `DependentResourceError` (`SecondaryNameTaken`).
+   * `true`: a plain create; such an object is left as it is and taken as the result, without error.
+   * `false`: a forced apply takes such an object over (JOSDK's `createResourceOnlyIfNotExistingWithSSA
+   * = false`). Without SSA a create is a plain create, which fails on such an object.
+   */
   createOnlyIfMissing?: boolean;
   /** How actual and desired are compared. Defaults to `managedFields` with SSA, `wholeObject` without. */
   matcher?: DependentMatcherKind;

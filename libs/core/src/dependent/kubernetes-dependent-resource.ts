@@ -224,7 +224,7 @@ export abstract class KubernetesDependentResource<
     const target = this.prepare(desired, primary);
     const id = ResourceID.fromResource(target);
     const client = context.client;
-    if (this.options.createOnlyIfMissing) {
+    if (this.options.createOnlyIfMissing === true) {
       // only a create that succeeded made the object; one found existing is someone else's version
       let created = false;
       return this.write(
@@ -246,12 +246,37 @@ export abstract class KubernetesDependentResource<
         { explains: () => false, certain: () => created },
       );
     }
-    if (this.useSSA()) return this.apply(id, target, context);
+    if (this.useSSA()) {
+      if (this.options.createOnlyIfMissing === false) return this.apply(id, target, context);
+      return this.applyNew(id, target, primary, context);
+    }
     return this.write(
       id,
       () => client.create(this.resourceType, target, { fieldManager: this.fieldManager(context) }),
       OwnWrites.create(),
     );
+  }
+
+  /**
+   * Creates with an apply that holds the precondition `resourceVersion: "1"` (JOSDK's default
+   * `createResourceOnlyIfNotExistingWithSSA`): kube-apiserver creates a missing object whatever
+   * version the apply names, while an existing one (someone else's of that name: ours would be our
+   * secondary, updated instead) fails the precondition and stays as it is.
+   * @throws DependentResourceError (`SecondaryNameTaken`) when an object of that name exists.
+   */
+  private async applyNew(id: ResourceID, target: R, primary: P, context: Context<P>): Promise<R> {
+    const guarded = { ...target, metadata: { ...target.metadata, resourceVersion: '1' } };
+    try {
+      return await this.apply(id, guarded, context, target);
+    } catch (error) {
+      if (!(error instanceof KubernetesApiError && error.status === 409)) throw error;
+      throw new DependentResourceError(
+        'SecondaryNameTaken',
+        `dependent ${this.name}: ${this.resourceType.kind} ${id.key} exists but is not the secondary of primary ${ResourceID.fromResource(primary).key} (no owner reference or primary annotations, or outside the dependent's informer); it is left as it is: delete or rename it, or set createOnlyIfMissing: false to take it over`,
+        this.name,
+        { cause: error },
+      );
+    }
   }
 
   /** Updates the secondary (server-side apply, or an update of the actual object with the desired values). */
@@ -373,7 +398,8 @@ export abstract class KubernetesDependentResource<
     return desired;
   }
 
-  private apply(id: ResourceID, target: R, context: Context<P>): Promise<R> {
+  /** Applies `target`; `intent` (defaults to it) is what the write's own event is judged by. */
+  private apply(id: ResourceID, target: R, context: Context<P>, intent: R = target): Promise<R> {
     const body = target as R & { metadata: { name: string } };
     return this.write(
       id,
@@ -382,7 +408,7 @@ export abstract class KubernetesDependentResource<
           fieldManager: this.fieldManager(context),
           force: true,
         }),
-      OwnWrites.apply(body),
+      OwnWrites.apply(intent),
     );
   }
 

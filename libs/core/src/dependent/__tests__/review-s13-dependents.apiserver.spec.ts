@@ -10,7 +10,7 @@ import type { BulkDependentResource } from '../bulk-dependent-resource.js';
 import { CRUDKubernetesDependentResource } from '../crud-kubernetes-dependent-resource.js';
 import { KubernetesDependentResource } from '../kubernetes-dependent-resource.js';
 import { DependentResourceError } from '../errors.js';
-import { apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
+import { ConfigMapDependent, apiServerSuite, newNamespace, waitFor, Widget, widget } from './support.js';
 
 /**
  * Adversarial review S13 of dependent resources against JOSDK (operator-framework-core,
@@ -245,5 +245,55 @@ describe('S13 review: dependents', () => {
     await waitFor(() => seen !== undefined || failure !== undefined, 'reconciled');
     expect(failure).toBeUndefined();
     expect(seen).toEqual(['none:w-1', 'none:w-2']);
+  });
+
+  // JOSDK's KubernetesDependentResource.create with SSA: createResourceOnlyIfNotExistingWithSSA
+  // (KubernetesDependentResourceConfig.DEFAULT_CREATE_RESOURCE_ONLY_IF_NOT_EXISTING_WITH_SSA = true)
+  // sets metadata.resourceVersion "1" on the applied object, so an object of that name that already
+  // exists (and is not the dependent's secondary, else it would update it) fails the apply with 409
+  // Conflict and is left as it is; kube-apiserver's store.Update ignores that version when it creates.
+  it('[FINDING S13-DW11] a dependent takes over and overwrites an unrelated object that has its name (adding its owner reference, so it is garbage collected with the primary)', async () => {
+    const ns = await newNamespace(suite.admin);
+    await suite.admin.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'w-cm', namespace: ns },
+      data: { value: 'theirs' },
+    });
+    const errors: unknown[] = [];
+    class R extends StatusReconciler {
+      updateErrorStatus(_r: Widget, _c: Context<Widget>, e: unknown) {
+        errors.push(e);
+        return ErrorStatusUpdateControl.noStatusUpdate<Widget>().withNoRetry();
+      }
+    }
+    suite.operator().register(new R(), {
+      resourceType: Widget,
+      name: 's13dw11',
+      namespaces: [ns],
+      workflow: { dependents: [{ dependent: new ConfigMapDependent({ name: 'cm' }) }] },
+    });
+    await suite.operators[0].start();
+    await suite.admin.create(Widget, widget('w', ns));
+    await suite.admin.create(Widget, widget('v', ns));
+    await waitFor(
+      async () =>
+        (await cm(ns, 'v-cm')) !== undefined && (errors.length > 0 || (await observed(ns, 'w', 'a'))),
+      'both reconciled',
+    );
+    const theirs = await cm(ns, 'w-cm');
+    expect(theirs?.data).toEqual({ value: 'theirs' });
+    expect(theirs?.metadata?.ownerReferences).toBeUndefined();
+    const cause = (errors[0] as AggregatedOperatorError | undefined)?.errorsByDependent.get('cm');
+    expect(cause).toBeInstanceOf(DependentResourceError);
+    expect((cause as DependentResourceError).code).toBe('SecondaryNameTaken');
+    expect((cause as Error).message).toContain(`ConfigMap ${ns}/w-cm`);
+    // where no object has the name, it is created with one apply and owned by it
+    const created = await cm(ns, 'v-cm');
+    expect(created?.data).toEqual({ value: 'a' });
+    expect(created?.metadata?.managedFields?.map((f) => f.operation)).toEqual(['Apply']);
+    expect(
+      suite.server.requests.log
+        .filter((q) => q.namespace === ns && q.name === 'v-cm' && q.verb !== 'get')
+        .map((q) => q.verb),
+    ).toEqual(['patch']);
   });
 });

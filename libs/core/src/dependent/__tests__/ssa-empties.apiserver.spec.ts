@@ -40,8 +40,9 @@ function observedStatus(resource: Widget): UpdateControl<Widget> {
 }
 
 class EmptiesConfigMap extends CRUDKubernetesDependentResource<V1ConfigMap, Widget> {
-  constructor() {
-    super({ resourceType: ResourceTypes.ConfigMap });
+  /** `takeOver`: an existing object of its name that is not its secondary is applied over (createOnlyIfMissing: false). */
+  constructor(takeOver = false) {
+    super({ resourceType: ResourceTypes.ConfigMap, ...(takeOver ? { createOnlyIfMissing: false } : {}) });
   }
   protected desired(p: Widget): V1ConfigMap {
     const d = intent(p);
@@ -75,13 +76,14 @@ class OperationsApplier implements Reconciler<Widget> {
 
 type Register = (ns: string, name: string) => void;
 
-const viaDependent: Register = (ns, name) =>
+const viaDependent = (ns: string, name: string, takeOver = false): void => {
   suite.operator().register(new StatusReconciler(), {
     resourceType: Widget,
     name,
     namespaces: [ns],
-    workflow: { dependents: [{ dependent: new EmptiesConfigMap() }] },
+    workflow: { dependents: [{ dependent: new EmptiesConfigMap(takeOver) }] },
   });
+};
 
 const viaOperations: Register = (ns, name) =>
   suite.operator().register(new OperationsApplier(), { resourceType: Widget, name, namespaces: [ns] });
@@ -168,7 +170,8 @@ describe('labels: {} applied where another manager already set labels', () => {
   // no-op apply on every reconcile (the server changes nothing, so it never converges).
   it('[DR-10] the intent is skipped once applied (no write per reconcile)', async () => {
     const ns = await newNamespace(suite.admin);
-    viaDependent(ns, 'dep-empties-foreign');
+    // the object is someone else's (no owner reference): by default a create would refuse it
+    viaDependent(ns, 'dep-empties-foreign', true);
     await suite.admin.create(ResourceTypes.ConfigMap, {
       metadata: { name: 'w-cm', namespace: ns, labels: { team: 'x' } },
     });
