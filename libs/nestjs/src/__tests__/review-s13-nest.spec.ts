@@ -359,4 +359,25 @@ describe('review S13: @tosdk/nestjs', () => {
       await t.close();
     }
   });
+
+  it('guard (S13-NE1): closing the later of two test apps that share a useValue object with onModuleDestroy leaves the earlier app’s operator running', async () => {
+    const shared = { destroyed: 0, onModuleDestroy: () => void shared.destroyed++ };
+    const open = () =>
+      createOperatorTestingModule({
+        imports: [OperatorModule.forRoot({ readEnvironment: false })],
+        providers: [PagesReconciler, { provide: 'SHARED', useValue: shared }],
+        testEnvironment: environment,
+      });
+    const a = await open();
+    const b = await open();
+    try {
+      // the object was first seen by a's operator; b closes first
+      await b.close();
+      expect(shared.destroyed).toBe(1);
+      expect(a.operator.runtimeInfo.isStarted()).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

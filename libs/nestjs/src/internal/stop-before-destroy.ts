@@ -1,10 +1,17 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { ModulesContainer } from '@nestjs/core';
 
-/** Marks an instance whose onModuleDestroy already waits for the operator's stop. */
+/** The stop an instance's onModuleDestroy waits for, and the app (its modules) it belongs to. */
 const WAITS = Symbol('tosdk:waits-for-operator-stop');
 
-type Destroyable = { onModuleDestroy: (...args: unknown[]) => unknown; [WAITS]?: true };
+interface Waits {
+  readonly stop: () => Promise<void>;
+  readonly modules: ModulesContainer;
+  /** Also an instance of another app (a useValue object of several test apps): waits for none. */
+  shared: boolean;
+}
+
+type Destroyable = { onModuleDestroy: (...args: unknown[]) => unknown; [WAITS]?: Waits };
 
 /** The static instances of a module (those Nest calls onModuleDestroy on). */
 function* instancesOf(wrappers: Iterable<InstanceWrapper>): Generator<unknown> {
@@ -24,7 +31,8 @@ function* instancesOf(wrappers: Iterable<InstanceWrapper>): Generator<unknown> {
  * finish) before any provider a reconciler uses releases what it holds. Nest calls every
  * `onModuleDestroy` before any `beforeApplicationShutdown`, and a global module's last; Spring destroys
  * the Operator bean before the beans its reconcilers depend on. Instances made later (a lazy module)
- * are wrapped by calling this again; an instance already wrapped, `except` and frozen ones are skipped.
+ * are wrapped by calling this again; `except` and frozen instances are skipped, and an instance of
+ * several apps (one `useValue` object in two test apps) waits for no operator.
  */
 export function stopBeforeDestroyHooks(
   modules: ModulesContainer,
@@ -37,20 +45,27 @@ export function stopBeforeDestroyHooks(
       for (const instance of instancesOf(collection.values() as Iterable<InstanceWrapper>)) {
         if (typeof instance !== 'object' || instance === null || instance === except) continue;
         const target = instance as Destroyable;
-        if (typeof target.onModuleDestroy !== 'function' || target[WAITS]) continue;
+        if (typeof target.onModuleDestroy !== 'function') continue;
+        const known = target[WAITS];
+        if (known) {
+          // whose app is closing cannot be told for an instance of several apps: stop none
+          if (known.modules !== modules) known.shared = true;
+          continue;
+        }
         if (!Object.isExtensible(target)) continue;
         const own = target.onModuleDestroy;
+        const waits: Waits = { stop, modules, shared: false };
         try {
           Object.defineProperty(target, 'onModuleDestroy', {
             configurable: true,
             writable: true,
             value: async (...args: unknown[]) => {
               // a failed stop is reported by beforeApplicationShutdown; the provider still cleans up
-              await stop().catch(() => undefined);
+              if (!waits.shared) await waits.stop().catch(() => undefined);
               return own.apply(target, args);
             },
           });
-          Object.defineProperty(target, WAITS, { value: true });
+          Object.defineProperty(target, WAITS, { value: waits });
         } catch {
           // a property that cannot be redefined: leave that instance as it is
         }
