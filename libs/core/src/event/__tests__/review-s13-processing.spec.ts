@@ -6,6 +6,7 @@ import { defineResource } from '../../api/resource-type.js';
 import { LinearRateLimiter } from '../../config/rate-limiter.js';
 import type { RateLimiter } from '../../config/rate-limiter.js';
 import { GenericRetry } from '../../config/retry.js';
+import type { Retry } from '../../config/retry.js';
 import { noopLogger } from '../../util/logger.js';
 import { ReconcilePriority } from '../event.js';
 import type { Event, ResourceEvent } from '../event.js';
@@ -171,5 +172,171 @@ describe('review s13: the event processor across stop and start', () => {
     expect(h.seen()).toEqual(['a@0']);
     await h.runs[0].finish();
     expect(h.seen()).toEqual(['a@0', 'a@0']);
+  });
+});
+
+/** A seeded pseudo-random generator (LCG), so a failing seed can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+interface ModelRun {
+  resolve(post: PostExecutionControl<R>): void;
+}
+
+/**
+ * One randomized history against the processor: resource events (add, update, delete, created
+ * again), secondary events of several priorities, runs ending in success, failure, `withNoRetry`,
+ * reschedule or finalizer removal, time passing, stops and starts (each start queues every cached
+ * primary, as the controller does). Returns what broke the rules, if anything.
+ */
+async function modelHistory(
+  seed: number,
+): Promise<{ overlaps: string[]; whileStopped: string[]; starved: string[] }> {
+  const rand = random(seed);
+  const clock = new FakeClock();
+  const cache = new Map<string, R>();
+  const names = ['a', 'b', 'c'];
+  let seq = 0;
+  const running = new Map<string, ModelRun>();
+  const lastStart = new Map<string, number>();
+  /** The last event that must be followed by a run (moot once the finalizer went). */
+  const lastEvent = new Map<string, number>();
+  const finalized = new Set<string>();
+  const overlaps: string[] = [];
+  const whileStopped: string[] = [];
+  let stopped = false;
+  const retry: Retry = new GenericRetry({ maxAttempts: 3, initialInterval: 100 });
+  const ep = new EventProcessor<R>({
+    controller: { name: 'things', resourceType: type },
+    cache: { get: (id) => cache.get(id.key) },
+    handler: {
+      handleExecution: (scope) =>
+        new Promise<PostExecutionControl<R>>((resolve) => {
+          const name = scope.id.name;
+          if (running.has(name)) overlaps.push(name);
+          if (stopped) whileStopped.push(name);
+          lastStart.set(name, ++seq);
+          running.set(name, { resolve });
+        }),
+    },
+    executor: new BoundedExecutor(1 + Math.floor(rand() * 3)),
+    retry,
+    rateLimiter:
+      rand() < 0.5
+        ? new LinearRateLimiter({ refreshPeriodMs: 500, limitForPeriod: 2, clock })
+        : LinearRateLimiter.deactivatedRateLimiter(),
+    maxReconciliationIntervalMs: rand() < 0.5 ? 1000 : undefined,
+    clock,
+    metrics: {},
+    logger: noopLogger,
+  });
+  let rv = 0;
+  const restart = () => {
+    stopped = false;
+    ep.start();
+    for (const key of cache.keys()) {
+      const name = key.slice('ns/'.length);
+      if (!finalized.has(name)) lastEvent.set(name, ++seq);
+      ep.handleEvent({ resourceId: new ResourceID(name, 'ns'), priority: ReconcilePriority.LOW });
+    }
+  };
+  const finishOne = () => {
+    const names = [...running.keys()];
+    if (names.length === 0) return;
+    const name = names[Math.floor(rand() * names.length)];
+    const run = running.get(name)!;
+    running.delete(name);
+    const outcome = rand();
+    if (outcome < 0.35) return run.resolve({ kind: 'reconcile', error: new Error('boom') });
+    if (outcome < 0.45)
+      return run.resolve({ kind: 'reconcile', noRetryError: new Error('final'), rescheduleDelayMs: 50 });
+    if (outcome < 0.6) {
+      const priority = rand() < 0.5 ? ReconcilePriority.LOW : undefined;
+      return run.resolve({
+        kind: 'reconcile',
+        rescheduleDelayMs: Math.floor(rand() * 300),
+        reschedulePriority: priority,
+      });
+    }
+    if (outcome < 0.9) return run.resolve({ kind: 'reconcile' });
+    // the finalizer went: events of the marked object no longer reconcile
+    finalized.add(name);
+    lastEvent.delete(name);
+    run.resolve({ kind: 'cleanup', finalizerRemoved: true });
+  };
+  ep.start();
+  for (let step = 0; step < 120; step++) {
+    const op = rand();
+    const name = names[Math.floor(rand() * names.length)];
+    const key = `ns/${name}`;
+    if (op < 0.35) {
+      const action = cache.has(key) ? 'UPDATED' : 'ADDED';
+      const resource: R = {
+        apiVersion: type.apiVersion,
+        kind: type.kind,
+        metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: String(++rv) },
+      };
+      cache.set(key, resource);
+      finalized.delete(name);
+      lastEvent.set(name, ++seq);
+      ep.handleEvent({ resourceId: new ResourceID(name, 'ns'), action, resource } as ResourceEvent<R>);
+    } else if (op < 0.4) {
+      const resource = cache.get(key);
+      if (resource) {
+        cache.delete(key);
+        lastEvent.delete(name);
+        ep.handleEvent({
+          resourceId: new ResourceID(name, 'ns'),
+          action: 'DELETED',
+          resource,
+        } as ResourceEvent<R>);
+      }
+    } else if (op < 0.45) {
+      if (!finalized.has(name)) lastEvent.set(name, ++seq);
+      const p = rand();
+      const priority = p < 0.3 ? ReconcilePriority.LOW : p < 0.6 ? ReconcilePriority.HIGH : undefined;
+      ep.handleEvent({ resourceId: new ResourceID(name, 'ns'), priority });
+    } else if (op < 0.75) {
+      finishOne();
+    } else if (op < 0.92) {
+      await clock.advance(Math.floor(rand() * 400));
+    } else if (op < 0.96) {
+      stopped = true;
+      ep.stop();
+    } else {
+      restart();
+    }
+    await settle();
+  }
+  if (stopped) restart();
+  // drain: every run succeeds from now on, time passes (retries, reschedules, rate limits)
+  for (let round = 0; round < 100; round++) {
+    for (const [name, run] of [...running]) {
+      running.delete(name);
+      run.resolve({ kind: 'reconcile' });
+    }
+    await settle();
+    await clock.advance(200);
+  }
+  const starved = names.filter(
+    (n) => cache.has(`ns/${n}`) && (lastEvent.get(n) ?? 0) > (lastStart.get(n) ?? 0),
+  );
+  return { overlaps, whileStopped, starved };
+}
+
+describe('review s13: the event processor against a randomized model', () => {
+  it('[EP-11] over 400 seeded histories: never two runs of one resource at once, none while stopped, every event followed by a run', async () => {
+    const broken: string[] = [];
+    for (let seed = 1; seed <= 400; seed++) {
+      const { overlaps, whileStopped, starved } = await modelHistory(seed);
+      if (overlaps.length + whileStopped.length + starved.length > 0)
+        broken.push(`seed ${seed}: ${JSON.stringify({ overlaps, whileStopped, starved })}`);
+    }
+    expect(broken).toEqual([]);
   });
 });
