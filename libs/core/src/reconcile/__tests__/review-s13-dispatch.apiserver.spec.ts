@@ -26,6 +26,7 @@ const waitFor = (condition: () => boolean | Promise<boolean>, what: string) =>
 
 interface Seen {
   size?: number;
+  status?: string;
   value?: string;
   label?: string;
 }
@@ -44,7 +45,7 @@ describe('review s13: the writes of an UpdateControl and the reconciliations the
       // the defaulting pattern: persist a default into the spec, let the next reconciliation work with it
       const reconciler: Reconciler<Widget> = {
         reconcile: (w) => {
-          seen.push({ size: w.spec?.size, value: w.spec?.value });
+          seen.push({ size: w.spec?.size, value: w.spec?.value, status: w.status?.message });
           if (w.spec?.size !== undefined) return UpdateControl.noUpdate();
           w.spec = { ...w.spec, size: 3 };
           w.status = { message: 'defaulted' };
@@ -59,12 +60,18 @@ describe('review s13: the writes of an UpdateControl and the reconciliations the
       await bed.operators[0].start();
       await bed.admin.create(Widget, widget('w', ns, { value: 'a' }));
       await waitFor(() => seen.length >= 2, 'a reconciliation after the spec patch');
-      expect(seen.slice(0, 2)).toEqual([{ value: 'a' }, { size: 3, value: 'a' }]);
+      // patchResourceAndStatus: the follow-up sees the status written after the resource
+      const status = how === 'patchResourceAndStatus' ? 'defaulted' : undefined;
+      expect(seen.slice(0, 2)).toEqual([{ value: 'a' }, { size: 3, value: 'a', status }]);
 
       // one follow-up only: the next run is the one a foreign spec change causes
       await bed.admin.mergePatch(Widget, new ResourceID('w', ns), { spec: { value: 'b' } });
       await waitFor(() => seen.some((s) => s.value === 'b'), 'the reconciliation of the foreign change');
-      expect(seen).toEqual([{ value: 'a' }, { size: 3, value: 'a' }, { size: 3, value: 'b' }]);
+      expect(seen).toEqual([
+        { value: 'a' },
+        { size: 3, value: 'a', status },
+        { size: 3, value: 'b', status },
+      ]);
     },
   );
 
