@@ -36,12 +36,13 @@ describe('KubeApiServer defaults of built-in kinds', () => {
       'POST',
       DEP,
       deployment('q', {
-        requests: { cpu: '2000m', memory: '1024Mi' },
-        limits: { cpu: 2, memory: '0.5Gi', x: '1000' },
+        // requests within limits: kube refuses a request above its limit (S13-WV2)
+        requests: { cpu: '2000m', memory: '0.5Gi' },
+        limits: { cpu: 2, memory: '1024Mi', x: '1000' },
       }),
     );
     expect(r.status).toBe(201);
-    const want = { requests: { cpu: '2', memory: '1Gi' }, limits: { cpu: '2', memory: '512Mi', x: '1k' } };
+    const want = { requests: { cpu: '2', memory: '512Mi' }, limits: { cpu: '2', memory: '1Gi', x: '1k' } };
     const spec = r.json<any>().spec.template.spec;
     expect(spec.containers[0].resources).toEqual(want);
     expect(spec.initContainers[0].resources).toEqual(want);

@@ -23,6 +23,7 @@ import {
   validatePriorityClass,
   validateStorageClass,
 } from './infrastructure-kinds.js';
+import { jobSpecCauses, podSpecCauses, replicatedWorkloadCauses } from './workload-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -183,7 +184,7 @@ function defaultBuiltin(
         set(spec, 'serviceAccount', spec.serviceAccountName);
         canonicalizePodSpecQuantities(spec, rt.kind);
       }
-      return [];
+      return podSpecCauses(spec, 'spec');
     case 'apps/deployments':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -198,7 +199,7 @@ function defaultBuiltin(
         }
         defaultTemplate(spec, rt.kind);
       }
-      return [];
+      return replicatedWorkloadCauses('Deployment', spec);
     case 'apps/statefulsets':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -220,13 +221,13 @@ function defaultBuiltin(
         set(retention, 'whenScaled', 'Retain');
         defaultTemplate(spec, rt.kind);
       }
-      return [];
+      return replicatedWorkloadCauses('StatefulSet', spec);
     case 'apps/replicasets':
       if (spec) {
         set(spec, 'replicas', 1);
         defaultTemplate(spec, rt.kind);
       }
-      return [];
+      return replicatedWorkloadCauses('ReplicaSet', spec);
     case 'apps/daemonsets':
       if (spec) {
         set(spec, 'revisionHistoryLimit', 10);
@@ -239,13 +240,13 @@ function defaultBuiltin(
         }
         defaultTemplate(spec, rt.kind);
       }
-      return [];
+      return replicatedWorkloadCauses('DaemonSet', spec);
     case 'batch/jobs':
       if (spec) {
         defaultJobSpec(o, spec);
         defaultTemplate(spec, rt.kind);
       }
-      return [];
+      return jobSpecCauses(spec, 'spec');
     case 'batch/cronjobs':
       // SetDefaults_CronJob; the job template's pod template gets the pod defaults
       if (spec) {
@@ -256,7 +257,13 @@ function defaultBuiltin(
         const jobTemplate = isObject(spec.jobTemplate) ? spec.jobTemplate : undefined;
         if (jobTemplate && isObject(jobTemplate.spec)) defaultTemplate(jobTemplate.spec, rt.kind);
       }
-      return [];
+      {
+        const jobTemplate = spec && isObject(spec.jobTemplate) ? spec.jobTemplate : undefined;
+        return jobSpecCauses(
+          jobTemplate && isObject(jobTemplate.spec) ? jobTemplate.spec : undefined,
+          'spec.jobTemplate.spec',
+        );
+      }
     case '/replicationcontrollers':
       if (spec) defaultReplicationController(o, spec, rt.kind);
       return [];
