@@ -92,7 +92,8 @@ export interface ManagedWorkflowAndDependentResourceContext<
    * Reconciles the managed workflow now; for workflows declared with `explicitInvocation`. Returns
    * the result (also kept for {@link getWorkflowReconcileResult}).
    * @throws AggregatedOperatorError when dependents failed, unless the workflow handles errors in the reconciler.
-   * @throws WorkflowUsageError when the controller has no managed workflow.
+   * @throws WorkflowUsageError when the controller has no managed workflow, or its workflow is not
+   *   declared with `explicitInvocation` (the framework runs it then; as JOSDK's IllegalStateException).
    */
   reconcileManagedWorkflow(): Promise<WorkflowReconcileResult>;
   /**
@@ -100,7 +101,8 @@ export interface ManagedWorkflowAndDependentResourceContext<
    * workflow with no dependent it deletes itself (only garbage-collected or read-only ones) has
    * nothing to clean up: it is not run and the result is empty (as JOSDK's).
    * @throws AggregatedOperatorError when dependents failed, unless the workflow handles errors in the reconciler.
-   * @throws WorkflowUsageError when the controller has no managed workflow.
+   * @throws WorkflowUsageError when the controller has no managed workflow, or its workflow is not
+   *   declared with `explicitInvocation`.
    */
   cleanupManagedWorkflow(): Promise<WorkflowCleanupResult>;
   /** The result of this run's workflow reconciliation; undefined when it has not run. */
