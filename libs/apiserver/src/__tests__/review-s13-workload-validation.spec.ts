@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- these tests read loosely typed JSON answers */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeApiServer } from '../server.js';
 import { call } from './http-helper.js';
@@ -247,5 +247,45 @@ describe('review s13: workload and pod validation', () => {
       },
     });
     expect(full.status).toBe(201);
+  });
+
+  it('[FINDING S13-WV6] a Service needs ports (but headless or ExternalName), named when several, in range, with a known protocol', async () => {
+    const services = `/api/v1${NS}/services`;
+    expect(
+      await refused(services, { metadata: { name: 'none' }, spec: { selector: { app: 'web' } } }),
+    ).toEqual(['spec.ports: Required value']);
+    expect(
+      await refused(services, {
+        metadata: { name: 'bad' },
+        spec: {
+          selector: { app: 'web' },
+          ports: [
+            { port: 80, targetPort: 'Http_Port' },
+            { name: 'metrics', port: 0, protocol: 'ICMP' },
+            { name: 'metrics', port: 9090, targetPort: 70000 },
+          ],
+        },
+      }),
+    ).toEqual([
+      'spec.ports[0].name: Required value',
+      'spec.ports[0].targetPort: Invalid value: "Http_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.ports[1].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.ports[2].name: Duplicate value: "metrics"',
+      'spec.ports[2].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    ]);
+    expect(await refused(services, { metadata: { name: 'ext' }, spec: { type: 'ExternalName' } })).toEqual([
+      'spec.externalName: Required value',
+    ]);
+    for (const ok of [
+      { metadata: { name: 'headless' }, spec: { clusterIP: 'None', selector: { app: 'web' } } },
+      { metadata: { name: 'db' }, spec: { type: 'ExternalName', externalName: 'db.example.com' } },
+      {
+        metadata: { name: 'web' },
+        spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 'http' }] },
+      },
+    ])
+      expect((await call(server, 'POST', services, ok)).status).toBe(201);
   });
 });

@@ -24,6 +24,7 @@ import {
   validateStorageClass,
 } from './infrastructure-kinds.js';
 import { jobSpecCauses, podSpecCauses, replicatedWorkloadCauses } from './workload-validation.js';
+import { serviceSpecCauses } from './service-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -277,10 +278,12 @@ function defaultBuiltin(
       return [];
     }
     case '/services': {
-      if (!spec) return [];
+      if (!spec) return serviceSpecCauses(undefined);
       defaultService(spec, old, alloc.clusterIps);
       const meta = isObject(o.metadata) ? o.metadata : {};
       const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
+      const invalid = serviceSpecCauses(spec);
+      if (invalid.length > 0) return invalid;
       return allocateNodePorts(
         spec,
         oldSpec,

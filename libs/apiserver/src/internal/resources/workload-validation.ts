@@ -94,7 +94,7 @@ export function labelSelectorCauses(sel: unknown, path: string): StatusCause[] {
 // ---- pod specs ----
 
 /** validation.IsValidPortName (an IANA service name). */
-function portNameProblems(name: string): string[] {
+export function portNameProblems(name: string): string[] {
   const problems: string[] = [];
   if (name.length > 15) problems.push('must be no more than 15 characters');
   if (!/^[-a-z0-9]+$/.test(name))
