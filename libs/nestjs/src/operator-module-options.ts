@@ -15,12 +15,16 @@ import type {
  * Environment variables (see `README.md`, "NestJS") override them; configuration overrider
  * providers override both.
  */
-export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' | 'logger'> {
+export interface OperatorModuleOptions extends Omit<OperatorOptions, 'metrics' | 'logger' | 'kubeConfig'> {
   /**
    * Where the API server is. Defaults to `KUBECONFIG`, else `~/.kube/config`, else the in-cluster
-   * service account; never read when `client` is given.
+   * service account; never read when `client` is given. A function returning one
+   * (`kubeConfig: loadClientNodeKubeConfig`) is called when the module's providers are built, not
+   * when the module file is imported, so a testing module that overrides `KUBE_CONFIG` never calls
+   * it (a machine without a kubeconfig, such as CI, can run the app's tests); the KubeConfig is then
+   * injectable as `KUBE_CONFIG` only, not by its class.
    */
-  kubeConfig?: KubeConfig | KubeConfigSource;
+  kubeConfig?: KubeConfig | KubeConfigSource | (() => KubeConfig | KubeConfigSource);
   /** A client to use; when given, no KubeConfig is read at all. Defaults to one made from `kubeConfig`. */
   client?: KubernetesClient;
   /**

@@ -69,7 +69,7 @@ export function operatorProviders(): Provider[] {
       inject: [RESOLVED_OPERATOR_OPTIONS],
       useFactory: (options: OperatorModuleOptions): KubeConfig | KubeConfigSource | null =>
         // KUBECONFIG is not a TOSDK_* setting: read even with readEnvironment: false
-        options.kubeConfig ??
+        (typeof options.kubeConfig === 'function' ? options.kubeConfig() : options.kubeConfig) ??
         (options.client ? null : loadModuleKubeConfig(options.environment ?? process.env)),
     },
     OperatorMetricsHub,
