@@ -34,6 +34,8 @@ const STOPPED: InformerHealth = { healthy: false, status: 'stopped', since: 0 };
 /** One namespace's informer, as this user holds it. */
 class Member<T extends KubernetesResource> {
   private released = false;
+  /** Whether its start resolved (a member put in place of one that failed to start has not). */
+  started = false;
   constructor(readonly lease: SharedInformerLease<T>) {}
   get view(): InformerView<T> {
     return this.lease.view;
@@ -140,7 +142,9 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
    * Changes the namespaces: starts informers for the new ones (resolves when they have listed),
    * stops those of the removed ones (no delete events for their objects). A change made while an
    * earlier one is under way runs after it (as JOSDK's `Controller.changeNamespaces`, which is
-   * `synchronized`).
+   * `synchronized`). When a new namespace fails to start (failFast, e.g. a 403 before the permission
+   * is granted), the change rejects and that namespace stays listed but unwatched (unhealthy); calling
+   * it again, with that namespace still in the list, starts it.
    * @throws InformerUsageError for an invalid namespace list.
    */
   async changeNamespaces(namespaces: WatchedNamespaces): Promise<void> {
@@ -155,11 +159,7 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     const removed = [...this.informers.keys()].filter((key) => !wanted.has(key));
     const added = [...wanted].filter((key) => !this.informers.has(key));
     this.watched = next;
-    const fresh = added.map((key) => {
-      const informer = this.create(key);
-      this.informers.set(key, informer);
-      return informer;
-    });
+    for (const key of added) this.informers.set(key, this.create(key));
     const stopping = removed.map((key) => {
       const informer = this.informers.get(key)!;
       this.informers.delete(key);
@@ -167,7 +167,8 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
       return informer.release();
     });
     await Promise.all(stopping);
-    if (this.started) await this.startAll(fresh);
+    // with the new ones, those a failed earlier change left unstarted: a retry of that change starts them
+    if (this.started) await this.startAll([...this.informers.values()].filter((i) => !i.started));
   }
 
   /** Adds a handler to every informer (present and future); returns its remover. */
@@ -287,6 +288,7 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
 
   private async startAll(informers: Member<T>[]): Promise<void> {
     const results = await Promise.allSettled(informers.map((i) => i.lease.start()));
+    results.forEach((r, i) => (informers[i].started = r.status === 'fulfilled'));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await Promise.all(informers.map((i) => i.release()));

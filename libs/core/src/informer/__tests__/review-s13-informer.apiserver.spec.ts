@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceTypes } from '../../api/builtin-types.js';
+import { ResourceID } from '../../api/resource-id.js';
+import { waitFor } from '../../client/__tests__/scripted-server.js';
+import { MultiNamespaceInformer } from '../multi-namespace-informer.js';
+import { apiServerSuite } from '../../operator/__tests__/support.js';
+import { captureLogger } from './capture-logger.js';
+
+/**
+ * Review s13 (second adversarial review of the informers) against client-go's reflector and shared
+ * informer (tools/cache/reflector.go, shared_informer.go, delta_fifo.go) and JOSDK's
+ * InformerManager, on @tosdk/apiserver with its fault injection.
+ */
+const CM = ResourceTypes.ConfigMap;
+const bed = apiServerSuite();
+
+describe('review s13: informers', () => {
+  let counter = 0;
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const namespace = async (prefix: string) => {
+    const name = `s13-${prefix}-${++counter}`;
+    await bed.admin.create(ResourceTypes.Namespace, { metadata: { name } });
+    return name;
+  };
+  const put = (ns: string, name: string, v = '1') =>
+    bed.admin.apply(CM, { metadata: { name, namespace: ns }, data: { v } }, { fieldManager: 'test' });
+
+  it('[FINDING S13-IN1] a namespace change that failed (403 on the new namespace) and is retried once the permission is granted starts watching that namespace', async () => {
+    const a = await namespace('in1a');
+    const b = await namespace('in1b');
+    await put(a, 'in-a');
+    await put(b, 'in-b');
+    const inf = new MultiNamespaceInformer<V1ConfigMap>({
+      client: bed.admin,
+      type: CM,
+      namespaces: [a],
+      backoff: { initialMs: 20, maxMs: 200 },
+      logger: captureLogger(),
+    });
+    cleanups.push(() => inf.stop());
+    await inf.start();
+    // the operator is not allowed to list b yet: the change fails (failFast, the default)
+    bed.server.faults.failNext({ verb: 'list', resource: 'configmaps', namespace: b, code: 403 });
+    await expect(inf.changeNamespaces([a, b])).rejects.toThrow(/403|forbidden/i);
+    // permission granted: the user retries the same change
+    await inf.changeNamespaces([a, b]);
+    expect({ namespaces: inf.namespaces, synced: inf.hasSynced(), healthy: inf.health() }).toMatchObject({
+      namespaces: [a, b],
+      synced: true,
+      healthy: { healthy: true, status: 'synced' },
+    });
+    expect(inf.get(new ResourceID('in-b', b))?.data?.v).toBe('1');
+    await put(b, 'later-b');
+    await waitFor(() => inf.get(new ResourceID('later-b', b)) !== undefined, 10_000, 'the watch of b');
+  });
+});
