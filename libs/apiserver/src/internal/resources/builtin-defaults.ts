@@ -25,6 +25,8 @@ import {
 } from './infrastructure-kinds.js';
 import { jobSpecCauses, podSpecCauses, replicatedWorkloadCauses } from './workload-validation.js';
 import { serviceSpecCauses } from './service-validation.js';
+import { claimSpecCauses, configMapCauses, secretCauses } from './core-validation.js';
+import { cronJobCauses, jobCountCauses } from './batch-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -247,7 +249,7 @@ function defaultBuiltin(
         defaultJobSpec(o, spec);
         defaultTemplate(spec, rt.kind);
       }
-      return jobSpecCauses(spec, 'spec');
+      return [...jobCountCauses(spec, 'spec'), ...jobSpecCauses(spec, 'spec')];
     case 'batch/cronjobs':
       // SetDefaults_CronJob; the job template's pod template gets the pod defaults
       if (spec) {
@@ -260,10 +262,13 @@ function defaultBuiltin(
       }
       {
         const jobTemplate = spec && isObject(spec.jobTemplate) ? spec.jobTemplate : undefined;
-        return jobSpecCauses(
-          jobTemplate && isObject(jobTemplate.spec) ? jobTemplate.spec : undefined,
-          'spec.jobTemplate.spec',
-        );
+        return [
+          ...cronJobCauses(o, old),
+          ...jobSpecCauses(
+            jobTemplate && isObject(jobTemplate.spec) ? jobTemplate.spec : undefined,
+            'spec.jobTemplate.spec',
+          ),
+        ];
       }
     case '/replicationcontrollers':
       if (spec) defaultReplicationController(o, spec, rt.kind);
@@ -302,7 +307,9 @@ function defaultBuiltin(
         // (stringData without a string value adds nothing: an empty data is omitted as ever)
         if (Object.keys(data).length === 0) delete o.data;
       }
-      return [];
+      return secretCauses(o);
+    case '/configmaps':
+      return configMapCauses(o);
     case '/endpoints':
       // SetDefaults_Endpoints
       for (const subset of list(o, 'subsets'))
@@ -343,7 +350,7 @@ function defaultBuiltin(
     case '/persistentvolumeclaims':
       defaultClaim(o);
       canonicalizeClaimQuantities(o, rt.kind);
-      return [];
+      return claimSpecCauses(o.spec, 'spec');
     default:
       return [];
   }

@@ -21,7 +21,7 @@ const IMMUTABLE = 'field is immutable';
 
 /**
  * A value as field.Error prints it in an `Invalid value: <v>` message: numbers and booleans as they
- * are, strings quoted, a nil value as `null`, anything else as JSON (Go's encoding/json: keys in
+ * are, strings quoted (%q), a nil value as `null`, anything else as JSON (Go's encoding/json: keys in
  * order, `<`, `>` and `&` escaped). Kube marshals its internal Go types: for the metav1 types
  * (label selectors) and lists of strings this is the same text; for an internal type without JSON
  * names (a Job's pod template) kube prints Go field names, which we do not reproduce.
@@ -29,6 +29,8 @@ const IMMUTABLE = 'field is immutable';
 export function goValue(v: unknown): string {
   if (v === undefined || v === null) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  // a string is printed with Go's %q: quoted, `<`, `>` and `&` as they are
+  if (typeof v === 'string') return JSON.stringify(v);
   return goJson(v);
 }
 
