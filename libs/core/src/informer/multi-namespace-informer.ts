@@ -292,7 +292,10 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       await Promise.all(informers.map((i) => i.release()));
-      // Released informers cannot restart: put fresh ones in their place so a later start can retry.
+      // Released informers cannot restart: put fresh ones in their place so a later start can retry,
+      // unless stop() came meanwhile (it made the start fail): what it let go of stays let go of, or
+      // the fresh leases would hold their shared informers for good
+      if (!this.started) throw failed.reason;
       for (const [key, informer] of this.informers) {
         if (informers.includes(informer)) {
           for (const perInformer of this.removers.values()) perInformer.delete(informer);

@@ -4,6 +4,7 @@ import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { MultiNamespaceInformer } from '../multi-namespace-informer.js';
+import { SharedInformers } from '../shared-informers.js';
 import { apiServerSuite } from '../../operator/__tests__/support.js';
 import { captureLogger } from './capture-logger.js';
 
@@ -56,5 +57,39 @@ describe('review s13: informers', () => {
     expect(inf.get(new ResourceID('in-b', b))?.data?.v).toBe('1');
     await put(b, 'later-b');
     await waitFor(() => inf.get(new ResourceID('later-b', b)) !== undefined, 10_000, 'the watch of b');
+  });
+
+  it('[FINDING S13-IN2] a MultiNamespaceInformer stopped while its first list runs (an event source deactivated during its start) lets go of every shared informer: none is left held, and a later user’s informer stops with it', async () => {
+    const ns = await namespace('in2');
+    await put(ns, 'x');
+    const shared = new SharedInformers();
+    const options = {
+      client: bed.admin,
+      type: CM,
+      namespaces: [ns],
+      shared,
+      backoff: { initialMs: 20, maxMs: 200 },
+      logger: captureLogger(),
+    };
+    bed.server.faults.addLatency({ verb: 'list', resource: 'configmaps', namespace: ns, ms: 400 });
+    const first = new MultiNamespaceInformer<V1ConfigMap>(options);
+    const starting = first.start().then(
+      () => 'started',
+      (error: Error) => error.name,
+    );
+    // the list is in flight (requests are logged when answered, so none is yet)
+    expect(first.health().status).toBe('starting');
+    await first.stop();
+    expect(await starting).toBe('InformerStartError');
+    expect(shared.size).toBe(0);
+    bed.server.faults.clear();
+    // a later user of the same selection (the event source activated again) starts and stops
+    const second = new MultiNamespaceInformer<V1ConfigMap>(options);
+    await second.start();
+    expect(second.keys()).toEqual([`${ns}/x`]);
+    await second.stop();
+    const probe = shared.acquire<V1ConfigMap>({ client: bed.admin, type: CM, namespace: ns });
+    cleanups.push(() => probe.release());
+    expect(probe.informer.health().status).toBe('stopped');
   });
 });
