@@ -238,4 +238,240 @@ describe('review s13: built-in kinds validation', () => {
       ).toBe(201);
     });
   });
+
+  describe('apps', () => {
+    const APPS = `/apis/apps/v1${NS}`;
+    const workload = (name: string, spec: object) => ({
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+        },
+        ...spec,
+      },
+    });
+
+    it('[FINDING S13-BV6] Deployments, DaemonSets and StatefulSets need rollout settings kube can roll out', async () => {
+      const DEPLOYMENTS = `${APPS}/deployments`;
+      expect(
+        await refused(
+          DEPLOYMENTS,
+          workload('zero', { strategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: '0%' } } }),
+        ),
+      ).toEqual([
+        'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0',
+      ]);
+      expect(
+        await refused(
+          DEPLOYMENTS,
+          workload('over', { strategy: { rollingUpdate: { maxUnavailable: '150%', maxSurge: 'x' } } }),
+        ),
+      ).toEqual([
+        `spec.strategy.rollingUpdate.maxSurge: Invalid value: "x": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+        'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
+      ]);
+      expect(
+        await refused(
+          DEPLOYMENTS,
+          workload('recreate', { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } }),
+        ),
+      ).toEqual([
+        "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'",
+      ]);
+      expect(
+        await refused(
+          DEPLOYMENTS,
+          workload('deadline', { minReadySeconds: 30, progressDeadlineSeconds: 30 }),
+        ),
+      ).toEqual(['spec.progressDeadlineSeconds: Invalid value: 30: must be greater than minReadySeconds']);
+      expect(await refused(DEPLOYMENTS, workload('history', { revisionHistoryLimit: -1 }))).toEqual([
+        'spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0',
+      ]);
+      expect(
+        await created(
+          DEPLOYMENTS,
+          workload('ok', { strategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } } }),
+        ),
+      ).toBe(201);
+      expect(await created(DEPLOYMENTS, workload('ok-recreate', { strategy: { type: 'Recreate' } }))).toBe(
+        201,
+      );
+
+      const DAEMONSETS = `${APPS}/daemonsets`;
+      // maxUnavailable defaults to 1: a surge alone is refused
+      expect(
+        await refused(DAEMONSETS, workload('surge', { updateStrategy: { rollingUpdate: { maxSurge: 1 } } })),
+      ).toEqual([
+        'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero',
+      ]);
+      expect(
+        await refused(
+          DAEMONSETS,
+          workload('none', { updateStrategy: { rollingUpdate: { maxUnavailable: 0 } } }),
+        ),
+      ).toEqual([
+        'spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0',
+      ]);
+      expect(
+        await created(
+          DAEMONSETS,
+          workload('ok', { updateStrategy: { rollingUpdate: { maxUnavailable: 0, maxSurge: '10%' } } }),
+        ),
+      ).toBe(201);
+
+      const STATEFULSETS = `${APPS}/statefulsets`;
+      expect(
+        await refused(
+          STATEFULSETS,
+          workload('policy', {
+            serviceName: 'db',
+            podManagementPolicy: 'Sequential',
+            updateStrategy: { type: 'OnDelete', rollingUpdate: { partition: 1 } },
+          }),
+        ),
+      ).toEqual([
+        `spec.podManagementPolicy: Invalid value: "Sequential": must be 'OrderedReady' or 'Parallel'`,
+        `spec.updateStrategy.rollingUpdate: Invalid value: {"partition":1}: only allowed for updateStrategy 'RollingUpdate'`,
+      ]);
+      expect(
+        await created(
+          STATEFULSETS,
+          workload('ok', {
+            serviceName: 'db',
+            podManagementPolicy: 'Parallel',
+            updateStrategy: { type: 'OnDelete' },
+          }),
+        ),
+      ).toBe(201);
+    });
+  });
+
+  describe('rbac', () => {
+    const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+
+    it('[FINDING S13-BV7] RBAC rules need verbs, groups and resources; bindings need a known roleRef and subjects', async () => {
+      expect(
+        await refused(`${RBAC}${NS}/roles`, {
+          metadata: { name: 'bad' },
+          rules: [
+            { apiGroups: [''], resources: ['pods'] },
+            { verbs: ['get'], resources: ['pods'] },
+            { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+            { verbs: ['get'], apiGroups: [''], resources: ['pods', 'services'], resourceNames: ['a'] },
+          ],
+        }),
+      ).toEqual([
+        'rules[0].verbs: Required value: verbs must contain at least one value',
+        'rules[1].apiGroups: Required value: resource rules must supply at least one api group',
+        'rules[2].nonResourceURLs: Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
+        'rules[3].resourceNames: Required value: resource names cannot apply to multiple resources',
+      ]);
+      expect(
+        await refused(`${RBAC}/clusterroles`, {
+          metadata: { name: 's13-bv7-bad' },
+          rules: [{ verbs: ['get'], apiGroups: [''], nonResourceURLs: ['/metrics'] }],
+        }),
+      ).toEqual([
+        'rules[0].nonResourceURLs: Invalid value: ["/metrics"]: rules cannot apply to both regular resources and non-resource URLs',
+      ]);
+      expect(
+        await refused(`${RBAC}${NS}/rolebindings`, {
+          metadata: { name: 'bad' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Roles', name: 'reader' },
+          subjects: [
+            { kind: 'ServiceAccount', name: 'default', apiGroup: 'v1' },
+            { kind: 'Robot', name: 'r2' },
+          ],
+        }),
+      ).toEqual([
+        'roleRef.kind: Unsupported value: "Roles": supported values: "Role", "ClusterRole"',
+        'subjects[0].apiGroup: Unsupported value: "v1": supported values: ""',
+        'subjects[1].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"',
+      ]);
+      expect(
+        await refused(`${RBAC}/clusterrolebindings`, {
+          metadata: { name: 's13-bv7-bad' },
+          roleRef: { kind: 'Role', name: 'reader' },
+          subjects: [{ kind: 'ServiceAccount', name: 'default' }],
+        }),
+      ).toEqual([
+        'roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"',
+        'subjects[0].namespace: Required value',
+      ]);
+      // what kube accepts
+      expect(
+        await created(`${RBAC}${NS}/roles`, {
+          metadata: { name: 'ok' },
+          rules: [{ verbs: ['get', 'list'], apiGroups: ['', 'apps'], resources: ['pods', 'deployments'] }],
+        }),
+      ).toBe(201);
+      expect(
+        await created(`${RBAC}/clusterroles`, {
+          metadata: { name: 's13-bv7-ok' },
+          rules: [{ verbs: ['get'], nonResourceURLs: ['/metrics'] }],
+        }),
+      ).toBe(201);
+      expect(
+        await created(`${RBAC}${NS}/rolebindings`, {
+          metadata: { name: 'ok' },
+          roleRef: { kind: 'Role', name: 'ok' },
+          subjects: [
+            { kind: 'ServiceAccount', name: 'default' },
+            { kind: 'User', name: 'alice' },
+          ],
+        }),
+      ).toBe(201);
+    });
+  });
+
+  describe('networking', () => {
+    const INGRESSES = `/apis/networking.k8s.io/v1${NS}/ingresses`;
+    const ingress = (name: string, backend: object, path: object = { path: '/', pathType: 'Prefix' }) => ({
+      metadata: { name },
+      spec: { rules: [{ host: 'example.com', http: { paths: [{ ...path, backend }] } }] },
+    });
+    const at = 'spec.rules[0].http.paths[0]';
+
+    it('[FINDING S13-BV8] an Ingress backend needs a Service name and a port, and paths must be absolute', async () => {
+      expect(await refused(INGRESSES, ingress('port', { service: { name: 'web' } }))).toEqual([
+        `${at}.backend: Required value: port name or number is required`,
+      ]);
+      expect(
+        await refused(
+          INGRESSES,
+          ingress('both', { service: { name: 'web', port: { name: 'http', number: 80 } } }),
+        ),
+      ).toEqual([`${at}.backend: Invalid value: "": cannot set both port name & port number`]);
+      expect(await refused(INGRESSES, ingress('name', { service: { port: { number: 80 } } }))).toEqual([
+        `${at}.backend.service.name: Required value`,
+      ]);
+      expect(await refused(INGRESSES, ingress('none', {}))).toEqual([
+        `${at}.backend: Invalid value: "": resource or service backend is required`,
+      ]);
+      expect(
+        await refused(
+          INGRESSES,
+          ingress(
+            'relative',
+            { service: { name: 'web', port: { number: 80 } } },
+            { path: 'api', pathType: 'Prefix' },
+          ),
+        ),
+      ).toEqual([`${at}.path: Invalid value: "api": must be an absolute path`]);
+      expect(await refused(INGRESSES, { metadata: { name: 'empty' }, spec: {} })).toEqual([
+        'spec: Invalid value: null: either `defaultBackend` or `rules` must be specified',
+      ]);
+      expect(
+        await created(INGRESSES, ingress('ok', { service: { name: 'web', port: { name: 'http' } } })),
+      ).toBe(201);
+      expect(
+        await created(INGRESSES, {
+          metadata: { name: 'ok-default' },
+          spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
+        }),
+      ).toBe(201);
+    });
+  });
 });

@@ -27,6 +27,9 @@ import { jobSpecCauses, podSpecCauses, replicatedWorkloadCauses } from './worklo
 import { serviceSpecCauses } from './service-validation.js';
 import { claimSpecCauses, configMapCauses, secretCauses } from './core-validation.js';
 import { cronJobCauses, jobCountCauses } from './batch-validation.js';
+import { daemonSetCauses, deploymentCauses, statefulSetCauses } from './apps-validation.js';
+import { bindingCauses, roleCauses } from './rbac-validation.js';
+import { ingressCauses } from './ingress-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -202,7 +205,7 @@ function defaultBuiltin(
         }
         defaultTemplate(spec, rt.kind);
       }
-      return replicatedWorkloadCauses('Deployment', spec);
+      return [...deploymentCauses(spec), ...replicatedWorkloadCauses('Deployment', spec)];
     case 'apps/statefulsets':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -224,7 +227,7 @@ function defaultBuiltin(
         set(retention, 'whenScaled', 'Retain');
         defaultTemplate(spec, rt.kind);
       }
-      return replicatedWorkloadCauses('StatefulSet', spec);
+      return [...statefulSetCauses(spec), ...replicatedWorkloadCauses('StatefulSet', spec)];
     case 'apps/replicasets':
       if (spec) {
         set(spec, 'replicas', 1);
@@ -243,7 +246,7 @@ function defaultBuiltin(
         }
         defaultTemplate(spec, rt.kind);
       }
-      return replicatedWorkloadCauses('DaemonSet', spec);
+      return [...daemonSetCauses(spec), ...replicatedWorkloadCauses('DaemonSet', spec)];
     case 'batch/jobs':
       if (spec) {
         defaultJobSpec(o, spec);
@@ -317,7 +320,7 @@ function defaultBuiltin(
           if (p.protocol === undefined || p.protocol === '') p.protocol = 'TCP';
       return [];
     case 'networking.k8s.io/ingresses':
-      return spec ? validateIngressPathTypes(spec) : [];
+      return spec ? [...validateIngressPathTypes(spec), ...ingressCauses(spec)] : ingressCauses({});
     case 'networking.k8s.io/networkpolicies':
       if (!spec) return [];
       defaultNetworkPolicy(spec);
@@ -346,7 +349,11 @@ function defaultBuiltin(
     case 'rbac.authorization.k8s.io/rolebindings':
     case 'rbac.authorization.k8s.io/clusterrolebindings':
       defaultBinding(o);
-      return [];
+      return bindingCauses(o, rt.plural === 'rolebindings');
+    case 'rbac.authorization.k8s.io/roles':
+      return roleCauses(o, true);
+    case 'rbac.authorization.k8s.io/clusterroles':
+      return roleCauses(o, false);
     case '/persistentvolumeclaims':
       defaultClaim(o);
       canonicalizeClaimQuantities(o, rt.kind);
