@@ -1,5 +1,5 @@
 import type { ResourceType } from '../api/resource-type.js';
-import { KubernetesApiError } from '../client/errors.js';
+import { advice } from './internal/list-advice.js';
 
 /** What an informer lists, for the advice in {@link InformerStartError}'s message. */
 export interface InformerListTarget {
@@ -31,25 +31,6 @@ export class InformerStartError extends Error {
     );
     this.name = 'InformerStartError';
   }
-}
-
-/** What to do about a failed list, when the cause says it. */
-function advice(cause: unknown, target: InformerListTarget | undefined): string {
-  if (!target || !(cause instanceof KubernetesApiError)) return '';
-  const { group, version, plural, kind } = target.resourceType;
-  const served = group ? `${group}/${version}` : version;
-  if (cause.isNotFound()) {
-    // every CustomResourceDefinition's group has a dot; the built-in groups (core, apps, batch...) have none
-    if (group.includes('.')) {
-      return `. The API server does not serve ${plural} (kind ${kind}) in ${served}: apply the CustomResourceDefinition ${plural}.${group} (with version ${version} served), e.g. kubectl apply -f <its yaml>, then start again`;
-    }
-    return `. The API server does not serve ${plural} (kind ${kind}) in ${served}: check the resource type's group, version and kind against \`kubectl api-resources\``;
-  }
-  if (cause.isForbidden()) {
-    const where = target.namespace ? `in namespace ${target.namespace}` : 'cluster-wide';
-    return `. Grant the operator's identity list and watch on ${group ? `${plural}.${group}` : plural} ${where} (an RBAC Role or ClusterRole rule with apiGroups ["${group}"], resources ["${plural}"], verbs ["get", "list", "watch"] and its binding)`;
-  }
-  return '';
 }
 
 /** Informer options are not valid, or a method was called in a state that does not allow it. */

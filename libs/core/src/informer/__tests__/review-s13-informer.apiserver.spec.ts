@@ -3,6 +3,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResourceTypes } from '../../api/builtin-types.js';
 import { ResourceID } from '../../api/resource-id.js';
 import { waitFor } from '../../client/__tests__/scripted-server.js';
+import { Informer } from '../informer.js';
 import { MultiNamespaceInformer } from '../multi-namespace-informer.js';
 import { SharedInformers } from '../shared-informers.js';
 import { apiServerSuite } from '../../operator/__tests__/support.js';
@@ -91,5 +92,39 @@ describe('review s13: informers', () => {
     const probe = shared.acquire<V1ConfigMap>({ client: bed.admin, type: CM, namespace: ns });
     cleanups.push(() => probe.release());
     expect(probe.informer.health().status).toBe('stopped');
+  });
+
+  it('[FINDING S13-IN3] an informer that loses access after it synced (RBAC revoked: watch and list 403) says in its health what to grant, as its start error does', async () => {
+    const ns = await namespace('in3');
+    await put(ns, 'x');
+    const inf = new Informer<V1ConfigMap>({
+      client: bed.admin,
+      type: CM,
+      namespace: ns,
+      backoff: { initialMs: 20, maxMs: 100 },
+      logger: captureLogger(),
+    });
+    cleanups.push(() => inf.stop());
+    await inf.start();
+    bed.server.faults.failNext({
+      verb: 'watch',
+      resource: 'configmaps',
+      namespace: ns,
+      code: 403,
+      times: 1_000,
+    });
+    bed.server.faults.failNext({
+      verb: 'list',
+      resource: 'configmaps',
+      namespace: ns,
+      code: 403,
+      times: 1_000,
+    });
+    bed.server.faults.closeAllWatches();
+    await waitFor(() => /^list failed/.test(inf.health().reason ?? ''), 10_000, 'a failed re-list');
+    expect(inf.health()).toMatchObject({ healthy: false, status: 'reconnecting' });
+    expect(inf.health().reason).toContain(
+      `Grant the operator's identity list and watch on configmaps in namespace ${ns}`,
+    );
   });
 });

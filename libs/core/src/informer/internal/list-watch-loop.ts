@@ -9,6 +9,7 @@ import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { ExponentialBackoff } from '../backoff.js';
 import { InformerStartError } from '../errors.js';
+import { advice } from './list-advice.js';
 import type { InformerStatus } from '../informer-health.js';
 import { errorText } from './informer-cache.js';
 import { outsideResourceContext } from '../../logging/resource-context.js';
@@ -413,7 +414,12 @@ export class ListWatchLoop<T extends KubernetesResource> {
     }
     this.healthySince = undefined;
     const delayMs = backoff.next();
-    const reason = error === undefined ? what : `${what}: ${errorText(error)}`;
+    // a kind not served or a permission missing: what to do, as the start error says it (the loop
+    // retries by itself after every failure recorded here)
+    const reason =
+      error === undefined
+        ? what
+        : `${what}: ${errorText(error)}${advice(error, { resourceType: this.s.type, namespace: this.s.namespace }, true)}`;
     this.s.logger.warn(`${reason}; retrying in ${delayMs} ms`, {
       attempt: backoff.attempts,
       resourceVersion: this.resourceVersion,
