@@ -74,6 +74,8 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   private options: MultiNamespaceInformerOptions<T>;
   private watched: WatchedNamespaces;
   private started = false;
+  /** Set by stop(): nothing is taken or started any more. */
+  private stopped = false;
   /** The namespace change under way, if any (changes run one after the other). */
   private changing: Promise<void> = Promise.resolve();
 
@@ -93,8 +95,14 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   /**
    * Starts every informer; resolves when all have listed. If one fails to start (failFast), the
    * others are stopped and the first failure is thrown.
+   * @throws InformerUsageError after {@link MultiNamespaceInformer.stop}.
    */
   async start(): Promise<void> {
+    if (this.stopped) {
+      throw new InformerUsageError(
+        `this MultiNamespaceInformer of ${this.options.type.plural} was stopped and cannot start again; create a new one`,
+      );
+    }
     this.started = true;
     try {
       await this.startAll([...this.informers.values()]);
@@ -104,9 +112,13 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
     }
   }
 
-  /** Stops every informer (lets go of shared ones: they stop with their last user). */
+  /**
+   * Stops every informer (lets go of shared ones: they stop with their last user). A stopped
+   * informer cannot start again (create a new one); a later namespace change only records the list.
+   */
   async stop(): Promise<void> {
     this.started = false;
+    this.stopped = true;
     // a namespace change under way first: the informers it takes are let go of too
     await this.changing;
     await Promise.all([...this.informers.values()].map((i) => i.release()));
@@ -155,6 +167,11 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   }
 
   private async applyNamespaces(next: WatchedNamespaces): Promise<void> {
+    if (this.stopped) {
+      // after stop nothing is taken: a lease taken now would hold its shared informer for good
+      this.watched = next;
+      return;
+    }
     const wanted = new Set(this.keysFor(next));
     const removed = [...this.informers.keys()].filter((key) => !wanted.has(key));
     const added = [...wanted].filter((key) => !this.informers.has(key));

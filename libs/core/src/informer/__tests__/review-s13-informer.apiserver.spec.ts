@@ -6,6 +6,7 @@ import { waitFor } from '../../client/__tests__/scripted-server.js';
 import { Informer } from '../informer.js';
 import { MultiNamespaceInformer } from '../multi-namespace-informer.js';
 import { SharedInformers } from '../shared-informers.js';
+import { InformerUsageError } from '../errors.js';
 import { apiServerSuite } from '../../operator/__tests__/support.js';
 import { captureLogger } from './capture-logger.js';
 
@@ -126,5 +127,33 @@ describe('review s13: informers', () => {
     expect(inf.health().reason).toContain(
       `Grant the operator's identity list and watch on configmaps in namespace ${ns}`,
     );
+  });
+
+  it('[FINDING S13-IN4] a stopped MultiNamespaceInformer takes no shared informer on a later namespace change (none is left held), and start() after stop() is refused each time, saying to create a new one', async () => {
+    const a = await namespace('in4a');
+    const b = await namespace('in4b');
+    const shared = new SharedInformers();
+    const inf = new MultiNamespaceInformer<V1ConfigMap>({
+      client: bed.admin,
+      type: CM,
+      namespaces: [a],
+      shared,
+      logger: captureLogger(),
+    });
+    await inf.start();
+    await inf.stop();
+    expect(shared.size).toBe(0);
+    // e.g. a namespace ConfigMap's event handled while the operator shuts down
+    await inf.changeNamespaces([a, b]);
+    expect(shared.size).toBe(0);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await inf.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(InformerUsageError);
+      expect((error as Error).message).toMatch(/was stopped.*create a new one/);
+    }
+    expect(shared.size).toBe(0);
   });
 });
