@@ -474,4 +474,80 @@ describe('review s13: built-in kinds validation', () => {
       ).toBe(201);
     });
   });
+
+  describe('events', () => {
+    it("[FINDING S13-BV9] an Event must be in its object's namespace, and a new-style Event needs its reporting fields", async () => {
+      const involved = { apiVersion: 'example.com/v1', kind: 'Cluster', name: 'c1' };
+      // a cluster-scoped object's core/v1 Event goes to default (client-go's recorder does that)
+      expect(
+        await refused('/api/v1/namespaces/kube-public/events', {
+          metadata: { name: 'e1' },
+          involvedObject: involved,
+          reason: 'Synced',
+          message: 'ok',
+          type: 'Normal',
+        }),
+      ).toEqual(['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
+      expect(
+        await refused(`/api/v1${NS}/events`, {
+          metadata: { name: 'e2' },
+          involvedObject: { ...involved, kind: 'Pod', namespace: 'other' },
+          reason: 'Synced',
+          type: 'Normal',
+        }),
+      ).toEqual(['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+      // with an eventTime, core/v1 names the reporting controller reportingComponent
+      expect(
+        await refused(`/api/v1${NS}/events`, {
+          metadata: { name: 'e3' },
+          involvedObject: { ...involved, namespace: 'default' },
+          eventTime: '2026-01-01T00:00:00.000000Z',
+          reason: 'Synced',
+          action: 'Reconcile',
+          reportingInstance: 'op-0',
+          type: 'Normal',
+        }),
+      ).toEqual([
+        'reportingComponent: Required value',
+        'reportingComponent: Invalid value: "": name part must be non-empty',
+        `reportingComponent: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ]);
+      const EVENTS = `/apis/events.k8s.io/v1${NS}/events`;
+      expect(
+        await refused(EVENTS, {
+          metadata: { name: 'e4' },
+          regarding: { ...involved, namespace: 'default' },
+          reportingController: 'example.com/operator',
+          reportingInstance: 'op-0',
+          reason: 'Synced',
+          type: 'Info',
+          deprecatedCount: 2,
+        }),
+      ).toEqual([
+        'eventTime: Required value',
+        'type: Invalid value: "": has invalid value: Info',
+        'count: Invalid value: "": needs to be unset',
+      ]);
+      expect(
+        await created(`/api/v1${NS}/events`, {
+          metadata: { name: 'ok-legacy' },
+          involvedObject: involved,
+          reason: 'Synced',
+          type: 'Normal',
+        }),
+      ).toBe(201);
+      expect(
+        await created(EVENTS, {
+          metadata: { name: 'ok-modern' },
+          regarding: { ...involved, namespace: 'default' },
+          eventTime: '2026-01-01T00:00:00.000000Z',
+          reportingController: 'example.com/operator',
+          reportingInstance: 'op-0',
+          action: 'Reconcile',
+          reason: 'Synced',
+          type: 'Normal',
+        }),
+      ).toBe(201);
+    });
+  });
 });

@@ -30,6 +30,7 @@ import { cronJobCauses, jobCountCauses } from './batch-validation.js';
 import { daemonSetCauses, deploymentCauses, statefulSetCauses } from './apps-validation.js';
 import { bindingCauses, roleCauses } from './rbac-validation.js';
 import { ingressCauses } from './ingress-validation.js';
+import { eventCauses } from './event-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -313,6 +314,10 @@ function defaultBuiltin(
       return secretCauses(o);
     case '/configmaps':
       return configMapCauses(o);
+    case '/events':
+      return eventCauses(o, false, old === undefined);
+    case 'events.k8s.io/events':
+      return eventCauses(o, true, old === undefined);
     case '/endpoints':
       // SetDefaults_Endpoints
       for (const subset of list(o, 'subsets'))
