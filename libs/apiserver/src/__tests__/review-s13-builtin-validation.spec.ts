@@ -239,6 +239,39 @@ describe('review s13: built-in kinds validation', () => {
     });
   });
 
+  describe('batch updates', () => {
+    it("[FINDING S13-BV10] an Indexed Job's completions change only with its parallelism; backoffLimitPerIndex is immutable", async () => {
+      const JOBS = `/apis/batch/v1${NS}/jobs`;
+      expect(
+        await created(JOBS, {
+          metadata: { name: 'elastic' },
+          spec: {
+            completionMode: 'Indexed',
+            completions: 3,
+            parallelism: 3,
+            backoffLimitPerIndex: 1,
+            template: podTemplate,
+          },
+        }),
+      ).toBe(201);
+      const patch = async (body: object): Promise<string[]> => {
+        const r = await call(server, 'PATCH', `${JOBS}/elastic`, body, {
+          contentType: 'application/merge-patch+json',
+        });
+        if (r.status !== 422) return [`status ${r.status}`];
+        return r.json<any>().details.causes.map((c: any) => `${c.field}: ${c.message}`);
+      };
+      expect(await patch({ spec: { completions: 4 } })).toEqual([
+        'spec.completions: Invalid value: 4: can only be modified in tandem with spec.parallelism',
+      ]);
+      expect(await patch({ spec: { backoffLimitPerIndex: 2 } })).toEqual([
+        'spec.backoffLimitPerIndex: Invalid value: 2: field is immutable',
+      ]);
+      // scaling both together is what kube allows
+      expect(await patch({ spec: { completions: 5, parallelism: 5 } })).toEqual(['status 200']);
+    });
+  });
+
   describe('apps', () => {
     const APPS = `/apis/apps/v1${NS}`;
     const workload = (name: string, spec: object) => ({

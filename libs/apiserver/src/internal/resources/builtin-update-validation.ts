@@ -174,13 +174,25 @@ function withoutSchedulingDirectives(template: unknown, from: unknown): unknown 
   return out;
 }
 
-/** ValidateJobSpecUpdate: completions (not of Indexed Jobs), selector, template and completionMode. */
+/**
+ * ValidateJobSpecUpdate: completions (of an Indexed Job, only together with parallelism:
+ * validateCompletions with elastic Indexed Jobs, GA in 1.31), selector, template, completionMode,
+ * podFailurePolicy and backoffLimitPerIndex.
+ */
 const job: Rule = (next, old) => {
   const spec = part(next, 'spec');
   const oldSpec = part(old, 'spec');
   const causes: StatusCause[] = [];
   if (spec.completionMode !== 'Indexed')
     causes.push(...immutable('spec.completions', spec.completions, oldSpec.completions));
+  else if (
+    typeof spec.completions === 'number' &&
+    spec.completions !== oldSpec.completions &&
+    spec.completions !== spec.parallelism
+  )
+    causes.push(
+      invalid('spec.completions', spec.completions, 'can only be modified in tandem with spec.parallelism'),
+    );
   causes.push(...immutable('spec.selector', spec.selector, oldSpec.selector));
   const neverStarted = oldSpec.suspend === true && part(old, 'status').startTime === undefined;
   const template = neverStarted
@@ -188,6 +200,10 @@ const job: Rule = (next, old) => {
     : spec.template;
   if (!deepEqual(template, oldSpec.template)) causes.push(invalid('spec.template', spec.template, IMMUTABLE));
   causes.push(...immutable('spec.completionMode', spec.completionMode, oldSpec.completionMode));
+  causes.push(...immutable('spec.podFailurePolicy', spec.podFailurePolicy, oldSpec.podFailurePolicy));
+  causes.push(
+    ...immutable('spec.backoffLimitPerIndex', spec.backoffLimitPerIndex, oldSpec.backoffLimitPerIndex),
+  );
   return causes;
 };
 
