@@ -8,7 +8,7 @@ export interface BackoffOptions {
   factor?: number;
   /** Relative spread: a delay is drawn from `d * (1 ± jitter)`. Defaults to 0.2. */
   jitter?: number;
-  /** The informer resets the backoff when its connection was healthy this long before failing. Defaults to 120,000 ms. */
+  /** The informer resets the backoff when it ran this long without a failure (clean reconnects and re-lists do not count) before failing. Defaults to 120,000 ms. */
   resetAfterMs?: number;
 }
 

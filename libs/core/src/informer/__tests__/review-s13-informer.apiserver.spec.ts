@@ -9,6 +9,7 @@ import { SharedInformers } from '../shared-informers.js';
 import { InformerUsageError } from '../errors.js';
 import { apiServerSuite } from '../../operator/__tests__/support.js';
 import { captureLogger } from './capture-logger.js';
+import { FakeClock } from './fake-clock.js';
 
 /**
  * Review s13 (second adversarial review of the informers) against client-go's reflector and shared
@@ -155,5 +156,55 @@ describe('review s13: informers', () => {
       expect((error as Error).message).toMatch(/was stopped.*create a new one/);
     }
     expect(shared.size).toBe(0);
+  });
+
+  it('[FINDING S13-IN5] after a long healthy run, the first failure backs off from the start (0.8 s by default), also when it comes soon after a routine reconnect', async () => {
+    const ns = await namespace('in5');
+    const clock = new FakeClock();
+    const logger = captureLogger();
+    const inf = new Informer<V1ConfigMap>({
+      client: bed.admin,
+      type: CM,
+      namespace: ns,
+      clock,
+      random: () => 0.5, // no jitter
+      backoff: { initialMs: 1_000, maxMs: 8_000 },
+      deadStreamTimeoutMs: 1e9,
+      logger,
+    });
+    cleanups.push(() => inf.stop());
+    await inf.start();
+    let written = 0;
+    /** A change through the watch: the stream is connected. */
+    const throughTheWatch = async () => {
+      const name = `w-${++written}`;
+      await put(ns, name);
+      await waitFor(() => inf.get(new ResourceID(name, ns)) !== undefined, 10_000, `${name} watched`);
+    };
+    /** A watch refused with 429 (no re-list for it): the backoff chosen, then the informer is let go on. */
+    const refusedOnce = async () => {
+      const before = logger.lines.length;
+      bed.server.faults.failNext({ verb: 'watch', resource: 'configmaps', namespace: ns, code: 429 });
+      bed.server.faults.closeAllWatches();
+      let delay: number | undefined;
+      await waitFor(
+        () => {
+          const line = logger.lines.slice(before).find((l) => /retrying in \d+ ms/.test(l.message));
+          delay = line ? Number(/retrying in (\d+) ms/.exec(line.message)![1]) : undefined;
+          return delay !== undefined;
+        },
+        10_000,
+        'the backoff',
+      );
+      clock.advance(delay!);
+      await throughTheWatch();
+      return delay;
+    };
+    expect([await refusedOnce(), await refusedOnce(), await refusedOnce()]).toEqual([1_000, 2_000, 4_000]);
+    clock.advance(10 * 60_000); // ten healthy minutes
+    // a routine reconnect (the server ends watches every 5-10 minutes), then the API server blips
+    bed.server.faults.closeAllWatches();
+    await throughTheWatch();
+    expect(await refusedOnce()).toBe(1_000);
   });
 });

@@ -83,7 +83,13 @@ export class ListWatchLoop<T extends KubernetesResource> {
   private refusedWatches = 0;
   /** Streams in a row that the server ended quickly without any event or bookmark. */
   private emptyEnds = 0;
-  private healthySince?: number;
+  /**
+   * When the retry after the last failure began (its backoff over). The backoff resets when that
+   * was `resetAfterMs` ago with no failure since: clean reconnects and 410 re-lists in between are
+   * part of a healthy run (client-go's reflector: `DelayWithReset`, reset once the backoff's last
+   * start is older than 2 minutes).
+   */
+  private retryingSince?: number;
   private running?: Promise<void>;
   private startPromise?: Promise<void>;
   private settleStart?: (error?: unknown) => void;
@@ -227,7 +233,6 @@ export class ListWatchLoop<T extends KubernetesResource> {
     this.synced = true;
     this.unsyncedFailure = undefined;
     this.listAttempts = 0;
-    this.healthySince = this.s.clock.now();
     this.sink.status('synced');
     this.s.logger.debug('listed', { count: items.length, resourceVersion });
     this.settleStart?.();
@@ -397,23 +402,24 @@ export class ListWatchLoop<T extends KubernetesResource> {
       resourceVersion: this.resourceVersion,
     });
     this.sink.status('reconnecting', `resourceVersion ${this.resourceVersion} expired (410); re-listing`);
-    this.healthySince = undefined;
     return { kind: 'list' };
   }
 
   private connected(): void {
-    this.healthySince = this.s.clock.now();
     this.sink.status('synced');
   }
 
   /** Records a failure (log, status) and chooses the backoff before `next`. */
   private failure(what: string, error: unknown, next: LoopState): LoopState {
     const { backoff, clock } = this.s;
-    if (this.healthySince !== undefined && clock.now() - this.healthySince >= backoff.options.resetAfterMs) {
+    if (
+      this.retryingSince !== undefined &&
+      clock.now() - this.retryingSince >= backoff.options.resetAfterMs
+    ) {
       backoff.reset();
     }
-    this.healthySince = undefined;
     const delayMs = backoff.next();
+    this.retryingSince = clock.now() + delayMs;
     // a kind not served or a permission missing: what to do, as the start error says it (the loop
     // retries by itself after every failure recorded here)
     const reason =
