@@ -157,13 +157,24 @@ export class WebhookReviewHandler {
     });
     try {
       if (decl.type === 'mutating') {
-        const original = request.object ?? {};
+        // kube-apiserver sends no object for DELETE (and cannot apply a patch then): the mutator
+        // judges the object being deleted, and its changes are dropped
+        const withObject = request.object !== null && request.object !== undefined;
+        const original = request.object ?? request.oldObject ?? {};
         const copy = structuredClone(original);
         const returned = await this.withinTimeout(hook, () =>
-          (hook.instance as Mutator).mutate(copy, { ...request, object: structuredClone(original) }),
+          (hook.instance as Mutator).mutate(
+            copy,
+            withObject ? { ...request, object: structuredClone(original) } : request,
+          ),
         );
         const ops = jsonpatch.compare(original, returned ?? copy);
-        if (ops.length === 0) return answer({ allowed: true });
+        if (ops.length > 0 && !withObject) {
+          this.log.warn(
+            `mutating webhook "${decl.name}" (${hook.className}) changed the object of a ${request.operation} of ${request.resource.resource}/${request.name ?? ''}: the change is dropped, since the API server cannot apply a patch to an operation without an object`,
+          );
+        }
+        if (ops.length === 0 || !withObject) return answer({ allowed: true });
         return answer({
           allowed: true,
           patchType: 'JSONPatch',

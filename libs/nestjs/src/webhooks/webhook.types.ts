@@ -48,7 +48,9 @@ export interface Validator<T extends KubernetesObject = KubernetesObject> {
 /**
  * A mutating webhook: gets a deep copy of the object, changes it in place or returns a changed one;
  * the framework answers the JSON patch between the two (computed by fast-json-patch). Throwing
- * denies, as for a {@link Validator}.
+ * denies, as for a {@link Validator}. On DELETE (no `request.object`) it gets a copy of the object
+ * being deleted (`oldObject`) to judge; changes to it are dropped, since the API server cannot
+ * apply them.
  */
 export interface Mutator<T extends KubernetesObject = KubernetesObject> {
   mutate(object: T, request: AdmissionRequest<T>): void | T | Promise<void | T>;

@@ -1,0 +1,148 @@
+/**
+ * Review S13: the webhooks served by WebhookModule checked against the webhook contract of
+ * kube-apiserver (k8s.io/apiserver pkg/admission/plugin/webhook, apiextensions-apiserver's
+ * webhook_converter.go), called by the in-memory API server or posted as kube-apiserver posts them.
+ */
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Injectable, Module } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { KubeApiServer } from '@tosdk/apiserver';
+import { MutatingWebhook } from '../webhook.decorators.js';
+import { AdmissionDeniedError } from '../webhook.errors.js';
+import { WebhookModule } from '../webhook.module.js';
+import { WebhookServer } from '../webhook.server.js';
+import type { AdmissionRequest, Mutator } from '../webhook.types.js';
+
+type Json = Record<string, unknown>;
+
+interface Answer {
+  status: number;
+  text: string;
+  json: () => Json;
+}
+
+/** One request over HTTP or HTTPS (trusting `ca`), with a bearer token when given. */
+function send(
+  url: string,
+  method: string,
+  body: unknown,
+  opts: { ca?: string; token?: string } = {},
+): Promise<Answer> {
+  const u = new URL(url);
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const headers: Record<string, string> = {};
+  if (payload) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const doRequest = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = doRequest(u, { method, headers, ca: opts.ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, text, json: () => JSON.parse(text) as Json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const ConfigMaps = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap' };
+
+/**
+ * Defaults a label on every write and, on DELETE, refuses to delete a ConfigMap annotated
+ * `example.com/protected: "true"` (a mutating webhook also called for DELETE).
+ */
+@Injectable()
+@MutatingWebhook({
+  resource: ConfigMaps,
+  name: 'guard.configmaps.example.com',
+  operations: ['CREATE', 'UPDATE', 'DELETE'],
+  objectSelector: { matchLabels: { guard: 'yes' } },
+})
+class Guard implements Mutator {
+  mutate(o: KubernetesObject, request: AdmissionRequest): KubernetesObject {
+    if (request.operation === 'DELETE' && o.metadata!.annotations?.['example.com/protected'] === 'true')
+      throw new AdmissionDeniedError(`${o.metadata!.name ?? ''} is protected`);
+    o.metadata!.labels = { ...o.metadata!.labels, 'example.com/defaulted': 'true' };
+    return o;
+  }
+}
+
+describe('review S13: webhooks against the kube-apiserver webhook contract', () => {
+  describe('called by the in-memory API server', () => {
+    let server: KubeApiServer;
+    let app: INestApplicationContext;
+    let webhooks: WebhookServer;
+    const CM = '/api/v1/namespaces/default/configmaps';
+    const api = (method: string, path: string, body?: unknown): Promise<Answer> =>
+      send(new URL(path, server.url).toString(), method, body, {
+        ca: server.caPem,
+        token: server.tokenOf(),
+      });
+
+    @Module({
+      imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
+      providers: [Guard],
+    })
+    class App {}
+
+    beforeAll(async () => {
+      [server, app] = await Promise.all([
+        KubeApiServer.start({ host: '127.0.0.1' }),
+        NestFactory.createApplicationContext(App, { logger: false }),
+      ]);
+      webhooks = app.get(WebhookServer);
+      const created = await api(
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+        webhooks.mutatingConfiguration('s13-mutating'),
+      );
+      expect(created.status).toBe(201);
+    });
+    afterAll(async () => {
+      await app?.close();
+      await server?.stop();
+    });
+
+    it('[FINDING S13-WH1] a mutating webhook called for DELETE judges the object being deleted (oldObject): it allows one and refuses the other with its message', async () => {
+      for (const name of ['plain', 'protected']) {
+        const r = await api('POST', CM, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name,
+            labels: { guard: 'yes' },
+            annotations: name === 'protected' ? { 'example.com/protected': 'true' } : {},
+          },
+        });
+        expect(r.status).toBe(201);
+        expect((r.json().metadata as { labels: Json }).labels['example.com/defaulted']).toBe('true');
+      }
+      // kube-apiserver sends DELETE with object null and oldObject the stored object
+      const deleted = await api('DELETE', `${CM}/plain`);
+      expect({ status: deleted.status, message: deleted.json().message }).toEqual({
+        status: 200,
+        message: undefined,
+      });
+      expect((await api('GET', `${CM}/plain`)).status).toBe(404);
+      const refused = await api('DELETE', `${CM}/protected`);
+      expect({ status: refused.status, message: refused.json().message }).toEqual({
+        status: 403,
+        message:
+          'admission webhook "guard.configmaps.example.com" denied the request: protected is protected',
+      });
+      expect((await api('GET', `${CM}/protected`)).status).toBe(200);
+    });
+  });
+});
