@@ -38,6 +38,22 @@ function badRequest(message: string): WebhookAnswer {
   };
 }
 
+/**
+ * The original's metadata with the converted object's labels and annotations, as kube-apiserver's
+ * restoreObjectMeta keeps them (one the converter removed stays removed); a converted object
+ * without metadata keeps the original's.
+ */
+function convertedMetadata(original: KubernetesObject, out: KubernetesObject): Record<string, unknown> {
+  const meta: Record<string, unknown> = { ...original.metadata };
+  if (!isRecord(out.metadata)) return meta;
+  for (const field of ['labels', 'annotations'] as const) {
+    const value = out.metadata[field];
+    if (value === undefined || value === null) delete meta[field];
+    else meta[field] = value;
+  }
+  return meta;
+}
+
 function versionOf(apiVersion: unknown): string {
   const s = typeof apiVersion === 'string' ? apiVersion : '';
   return s.slice(s.indexOf('/') + 1);
@@ -224,16 +240,7 @@ export class WebhookReviewHandler {
             if (from === to) return o;
             const atHub = from === hub ? o : await converter.toHub(structuredClone(o), from);
             const out = to === hub ? atHub : await converter.fromHub(structuredClone(atHub), to);
-            return {
-              ...out,
-              apiVersion: desired,
-              kind: o.kind,
-              metadata: {
-                ...o.metadata,
-                labels: out.metadata?.labels ?? o.metadata?.labels,
-                annotations: out.metadata?.annotations ?? o.metadata?.annotations,
-              },
-            };
+            return { ...out, apiVersion: desired, kind: o.kind, metadata: convertedMetadata(o, out) };
           }),
         ),
       );

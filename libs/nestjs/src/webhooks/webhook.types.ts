@@ -60,7 +60,8 @@ export interface Mutator<T extends KubernetesObject = KubernetesObject> {
  * A conversion webhook in controller-runtime's hub-and-spoke shape: every served version converts
  * to and from one hub version, so n versions need 2(n-1) functions instead of one per pair, and a
  * new version adds only its own two. `apiVersion`, `kind` and the metadata other than labels and
- * annotations are set by the framework.
+ * annotations are set by the framework; labels and annotations are the returned object's (a map it
+ * removed is removed), or the original's when it returns no `metadata`.
  */
 export interface Converter {
   /** Converts `object`, at `fromVersion` (never the hub), to the hub version. */

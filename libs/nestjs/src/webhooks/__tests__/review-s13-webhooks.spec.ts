@@ -12,11 +12,11 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
-import { MutatingWebhook } from '../webhook.decorators.js';
+import { ConversionWebhook, MutatingWebhook } from '../webhook.decorators.js';
 import { AdmissionDeniedError } from '../webhook.errors.js';
 import { WebhookModule } from '../webhook.module.js';
 import { WebhookServer } from '../webhook.server.js';
-import type { AdmissionRequest, Mutator } from '../webhook.types.js';
+import type { AdmissionRequest, Converter, Mutator } from '../webhook.types.js';
 
 type Json = Record<string, unknown>;
 
@@ -58,6 +58,7 @@ function send(
 }
 
 const ConfigMaps = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap' };
+const Gadget = { group: 's13.example.com', version: 'v1', plural: 'gadgets', kind: 'Gadget' };
 
 /**
  * Defaults a label on every write and, on DELETE, refuses to delete a ConfigMap annotated
@@ -79,6 +80,30 @@ class Guard implements Mutator {
   }
 }
 
+interface GadgetObject extends KubernetesObject {
+  spec?: { size?: number; colour?: string };
+}
+
+/**
+ * v1 (hub) has no colour: v2's colour travels in the annotation `s13.example.com/colour` while at
+ * v1, and the annotation is removed (with the annotations map when it is left empty) at v2.
+ */
+@Injectable()
+@ConversionWebhook({ resource: Gadget, hub: 'v1' })
+class GadgetConverter implements Converter {
+  toHub(o: GadgetObject): GadgetObject {
+    const annotations = { ...o.metadata?.annotations, 's13.example.com/colour': o.spec?.colour ?? '' };
+    return { ...o, metadata: { ...o.metadata, annotations }, spec: { size: o.spec?.size } };
+  }
+  fromHub(o: GadgetObject): GadgetObject {
+    const { ['s13.example.com/colour']: colour, ...rest } = o.metadata?.annotations ?? {};
+    const metadata = { ...o.metadata };
+    if (Object.keys(rest).length > 0) metadata.annotations = rest;
+    else delete metadata.annotations;
+    return { ...o, metadata, spec: { size: o.spec?.size, colour } };
+  }
+}
+
 describe('review S13: webhooks against the kube-apiserver webhook contract', () => {
   describe('called by the in-memory API server', () => {
     let server: KubeApiServer;
@@ -93,7 +118,7 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
 
     @Module({
       imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
-      providers: [Guard],
+      providers: [Guard, GadgetConverter],
     })
     class App {}
 
@@ -143,6 +168,63 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
           'admission webhook "guard.configmaps.example.com" denied the request: protected is protected',
       });
       expect((await api('GET', `${CM}/protected`)).status).toBe(200);
+    });
+  });
+
+  describe('conversion answers posted to the HTTPS server', () => {
+    let app: INestApplicationContext;
+    let webhooks: WebhookServer;
+
+    @Module({
+      imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
+      providers: [GadgetConverter],
+    })
+    class App {}
+
+    beforeAll(async () => {
+      app = await NestFactory.createApplicationContext(App, { logger: false });
+      webhooks = app.get(WebhookServer);
+    });
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('[FINDING S13-WH2] a converter that removes the annotations map answers an object without it (kube keeps the converted labels and annotations, absent ones included)', async () => {
+      const ca = Buffer.from(webhooks.caBundle, 'base64').toString('utf8');
+      const r = await send(
+        `${webhooks.url}/convert/gadgets.s13.example.com`,
+        'POST',
+        {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          request: {
+            uid: 'u-1',
+            desiredAPIVersion: 's13.example.com/v2',
+            objects: [
+              {
+                apiVersion: 's13.example.com/v1',
+                kind: 'Gadget',
+                metadata: {
+                  name: 'g',
+                  namespace: 'default',
+                  uid: 'x',
+                  annotations: { 's13.example.com/colour': 'blue' },
+                },
+                spec: { size: 2 },
+              },
+            ],
+          },
+        },
+        { ca },
+      );
+      expect(r.status).toBe(200);
+      const [converted] = (r.json().response as { convertedObjects: GadgetObject[] }).convertedObjects;
+      expect(converted).toEqual({
+        apiVersion: 's13.example.com/v2',
+        kind: 'Gadget',
+        metadata: { name: 'g', namespace: 'default', uid: 'x' },
+        spec: { size: 2, colour: 'blue' },
+      });
     });
   });
 });
