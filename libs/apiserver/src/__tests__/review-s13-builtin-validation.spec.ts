@@ -508,6 +508,54 @@ describe('review s13: built-in kinds validation', () => {
     });
   });
 
+  describe('networking hosts', () => {
+    it('[FINDING S13-BV11] an Ingress host and TLS host must be a lowercase DNS name (not an IP, no port), paths no traversal', async () => {
+      const INGRESSES = `/apis/networking.k8s.io/v1${NS}/ingresses`;
+      const backend = { service: { name: 'web', port: { number: 80 } } };
+      const withHost = (name: string, host: string, path = '/') => ({
+        metadata: { name },
+        spec: { rules: [{ host, http: { paths: [{ path, pathType: 'Prefix', backend }] } }] },
+      });
+      const subdomain = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+      expect(await refused(INGRESSES, withHost('port', 'example.com:8080'))).toEqual([
+        `spec.rules[0].host: Invalid value: "example.com:8080": ${subdomain}`,
+      ]);
+      expect(await refused(INGRESSES, withHost('upper', 'Example.com'))).toEqual([
+        `spec.rules[0].host: Invalid value: "Example.com": ${subdomain}`,
+      ]);
+      expect(await refused(INGRESSES, withHost('ip', '10.0.0.1'))).toEqual([
+        'spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address',
+      ]);
+      expect(await refused(INGRESSES, withHost('wild', '*.*.example.com'))).toEqual([
+        `spec.rules[0].host: Invalid value: "*.*.example.com": a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ]);
+      expect(await refused(INGRESSES, withHost('traversal', 'example.com', '/static/../admin'))).toEqual([
+        `spec.rules[0].http.paths[0].path: Invalid value: "/static/../admin": must not contain '/../'`,
+      ]);
+      expect(
+        await refused(INGRESSES, {
+          ...withHost('tls', 'example.com'),
+          spec: {
+            ...withHost('tls', 'example.com').spec,
+            tls: [{ hosts: ['Example.com'], secretName: 'Web_TLS' }],
+          },
+        }),
+      ).toEqual([
+        `spec.tls[0].hosts[0]: Invalid value: "Example.com": ${subdomain}`,
+        `spec.tls[0].secretName: Invalid value: "Web_TLS": ${subdomain}`,
+      ]);
+      expect(
+        await created(INGRESSES, {
+          ...withHost('ok-hosts', '*.example.com'),
+          spec: {
+            ...withHost('ok-hosts', '*.example.com').spec,
+            tls: [{ hosts: ['*.example.com'], secretName: 'web-tls' }],
+          },
+        }),
+      ).toBe(201);
+    });
+  });
+
   describe('events', () => {
     it("[FINDING S13-BV9] an Event must be in its object's namespace, and a new-style Event needs its reporting fields", async () => {
       const involved = { apiVersion: 'example.com/v1', kind: 'Cluster', name: 'c1' };
