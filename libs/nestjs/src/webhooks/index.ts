@@ -38,6 +38,8 @@ export { WebhookReviewHandler } from './webhook-review.handler.js';
 export type { DiscoveredWebhook, WebhookAnswer, WebhookEventLog } from './webhook-review.handler.js';
 export { developmentWebhookTls } from './webhook-tls.js';
 export type { WebhookTls } from './webhook-tls.js';
+export { readWebhookTlsFiles } from './webhook-tls-files.js';
+export type { WebhookTlsFiles } from './webhook-tls-files.js';
 export { WebhookModule } from './webhook.module.js';
 export { WEBHOOK_MODULE_OPTIONS } from './webhook-module-options.js';
 export type { WebhookModuleOptions } from './webhook-module-options.js';

@@ -1,4 +1,5 @@
 import type { WebhookTls } from './webhook-tls.js';
+import type { WebhookTlsFiles } from './webhook-tls-files.js';
 
 /** Options of `WebhookModule.forRoot`. */
 export interface WebhookModuleOptions {
@@ -11,6 +12,12 @@ export interface WebhookModuleOptions {
    * 127.0.0.1, ::1, localhost and {@link hosts}); bring your own (e.g. from cert-manager) in a cluster.
    */
   tls?: WebhookTls;
+  /**
+   * The serving certificate as files (a mounted Secret), read at start and again when they change,
+   * so a renewed certificate is served without a restart and {@link tls} is not needed. Defaults to
+   * none.
+   */
+  tlsFiles?: WebhookTlsFiles;
   /** Extra host names or IPs of the development certificate. Defaults to none. */
   hosts?: string[];
   /** Start the HTTPS server. Defaults to true; false serves only through `WebhookController` on the app's own (HTTPS) server. */

@@ -22,6 +22,7 @@ import type { WebhookEndpoint } from './webhook-manifests.js';
 import { WebhookReviewHandler } from './webhook-review.handler.js';
 import { MAX_REVIEW_BYTES, readReviewBody } from './webhook-body.js';
 import { developmentWebhookTls } from './webhook-tls.js';
+import { readWebhookTlsFiles, watchWebhookTlsFiles } from './webhook-tls-files.js';
 import type { WebhookTls } from './webhook-tls.js';
 
 /**
@@ -36,6 +37,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
   private tls: WebhookTls | undefined;
   private reviewHandler: WebhookReviewHandler | undefined;
   private declared: WebhookDeclaration[] = [];
+  private stopWatching: (() => void) | undefined;
 
   constructor(
     private readonly explorer: WebhookExplorer,
@@ -43,9 +45,10 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   /**
-   * Discovers the webhook providers, makes the development certificate when none is given and
-   * starts the HTTPS server.
-   * @throws WebhookConfigurationError when a provider lacks its method or the port cannot be bound.
+   * Discovers the webhook providers, reads the certificate files (and watches them) or makes the
+   * development certificate when none is given, and starts the HTTPS server.
+   * @throws WebhookConfigurationError when a provider lacks its method, the certificate files cannot
+   * be read or served, or the port cannot be bound.
    */
   async onApplicationBootstrap(): Promise<void> {
     const webhooks = this.explorer.webhooks();
@@ -54,7 +57,26 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
       warn: (m) => this.logger.warn(m),
       error: (m) => this.logger.error(m),
     });
-    this.tls = this.options.tls ?? (await developmentWebhookTls(this.options.hosts));
+    const files = this.options.tlsFiles;
+    if (files && this.options.tls)
+      throw new WebhookConfigurationError(
+        'WebhookModule.forRoot: give the serving certificate as tls or as tlsFiles, not both',
+      );
+    this.tls = files
+      ? await readWebhookTlsFiles(files)
+      : (this.options.tls ?? (await developmentWebhookTls(this.options.hosts)));
+    if (files) {
+      this.stopWatching = watchWebhookTlsFiles(
+        files,
+        this.tls,
+        (tls) => {
+          this.tls = tls;
+          this.server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+          this.logger.log(`serving the renewed certificate ${files.certFile}`);
+        },
+        (e) => this.logger.warn(`${e.message}; the current certificate is served until they can be read`),
+      );
+    }
     if (this.options.listen === false) return;
     const handler = this.reviewHandler;
     const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem }, (req, res) => {
@@ -97,6 +119,8 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Closes the HTTPS server and its connections. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopWatching?.();
+    this.stopWatching = undefined;
     const s = this.server;
     this.server = undefined;
     if (!s) return;

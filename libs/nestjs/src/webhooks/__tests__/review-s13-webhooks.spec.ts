@@ -5,8 +5,11 @@
  */
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Injectable, Module } from '@nestjs/common';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -16,6 +19,7 @@ import { ConversionWebhook, MutatingWebhook } from '../webhook.decorators.js';
 import { AdmissionDeniedError } from '../webhook.errors.js';
 import { WebhookModule } from '../webhook.module.js';
 import { WebhookServer } from '../webhook.server.js';
+import { developmentWebhookTls } from '../webhook-tls.js';
 import type { AdmissionRequest, Converter, Mutator } from '../webhook.types.js';
 
 type Json = Record<string, unknown>;
@@ -55,6 +59,16 @@ function send(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** Polls `check` until it returns true, for at most `ms`. */
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 const ConfigMaps = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap' };
@@ -225,6 +239,94 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
         metadata: { name: 'g', namespace: 'default', uid: 'x' },
         spec: { size: 2, colour: 'blue' },
       });
+    });
+  });
+
+  describe('serving certificate from files', () => {
+    let dir: string;
+    let app: INestApplicationContext | undefined;
+
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 's13-webhook-tls-'));
+    });
+    afterAll(async () => {
+      await app?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Writes the files as the kubelet updates a mounted Secret: new files swapped in by rename. */
+    function writeTls(tls: { certPem: string; keyPem: string; caPem: string }): void {
+      for (const [file, text] of [
+        ['tls.crt', tls.certPem],
+        ['tls.key', tls.keyPem],
+        ['ca.crt', tls.caPem],
+      ] as const) {
+        writeFileSync(join(dir, `${file}.new`), text);
+        renameSync(join(dir, `${file}.new`), join(dir, file));
+      }
+    }
+
+    it('[FINDING S13-WH3] certificate files that cannot be read fail the start with a typed error naming the file', async () => {
+      @Module({
+        imports: [
+          WebhookModule.forRoot({
+            port: 0,
+            host: '127.0.0.1',
+            tlsFiles: { certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'missing.key') },
+          }),
+        ],
+      })
+      class MissingApp {}
+      const start = NestFactory.createApplicationContext(MissingApp, { logger: false, abortOnError: false });
+      await expect(start).rejects.toMatchObject({
+        code: 'InvalidWebhookConfiguration',
+        message: expect.stringContaining(
+          `cannot read the webhook server's certificate ${join(dir, 'missing.crt')}`,
+        ),
+      });
+    });
+
+    it('[FINDING S13-WH3] a certificate renewed on disk (cert-manager rotating the mounted Secret) is served without a restart, and caBundle follows it', async () => {
+      const [first, second] = await Promise.all([developmentWebhookTls(), developmentWebhookTls()]);
+      writeTls(first);
+
+      @Module({
+        imports: [
+          WebhookModule.forRoot({
+            port: 0,
+            host: '127.0.0.1',
+            tlsFiles: {
+              certFile: join(dir, 'tls.crt'),
+              keyFile: join(dir, 'tls.key'),
+              caFile: join(dir, 'ca.crt'),
+              checkIntervalMs: 100,
+            },
+          }),
+        ],
+        providers: [GadgetConverter],
+      })
+      class FilesApp {}
+      app = await NestFactory.createApplicationContext(FilesApp, { logger: false });
+      const webhooks = app.get(WebhookServer);
+      const review = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        request: { uid: 'u', desiredAPIVersion: 's13.example.com/v1', objects: [] },
+      };
+      const url = `${webhooks.url}/convert/gadgets.s13.example.com`;
+      const trusted = (ca: string): Promise<boolean> =>
+        send(url, 'POST', review, { ca }).then(
+          (a) => a.status === 200,
+          () => false,
+        );
+
+      expect(await trusted(first.caPem)).toBe(true);
+      expect(Buffer.from(webhooks.caBundle, 'base64').toString('utf8')).toBe(first.caPem);
+
+      writeTls(second);
+      await until(() => trusted(second.caPem));
+      expect(await trusted(first.caPem)).toBe(false);
+      expect(Buffer.from(webhooks.caBundle, 'base64').toString('utf8')).toBe(second.caPem);
     });
   });
 });
