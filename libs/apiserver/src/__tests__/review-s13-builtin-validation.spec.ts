@@ -556,6 +556,56 @@ describe('review s13: built-in kinds validation', () => {
     });
   });
 
+  describe('endpoints and leases', () => {
+    it('[FINDING S13-BV12] Endpoints need addresses that are valid, routable IPs and named ports when several', async () => {
+      const ENDPOINTS = `/api/v1${NS}/endpoints`;
+      expect(
+        await refused(ENDPOINTS, {
+          metadata: { name: 'db' },
+          subsets: [
+            { ports: [{ port: 5432 }] },
+            {
+              addresses: [{ ip: '127.0.0.1' }, { ip: 'db.example.com' }],
+              ports: [{ port: 5432 }, { name: 'metrics', port: 0 }],
+            },
+          ],
+        }),
+      ).toEqual([
+        'subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`',
+        'subsets[1].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+        'subsets[1].addresses[1].ip: Invalid value: "db.example.com": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        'subsets[1].addresses[1].ip: Invalid value: "db.example.com": must be a valid IP address',
+        'subsets[1].ports[0].name: Required value',
+        'subsets[1].ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      ]);
+      expect(
+        await created(ENDPOINTS, {
+          metadata: { name: 'db-ok' },
+          subsets: [{ addresses: [{ ip: '10.1.2.3' }, { ip: '2001:db8::5' }], ports: [{ port: 5432 }] }],
+        }),
+      ).toBe(201);
+    });
+
+    it('[FINDING S13-BV13] a Lease needs a duration above 0 and transitions of 0 or more', async () => {
+      const LEASES = `/apis/coordination.k8s.io/v1${NS}/leases`;
+      expect(
+        await refused(LEASES, {
+          metadata: { name: 'leader' },
+          spec: { holderIdentity: 'op-0', leaseDurationSeconds: 0, leaseTransitions: -1 },
+        }),
+      ).toEqual([
+        'spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0',
+        'spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0',
+      ]);
+      expect(
+        await created(LEASES, {
+          metadata: { name: 'leader-ok' },
+          spec: { holderIdentity: 'op-0', leaseDurationSeconds: 15 },
+        }),
+      ).toBe(201);
+    });
+  });
+
   describe('events', () => {
     it("[FINDING S13-BV9] an Event must be in its object's namespace, and a new-style Event needs its reporting fields", async () => {
       const involved = { apiVersion: 'example.com/v1', kind: 'Cluster', name: 'c1' };

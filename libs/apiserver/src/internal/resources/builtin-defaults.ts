@@ -31,6 +31,8 @@ import { daemonSetCauses, deploymentCauses, statefulSetCauses } from './apps-val
 import { bindingCauses, roleCauses } from './rbac-validation.js';
 import { ingressCauses } from './ingress-validation.js';
 import { eventCauses } from './event-validation.js';
+import { endpointsCauses } from './endpoints-validation.js';
+import { leaseCauses } from './lease-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -323,7 +325,9 @@ function defaultBuiltin(
       for (const subset of list(o, 'subsets'))
         for (const p of list(subset, 'ports'))
           if (p.protocol === undefined || p.protocol === '') p.protocol = 'TCP';
-      return [];
+      return endpointsCauses(o);
+    case 'coordination.k8s.io/leases':
+      return leaseCauses(o);
     case 'networking.k8s.io/ingresses':
       return spec ? [...validateIngressPathTypes(spec), ...ingressCauses(spec)] : ingressCauses({});
     case 'networking.k8s.io/networkpolicies':
