@@ -160,9 +160,19 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     return this.declared;
   }
 
-  /** Where the API server reaches this server: {@link url} and {@link caBundle}, unless `endpoint` says otherwise. */
+  /**
+   * Where the API server reaches this server: {@link url} and {@link caBundle}, unless `endpoint`
+   * says otherwise.
+   * @throws WebhookConfigurationError without `endpoint` when the HTTPS server does not listen
+   * (`listen: false`): nothing serves that URL nor that certificate.
+   */
   endpoint(endpoint?: WebhookEndpoint): WebhookEndpoint {
-    return endpoint ?? { url: this.url, caBundle: this.caBundle };
+    if (endpoint) return endpoint;
+    if (this.options.listen === false)
+      throw new WebhookConfigurationError(
+        `the webhook server does not listen (WebhookModule.forRoot({ listen: false })), so the API server cannot reach it at its own URL: pass the endpoint of the application's HTTPS server, e.g. { url: 'https://<host>:<port>/webhooks', caBundle: '<base64 of its CA>' } (a Service: { service: { namespace, name, port }, caBundle })`,
+      );
+    return { url: this.url, caBundle: this.caBundle };
   }
 
   /** The `ValidatingWebhookConfiguration` (named `name`) of the served validating webhooks. */

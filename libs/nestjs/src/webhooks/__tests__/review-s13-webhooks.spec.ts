@@ -242,6 +242,43 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
     });
   });
 
+  describe('served only through WebhookController (listen: false)', () => {
+    @Module({
+      imports: [WebhookModule.forRoot({ listen: false, controller: true })],
+      providers: [Guard],
+    })
+    class RoutesApp {}
+
+    it('[FINDING S13-WH4] the configurations are not generated for a server that does not listen: a typed error says to pass the endpoint of the app', async () => {
+      const app = await NestFactory.create(RoutesApp, { logger: false });
+      try {
+        await app.listen(0, '127.0.0.1');
+        const webhooks = app.get(WebhookServer);
+        let thrown: unknown;
+        try {
+          webhooks.mutatingConfiguration('s13-routes');
+        } catch (e) {
+          thrown = e;
+        }
+        expect(thrown).toMatchObject({
+          code: 'InvalidWebhookConfiguration',
+          message: expect.stringContaining('listen: false'),
+        });
+        const base = (await app.getUrl()).replace('http:', 'https:');
+        const given = webhooks.mutatingConfiguration('s13-routes', {
+          url: `${base}/webhooks`,
+          caBundle: 'Y2E=',
+        });
+        expect(given.webhooks?.[0]?.clientConfig).toEqual({
+          url: `${base}/webhooks/mutate/guard.configmaps.example.com`,
+          caBundle: 'Y2E=',
+        });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
   describe('serving certificate from files', () => {
     let dir: string;
     let app: INestApplicationContext | undefined;
