@@ -74,8 +74,10 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   private options: MultiNamespaceInformerOptions<T>;
   private watched: WatchedNamespaces;
   private started = false;
-  /** Set by stop(): nothing is taken or started any more. */
+  /** Set by stop() until the next start(): a namespace change takes nothing meanwhile. */
   private stopped = false;
+  /** The stop under way, if any (a start waits for it). */
+  private stopping?: Promise<void>;
   /** The namespace change under way, if any (changes run one after the other). */
   private changing: Promise<void> = Promise.resolve();
 
@@ -94,14 +96,20 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
 
   /**
    * Starts every informer; resolves when all have listed. If one fails to start (failFast), the
-   * others are stopped and the first failure is thrown.
-   * @throws InformerUsageError after {@link MultiNamespaceInformer.stop}.
+   * others are stopped and the first failure is thrown. After {@link MultiNamespaceInformer.stop} it
+   * starts afresh (new informers, or new shares of the shared ones) on the namespaces set last, as
+   * JOSDK's `InformerManager.start` after `stop` creates its sources again.
    */
   async start(): Promise<void> {
+    if (this.stopping) await this.stopping;
     if (this.stopped) {
-      throw new InformerUsageError(
-        `this MultiNamespaceInformer of ${this.options.type.plural} was stopped and cannot start again; create a new one`,
-      );
+      this.stopped = false;
+      // the informers let go of by stop() cannot start again: new ones, for the namespaces set last
+      for (const member of this.informers.values()) {
+        for (const perInformer of this.removers.values()) perInformer.delete(member);
+      }
+      this.informers.clear();
+      for (const key of this.keysFor(this.watched)) this.informers.set(key, this.create(key));
     }
     this.started = true;
     try {
@@ -113,15 +121,24 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
   }
 
   /**
-   * Stops every informer (lets go of shared ones: they stop with their last user). A stopped
-   * informer cannot start again (create a new one); a later namespace change only records the list.
+   * Stops every informer (lets go of shared ones: they stop with their last user). Reads keep the
+   * last content. Until the next {@link MultiNamespaceInformer.start}, a namespace change only
+   * records the namespaces (nothing is taken that nobody would let go of).
    */
   async stop(): Promise<void> {
     this.started = false;
     this.stopped = true;
-    // a namespace change under way first: the informers it takes are let go of too
-    await this.changing;
-    await Promise.all([...this.informers.values()].map((i) => i.release()));
+    const stopping = (async () => {
+      // a namespace change under way first: the informers it takes are let go of too
+      await this.changing;
+      await Promise.all([...this.informers.values()].map((i) => i.release()));
+    })();
+    this.stopping = stopping;
+    try {
+      await stopping;
+    } finally {
+      if (this.stopping === stopping) this.stopping = undefined;
+    }
   }
 
   /**
@@ -168,7 +185,8 @@ export class MultiNamespaceInformer<T extends KubernetesResource> {
 
   private async applyNamespaces(next: WatchedNamespaces): Promise<void> {
     if (this.stopped) {
-      // after stop nothing is taken: a lease taken now would hold its shared informer for good
+      // after stop nothing is taken (a lease taken now would hold its shared informer for good):
+      // the next start() takes the namespaces recorded here
       this.watched = next;
       return;
     }
