@@ -25,8 +25,12 @@ export type WebhookEndpoint =
       caBundle?: string;
     }
   | {
-      /** A Service in the cluster in front of the webhook server. */
-      service: { namespace: string; name: string; port?: number };
+      /**
+       * A Service in the cluster in front of the webhook server; `path` is prepended to each
+       * webhook's path (`/webhooks` for `WebhookController`, with the app's global prefix before
+       * it). Defaults: port 443 (kube's), no path prefix.
+       */
+      service: { namespace: string; name: string; port?: number; path?: string };
       /** Base64 of the PEM CA that signed the serving certificate. */
       caBundle?: string;
     };
@@ -40,7 +44,12 @@ function clientConfig(endpoint: WebhookEndpoint, path: string): Admissionregistr
   const cc: AdmissionregistrationV1WebhookClientConfig =
     'url' in endpoint
       ? { url: `${endpoint.url.replace(/\/$/, '')}${path}` }
-      : { service: { ...endpoint.service, path } };
+      : {
+          service: {
+            ...endpoint.service,
+            path: `${(endpoint.service.path ?? '').replace(/\/$/, '')}${path}`,
+          },
+        };
   if (endpoint.caBundle !== undefined) cc.caBundle = endpoint.caBundle;
   return cc;
 }

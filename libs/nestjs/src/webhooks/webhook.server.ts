@@ -170,7 +170,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     if (endpoint) return endpoint;
     if (this.options.listen === false)
       throw new WebhookConfigurationError(
-        `the webhook server does not listen (WebhookModule.forRoot({ listen: false })), so the API server cannot reach it at its own URL: pass the endpoint of the application's HTTPS server, e.g. { url: 'https://<host>:<port>/webhooks', caBundle: '<base64 of its CA>' } (a Service: { service: { namespace, name, port }, caBundle })`,
+        `the webhook server does not listen (WebhookModule.forRoot({ listen: false })), so the API server cannot reach it at its own URL: pass the endpoint of the application's HTTPS server, e.g. { url: 'https://<host>:<port>/webhooks', caBundle: '<base64 of its CA>' } (a Service: { service: { namespace, name, port, path: '/webhooks' }, caBundle })`,
       );
     return { url: this.url, caBundle: this.caBundle };
   }

@@ -17,6 +17,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
 import { ConversionWebhook, MutatingWebhook } from '../webhook.decorators.js';
 import { AdmissionDeniedError } from '../webhook.errors.js';
+import { crdConversion, mutatingWebhookConfiguration, webhookDeclarations } from '../webhook-manifests.js';
 import { WebhookModule } from '../webhook.module.js';
 import { WebhookServer } from '../webhook.server.js';
 import { developmentWebhookTls } from '../webhook-tls.js';
@@ -276,6 +277,32 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
       } finally {
         await app.close();
       }
+    });
+
+    it('[FINDING S13-WH5] a Service endpoint with a path prefix reaches the routes under /webhooks', () => {
+      const decls = webhookDeclarations([Guard, GadgetConverter]);
+      const service = { namespace: 'ops', name: 'app', port: 443, path: '/webhooks' };
+      const mutating = mutatingWebhookConfiguration('s13', decls, { service, caBundle: 'Y2E=' });
+      expect(mutating.webhooks?.[0]?.clientConfig).toEqual({
+        service: {
+          namespace: 'ops',
+          name: 'app',
+          port: 443,
+          path: '/webhooks/mutate/guard.configmaps.example.com',
+        },
+        caBundle: 'Y2E=',
+      });
+      expect(
+        crdConversion('gadgets.s13.example.com', decls, { service: { ...service, path: '/webhooks/' } })
+          .webhook?.clientConfig,
+      ).toEqual({
+        service: {
+          namespace: 'ops',
+          name: 'app',
+          port: 443,
+          path: '/webhooks/convert/gadgets.s13.example.com',
+        },
+      });
     });
   });
 
