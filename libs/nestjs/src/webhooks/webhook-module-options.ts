@@ -24,8 +24,9 @@ export interface WebhookModuleOptions {
   listen?: boolean;
   /**
    * Also mount `WebhookController` (`POST /webhooks/{validate,mutate,convert}/:name`) in the Nest app.
-   * Reviews of up to 3 MiB (kube-apiserver's limit) reach it whatever the JSON body limit of the
-   * app's other routes on Express; on Fastify give the adapter `bodyLimit: 3 * 1024 * 1024`.
+   * Admission reviews of up to 7 MiB and conversion reviews of up to 256 MiB (kube-apiserver sends a
+   * whole list in one) reach it whatever the JSON body limit of the app's other routes on Express;
+   * on Fastify give the adapter such a `bodyLimit`.
    * Defaults to false.
    */
   controller?: boolean;

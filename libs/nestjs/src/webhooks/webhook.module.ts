@@ -29,7 +29,7 @@ export class WebhookModule {
         { provide: WEBHOOK_MODULE_OPTIONS, useValue: options },
         WebhookExplorer,
         WebhookServer,
-        // reviews of up to 3 MiB reach the controller past the app's JSON body limit
+        // large reviews reach the controller past the app's JSON body limit
         ...(options.controller === true ? [WebhookRouteBody] : []),
       ],
       controllers: options.controller === true ? [WebhookController] : [],

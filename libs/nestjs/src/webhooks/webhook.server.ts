@@ -20,7 +20,7 @@ import {
 } from './webhook-manifests.js';
 import type { WebhookEndpoint } from './webhook-manifests.js';
 import { WebhookReviewHandler } from './webhook-review.handler.js';
-import { MAX_REVIEW_BYTES, readReviewBody } from './webhook-body.js';
+import { maxReviewBytes, readReviewBody, tooLargeMessage } from './webhook-body.js';
 import { developmentWebhookTls } from './webhook-tls.js';
 import { readWebhookTlsFiles, watchWebhookTlsFiles } from './webhook-tls-files.js';
 import type { WebhookTls } from './webhook-tls.js';
@@ -80,9 +80,10 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     if (this.options.listen === false) return;
     const handler = this.reviewHandler;
     const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem }, (req, res) => {
-      readReviewBody(req).then(
+      const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+      const limit = maxReviewBytes(path);
+      readReviewBody(req, limit).then(
         ({ text, tooLarge }) => {
-          const path = new URL(req.url ?? '/', 'https://webhook').pathname;
           const reply = (status: number, body: unknown): void => {
             const text = JSON.stringify(body);
             res.writeHead(status, {
@@ -92,7 +93,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
             res.end(text);
           };
           if (req.method !== 'POST') return reply(405, { message: 'webhooks accept POST only' });
-          if (tooLarge) return reply(413, { message: `review larger than ${MAX_REVIEW_BYTES} bytes` });
+          if (tooLarge) return reply(413, { message: tooLargeMessage(limit) });
           handler.handle(path, text).then(
             (a) => reply(a.status, a.body),
             (e: unknown) => reply(500, { message: e instanceof Error ? e.message : String(e) }),

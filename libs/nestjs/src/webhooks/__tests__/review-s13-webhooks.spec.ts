@@ -15,13 +15,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
-import { ConversionWebhook, MutatingWebhook } from '../webhook.decorators.js';
+import { ConversionWebhook, MutatingWebhook, ValidatingWebhook } from '../webhook.decorators.js';
 import { AdmissionDeniedError } from '../webhook.errors.js';
 import { crdConversion, mutatingWebhookConfiguration, webhookDeclarations } from '../webhook-manifests.js';
 import { WebhookModule } from '../webhook.module.js';
 import { WebhookServer } from '../webhook.server.js';
 import { developmentWebhookTls } from '../webhook-tls.js';
-import type { AdmissionRequest, Converter, Mutator } from '../webhook.types.js';
+import type { AdmissionRequest, Converter, Mutator, Validator } from '../webhook.types.js';
 
 type Json = Record<string, unknown>;
 
@@ -93,6 +93,13 @@ class Guard implements Mutator {
     o.metadata!.labels = { ...o.metadata!.labels, 'example.com/defaulted': 'true' };
     return o;
   }
+}
+
+/** Allows every ConfigMap (a webhook to post large reviews to). */
+@Injectable()
+@ValidatingWebhook({ resource: ConfigMaps, name: 'allow.configmaps.example.com' })
+class AllowAll implements Validator {
+  validate(): void {}
 }
 
 interface GadgetObject extends KubernetesObject {
@@ -192,7 +199,7 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
 
     @Module({
       imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
-      providers: [GadgetConverter],
+      providers: [GadgetConverter, AllowAll],
     })
     class App {}
 
@@ -240,6 +247,60 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
         metadata: { name: 'g', namespace: 'default', uid: 'x' },
         spec: { size: 2, colour: 'blue' },
       });
+    });
+
+    it('[FINDING S13-WH6] a ConversionReview of a 5 MB list and an AdmissionReview of an UPDATE with two 1.6 MB objects are answered, not refused with 413', async () => {
+      const ca = Buffer.from(webhooks.caBundle, 'base64').toString('utf8');
+      const filler = 'x'.repeat(1_000);
+      const objects = Array.from({ length: 5_000 }, (_, i) => ({
+        apiVersion: 's13.example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: `g${i}`, namespace: 'default', annotations: { filler } },
+        spec: { size: i },
+      }));
+      const converted = await send(
+        `${webhooks.url}/convert/gadgets.s13.example.com`,
+        'POST',
+        {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          request: { uid: 'list', desiredAPIVersion: 's13.example.com/v2', objects },
+        },
+        { ca },
+      );
+      expect(converted.status).toBe(200);
+      expect((converted.json().response as { convertedObjects: unknown[] }).convertedObjects).toHaveLength(
+        5_000,
+      );
+
+      const big = (v: string): Json => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'big', namespace: 'default' },
+        data: { v: v.repeat(1_600_000) },
+      });
+      const admitted = await send(
+        `${webhooks.url}/validate/allow.configmaps.example.com`,
+        'POST',
+        {
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: {
+            uid: 'update',
+            kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+            resource: { group: '', version: 'v1', resource: 'configmaps' },
+            name: 'big',
+            namespace: 'default',
+            operation: 'UPDATE',
+            userInfo: { username: 'u' },
+            object: big('a'),
+            oldObject: big('b'),
+          },
+        },
+        { ca },
+      );
+      expect(admitted.status).toBe(200);
+      expect(admitted.json().response).toEqual({ uid: 'update', allowed: true });
     });
   });
 

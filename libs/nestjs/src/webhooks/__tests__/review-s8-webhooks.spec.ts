@@ -170,7 +170,7 @@ describe('review S8: webhooks served by Nest', () => {
     });
 
     it('[FINDING S8-WH10] a ConversionReview of a list larger than 100 kB is answered, not refused with 413 by the body parser', async () => {
-      // 200 objects of about 1 kB: a list the standalone server (3 MiB limit) converts
+      // 200 objects of about 1 kB: a list the standalone server converts
       const r = await send(
         `${base}/webhooks/convert/widgets.review.example.com`,
         'POST',

@@ -1,6 +1,6 @@
 /**
- * WebhookController on the application's own Express server (`controller: true`): reviews up to
- * kube-apiserver's 3 MiB reach it whatever the app's JSON body limit, and the app's other routes keep
+ * WebhookController on the application's own Express server (`controller: true`): large reviews
+ * reach it whatever the app's JSON body limit, and the app's other routes keep
  * Express's parser and limit (review S8-WH10: a converted list over 100 kB was refused with 413).
  */
 import 'reflect-metadata';
@@ -12,7 +12,7 @@ import { Test } from '@nestjs/testing';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ConversionWebhook } from '../webhook.decorators.js';
 import { WebhookModule } from '../webhook.module.js';
-import { MAX_REVIEW_BYTES } from '../webhook-body.js';
+import { MAX_ADMISSION_REVIEW_BYTES } from '../webhook-body.js';
 import type { Converter } from '../webhook.types.js';
 
 interface Gadget extends KubernetesObject {
@@ -121,12 +121,12 @@ describe.each([
     });
   });
 
-  it('refuses a review over 3 MiB with 413 and a message, and serves the next one', async () => {
-    const body = review(3_200);
-    expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_REVIEW_BYTES);
-    const r = await post(`${base}/webhooks/convert/gadgets.body.example.com`, body);
+  it('refuses an admission review over 7 MiB with 413 and a message, and serves the next one', async () => {
+    const body = review(7_400);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_ADMISSION_REVIEW_BYTES);
+    const r = await post(`${base}/webhooks/validate/any.gadgets.body.example.com`, body);
     expect(r.status).toBe(413);
-    expect(r.json.message).toBe(`review larger than ${MAX_REVIEW_BYTES} bytes`);
+    expect(r.json.message).toBe(`review larger than ${MAX_ADMISSION_REVIEW_BYTES} bytes`);
     expect((await post(`${base}/webhooks/convert/gadgets.body.example.com`, review(2))).status).toBe(200);
   });
 
