@@ -13,7 +13,8 @@ export class WebhookExplorer {
 
   /**
    * The webhook providers, each once.
-   * @throws WebhookConfigurationError for a provider without the method its decorator needs, or two webhooks on one path.
+   * @throws WebhookConfigurationError for a provider without the method its decorator needs, a
+   * request-scoped or transient one, or two webhooks on one path.
    */
   webhooks(): DiscoveredWebhook[] {
     const found = new Map<string, DiscoveredWebhook>();
@@ -24,6 +25,12 @@ export class WebhookExplorer {
       const declaration = getWebhookDeclaration(type);
       if (!declaration) continue;
       const className = (type as { name: string }).name;
+      if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
+        // Nest constructs such a provider per request or per consumer, never the instance held here
+        throw new WebhookConfigurationError(
+          `${className} is a ${declaration.type} webhook but ${wrapper.isTransient ? 'transient' : 'request-scoped (itself or through a dependency)'}: the webhook server answers every review with one instance, so make it and its dependencies singletons (the default scope) and resolve per-request needs inside its method`,
+        );
+      }
       const method = METHOD[declaration.type];
       if (
         typeof instance[method] !== 'function' ||

@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, Scope } from '@nestjs/common';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -364,6 +364,55 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
           path: '/webhooks/convert/gadgets.s13.example.com',
         },
       });
+    });
+  });
+
+  describe('webhook providers Nest does not construct once', () => {
+    /** A request-scoped dependency: a provider depending on it is request-scoped too. */
+    @Injectable({ scope: Scope.REQUEST })
+    class PerRequestRules {
+      readonly maxSize = 3;
+    }
+
+    @Injectable()
+    @ValidatingWebhook({ resource: ConfigMaps, name: 'scoped.configmaps.example.com' })
+    class ScopedValidator implements Validator {
+      constructor(private readonly rules: PerRequestRules) {}
+      validate(r: AdmissionRequest): void {
+        if (Object.keys((r.object as { data?: Json } | null)?.data ?? {}).length > this.rules.maxSize)
+          throw new AdmissionDeniedError('too many keys');
+      }
+    }
+
+    @Injectable({ scope: Scope.TRANSIENT })
+    @ValidatingWebhook({ resource: ConfigMaps, name: 'transient.configmaps.example.com' })
+    class TransientValidator implements Validator {
+      validate(): void {}
+    }
+
+    it('[FINDING S13-WH7] a request-scoped or transient webhook provider fails the start with a typed error naming it, instead of answering every review from an instance Nest never constructed', async () => {
+      for (const [provider, name] of [
+        [ScopedValidator, 'ScopedValidator'],
+        [TransientValidator, 'TransientValidator'],
+      ] as const) {
+        @Module({
+          imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
+          providers: [PerRequestRules, provider],
+        })
+        class ScopedApp {}
+        let app: INestApplicationContext | undefined;
+        let failure: unknown;
+        try {
+          app = await NestFactory.createApplicationContext(ScopedApp, { logger: false, abortOnError: false });
+        } catch (e) {
+          failure = e;
+        }
+        await app?.close();
+        expect(failure).toMatchObject({
+          code: 'InvalidWebhookConfiguration',
+          message: expect.stringContaining(name),
+        });
+      }
     });
   });
 
