@@ -272,6 +272,57 @@ describe('review s13: built-in kinds validation', () => {
     });
   });
 
+  describe('pod failure policy', () => {
+    it("[FINDING S13-BV14] a Job's podFailurePolicy needs pods that restart Never and well-formed rules", async () => {
+      const JOBS = `/apis/batch/v1${NS}/jobs`;
+      const job = (name: string, podFailurePolicy: object, restartPolicy = 'Never') => ({
+        metadata: { name },
+        spec: {
+          podFailurePolicy,
+          template: { spec: { restartPolicy, containers: [{ name: 'app', image: 'busybox:1.36' }] } },
+        },
+      });
+      const ignoreDisruption = {
+        rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }],
+      };
+      expect(await refused(JOBS, job('restart', ignoreDisruption, 'OnFailure'))).toEqual([
+        'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified',
+      ]);
+      expect(
+        await refused(
+          JOBS,
+          job('rules', {
+            rules: [
+              {
+                action: 'Retry',
+                onExitCodes: { operator: 'In', values: [3, 0, 1, 1], containerName: 'main' },
+              },
+              { action: 'FailJob' },
+            ],
+          }),
+        ),
+      ).toEqual([
+        'spec.podFailurePolicy.rules[0].action: Unsupported value: "Retry": supported values: "Count", "FailIndex", "FailJob", "Ignore"',
+        'spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "main": must be one of the container or initContainer names in the pod template',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values[1]: Invalid value: 0: must not be 0 for the In operator',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values[3]: Duplicate value: 1',
+        'spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [3,0,1,1]: must be ordered',
+        'spec.podFailurePolicy.rules[1]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required',
+      ]);
+      expect(
+        await created(
+          JOBS,
+          job('pfp-ok', {
+            rules: [
+              ...ignoreDisruption.rules,
+              { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } },
+            ],
+          }),
+        ),
+      ).toBe(201);
+    });
+  });
+
   describe('apps', () => {
     const APPS = `/apis/apps/v1${NS}`;
     const workload = (name: string, spec: object) => ({

@@ -1,6 +1,7 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
-import { invalid, nonNegative, notSupported, required } from './field-causes.js';
+import { invalid, nonNegative, notSupported, objects, required } from './field-causes.js';
+import { goValue } from './builtin-update-validation.js';
 import { knownTimeZone, scheduleProblem } from './cron-schedule.js';
 
 // What kube-apiserver 1.32 refuses in Jobs' counts and CronJobs beyond their schema types
@@ -59,6 +60,117 @@ export function jobCountCauses(spec: JsonObject | undefined, path: string): Stat
     if (typeof maxFailed === 'number')
       causes.push(invalid(`${path}.maxFailedIndexes`, maxFailed, 'requires indexed completion mode'));
   }
+  causes.push(...podFailurePolicyCauses(spec, path));
+  return causes;
+}
+
+const ACTIONS = ['Count', 'FailIndex', 'FailJob', 'Ignore'];
+const OPERATORS = ['In', 'NotIn'];
+const CONDITION_STATUSES = ['False', 'True', 'Unknown'];
+/** Go's %q of a list of strings: `["a" "b"]`. */
+const quotedList = (l: string[]): string => `[${l.map((x) => JSON.stringify(x)).join(' ')}]`;
+/** field.Invalid with field.OmitValueType: the message has no value. */
+const invalidNoValue = (field: string, detail: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  field,
+  message: `Invalid value: ${detail}`,
+});
+
+/**
+ * validatePodFailurePolicy and its rules (validatePodFailurePolicyRule, ...OnExitCodes,
+ * ...OnPodConditions), and validateJobSpec's rule that such a Job's pods restart Never.
+ */
+function podFailurePolicyCauses(spec: JsonObject, path: string): StatusCause[] {
+  const policy = spec.podFailurePolicy;
+  if (!isObject(policy)) return [];
+  const causes: StatusCause[] = [];
+  const template = isObject(spec.template) ? spec.template : {};
+  const podSpec = isObject(template.spec) ? template.spec : {};
+  const names = new Set(
+    [...objects(podSpec.containers), ...objects(podSpec.initContainers)].map((c) =>
+      typeof c.name === 'string' ? c.name : '',
+    ),
+  );
+  const at = `${path}.podFailurePolicy`;
+  const rules = objects(policy.rules);
+  if (rules.length > 20)
+    causes.push({
+      reason: 'FieldValueTooMany',
+      field: `${at}.rules`,
+      message: `Too many: ${rules.length}: must have at most 20 items`,
+    });
+  rules.forEach((rule, i) => {
+    const ruleAt = `${at}.rules[${i}]`;
+    const action = typeof rule.action === 'string' ? rule.action : '';
+    if (action === '') causes.push(required(`${ruleAt}.action`, `valid values: ${quotedList(ACTIONS)}`));
+    else if (action === 'FailIndex') {
+      if (spec.backoffLimitPerIndex === undefined || spec.backoffLimitPerIndex === null)
+        causes.push(invalid(`${ruleAt}.action`, action, 'requires the backoffLimitPerIndex to be set'));
+    } else if (!ACTIONS.includes(action)) causes.push(notSupported(`${ruleAt}.action`, action, ACTIONS));
+    const onExit = isObject(rule.onExitCodes) ? rule.onExitCodes : undefined;
+    const onConditions = objects(rule.onPodConditions);
+    if (onExit) {
+      const exitAt = `${ruleAt}.onExitCodes`;
+      const operator = typeof onExit.operator === 'string' ? onExit.operator : '';
+      if (operator === '')
+        causes.push(required(`${exitAt}.operator`, `valid values: ${quotedList(OPERATORS)}`));
+      else if (!OPERATORS.includes(operator))
+        causes.push(notSupported(`${exitAt}.operator`, operator, OPERATORS));
+      if (typeof onExit.containerName === 'string' && !names.has(onExit.containerName))
+        causes.push(
+          invalid(
+            `${exitAt}.containerName`,
+            onExit.containerName,
+            'must be one of the container or initContainer names in the pod template',
+          ),
+        );
+      const values = Array.isArray(onExit.values)
+        ? onExit.values.filter((v): v is number => typeof v === 'number')
+        : [];
+      if (values.length === 0)
+        causes.push(invalid(`${exitAt}.values`, values, 'at least one value is required'));
+      else if (values.length > 255)
+        causes.push({
+          reason: 'FieldValueTooMany',
+          field: `${exitAt}.values`,
+          message: `Too many: ${values.length}: must have at most 255 items`,
+        });
+      const seen = new Set<number>();
+      let ordered = true;
+      values.forEach((v, j) => {
+        if (operator === 'In' && v === 0)
+          causes.push(invalid(`${exitAt}.values[${j}]`, v, 'must not be 0 for the In operator'));
+        if (seen.has(v))
+          causes.push({
+            reason: 'FieldValueDuplicate',
+            field: `${exitAt}.values[${j}]`,
+            message: `Duplicate value: ${goValue(v)}`,
+          });
+        seen.add(v);
+        if (j > 0 && (values[j - 1] ?? 0) > v) ordered = false;
+      });
+      if (!ordered) causes.push(invalid(`${exitAt}.values`, values, 'must be ordered'));
+    }
+    onConditions.forEach((pattern, j) => {
+      const status = typeof pattern.status === 'string' ? pattern.status : '';
+      const statusAt = `${ruleAt}.onPodConditions[${j}].status`;
+      if (status === '') causes.push(required(statusAt, `valid values: ${quotedList(CONDITION_STATUSES)}`));
+      else if (!CONDITION_STATUSES.includes(status))
+        causes.push(notSupported(statusAt, status, CONDITION_STATUSES));
+    });
+    if (onExit && onConditions.length > 0)
+      causes.push(invalidNoValue(ruleAt, 'specifying both OnExitCodes and OnPodConditions is not supported'));
+    if (!onExit && onConditions.length === 0)
+      causes.push(invalidNoValue(ruleAt, 'specifying one of OnExitCodes and OnPodConditions is required'));
+  });
+  if (podSpec.restartPolicy === 'OnFailure')
+    causes.push(
+      invalid(
+        `${path}.template.spec.restartPolicy`,
+        'OnFailure',
+        'only "Never" is supported when podFailurePolicy is specified',
+      ),
+    );
   return causes;
 }
 
