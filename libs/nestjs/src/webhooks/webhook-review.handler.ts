@@ -203,7 +203,9 @@ export class WebhookReviewHandler {
     } catch (e) {
       const what = `${decl.type} webhook "${decl.name}" (${hook.className})`;
       if (e instanceof AdmissionDeniedError) {
-        return answer({ allowed: false, status: { code: e.status, message: e.message } });
+        const denial = { allowed: false, status: { code: e.status, message: e.message } };
+        // kube-apiserver passes a webhook's warnings to the client whether it allows or denies
+        return answer(e.warnings.length > 0 ? { ...denial, warnings: [...e.warnings] } : denial);
       }
       if (e instanceof HandlerTimeout) {
         this.log.error(

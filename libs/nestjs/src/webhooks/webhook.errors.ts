@@ -5,15 +5,18 @@
 export class AdmissionDeniedError extends Error {
   /** Stable error code. */
   readonly code = 'AdmissionDenied';
+  /** Warnings sent with the denial (`Warning:` lines of kubectl above the error). Defaults to none. */
+  readonly warnings: readonly string[];
 
   constructor(
     message: string,
     /** The HTTP status the API server answers the client with. Defaults to 403. */
     readonly status = 403,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; warnings?: readonly string[] },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AdmissionDeniedError';
+    this.warnings = [...(options?.warnings ?? [])];
   }
 }
 

@@ -27,6 +27,7 @@ type Json = Record<string, unknown>;
 
 interface Answer {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   text: string;
   json: () => Json;
 }
@@ -53,7 +54,12 @@ function send(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, text, json: () => JSON.parse(text) as Json });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(text) as Json,
+        });
       });
       res.on('error', reject);
     });
@@ -102,6 +108,22 @@ class AllowAll implements Validator {
   validate(): void {}
 }
 
+/** Refuses ConfigMaps labelled strict=yes that have a `legacy` key, with a warning on the way. */
+@Injectable()
+@ValidatingWebhook({
+  resource: ConfigMaps,
+  name: 'strict.configmaps.example.com',
+  objectSelector: { matchLabels: { strict: 'yes' } },
+})
+class Strict implements Validator {
+  validate(r: AdmissionRequest): void {
+    if ((r.object as { data?: Json } | null)?.data?.legacy !== undefined)
+      throw new AdmissionDeniedError('data.legacy is not allowed', 422, {
+        warnings: ['data.legacy was renamed data.current in v2'],
+      });
+  }
+}
+
 interface GadgetObject extends KubernetesObject {
   spec?: { size?: number; colour?: string };
 }
@@ -140,7 +162,7 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
 
     @Module({
       imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })],
-      providers: [Guard, GadgetConverter],
+      providers: [Guard, Strict],
     })
     class App {}
 
@@ -156,6 +178,12 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
         webhooks.mutatingConfiguration('s13-mutating'),
       );
       expect(created.status).toBe(201);
+      const validating = await api(
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+        webhooks.validatingConfiguration('s13-validating'),
+      );
+      expect(validating.status).toBe(201);
     });
     afterAll(async () => {
       await app?.close();
@@ -190,6 +218,21 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
           'admission webhook "guard.configmaps.example.com" denied the request: protected is protected',
       });
       expect((await api('GET', `${CM}/protected`)).status).toBe(200);
+    });
+
+    it('[FINDING S13-WH8] a validator refusing a write can send warnings with the denial, which the client receives with the refusal', async () => {
+      const r = await api('POST', CM, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'strict', labels: { strict: 'yes' } },
+        data: { legacy: 'x' },
+      });
+      expect({ status: r.status, message: r.json().message, warning: r.headers.warning }).toEqual({
+        status: 422,
+        message:
+          'admission webhook "strict.configmaps.example.com" denied the request: data.legacy is not allowed',
+        warning: '299 - "data.legacy was renamed data.current in v2"',
+      });
     });
   });
 
