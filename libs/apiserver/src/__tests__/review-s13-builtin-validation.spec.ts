@@ -657,6 +657,41 @@ describe('review s13: built-in kinds validation', () => {
     });
   });
 
+  describe('replication controllers', () => {
+    it('[FINDING S13-BV15] a ReplicationController needs a selector matching its template and a valid pod template', async () => {
+      const RCS = `/api/v1${NS}/replicationcontrollers`;
+      expect(
+        await refused(RCS, {
+          metadata: { name: 'nolabels' },
+          spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+        }),
+      ).toEqual(['spec.selector: Required value']);
+      expect(
+        await refused(RCS, {
+          metadata: { name: 'mismatch' },
+          spec: {
+            selector: { app: 'web' },
+            template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'app' }] } },
+          },
+        }),
+      ).toEqual([
+        'spec.template.metadata.labels: Invalid value: {"app":"api"}: `selector` does not match template `labels`',
+        'spec.template.spec.containers[0].image: Required value',
+      ]);
+      expect(
+        await created(RCS, {
+          metadata: { name: 'rc-ok' },
+          spec: {
+            template: {
+              metadata: { labels: { app: 'web' } },
+              spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+            },
+          },
+        }),
+      ).toBe(201);
+    });
+  });
+
   describe('events', () => {
     it("[FINDING S13-BV9] an Event must be in its object's namespace, and a new-style Event needs its reporting fields", async () => {
       const involved = { apiVersion: 'example.com/v1', kind: 'Cluster', name: 'c1' };

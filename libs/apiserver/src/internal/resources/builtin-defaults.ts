@@ -33,6 +33,7 @@ import { ingressCauses } from './ingress-validation.js';
 import { eventCauses } from './event-validation.js';
 import { endpointsCauses } from './endpoints-validation.js';
 import { leaseCauses } from './lease-validation.js';
+import { replicationControllerCauses } from './replication-controller-validation.js';
 
 /**
  * Defaults kube-apiserver fills in when it decodes a built-in object (on every create, update and
@@ -278,7 +279,7 @@ function defaultBuiltin(
       }
     case '/replicationcontrollers':
       if (spec) defaultReplicationController(o, spec, rt.kind);
-      return [];
+      return replicationControllerCauses(spec);
     case '/persistentvolumes': {
       // SetDefaults_PersistentVolume (and a hostPath's type, SetDefaults_HostPathVolumeSource)
       const pvSpec = obj(o, 'spec');
