@@ -38,6 +38,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
   private reviewHandler: WebhookReviewHandler | undefined;
   private declared: WebhookDeclaration[] = [];
   private stopWatching: (() => void) | undefined;
+  private closing = false;
 
   constructor(
     private readonly explorer: WebhookExplorer,
@@ -89,6 +90,8 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
             res.writeHead(status, {
               'Content-Type': 'application/json',
               'Content-Length': Buffer.byteLength(text),
+              // a server shutting down lets the API server open its next call elsewhere
+              ...(this.closing ? { Connection: 'close' } : {}),
             });
             res.end(text);
           };
@@ -118,15 +121,31 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     this.logger.log(`serving ${this.declared.length} webhook(s) at ${this.url}: ${handler.paths.join(', ')}`);
   }
 
-  /** Closes the HTTPS server and its connections. */
+  /**
+   * Stops accepting connections and closes the idle ones, lets the reviews in flight be answered
+   * (for at most the longest webhook timeout, after which the API server has given up on them), then
+   * closes the rest.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopWatching?.();
     this.stopWatching = undefined;
     const s = this.server;
     this.server = undefined;
     if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
+    this.closing = true;
+    const closed = new Promise<void>((r) => s.close(() => r()));
+    s.closeIdleConnections();
+    const longest = Math.max(
+      0,
+      ...this.declared.map((d) => (d.type === 'conversion' ? 30 : (d.options.timeoutSeconds ?? 10))),
+    );
+    const timer = setTimeout(() => s.closeAllConnections(), longest * 1000 + 1000);
+    timer.unref();
+    try {
+      await closed;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The review handler (what `WebhookController` and the HTTPS server call). */

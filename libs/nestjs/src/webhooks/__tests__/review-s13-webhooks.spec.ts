@@ -459,6 +459,66 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
     });
   });
 
+  describe('shutting down', () => {
+    let entered: () => void = () => undefined;
+    let release: () => void = () => undefined;
+
+    /** Answers once the test releases it. */
+    @Injectable()
+    @ValidatingWebhook({ resource: ConfigMaps, name: 'slow.configmaps.example.com' })
+    class Slow implements Validator {
+      async validate(): Promise<void> {
+        entered();
+        await new Promise<void>((r) => {
+          release = r;
+        });
+      }
+    }
+
+    it('[FINDING S13-WH9] a review in flight when the application closes is answered before the server stops, not cut', async () => {
+      @Module({ imports: [WebhookModule.forRoot({ port: 0, host: '127.0.0.1' })], providers: [Slow] })
+      class SlowApp {}
+      const app = await NestFactory.createApplicationContext(SlowApp, { logger: false });
+      const webhooks = app.get(WebhookServer);
+      const ca = Buffer.from(webhooks.caBundle, 'base64').toString('utf8');
+      const url = `${webhooks.url}/validate/slow.configmaps.example.com`;
+      const review = {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        request: {
+          uid: 'in-flight',
+          kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+          resource: { group: '', version: 'v1', resource: 'configmaps' },
+          name: 'c',
+          namespace: 'default',
+          operation: 'CREATE',
+          userInfo: { username: 'u' },
+          object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } },
+          oldObject: null,
+        },
+      };
+      const inside = new Promise<void>((r) => {
+        entered = r;
+      });
+      const answer = send(url, 'POST', review, { ca }).then(
+        (a) => ({ status: a.status, response: a.json().response }),
+        (e: Error) => ({ error: e.message }),
+      );
+      await inside;
+      const closed = app.close();
+      // the server stops accepting connections first
+      await until(() =>
+        send(url, 'POST', review, { ca }).then(
+          () => false,
+          () => true,
+        ),
+      );
+      release();
+      expect(await answer).toEqual({ status: 200, response: { uid: 'in-flight', allowed: true } });
+      await closed;
+    });
+  });
+
   describe('serving certificate from files', () => {
     let dir: string;
     let app: INestApplicationContext | undefined;
