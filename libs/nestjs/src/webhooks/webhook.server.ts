@@ -66,19 +66,7 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     this.tls = files
       ? await readWebhookTlsFiles(files)
       : (this.options.tls ?? (await developmentWebhookTls(this.options.hosts)));
-    if (files) {
-      this.stopWatching = watchWebhookTlsFiles(
-        files,
-        this.tls,
-        (tls) => {
-          this.tls = tls;
-          this.server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
-          this.logger.log(`serving the renewed certificate ${files.certFile}`);
-        },
-        (e) => this.logger.warn(`${e.message}; the current certificate is served until they can be read`),
-      );
-    }
-    if (this.options.listen === false) return;
+    if (this.options.listen === false) return this.watchTlsFiles();
     const handler = this.reviewHandler;
     const server = createServer({ cert: this.tls.certPem, key: this.tls.keyPem }, (req, res) => {
       const path = new URL(req.url ?? '/', 'https://webhook').pathname;
@@ -119,6 +107,23 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
     });
     this.server = server;
     this.logger.log(`serving ${this.declared.length} webhook(s) at ${this.url}: ${handler.paths.join(', ')}`);
+    this.watchTlsFiles();
+  }
+
+  /** With `tlsFiles`: serves the certificate files again each time they change. */
+  private watchTlsFiles(): void {
+    const files = this.options.tlsFiles;
+    if (!files || !this.tls) return;
+    this.stopWatching = watchWebhookTlsFiles(
+      files,
+      this.tls,
+      (tls) => {
+        this.tls = tls;
+        this.server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+        this.logger.log(`serving the renewed certificate ${files.certFile}`);
+      },
+      (e) => this.logger.warn(`${e.message}; the current certificate is served until they can be read`),
+    );
   }
 
   /**
