@@ -168,7 +168,9 @@ export class WebhookServer implements OnApplicationBootstrap, BeforeApplicationS
   /** `https://<host>:<port>` of the HTTPS server (`127.0.0.1` when it listens on every address). */
   get url(): string {
     const host = this.options.host ?? '0.0.0.0';
-    return `https://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${this.port}`;
+    const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    // an IPv6 address is bracketed in a URL
+    return `https://${reachable.includes(':') ? `[${reachable}]` : reachable}:${this.port}`;
   }
 
   /** Base64 of the PEM CA of the serving certificate: the `caBundle` of the configurations. */

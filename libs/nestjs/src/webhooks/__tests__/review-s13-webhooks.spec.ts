@@ -519,6 +519,21 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
     });
   });
 
+  describe('an IPv6 listening address', () => {
+    it('[FINDING S13-WH10] the URL of a server on an IPv6 address brackets it, so the configurations made from it are valid', async () => {
+      @Module({ imports: [WebhookModule.forRoot({ host: 'fd00::5', port: 9443, listen: false })] })
+      class V6App {}
+      const app = await NestFactory.createApplicationContext(V6App, { logger: false });
+      try {
+        const webhooks = app.get(WebhookServer);
+        expect(webhooks.url).toBe('https://[fd00::5]:9443');
+        expect(new URL(`${webhooks.url}/validate/x`).hostname).toBe('[fd00::5]');
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
   describe('serving certificate from files', () => {
     let dir: string;
     let app: INestApplicationContext | undefined;
