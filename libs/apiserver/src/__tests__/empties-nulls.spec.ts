@@ -192,7 +192,7 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
     expect(dep.json<any>().spec.template.spec.containers[0].args).toEqual(['x', '']);
   });
 
-  it('a Secret\'s stringData value null is data "" (a Go string zero); a null slice of a field without omitempty stays null (Role rules, a rule\'s verbs)', async () => {
+  it('a Secret\'s stringData value null is data "" (a Go string zero); a null slice of a field without omitempty stays null (Role rules; a rule\'s null verbs are refused as kube refuses them)', async () => {
     const secret = await call(server, 'POST', `/api/v1/namespaces/${NS}/secrets`, {
       metadata: { name: 's1' },
       stringData: { k: null },
@@ -209,8 +209,11 @@ describe('KubeApiServer treats empties and nulls of built-in kinds as kube-apise
       metadata: { name: 'r2' },
       rules: [{ apiGroups: [''], resources: ['pods'], verbs: null, resourceNames: null }],
     });
-    expect(nullVerbs.status).toBe(201);
-    expect(nullVerbs.json<any>().rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: null }]);
+    // a null verbs slice decodes as nil (no omitempty), which kube's validatePolicyRule then refuses (S13-BV7)
+    expect(nullVerbs.status).toBe(422);
+    expect(nullVerbs.json<any>().message).toContain(
+      'rules[0].verbs: Required value: verbs must contain at least one value',
+    );
   });
 
   it('a status write with nulls stores them absent', async () => {

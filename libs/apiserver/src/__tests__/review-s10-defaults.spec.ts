@@ -521,12 +521,16 @@ describe('review s10: defaults of built-in kinds', () => {
       subsets: [
         {
           addresses: [{ ip: '10.0.0.1' }],
-          ports: [{ port: 80 }, { name: 'dns', port: 53, protocol: 'UDP' }],
+          // several ports are named (validateEndpointPort, S13-BV12)
+          ports: [
+            { name: 'http', port: 80 },
+            { name: 'dns', port: 53, protocol: 'UDP' },
+          ],
         },
       ],
     });
     expect(ep.subsets[0].ports).toEqual([
-      { port: 80, protocol: 'TCP' },
+      { name: 'http', port: 80, protocol: 'TCP' },
       { name: 'dns', port: 53, protocol: 'UDP' },
     ]);
   });

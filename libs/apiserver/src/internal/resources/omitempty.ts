@@ -9,6 +9,9 @@ import type { ResourceType } from './resource-type.js';
 const KEPT_WHEN_EMPTY: Record<string, string[]> = {
   'io.k8s.api.rbac.v1.Role': ['rules'],
   'io.k8s.api.rbac.v1.ClusterRole': ['rules'],
+  // `Endpoints []Endpoint json:"endpoints"` and `Ports []EndpointPort json:"ports"` (k8s.io/api
+  // discovery/v1): no omitempty (client-node's schema marks neither required)
+  'io.k8s.api.discovery.v1.EndpointSlice': ['endpoints', 'ports'],
 };
 
 /** A root schema, its `$ref` resolver and the schemas' fields Go declares without `omitempty`. */
