@@ -60,7 +60,7 @@ function versionOf(apiVersion: unknown): string {
 }
 
 /**
- * Answers `AdmissionReview` v1 and `ConversionReview` v1 requests for the discovered webhooks: a
+ * Answers `AdmissionReview` v1 (and v1beta1, in that version) and `ConversionReview` v1 requests for the discovered webhooks: a
  * malformed review gets a 400 with the reason; a handler that throws gets a denial with its message
  * (code 500 unless it threw {@link AdmissionDeniedError}); a handler slower than its
  * `timeoutSeconds` is denied at the deadline and reported, since the API server has given up on it.
@@ -119,9 +119,12 @@ export class WebhookReviewHandler {
       ? 'apiextensions.k8s.io/v1 ConversionReview'
       : 'admission.k8s.io/v1 AdmissionReview';
     if (!isRecord(parsed)) throw new MalformedReview(`malformed review: expected a ${want} object`);
-    if (`${String(parsed.apiVersion)} ${String(parsed.kind)}` !== want) {
+    // kube-apiserver sends the first of the configuration's admissionReviewVersions it knows, and
+    // takes the answer in that version: v1beta1 is answered as such, like controller-runtime does
+    const gvk = `${String(parsed.apiVersion)} ${String(parsed.kind)}`;
+    if (gvk !== want && (conversion || gvk !== 'admission.k8s.io/v1beta1 AdmissionReview')) {
       throw new MalformedReview(
-        `malformed review: expected apiVersion and kind ${want}, got ${JSON.stringify(parsed.apiVersion ?? null)} ${JSON.stringify(parsed.kind ?? null)}`,
+        `malformed review: expected apiVersion and kind ${want}${conversion ? '' : ' (or admission.k8s.io/v1beta1)'}, got ${JSON.stringify(parsed.apiVersion ?? null)} ${JSON.stringify(parsed.kind ?? null)}`,
       );
     }
     const request = parsed.request;

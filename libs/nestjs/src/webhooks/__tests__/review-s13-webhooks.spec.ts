@@ -345,6 +345,38 @@ describe('review S13: webhooks against the kube-apiserver webhook contract', () 
       expect(admitted.status).toBe(200);
       expect(admitted.json().response).toEqual({ uid: 'update', allowed: true });
     });
+
+    it('[FINDING S13-WH11] an AdmissionReview of admission.k8s.io/v1beta1 (a configuration listing v1beta1 first) is answered in that version', async () => {
+      const ca = Buffer.from(webhooks.caBundle, 'base64').toString('utf8');
+      const r = await send(
+        `${webhooks.url}/validate/allow.configmaps.example.com`,
+        'POST',
+        {
+          apiVersion: 'admission.k8s.io/v1beta1',
+          kind: 'AdmissionReview',
+          request: {
+            uid: 'beta',
+            kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+            resource: { group: '', version: 'v1', resource: 'configmaps' },
+            name: 'c',
+            namespace: 'default',
+            operation: 'CREATE',
+            userInfo: { username: 'u' },
+            object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } },
+            oldObject: null,
+          },
+        },
+        { ca },
+      );
+      expect({ status: r.status, body: r.json() }).toEqual({
+        status: 200,
+        body: {
+          apiVersion: 'admission.k8s.io/v1beta1',
+          kind: 'AdmissionReview',
+          response: { uid: 'beta', allowed: true },
+        },
+      });
+    });
   });
 
   describe('served only through WebhookController (listen: false)', () => {

@@ -146,8 +146,8 @@ describe('WebhookReviewHandler', () => {
       ['{not json', 'malformed review: the body is not JSON'],
       [[], 'malformed review: expected a admission.k8s.io/v1 AdmissionReview object'],
       [
-        { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview' },
-        'malformed review: expected apiVersion and kind admission.k8s.io/v1 AdmissionReview, got "admission.k8s.io/v1beta1" "AdmissionReview"',
+        { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview' },
+        'malformed review: expected apiVersion and kind admission.k8s.io/v1 AdmissionReview (or admission.k8s.io/v1beta1), got "admission.k8s.io/v2" "AdmissionReview"',
       ],
       [
         { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
