@@ -1,13 +1,7 @@
-import type { ResourceType } from '../api/resource-type.js';
 import { advice } from './internal/list-advice.js';
+import type { InformerListTarget } from './internal/list-advice.js';
 
-/** What an informer lists, for the advice in {@link InformerStartError}'s message. */
-export interface InformerListTarget {
-  /** The kind listed. */
-  resourceType: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind'>;
-  /** The namespace listed; undefined for all namespaces or a cluster-scoped kind. */
-  namespace?: string;
-}
+export type { InformerListTarget } from './internal/list-advice.js';
 
 /**
  * The first list of an informer failed and `failFast` is on: the informer did not start. The

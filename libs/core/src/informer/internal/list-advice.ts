@@ -1,5 +1,13 @@
 import { KubernetesApiError } from '../../client/errors.js';
-import type { InformerListTarget } from '../errors.js';
+import type { ResourceType } from '../../api/resource-type.js';
+
+/** What an informer lists, for the advice in an `InformerStartError`'s message and in its health. */
+export interface InformerListTarget {
+  /** The kind listed. */
+  resourceType: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind'>;
+  /** The namespace listed; undefined for all namespaces or a cluster-scoped kind. */
+  namespace?: string;
+}
 
 /**
  * What to do about a failed list or watch, when the cause says it (a 404: the kind is not served; a
