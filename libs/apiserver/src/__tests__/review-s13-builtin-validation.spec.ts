@@ -209,6 +209,34 @@ describe('review s13: built-in kinds validation', () => {
         expect(await created(CRONJOBS, cronJob(name, spec))).toBe(201);
     });
 
+    it('[FINDING S13-BV16] keys named like Object.prototype members are plain keys: a ConfigMap key __proto__ is stored, a schedule naming constructor is refused as cron refuses it', async () => {
+      // the data-and-binaryData check looked keys up with `in` (so __proto__ was "in" any map) and
+      // the schedule's month and weekday names with a plain object lookup
+      const cm = await call(
+        server,
+        'POST',
+        `/api/v1${NS}/configmaps`,
+        JSON.parse('{"metadata":{"name":"proto-keys"},"data":{"__proto__":"a","constructor":"b"}}'),
+      );
+      expect(cm.status).toBe(201);
+      const schedule = '0 0 1 constructor *';
+      expect(
+        await refused(`/apis/batch/v1${NS}/cronjobs`, {
+          metadata: { name: 'proto-month' },
+          spec: {
+            schedule,
+            jobTemplate: {
+              spec: {
+                template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } },
+              },
+            },
+          },
+        }),
+      ).toEqual([
+        `spec.schedule: Invalid value: "${schedule}": failed to parse int from constructor: strconv.Atoi: parsing "constructor": invalid syntax`,
+      ]);
+    });
+
     it('[FINDING S13-BV5] a Job needs non-negative counts and a known completion mode', async () => {
       const job = (name: string, spec: object) => ({
         metadata: { name },

@@ -42,7 +42,8 @@ export function configMapCauses(o: JsonObject): StatusCause[] {
   let size = 0;
   for (const [key, value] of entries(o.data)) {
     for (const m of configKeyProblems(key)) causes.push(invalid(`data[${key}]`, key, m));
-    if (key in binary) causes.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(binary, key))
+      causes.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     if (typeof value === 'string') size += Buffer.byteLength(value, 'utf8');
   }
   for (const [key, value] of entries(o.binaryData)) {

@@ -60,7 +60,9 @@ function parseUint(expr: string): number {
 }
 
 function parseIntOrName(expr: string, r: Bounds): number {
-  const named = r.names?.[expr.toLowerCase()];
+  const name = expr.toLowerCase();
+  // own names only: `constructor` or `__proto__` is no month or weekday
+  const named = r.names !== undefined && Object.hasOwn(r.names, name) ? r.names[name] : undefined;
   return named ?? parseUint(expr);
 }
 
