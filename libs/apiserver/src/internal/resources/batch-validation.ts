@@ -1,7 +1,7 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
 import { invalid, nonNegative, notSupported, objects, required } from './field-causes.js';
-import { goValue } from './builtin-update-validation.js';
+import { goValue } from './field-causes.js';
 import { knownTimeZone, scheduleProblem } from './cron-schedule.js';
 
 // What kube-apiserver 1.32 refuses in Jobs' counts and CronJobs beyond their schema types

@@ -1,6 +1,7 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { deepEqual, isObject } from '../common/json.js';
 import type { ResourceType } from './resource-type.js';
+import { goJson, goValue } from './field-causes.js';
 import {
   validateEndpointSliceUpdate,
   validatePriorityClassUpdate,
@@ -18,35 +19,6 @@ type Rule = (next: JsonObject, old: JsonObject) => StatusCause[];
 
 /** Kube's `field is immutable` (apimachinery's FieldImmutableErrorMsg). */
 const IMMUTABLE = 'field is immutable';
-
-/**
- * A value as field.Error prints it in an `Invalid value: <v>` message: numbers and booleans as they
- * are, strings quoted (%q), a nil value as `null`, anything else as JSON (Go's encoding/json: keys in
- * order, `<`, `>` and `&` escaped). Kube marshals its internal Go types: for the metav1 types
- * (label selectors) and lists of strings this is the same text; for an internal type without JSON
- * names (a Job's pod template) kube prints Go field names, which we do not reproduce.
- */
-export function goValue(v: unknown): string {
-  if (v === undefined || v === null) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  // a string is printed with Go's %q: quoted, `<`, `>` and `&` as they are
-  if (typeof v === 'string') return JSON.stringify(v);
-  return goJson(v);
-}
-
-function goJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v)).replace(/[<>&\u2028\u2029]/g, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!isObject(v)) return v;
-  const out: JsonObject = {};
-  for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortKeys(v[k]);
-  return out;
-}
 
 function invalid(field: string, value: unknown, detail: string): StatusCause {
   return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${goValue(value)}: ${detail}` };

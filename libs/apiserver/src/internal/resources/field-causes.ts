@@ -1,10 +1,39 @@
 import type { StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
 import type { JsonObject } from '../../types.js';
-import { goValue } from './builtin-update-validation.js';
 
 // apimachinery's field.Error constructors (pkg/util/validation/field/errors.go) as the causes of a
 // 422: the reason, the path and the message kube prints for each kind of error.
+
+/**
+ * A value as field.Error prints it in an `Invalid value: <v>` message: numbers and booleans as they
+ * are, strings quoted (%q), a nil value as `null`, anything else as JSON (Go's encoding/json: keys in
+ * order, `<`, `>` and `&` escaped). Kube marshals its internal Go types: for the metav1 types
+ * (label selectors) and lists of strings this is the same text; for an internal type without JSON
+ * names (a Job's pod template) kube prints Go field names, which we do not reproduce.
+ */
+export function goValue(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  // a string is printed with Go's %q: quoted, `<`, `>` and `&` as they are
+  if (typeof v === 'string') return JSON.stringify(v);
+  return goJson(v);
+}
+
+/** A value as Go's encoding/json writes it: keys in order, `<`, `>` and `&` escaped. */
+export function goJson(v: unknown): string {
+  return JSON.stringify(sortKeys(v)).replace(/[<>&\u2028\u2029]/g, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortKeys(v[k]);
+  return out;
+}
 
 /** field.Required: `Required value` and the detail, if any. */
 export const required = (field: string, detail = ''): StatusCause => ({
@@ -32,6 +61,20 @@ export const notSupported = (field: string, value: unknown, supported: readonly 
   reason: 'FieldValueNotSupported',
   field,
   message: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+});
+
+/** field.Duplicate: `Duplicate value: <value>`. */
+export const duplicate = (field: string, value: unknown): StatusCause => ({
+  reason: 'FieldValueDuplicate',
+  field,
+  message: `Duplicate value: ${goValue(value)}`,
+});
+
+/** field.NotFound: `Not found: <value>`. */
+export const notFound = (field: string, value: unknown): StatusCause => ({
+  reason: 'FieldValueNotFound',
+  field,
+  message: `Not found: ${goValue(value)}`,
 });
 
 /** field.TooLong with an unused value: `Too long: may not be more than <max> bytes`. */

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../types.js';
-import { age, NAME_COLUMN } from '../encoding/table.js';
+import { NAME_COLUMN } from '../encoding/table.js';
+import { AGE, field, text } from './table-columns.js';
 import type { TableColumn } from './resource-type.js';
 
 /**
@@ -9,20 +10,6 @@ import type { TableColumn } from './resource-type.js';
  * priority 1 are the ones kubectl shows only with `-o wide`.
  */
 
-function field(obj: unknown, path: readonly string[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
-}
-
-function text(obj: unknown, ...path: string[]): string {
-  const v = field(obj, path);
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-}
-
 function items(obj: unknown, ...path: string[]): unknown[] {
   const v = field(obj, path);
   return Array.isArray(v) ? v : [];
@@ -31,8 +18,6 @@ function items(obj: unknown, ...path: string[]): unknown[] {
 function column(name: string, value: (o: JsonObject) => unknown, priority = 0, type = 'string'): TableColumn {
   return { name, type, description: name, priority, value };
 }
-
-const AGE: TableColumn = column('Age', (o) => age(field(o, ['metadata', 'creationTimestamp'])));
 
 /** `Ready`/`NotReady` from the Ready condition, `Unknown` without one; `SchedulingDisabled` when cordoned. */
 function nodeStatus(o: JsonObject): string {

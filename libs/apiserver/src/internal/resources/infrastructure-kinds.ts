@@ -1,5 +1,6 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { deepEqual, isObject } from '../common/json.js';
+import { forbidden, invalid, notSupported, required } from './field-causes.js';
 
 // Defaults and validation of the cluster-infrastructure kinds beyond their schema types, as
 // kube-apiserver 1.32 gives them: core/v1 Node and LimitRange (pkg/apis/core/v1/defaults.go),
@@ -7,29 +8,8 @@ import { deepEqual, isObject } from '../common/json.js';
 // storage.k8s.io/v1 StorageClass (pkg/apis/storage/v1/defaults.go, pkg/apis/storage/validation) and
 // scheduling.k8s.io/v1 PriorityClass (pkg/apis/scheduling/v1/defaults.go, pkg/apis/scheduling/validation).
 
-const invalid = (field: string, value: string, detail: string): StatusCause => ({
-  reason: 'FieldValueInvalid',
-  field,
-  message: `Invalid value: ${value}: ${detail}`,
-});
-const required = (field: string): StatusCause => ({
-  reason: 'FieldValueRequired',
-  field,
-  message: 'Required value',
-});
-const forbidden = (field: string, detail: string): StatusCause => ({
-  reason: 'FieldValueForbidden',
-  field,
-  message: `Forbidden: ${detail}`,
-});
-const unsupported = (field: string, value: string, supported: readonly string[]): StatusCause => ({
-  reason: 'FieldValueNotSupported',
-  field,
-  message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
-});
-/** apimachinery's ValidateImmutableField, with the value as Go prints a string. */
-const immutable = (field: string, value: unknown): StatusCause =>
-  invalid(field, typeof value === 'string' ? JSON.stringify(value) : String(value), 'field is immutable');
+/** apimachinery's ValidateImmutableField. */
+const immutable = (field: string, value: unknown): StatusCause => invalid(field, value, 'field is immutable');
 
 function list(o: JsonObject, key: string): JsonObject[] {
   const v = o[key];
@@ -83,7 +63,7 @@ export function validateEndpointSlice(o: JsonObject): StatusCause[] {
   const type = o.addressType;
   if (type === undefined || type === '') return [required('addressType')];
   if (typeof type === 'string' && !(ADDRESS_TYPES as readonly string[]).includes(type))
-    return [unsupported('addressType', type, ADDRESS_TYPES)];
+    return [notSupported('addressType', type, ADDRESS_TYPES)];
   return [];
 }
 
@@ -111,12 +91,12 @@ export function validateStorageClass(o: JsonObject): StatusCause[] {
     typeof o.reclaimPolicy === 'string' &&
     !(RECLAIM_POLICIES as readonly string[]).includes(o.reclaimPolicy)
   )
-    causes.push(unsupported('reclaimPolicy', o.reclaimPolicy, RECLAIM_POLICIES));
+    causes.push(notSupported('reclaimPolicy', o.reclaimPolicy, RECLAIM_POLICIES));
   if (
     typeof o.volumeBindingMode === 'string' &&
     !(BINDING_MODES as readonly string[]).includes(o.volumeBindingMode)
   )
-    causes.push(unsupported('volumeBindingMode', o.volumeBindingMode, BINDING_MODES));
+    causes.push(notSupported('volumeBindingMode', o.volumeBindingMode, BINDING_MODES));
   return causes;
 }
 
@@ -198,7 +178,7 @@ export function validatePriorityClass(o: JsonObject): StatusCause[] {
     typeof o.preemptionPolicy === 'string' &&
     !(PREEMPTION_POLICIES as readonly string[]).includes(o.preemptionPolicy)
   )
-    causes.push(unsupported('preemptionPolicy', o.preemptionPolicy, PREEMPTION_POLICIES));
+    causes.push(notSupported('preemptionPolicy', o.preemptionPolicy, PREEMPTION_POLICIES));
   return causes;
 }
 

@@ -1,6 +1,7 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { isObject } from '../common/json.js';
+import { PORT_RANGE, portNameProblems } from './workload-validation.js';
 
 // The validation kube-apiserver gives autoscaling/v2 HorizontalPodAutoscalers and policy/v1
 // PodDisruptionBudgets beyond their schema types (pkg/apis/autoscaling/validation and
@@ -94,19 +95,7 @@ const notSupported = (field: string, value: unknown, supported: string[]): Statu
 
 /** validation.IsValidPortNum. */
 function portNumberProblems(n: number): string[] {
-  return n >= 1 && n <= 65535 ? [] : ['must be between 1 and 65535, inclusive'];
-}
-
-/** validation.IsValidPortName (an IANA service name). */
-function portNameProblems(name: string): string[] {
-  const problems: string[] = [];
-  if (name.length > 15) problems.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name))
-    problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
-  if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)');
-  if (name.includes('--')) problems.push('must not contain consecutive hyphens');
-  if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
-  return problems;
+  return n >= 1 && n <= 65535 ? [] : [PORT_RANGE];
 }
 
 /** ValidateNetworkPolicyPort. */

@@ -2,32 +2,14 @@ import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
 import { labelKeyErrors, labelValueErrors } from '../../selectors/label-validation.js';
 import { validateName } from '../storage/names.js';
-import { goValue } from './builtin-update-validation.js';
-import { portNameProblems } from './workload-validation.js';
+import { duplicate, invalid, notSupported, required } from './field-causes.js';
+import { PORT_RANGE, portNameProblems, PROTOCOLS } from './workload-validation.js';
 
 // ValidateService's rules beyond the schema types (pkg/apis/core/validation): ports (required but for
 // headless and ExternalName Services, names required when there are several and unique, numbers and
 // target ports in range, a known protocol), the type, an ExternalName's name and the selector's labels.
 
 const TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-const PORT_RANGE = 'must be between 1 and 65535, inclusive';
-
-const required = (field: string): StatusCause => ({
-  reason: 'FieldValueRequired',
-  field,
-  message: 'Required value',
-});
-const invalid = (field: string, value: unknown, detail: string): StatusCause => ({
-  reason: 'FieldValueInvalid',
-  field,
-  message: `Invalid value: ${goValue(value)}: ${detail}`,
-});
-const notSupported = (field: string, value: unknown, supported: readonly string[]): StatusCause => ({
-  reason: 'FieldValueNotSupported',
-  field,
-  message: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
-});
 
 /** ValidatePortNumOrName: a number in range or an IANA service name. */
 function portNumOrNameCauses(v: unknown, field: string): StatusCause[] {
@@ -54,12 +36,7 @@ export function serviceSpecCauses(spec: JsonObject | undefined): StatusCause[] {
     if (ports.length > 1 && name === '') causes.push(required(`${at}.name`));
     if (name !== '') {
       causes.push(...validateName(name, 'label', `${at}.name`));
-      if (names.has(name))
-        causes.push({
-          reason: 'FieldValueDuplicate',
-          field: `${at}.name`,
-          message: `Duplicate value: ${goValue(name)}`,
-        });
+      if (names.has(name)) causes.push(duplicate(`${at}.name`, name));
       names.add(name);
     }
     if (typeof p.port === 'number' && (p.port < 1 || p.port > 65535))

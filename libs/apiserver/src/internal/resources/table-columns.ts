@@ -8,7 +8,8 @@ import { age, humanDuration } from '../encoding/table.js';
  * convertor for kinds it has no printer for).
  */
 
-function field(obj: unknown, path: readonly string[]): unknown {
+/** The value at `path` in `obj`; undefined where the path leaves the object. */
+export function field(obj: unknown, path: readonly string[]): unknown {
   let cur: unknown = obj;
   for (const p of path) {
     if (cur === null || typeof cur !== 'object') return undefined;
@@ -17,7 +18,8 @@ function field(obj: unknown, path: readonly string[]): unknown {
   return cur;
 }
 
-function text(obj: unknown, ...path: string[]): string {
+/** The string or number at `path`, as text; `''` for anything else. */
+export function text(obj: unknown, ...path: string[]): string {
   const v = field(obj, path);
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 }
@@ -89,7 +91,8 @@ function subjects(o: JsonObject, kind: 'User' | 'Group' | 'ServiceAccount'): str
     .join(', ');
 }
 
-const AGE: TableColumn = column('Age', (o) => age(field(o, ['metadata', 'creationTimestamp'])));
+/** The Age column every built-in Table ends with. */
+export const AGE: TableColumn = column('Age', (o) => age(field(o, ['metadata', 'creationTimestamp'])));
 
 /** RoleBinding and ClusterRoleBinding: Role (`Kind/name`), Age; Users, Groups, ServiceAccounts wide. */
 export const BINDING_COLUMNS: readonly TableColumn[] = [

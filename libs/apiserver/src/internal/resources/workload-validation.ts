@@ -5,7 +5,7 @@ import { labelSelectorFromObject } from '../../selectors/label-selector-object.j
 import { matchesLabels, selectsEverything } from '../../selectors/label-selector.js';
 import { labelKeyErrors, labelValueErrors } from '../../selectors/label-validation.js';
 import { validateName } from '../storage/names.js';
-import { goValue } from './builtin-update-validation.js';
+import { duplicate, forbidden, invalid, notFound, notSupported, objects, required } from './field-causes.js';
 
 // What kube-apiserver 1.32 refuses in pods, pod templates and the workloads around them, beyond
 // their schema types (pkg/apis/core/validation ValidatePodSpec, ValidatePodTemplateSpec; and
@@ -15,39 +15,8 @@ import { goValue } from './builtin-update-validation.js';
 // kube's paths and wording. Not everything kube checks is here: probes, env names, security
 // contexts, affinities, topology spread and volume sources are not validated.
 
-const required = (field: string, detail = ''): StatusCause => ({
-  reason: 'FieldValueRequired',
-  field,
-  message: detail === '' ? 'Required value' : `Required value: ${detail}`,
-});
-const invalid = (field: string, value: unknown, detail: string): StatusCause => ({
-  reason: 'FieldValueInvalid',
-  field,
-  message: `Invalid value: ${goValue(value)}: ${detail}`,
-});
-const forbidden = (field: string, detail: string): StatusCause => ({
-  reason: 'FieldValueForbidden',
-  field,
-  message: `Forbidden: ${detail}`,
-});
-const duplicate = (field: string, value: unknown): StatusCause => ({
-  reason: 'FieldValueDuplicate',
-  field,
-  message: `Duplicate value: ${goValue(value)}`,
-});
-const notFound = (field: string, value: unknown): StatusCause => ({
-  reason: 'FieldValueNotFound',
-  field,
-  message: `Not found: ${goValue(value)}`,
-});
-const notSupported = (field: string, value: unknown, supported: readonly string[]): StatusCause => ({
-  reason: 'FieldValueNotSupported',
-  field,
-  message: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
-});
-
-const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
+/** The protocols of container and Service ports. */
+export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 
 // ---- label selectors (apimachinery meta/v1/validation ValidateLabelSelector) ----
@@ -105,7 +74,8 @@ export function portNameProblems(name: string): string[] {
   return problems;
 }
 
-const PORT_RANGE = 'must be between 1 and 65535, inclusive';
+/** validation.IsValidPortNum's message. */
+export const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 /** validateContainerPorts: numbers in range, names IANA service names and unique, a known protocol. */
 function containerPortCauses(ports: JsonObject[], path: string): StatusCause[] {
