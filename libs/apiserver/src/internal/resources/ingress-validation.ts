@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
 import { validateName } from '../storage/names.js';
+import { isDns1035Label, isDns1123Subdomain } from '../../crd/name-validation.js';
 import { invalid, objects, regexError, required } from './field-causes.js';
 import { portNameProblems } from './workload-validation.js';
 
@@ -9,24 +10,6 @@ import { portNameProblems } from './workload-validation.js';
 // (pkg/apis/networking/validation ValidateIngressSpec, validateHTTPIngressRuleValue,
 // validateHTTPIngressPath, validateIngressBackend for networking.k8s.io/v1), with kube's paths and
 // wording. The paths' pathType is checked by validateIngressPathTypes (ingress-paths.ts).
-
-const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-/** apivalidation.ValidateServiceName (NameIsDNS1035Label) of a backend's Service. */
-function serviceNameProblems(name: string): string[] {
-  const problems: string[] = [];
-  if (name.length > 63) problems.push('must be no more than 63 characters');
-  if (!DNS1035.test(name))
-    problems.push(
-      regexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        '[a-z]([-a-z0-9]*[a-z0-9])?',
-        'my-name',
-        'abc-123',
-      ),
-    );
-  return problems;
-}
 
 /** validateIngressBackend: a service (a name and a port name or number) or a resource, not both. */
 function backendCauses(backend: JsonObject, path: string): StatusCause[] {
@@ -49,7 +32,7 @@ function backendCauses(backend: JsonObject, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = typeof service.name === 'string' ? service.name : '';
   if (name === '') causes.push(required(`${path}.service.name`));
-  else for (const m of serviceNameProblems(name)) causes.push(invalid(`${path}.service.name`, name, m));
+  else for (const m of isDns1035Label(name)) causes.push(invalid(`${path}.service.name`, name, m));
   const port = isObject(service.port) ? service.port : {};
   const portName = typeof port.name === 'string' ? port.name : '';
   const portNumber = typeof port.number === 'number' ? port.number : 0;
@@ -68,28 +51,19 @@ function backendCauses(backend: JsonObject, path: string): StatusCause[] {
 }
 
 const SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const WILDCARD_RE = /^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** validation.IsDNS1123Subdomain, or IsWildcardDNS1123Subdomain for a host with a `*`. */
 function hostProblems(host: string): string[] {
+  if (!host.includes('*')) return isDns1123Subdomain(host);
   const problems: string[] = [];
   if (host.length > 253) problems.push('must be no more than 253 characters');
-  if (host.includes('*')) {
-    if (!WILDCARD_RE.test(host))
-      problems.push(
-        regexError(
-          "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
-          `\\*\\.${SUBDOMAIN_FMT}`,
-          '*.example.com',
-        ),
-      );
-  } else if (!SUBDOMAIN_RE.test(host))
+  if (!WILDCARD_RE.test(host))
     problems.push(
       regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        SUBDOMAIN_FMT,
-        'example.com',
+        "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
+        `\\*\\.${SUBDOMAIN_FMT}`,
+        '*.example.com',
       ),
     );
   return problems;
