@@ -1,6 +1,6 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { deepEqual, isObject } from '../common/json.js';
-import { forbidden, invalid, notSupported, required } from './field-causes.js';
+import { forbidden, invalid, notSupported, objects, required } from './field-causes.js';
 
 // Defaults and validation of the cluster-infrastructure kinds beyond their schema types, as
 // kube-apiserver 1.32 gives them: core/v1 Node and LimitRange (pkg/apis/core/v1/defaults.go),
@@ -10,11 +10,6 @@ import { forbidden, invalid, notSupported, required } from './field-causes.js';
 
 /** apimachinery's ValidateImmutableField. */
 const immutable = (field: string, value: unknown): StatusCause => invalid(field, value, 'field is immutable');
-
-function list(o: JsonObject, key: string): JsonObject[] {
-  const v = o[key];
-  return Array.isArray(v) ? v.filter(isObject) : [];
-}
 
 // ---- Node ----
 
@@ -32,7 +27,7 @@ export function defaultNode(o: JsonObject): void {
  * requests from its default limits, then from its min.
  */
 export function defaultLimitRange(spec: JsonObject): void {
-  for (const item of list(spec, 'limits')) {
+  for (const item of objects(spec.limits)) {
     if (item.type !== 'Container') continue;
     const limits: JsonObject = isObject(item.default) ? item.default : {};
     const requests: JsonObject = isObject(item.defaultRequest) ? item.defaultRequest : {};
@@ -52,7 +47,7 @@ const ADDRESS_TYPES = ['IPv4', 'IPv6', 'FQDN'] as const;
 
 /** SetDefaults_EndpointPort: a port's name "" and protocol TCP. */
 export function defaultEndpointSlice(o: JsonObject): void {
-  for (const port of list(o, 'ports')) {
+  for (const port of objects(o.ports)) {
     port.name ??= '';
     port.protocol ??= 'TCP';
   }

@@ -1,6 +1,6 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
-import { invalid } from './field-causes.js';
+import { invalid, nonNegative } from './field-causes.js';
 
 // ValidateLeaseSpec (pkg/apis/coordination/validation): a lease duration above 0 and lease
 // transitions of 0 or more, with kube's paths and wording. The strategy and preferredHolder
@@ -12,9 +12,6 @@ export function leaseCauses(o: JsonObject): StatusCause[] {
   const causes: StatusCause[] = [];
   if (typeof spec.leaseDurationSeconds === 'number' && spec.leaseDurationSeconds <= 0)
     causes.push(invalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'));
-  if (typeof spec.leaseTransitions === 'number' && spec.leaseTransitions < 0)
-    causes.push(
-      invalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'),
-    );
+  causes.push(...nonNegative(spec.leaseTransitions, 'spec.leaseTransitions'));
   return causes;
 }

@@ -1,6 +1,7 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { isObject } from '../common/json.js';
+import { objects } from './field-causes.js';
 import { PORT_RANGE, portNameProblems } from './workload-validation.js';
 
 // The validation kube-apiserver gives autoscaling/v2 HorizontalPodAutoscalers and policy/v1
@@ -191,7 +192,6 @@ function peerCauses(peer: JsonObject, path: string): StatusCause[] {
  */
 export function validateNetworkPolicy(spec: JsonObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
   for (const [direction, peersKey] of [
     ['ingress', 'from'],
     ['egress', 'to'],

@@ -5,7 +5,16 @@ import { labelSelectorFromObject } from '../../selectors/label-selector-object.j
 import { matchesLabels, selectsEverything } from '../../selectors/label-selector.js';
 import { labelKeyErrors, labelValueErrors } from '../../selectors/label-validation.js';
 import { validateName } from '../storage/names.js';
-import { duplicate, forbidden, invalid, notFound, notSupported, objects, required } from './field-causes.js';
+import {
+  duplicate,
+  forbidden,
+  invalid,
+  nonNegative,
+  notFound,
+  notSupported,
+  objects,
+  required,
+} from './field-causes.js';
 
 // What kube-apiserver 1.32 refuses in pods, pod templates and the workloads around them, beyond
 // their schema types (pkg/apis/core/validation ValidatePodSpec, ValidatePodTemplateSpec; and
@@ -202,8 +211,7 @@ function templateLabels(template: unknown): Record<string, string> {
 export function replicatedWorkloadCauses(kind: string, spec: JsonObject | undefined): StatusCause[] {
   if (!spec) return [required('spec.selector')];
   const causes: StatusCause[] = [];
-  if (typeof spec.replicas === 'number' && spec.replicas < 0)
-    causes.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
+  causes.push(...nonNegative(spec.replicas, 'spec.replicas'));
   const selector = spec.selector;
   if (!isObject(selector)) causes.push(required('spec.selector'));
   else {
