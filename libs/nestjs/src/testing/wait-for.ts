@@ -8,9 +8,19 @@ export class WaitForTimeoutError extends Error {
   }
 }
 
+/** Thrown when {@link waitFor} is given a timeout or interval that is not a number >= 0. */
+export class InvalidWaitForOptionsError extends Error {
+  /** Stable error code. */
+  readonly code = 'InvalidWaitForOptions';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidWaitForOptionsError';
+  }
+}
+
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
-  /** Give up after this many ms. Defaults to 10 000. */
+  /** Give up after this many ms (`Infinity`: no limit of its own, the test runner's applies). Defaults to 10 000. */
   timeoutMs?: number;
   /** Poll interval in ms. Defaults to 50. */
   intervalMs?: number;
@@ -23,14 +33,29 @@ export interface WaitForOptions {
 
 const PENDING = Symbol('pending');
 
+/** Node's timers take at most 2^31-1 ms; a longer delay (Infinity included) would fire after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function checkedMs(name: string, value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new InvalidWaitForOptionsError(
+      `waitFor: ${name} must be a number >= 0${name === 'timeoutMs' ? ' (Infinity for no limit)' : ''}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
 /** The check's value, or PENDING when it has not settled by the deadline. */
 async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number): Promise<T | typeof PENDING> {
   const value = check();
   if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return value;
   const result = Promise.resolve(value);
+  const left = deadline - Date.now();
+  // no deadline a timer can hold (an infinite or a 25-day timeout): the check is simply awaited
+  if (left > MAX_TIMER_MS) return result;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<typeof PENDING>((resolve) => {
-    timer = setTimeout(() => resolve(PENDING), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => resolve(PENDING), Math.max(0, left));
   });
   try {
     return await Promise.race([result, late]);
@@ -46,13 +71,14 @@ async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number):
  * A `check` that throws counts as not yet (the last error becomes the timeout's cause); one still
  * pending at the deadline does not hold the wait.
  * @throws WaitForTimeoutError after `timeoutMs`.
+ * @throws InvalidWaitForOptionsError when `timeoutMs` or `intervalMs` is not a number >= 0.
  */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
   options: WaitForOptions = {},
 ): Promise<Exclude<T, undefined | null | false>> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const intervalMs = options.intervalMs ?? 50;
+  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs ?? 10_000);
+  const intervalMs = Math.min(checkedMs('intervalMs', options.intervalMs ?? 50), MAX_TIMER_MS);
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -76,6 +102,9 @@ export async function waitFor<T>(
           : `${options.description ?? 'condition'} did not hold`;
       throw new WaitForTimeoutError(`${what} within ${timeoutMs} ms${why}`, { cause: lastError });
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    // never sleep past the deadline: the last check runs at it
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))),
+    );
   }
 }

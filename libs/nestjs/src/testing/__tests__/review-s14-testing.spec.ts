@@ -1,0 +1,48 @@
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OperatorTestEnvironment, waitFor } from '../index.js';
+
+/** Settles `promise` as its outcome text, or says it was still pending after `ms` (the guard timer is unref'd). */
+function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
+  return Promise.race([
+    promise.then(
+      (value) => `resolved ${String(value)}`,
+      (error: unknown) => `rejected ${(error as Error).message}`,
+    ),
+    new Promise<string>((resolve) => setTimeout(() => resolve(`still pending after ${ms} ms`), ms).unref()),
+  ]);
+}
+
+describe('review S14: @tosdk/nestjs/testing', () => {
+  let environment: OperatorTestEnvironment;
+  let dir: string;
+  beforeAll(async () => {
+    environment = await OperatorTestEnvironment.start({ environment: {} });
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-s14-'));
+  }, 60_000);
+  afterAll(async () => {
+    await environment?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S14-TS1] waitFor with timeoutMs: Infinity (the runner decides) returns once the check holds, and a NaN timeout is refused, instead of polling forever', async () => {
+    // a check that takes a little while, as a request to the API server does
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return 'ready';
+    };
+    expect(await outcomeWithin(waitFor(slow, { timeoutMs: Number.POSITIVE_INFINITY }), 3_000)).toBe(
+      'resolved ready',
+    );
+    // e.g. Number(process.env.WAIT_MS) with the variable unset
+    expect(
+      await outcomeWithin(
+        waitFor(() => false, { timeoutMs: Number('unset') }),
+        3_000,
+      ),
+    ).toMatch(/^rejected waitFor: timeoutMs must be a number >= 0 \(Infinity for no limit\), got NaN/);
+  });
+});
