@@ -68,8 +68,9 @@ async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number):
 
 /**
  * Polls `check` until it returns a value other than `undefined`, `null` or `false` and returns it.
- * A `check` that throws counts as not yet (the last error becomes the timeout's cause); one still
- * pending at the deadline does not hold the wait.
+ * A `check` that throws counts as not yet (the error of the last check that settled becomes the
+ * timeout's cause and is named in its message); one still pending at the deadline does not hold the
+ * wait (the timeout says so only when no check ever settled).
  * @throws WaitForTimeoutError after `timeoutMs`.
  * @throws InvalidWaitForOptionsError when `timeoutMs` or `intervalMs` is not a number >= 0.
  */
@@ -80,18 +81,26 @@ export async function waitFor<T>(
   const timeoutMs = checkedMs('timeoutMs', options.timeoutMs ?? 10_000);
   const intervalMs = Math.min(checkedMs('intervalMs', options.intervalMs ?? 50), MAX_TIMER_MS);
   const deadline = Date.now() + timeoutMs;
+  // the outcome of the last check that settled: its error, or none when it returned
   let lastError: unknown;
+  let settled = false;
   for (;;) {
     try {
       // a check still pending at the deadline does not hold the wait (Awaitility's atMost also
-      // bounds a condition that blocks): it is left to settle on its own
+      // bounds a condition that blocks): it is left to settle on its own, and what the checks
+      // before it saw (e.g. a 403 on every read) stays the reported last error
       const value = await beforeDeadline(check, deadline);
       if (value === PENDING) {
-        lastError = new Error(`the last check had not settled after ${timeoutMs} ms`);
-      } else if (value !== undefined && value !== null && value !== false) {
-        return value as Exclude<T, undefined | null | false>;
+        if (!settled) lastError = new Error(`the last check had not settled after ${timeoutMs} ms`);
+      } else {
+        settled = true;
+        lastError = undefined;
+        if (value !== undefined && value !== null && value !== false) {
+          return value as Exclude<T, undefined | null | false>;
+        }
       }
     } catch (error) {
+      settled = true;
       lastError = error;
     }
     if (Date.now() >= deadline) {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ResourceID, ResourceTypes } from '@tosdk/core';
 import { OperatorTestEnvironment, waitFor } from '../index.js';
 
 /** Settles `promise` as its outcome text, or says it was still pending after `ms` (the guard timer is unref'd). */
@@ -44,5 +45,41 @@ describe('review S14: @tosdk/nestjs/testing', () => {
         3_000,
       ),
     ).toMatch(/^rejected waitFor: timeoutMs must be a number >= 0 \(Infinity for no limit\), got NaN/);
+  });
+});
+
+describe('review S14: what a failed wait reports', () => {
+  let environment: OperatorTestEnvironment;
+  let namespace: string;
+  beforeAll(async () => {
+    environment = await OperatorTestEnvironment.start({ environment: {} });
+    namespace = await environment.createNamespace();
+  }, 60_000);
+  afterAll(async () => {
+    await environment?.stop();
+  });
+
+  it('[FINDING S14-TS2] a wait whose every read is refused reports the refusal as its last error, instead of "the last check had not settled"', async () => {
+    environment.server!.faults.failNext({
+      verb: 'get',
+      resource: 'configmaps',
+      code: 403,
+      times: 10_000,
+      message: 'configmaps "locked" is forbidden: User "admin" cannot get resource "configmaps"',
+    });
+    try {
+      const wait = environment.waitForResource(
+        ResourceTypes.ConfigMap,
+        new ResourceID('locked', namespace),
+        undefined,
+        {
+          timeoutMs: 300,
+        },
+      );
+      await expect(wait).rejects.toMatchObject({ code: 'WaitForTimeout' });
+      await expect(wait).rejects.toThrow(/; last error: 403 Forbidden: configmaps "locked" is forbidden/);
+    } finally {
+      environment.server!.faults.clear();
+    }
   });
 });
