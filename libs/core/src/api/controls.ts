@@ -159,7 +159,7 @@ export class DeleteControl {
 
 /**
  * The outcome of {@link Reconciler.updateErrorStatus}: whether to patch the status after a failed
- * reconciliation and whether the failure is retried.
+ * reconciliation and whether the failure is retried (JOSDK's ErrorStatusUpdateControl).
  */
 export class ErrorStatusUpdateControl<P extends KubernetesResource = KubernetesResource> {
   private constructor(
@@ -167,8 +167,10 @@ export class ErrorStatusUpdateControl<P extends KubernetesResource = KubernetesR
     readonly resource: P | undefined,
     /** Whether retrying is off for this failure (treated as done, not failed). */
     readonly noRetry: boolean,
-    /** Delay of the next attempt (instead of the retry policy's), or of a reschedule when `noRetry`. */
+    /** With `noRetry`: reconcile again after this delay (a reschedule, not a retry). */
     readonly scheduleDelayMs: number | undefined,
+    /** Made by {@link ErrorStatusUpdateControl.defaultErrorProcessing}: the failure is handled as if there were no `updateErrorStatus`. */
+    readonly defaultErrorProcessing: boolean = false,
   ) {
     Object.freeze(this);
   }
@@ -182,29 +184,48 @@ export class ErrorStatusUpdateControl<P extends KubernetesResource = KubernetesR
     );
   }
 
-  /** Patch nothing and retry as configured. */
+  /**
+   * Patch nothing and handle the failure as if the reconciler had no `updateErrorStatus`: retried by
+   * the retry policy. Cannot be combined with `withNoRetry` or `rescheduleAfter` (use
+   * {@link ErrorStatusUpdateControl.noStatusUpdate} for those).
+   */
   static defaultErrorProcessing<
     P extends KubernetesResource = KubernetesResource,
   >(): ErrorStatusUpdateControl<P> {
-    return new ErrorStatusUpdateControl<P>(undefined, false, undefined);
+    return new ErrorStatusUpdateControl<P>(undefined, false, undefined, true);
   }
 
-  /** Patch nothing; an alias of {@link ErrorStatusUpdateControl.defaultErrorProcessing} for readability. */
+  /** Patch nothing, then retry as configured; unlike `defaultErrorProcessing()` it takes `withNoRetry` and `rescheduleAfter`. */
   static noStatusUpdate<P extends KubernetesResource = KubernetesResource>(): ErrorStatusUpdateControl<P> {
     return new ErrorStatusUpdateControl<P>(undefined, false, undefined);
   }
 
-  /** Do not retry this failure (for errors no retry can fix). A new event still reconciles. */
+  /**
+   * Do not retry this failure (for errors no retry can fix). A new event still reconciles.
+   * @throws InvalidControlArgumentError on a `defaultErrorProcessing()` control.
+   */
   withNoRetry(): ErrorStatusUpdateControl<P> {
+    this.refuseOnDefaultProcessing('withNoRetry()');
     return new ErrorStatusUpdateControl(this.resource, true, this.scheduleDelayMs);
   }
 
   /**
-   * Run the next attempt after `delayMs` instead of the retry policy's delay (with `withNoRetry`:
-   * reconcile again after `delayMs`).
-   * @throws InvalidControlArgumentError when the delay is negative or not a finite number.
+   * Reconcile again after `delayMs`. As in JOSDK this is a reschedule, not a retry: it cancels the
+   * retry (implies `withNoRetry()`), so the next run starts with fresh retry info and the retry
+   * policy's attempts and delays do not apply to it.
+   * @throws InvalidControlArgumentError when the delay is negative or not a finite number, or on a
+   * `defaultErrorProcessing()` control.
    */
   rescheduleAfter(delayMs: number): ErrorStatusUpdateControl<P> {
-    return new ErrorStatusUpdateControl(this.resource, this.noRetry, checkDelay(delayMs));
+    this.refuseOnDefaultProcessing(`rescheduleAfter(${String(delayMs)})`);
+    return new ErrorStatusUpdateControl(this.resource, true, checkDelay(delayMs));
+  }
+
+  private refuseOnDefaultProcessing(call: string): void {
+    if (this.defaultErrorProcessing) {
+      throw new InvalidControlArgumentError(
+        `ErrorStatusUpdateControl.defaultErrorProcessing().${call}: default error processing retries as configured and cannot be changed; return ErrorStatusUpdateControl.noStatusUpdate().${call} (or patchStatus(resource).${call}) instead`,
+      );
+    }
   }
 }

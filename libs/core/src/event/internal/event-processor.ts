@@ -395,17 +395,16 @@ export class EventProcessor<P extends KubernetesResource> implements EventHandle
       this.scheduleMaxInterval(state);
       return;
     }
-    const effective = post.retryDelayOverrideMs ?? delay;
     this.logFailure(resource, 'warn', 'reconciliation failed; retry scheduled', {
       ...errorFields(state, post.error),
       attemptCount: retry.getAttemptCount(),
-      delayMs: effective,
+      delayMs: delay,
     });
     this.safeMetric(() =>
-      this.o.metrics.retrying?.(state.id, this.o.controller, retry.getAttemptCount(), effective),
+      this.o.metrics.retrying?.(state.id, this.o.controller, retry.getAttemptCount(), delay),
     );
-    state.retryDueAt = now + effective;
-    this.schedule(state, effective, 'retry');
+    state.retryDueAt = now + delay;
+    this.schedule(state, delay, 'retry');
   }
 
   private scheduleMaxInterval(state: ResourceState): void {

@@ -23,12 +23,11 @@ export interface PostExecutionControl<P extends KubernetesResource> {
   /** The failure; undefined on success. */
   readonly error?: unknown;
   /**
-   * A failure the reconciler ended with `ErrorStatusUpdateControl.withNoRetry()`: not retried, but
+   * A failure the reconciler ended with `ErrorStatusUpdateControl.withNoRetry()` (or its
+   * `rescheduleAfter`, then with `rescheduleDelayMs`): not retried, but
    * counted as failed (`Metrics.reconcileFailed`), as a failed execution.
    */
   readonly noRetryError?: unknown;
-  /** Delay of the next attempt chosen by `updateErrorStatus` instead of the retry policy's. */
-  readonly retryDelayOverrideMs?: number;
   /** The finalizer was removed after cleanup: the resource is about to go. */
   readonly finalizerRemoved?: boolean;
   /** The resource as the last write returned it. */

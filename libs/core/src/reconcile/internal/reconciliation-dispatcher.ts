@@ -408,12 +408,7 @@ export class ReconciliationDispatcher<P extends KubernetesResource> implements E
         rescheduleDelayMs: control.scheduleDelayMs,
       };
     }
-    return {
-      kind: 'reconcile',
-      error: wrapped,
-      updatedResource: updated,
-      retryDelayOverrideMs: control.scheduleDelayMs,
-    };
+    return { kind: 'reconcile', error: wrapped, updatedResource: updated };
   }
 
   private async cleanup(run: Run<P>): Promise<PostExecutionControl<P>> {
