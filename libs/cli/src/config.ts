@@ -24,6 +24,14 @@ export interface DeploymentConfig {
   livenessPath?: string;
   /** Readiness probe path. Defaults to `/health/readiness`. */
   readinessPath?: string;
+  /**
+   * The longest the container may take to start serving the liveness endpoint before the kubelet
+   * restarts it: the startup probe (on the liveness path, every 5 s) allows this many seconds, and the
+   * liveness and readiness probes wait for it. A Nest app listens only once the operator has started,
+   * which waits for every informer's first list (core's `cacheSyncTimeoutMs`, 120 s by default); raise
+   * this with that timeout. Defaults to 180.
+   */
+  startupSeconds?: number;
   /** Environment of the container. Defaults to none. */
   env?: Record<string, string>;
   /**
