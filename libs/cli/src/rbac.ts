@@ -176,7 +176,8 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
  *   updates); patch of the object, always: the finalizer of a Cleaner (or of a workflow deleting
  *   dependents itself) is added and removed with it, and a reconciler may return
  *   `UpdateControl.patchResource` (a choice made at run time, which the configuration does not show;
- *   QOSDK grants it too);
+ *   QOSDK grants it too); get with a finalizer: its guarded JSON patch re-reads the object after a
+ *   conflict, as JOSDK's `conflictRetryingPatch` does;
  * - each event source's kind: list and watch in its namespaces;
  * - each managed dependent's kind: create and patch for a Creator (server-side apply creates),
  *   patch for an Updater, delete for a Deleter the workflow deletes (not garbage collected, or with
@@ -208,8 +209,9 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
       ? (type.definition.version.statusSubresource ?? type.definition.schema.status !== undefined)
       : !(type.group === '' || type.group.endsWith('.k8s.io')) || !NO_STATUS.has(type.kind);
     if (hasStatus) grants.addType(ns, type, ['patch'], 'status');
-    // patchResource/patchResourceAndStatus and the finalizer: both patch the primary
-    grants.addType(ns, type, ['patch']);
+    // patchResource/patchResourceAndStatus and the finalizer: both patch the primary; the finalizer's
+    // guarded JSON patch reads the object again after a conflict (a get)
+    grants.addType(ns, type, c.usesFinalizer ? ['get', 'patch'] : ['patch']);
     for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
     for (const d of c.dependents) {
       const verbs = [

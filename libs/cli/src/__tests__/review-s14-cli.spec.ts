@@ -1,13 +1,26 @@
 // Review S14 (generators, as a user who generates and deploys an operator): the Deployment's probes
 // against how the operator starts, the generated objects created on an API server, and the RBAC
 // against the requests the runtime really makes (an RBAC-enforcing @tosdk/apiserver, 127.0.0.1).
-import { describe, expect, it } from '@jest/globals';
-import { KubernetesClient, Operator, ResourceTypes, UpdateControl } from '@tosdk/core';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeApiServer } from '@tosdk/apiserver';
+import {
+  DeleteControl,
+  KubernetesClient,
+  Operator,
+  ResourceID,
+  ResourceTypes,
+  UpdateControl,
+} from '@tosdk/core';
+import type { KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
+import { defineResource } from '@tosdk/core';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
 import { loadApp } from '../introspect.js';
 import { deploymentManifest } from '../manifests.js';
+import { rbacManifests } from '../rbac.js';
+import type { Manifest } from '../rbac.js';
 
+const SA = 'system:serviceaccount:op-system:op';
 const offline = () => KubernetesClient.fromKubeConfig(offlineKubeConfig());
 const config = (more: Partial<TosdkConfig> = {}): TosdkConfig => ({
   name: 'op',
@@ -17,6 +30,31 @@ const config = (more: Partial<TosdkConfig> = {}): TosdkConfig => ({
   deployment: { image: 'example.com/op:1.0.0' },
   ...more,
 });
+
+const rbacType = (kind: string, cluster: boolean) =>
+  defineResource<KubernetesResource>({
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind,
+    scope: cluster ? 'Cluster' : 'Namespaced',
+  });
+const RBAC_TYPES: Record<string, ResourceType> = {
+  ServiceAccount: ResourceTypes.ServiceAccount,
+  Role: rbacType('Role', false),
+  RoleBinding: rbacType('RoleBinding', false),
+  ClusterRole: rbacType('ClusterRole', true),
+  ClusterRoleBinding: rbacType('ClusterRoleBinding', true),
+};
+
+/** Polls `check` until it is true or `ms` pass; returns its last answer. */
+async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50)); // polling interval of the bounded wait
+  }
+}
 
 describe('review S14: the Deployment of tosdk generate manifests', () => {
   it('[FINDING S14-CL1] the Deployment gives a starting operator as long as its cache sync may take before the kubelet restarts it (a startupProbe on the liveness endpoint; the liveness probe alone killed it after about 30 s)', async () => {
@@ -54,5 +92,90 @@ describe('review S14: the Deployment of tosdk generate manifests', () => {
     expect(window).toBeGreaterThanOrEqual(120);
     // the startup probe asks what liveness asks, on the same port (kube's advice for slow starters)
     expect(container['startupProbe']?.httpGet).toEqual(container['livenessProbe']?.httpGet);
+  });
+});
+
+describe('review S14: the generated RBAC against the requests the runtime makes', () => {
+  let server: KubeApiServer;
+  let admin: KubernetesClient;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({
+      host: '127.0.0.1',
+      port: 0,
+      rbac: true,
+      users: [{ name: SA, token: 'op-token', groups: ['system:serviceaccounts'] }],
+    });
+    admin = KubernetesClient.fromKubeConfig(server.kubeConfig());
+  });
+  afterAll(() => server.stop());
+
+  /** Applies the generated RBAC (as admin) and creates the namespaces. */
+  const applyRbac = async (manifests: Manifest[], namespaces: string[]) => {
+    for (const ns of [...namespaces, 'op-system']) {
+      if (!(await admin.get(ResourceTypes.Namespace, new ResourceID(ns))))
+        await admin.create(ResourceTypes.Namespace, { metadata: { name: ns } });
+    }
+    for (const m of manifests) {
+      const type = RBAC_TYPES[m.kind];
+      const id = new ResourceID(m.metadata.name, m.metadata.namespace);
+      if (await admin.get(type, id)) await admin.delete(type, id);
+      await admin.create(type, m);
+    }
+  };
+  const refusedOf = (namespace: string) =>
+    server.requests.log
+      .filter((r) => r.user === SA && r.code === 403 && r.namespace === namespace)
+      .map((r) => `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`);
+
+  /** Loads the app offline (as tosdk generate does), applies its RBAC, and runs it as the ServiceAccount. */
+  const runUnderGeneratedRbac = async (
+    build: (client: KubernetesClient) => Operator,
+    namespace: string,
+  ): Promise<Operator> => {
+    const app = await loadApp({ operator: () => build(offline()) });
+    await applyRbac(rbacManifests(app, config()), [namespace]);
+    const operator = build(KubernetesClient.fromKubeConfig(server.kubeConfig(SA)));
+    await operator.start();
+    return operator;
+  };
+
+  it('[FINDING S14-CL2] a Cleaner whose finalizer removal meets a conflict re-reads its primary under the generated RBAC (the get was refused with 403: no get on the primary kind)', async () => {
+    const ns = 'team-f';
+    const cleaner: Reconciler<KubernetesResource> & { cleanup(): DeleteControl } = {
+      reconcile: () => UpdateControl.noUpdate(),
+      cleanup: () => DeleteControl.defaultDelete(),
+    };
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({ client, closeClientOnStop: true });
+      operator.register(cleaner, {
+        resourceType: ResourceTypes.ConfigMap,
+        name: 'cleaner',
+        namespaces: [ns],
+        recordReconcileErrorEvents: false,
+        retry: { maxAttempts: 5, initialInterval: 50, intervalMultiplier: 1 },
+      });
+      return operator;
+    };
+    const operator = await runUnderGeneratedRbac(build, ns);
+    try {
+      const id = new ResourceID('cleaned', ns);
+      await admin.create(ResourceTypes.ConfigMap, { metadata: { name: 'cleaned', namespace: ns } });
+      expect(
+        await eventually(
+          async () => ((await admin.get(ResourceTypes.ConfigMap, id))?.metadata?.finalizers ?? []).length > 0,
+        ),
+      ).toBe(true);
+      // someone else's write between the operator's read and its patch: the guarded JSON patch that
+      // removes the finalizer fails with 409, and the runtime reads the object again (as JOSDK's
+      // ReconciliationDispatcher.conflictRetryingPatch does) before retrying
+      server.faults.failNext({ verb: 'patch', resource: 'configmaps', namespace: ns, code: 409 });
+      await admin.delete(ResourceTypes.ConfigMap, id);
+      expect(await eventually(async () => (await admin.get(ResourceTypes.ConfigMap, id)) === undefined)).toBe(
+        true,
+      );
+      expect(refusedOf(ns)).toEqual([]);
+    } finally {
+      await operator.stop();
+    }
   });
 });

@@ -218,7 +218,7 @@ describe('review S8: tosdk generate rbac and manifests', () => {
     expect(await labelAppliedUnderGeneratedRbac(new Labelling(), 'team-q')).toBe(true);
   });
 
-  it('guard: a one-namespace controller with a Cleaner: list/watch/patch on its kind and Events in that namespace only, nothing cluster-wide', async () => {
+  it('guard: a one-namespace controller with a Cleaner: get/list/watch/patch on its kind and Events in that namespace only, nothing cluster-wide', async () => {
     const app = await loadApp({
       operator: () => {
         const operator = new Operator({ client: offline() });
@@ -237,7 +237,8 @@ describe('review S8: tosdk generate rbac and manifests', () => {
     ]);
     expect(manifests.find((m) => m.kind === 'Role')?.['rules']).toEqual([
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch', 'patch'] },
+      // get: the finalizer's guarded patch re-reads the Secret after a conflict (S14-CL2)
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'patch'] },
     ]);
     const can = await applyAndProbe(
       manifests.filter((m) => m.kind !== 'ServiceAccount'),
