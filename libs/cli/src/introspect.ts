@@ -29,6 +29,16 @@ export interface DependentKind {
   readonly create: boolean;
   readonly update: boolean;
   readonly delete: boolean;
+  /**
+   * Whether it writes with server-side apply (a patch; creating that way needs create too), else with
+   * create and update (a PUT). Defaults to true, `KubernetesDependentResource`'s default.
+   */
+  readonly ssa?: boolean;
+  /**
+   * `createOnlyIfMissing: true`: it creates with a plain create and, when the name is taken, reads the
+   * object instead (a get). Defaults to false.
+   */
+  readonly createOnlyIfMissing?: boolean;
 }
 
 /** What `tosdk generate` knows about one registered controller. */
@@ -110,7 +120,13 @@ function model(c: Captured): ControllerModel {
       (!gc || spec.reconcilePrecondition !== undefined || spec.activationCondition !== undefined);
     if (isDeleter(dependent) && !gc) workflowCleans = true;
     if (!type) continue; // an external dependent: nothing on the API server
-    dependents.push({ type, create: isCreator(dependent), update: isUpdater(dependent), delete: deletes });
+    dependents.push({
+      type,
+      create: isCreator(dependent),
+      update: isUpdater(dependent),
+      delete: deletes,
+      ...writeMode(dependent),
+    });
   }
   const isCleaner = typeof (c.reconciler as { cleanup?: unknown }).cleanup === 'function';
   return {
@@ -120,6 +136,20 @@ function model(c: Captured): ControllerModel {
     watched,
     dependents,
     extraRules: declaredRbacRules(c.reconciler),
+  };
+}
+
+/**
+ * How a Kubernetes dependent writes, read from the instance as its own writes decide it: its
+ * `useSSA()` (a subclass may override it) and its `createOnlyIfMissing` option. Empty for other
+ * dependents (their writes are their own code's).
+ */
+function writeMode(dependent: object): Pick<DependentKind, 'ssa' | 'createOnlyIfMissing'> {
+  const d = dependent as { useSSA?: () => unknown; options?: { createOnlyIfMissing?: unknown } };
+  if (typeof d.useSSA !== 'function') return {};
+  return {
+    ssa: d.useSSA() !== false,
+    ...(d.options?.createOnlyIfMissing === true ? { createOnlyIfMissing: true } : {}),
   };
 }
 

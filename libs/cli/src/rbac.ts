@@ -179,9 +179,11 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
  *   QOSDK grants it too); get with a finalizer: its guarded JSON patch re-reads the object after a
  *   conflict, as JOSDK's `conflictRetryingPatch` does;
  * - each event source's kind: list and watch in its namespaces;
- * - each managed dependent's kind: create and patch for a Creator (server-side apply creates),
- *   patch for an Updater, delete for a Deleter the workflow deletes (not garbage collected, or with
- *   a reconcile precondition or activation condition);
+ * - each managed dependent's kind, by how it writes: with server-side apply (the default), create
+ *   and patch for a Creator (an apply creates), patch for an Updater; without (`useSSA: false`),
+ *   create for a Creator and update for an Updater; with `createOnlyIfMissing: true`, a Creator
+ *   creates plainly and gets the object when its name is taken; delete for a Deleter the workflow
+ *   deletes (not garbage collected, or with a reconcile precondition or activation condition);
  * - Events (create, patch) where primaries live, when reconcile errors are recorded;
  * - `@RbacRules` of the reconciler, in the watched namespaces; a rule on a cluster-scoped resource
  *   (`clusterScoped: true`, a built-in one such as `nodes`, or one of the app's kinds with
@@ -214,9 +216,13 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
     grants.addType(ns, type, c.usesFinalizer ? ['get', 'patch'] : ['patch']);
     for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
     for (const d of c.dependents) {
+      const ssa = d.ssa ?? true;
       const verbs = [
-        ...(d.create ? ['create', 'patch'] : []),
-        ...(d.update ? ['patch'] : []),
+        // server-side apply creates with a patch (which needs create too); createOnlyIfMissing and
+        // non-SSA dependents create plainly, the former reading the object when its name is taken
+        ...(d.create ? ['create', ...(ssa && !d.createOnlyIfMissing ? ['patch'] : [])] : []),
+        ...(d.create && d.createOnlyIfMissing ? ['get'] : []),
+        ...(d.update ? [ssa ? 'patch' : 'update'] : []),
         ...(d.delete ? ['delete'] : []),
       ];
       if (verbs.length) grants.addType(ns, d.type, verbs);

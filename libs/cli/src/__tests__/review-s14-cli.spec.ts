@@ -2,8 +2,10 @@
 // against how the operator starts, the generated objects created on an API server, and the RBAC
 // against the requests the runtime really makes (an RBAC-enforcing @tosdk/apiserver, 127.0.0.1).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
 import {
+  CRUDKubernetesDependentResource,
   DeleteControl,
   KubernetesClient,
   Operator,
@@ -174,6 +176,58 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
         true,
       );
       expect(refusedOf(ns)).toEqual([]);
+    } finally {
+      await operator.stop();
+    }
+  });
+
+  it('[FINDING S14-CL3] a dependent written without server-side apply (useSSA: false) updates its secondary under the generated RBAC (its update was refused with 403: only patch was granted)', async () => {
+    const ns = 'team-u';
+    class Copy extends CRUDKubernetesDependentResource<V1ConfigMap, V1Secret> {
+      constructor() {
+        super({ name: 'copy', resourceType: ResourceTypes.ConfigMap, useSSA: false });
+      }
+      protected override desired(secret: V1Secret): V1ConfigMap {
+        return {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${secret.metadata!.name!}-copy`, namespace: secret.metadata!.namespace },
+          data: {
+            keys: Object.keys(secret.data ?? {})
+              .sort()
+              .join(','),
+          },
+        };
+      }
+    }
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({ client, closeClientOnStop: true });
+      operator.register(
+        { reconcile: () => UpdateControl.noUpdate() },
+        {
+          resourceType: ResourceTypes.Secret,
+          name: 'copier',
+          namespaces: [ns],
+          recordReconcileErrorEvents: false,
+          retry: { maxAttempts: 2, initialInterval: 50, intervalMultiplier: 1 },
+          workflow: { dependents: [{ dependent: Copy }] },
+        },
+      );
+      return operator;
+    };
+    const operator = await runUnderGeneratedRbac(build, ns);
+    try {
+      const secretId = new ResourceID('source', ns);
+      const copyId = new ResourceID('source-copy', ns);
+      const keys = async () => (await admin.get(ResourceTypes.ConfigMap, copyId))?.data?.['keys'];
+      await admin.create(ResourceTypes.Secret, {
+        metadata: { name: 'source', namespace: ns },
+        data: { a: 'YQ==' },
+      });
+      expect(await eventually(async () => (await keys()) === 'a')).toBe(true);
+      await admin.mergePatch(ResourceTypes.Secret, secretId, { data: { b: 'Yg==' } });
+      const updated = await eventually(async () => (await keys()) === 'a,b');
+      expect({ updated, refused: refusedOf(ns) }).toEqual({ updated: true, refused: [] });
     } finally {
       await operator.stop();
     }
