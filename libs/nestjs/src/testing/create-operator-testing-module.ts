@@ -71,7 +71,11 @@ export interface OperatorTestingContext {
     name: string,
     options?: WaitForOptions & { namespace?: string },
   ): Promise<void>;
-  /** Closes the app (stops the operator), deletes the namespace and stops an environment made here. */
+  /**
+   * Closes the app (stops the operator), deletes the namespace and stops an environment made here;
+   * waits of this context still running reject with a `WaitForAbortedError`. A second call waits for
+   * the first.
+   */
   close(): Promise<void>;
 }
 
@@ -148,7 +152,11 @@ export async function createOperatorTestingModule(
     }
     const ns = namespace;
     const running = app;
-    let closed = false;
+    // fires at close(): the context's waits still running give up at once
+    const closing = new AbortController();
+    const signalFor = (o: WaitForOptions): AbortSignal =>
+      o.signal ? AbortSignal.any([o.signal, closing.signal]) : closing.signal;
+    let closed: Promise<void> | undefined;
     return {
       module,
       app: running,
@@ -162,24 +170,26 @@ export async function createOperatorTestingModule(
           type,
           new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined),
           predicate,
-          o,
+          { ...o, signal: signalFor(o) },
         ),
       waitForDeletion: (type, name, o = {}) =>
         environment.waitForDeletion(
           type,
           new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined),
-          o,
+          { ...o, signal: signalFor(o) },
         ),
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        try {
-          await running.close();
-        } finally {
-          if (!operatorClient.isClosed) operatorClient.close();
-          if (owned) await environment.stop();
-          else await environment.deleteNamespace(ns);
-        }
+      close: () => {
+        closed ??= (async () => {
+          closing.abort(new Error('the testing module was closed (close())'));
+          try {
+            await running.close();
+          } finally {
+            if (!operatorClient.isClosed) operatorClient.close();
+            if (owned) await environment.stop();
+            else await environment.deleteNamespace(ns);
+          }
+        })();
+        return closed;
       },
     };
   } catch (error) {

@@ -20,7 +20,7 @@ export { OperatorTestEnvironment, USE_EXISTING_CLUSTER_VARIABLE } from './operat
 export type { OperatorTestEnvironmentOptions } from './operator-test-environment.js';
 export { applyCrds, CrdLoadError, CustomResourceDefinitionType, loadCrds } from './crd-loader.js';
 export type { CrdSource } from './crd-loader.js';
-export { InvalidWaitForOptionsError, waitFor, WaitForTimeoutError } from './wait-for.js';
+export { InvalidWaitForOptionsError, waitFor, WaitForAbortedError, WaitForTimeoutError } from './wait-for.js';
 export type { WaitForOptions } from './wait-for.js';
 export { MissingPeerDependencyError } from './optional-peer.js';
 export { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';

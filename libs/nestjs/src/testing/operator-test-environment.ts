@@ -32,6 +32,8 @@ export interface OperatorTestEnvironmentOptions {
  */
 export class OperatorTestEnvironment {
   private readonly namespaces: string[] = [];
+  /** Fires at {@link stop}: the waits still running give up at once. */
+  private readonly stopping = new AbortController();
 
   private constructor(
     /** The in-process server; undefined against an existing cluster. */
@@ -94,7 +96,8 @@ export class OperatorTestEnvironment {
   /**
    * Polls until the object exists and `predicate` holds; returns it. On timeout the
    * `WaitForTimeoutError` says whether the object never appeared or appeared without the condition
-   * holding (with its last resourceVersion).
+   * holding (with its last resourceVersion). Rejects with a `WaitForAbortedError` when
+   * `options.signal` fires or the environment stops first.
    */
   waitForResource<T extends KubernetesResource>(
     type: ResourceType<T>,
@@ -104,9 +107,10 @@ export class OperatorTestEnvironment {
   ): Promise<T> {
     let last: T | undefined;
     const what = `${type.kind} ${id.key}`;
+    const signal = this.signalFor(options);
     return waitFor(
       async () => {
-        const r = await this.adminClient.get(type, id);
+        const r = await this.adminClient.get(type, id, { signal });
         if (r !== undefined) last = r;
         return r !== undefined && predicate(r) ? r : undefined;
       },
@@ -116,20 +120,33 @@ export class OperatorTestEnvironment {
             ? `${what} did not appear`
             : `${what} appeared (last seen at resourceVersion ${last.metadata?.resourceVersion ?? '?'}) but the condition did not hold`,
         ...options,
+        signal,
       },
     );
   }
 
-  /** Polls until the object is gone. */
+  /** Polls until the object is gone; rejects at once when `options.signal` fires or the environment stops. */
   async waitForDeletion(type: ResourceType, id: ResourceID, options: WaitForOptions = {}): Promise<void> {
-    await waitFor(async () => (await this.adminClient.get(type, id)) === undefined, {
+    const signal = this.signalFor(options);
+    await waitFor(async () => (await this.adminClient.get(type, id, { signal })) === undefined, {
       description: `deletion of ${type.kind} ${id.key}`,
       ...options,
+      signal,
     });
   }
 
-  /** Deletes the namespaces made here, closes the admin client and stops the server. Idempotent. */
+  /** The wait's own signal joined with the environment's stop. */
+  private signalFor(options: WaitForOptions): AbortSignal {
+    return options.signal ? AbortSignal.any([options.signal, this.stopping.signal]) : this.stopping.signal;
+  }
+
+  /**
+   * Deletes the namespaces made here, closes the admin client and stops the server; the waits of
+   * this environment still running reject with a `WaitForAbortedError`. Idempotent.
+   */
   async stop(): Promise<void> {
+    if (!this.stopping.signal.aborted)
+      this.stopping.abort(new Error('the test environment was stopped (stop())'));
     // the in-process server's state goes with it; a real cluster needs its namespaces deleted
     if (!this.server) for (const ns of [...this.namespaces]) await this.deleteNamespace(ns);
     if (!this.adminClient.isClosed) this.adminClient.close();

@@ -8,6 +8,19 @@ export class WaitForTimeoutError extends Error {
   }
 }
 
+/**
+ * Thrown when a wait is given up before its condition held or its timeout passed: its `signal`
+ * fired, or the testing module (or environment) it belongs to was closed.
+ */
+export class WaitForAbortedError extends Error {
+  /** Stable error code. */
+  readonly code = 'WaitForAborted';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WaitForAbortedError';
+  }
+}
+
 /** Thrown when {@link waitFor} is given a timeout or interval that is not a number >= 0. */
 export class InvalidWaitForOptionsError extends Error {
   /** Stable error code. */
@@ -29,6 +42,11 @@ export interface WaitForOptions {
    * message can say what was last seen). Defaults to `condition did not hold`.
    */
   description?: string | (() => string);
+  /**
+   * Gives the wait up when it fires (e.g. Vitest's test-context `signal`, aborted when the test ends
+   * or times out): the wait rejects at once with a {@link WaitForAbortedError}. Defaults to none.
+   */
+  signal?: AbortSignal;
 }
 
 const PENDING = Symbol('pending');
@@ -46,19 +64,25 @@ function checkedMs(name: string, value: number): number {
 }
 
 /** The check's value, or PENDING when it has not settled by the deadline. */
-async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number): Promise<T | typeof PENDING> {
+async function beforeDeadline<T>(
+  check: () => T | Promise<T>,
+  deadline: number,
+  aborted: Promise<never>,
+): Promise<T | typeof PENDING> {
   const value = check();
   if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return value;
   const result = Promise.resolve(value);
   const left = deadline - Date.now();
-  // no deadline a timer can hold (an infinite or a 25-day timeout): the check is simply awaited
-  if (left > MAX_TIMER_MS) return result;
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof PENDING>((resolve) => {
-    timer = setTimeout(() => resolve(PENDING), Math.max(0, left));
-  });
+  // no deadline a timer can hold (an infinite or a 25-day timeout): the check is simply awaited
+  const late =
+    left > MAX_TIMER_MS
+      ? undefined
+      : new Promise<typeof PENDING>((resolve) => {
+          timer = setTimeout(() => resolve(PENDING), Math.max(0, left));
+        });
   try {
-    return await Promise.race([result, late]);
+    return await Promise.race(late ? [result, late, aborted] : [result, aborted]);
   } finally {
     clearTimeout(timer);
     // settled or not, its rejection after the deadline is nobody's: keep it from being unhandled
@@ -72,6 +96,7 @@ async function beforeDeadline<T>(check: () => T | Promise<T>, deadline: number):
  * timeout's cause and is named in its message); one still pending at the deadline does not hold the
  * wait (the timeout says so only when no check ever settled).
  * @throws WaitForTimeoutError after `timeoutMs`.
+ * @throws WaitForAbortedError when `signal` fires first.
  * @throws InvalidWaitForOptionsError when `timeoutMs` or `intervalMs` is not a number >= 0.
  */
 export async function waitFor<T>(
@@ -81,39 +106,71 @@ export async function waitFor<T>(
   const timeoutMs = checkedMs('timeoutMs', options.timeoutMs ?? 10_000);
   const intervalMs = Math.min(checkedMs('intervalMs', options.intervalMs ?? 50), MAX_TIMER_MS);
   const deadline = Date.now() + timeoutMs;
-  // the outcome of the last check that settled: its error, or none when it returned
-  let lastError: unknown;
-  let settled = false;
-  for (;;) {
-    try {
-      // a check still pending at the deadline does not hold the wait (Awaitility's atMost also
-      // bounds a condition that blocks): it is left to settle on its own, and what the checks
-      // before it saw (e.g. a 403 on every read) stays the reported last error
-      const value = await beforeDeadline(check, deadline);
-      if (value === PENDING) {
-        if (!settled) lastError = new Error(`the last check had not settled after ${timeoutMs} ms`);
-      } else {
-        settled = true;
-        lastError = undefined;
-        if (value !== undefined && value !== null && value !== false) {
-          return value as Exclude<T, undefined | null | false>;
+  const what = (): string =>
+    typeof options.description === 'function'
+      ? options.description()
+      : `${options.description ?? 'condition'} did not hold`;
+  const { signal } = options;
+  // rejects when the signal fires; raced against each check and each pause
+  let stopListening = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    if (!signal) return;
+    const onAbort = () => {
+      const reason: unknown = signal.reason;
+      const why =
+        reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : '';
+      reject(new WaitForAbortedError(`${what()} before the wait was aborted${why}`, { cause: reason }));
+    };
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      stopListening = () => signal.removeEventListener('abort', onAbort);
+    }
+  });
+  aborted.catch(() => undefined);
+  try {
+    // the outcome of the last check that settled: its error, or none when it returned
+    let lastError: unknown;
+    let settled = false;
+    for (;;) {
+      if (signal?.aborted) await aborted;
+      try {
+        // a check still pending at the deadline does not hold the wait (Awaitility's atMost also
+        // bounds a condition that blocks): it is left to settle on its own, and what the checks
+        // before it saw (e.g. a 403 on every read) stays the reported last error
+        const value = await beforeDeadline(check, deadline, aborted);
+        if (value === PENDING) {
+          if (!settled) lastError = new Error(`the last check had not settled after ${timeoutMs} ms`);
+        } else {
+          settled = true;
+          lastError = undefined;
+          if (value !== undefined && value !== null && value !== false) {
+            return value as Exclude<T, undefined | null | false>;
+          }
         }
+      } catch (error) {
+        if (error instanceof WaitForAbortedError && signal?.aborted) throw error;
+        settled = true;
+        lastError = error;
       }
-    } catch (error) {
-      settled = true;
-      lastError = error;
+      if (Date.now() >= deadline) {
+        const why = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
+        throw new WaitForTimeoutError(`${what()} within ${timeoutMs} ms${why}`, { cause: lastError });
+      }
+      // never sleep past the deadline: the last check runs at it
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now())));
+          }),
+          aborted,
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
-    if (Date.now() >= deadline) {
-      const why = lastError instanceof Error ? `; last error: ${lastError.message}` : '';
-      const what =
-        typeof options.description === 'function'
-          ? options.description()
-          : `${options.description ?? 'condition'} did not hold`;
-      throw new WaitForTimeoutError(`${what} within ${timeoutMs} ms${why}`, { cause: lastError });
-    }
-    // never sleep past the deadline: the last check runs at it
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))),
-    );
+  } finally {
+    stopListening();
   }
 }

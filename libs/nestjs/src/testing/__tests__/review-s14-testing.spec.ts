@@ -3,8 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Module } from '@nestjs/common';
 import { ResourceID, ResourceTypes } from '@tosdk/core';
-import { OperatorTestEnvironment, waitFor } from '../index.js';
+import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../index.js';
+
+@Module({})
+class EmptyFeature {}
 
 /** Settles `promise` as its outcome text, or says it was still pending after `ms` (the guard timer is unref'd). */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
@@ -81,5 +85,46 @@ describe('review S14: what a failed wait reports', () => {
     } finally {
       environment.server!.faults.clear();
     }
+  });
+});
+
+describe('review S14: waits and the end of a test', () => {
+  let environment: OperatorTestEnvironment;
+  beforeAll(async () => {
+    environment = await OperatorTestEnvironment.start({ environment: {} });
+  }, 60_000);
+  afterAll(async () => {
+    await environment?.stop();
+  });
+
+  it('[FINDING S14-TS3] a wait still pending when close() runs (or its AbortSignal fires) rejects at once naming what it awaited, instead of polling the closed module until its own timeout', async () => {
+    const t = await createOperatorTestingModule({
+      imports: [EmptyFeature],
+      operator: { readEnvironment: false },
+      testEnvironment: environment,
+    });
+    // e.g. a test that failed (or timed out) before awaiting it, with close() in afterEach
+    const wait = t.waitForResource(ResourceTypes.ConfigMap, 'never', undefined, { timeoutMs: 600_000 });
+    const settled = outcomeWithin(wait, 10_000);
+    await t.close();
+    const outcome = await settled;
+    expect(outcome).toContain(
+      `rejected ConfigMap ${t.namespace}/never did not appear before the wait was aborted`,
+    );
+    expect(outcome).toContain('the testing module was closed');
+    await expect(wait).rejects.toMatchObject({ code: 'WaitForAborted' });
+
+    // Vitest's test context has a signal that fires when the test ends or times out
+    const controller = new AbortController();
+    const own = waitFor(() => false, {
+      timeoutMs: 600_000,
+      description: 'the moon',
+      signal: controller.signal,
+    });
+    const ownSettled = outcomeWithin(own, 5_000);
+    controller.abort(new Error('the test timed out'));
+    expect(await ownSettled).toBe(
+      'rejected the moon did not hold before the wait was aborted: the test timed out',
+    );
   });
 });
