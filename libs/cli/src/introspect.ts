@@ -21,6 +21,11 @@ export type Namespaces = 'all' | readonly string[];
 export interface WatchedKind {
   readonly type: ResourceType;
   readonly namespaces: Namespaces;
+  /**
+   * The source keeps a bounded cache (`boundedCache`): objects it evicted are fetched again one by
+   * one (a get). Defaults to false.
+   */
+  readonly fetches?: boolean;
 }
 
 /** A kind a managed dependent writes. */
@@ -72,6 +77,13 @@ const isResourceSource = (s: EventSource): s is EventSource & { resourceType: Re
   return typeof t === 'object' && t !== null && typeof t.plural === 'string';
 };
 
+/**
+ * Whether an informer source was given a bounded cache (`InformerEventSourceOptions.boundedCache`):
+ * core keeps the options it was built with, unexposed, so they are read by name here.
+ */
+const hasBoundedCache = (source: EventSource): boolean =>
+  Boolean((source as { o?: { boundedCache?: unknown } }).o?.boundedCache);
+
 function sourceNamespaces(source: EventSource, controller: Namespaces): Namespaces {
   const ns = (source as { namespaces?: unknown }).namespaces;
   if (ns === 'all') return 'all';
@@ -107,7 +119,11 @@ function model(c: Captured): ControllerModel {
       continue;
     }
     if (isResourceSource(source))
-      watched.push({ type: source.resourceType, namespaces: sourceNamespaces(source, controllerNs) });
+      watched.push({
+        type: source.resourceType,
+        namespaces: sourceNamespaces(source, controllerNs),
+        ...(hasBoundedCache(source) ? { fetches: true } : {}),
+      });
   }
   const dependents: DependentKind[] = [];
   let workflowCleans = false;

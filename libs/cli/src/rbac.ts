@@ -178,7 +178,8 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
  *   `UpdateControl.patchResource` (a choice made at run time, which the configuration does not show;
  *   QOSDK grants it too); get with a finalizer: its guarded JSON patch re-reads the object after a
  *   conflict, as JOSDK's `conflictRetryingPatch` does;
- * - each event source's kind: list and watch in its namespaces;
+ * - each event source's kind: list and watch in its namespaces, and get for a source with a bounded
+ *   cache (it fetches the objects it evicted one by one);
  * - each managed dependent's kind, by how it writes: with server-side apply (the default), create
  *   and patch for a Creator (an apply creates), patch for an Updater; without (`useSSA: false`),
  *   create for a Creator and update for an Updater; with `createOnlyIfMissing: true`, a Creator
@@ -214,7 +215,12 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
     // patchResource/patchResourceAndStatus and the finalizer: both patch the primary; the finalizer's
     // guarded JSON patch reads the object again after a conflict (a get)
     grants.addType(ns, type, c.usesFinalizer ? ['get', 'patch'] : ['patch']);
-    for (const w of c.watched) grants.addType(namespacesOverride ?? w.namespaces, w.type, ['list', 'watch']);
+    for (const w of c.watched)
+      grants.addType(
+        namespacesOverride ?? w.namespaces,
+        w.type,
+        w.fetches ? ['get', 'list', 'watch'] : ['list', 'watch'],
+      );
     for (const d of c.dependents) {
       const ssa = d.ssa ?? true;
       const verbs = [

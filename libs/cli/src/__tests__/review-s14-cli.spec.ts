@@ -7,13 +7,14 @@ import { KubeApiServer } from '@tosdk/apiserver';
 import {
   CRUDKubernetesDependentResource,
   DeleteControl,
+  InformerEventSource,
   KubernetesClient,
   Operator,
   ResourceID,
   ResourceTypes,
   UpdateControl,
 } from '@tosdk/core';
-import type { KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
+import type { EventSourceContext, KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
 import { defineResource } from '@tosdk/core';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
@@ -228,6 +229,62 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
       await admin.mergePatch(ResourceTypes.Secret, secretId, { data: { b: 'Yg==' } });
       const updated = await eventually(async () => (await keys()) === 'a,b');
       expect({ updated, refused: refusedOf(ns) }).toEqual({ updated: true, refused: [] });
+    } finally {
+      await operator.stop();
+    }
+  });
+
+  it("[FINDING S14-CL4] an event source with a bounded cache fetches an evicted secondary under the generated RBAC (the get was refused with 403: an event source's kind got list and watch only)", async () => {
+    const ns = 'team-b';
+    const seen: string[] = [];
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({ client, closeClientOnStop: true });
+      let source: InformerEventSource<V1ConfigMap, V1Secret> | undefined;
+      operator.register(
+        {
+          prepareEventSources: (c: EventSourceContext<V1Secret>) => [
+            (source = new InformerEventSource<V1ConfigMap, V1Secret>(
+              // objects unread for 1 ms are evicted and fetched again on demand
+              { type: ResourceTypes.ConfigMap, name: 'settings', boundedCache: { ttlMs: 1 } },
+              c,
+            )),
+          ],
+          reconcile: async (secret: V1Secret) => {
+            const settings = await source!.fetchSecondaryResources(secret);
+            seen.push(
+              `${secret.metadata?.labels?.['round'] ?? '0'}:${settings.map((m) => m.data?.['v']).join(',')}`,
+            );
+            return UpdateControl.noUpdate();
+          },
+        },
+        {
+          resourceType: ResourceTypes.Secret,
+          name: 'bounded',
+          namespaces: [ns],
+          recordReconcileErrorEvents: false,
+          retry: { maxAttempts: 2, initialInterval: 50, intervalMultiplier: 1 },
+        },
+      );
+      return operator;
+    };
+    const operator = await runUnderGeneratedRbac(build, ns);
+    try {
+      const secret = await admin.create(ResourceTypes.Secret, { metadata: { name: 'owner', namespace: ns } });
+      await admin.create(ResourceTypes.ConfigMap, {
+        metadata: {
+          name: 'settings',
+          namespace: ns,
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'owner', uid: secret.metadata!.uid! }],
+        },
+        data: { v: '1' },
+      });
+      expect(await eventually(async () => seen.some((s) => s.endsWith(':1')))).toBe(true);
+      // a later reconciliation reads the ConfigMap after its full object was evicted: a get
+      await admin.mergePatch(ResourceTypes.Secret, new ResourceID('owner', ns), {
+        metadata: { labels: { round: '1' } },
+      });
+      const fetched = await eventually(async () => seen.includes('1:1'));
+      expect({ fetched, refused: refusedOf(ns) }).toEqual({ fetched: true, refused: [] });
     } finally {
       await operator.stop();
     }
