@@ -125,14 +125,26 @@ export class OperatorTestEnvironment {
     );
   }
 
-  /** Polls until the object is gone; rejects at once when `options.signal` fires or the environment stops. */
+  /**
+   * Polls until the object is gone; rejects at once when `options.signal` fires or the environment
+   * stops. On timeout the `WaitForTimeoutError` says what still holds the object: its finalizers
+   * (with its deletionTimestamp), or that nothing deleted it.
+   */
   async waitForDeletion(type: ResourceType, id: ResourceID, options: WaitForOptions = {}): Promise<void> {
     const signal = this.signalFor(options);
-    await waitFor(async () => (await this.adminClient.get(type, id, { signal })) === undefined, {
-      description: `deletion of ${type.kind} ${id.key}`,
-      ...options,
-      signal,
-    });
+    let last: KubernetesResource | undefined;
+    const what = `${type.kind} ${id.key}`;
+    await waitFor(
+      async () => {
+        last = await this.adminClient.get(type, id, { signal });
+        return last === undefined;
+      },
+      {
+        description: () => (last === undefined ? `deletion of ${what} did not hold` : stillThere(what, last)),
+        ...options,
+        signal,
+      },
+    );
   }
 
   /** The wait's own signal joined with the environment's stop. */
@@ -152,4 +164,17 @@ export class OperatorTestEnvironment {
     if (!this.adminClient.isClosed) this.adminClient.close();
     await this.server?.stop();
   }
+}
+
+/** Why an object awaited to be gone is still there, for the timeout message. */
+function stillThere(what: string, resource: KubernetesResource): string {
+  const m = resource.metadata ?? {};
+  const at = `still there at resourceVersion ${m.resourceVersion ?? '?'}`;
+  if (!m.deletionTimestamp)
+    return `${what} was not deleted (${at}, no deletionTimestamp: nothing deleted it)`;
+  const finalizers = m.finalizers?.length ? `, finalizers [${m.finalizers.join(', ')}] not removed` : '';
+  // typed as a Date by client-node's model; the JSON read gives the RFC 3339 text
+  const since: unknown = m.deletionTimestamp;
+  const when = since instanceof Date ? since.toISOString() : typeof since === 'string' ? since : '?';
+  return `${what} was not deleted (${at}, deletionTimestamp ${when}${finalizers})`;
 }

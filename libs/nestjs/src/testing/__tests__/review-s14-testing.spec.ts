@@ -86,6 +86,36 @@ describe('review S14: what a failed wait reports', () => {
       environment.server!.faults.clear();
     }
   });
+  it('[FINDING S14-TS4] a timed-out waitForDeletion says the object is still there and why (its finalizers, or that nothing deleted it), instead of only "deletion ... did not hold"', async () => {
+    const held = new ResourceID('held', namespace);
+    await environment.adminClient.create(ResourceTypes.ConfigMap, {
+      metadata: { name: 'held', namespace, finalizers: ['example.com/keep'] },
+    });
+    await environment.adminClient.delete(ResourceTypes.ConfigMap, held);
+    try {
+      const wait = environment.waitForDeletion(ResourceTypes.ConfigMap, held, { timeoutMs: 300 });
+      await expect(wait).rejects.toMatchObject({ code: 'WaitForTimeout' });
+      await expect(wait).rejects.toThrow(
+        new RegExp(
+          `^ConfigMap ${namespace}/held was not deleted \\(still there at resourceVersion \\d+, deletionTimestamp \\S+, finalizers \\[example\\.com/keep\\] not removed\\) within 300 ms`,
+        ),
+      );
+    } finally {
+      await environment.adminClient.jsonPatch(ResourceTypes.ConfigMap, held, [
+        { op: 'remove', path: '/metadata/finalizers' },
+      ]);
+    }
+    await environment.adminClient.create(ResourceTypes.ConfigMap, { metadata: { name: 'kept', namespace } });
+    await expect(
+      environment.waitForDeletion(ResourceTypes.ConfigMap, new ResourceID('kept', namespace), {
+        timeoutMs: 300,
+      }),
+    ).rejects.toThrow(
+      new RegExp(
+        `^ConfigMap ${namespace}/kept was not deleted \\(still there at resourceVersion \\d+, no deletionTimestamp: nothing deleted it\\) within 300 ms`,
+      ),
+    );
+  });
 });
 
 describe('review S14: waits and the end of a test', () => {
