@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeApiServer, KubeApiServerOptions } from '@tosdk/apiserver';
-import { KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
+import { KubernetesApiError, KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { loadClientNodeKubeConfig } from '../config/kube-config.loader.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
 import { importOptionalPeer } from './optional-peer.js';
 import type { CrdSource } from './crd-loader.js';
-import { waitFor } from './wait-for.js';
+import { waitFor, WaitForTimeoutError } from './wait-for.js';
 import type { WaitForOptions } from './wait-for.js';
 
 /** The variable that makes tests run against the cluster of `KUBECONFIG` instead of an in-process server. */
@@ -96,10 +96,11 @@ export class OperatorTestEnvironment {
   /**
    * Polls until the object exists and `predicate` holds; returns it. On timeout the
    * `WaitForTimeoutError` says whether the object never appeared or appeared without the condition
-   * holding (with its last resourceVersion). Rejects with a `WaitForAbortedError` when
+   * holding (with its last resourceVersion), or that the server does not serve the kind (its CRD is
+   * not applied). Rejects with a `WaitForAbortedError` when
    * `options.signal` fires or the environment stops first.
    */
-  waitForResource<T extends KubernetesResource>(
+  async waitForResource<T extends KubernetesResource>(
     type: ResourceType<T>,
     id: ResourceID,
     predicate: (resource: T) => boolean = () => true,
@@ -108,21 +109,43 @@ export class OperatorTestEnvironment {
     let last: T | undefined;
     const what = `${type.kind} ${id.key}`;
     const signal = this.signalFor(options);
-    return waitFor(
-      async () => {
-        const r = await this.adminClient.get(type, id, { signal });
-        if (r !== undefined) last = r;
-        return r !== undefined && predicate(r) ? r : undefined;
-      },
-      {
-        description: () =>
-          last === undefined
-            ? `${what} did not appear`
-            : `${what} appeared (last seen at resourceVersion ${last.metadata?.resourceVersion ?? '?'}) but the condition did not hold`,
-        ...options,
-        signal,
-      },
-    );
+    try {
+      return await waitFor(
+        async () => {
+          const r = await this.adminClient.get(type, id, { signal });
+          if (r !== undefined) last = r;
+          return r !== undefined && predicate(r) ? r : undefined;
+        },
+        {
+          description: () =>
+            last === undefined
+              ? `${what} did not appear`
+              : `${what} appeared (last seen at resourceVersion ${last.metadata?.resourceVersion ?? '?'}) but the condition did not hold`,
+          ...options,
+          signal,
+        },
+      );
+    } catch (error) {
+      // a get answers 404 for an unknown kind as for a missing object: tell them apart at the end
+      if (error instanceof WaitForTimeoutError && last === undefined && (await this.notServed(type, id))) {
+        const served = `${type.group ? `${type.plural}.${type.group}` : type.plural}/${type.version}`;
+        throw new WaitForTimeoutError(
+          `${error.message}: the API server does not serve ${served}; apply its CustomResourceDefinition first (the crds option)`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Whether the server answers 404 to a list of the kind (it does not serve it), not to one object. */
+  private async notServed(type: ResourceType, id: ResourceID): Promise<boolean> {
+    try {
+      await this.adminClient.list(type, { namespace: id.namespace, limit: 1 });
+      return false;
+    } catch (error) {
+      return error instanceof KubernetesApiError && error.isNotFound();
+    }
   }
 
   /**

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
-import { ResourceID, ResourceTypes } from '@tosdk/core';
+import { defineResource, ResourceID, ResourceTypes } from '@tosdk/core';
+import type { KubernetesResource } from '@tosdk/core';
 import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../index.js';
 
 @Module({})
@@ -114,6 +115,18 @@ describe('review S14: what a failed wait reports', () => {
       new RegExp(
         `^ConfigMap ${namespace}/kept was not deleted \\(still there at resourceVersion \\d+, no deletionTimestamp: nothing deleted it\\) within 300 ms`,
       ),
+    );
+  });
+  it('[FINDING S14-TS5] waitForResource of a kind the server does not serve (its CRD not applied) says so, instead of "did not appear"', async () => {
+    const Widget = defineResource<KubernetesResource>({
+      group: 'widgets.s14.example.com',
+      version: 'v1',
+      kind: 'Widget',
+    });
+    await expect(
+      environment.waitForResource(Widget, new ResourceID('w', namespace), undefined, { timeoutMs: 300 }),
+    ).rejects.toThrow(
+      `Widget ${namespace}/w did not appear within 300 ms: the API server does not serve widgets.widgets.s14.example.com/v1; apply its CustomResourceDefinition first (the crds option)`,
     );
   });
 });
