@@ -42,7 +42,8 @@ export async function loadCrds(sources: readonly CrdSource[]): Promise<Kubernete
           cause: error,
         });
       }
-      const parsed = parseAllDocuments(text);
+      // merge keys (<<: *anchor) as kubectl's YAML reader (go-yaml v2) takes them; YAML 1.2 alone would keep '<<' as a key
+      const parsed = parseAllDocuments(text, { merge: true });
       const bad = parsed.find((d) => d.errors.length > 0);
       if (bad) throw new CrdLoadError(`CRD file ${source} is not valid YAML: ${bad.errors[0].message}`);
       docs = parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);

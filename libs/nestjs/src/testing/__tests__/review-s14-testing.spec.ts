@@ -1,12 +1,19 @@
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { defineResource, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { KubernetesResource } from '@tosdk/core';
-import { createOperatorTestingModule, OperatorTestEnvironment, waitFor } from '../index.js';
+import {
+  applyCrds,
+  createOperatorTestingModule,
+  CustomResourceDefinitionType,
+  loadCrds,
+  OperatorTestEnvironment,
+  waitFor,
+} from '../index.js';
 
 @Module({})
 class EmptyFeature {}
@@ -169,5 +176,57 @@ describe('review S14: waits and the end of a test', () => {
     expect(await ownSettled).toBe(
       'rejected the moon did not hold before the wait was aborted: the test timed out',
     );
+  });
+});
+
+describe('review S14: CRD files', () => {
+  let environment: OperatorTestEnvironment;
+  let dir: string;
+  beforeAll(async () => {
+    environment = await OperatorTestEnvironment.start({ environment: {} });
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-s14-crds-'));
+  }, 60_000);
+  afterAll(async () => {
+    await environment?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S14-TS6] a multi-version CRD whose versions share fields with a YAML merge key (<<: *v1) loads as kubectl reads it, instead of being refused with "spec.versions[1].served: Required value"', async () => {
+    const file = join(dir, 'gadgets.yaml');
+    await writeFile(
+      file,
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.s14.example.com
+spec:
+  group: s14.example.com
+  names: { kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList }
+  scope: Namespaced
+  versions:
+    - &v1
+      name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+    - <<: *v1
+      name: v2
+      storage: false
+`,
+    );
+    await applyCrds(environment.adminClient, await loadCrds([file]));
+    const crd = (await environment.adminClient.get(
+      CustomResourceDefinitionType,
+      new ResourceID('gadgets.s14.example.com'),
+    )) as {
+      spec: { versions: Array<{ name: string; served: boolean; storage: boolean; schema?: unknown }> };
+    };
+    expect(crd.spec.versions.map((v) => [v.name, v.served, v.storage, v.schema !== undefined])).toEqual([
+      ['v1', true, true, true],
+      ['v2', true, false, true],
+    ]);
   });
 });
