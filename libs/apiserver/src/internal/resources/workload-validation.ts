@@ -3,11 +3,9 @@ import { isObject } from '../common/json.js';
 import { compareQuantities, isQuantity, parseQuantity } from '../../quantity/quantity.js';
 import { labelSelectorFromObject } from '../../selectors/label-selector-object.js';
 import { matchesLabels, selectsEverything } from '../../selectors/label-selector.js';
-import { labelKeyErrors, labelValueErrors } from '../../selectors/label-validation.js';
 import { validateName } from '../storage/names.js';
 import {
   duplicate,
-  forbidden,
   invalid,
   nonNegative,
   notFound,
@@ -15,76 +13,32 @@ import {
   objects,
   required,
 } from './field-causes.js';
+import { labelSelectorCauses } from './pod-validation-label-selector.js';
+import {
+  initContainerCauses,
+  PORT_RANGE,
+  portNameProblems,
+  probeAndLifecycleCauses,
+  regularContainerPolicyCauses,
+} from './pod-validation-probes.js';
+
+export { labelSelectorCauses } from './pod-validation-label-selector.js';
+export { PORT_RANGE, portNameProblems } from './pod-validation-probes.js';
 
 // What kube-apiserver 1.32 refuses in pods, pod templates and the workloads around them, beyond
 // their schema types (pkg/apis/core/validation ValidatePodSpec, ValidatePodTemplateSpec; and
-// pkg/apis/apps/validation, pkg/apis/batch/validation): the mistakes an operator building its
-// dependents makes most (a selector that does not match the template's labels, a container
-// without an image, a mount of a volume the pod does not have, a Job restarting Always), with
-// kube's paths and wording. Not everything kube checks is here: probes, env names, security
-// contexts, affinities, topology spread and volume sources are not validated.
+// pkg/apis/apps/validation, pkg/apis/batch/validation): a selector that does not match the
+// template's labels, a container without an image, a mount of a volume the pod does not have, a Job
+// restarting Always; and, in the pod-validation-*.ts files, probes and lifecycle hooks, env and
+// envFrom, volume sources and mounts, security contexts, affinities, topology spread constraints and
+// tolerations; with kube's paths and wording. Not everything kube checks is here (DNS config, host
+// aliases, resource claims, ephemeral containers, Windows options are not validated).
 
 /** The protocols of container and Service ports. */
 export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 
-// ---- label selectors (apimachinery meta/v1/validation ValidateLabelSelector) ----
-
-/** ValidateLabelSelector: keys and values of matchLabels, each requirement's key, operator and values. */
-export function labelSelectorCauses(sel: unknown, path: string): StatusCause[] {
-  if (!isObject(sel)) return [];
-  const causes: StatusCause[] = [];
-  const matchLabels = isObject(sel.matchLabels) ? sel.matchLabels : {};
-  for (const [k, v] of Object.entries(matchLabels)) {
-    for (const m of labelKeyErrors(k)) causes.push(invalid(`${path}.matchLabels`, k, m));
-    if (typeof v === 'string')
-      for (const m of labelValueErrors(v)) causes.push(invalid(`${path}.matchLabels`, v, m));
-  }
-  objects(sel.matchExpressions).forEach((req, i) => {
-    const at = `${path}.matchExpressions[${i}]`;
-    const values = Array.isArray(req.values) ? req.values : [];
-    switch (req.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0)
-          causes.push(required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0)
-          causes.push(
-            forbidden(`${at}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
-          );
-        break;
-      default:
-        causes.push(invalid(`${at}.operator`, req.operator, 'not a valid selector operator'));
-    }
-    if (typeof req.key === 'string')
-      for (const m of labelKeyErrors(req.key)) causes.push(invalid(`${at}.key`, req.key, m));
-    values.forEach((v, j) => {
-      if (typeof v === 'string')
-        for (const m of labelValueErrors(v)) causes.push(invalid(`${at}.values[${j}]`, v, m));
-    });
-  });
-  return causes;
-}
-
 // ---- pod specs ----
-
-/** validation.IsValidPortName (an IANA service name). */
-export function portNameProblems(name: string): string[] {
-  const problems: string[] = [];
-  if (name.length > 15) problems.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name))
-    problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
-  if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)');
-  if (name.includes('--')) problems.push('must not contain consecutive hyphens');
-  if (name.startsWith('-') || name.endsWith('-')) problems.push('must not begin or end with a hyphen');
-  return problems;
-}
-
-/** validation.IsValidPortNum's message. */
-export const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 /** validateContainerPorts: numbers in range, names IANA service names and unique, a known protocol. */
 function containerPortCauses(ports: JsonObject[], path: string): StatusCause[] {
@@ -132,20 +86,28 @@ function resourceCauses(resources: unknown, path: string): StatusCause[] {
   return causes;
 }
 
-/** The checks of validateContainers common to containers and init containers. */
-function containerCauses(
-  c: JsonObject,
-  at: string,
-  names: Set<string>,
-  volumes: ReadonlySet<string>,
-): StatusCause[] {
+/** What a container's checks need from its pod. */
+interface PodContext {
+  /** Names of the containers seen so far (init and regular). */
+  names: Set<string>;
+  /** The volumes a container may mount (those without errors). */
+  volumes: ReadonlySet<string>;
+  /** The pod's hostUsers (true unless set to false). */
+  hostUsers: boolean;
+}
+
+/**
+ * validateContainerCommon, in kube's order: the name, the image, ports, env, envFrom, volume mounts,
+ * resources, the security context.
+ */
+function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = typeof c.name === 'string' ? c.name : '';
   if (name === '') causes.push(required(`${at}.name`));
   else {
     causes.push(...validateName(name, 'label', `${at}.name`));
-    if (names.has(name)) causes.push(duplicate(`${at}.name`, name));
-    names.add(name);
+    if (pod.names.has(name)) causes.push(duplicate(`${at}.name`, name));
+    pod.names.add(name);
   }
   if (typeof c.image !== 'string' || c.image === '') causes.push(required(`${at}.image`));
   causes.push(...containerPortCauses(objects(c.ports), `${at}.ports`));
@@ -153,7 +115,7 @@ function containerCauses(
     const mountAt = `${at}.volumeMounts[${i}]`;
     const volume = typeof m.name === 'string' ? m.name : '';
     if (volume === '') causes.push(required(`${mountAt}.name`));
-    else if (!volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
+    else if (!pod.volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
     if (typeof m.mountPath !== 'string' || m.mountPath === '') causes.push(required(`${mountAt}.mountPath`));
   });
   causes.push(...resourceCauses(c.resources, `${at}.resources`));
@@ -162,32 +124,44 @@ function containerCauses(
 
 /**
  * ValidatePodSpec's common checks at `path` (`spec` of a Pod, `spec.template.spec` of a workload):
- * volume names, containers (at least one; names unique across init and regular containers; an
- * image; ports; mounts of volumes the pod has; requests within limits) and the restart policy.
+ * volumes; containers (at least one; names unique across init and regular containers; an image;
+ * ports; env; mounts of volumes the pod has; requests within limits; security contexts; probes and
+ * lifecycle hooks, which init containers may only have as sidecars); the restart and DNS policies;
+ * the node selector; the pod's security context; affinity; topology spread; tolerations.
  */
 export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   if (!isObject(spec)) return [required(`${path}.containers`)];
   const causes: StatusCause[] = [];
-  const volumes = new Set<string>();
+  const mountable = new Set<string>();
   objects(spec.volumes).forEach((v, i) => {
     const name = typeof v.name === 'string' ? v.name : '';
     if (name === '') causes.push(required(`${path}.volumes[${i}].name`));
     else {
       causes.push(...validateName(name, 'label', `${path}.volumes[${i}].name`));
-      if (volumes.has(name)) causes.push(duplicate(`${path}.volumes[${i}].name`, name));
-      volumes.add(name);
+      if (mountable.has(name)) causes.push(duplicate(`${path}.volumes[${i}].name`, name));
+      mountable.add(name);
     }
   });
-  const names = new Set<string>();
+  const pod: PodContext = {
+    names: new Set<string>(),
+    volumes: mountable,
+    hostUsers: spec.hostUsers !== false,
+  };
   const containers = objects(spec.containers);
   if (containers.length === 0) causes.push(required(`${path}.containers`));
-  // validateInitContainers runs before validateContainers; one name space for both
-  objects(spec.initContainers).forEach((c, i) =>
-    causes.push(...containerCauses(c, `${path}.initContainers[${i}]`, names, volumes)),
-  );
-  containers.forEach((c, i) =>
-    causes.push(...containerCauses(c, `${path}.containers[${i}]`, names, volumes)),
-  );
+  // one name space for init and regular containers
+  objects(spec.initContainers).forEach((c, i) => {
+    const at = `${path}.initContainers[${i}]`;
+    causes.push(...containerCauses(c, at, pod), ...initContainerCauses(c, at));
+  });
+  containers.forEach((c, i) => {
+    const at = `${path}.containers[${i}]`;
+    causes.push(
+      ...containerCauses(c, at, pod),
+      ...probeAndLifecycleCauses(c, at),
+      ...regularContainerPolicyCauses(c, at),
+    );
+  });
   if (
     typeof spec.restartPolicy === 'string' &&
     !(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy)
