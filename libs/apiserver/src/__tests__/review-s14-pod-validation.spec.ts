@@ -133,4 +133,70 @@ describe('review s14: pod spec validation', () => {
       successThreshold: 1,
     });
   });
+
+  it('[FINDING S14-PV2] env vars need a name without `=` and one valueFrom source with its required fields; envFrom needs a source', async () => {
+    const e = 'spec.containers[0].env';
+    expect(
+      await refused(
+        PODS,
+        pod('env', {
+          containers: [
+            app({
+              env: [
+                { name: 'GOOD', value: 'x' },
+                { name: 'HAS=EQUALS', value: 'x' },
+                { name: '1 relaxed.name-ok', value: 'kube 1.32 allows printable ASCII' },
+                { name: 'FROM_NOTHING', valueFrom: {} },
+                { name: 'BOTH', value: 'v', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } },
+                {
+                  name: 'TWO',
+                  valueFrom: {
+                    fieldRef: { fieldPath: 'metadata.name' },
+                    secretKeyRef: { name: 's', key: 'k' },
+                  },
+                },
+                { name: 'NO_KEY', valueFrom: { secretKeyRef: { name: 'Bad_Name' } } },
+                { name: 'LABELS', valueFrom: { fieldRef: { fieldPath: 'metadata.labels' } } },
+                { name: 'UNKNOWN', valueFrom: { fieldRef: { fieldPath: 'spec.containers' } } },
+                { name: 'GPU', valueFrom: { resourceFieldRef: { resource: 'limits.gpu' } } },
+              ],
+              envFrom: [{ prefix: 'A=', configMapRef: { name: 'cm' } }, { prefix: 'B_' }],
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      `${e}[1].name: Invalid value: "HAS=EQUALS": a valid environment variable name must consist only of printable ASCII characters other than '='`,
+      `${e}[3].valueFrom: Invalid value: "": must specify one of: \`fieldRef\`, \`resourceFieldRef\`, \`configMapKeyRef\` or \`secretKeyRef\``,
+      `${e}[4].valueFrom: Invalid value: "": may not be specified when \`value\` is not empty`,
+      `${e}[5].valueFrom: Invalid value: "": may not have more than one field specified at a time`,
+      `${e}[6].valueFrom.secretKeyRef.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      `${e}[6].valueFrom.secretKeyRef.key: Required value`,
+      `${e}[7].valueFrom.fieldRef.fieldPath: Unsupported value: "metadata.labels": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"`,
+      `${e}[8].valueFrom.fieldRef.fieldPath: Invalid value: "spec.containers": error converting fieldPath: field label not supported: spec.containers`,
+      `${e}[9].valueFrom.resourceFieldRef.resource: Unsupported value: "limits.gpu": supported values: "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory"`,
+      `spec.containers[0].envFrom[0].prefix: Invalid value: "A=": a valid environment variable name must consist only of printable ASCII characters other than '='`,
+      'spec.containers[0].envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`',
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('env-ok', {
+        containers: [
+          app({
+            env: [
+              { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+              { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } },
+              { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'config', key: 'log.level' } } },
+              { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token', optional: true } } },
+            ],
+            envFrom: [{ prefix: 'DB_', secretRef: { name: 'db' } }, { configMapRef: { name: 'settings' } }],
+          }),
+        ],
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

@@ -14,6 +14,7 @@ import {
   required,
 } from './field-causes.js';
 import { labelSelectorCauses } from './pod-validation-label-selector.js';
+import { envCauses, envFromCauses } from './pod-validation-env.js';
 import {
   initContainerCauses,
   PORT_RANGE,
@@ -111,6 +112,8 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
   }
   if (typeof c.image !== 'string' || c.image === '') causes.push(required(`${at}.image`));
   causes.push(...containerPortCauses(objects(c.ports), `${at}.ports`));
+  causes.push(...envCauses(c.env, `${at}.env`));
+  causes.push(...envFromCauses(c.envFrom, `${at}.envFrom`));
   objects(c.volumeMounts).forEach((m, i) => {
     const mountAt = `${at}.volumeMounts[${i}]`;
     const volume = typeof m.name === 'string' ? m.name : '';
