@@ -2,6 +2,11 @@
 // against how the operator starts, the generated objects created on an API server, and the RBAC
 // against the requests the runtime really makes (an RBAC-enforcing @tosdk/apiserver, 127.0.0.1).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
 import {
@@ -18,6 +23,7 @@ import type { EventSourceContext, KubernetesResource, Reconciler, ResourceType }
 import { defineResource } from '@tosdk/core';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
+import { render } from '../generate.js';
 import { loadApp } from '../introspect.js';
 import { deploymentManifest } from '../manifests.js';
 import { rbacManifests } from '../rbac.js';
@@ -288,5 +294,105 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
     } finally {
       await operator.stop();
     }
+  });
+});
+
+/** Runs kubectl (`KUBECTL`, else /usr/bin/kubectl) with a kubeconfig; killed after 30 s. */
+const kubectl = (kubeconfig: string, args: string[]) =>
+  new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.env['KUBECTL'] ?? '/usr/bin/kubectl',
+      ['--kubeconfig', kubeconfig, ...args],
+      { timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+    );
+  });
+
+describe('review S14: the generated files as kubectl and Helm read them', () => {
+  let server: KubeApiServer;
+  let dir: string;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    server = await KubeApiServer.start({ host: '127.0.0.1', port: 0 });
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-s14-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S14-CL5] strings YAML 1.1 reads as booleans or numbers (a property n, an enum on/off, an env value yes, 0o17) are quoted, so kubectl creates what was generated (it read n as false and the CRD was rejected)', async () => {
+    const Switch = defineResource({
+      group: 'acme.example.com',
+      version: 'v1',
+      kind: 'Switch',
+      schema: {
+        spec: Type.Object({
+          n: Type.Integer(),
+          state: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+          mode: Type.Optional(Type.String({ default: '0o17' })),
+        }),
+      },
+    });
+    const build = () => {
+      const operator = new Operator({ client: offline() });
+      operator.register(
+        { reconcile: () => UpdateControl.noUpdate() },
+        { resourceType: Switch, name: 'switches' },
+      );
+      return operator;
+    };
+    const app = await loadApp({ operator: build });
+    const cfg = config({
+      app: { operator: build },
+      deployment: { image: 'example.com/op:1.0.0', env: { ENABLED: 'yes', UMASK: '0o17', LEVEL: 'N' } },
+      output: { crds: 'crds.yaml', rbac: 'rbac.yaml', manifests: '.' },
+    });
+    const files: Record<string, string> = {};
+    for (const target of ['manifests', 'crds', 'rbac'] as const)
+      Object.assign(files, await render(cfg, app, target, dir));
+    const created: string[] = [];
+    for (const name of ['namespace.yaml', 'crds.yaml', 'rbac.yaml', 'operator.yaml']) {
+      await writeFile(join(dir, name), files[name]);
+      const run = await kubectl(kubeconfig, ['create', '-f', join(dir, name)]);
+      created.push(`${name}: ${run.code === 0 ? 'created' : run.output.trim()}`);
+    }
+    expect(created).toEqual([
+      'namespace.yaml: created',
+      'crds.yaml: created',
+      'rbac.yaml: created',
+      'operator.yaml: created',
+    ]);
+    const client = KubernetesClient.fromKubeConfig(server.kubeConfig());
+    const crd = (await client.get(
+      defineResource<KubernetesResource>({
+        group: 'apiextensions.k8s.io',
+        version: 'v1',
+        kind: 'CustomResourceDefinition',
+        scope: 'Cluster',
+      }),
+      new ResourceID('switches.acme.example.com'),
+    )) as unknown as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }> };
+    };
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties['spec'] as {
+      required: string[];
+      properties: Record<string, { enum?: unknown[]; default?: unknown }>;
+    };
+    expect(spec.required).toEqual(['n', 'state']);
+    expect(spec.properties['state'].enum).toEqual(['on', 'off']);
+    expect(spec.properties['mode'].default).toBe('0o17');
+    const deployment = (await client.get(
+      defineResource<KubernetesResource>({ group: 'apps', version: 'v1', kind: 'Deployment' }),
+      new ResourceID('op', 'op-system'),
+    )) as unknown as { spec: { template: { spec: { containers: Array<{ env: unknown[] }> } } } };
+    expect(deployment.spec.template.spec.containers[0].env).toEqual([
+      { name: 'ENABLED', value: 'yes' },
+      { name: 'UMASK', value: '0o17' },
+      { name: 'LEVEL', value: 'N' },
+    ]);
   });
 });
