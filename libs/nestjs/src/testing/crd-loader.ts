@@ -1,10 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { defineResource, KubernetesApiError, ResourceID } from '@tosdk/core';
 import type { KubernetesClient, KubernetesResource } from '@tosdk/core';
 import { waitFor } from './wait-for.js';
 
-/** A CRD for the test environment: a path to a YAML/JSON file (one or more documents) or an object. */
+/**
+ * A CRD for the test environment: a path to a YAML/JSON file (one or more documents), a path to a
+ * directory of such files, or an object.
+ */
 export type CrdSource = string | KubernetesResource;
 
 /** The CustomResourceDefinition kind. */
@@ -25,39 +29,66 @@ export class CrdLoadError extends Error {
   }
 }
 
+/** The file names envtest reads in a CRD directory. */
+const CRD_FILE = /\.(ya?ml|json)$/;
+
+/** The paths a source names: the file itself, or the CRD files of a directory (sorted, not recursive). */
+async function crdFiles(source: string): Promise<string[]> {
+  let entries: string[];
+  try {
+    if (!(await stat(source)).isDirectory()) return [source];
+    entries = await readdir(source);
+  } catch (error) {
+    throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, { cause: error });
+  }
+  const files = entries.filter((name) => CRD_FILE.test(name)).sort();
+  if (files.length === 0) {
+    throw new CrdLoadError(
+      `CRD directory ${source} has no .yaml, .yml or .json file; give the directory holding the CRD files (e.g. config/crd/bases)`,
+    );
+  }
+  return files.map((name) => join(source, name));
+}
+
+/** The documents of one YAML/JSON file (empty documents dropped). */
+async function readDocuments(file: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CrdLoadError(`cannot read CRD file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  // merge keys (<<: *anchor) as kubectl's YAML reader (go-yaml v2) takes them; YAML 1.2 alone would keep '<<' as a key
+  const parsed = parseAllDocuments(text, { merge: true });
+  const bad = parsed.find((d) => d.errors.length > 0);
+  if (bad) throw new CrdLoadError(`CRD file ${file} is not valid YAML: ${bad.errors[0].message}`);
+  return parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+}
+
 /**
- * Reads CRDs from files (YAML, several documents allowed) and objects.
+ * Reads CRDs from files (YAML or JSON, several documents allowed), directories (their `.yaml`,
+ * `.yml` and `.json` files in name order, as envtest's CRD paths) and objects.
  * @throws CrdLoadError naming the file and what is wrong.
  */
 export async function loadCrds(sources: readonly CrdSource[]): Promise<KubernetesResource[]> {
   const out: KubernetesResource[] = [];
   for (const source of sources) {
-    let docs: unknown[];
+    const named: Array<{ from: string; docs: unknown[] }> = [];
     if (typeof source === 'string') {
-      let text: string;
-      try {
-        text = await readFile(source, 'utf8');
-      } catch (error) {
-        throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-      // merge keys (<<: *anchor) as kubectl's YAML reader (go-yaml v2) takes them; YAML 1.2 alone would keep '<<' as a key
-      const parsed = parseAllDocuments(text, { merge: true });
-      const bad = parsed.find((d) => d.errors.length > 0);
-      if (bad) throw new CrdLoadError(`CRD file ${source} is not valid YAML: ${bad.errors[0].message}`);
-      docs = parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+      for (const file of await crdFiles(source)) named.push({ from: file, docs: await readDocuments(file) });
     } else {
-      docs = [source];
+      named.push({ from: 'a CRD object', docs: [source] });
     }
-    for (const doc of docs) {
-      const crd = doc as KubernetesResource;
-      if (crd?.kind !== 'CustomResourceDefinition' || !crd.metadata?.name) {
-        throw new CrdLoadError(
-          `${typeof source === 'string' ? source : 'a CRD object'}: expected a CustomResourceDefinition with metadata.name, got kind ${String(crd?.kind)}`,
-        );
+    for (const { from, docs } of named) {
+      for (const doc of docs) {
+        const crd = doc as KubernetesResource;
+        if (crd?.kind !== 'CustomResourceDefinition' || !crd.metadata?.name) {
+          throw new CrdLoadError(
+            `${from}: expected a CustomResourceDefinition with metadata.name, got kind ${String(crd?.kind)}`,
+          );
+        }
+        out.push(crd);
       }
-      out.push(crd);
     }
   }
   return out;

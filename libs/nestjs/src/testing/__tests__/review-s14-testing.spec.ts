@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -228,5 +228,44 @@ spec:
       ['v1', true, true, true],
       ['v2', true, false, true],
     ]);
+  });
+
+  it("[FINDING S14-TS7] a directory of CRD files (config/crd/bases, a chart's crds/) loads every .yaml, .yml and .json file in it, instead of failing with EISDIR", async () => {
+    const crds = join(dir, 'bases');
+    await mkdir(crds);
+    const crd = (plural: string, kind: string) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.s14.example.com` },
+      spec: {
+        group: 's14.example.com',
+        names: { kind, plural },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    });
+    await writeFile(join(crds, 'b-sprockets.json'), JSON.stringify(crd('sprockets', 'Sprocket')));
+    await writeFile(join(crds, 'a-cogs.yaml'), JSON.stringify(crd('cogs', 'Cog')));
+    await writeFile(join(crds, 'README.md'), '# not a CRD\n');
+    const loaded = await loadCrds([crds]);
+    expect(loaded.map((c) => c.metadata!.name)).toEqual([
+      'cogs.s14.example.com',
+      'sprockets.s14.example.com',
+    ]);
+    await applyCrds(environment.adminClient, loaded);
+
+    const empty = join(dir, 'empty');
+    await mkdir(empty);
+    await expect(loadCrds([empty])).rejects.toMatchObject({
+      code: 'CrdLoad',
+      message: `CRD directory ${empty} has no .yaml, .yml or .json file; give the directory holding the CRD files (e.g. config/crd/bases)`,
+    });
   });
 });
