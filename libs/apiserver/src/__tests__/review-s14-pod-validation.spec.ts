@@ -199,4 +199,95 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV3] volumes need one source with its required fields, relative item paths and modes up to 0777; mounts need unique paths and relative subPaths', async () => {
+    expect(
+      await refused(
+        PODS,
+        pod('volumes', {
+          volumes: [
+            { name: 'two', configMap: { name: 'c' }, secret: { secretName: 's' } },
+            {
+              name: 'cm',
+              configMap: {
+                defaultMode: 0o1000,
+                items: [
+                  { key: '', path: '../etc/passwd' },
+                  { key: 'k', path: '/abs', mode: 0o1000 },
+                ],
+              },
+            },
+            { name: 'claim', persistentVolumeClaim: { readOnly: true } },
+            { name: 'scratch', emptyDir: { sizeLimit: '-1Gi' } },
+            { name: 'Bad_Name', emptyDir: {} },
+            { name: 'ok', emptyDir: {} },
+          ],
+          containers: [
+            app({
+              volumeMounts: [
+                { name: 'cm', mountPath: '/etc/cm' },
+                { name: 'ok', mountPath: '/data', subPath: '../x' },
+                { name: 'ok', mountPath: '/data' },
+              ],
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      'spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type',
+      'spec.volumes[1].configMap.name: Required value',
+      'spec.volumes[1].configMap.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive',
+      'spec.volumes[1].configMap.items[0].key: Required value',
+      `spec.volumes[1].configMap.items[0].path: Invalid value: "../etc/passwd": must not contain '..'`,
+      'spec.volumes[1].configMap.items[1].path: Invalid value: "/abs": must be a relative path',
+      'spec.volumes[1].configMap.items[1].mode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive',
+      'spec.volumes[2].persistentVolumeClaim.claimName: Required value',
+      'spec.volumes[3].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity',
+      `spec.volumes[4].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+      // kube leaves a volume with errors out of the ones that can be mounted
+      'spec.containers[0].volumeMounts[0].name: Not found: "cm"',
+      `spec.containers[0].volumeMounts.subPath: Invalid value: "../x": must not contain '..'`,
+      'spec.containers[0].volumeMounts[2].mountPath: Invalid value: "/data": must be unique',
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('volumes-ok', {
+        volumes: [
+          {
+            name: 'config',
+            configMap: { name: 'c', items: [{ key: 'app.yaml', path: 'conf/app.yaml', mode: 0o400 }] },
+          },
+          { name: 'tls', secret: { secretName: 'tls', defaultMode: 0o440 } },
+          { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
+          { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } },
+          {
+            name: 'bundle',
+            projected: {
+              sources: [
+                { serviceAccountToken: { path: 'token', audience: 'vault' } },
+                { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+                { downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+              ],
+            },
+          },
+          { name: 'plain' },
+        ],
+        containers: [
+          app({
+            volumeMounts: [
+              { name: 'config', mountPath: '/etc/app', readOnly: true },
+              { name: 'tls', mountPath: '/etc/tls', readOnly: true },
+              { name: 'data', mountPath: '/var/data', subPath: 'app' },
+              { name: 'scratch', mountPath: '/tmp' },
+              { name: 'bundle', mountPath: '/var/run/bundle' },
+              { name: 'plain', mountPath: '/plain' },
+            ],
+          }),
+        ],
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

@@ -4,15 +4,7 @@ import { compareQuantities, isQuantity, parseQuantity } from '../../quantity/qua
 import { labelSelectorFromObject } from '../../selectors/label-selector-object.js';
 import { matchesLabels, selectsEverything } from '../../selectors/label-selector.js';
 import { validateName } from '../storage/names.js';
-import {
-  duplicate,
-  invalid,
-  nonNegative,
-  notFound,
-  notSupported,
-  objects,
-  required,
-} from './field-causes.js';
+import { duplicate, invalid, nonNegative, notSupported, objects, required } from './field-causes.js';
 import { labelSelectorCauses } from './pod-validation-label-selector.js';
 import { envCauses, envFromCauses } from './pod-validation-env.js';
 import {
@@ -22,6 +14,7 @@ import {
   probeAndLifecycleCauses,
   regularContainerPolicyCauses,
 } from './pod-validation-probes.js';
+import { volumeMountCauses, volumesCauses } from './pod-validation-volumes.js';
 
 export { labelSelectorCauses } from './pod-validation-label-selector.js';
 export { PORT_RANGE, portNameProblems } from './pod-validation-probes.js';
@@ -114,13 +107,7 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
   causes.push(...containerPortCauses(objects(c.ports), `${at}.ports`));
   causes.push(...envCauses(c.env, `${at}.env`));
   causes.push(...envFromCauses(c.envFrom, `${at}.envFrom`));
-  objects(c.volumeMounts).forEach((m, i) => {
-    const mountAt = `${at}.volumeMounts[${i}]`;
-    const volume = typeof m.name === 'string' ? m.name : '';
-    if (volume === '') causes.push(required(`${mountAt}.name`));
-    else if (!pod.volumes.has(volume)) causes.push(notFound(`${mountAt}.name`, volume));
-    if (typeof m.mountPath !== 'string' || m.mountPath === '') causes.push(required(`${mountAt}.mountPath`));
-  });
+  causes.push(...volumeMountCauses(c, pod.volumes, `${at}.volumeMounts`));
   causes.push(...resourceCauses(c.resources, `${at}.resources`));
   return causes;
 }
@@ -135,16 +122,8 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
 export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   if (!isObject(spec)) return [required(`${path}.containers`)];
   const causes: StatusCause[] = [];
-  const mountable = new Set<string>();
-  objects(spec.volumes).forEach((v, i) => {
-    const name = typeof v.name === 'string' ? v.name : '';
-    if (name === '') causes.push(required(`${path}.volumes[${i}].name`));
-    else {
-      causes.push(...validateName(name, 'label', `${path}.volumes[${i}].name`));
-      if (mountable.has(name)) causes.push(duplicate(`${path}.volumes[${i}].name`, name));
-      mountable.add(name);
-    }
-  });
+  const { causes: volumeCauses, mountable } = volumesCauses(spec.volumes, `${path}.volumes`);
+  causes.push(...volumeCauses);
   const pod: PodContext = {
     names: new Set<string>(),
     volumes: mountable,
