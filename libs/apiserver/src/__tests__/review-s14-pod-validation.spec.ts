@@ -290,4 +290,68 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV4] security contexts need user and group ids in 0..2147483647, consistent seccomp and AppArmor profiles, and no privileged container without privilege escalation', async () => {
+    const c = 'spec.containers[0].securityContext';
+    const containerContext = {
+      runAsGroup: -5,
+      privileged: true,
+      allowPrivilegeEscalation: false,
+      seccompProfile: { type: 'RuntimeDefault', localhostProfile: 'p.json' },
+      appArmorProfile: { type: 'Custom' },
+    };
+    expect(
+      await refused(
+        PODS,
+        pod('security', {
+          securityContext: {
+            runAsUser: -1,
+            fsGroup: 3000000000,
+            seccompProfile: { type: 'Localhost' },
+            sysctls: [
+              { name: 'net.ipv4.ip_forward', value: '1' },
+              { name: 'Bad Sysctl', value: '1' },
+            ],
+          },
+          containers: [app({ securityContext: containerContext })],
+        }),
+      ),
+    ).toEqual([
+      `${c}.runAsGroup: Invalid value: -5: must be between 0 and 2147483647, inclusive`,
+      // kube prints its internal Go structs here; we print their JSON
+      `${c}.seccompProfile.localhostProfile: Invalid value: {"localhostProfile":"p.json","type":"RuntimeDefault"}: can only be set when seccomp type is Localhost`,
+      `${c}: Invalid value: {"allowPrivilegeEscalation":false,"appArmorProfile":{"type":"Custom"},"privileged":true,"runAsGroup":-5,"seccompProfile":{"localhostProfile":"p.json","type":"RuntimeDefault"}}: cannot set \`allowPrivilegeEscalation\` to false and \`privileged\` to true`,
+      `${c}.appArmorProfile.type: Unsupported value: "Custom": supported values: "Localhost", "RuntimeDefault", "Unconfined"`,
+      'spec.securityContext.fsGroup: Invalid value: 3000000000: must be between 0 and 2147483647, inclusive',
+      'spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+      'spec.securityContext.sysctls[1].name: Invalid value: "Bad Sysctl": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$',
+      'spec.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost',
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('security-ok', {
+        securityContext: {
+          runAsUser: 1000,
+          runAsGroup: 1000,
+          fsGroup: 2000,
+          runAsNonRoot: true,
+          seccompProfile: { type: 'RuntimeDefault' },
+          fsGroupChangePolicy: 'OnRootMismatch',
+        },
+        containers: [
+          app({
+            securityContext: {
+              allowPrivilegeEscalation: false,
+              readOnlyRootFilesystem: true,
+              capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+              appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-nginx' },
+            },
+          }),
+        ],
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

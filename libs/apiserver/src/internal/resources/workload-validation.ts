@@ -15,6 +15,7 @@ import {
   regularContainerPolicyCauses,
 } from './pod-validation-probes.js';
 import { volumeMountCauses, volumesCauses } from './pod-validation-volumes.js';
+import { containerSecurityContextCauses, podSecurityContextCauses } from './pod-validation-security.js';
 
 export { labelSelectorCauses } from './pod-validation-label-selector.js';
 export { PORT_RANGE, portNameProblems } from './pod-validation-probes.js';
@@ -109,6 +110,7 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
   causes.push(...envFromCauses(c.envFrom, `${at}.envFrom`));
   causes.push(...volumeMountCauses(c, pod.volumes, `${at}.volumeMounts`));
   causes.push(...resourceCauses(c.resources, `${at}.resources`));
+  causes.push(...containerSecurityContextCauses(c.securityContext, `${at}.securityContext`, pod.hostUsers));
   return causes;
 }
 
@@ -149,6 +151,7 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
     !(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy)
   )
     causes.push(notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
+  causes.push(...podSecurityContextCauses(spec, `${path}.securityContext`));
   return causes;
 }
 
