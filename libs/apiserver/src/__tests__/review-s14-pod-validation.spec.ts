@@ -354,4 +354,124 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV5] affinity terms, topology spread constraints and tolerations need valid operators, weights of 1..100, topology keys and effects', async () => {
+    const na = 'spec.affinity.nodeAffinity';
+    const anti = 'spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]';
+    const t = 'spec.tolerations';
+    expect(
+      await refused(
+        PODS,
+        pod('scheduling', {
+          containers: [app()],
+          nodeSelector: { 'disk type': 'ssd' },
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'zone', operator: 'Equals', values: ['a'] }] },
+                ],
+              },
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                { weight: 0, preference: { matchExpressions: [{ key: 'ssd', operator: 'Exists' }] } },
+              ],
+            },
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                { weight: 200, podAffinityTerm: { labelSelector: { matchLabels: { app: 'web' } } } },
+              ],
+            },
+          },
+          topologySpreadConstraints: [
+            {
+              maxSkew: 0,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'Sometimes',
+              labelSelector: { matchLabels: { app: 'web' } },
+            },
+            { maxSkew: 1, topologyKey: '', whenUnsatisfiable: 'ScheduleAnyway', minDomains: 2 },
+          ],
+          tolerations: [
+            { key: 'dedicated', operator: 'Exists', value: 'gpu', effect: 'NoSchedule' },
+            { operator: 'Equal', value: 'x' },
+            { key: 'k', value: 'v', effect: 'Sometimes', tolerationSeconds: 60 },
+          ],
+        }),
+      ),
+    ).toEqual([
+      `spec.nodeSelector: Invalid value: "disk type": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `${na}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator`,
+      `${na}.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100`,
+      `${anti}.weight: Invalid value: 200: must be in the range 1-100`,
+      `${anti}.podAffinityTerm.topologyKey: Required value: can not be empty`,
+      `${anti}.podAffinityTerm.topologyKey: Invalid value: "": name part must be non-empty`,
+      `${anti}.podAffinityTerm.topologyKey: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      'spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero',
+      'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"',
+      'spec.topologySpreadConstraints[1].topologyKey: Required value: can not be empty',
+      'spec.topologySpreadConstraints[1].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway',
+      `${t}[0].operator: Invalid value: core.Toleration{Key:"dedicated", Operator:"Exists", Value:"gpu", Effect:"NoSchedule", TolerationSeconds:(*int64)(nil)}: value must be empty when \`operator\` is 'Exists'`,
+      `${t}[1].operator: Invalid value: "Equal": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
+      `${t}[2].effect: Invalid value: "Sometimes": effect must be 'NoExecute' when \`tolerationSeconds\` is set`,
+      `${t}[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+    ]);
+    const ok = await call(server, 'POST', DEPLOYMENTS, {
+      metadata: { name: 'scheduling-ok' },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [app()],
+            nodeSelector: { 'kubernetes.io/os': 'linux' },
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [
+                    {
+                      matchExpressions: [
+                        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5'] },
+                      ],
+                    },
+                  ],
+                },
+              },
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    weight: 100,
+                    podAffinityTerm: {
+                      labelSelector: { matchLabels: { app: 'web' } },
+                      topologyKey: 'kubernetes.io/hostname',
+                    },
+                  },
+                ],
+              },
+            },
+            topologySpreadConstraints: [
+              {
+                maxSkew: 1,
+                topologyKey: 'topology.kubernetes.io/zone',
+                whenUnsatisfiable: 'DoNotSchedule',
+                minDomains: 3,
+                labelSelector: { matchLabels: { app: 'web' } },
+                matchLabelKeys: ['pod-template-hash'],
+              },
+            ],
+            tolerations: [
+              { operator: 'Exists' },
+              {
+                key: 'node.kubernetes.io/not-ready',
+                operator: 'Exists',
+                effect: 'NoExecute',
+                tolerationSeconds: 30,
+              },
+              { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+            ],
+          },
+        },
+      },
+    });
+    expect(ok.status).toBe(201);
+  });
 });

@@ -16,6 +16,12 @@ import {
 } from './pod-validation-probes.js';
 import { volumeMountCauses, volumesCauses } from './pod-validation-volumes.js';
 import { containerSecurityContextCauses, podSecurityContextCauses } from './pod-validation-security.js';
+import {
+  affinityCauses,
+  labelsCauses,
+  tolerationsCauses,
+  topologySpreadCauses,
+} from './pod-validation-scheduling.js';
 
 export { labelSelectorCauses } from './pod-validation-label-selector.js';
 export { PORT_RANGE, portNameProblems } from './pod-validation-probes.js';
@@ -32,6 +38,7 @@ export { PORT_RANGE, portNameProblems } from './pod-validation-probes.js';
 /** The protocols of container and Service ports. */
 export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
 
 // ---- pod specs ----
 
@@ -151,7 +158,13 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
     !(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy)
   )
     causes.push(notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
+  if (typeof spec.dnsPolicy === 'string' && !(DNS_POLICIES as readonly string[]).includes(spec.dnsPolicy))
+    causes.push(notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
+  causes.push(...labelsCauses(spec.nodeSelector, `${path}.nodeSelector`));
   causes.push(...podSecurityContextCauses(spec, `${path}.securityContext`));
+  causes.push(...affinityCauses(spec.affinity, `${path}.affinity`));
+  causes.push(...topologySpreadCauses(spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`));
+  causes.push(...tolerationsCauses(spec.tolerations, `${path}.tolerations`));
   return causes;
 }
 
