@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { defineResource, KubernetesApiError, ResourceID } from '@tosdk/core';
 import type { KubernetesClient, KubernetesResource } from '@tosdk/core';
@@ -29,6 +29,38 @@ export class CrdLoadError extends Error {
   }
 }
 
+/** A path that cannot be read: named as given and as resolved, and where a relative one starts. */
+function unreadable(path: string, error: unknown): CrdLoadError {
+  const where = resolve(path);
+  return new CrdLoadError(
+    `cannot read CRD file ${path}${where === path ? '' : ` (${where})`}: ${(error as Error).message}; ` +
+      'relative paths start at the working directory of the test run, not at the test file ' +
+      "(use an absolute path, e.g. fileURLToPath(new URL('../deploy/crd.yaml', import.meta.url)))",
+    { cause: error },
+  );
+}
+
+/** Why a document of a CRD source is no CRD it can apply, or undefined when it is one. */
+function notACrd(doc: unknown): string | undefined {
+  const o = (typeof doc === 'object' && doc !== null ? doc : {}) as KubernetesResource;
+  const name = typeof o.metadata?.name === 'string' ? ` ${o.metadata.name}` : '';
+  if (o.kind !== 'CustomResourceDefinition') {
+    const kind = typeof o.kind === 'string' ? `${o.kind}${name}` : `a document without kind${name}`;
+    return (
+      `${kind}${typeof o.apiVersion === 'string' ? ` (${o.apiVersion})` : ''} is not a CustomResourceDefinition; ` +
+      'crds takes CRD files and directories only: create other objects in the test (adminClient.create or apply)'
+    );
+  }
+  if (!name) return 'a CustomResourceDefinition without metadata.name; give it the name <plural>.<group>';
+  if (o.apiVersion !== 'apiextensions.k8s.io/v1') {
+    return (
+      `CustomResourceDefinition${name} is ${String(o.apiVersion)}, which Kubernetes no longer serves (removed in 1.22); ` +
+      'convert it to apiextensions.k8s.io/v1 (e.g. generate it with customResourceDefinitions() of @tosdk/core)'
+    );
+  }
+  return undefined;
+}
+
 /** The file names envtest reads in a CRD directory. */
 const CRD_FILE = /\.(ya?ml|json)$/;
 
@@ -39,7 +71,7 @@ async function crdFiles(source: string): Promise<string[]> {
     if (!(await stat(source)).isDirectory()) return [source];
     entries = await readdir(source);
   } catch (error) {
-    throw new CrdLoadError(`cannot read CRD file ${source}: ${(error as Error).message}`, { cause: error });
+    throw unreadable(source, error);
   }
   const files = entries.filter((name) => CRD_FILE.test(name)).sort();
   if (files.length === 0) {
@@ -50,19 +82,20 @@ async function crdFiles(source: string): Promise<string[]> {
   return files.map((name) => join(source, name));
 }
 
-/** The documents of one YAML/JSON file (empty documents dropped). */
+/** The documents of one YAML/JSON file (an empty one as null). */
 async function readDocuments(file: string): Promise<unknown[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new CrdLoadError(`cannot read CRD file ${file}: ${(error as Error).message}`, { cause: error });
+    throw unreadable(file, error);
   }
   // merge keys (<<: *anchor) as kubectl's YAML reader (go-yaml v2) takes them; YAML 1.2 alone would keep '<<' as a key
   const parsed = parseAllDocuments(text, { merge: true });
   const bad = parsed.find((d) => d.errors.length > 0);
   if (bad) throw new CrdLoadError(`CRD file ${file} is not valid YAML: ${bad.errors[0].message}`);
-  return parsed.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+  // empty documents (a leading or trailing ---) stay, so a document is counted as an editor shows it
+  return parsed.map((d) => d.toJS() as unknown);
 }
 
 /**
@@ -80,14 +113,15 @@ export async function loadCrds(sources: readonly CrdSource[]): Promise<Kubernete
       named.push({ from: 'a CRD object', docs: [source] });
     }
     for (const { from, docs } of named) {
-      for (const doc of docs) {
-        const crd = doc as KubernetesResource;
-        if (crd?.kind !== 'CustomResourceDefinition' || !crd.metadata?.name) {
+      for (const [i, doc] of docs.entries()) {
+        if (doc === null || doc === undefined) continue;
+        const wrong = notACrd(doc);
+        if (wrong) {
           throw new CrdLoadError(
-            `${from}: expected a CustomResourceDefinition with metadata.name, got kind ${String(crd?.kind)}`,
+            `${from}${typeof source === 'string' ? `, document ${i + 1}` : ''}: ${wrong}`,
           );
         }
-        out.push(crd);
+        out.push(doc);
       }
     }
   }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -17,6 +17,8 @@ import {
 
 @Module({})
 class EmptyFeature {}
+
+const readCrd = (file: string): Promise<string> => readFile(file, 'utf8');
 
 /** Settles `promise` as its outcome text, or says it was still pending after `ms` (the guard timer is unref'd). */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
@@ -266,6 +268,39 @@ spec:
     await expect(loadCrds([empty])).rejects.toMatchObject({
       code: 'CrdLoad',
       message: `CRD directory ${empty} has no .yaml, .yml or .json file; give the directory holding the CRD files (e.g. config/crd/bases)`,
+    });
+  });
+
+  it('[FINDING S14-TS8] a wrong crds entry is refused naming the file, the document and what to do (a missing relative path, a manifest that is no CRD, a v1beta1 CRD)', async () => {
+    await expect(loadCrds(['deploy/s14-missing-crd.yaml'])).rejects.toMatchObject({
+      code: 'CrdLoad',
+      message: expect.stringContaining(
+        `cannot read CRD file deploy/s14-missing-crd.yaml (${join(process.cwd(), 'deploy/s14-missing-crd.yaml')}): ENOENT`,
+      ),
+    });
+    await expect(loadCrds(['deploy/s14-missing-crd.yaml'])).rejects.toThrow(
+      'relative paths start at the working directory of the test run',
+    );
+
+    const mixed = join(dir, 'all.yaml');
+    const cog = await readCrd(join(dir, 'bases', 'a-cogs.yaml'));
+    await writeFile(
+      mixed,
+      `---\n${cog}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\nspec: {}\n`,
+    );
+    await expect(loadCrds([mixed])).rejects.toMatchObject({
+      code: 'CrdLoad',
+      message: `${mixed}, document 2: Deployment operator (apps/v1) is not a CustomResourceDefinition; crds takes CRD files and directories only: create other objects in the test (adminClient.create or apply)`,
+    });
+
+    const old = join(dir, 'old.yaml');
+    await writeFile(
+      old,
+      'apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: olds.s14.example.com\n',
+    );
+    await expect(loadCrds([old])).rejects.toMatchObject({
+      code: 'CrdLoad',
+      message: `${old}, document 1: CustomResourceDefinition olds.s14.example.com is apiextensions.k8s.io/v1beta1, which Kubernetes no longer serves (removed in 1.22); convert it to apiextensions.k8s.io/v1 (e.g. generate it with customResourceDefinitions() of @tosdk/core)`,
     });
   });
 });
