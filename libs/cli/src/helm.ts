@@ -184,7 +184,9 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       [
         `${indent}env:`,
         // sorted by name, so the chart does not depend on the order controllers are registered in
+        // a controller of a cluster-scoped kind cannot be restricted to namespaces (core refuses it)
         ...[...app.controllers]
+          .filter((c) => c.configuration.resourceType.namespaced)
           .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
           .map((c) =>
             [

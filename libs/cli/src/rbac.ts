@@ -206,7 +206,10 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
   for (const c of app.controllers) {
     const cfg = c.configuration;
     const type = cfg.resourceType;
-    const ns: Namespaces = namespacesOverride ?? (cfg.namespaces.length === 0 ? 'all' : cfg.namespaces);
+    // the chart's watchNamespaces restrict controllers of namespaced kinds only (it sets no namespaces
+    // for the others, which core would refuse), so a cluster-scoped controller's sources keep theirs
+    const override = type.namespaced ? namespacesOverride : undefined;
+    const ns: Namespaces = override ?? (cfg.namespaces.length === 0 ? 'all' : cfg.namespaces);
     grants.addType(ns, type, ['list', 'watch']);
     const hasStatus = type.definition
       ? (type.definition.version.statusSubresource ?? type.definition.schema.status !== undefined)
@@ -217,7 +220,7 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
     grants.addType(ns, type, c.usesFinalizer ? ['get', 'patch'] : ['patch']);
     for (const w of c.watched)
       grants.addType(
-        namespacesOverride ?? w.namespaces,
+        override ?? w.namespaces,
         w.type,
         w.fetches ? ['get', 'list', 'watch'] : ['list', 'watch'],
       );

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
+import { parseAllDocuments } from 'yaml';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
 import {
@@ -21,9 +22,11 @@ import {
 } from '@tosdk/core';
 import type { EventSourceContext, KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
 import { defineResource } from '@tosdk/core';
+import { controllerOptionsFromEnvironment } from '@tosdk/nestjs';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
 import { render } from '../generate.js';
+import { helmChart } from '../helm.js';
 import { loadApp } from '../introspect.js';
 import { deploymentManifest } from '../manifests.js';
 import { rbacManifests } from '../rbac.js';
@@ -394,5 +397,145 @@ describe('review S14: the generated files as kubectl and Helm read them', () => 
       { name: 'UMASK', value: '0o17' },
       { name: 'LEVEL', value: 'N' },
     ]);
+  });
+});
+
+/** The chart's values a test renders with (Helm's `--set`). */
+interface ChartValues {
+  replicas: number;
+  watchNamespaces: string[];
+}
+
+/**
+ * Renders a template of the generated chart as Helm would with `values` (there is no helm binary
+ * here): the `if`, `range`, `else` and `end` actions the generator writes are evaluated (an empty
+ * list is false and ranges zero times), then the value references are filled in. An action it
+ * does not know fails the test.
+ */
+function renderChart(template: string, values: ChartValues): string {
+  type Frame = { active: boolean; range?: { lines: string[]; outer: boolean } };
+  const stack: Frame[] = [];
+  const out: string[] = [];
+  const active = () => stack.every((f) => f.active);
+  const sink = () => [...stack].reverse().find((f) => f.range)?.range?.lines ?? out;
+  for (const line of template.split('\n')) {
+    const action = /^\{\{- (if|range|else|end)\b(.*)\}\}$/.exec(line.trim());
+    if (!action) {
+      if (active()) sink().push(line);
+      continue;
+    }
+    const [, verb, rest] = action;
+    if (verb === 'if') {
+      const cond = rest.trim();
+      const value =
+        cond === '.Values.watchNamespaces'
+          ? values.watchNamespaces.length > 0
+          : cond === 'gt (int .Values.replicas) 1'
+            ? values.replicas > 1
+            : undefined;
+      if (value === undefined) throw new Error(`unknown action ${line}`);
+      stack.push({ active: value });
+    } else if (verb === 'range') {
+      if (rest.trim() !== '.Values.watchNamespaces') throw new Error(`unknown action ${line}`);
+      stack.push({ active: true, range: { lines: [], outer: active() } });
+    } else if (verb === 'else') {
+      stack[stack.length - 1].active = !stack[stack.length - 1].active;
+    } else {
+      const frame = stack.pop()!;
+      if (frame.range && frame.range.outer)
+        for (const ns of values.watchNamespaces)
+          sink().push(...frame.range.lines.map((l) => l.replaceAll('{{ . }}', ns)));
+    }
+  }
+  expect(stack).toEqual([]);
+  return out
+    .join('\n')
+    .replace(/\{\{ \$?\.Release\.Namespace \}\}/g, 'op-system')
+    .replace('{{ .Values.replicas }}', String(values.replicas))
+    .replace('"{{ .Values.image.repository }}:{{ .Values.image.tag }}"', 'example.com/op:1.0.0')
+    .replace('{{ .Values.image.pullPolicy }}', 'IfNotPresent')
+    .replaceAll(
+      '{{ join "," .Values.watchNamespaces | quote }}',
+      JSON.stringify(values.watchNamespaces.join(',')),
+    )
+    .replace(/\{\{- toYaml \.Values\.resources \| nindent \d+ \}\}/, '{}');
+}
+
+const docsOf = (text: string) => {
+  const docs = parseAllDocuments(text);
+  expect(docs.flatMap((d) => d.errors.map((e) => e.message))).toEqual([]);
+  return docs.map((d) => d.toJS() as Manifest | null).filter((d): d is Manifest => d !== null);
+};
+
+describe('review S14: the Helm chart rendered with its values', () => {
+  const Fleet = defineResource({
+    group: 'acme.example.com',
+    version: 'v1',
+    kind: 'Fleet',
+    scope: 'Cluster',
+    schema: { spec: Type.Object({ size: Type.Integer() }) },
+  });
+  const buildTwoScopes = () => {
+    const operator = new Operator({ client: offline() });
+    // the Fleet controller also caches Secrets in every namespace (its event source follows it)
+    operator.register(
+      {
+        prepareEventSources: (c: EventSourceContext<KubernetesResource>) => [
+          new InformerEventSource({ type: ResourceTypes.Secret, name: 'pull-secrets' }, c),
+        ],
+        reconcile: () => UpdateControl.noUpdate(),
+      },
+      { resourceType: Fleet, name: 'fleets' },
+    );
+    operator.register(
+      { reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: ResourceTypes.ConfigMap, name: 'configs' },
+    );
+    return operator;
+  };
+
+  it('[FINDING S14-CL6] with watchNamespaces the chart restricts only controllers of namespaced kinds: a controller of a cluster-scoped kind starts and keeps its cluster-wide grants (it got TOSDK_CONTROLLER_<NAME>_NAMESPACES and the app failed: "Fleet is cluster-scoped; it cannot be restricted to namespaces"; its sources were granted in those namespaces only)', async () => {
+    const app = await loadApp({ operator: buildTwoScopes });
+    const chart = helmChart(app, config(), '');
+    const [deployment] = docsOf(
+      renderChart(chart['templates/deployment.yaml'], { replicas: 1, watchNamespaces: ['team-a'] }),
+    ) as Array<
+      Manifest & {
+        spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } } };
+      }
+    >;
+    const env = Object.fromEntries(
+      deployment.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]),
+    );
+    expect(env['TOSDK_CONTROLLER_CONFIGS_NAMESPACES']).toBe('team-a');
+    // what @tosdk/nestjs does with the pod's environment: each controller's options from its
+    // variables, then registration (the Nest app fails to start when a registration throws)
+    const failures: string[] = [];
+    for (const c of app.controllers) {
+      const overrides = controllerOptionsFromEnvironment(env, c.name);
+      try {
+        new Operator({ client: offline() }).register(
+          { reconcile: () => UpdateControl.noUpdate() },
+          {
+            resourceType: c.configuration.resourceType,
+            name: c.name,
+            ...overrides,
+          },
+        );
+      } catch (error) {
+        failures.push(`${c.name}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // so the Fleet controller still lists Secrets in every namespace: the chart's RBAC must say so
+    const roles = docsOf(
+      renderChart(chart['templates/rbac.yaml'], { replicas: 1, watchNamespaces: ['team-a'] }),
+    ).filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
+    const secretsGrantedIn = roles
+      .filter((r) =>
+        (r['rules'] as Array<{ resources: string[] }>).some((rule) => rule.resources.includes('secrets')),
+      )
+      .map((r) => `${r.kind} ${r.metadata.namespace ?? ''}`.trim());
+    expect(secretsGrantedIn).toEqual(['ClusterRole']);
   });
 });
