@@ -474,4 +474,52 @@ describe('review s14: pod spec validation', () => {
     });
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV6] container resources need standard or qualified names, quantities of 0 or more, and extended resources whole, with a limit equal to the request', async () => {
+    const r = 'spec.template.spec.containers[0].resources';
+    expect(
+      await refused(DEPLOYMENTS, {
+        metadata: { name: 'resources' },
+        spec: {
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              containers: [
+                app({
+                  resources: {
+                    limits: { cpus: '1', memory: '-1Gi', 'nvidia.com/gpu': '1' },
+                    requests: { 'nvidia.com/gpu': '2', 'example.com/dongle': '500m' },
+                  },
+                }),
+              ],
+            },
+          },
+        },
+      }),
+    ).toEqual([
+      `${r}.limits[cpus]: Invalid value: "cpus": must be a standard resource type or fully qualified`,
+      `${r}.limits[cpus]: Invalid value: "cpus": must be a standard resource for containers`,
+      `${r}.limits[memory]: Invalid value: "-1Gi": must be greater than or equal to 0`,
+      `${r}.requests: Invalid value: "2": must be equal to nvidia.com/gpu limit of 1`,
+      `${r}.requests[example.com/dongle]: Invalid value: "500m": must be an integer`,
+      `${r}.limits: Required value: Limit must be set for non overcommitable resources`,
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('resources-ok', {
+        containers: [
+          app({
+            resources: {
+              limits: { cpu: '2', memory: '1Gi', 'nvidia.com/gpu': '1', 'ephemeral-storage': '1Gi' },
+              requests: { cpu: '500m', memory: '512Mi', 'nvidia.com/gpu': '1' },
+            },
+          }),
+        ],
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

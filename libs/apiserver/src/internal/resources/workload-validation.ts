@@ -1,6 +1,5 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
-import { compareQuantities, isQuantity, parseQuantity } from '../../quantity/quantity.js';
 import { labelSelectorFromObject } from '../../selectors/label-selector-object.js';
 import { matchesLabels, selectsEverything } from '../../selectors/label-selector.js';
 import { validateName } from '../storage/names.js';
@@ -15,6 +14,7 @@ import {
   regularContainerPolicyCauses,
 } from './pod-validation-probes.js';
 import { volumeMountCauses, volumesCauses } from './pod-validation-volumes.js';
+import { resourceRequirementsCauses } from './pod-validation-resources.js';
 import { containerSecurityContextCauses, podSecurityContextCauses } from './pod-validation-security.js';
 import {
   affinityCauses,
@@ -67,27 +67,6 @@ function containerPortCauses(ports: JsonObject[], path: string): StatusCause[] {
   return causes;
 }
 
-/** ValidateResourceRequirements: a request above its limit (for the resources both name). */
-function resourceCauses(resources: unknown, path: string): StatusCause[] {
-  if (!isObject(resources) || !isObject(resources.limits) || !isObject(resources.requests)) return [];
-  const causes: StatusCause[] = [];
-  for (const [name, request] of Object.entries(resources.requests)) {
-    const limit = resources.limits[name];
-    if (
-      typeof request !== 'string' ||
-      typeof limit !== 'string' ||
-      !isQuantity(request) ||
-      !isQuantity(limit)
-    )
-      continue;
-    if (compareQuantities(parseQuantity(request), parseQuantity(limit)) > 0)
-      causes.push(
-        invalid(`${path}.requests`, request, `must be less than or equal to ${name} limit of ${limit}`),
-      );
-  }
-  return causes;
-}
-
 /** What a container's checks need from its pod. */
 interface PodContext {
   /** Names of the containers seen so far (init and regular). */
@@ -116,7 +95,7 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
   causes.push(...envCauses(c.env, `${at}.env`));
   causes.push(...envFromCauses(c.envFrom, `${at}.envFrom`));
   causes.push(...volumeMountCauses(c, pod.volumes, `${at}.volumeMounts`));
-  causes.push(...resourceCauses(c.resources, `${at}.resources`));
+  causes.push(...resourceRequirementsCauses(c.resources, `${at}.resources`));
   causes.push(...containerSecurityContextCauses(c.securityContext, `${at}.securityContext`, pod.hostUsers));
   return causes;
 }
