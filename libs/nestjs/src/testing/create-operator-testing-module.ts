@@ -3,6 +3,7 @@ import type { INestApplication, INestApplicationContext, LogLevel, ModuleMetadat
 import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
+import { OperatorModuleConfigurationError } from '../errors.js';
 import { KUBE_CONFIG } from '../operator.constants.js';
 import { OperatorModule } from '../operator.module.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
@@ -107,13 +108,15 @@ export async function createOperatorTestingModule(
   const environment = options.testEnvironment ?? (await OperatorTestEnvironment.start(options));
   let app: INestApplication | INestApplicationContext | undefined;
   let namespace: string | undefined;
+  let operatorClient: KubernetesClient | undefined;
   try {
     // a new environment applied them at start; a shared one gets this test's CRDs now
     if (!owned && options.crds?.length) {
       await applyCrds(environment.adminClient, await loadCrds(options.crds));
     }
     namespace = await environment.createNamespace();
-    const operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig);
+    const client = KubernetesClient.fromKubeConfig(environment.kubeConfig);
+    operatorClient = client;
     let builder = Test.createTestingModule({
       imports: [
         ...(options.imports ?? []),
@@ -134,10 +137,20 @@ export async function createOperatorTestingModule(
       .overrideProvider(KUBE_CONFIG)
       .useValue(environment.kubeConfig)
       .overrideProvider(KubernetesClient)
-      .useValue(operatorClient)
+      .useValue(client)
       .setLogger(new ConsoleLogger('tosdk-test', { logLevels: options.logLevels ?? ['error', 'warn'] }));
     if (options.configure) builder = options.configure(builder);
     const module = await builder.compile();
+    try {
+      module.get(Operator, { strict: false });
+    } catch (error) {
+      throw new OperatorModuleConfigurationError(
+        'createOperatorTestingModule: the testing module has no OperatorModule; put the module that imports ' +
+          'OperatorModule.forRoot or forRootAsync (usually the app root module) in imports, or pass the option ' +
+          'operator to add OperatorModule.forRoot(operator)',
+        { cause: error },
+      );
+    }
     let url: string | undefined;
     if (options.http) {
       const http = module.createNestApplication();
@@ -184,7 +197,7 @@ export async function createOperatorTestingModule(
           try {
             await running.close();
           } finally {
-            if (!operatorClient.isClosed) operatorClient.close();
+            if (!client.isClosed) client.close();
             if (owned) await environment.stop();
             else await environment.deleteNamespace(ns);
           }
@@ -194,6 +207,7 @@ export async function createOperatorTestingModule(
     };
   } catch (error) {
     await app?.close().catch(() => undefined);
+    if (operatorClient && !operatorClient.isClosed) operatorClient.close();
     if (owned) await environment.stop();
     else if (namespace) await environment.deleteNamespace(namespace);
     throw error;

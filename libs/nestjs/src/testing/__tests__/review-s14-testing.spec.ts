@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
-import { defineResource, ResourceID, ResourceTypes } from '@tosdk/core';
+import { defineResource, KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
 import type { KubernetesResource } from '@tosdk/core';
 import {
   applyCrds,
@@ -178,6 +178,25 @@ describe('review S14: waits and the end of a test', () => {
     expect(await ownSettled).toBe(
       'rejected the moon did not hold before the wait was aborted: the test timed out',
     );
+  });
+
+  it('[FINDING S14-TS9] imports without an OperatorModule are refused saying to import the app module or pass operator, instead of Nest\'s "could not find Operator element", and the failed start leaves no client open', async () => {
+    const close = jest.spyOn(KubernetesClient.prototype, 'close');
+    try {
+      const start = createOperatorTestingModule({ imports: [EmptyFeature], testEnvironment: environment });
+      await expect(start).rejects.toMatchObject({
+        code: 'OperatorModuleConfiguration',
+        message:
+          'createOperatorTestingModule: the testing module has no OperatorModule; put the module that imports ' +
+          'OperatorModule.forRoot or forRootAsync (usually the app root module) in imports, or pass the option ' +
+          'operator to add OperatorModule.forRoot(operator)',
+      });
+      // the client made for the operator is closed (the environment's admin client stays open)
+      expect(close.mock.contexts.filter((c) => c !== environment.adminClient)).toHaveLength(1);
+      expect(environment.adminClient.isClosed).toBe(false);
+    } finally {
+      close.mockRestore();
+    }
   });
 });
 
