@@ -108,6 +108,22 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       '---',
       binding('ClusterRole', undefined),
     );
+  // event sources with namespaces of their own keep them: a Role `<name>-sources` in each, named apart
+  // from the per-namespace Role above, since such a namespace may be one of watchNamespaces too
+  const sources = `${config.name}-sources`;
+  for (const ns of [...scoped.byScope.keys()].filter((k) => k !== '' && k !== PLACEHOLDER).sort()) {
+    rbac.push(
+      '---',
+      role('Role', ns, rulesOf(scoped.byScope.get(ns)!)).replace(
+        `name: ${config.name}\n`,
+        `name: ${sources}\n`,
+      ),
+      '---',
+      binding('Role', ns)
+        .replace(`name: ${config.name}\n  namespace`, `name: ${sources}\n  namespace`)
+        .replace(/kind: Role\n {2}name: .*$/m, `kind: Role\n  name: ${sources}`),
+    );
+  }
   rbac.push('{{- else }}');
   const all = asCoded.byScope.get('');
   if (all)

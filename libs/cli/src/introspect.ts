@@ -26,6 +26,12 @@ export interface WatchedKind {
    * one (a get). Defaults to false.
    */
   readonly fetches?: boolean;
+  /**
+   * Whether the source watches the controller's namespaces (`EventSource.followsControllerNamespaces`),
+   * so namespaces given to the controller at install (the chart's `watchNamespaces`) are its too;
+   * false for a source given namespaces of its own. Defaults to true.
+   */
+  readonly followsController?: boolean;
 }
 
 /** A kind a managed dependent writes. */
@@ -123,6 +129,7 @@ function model(c: Captured): ControllerModel {
         type: source.resourceType,
         namespaces: sourceNamespaces(source, controllerNs),
         ...(hasBoundedCache(source) ? { fetches: true } : {}),
+        ...(source.followsControllerNamespaces?.() === false ? { followsController: false } : {}),
       });
   }
   const dependents: DependentKind[] = [];

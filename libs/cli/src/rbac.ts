@@ -178,7 +178,8 @@ export function leaseRules(config: TosdkConfig): RbacRule[] {
  *   `UpdateControl.patchResource` (a choice made at run time, which the configuration does not show;
  *   QOSDK grants it too); get with a finalizer: its guarded JSON patch re-reads the object after a
  *   conflict, as JOSDK's `conflictRetryingPatch` does;
- * - each event source's kind: list and watch in its namespaces, and get for a source with a bounded
+ * - each event source's kind: list and watch in its namespaces (the controller's, `namespacesOverride`
+ *   when given, for a source following them), and get for a source with a bounded
  *   cache (it fetches the objects it evicted one by one);
  * - each managed dependent's kind, by how it writes: with server-side apply (the default), create
  *   and patch for a Creator (an apply creates), patch for an Updater; without (`useSSA: false`),
@@ -220,7 +221,7 @@ export function computeGrants(app: AppModel, namespacesOverride?: readonly strin
     grants.addType(ns, type, c.usesFinalizer ? ['get', 'patch'] : ['patch']);
     for (const w of c.watched)
       grants.addType(
-        override ?? w.namespaces,
+        (w.followsController ?? true) ? (override ?? w.namespaces) : w.namespaces,
         w.type,
         w.fetches ? ['get', 'list', 'watch'] : ['list', 'watch'],
       );

@@ -538,4 +538,77 @@ describe('review S14: the Helm chart rendered with its values', () => {
       .map((r) => `${r.kind} ${r.metadata.namespace ?? ''}`.trim());
     expect(secretsGrantedIn).toEqual(['ClusterRole']);
   });
+
+  it('[FINDING S14-CL7] with watchNamespaces an event source given its own namespaces keeps its grants there (they moved to the watched namespaces, and its list in its own namespace got 403)', async () => {
+    const build = () => {
+      const operator = new Operator({ client: offline() });
+      operator.register(
+        {
+          prepareEventSources: (c: EventSourceContext<KubernetesResource>) => [
+            // the operator's shared settings, in their own namespace whatever the controller watches
+            new InformerEventSource(
+              { type: ResourceTypes.Secret, name: 'settings', namespaces: ['shared'] },
+              c,
+            ),
+          ],
+          reconcile: () => UpdateControl.noUpdate(),
+        },
+        { resourceType: ResourceTypes.ConfigMap, name: 'configs' },
+      );
+      return operator;
+    };
+    const app = await loadApp({ operator: build });
+    const chart = helmChart(app, config(), '');
+    const [deployment] = docsOf(
+      renderChart(chart['templates/deployment.yaml'], { replicas: 1, watchNamespaces: ['team-a'] }),
+    ) as Array<
+      Manifest & {
+        spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; value: string }> }> } } };
+      }
+    >;
+    const env = Object.fromEntries(
+      deployment.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]),
+    );
+    // the pod's controller, configured from its environment as @tosdk/nestjs does: its Secrets source
+    // still watches "shared"
+    const running = new Operator({ client: offline() });
+    let source: InformerEventSource<KubernetesResource, KubernetesResource> | undefined;
+    running.register(
+      {
+        prepareEventSources: (c: EventSourceContext<KubernetesResource>) => [
+          (source = new InformerEventSource(
+            { type: ResourceTypes.Secret, name: 'settings', namespaces: ['shared'] },
+            c,
+          )),
+        ],
+        reconcile: () => UpdateControl.noUpdate(),
+      },
+      {
+        resourceType: ResourceTypes.ConfigMap,
+        name: 'configs',
+        ...controllerOptionsFromEnvironment(env, 'configs'),
+      },
+    );
+    expect(source?.namespaces).toEqual(['shared']);
+    const roles = docsOf(
+      renderChart(chart['templates/rbac.yaml'], { replicas: 1, watchNamespaces: ['team-a'] }),
+    ).filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role');
+    const secretsGrantedIn = roles
+      .filter((r) =>
+        (r['rules'] as Array<{ resources: string[] }>).some((rule) => rule.resources.includes('secrets')),
+      )
+      .map((r) => `${r.kind} ${r.metadata.namespace ?? ''}`.trim());
+    expect(secretsGrantedIn).toEqual(['Role shared']);
+    // bound to the operator's ServiceAccount, under a name of its own in that namespace
+    const all = docsOf(
+      renderChart(chart['templates/rbac.yaml'], { replicas: 1, watchNamespaces: ['shared'] }),
+    );
+    expect(
+      all
+        .filter((m) => m.metadata.namespace === 'shared')
+        .map((m) =>
+          `${m.kind} ${m.metadata.name} ${(m['roleRef'] as { name?: string } | undefined)?.name ?? ''}`.trim(),
+        ),
+    ).toEqual(['Role op', 'RoleBinding op op', 'Role op-sources', 'RoleBinding op-sources op-sources']);
+  });
 });
