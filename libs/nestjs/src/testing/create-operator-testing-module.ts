@@ -10,7 +10,7 @@ import type { OperatorModuleOptions } from '../operator-module-options.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
 import { importOptionalPeer } from './optional-peer.js';
-import { OperatorTestEnvironment } from './operator-test-environment.js';
+import { closeWithEnvironment, OperatorTestEnvironment } from './operator-test-environment.js';
 import type { OperatorTestEnvironmentOptions } from './operator-test-environment.js';
 import type { WaitForOptions } from './wait-for.js';
 
@@ -75,7 +75,7 @@ export interface OperatorTestingContext {
   /**
    * Closes the app (stops the operator), deletes the namespace and stops an environment made here;
    * waits of this context still running reject with a `WaitForAbortedError`. A second call waits for
-   * the first.
+   * the first. A shared `testEnvironment`'s `stop()` closes a context left open.
    */
   close(): Promise<void>;
 }
@@ -169,7 +169,24 @@ export async function createOperatorTestingModule(
     const closing = new AbortController();
     const signalFor = (o: WaitForOptions): AbortSignal =>
       o.signal ? AbortSignal.any([o.signal, closing.signal]) : closing.signal;
+    const operator = module.get(Operator);
     let closed: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closed ??= (async () => {
+        forget();
+        closing.abort(new Error('the testing module was closed (close())'));
+        try {
+          await running.close();
+        } finally {
+          if (!client.isClosed) client.close();
+          if (owned) await environment.stop();
+          else await environment.deleteNamespace(ns);
+        }
+      })();
+      return closed;
+    };
+    // a shared environment's stop() closes a module its test left open
+    const forget = owned ? () => undefined : closeWithEnvironment(environment, close);
     return {
       module,
       app: running,
@@ -177,7 +194,7 @@ export async function createOperatorTestingModule(
       namespace: ns,
       environment,
       adminClient: environment.adminClient,
-      operator: module.get(Operator),
+      operator,
       waitForResource: (type, name, predicate, o = {}) =>
         environment.waitForResource(
           type,
@@ -191,19 +208,7 @@ export async function createOperatorTestingModule(
           new ResourceID(name, type.namespaced ? (o.namespace ?? ns) : undefined),
           { ...o, signal: signalFor(o) },
         ),
-      close: () => {
-        closed ??= (async () => {
-          closing.abort(new Error('the testing module was closed (close())'));
-          try {
-            await running.close();
-          } finally {
-            if (!client.isClosed) client.close();
-            if (owned) await environment.stop();
-            else await environment.deleteNamespace(ns);
-          }
-        })();
-        return closed;
-      },
+      close,
     };
   } catch (error) {
     await app?.close().catch(() => undefined);

@@ -10,6 +10,23 @@ import type { CrdSource } from './crd-loader.js';
 import { waitFor, WaitForTimeoutError } from './wait-for.js';
 import type { WaitForOptions } from './wait-for.js';
 
+/** What each environment closes first when it stops: the testing modules still open on it. */
+const openModules = new WeakMap<OperatorTestEnvironment, Set<() => Promise<void>>>();
+
+/**
+ * Registers `close` to run when `environment` stops (a testing module made on it); returns the
+ * function that unregisters it (call it first in `close`). Internal: not exported from the entry point.
+ */
+export function closeWithEnvironment(
+  environment: OperatorTestEnvironment,
+  close: () => Promise<void>,
+): () => void {
+  let set = openModules.get(environment);
+  if (!set) openModules.set(environment, (set = new Set()));
+  set.add(close);
+  return () => set.delete(close);
+}
+
 /** The variable that makes tests run against the cluster of `KUBECONFIG` instead of an in-process server. */
 export const USE_EXISTING_CLUSTER_VARIABLE = 'TOSDK_TEST_USE_EXISTING_CLUSTER';
 
@@ -176,16 +193,29 @@ export class OperatorTestEnvironment {
   }
 
   /**
-   * Deletes the namespaces made here, closes the admin client and stops the server; the waits of
-   * this environment still running reject with a `WaitForAbortedError`. Idempotent.
+   * Closes the testing modules still open on it (as their `close()` does), deletes the namespaces
+   * made here, closes the admin client and stops the server; the waits of this environment still
+   * running reject with a `WaitForAbortedError`. Idempotent. Rejects with the first module's close
+   * error, after stopping everything.
    */
   async stop(): Promise<void> {
     if (!this.stopping.signal.aborted)
       this.stopping.abort(new Error('the test environment was stopped (stop())'));
+    // a module left open would keep its operator retrying against the stopped server
+    const failures: unknown[] = [];
+    for (const close of [...(openModules.get(this) ?? [])]) {
+      try {
+        await close();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
     // the in-process server's state goes with it; a real cluster needs its namespaces deleted
     if (!this.server) for (const ns of [...this.namespaces]) await this.deleteNamespace(ns);
     if (!this.adminClient.isClosed) this.adminClient.close();
     await this.server?.stop();
+    if (failures.length > 0)
+      throw failures[0] instanceof Error ? failures[0] : new Error(String(failures[0]));
   }
 }
 

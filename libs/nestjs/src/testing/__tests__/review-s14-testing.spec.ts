@@ -198,6 +198,20 @@ describe('review S14: waits and the end of a test', () => {
       close.mockRestore();
     }
   });
+
+  it('[FINDING S14-TS10] stopping a shared environment closes the testing modules still open on it (a forgotten close()), instead of leaving their operators running against the stopped server', async () => {
+    const shared = await OperatorTestEnvironment.start({ environment: {} });
+    const t = await createOperatorTestingModule({
+      imports: [EmptyFeature],
+      operator: { readEnvironment: false },
+      testEnvironment: shared,
+    });
+    expect(t.operator.runtimeInfo.isStarted()).toBe(true);
+    await shared.stop();
+    expect(t.operator.runtimeInfo.isStarted()).toBe(false);
+    // closing it afterwards (afterEach after afterAll's stop) is harmless
+    await t.close();
+  });
 });
 
 describe('review S14: CRD files', () => {
