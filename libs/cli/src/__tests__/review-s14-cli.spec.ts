@@ -1,6 +1,7 @@
 // Review S14 (generators, as a user who generates and deploys an operator): the Deployment's probes
 // against how the operator starts, the generated objects created on an API server, and the RBAC
 // against the requests the runtime really makes (an RBAC-enforcing @tosdk/apiserver, 127.0.0.1).
+import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +24,7 @@ import {
 import type { EventSourceContext, KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
 import { defineResource } from '@tosdk/core';
 import { controllerOptionsFromEnvironment } from '@tosdk/nestjs';
+import { ConversionWebhook, MutatingWebhook, ValidatingWebhook } from '@tosdk/nestjs/webhooks';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
 import { render } from '../generate.js';
@@ -610,5 +612,138 @@ describe('review S14: the Helm chart rendered with its values', () => {
           `${m.kind} ${m.metadata.name} ${(m['roleRef'] as { name?: string } | undefined)?.name ?? ''}`.trim(),
         ),
     ).toEqual(['Role op', 'RoleBinding op op', 'Role op-sources', 'RoleBinding op-sources op-sources']);
+  });
+});
+
+describe('review S14: everything generated, created on an API server with kubectl', () => {
+  const schema = (size: ReturnType<typeof Type.Integer>) => ({
+    spec: Type.Object({ size, mode: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])) }),
+    status: Type.Object({ ready: Type.Optional(Type.Boolean()) }),
+  });
+  const WidgetV1 = defineResource({
+    group: 'acme.example.com',
+    version: 'v1',
+    kind: 'Widget',
+    storage: true,
+    schema: schema(Type.Integer({ minimum: 0 })),
+  });
+  const WidgetV2 = defineResource({
+    group: 'acme.example.com',
+    version: 'v2',
+    kind: 'Widget',
+    storage: false,
+    schema: schema(Type.Integer()),
+  });
+  const Fleet = defineResource({
+    group: 'acme.example.com',
+    version: 'v1',
+    kind: 'Fleet',
+    scope: 'Cluster',
+    schema: { spec: Type.Object({ n: Type.Integer() }) },
+  });
+  @ValidatingWebhook({ resource: WidgetV1 })
+  class WidgetValidator {}
+  @MutatingWebhook({ resource: WidgetV1 })
+  class WidgetDefaulter {}
+  @ConversionWebhook({ resource: WidgetV1, hub: 'v1' })
+  class WidgetConversion {}
+  class WidgetConfig extends CRUDKubernetesDependentResource<V1ConfigMap, KubernetesResource> {
+    constructor() {
+      super({ name: 'config', resourceType: ResourceTypes.ConfigMap });
+    }
+    protected override desired(w: KubernetesResource): V1ConfigMap {
+      return { metadata: { name: w.metadata!.name!, namespace: w.metadata!.namespace } };
+    }
+  }
+  const build = () => {
+    const operator = new Operator({ client: offline() });
+    operator.register(
+      {
+        reconcile: () => UpdateControl.noUpdate(),
+        cleanup: () => DeleteControl.defaultDelete(),
+      } as Reconciler<KubernetesResource>,
+      { resourceType: WidgetV1, name: 'widgets', workflow: { dependents: [{ dependent: WidgetConfig }] } },
+    );
+    operator.register({ reconcile: () => UpdateControl.noUpdate() }, { resourceType: Fleet, name: 'fleets' });
+    operator.register(
+      { reconcile: () => UpdateControl.noUpdate() },
+      { resourceType: ResourceTypes.Secret, name: 'secrets', namespaces: ['team-a', 'team-b'] },
+    );
+    return operator;
+  };
+
+  let dir: string;
+  const servers: KubeApiServer[] = [];
+  /** A fresh API server (HTTPS, 127.0.0.1) with these namespaces; its kubeconfig path. */
+  const freshServer = async (namespaces: string[]): Promise<string> => {
+    const server = await KubeApiServer.start({ host: '127.0.0.1', port: 0 });
+    servers.push(server);
+    const path = join(dir, `kubeconfig-${servers.length}`);
+    await server.writeKubeconfig(path);
+    for (const ns of namespaces) await kubectl(path, ['create', 'namespace', ns]);
+    return path;
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-s14-all-'));
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('guard: the CRDs, RBAC (leader election, sharding), Deployment, webhooks and the chart rendered with defaults and with watchNamespaces are all accepted', async () => {
+    const app = await loadApp({ operator: build });
+    const cfg = config({
+      app: { operator: build },
+      resources: [WidgetV2],
+      leaderElection: { leaseName: 'op-lease' },
+      sharding: { leaseNamespace: 'team-b' },
+      webhooks: {
+        classes: () => [WidgetValidator, WidgetDefaulter, WidgetConversion],
+        caBundle: { certManager: 'op-system/op-webhooks' },
+      },
+      deployment: {
+        image: 'example.com/op:1.0.0',
+        replicas: 2,
+        env: { LOG_LEVEL: 'info', PORT: '8080' },
+        leaderElectionEnv: { OP_LEADER_ELECTION: 'true' },
+      },
+      output: {
+        crds: 'crds.yaml',
+        rbac: 'rbac.yaml',
+        manifests: '.',
+        webhooks: 'webhooks.yaml',
+        helm: 'chart',
+      },
+    });
+    const files: Record<string, string> = {};
+    for (const target of ['manifests', 'crds', 'rbac', 'webhooks', 'helm'] as const)
+      Object.assign(files, await render(cfg, app, target, dir));
+    const outcomes: string[] = [];
+    const create = async (kubeconfig: string, name: string, text: string) => {
+      const path = join(dir, `${outcomes.length}.yaml`);
+      await writeFile(path, text);
+      const run = await kubectl(kubeconfig, ['create', '-f', path]);
+      outcomes.push(`${name}: ${run.code === 0 ? 'ok' : run.output.trim()}`);
+    };
+    const plain = await freshServer(['team-a', 'team-b']);
+    for (const name of ['namespace.yaml', 'crds.yaml', 'rbac.yaml', 'operator.yaml', 'webhooks.yaml'])
+      await create(plain, name, files[name]);
+    // the chart, as `helm install` renders it into the release namespace, each on its own server
+    for (const values of [
+      { replicas: 2, watchNamespaces: [] },
+      { replicas: 3, watchNamespaces: ['team-a', 'team-b'] },
+    ]) {
+      const release = await freshServer(['team-a', 'team-b', 'op-system']);
+      await create(release, 'chart/crds/crds.yaml', files['chart/crds/crds.yaml']);
+      for (const t of ['serviceaccount', 'rbac', 'deployment'])
+        await create(
+          release,
+          `chart/templates/${t}.yaml (${values.watchNamespaces.join(',') || 'defaults'})`,
+          renderChart(files[`chart/templates/${t}.yaml`], values),
+        );
+    }
+    expect(files['chart/crds/crds.yaml']).toBe(files['crds.yaml'].replace('generate crds', 'generate helm'));
+    expect(outcomes.filter((o) => !o.endsWith(': ok'))).toEqual([]);
   });
 });
