@@ -522,4 +522,70 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it("[FINDING S14-PV7] pull and termination message policies, host ports, readiness gates and the pod's names and deadline are validated", async () => {
+    const t = 'spec.template.spec';
+    const subdomain =
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    expect(
+      await refused(DEPLOYMENTS, {
+        metadata: { name: 'fields' },
+        spec: {
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              hostNetwork: true,
+              containers: [
+                app({
+                  imagePullPolicy: 'Sometimes',
+                  terminationMessagePolicy: 'Log',
+                  ports: [{ containerPort: 8080, hostPort: 9090 }],
+                }),
+                { name: 'b', image: 'busybox', ports: [{ containerPort: 9090, hostPort: 9090 }] },
+              ],
+              readinessGates: [{ conditionType: 'bad gate' }],
+              serviceAccountName: 'My_SA',
+              activeDeadlineSeconds: 0,
+              hostname: 'Web.1',
+              priorityClassName: 'High Priority',
+            },
+          },
+        },
+      }),
+    ).toEqual([
+      `${t}.containers[0].terminationMessagePolicy: Unsupported value: "Log": supported values: "File", "FallbackToLogsOnError"`,
+      `${t}.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`,
+      `${t}.containers[1].ports[0].hostPort: Duplicate value: "TCP//9090"`,
+      `${t}.containers[0].ports[0].hostPort: Invalid value: 9090: must match \`containerPort\` when \`hostNetwork\` is true`,
+      `${t}.readinessGates[0].conditionType: Invalid value: "bad gate": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `${t}.serviceAccountName: Invalid value: "My_SA": ${subdomain}`,
+      `${t}.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive`,
+      `${t}.hostname: Invalid value: "Web.1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+      `${t}.priorityClassName: Invalid value: "High Priority": ${subdomain}`,
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('fields-ok', {
+        hostNetwork: true,
+        initContainers: [{ name: 'init', image: 'busybox', ports: [{ containerPort: 8080 }] }],
+        containers: [
+          app({
+            imagePullPolicy: 'Always',
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+            ports: [{ containerPort: 8080 }],
+          }),
+        ],
+        readinessGates: [{ conditionType: 'example.com/ready' }],
+        serviceAccountName: 'web',
+        activeDeadlineSeconds: 600,
+        hostname: 'web-0',
+        subdomain: 'web',
+        priorityClassName: 'system-cluster-critical',
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

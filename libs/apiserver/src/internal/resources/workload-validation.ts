@@ -15,6 +15,15 @@ import {
 } from './pod-validation-probes.js';
 import { volumeMountCauses, volumesCauses } from './pod-validation-volumes.js';
 import { resourceRequirementsCauses } from './pod-validation-resources.js';
+import {
+  hostNetworkCauses,
+  hostPortConflictCauses,
+  podIdentityCauses,
+  podPriorityCauses,
+  pullPolicyCauses,
+  readinessGateCauses,
+  terminationMessagePolicyCauses,
+} from './pod-validation-fields.js';
 import { containerSecurityContextCauses, podSecurityContextCauses } from './pod-validation-security.js';
 import {
   affinityCauses,
@@ -91,10 +100,12 @@ function containerCauses(c: JsonObject, at: string, pod: PodContext): StatusCaus
     pod.names.add(name);
   }
   if (typeof c.image !== 'string' || c.image === '') causes.push(required(`${at}.image`));
+  causes.push(...terminationMessagePolicyCauses(c, at));
   causes.push(...containerPortCauses(objects(c.ports), `${at}.ports`));
   causes.push(...envCauses(c.env, `${at}.env`));
   causes.push(...envFromCauses(c.envFrom, `${at}.envFrom`));
   causes.push(...volumeMountCauses(c, pod.volumes, `${at}.volumeMounts`));
+  causes.push(...pullPolicyCauses(c, at));
   causes.push(...resourceRequirementsCauses(c.resources, `${at}.resources`));
   causes.push(...containerSecurityContextCauses(c.securityContext, `${at}.securityContext`, pod.hostUsers));
   return causes;
@@ -122,7 +133,12 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   // one name space for init and regular containers
   objects(spec.initContainers).forEach((c, i) => {
     const at = `${path}.initContainers[${i}]`;
-    causes.push(...containerCauses(c, at, pod), ...initContainerCauses(c, at));
+    causes.push(
+      ...containerCauses(c, at, pod),
+      ...initContainerCauses(c, at),
+      // init containers run one by one: kube checks each one's host ports alone
+      ...hostPortConflictCauses([c], `${path}.initContainers`, i),
+    );
   });
   containers.forEach((c, i) => {
     const at = `${path}.containers[${i}]`;
@@ -132,6 +148,8 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
       ...regularContainerPolicyCauses(c, at),
     );
   });
+  causes.push(...hostPortConflictCauses(containers, `${path}.containers`));
+  causes.push(...hostNetworkCauses(spec, path));
   if (
     typeof spec.restartPolicy === 'string' &&
     !(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy)
@@ -142,8 +160,11 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   causes.push(...labelsCauses(spec.nodeSelector, `${path}.nodeSelector`));
   causes.push(...podSecurityContextCauses(spec, `${path}.securityContext`));
   causes.push(...affinityCauses(spec.affinity, `${path}.affinity`));
+  causes.push(...readinessGateCauses(spec.readinessGates, `${path}.readinessGates`));
   causes.push(...topologySpreadCauses(spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`));
+  causes.push(...podIdentityCauses(spec, path));
   causes.push(...tolerationsCauses(spec.tolerations, `${path}.tolerations`));
+  causes.push(...podPriorityCauses(spec, path));
   return causes;
 }
 
