@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { TosdkConfig } from './config.js';
+import { checkConfig } from './config-check.js';
 import { generateCrds, kindsOf, kindsWithoutSchema } from './crds.js';
 import { TosdkCliError } from './errors.js';
 import { helmChart } from './helm.js';
@@ -167,9 +168,12 @@ function checkOutputs(config: TosdkConfig, baseDir: string): void {
  * Files are compared with CRLF line endings read as LF, so a checkout converting line endings is
  * neither drift nor rewritten.
  * @throws TosdkCliError `Drift` with `check` when a file differs or is missing, naming the files and the command that fixes them.
- * @throws TosdkCliError `InvalidConfig` when two `output.*` settings write the same file (naming both).
+ * @throws TosdkCliError `InvalidConfig` when two `output.*` settings write the same file (naming both),
+ *   or a value kube-apiserver would refuse in the objects it is written into (a name, namespace,
+ *   label or port: naming the setting).
  */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  checkConfig(options.config);
   checkOutputs(options.config, options.baseDir);
   const app = options.app ?? (await loadApp(options.config.app));
   // `all` writes the webhooks only for a config that declares them

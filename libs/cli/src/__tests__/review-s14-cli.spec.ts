@@ -27,7 +27,8 @@ import { controllerOptionsFromEnvironment } from '@tosdk/nestjs';
 import { ConversionWebhook, MutatingWebhook, ValidatingWebhook } from '@tosdk/nestjs/webhooks';
 import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
-import { render } from '../generate.js';
+import { TosdkCliError } from '../errors.js';
+import { generate, render } from '../generate.js';
 import { helmChart } from '../helm.js';
 import { loadApp } from '../introspect.js';
 import { deploymentManifest } from '../manifests.js';
@@ -745,5 +746,46 @@ describe('review S14: everything generated, created on an API server with kubect
     }
     expect(files['chart/crds/crds.yaml']).toBe(files['crds.yaml'].replace('generate crds', 'generate helm'));
     expect(outcomes.filter((o) => !o.endsWith(': ok'))).toEqual([]);
+  });
+});
+
+describe('review S14: a configuration kube would refuse', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tosdk-s14-config-'));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('[FINDING S14-CL8] a name, namespace, label, lease name or port the API server refuses fails generate with InvalidConfig naming the setting (the files were written, and kubectl apply refused them)', async () => {
+    const app = await loadApp({
+      operator: () => {
+        const operator = new Operator({ client: offline() });
+        operator.register(
+          { reconcile: () => UpdateControl.noUpdate() },
+          { resourceType: ResourceTypes.ConfigMap, name: 'cm' },
+        );
+        return operator;
+      },
+    });
+    const failureOf = (more: Partial<TosdkConfig>) =>
+      generate({ config: config(more), baseDir: dir, target: 'all', app }).then(
+        () => 'written',
+        (e: unknown) => (e instanceof TosdkCliError ? `${e.code}: ${e.message}` : String(e)),
+      );
+    const cases: Array<[Partial<TosdkConfig>, string]> = [
+      [{ name: 'My_Operator' }, 'name "My_Operator"'],
+      [{ namespace: 'Ops System' }, 'namespace "Ops System"'],
+      [{ labels: { 'app.kubernetes.io/name': 'my operator' } }, 'labels["app.kubernetes.io/name"]'],
+      [{ leaderElection: { leaseName: 'Lease!' } }, 'leaderElection.leaseName "Lease!"'],
+      [{ deployment: { image: 'example.com/op:1.0.0', port: 80_800 } }, 'deployment.port 80800'],
+    ];
+    const outcomes: string[] = [];
+    for (const [more] of cases) outcomes.push(await failureOf(more));
+    expect(outcomes).toEqual(cases.map(([, setting]) => expect.stringContaining(setting)));
+    expect(outcomes.filter((o) => !o.startsWith('InvalidConfig: '))).toEqual([]);
+    // the message says what the setting names and what a valid value looks like
+    expect(outcomes[0]).toContain('lower-case letters, digits');
   });
 });
