@@ -4,8 +4,11 @@ import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { OperatorModuleConfigurationError } from '../errors.js';
+import { NestOperatorLogger } from '../logging/nest-operator-logger.js';
+import { OperatorMetricsHub } from '../metrics/operator-metrics-hub.js';
 import { KUBE_CONFIG } from '../operator.constants.js';
 import { OperatorModule } from '../operator.module.js';
+import { RESOLVED_OPERATOR_OPTIONS } from '../operator.providers.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
@@ -115,8 +118,6 @@ export async function createOperatorTestingModule(
       await applyCrds(environment.adminClient, await loadCrds(options.crds));
     }
     namespace = await environment.createNamespace();
-    const client = KubernetesClient.fromKubeConfig(environment.kubeConfig);
-    operatorClient = client;
     let builder = Test.createTestingModule({
       imports: [
         ...(options.imports ?? []),
@@ -137,7 +138,20 @@ export async function createOperatorTestingModule(
       .overrideProvider(KUBE_CONFIG)
       .useValue(environment.kubeConfig)
       .overrideProvider(KubernetesClient)
-      .useValue(client)
+      .useFactory({
+        inject: [RESOLVED_OPERATOR_OPTIONS, OperatorMetricsHub],
+        // built as the module builds its own (operator.providers.ts), on the environment's KubeConfig:
+        // the app's clientOptions and its retry metrics apply in tests too; a client the app gave
+        // (forRoot's client) is replaced, so the test never reaches its cluster
+        factory: (resolved: OperatorModuleOptions, hub: OperatorMetricsHub): KubernetesClient => {
+          operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig, {
+            metrics: hub,
+            logger: resolved.logger ?? new NestOperatorLogger(),
+            ...resolved.clientOptions,
+          });
+          return operatorClient;
+        },
+      })
       .setLogger(new ConsoleLogger('tosdk-test', { logLevels: options.logLevels ?? ['error', 'warn'] }));
     if (options.configure) builder = options.configure(builder);
     const module = await builder.compile();
@@ -170,6 +184,7 @@ export async function createOperatorTestingModule(
     const signalFor = (o: WaitForOptions): AbortSignal =>
       o.signal ? AbortSignal.any([o.signal, closing.signal]) : closing.signal;
     const operator = module.get(Operator);
+    const client = operatorClient;
     let closed: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closed ??= (async () => {
@@ -178,7 +193,7 @@ export async function createOperatorTestingModule(
         try {
           await running.close();
         } finally {
-          if (!client.isClosed) client.close();
+          if (client && !client.isClosed) client.close();
           if (owned) await environment.stop();
           else await environment.deleteNamespace(ns);
         }

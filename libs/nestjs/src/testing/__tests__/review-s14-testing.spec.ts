@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
-import { defineResource, KubernetesClient, ResourceID, ResourceTypes } from '@tosdk/core';
+import { OperatorModule, Reconciler } from '../../index.js';
+import { defineResource, KubernetesClient, ResourceID, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { KubernetesResource } from '@tosdk/core';
 import {
   applyCrds,
@@ -17,6 +18,47 @@ import {
 
 @Module({})
 class EmptyFeature {}
+
+@Reconciler({ resource: ResourceTypes.ConfigMap, name: 's14-maps' })
+class MapsReconciler {
+  reconcile() {
+    return UpdateControl.noUpdate();
+  }
+}
+
+const Widget = defineResource<KubernetesResource>({
+  group: 'unserved.s14.example.com',
+  version: 'v1',
+  kind: 'Widget',
+});
+
+@Reconciler({ resource: Widget, name: 's14-widgets' })
+class WidgetReconciler {
+  reconcile() {
+    return UpdateControl.noUpdate();
+  }
+}
+
+@Module({
+  // closeClientOnStop: false as for a client the app owns: the app's shutdown leaves it open
+  imports: [OperatorModule.forRoot({ readEnvironment: false, closeClientOnStop: false })],
+  providers: [WidgetReconciler],
+})
+class UnservedApp {}
+
+/** The client retries the app's operator reported to its metrics. */
+const clientRetries: string[] = [];
+
+@Module({
+  imports: [
+    OperatorModule.forRoot({
+      readEnvironment: false,
+      metrics: { clientRetry: (verb: string) => void clientRetries.push(verb) },
+    }),
+  ],
+  providers: [MapsReconciler],
+})
+class RetryCountingApp {}
 
 const readCrd = (file: string): Promise<string> => readFile(file, 'utf8');
 
@@ -180,19 +222,26 @@ describe('review S14: waits and the end of a test', () => {
     );
   });
 
-  it('[FINDING S14-TS9] imports without an OperatorModule are refused saying to import the app module or pass operator, instead of Nest\'s "could not find Operator element", and the failed start leaves no client open', async () => {
+  it('[FINDING S14-TS9] imports without an OperatorModule are refused saying to import the app module or pass operator, instead of Nest\'s "could not find Operator element", and a failed start leaves no client open', async () => {
+    await expect(
+      createOperatorTestingModule({ imports: [EmptyFeature], testEnvironment: environment }),
+    ).rejects.toMatchObject({
+      code: 'OperatorModuleConfiguration',
+      message:
+        'createOperatorTestingModule: the testing module has no OperatorModule; put the module that imports ' +
+        'OperatorModule.forRoot or forRootAsync (usually the app root module) in imports, or pass the option ' +
+        'operator to add OperatorModule.forRoot(operator)',
+    });
+    // a start that fails after the operator's client was made (its primary kind is not served)
     const close = jest.spyOn(KubernetesClient.prototype, 'close');
     try {
-      const start = createOperatorTestingModule({ imports: [EmptyFeature], testEnvironment: environment });
-      await expect(start).rejects.toMatchObject({
-        code: 'OperatorModuleConfiguration',
-        message:
-          'createOperatorTestingModule: the testing module has no OperatorModule; put the module that imports ' +
-          'OperatorModule.forRoot or forRootAsync (usually the app root module) in imports, or pass the option ' +
-          'operator to add OperatorModule.forRoot(operator)',
-      });
+      await expect(
+        createOperatorTestingModule({ imports: [UnservedApp], testEnvironment: environment }),
+      ).rejects.toThrow(/widgets/);
       // the client made for the operator is closed (the environment's admin client stays open)
-      expect(close.mock.contexts.filter((c) => c !== environment.adminClient)).toHaveLength(1);
+      expect(close.mock.contexts.filter((c) => c !== environment.adminClient).length).toBeGreaterThanOrEqual(
+        1,
+      );
       expect(environment.adminClient.isClosed).toBe(false);
     } finally {
       close.mockRestore();
@@ -211,6 +260,30 @@ describe('review S14: waits and the end of a test', () => {
     expect(t.operator.runtimeInfo.isStarted()).toBe(false);
     // closing it afterwards (afterEach after afterAll's stop) is harmless
     await t.close();
+  });
+
+  it("[FINDING S14-TS11] the operator's client in a testing module reports its retries to the app's metrics and keeps its clientOptions, as the module's own client does", async () => {
+    // the operator's first list of ConfigMaps is answered 503 once: its client retries it
+    environment.server!.faults.failNext({
+      verb: 'list',
+      resource: 'configmaps',
+      code: 503,
+      retryAfterSeconds: 0,
+    });
+    const t = await createOperatorTestingModule({
+      imports: [RetryCountingApp],
+      testEnvironment: environment,
+    });
+    try {
+      await waitFor(() => clientRetries.includes('list'), {
+        timeoutMs: 5_000,
+        description: () =>
+          `a list retry reported to the metrics (reported: ${clientRetries.join(', ') || 'none'})`,
+      });
+    } finally {
+      environment.server!.faults.clear();
+      await t.close();
+    }
   });
 });
 
