@@ -588,4 +588,41 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV8] dnsPolicy None needs a dnsConfig with nameservers; nameservers are IPs, searches DNS names; os is linux or windows', async () => {
+    expect(await refused(PODS, pod('dns-none', { containers: [app()], dnsPolicy: 'None' }))).toEqual([
+      'spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None',
+    ]);
+    expect(
+      await refused(
+        PODS,
+        pod('dns', {
+          containers: [app()],
+          dnsConfig: {
+            nameservers: ['10.0.0.10', 'dns.example.com'],
+            searches: ['svc.cluster.local.', 'Bad_Domain'],
+            options: [{ name: 'ndots', value: '2' }, { value: '1' }],
+          },
+          os: { name: 'Linux' },
+        }),
+      ),
+    ).toEqual([
+      'spec.dnsConfig.nameservers[1]: Invalid value: "dns.example.com": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      `spec.dnsConfig.searches[1]: Invalid value: "Bad_Domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      'spec.dnsConfig.options[1]: Required value: must not be empty',
+      'spec.os: Unsupported value: "Linux": supported values: "linux", "windows"',
+    ]);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('dns-ok', {
+        containers: [app()],
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1', '2001:4860:4860::8888'], searches: ['example.com.'] },
+        os: { name: 'linux' },
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

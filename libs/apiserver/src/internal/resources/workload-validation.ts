@@ -24,6 +24,7 @@ import {
   readinessGateCauses,
   terminationMessagePolicyCauses,
 } from './pod-validation-fields.js';
+import { dnsConfigCauses, osCauses } from './pod-validation-dns.js';
 import { containerSecurityContextCauses, podSecurityContextCauses } from './pod-validation-security.js';
 import {
   affinityCauses,
@@ -160,11 +161,13 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   causes.push(...labelsCauses(spec.nodeSelector, `${path}.nodeSelector`));
   causes.push(...podSecurityContextCauses(spec, `${path}.securityContext`));
   causes.push(...affinityCauses(spec.affinity, `${path}.affinity`));
+  causes.push(...dnsConfigCauses(spec, `${path}.dnsConfig`));
   causes.push(...readinessGateCauses(spec.readinessGates, `${path}.readinessGates`));
   causes.push(...topologySpreadCauses(spec.topologySpreadConstraints, `${path}.topologySpreadConstraints`));
   causes.push(...podIdentityCauses(spec, path));
   causes.push(...tolerationsCauses(spec.tolerations, `${path}.tolerations`));
   causes.push(...podPriorityCauses(spec, path));
+  causes.push(...osCauses(spec.os, `${path}.os`));
   return causes;
 }
 
