@@ -23,9 +23,33 @@ const SUBDOMAIN =
 const LABEL =
   'lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters';
 
+/** Whether a value is a kind (`defineResource`, `ResourceTypes`): what the generators read of one. */
+const isResourceType = (value: unknown): boolean => {
+  const t = value as Record<string, unknown> | null | undefined;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t['group'] === 'string' &&
+    typeof t['version'] === 'string' &&
+    typeof t['kind'] === 'string' &&
+    typeof t['plural'] === 'string' &&
+    typeof t['namespaced'] === 'boolean'
+  );
+};
+
+/** What a value is, for a message. */
+const describeValue = (value: unknown): string =>
+  typeof value === 'function'
+    ? `the class or function ${value.name || '(anonymous)'}`
+    : value === null || value === undefined
+      ? String(value)
+      : typeof value === 'object'
+        ? `an object that is not a kind (keys: ${Object.keys(value).slice(0, 5).join(', ') || 'none'})`
+        : `the ${typeof value} ${JSON.stringify(value)}`;
+
 /**
- * Checks the values of a configuration that end up in object names, namespaces, labels and ports,
- * by the rules kube-apiserver applies to those objects, so a bad value fails `tosdk generate`
+ * Checks the kinds of `resources`, and the values of a configuration that end up in object names,
+ * namespaces, labels and ports, by the rules kube-apiserver applies to those objects, so a bad value fails `tosdk generate`
  * naming the setting instead of writing files that `kubectl apply` refuses.
  *
  * @throws TosdkCliError `InvalidConfig` naming the setting, its value, where it is written and what
@@ -59,6 +83,13 @@ export function checkConfig(config: TosdkConfig): void {
         `labels[${q(key)}] has the value ${q(value)}, which is not a valid label value`,
         'use at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit, or ""',
       );
+  }
+  for (const [i, entry] of (config.resources ?? []).entries()) {
+    if (isResourceType(entry)) continue;
+    fail(
+      `resources[${i}] is ${describeValue(entry)}, not a kind`,
+      'list kinds declared with defineResource({ group, version, kind, schema }) from @tosdk/core (for a module, the kind it exports: resources: [Widget], not the module)',
+    );
   }
   const lease = config.leaderElection?.leaseName;
   if (lease !== undefined && !isSubdomain(lease))

@@ -23,7 +23,7 @@ export function deploymentSettings(config: TosdkConfig, app: AppModel) {
   if (!Number.isInteger(replicas) || replicas < 1) {
     throw new TosdkCliError(
       'InvalidConfig',
-      `tosdk config of ${config.name}: deployment.replicas must be a positive integer, got ${replicas}`,
+      `tosdk config of ${config.name}: deployment.replicas must be a positive integer, got ${JSON.stringify(replicas)}`,
     );
   }
   const startupSeconds = d.startupSeconds ?? 180;

@@ -788,4 +788,46 @@ describe('review S14: a configuration kube would refuse', () => {
     // the message says what the setting names and what a valid value looks like
     expect(outcomes[0]).toContain('lower-case letters, digits');
   });
+
+  it('[FINDING S14-CL9] resources holding something that is not a kind (a class, a module, undefined) fails with InvalidConfig naming resources[i] (it failed with "TypeError: Cannot read properties of undefined (reading \'includes\')")', async () => {
+    const app = await loadApp({
+      operator: () => {
+        const operator = new Operator({ client: offline() });
+        operator.register(
+          { reconcile: () => UpdateControl.noUpdate() },
+          { resourceType: ResourceTypes.ConfigMap, name: 'cm' },
+        );
+        return operator;
+      },
+    });
+    class Widget {}
+    const outcomes: string[] = [];
+    for (const entry of [Widget, { Widget: ResourceTypes.Secret }, undefined]) {
+      const cfg = config({ resources: [ResourceTypes.Secret, entry as unknown as ResourceType] });
+      outcomes.push(
+        await generate({ config: cfg, baseDir: dir, target: 'crds', app }).then(
+          () => 'generated',
+          (e: unknown) => (e instanceof TosdkCliError ? `${e.code}: ${e.message}` : `${String(e)}`),
+        ),
+      );
+    }
+    expect(outcomes).toEqual([
+      expect.stringContaining(
+        'InvalidConfig: tosdk config of op: resources[1] is the class or function Widget',
+      ),
+      expect.stringContaining(
+        'InvalidConfig: tosdk config of op: resources[1] is an object that is not a kind',
+      ),
+      expect.stringContaining('InvalidConfig: tosdk config of op: resources[1] is undefined'),
+    ]);
+    expect(outcomes[0]).toContain('defineResource(');
+    // a value of the wrong type is shown as it is: the string "2", not 2
+    const replicas = await generate({
+      config: config({ deployment: { image: 'example.com/op:1.0.0', replicas: '2' as unknown as number } }),
+      baseDir: dir,
+      target: 'manifests',
+      app,
+    }).catch((e: unknown) => (e as Error).message);
+    expect(replicas).toContain('deployment.replicas must be a positive integer, got "2"');
+  });
 });
