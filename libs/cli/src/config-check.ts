@@ -94,6 +94,12 @@ export function checkConfig(config: TosdkConfig): void {
   const lease = config.leaderElection?.leaseName;
   if (lease !== undefined && !isSubdomain(lease))
     fail(`leaderElection.leaseName ${q(lease)} is not a valid Lease name`, `use ${SUBDOMAIN}`);
+  const electionNamespace = config.leaderElection?.leaseNamespace;
+  if (electionNamespace !== undefined && !isLabel(electionNamespace))
+    fail(
+      `leaderElection.leaseNamespace ${q(electionNamespace)} is not a valid namespace name`,
+      `use ${LABEL}`,
+    );
   const leaseNamespace = config.sharding?.leaseNamespace;
   if (leaseNamespace !== undefined && !isLabel(leaseNamespace))
     fail(`sharding.leaseNamespace ${q(leaseNamespace)} is not a valid namespace name`, `use ${LABEL}`);

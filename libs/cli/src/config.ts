@@ -109,10 +109,12 @@ export interface TosdkConfig {
   /** Kinds whose CRDs to write besides the ones the controllers use. Defaults to none. */
   resources?: ResourceType[];
   /**
-   * Leader election: a Role for leases in {@link namespace} is generated (get and update restricted to
-   * `leaseName` when given). Defaults to on when `deployment.replicas > 1`, else off.
+   * Leader election: a Role for leases in `leaseNamespace` (else {@link namespace}) is generated (get
+   * and update restricted to `leaseName` when given). An app whose Operator is built with
+   * `leaderElection` gets that Role without this, for its lease name and namespace. Defaults to on
+   * when `deployment.replicas > 1`, else off.
    */
-  leaderElection?: { leaseName?: string };
+  leaderElection?: { leaseName?: string; leaseNamespace?: string };
   /**
    * Sharding (`Operator` option `sharding`, or `TOSDK_SHARDING=true` at run time, which the
    * generator cannot see when it loads the app): a Role for the membership Leases in

@@ -1,7 +1,14 @@
 import type { TosdkConfig } from './config.js';
 import type { AppModel } from './introspect.js';
 import { deploymentManifest, deploymentSettings } from './manifests.js';
-import { computeGrants, leaseRules, rulesOf, shardingLeaseRules, shardingOn } from './rbac.js';
+import {
+  computeGrants,
+  leaderElectionLeaseNamespace,
+  leaseRules,
+  rulesOf,
+  shardingLeaseRules,
+  shardingOn,
+} from './rbac.js';
 import type { Manifest } from './rbac.js';
 import { yamlText } from './yaml-text.js';
 
@@ -135,7 +142,12 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
   // leader election: configured (always on), sharded (never: replicas split the work), else on when the
   // release's replicas value is above 1, decided by Helm at install time rather than at generation
   const leaderElection: 'always' | 'never' | 'replicas' =
-    config.leaderElection !== undefined ? 'always' : shardingOn(config, app) ? 'never' : 'replicas';
+    config.leaderElection !== undefined || app.leaderElection !== undefined
+      ? 'always'
+      : shardingOn(config, app)
+        ? 'never'
+        : 'replicas';
+  const leaseNamespace = leaderElectionLeaseNamespace(config, app) ?? '{{ .Release.Namespace }}';
   const ifReplicas = '{{- if gt (int .Values.replicas) 1 }}';
   if (leaderElection !== 'never') {
     if (leaderElection === 'replicas') rbac.push(ifReplicas);
@@ -145,11 +157,11 @@ export function helmChart(app: AppModel, config: TosdkConfig, crdsYaml: string):
       'kind: Role',
       'metadata:',
       `  name: ${config.name}-leader-election`,
-      '  namespace: {{ .Release.Namespace }}',
+      `  namespace: ${leaseNamespace}`,
       'rules:',
-      yaml(leaseRules(config), 2),
+      yaml(leaseRules(config, app), 2),
       '---',
-      binding('Role', '{{ .Release.Namespace }}')
+      binding('Role', leaseNamespace)
         .replace(`name: ${config.name}\n  namespace`, `name: ${config.name}-leader-election\n  namespace`)
         .replace(/kind: Role\n {2}name: .*$/m, `kind: Role\n  name: ${config.name}-leader-election`),
     );

@@ -71,6 +71,11 @@ export interface AppModel {
    * `leaseNamespace` only when the app gave one (else the operator's own namespace is meant).
    */
   readonly sharding?: { readonly leaseNamespace?: string };
+  /**
+   * Set when the app's Operator was built with leader election (its lease needs RBAC): the lease
+   * name, and the namespace when the app gave one (else the operator's own namespace is meant).
+   */
+  readonly leaderElection?: { readonly leaseName?: string; readonly leaseNamespace?: string };
 }
 
 interface Captured {
@@ -194,6 +199,7 @@ const describe = (value: unknown): string =>
 export async function loadApp(loader: AppLoader): Promise<AppModel> {
   const captured: Captured[] = [];
   let sharding: { leaseNamespace?: string } | undefined;
+  let leaderElection: { leaseName?: string; leaseNamespace?: string } | undefined;
   const proto = Operator.prototype as unknown as Record<string, unknown>;
   const original = { register: proto['register'], start: proto['start'], stop: proto['stop'] };
   const register = original.register as (
@@ -213,6 +219,16 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       const asked = (this as unknown as { options?: { sharding?: { leaseNamespace?: unknown } } }).options
         ?.sharding?.leaseNamespace;
       sharding = typeof asked === 'string' ? { leaseNamespace: asked } : {};
+    }
+    // leader election as the app asked for it (the namespace resolved offline would be the offline context's)
+    const election = (
+      this as unknown as { options?: { leaderElection?: { leaseName?: unknown; leaseNamespace?: unknown } } }
+    ).options?.leaderElection;
+    if (election) {
+      leaderElection = {
+        ...(typeof election.leaseName === 'string' ? { leaseName: election.leaseName } : {}),
+        ...(typeof election.leaseNamespace === 'string' ? { leaseNamespace: election.leaseNamespace } : {}),
+      };
     }
     return registered;
   };
@@ -255,5 +271,9 @@ export async function loadApp(loader: AppLoader): Promise<AppModel> {
       'the app registered no controller: app.operator must register them on an Operator (without start()), app.nestModule must import the OperatorModule and provide @Reconciler classes',
     );
   }
-  return { controllers: captured.map(model), ...(sharding ? { sharding } : {}) };
+  return {
+    controllers: captured.map(model),
+    ...(sharding ? { sharding } : {}),
+    ...(leaderElection ? { leaderElection } : {}),
+  };
 }

@@ -124,11 +124,11 @@ export function rulesOf(grants: Map<string, Set<string>>): RbacRule[] {
 }
 
 /**
- * Whether leader election is on: configured, or more than one replica without sharding (sharded
- * replicas split the work instead of standing by).
+ * Whether leader election is on: configured, the loaded app's Operator built with it, or more than
+ * one replica without sharding (sharded replicas split the work instead of standing by).
  */
 export function leaderElectionOn(config: TosdkConfig, app?: AppModel): boolean {
-  if (config.leaderElection !== undefined) return true;
+  if (config.leaderElection !== undefined || app?.leaderElection !== undefined) return true;
   return (config.deployment?.replicas ?? 1) > 1 && !shardingOn(config, app);
 }
 
@@ -158,9 +158,20 @@ export function shardingLeaseRules(): RbacRule[] {
   ];
 }
 
-/** The rules of the leader election Role: get, create, update on leases (get and update restricted to the lease when its name is configured). */
-export function leaseRules(config: TosdkConfig): RbacRule[] {
-  const lease = config.leaderElection?.leaseName;
+/**
+ * The namespace of the leader election lease: the one configured or given by the app's Operator,
+ * else the operator's (undefined: the Helm chart's release namespace).
+ */
+export function leaderElectionLeaseNamespace(config: TosdkConfig, app?: AppModel): string | undefined {
+  return config.leaderElection?.leaseNamespace ?? app?.leaderElection?.leaseNamespace;
+}
+
+/**
+ * The rules of the leader election Role: get, create, update on leases (get and update restricted to
+ * the lease when its name is configured, or given by the app's Operator).
+ */
+export function leaseRules(config: TosdkConfig, app?: AppModel): RbacRule[] {
+  const lease = config.leaderElection?.leaseName ?? app?.leaderElection?.leaseName;
   const group = { apiGroups: ['coordination.k8s.io'], resources: ['leases'] };
   return lease
     ? [
@@ -291,7 +302,12 @@ export function rbacManifests(app: AppModel, config: TosdkConfig): Manifest[] {
     bind('Role', config.name, scope, rulesOf(grants.byScope.get(scope)!));
   }
   if (leaderElectionOn(config, app))
-    bind('Role', `${config.name}-leader-election`, config.namespace, leaseRules(config));
+    bind(
+      'Role',
+      `${config.name}-leader-election`,
+      leaderElectionLeaseNamespace(config, app) ?? config.namespace,
+      leaseRules(config, app),
+    );
   if (shardingOn(config, app))
     bind('Role', `${config.name}-shards`, shardingLeaseNamespace(config, app), shardingLeaseRules());
   return out;

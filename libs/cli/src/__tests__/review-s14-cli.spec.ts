@@ -126,7 +126,7 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
 
   /** Applies the generated RBAC (as admin) and creates the namespaces. */
   const applyRbac = async (manifests: Manifest[], namespaces: string[]) => {
-    for (const ns of [...namespaces, 'op-system']) {
+    for (const ns of [...namespaces, 'op-system', 'op-leases']) {
       if (!(await admin.get(ResourceTypes.Namespace, new ResourceID(ns))))
         await admin.create(ResourceTypes.Namespace, { metadata: { name: ns } });
     }
@@ -300,6 +300,62 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
     } finally {
       await operator.stop();
     }
+  });
+  it('[FINDING S14-CL10] an app whose Operator is built with leader election (a lease in a namespace of its own) starts under the generated RBAC (no lease Role was generated without leaderElection in the tosdk config, and none could be put in another namespace: start failed with LeaderElectionPermissionError)', async () => {
+    const ns = 'team-l';
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({
+        client,
+        closeClientOnStop: true,
+        leaderElection: {
+          leaseName: 'op-lease',
+          leaseNamespace: 'op-leases',
+          identity: 'op-0',
+          exitOnStopLeading: false,
+        },
+      });
+      operator.register(
+        { reconcile: () => UpdateControl.noUpdate() },
+        {
+          resourceType: ResourceTypes.ConfigMap,
+          name: 'cm',
+          namespaces: [ns],
+          recordReconcileErrorEvents: false,
+        },
+      );
+      return operator;
+    };
+    const started = await runUnderGeneratedRbac(build, ns).then(
+      (operator) => operator,
+      (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
+    );
+    expect(typeof started === 'string' ? started : 'started').toBe('started');
+    const operator = started as Operator;
+    try {
+      const Lease = defineResource<KubernetesResource & { spec?: { holderIdentity?: string } }>({
+        group: 'coordination.k8s.io',
+        version: 'v1',
+        kind: 'Lease',
+      });
+      expect(
+        await eventually(
+          async () =>
+            (await admin.get(Lease, new ResourceID('op-lease', 'op-leases')))?.spec?.holderIdentity ===
+            'op-0',
+        ),
+      ).toBe(true);
+      expect(refusedOf('op-leases')).toEqual([]);
+    } finally {
+      await operator.stop();
+    }
+    // the chart grants the same, whatever replicas the release is installed with
+    const chart = helmChart(await loadApp({ operator: () => build(offline()) }), config(), '');
+    const roles = docsOf(renderChart(chart['templates/rbac.yaml'], { replicas: 1, watchNamespaces: [] }));
+    expect(
+      roles
+        .filter((m) => m.kind === 'Role' && m.metadata.name === 'op-leader-election')
+        .map((m) => m.metadata.namespace),
+    ).toEqual(['op-leases']);
   });
 });
 
