@@ -61,6 +61,14 @@ function notACrd(doc: unknown): string | undefined {
   return undefined;
 }
 
+/** The items of a List document (`kind: List` or `<Kind>List` with `items`), else undefined. */
+function listItems(doc: unknown): unknown[] | undefined {
+  const o = doc as { kind?: unknown; items?: unknown };
+  return typeof o.kind === 'string' && o.kind.endsWith('List') && Array.isArray(o.items)
+    ? o.items
+    : undefined;
+}
+
 /** The file names envtest reads in a CRD directory. */
 const CRD_FILE = /\.(ya?ml|json)$/;
 
@@ -99,8 +107,9 @@ async function readDocuments(file: string): Promise<unknown[]> {
 }
 
 /**
- * Reads CRDs from files (YAML or JSON, several documents allowed), directories (their `.yaml`,
- * `.yml` and `.json` files in name order, as envtest's CRD paths) and objects.
+ * Reads CRDs from files (YAML or JSON, several documents allowed, a List standing for its items),
+ * directories (their `.yaml`, `.yml` and `.json` files in name order, as envtest's CRD paths) and
+ * objects.
  * @throws CrdLoadError naming the file and what is wrong.
  */
 export async function loadCrds(sources: readonly CrdSource[]): Promise<KubernetesResource[]> {
@@ -115,13 +124,14 @@ export async function loadCrds(sources: readonly CrdSource[]): Promise<Kubernete
     for (const { from, docs } of named) {
       for (const [i, doc] of docs.entries()) {
         if (doc === null || doc === undefined) continue;
-        const wrong = notACrd(doc);
-        if (wrong) {
-          throw new CrdLoadError(
-            `${from}${typeof source === 'string' ? `, document ${i + 1}` : ''}: ${wrong}`,
-          );
+        const where = typeof source === 'string' ? `, document ${i + 1}` : '';
+        // a List (kubectl get crds -o yaml) stands for its items, as kubectl apply -f reads it
+        const items = listItems(doc);
+        for (const [j, item] of (items ?? [doc]).entries()) {
+          const wrong = notACrd(item);
+          if (wrong) throw new CrdLoadError(`${from}${where}${items ? `, item ${j + 1}` : ''}: ${wrong}`);
+          out.push(item as KubernetesResource);
         }
-        out.push(doc);
       }
     }
   }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -60,7 +60,25 @@ const clientRetries: string[] = [];
 })
 class RetryCountingApp {}
 
-const readCrd = (file: string): Promise<string> => readFile(file, 'utf8');
+/** A minimal namespaced CRD of the group s14.example.com. */
+const crdObject = (plural: string, kind: string): KubernetesResource & { spec: object } => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${plural}.s14.example.com` },
+  spec: {
+    group: 's14.example.com',
+    names: { kind, plural },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+});
 
 /** Settles `promise` as its outcome text, or says it was still pending after `ms` (the guard timer is unref'd). */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
@@ -341,26 +359,8 @@ spec:
   it("[FINDING S14-TS7] a directory of CRD files (config/crd/bases, a chart's crds/) loads every .yaml, .yml and .json file in it, instead of failing with EISDIR", async () => {
     const crds = join(dir, 'bases');
     await mkdir(crds);
-    const crd = (plural: string, kind: string) => ({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.s14.example.com` },
-      spec: {
-        group: 's14.example.com',
-        names: { kind, plural },
-        scope: 'Namespaced',
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    });
-    await writeFile(join(crds, 'b-sprockets.json'), JSON.stringify(crd('sprockets', 'Sprocket')));
-    await writeFile(join(crds, 'a-cogs.yaml'), JSON.stringify(crd('cogs', 'Cog')));
+    await writeFile(join(crds, 'b-sprockets.json'), JSON.stringify(crdObject('sprockets', 'Sprocket')));
+    await writeFile(join(crds, 'a-cogs.yaml'), JSON.stringify(crdObject('cogs', 'Cog')));
     await writeFile(join(crds, 'README.md'), '# not a CRD\n');
     const loaded = await loadCrds([crds]);
     expect(loaded.map((c) => c.metadata!.name)).toEqual([
@@ -389,7 +389,7 @@ spec:
     );
 
     const mixed = join(dir, 'all.yaml');
-    const cog = await readCrd(join(dir, 'bases', 'a-cogs.yaml'));
+    const cog = JSON.stringify(crdObject('cogs', 'Cog'));
     await writeFile(
       mixed,
       `---\n${cog}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\nspec: {}\n`,
@@ -408,5 +408,29 @@ spec:
       code: 'CrdLoad',
       message: `${old}, document 1: CustomResourceDefinition olds.s14.example.com is apiextensions.k8s.io/v1beta1, which Kubernetes no longer serves (removed in 1.22); convert it to apiextensions.k8s.io/v1 (e.g. generate it with customResourceDefinitions() of @tosdk/core)`,
     });
+  });
+
+  it('[FINDING S14-TS12] a CRD file saved with kubectl get crds -o yaml (a List) loads its items, as kubectl apply -f takes it, instead of being refused as "List is not a CustomResourceDefinition"', async () => {
+    const cogs = crdObject('cogs', 'Cog');
+    const sprockets = crdObject('sprockets', 'Sprocket');
+    const saved = join(dir, 'saved.json');
+    await writeFile(
+      saved,
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [cogs, sprockets] }),
+    );
+    expect((await loadCrds([saved])).map((c) => c.metadata!.name)).toEqual([
+      'cogs.s14.example.com',
+      'sprockets.s14.example.com',
+    ]);
+    const typed = join(dir, 'typed.yaml');
+    await writeFile(
+      typed,
+      JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinitionList',
+        items: [cogs],
+      }),
+    );
+    expect((await loadCrds([typed])).map((c) => c.metadata!.name)).toEqual(['cogs.s14.example.com']);
   });
 });
