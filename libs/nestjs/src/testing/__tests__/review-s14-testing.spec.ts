@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
-import { OperatorModule, Reconciler } from '../../index.js';
+import { OperatorModule, OperatorRegistry, Reconciler } from '../../index.js';
 import { defineResource, KubernetesClient, ResourceID, ResourceTypes, UpdateControl } from '@tosdk/core';
 import type { KubernetesResource } from '@tosdk/core';
 import {
@@ -45,6 +45,20 @@ class WidgetReconciler {
   providers: [WidgetReconciler],
 })
 class UnservedApp {}
+
+/** Names of the Namespaces the cluster-scoped controller reconciled. */
+const seenNamespaces = new Set<string>();
+
+@Reconciler({ resource: ResourceTypes.Namespace, name: 's14-namespaces' })
+class NamespacesReconciler {
+  reconcile(namespace: KubernetesResource) {
+    seenNamespaces.add(namespace.metadata!.name!);
+    return UpdateControl.noUpdate();
+  }
+}
+
+@Module({ imports: [OperatorModule.forRoot({ readEnvironment: false })], providers: [NamespacesReconciler] })
+class NamespacesApp {}
 
 /** The client retries the app's operator reported to its metrics. */
 const clientRetries: string[] = [];
@@ -300,6 +314,21 @@ describe('review S14: waits and the end of a test', () => {
       });
     } finally {
       environment.server!.faults.clear();
+      await t.close();
+    }
+  });
+
+  it('guard: a controller of a cluster-scoped kind is not restricted to the test namespace (it sees the whole cluster)', async () => {
+    const t = await createOperatorTestingModule({ imports: [NamespacesApp], testEnvironment: environment });
+    try {
+      expect(t.module.get(OperatorRegistry).getController('s14-namespaces').configuration.namespaces).toEqual(
+        [],
+      );
+      const other = await environment.createNamespace('s14-elsewhere');
+      await waitFor(() => seenNamespaces.has(other) && seenNamespaces.has(t.namespace), {
+        description: `the Namespaces ${other} and ${t.namespace} reconciled`,
+      });
+    } finally {
       await t.close();
     }
   });
