@@ -625,4 +625,29 @@ describe('review s14: pod spec validation', () => {
     );
     expect(ok.status).toBe(201);
   });
+
+  it('[FINDING S14-PV9] a container port needs a containerPort, and only valid port names are compared for duplicates', async () => {
+    expect(
+      await refused(
+        PODS,
+        pod('ports', {
+          containers: [
+            app({
+              ports: [
+                { name: 'http' },
+                { name: 'Bad_Name', containerPort: 8080 },
+                { name: 'Bad_Name', containerPort: 8081 },
+                { name: 'http', containerPort: 8082 },
+              ],
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      'spec.containers[0].ports[0].containerPort: Required value',
+      'spec.containers[0].ports[1].name: Invalid value: "Bad_Name": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.containers[0].ports[2].name: Invalid value: "Bad_Name": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.containers[0].ports[3].name: Duplicate value: "http"',
+    ]);
+  });
 });

@@ -52,19 +52,25 @@ const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'Non
 
 // ---- pod specs ----
 
-/** validateContainerPorts: numbers in range, names IANA service names and unique, a known protocol. */
+/**
+ * validateContainerPorts: names IANA service names and unique (a name with problems is not
+ * compared), a containerPort (0 or absent is missing) in range, a known protocol.
+ */
 function containerPortCauses(ports: JsonObject[], path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const names = new Set<string>();
   ports.forEach((port, i) => {
     const at = `${path}[${i}]`;
     if (typeof port.name === 'string' && port.name !== '') {
-      for (const m of portNameProblems(port.name)) causes.push(invalid(`${at}.name`, port.name, m));
-      if (names.has(port.name)) causes.push(duplicate(`${at}.name`, port.name));
-      names.add(port.name);
+      const problems = portNameProblems(port.name);
+      for (const m of problems) causes.push(invalid(`${at}.name`, port.name, m));
+      if (problems.length === 0 && names.has(port.name)) causes.push(duplicate(`${at}.name`, port.name));
+      if (problems.length === 0) names.add(port.name);
     }
-    if (typeof port.containerPort === 'number' && (port.containerPort < 1 || port.containerPort > 65535))
-      causes.push(invalid(`${at}.containerPort`, port.containerPort, PORT_RANGE));
+    const containerPort = typeof port.containerPort === 'number' ? port.containerPort : 0;
+    if (containerPort === 0) causes.push(required(`${at}.containerPort`));
+    else if (containerPort < 1 || containerPort > 65535)
+      causes.push(invalid(`${at}.containerPort`, containerPort, PORT_RANGE));
     if (
       typeof port.hostPort === 'number' &&
       port.hostPort !== 0 &&
