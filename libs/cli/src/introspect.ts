@@ -1,4 +1,11 @@
-import { isCreator, isDeleter, isGarbageCollected, isUpdater, Operator } from '@tosdk/core';
+import {
+  isCreator,
+  isDeleter,
+  isEventSourceProvider,
+  isGarbageCollected,
+  isUpdater,
+  Operator,
+} from '@tosdk/core';
 import type {
   EventSource,
   KubernetesResource,
@@ -148,6 +155,14 @@ function model(c: Captured): ControllerModel {
       (!gc || spec.reconcilePrecondition !== undefined || spec.activationCondition !== undefined);
     if (isDeleter(dependent) && !gc) workflowCleans = true;
     if (!type) continue; // an external dependent: nothing on the API server
+    // a dependent with an activation condition registers its informer only once active, at run
+    // time: the sources seen at load lack it, and its list and watch are needed then
+    if (
+      spec.activationCondition !== undefined &&
+      !spec.useEventSourceWithName &&
+      isEventSourceProvider(dependent)
+    )
+      watched.push(activatedInformer(dependent, type, controllerNs));
     dependents.push({
       type,
       create: isCreator(dependent),
@@ -165,6 +180,19 @@ function model(c: Captured): ControllerModel {
     dependents,
     extraRules: declaredRbacRules(c.reconciler),
   };
+}
+
+/**
+ * The informer a Kubernetes dependent registers when its activation condition holds: its kind, in
+ * the namespaces of its `informer` option (read from the options it keeps), else the controller's.
+ */
+function activatedInformer(dependent: object, type: ResourceType, controllerNs: Namespaces): WatchedKind {
+  const ns = (dependent as { options?: { informer?: { namespaces?: unknown } } }).options?.informer
+    ?.namespaces;
+  if (ns === 'all') return { type, namespaces: 'all', followsController: false };
+  if (Array.isArray(ns))
+    return { type, namespaces: ns.length === 0 ? 'all' : (ns as string[]), followsController: false };
+  return { type, namespaces: controllerNs };
 }
 
 /**

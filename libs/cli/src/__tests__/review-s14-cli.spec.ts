@@ -357,6 +357,49 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
         .map((m) => m.metadata.namespace),
     ).toEqual(['op-leases']);
   });
+  it('[FINDING S14-CL11] a dependent with an activation condition lists and watches its kind under the generated RBAC once active (its informer, registered at run time, got 403 on list: the generator saw only the sources registered at load)', async () => {
+    const ns = 'team-c';
+    class Mirror extends CRUDKubernetesDependentResource<V1ConfigMap, V1Secret> {
+      constructor() {
+        super({ name: 'mirror', resourceType: ResourceTypes.ConfigMap });
+      }
+      protected override desired(secret: V1Secret): V1ConfigMap {
+        return {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${secret.metadata!.name!}-mirror`, namespace: secret.metadata!.namespace },
+          data: { mirrored: 'yes' },
+        };
+      }
+    }
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({ client, closeClientOnStop: true });
+      operator.register(
+        { reconcile: () => UpdateControl.noUpdate() },
+        {
+          resourceType: ResourceTypes.Secret,
+          name: 'mirrors',
+          namespaces: [ns],
+          recordReconcileErrorEvents: false,
+          retry: { maxAttempts: 2, initialInterval: 50, intervalMultiplier: 1 },
+          // e.g. a kind present only on some clusters (JOSDK's CRDPresentActivationCondition)
+          workflow: { dependents: [{ dependent: Mirror, activationCondition: () => true }] },
+        },
+      );
+      return operator;
+    };
+    const operator = await runUnderGeneratedRbac(build, ns);
+    try {
+      await admin.create(ResourceTypes.Secret, { metadata: { name: 'source', namespace: ns } });
+      const mirrored = await eventually(
+        async () =>
+          (await admin.get(ResourceTypes.ConfigMap, new ResourceID('source-mirror', ns))) !== undefined,
+      );
+      expect({ mirrored, refused: [...new Set(refusedOf(ns))] }).toEqual({ mirrored: true, refused: [] });
+    } finally {
+      await operator.stop();
+    }
+  });
 });
 
 /** Runs kubectl (`KUBECTL`, else /usr/bin/kubectl) with a kubeconfig; killed after 30 s. */
