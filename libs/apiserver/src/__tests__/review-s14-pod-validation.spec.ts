@@ -650,4 +650,55 @@ describe('review s14: pod spec validation', () => {
       'spec.containers[0].ports[3].name: Duplicate value: "http"',
     ]);
   });
+
+  it("[FINDING S14-PV10] a resourceFieldRef divisor must suit its resource, a CSI volume needs a driver name, and a Pod's image has no surrounding whitespace", async () => {
+    expect(
+      await refused(
+        PODS,
+        pod('divisor-csi-image', {
+          volumes: [{ name: 'secrets', csi: { driver: 'Secrets Store' } }],
+          containers: [
+            app({
+              image: 'nginx:1.27\n',
+              env: [
+                { name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1Mi' } } },
+                { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '3' } } },
+              ],
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      `spec.volumes[0].csi.driver: Invalid value: "Secrets Store": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      'spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor\'s values 1m and 1 are supported with the cpu resource',
+      'spec.containers[0].env[1].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor\'s values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource',
+      'spec.containers[0].image: Invalid value: "nginx:1.27\\n": must not have leading or trailing whitespace',
+    ]);
+    // a template's image is checked only when its pods are created
+    const template = await call(server, 'POST', DEPLOYMENTS, {
+      metadata: { name: 'image-space' },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [app({ image: ' nginx' })] } },
+      },
+    });
+    expect(template.status).toBe(201);
+    const ok = await call(
+      server,
+      'POST',
+      PODS,
+      pod('divisor-csi-ok', {
+        volumes: [{ name: 'secrets', csi: { driver: 'secrets-store.csi.k8s.io', readOnly: true } }],
+        containers: [
+          app({
+            env: [
+              { name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1m' } } },
+              { name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+            ],
+          }),
+        ],
+      }),
+    );
+    expect(ok.status).toBe(201);
+  });
 });

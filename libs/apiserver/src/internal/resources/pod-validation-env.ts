@@ -1,5 +1,6 @@
 import type { JsonObject, StatusCause } from '../../types.js';
 import { isObject } from '../common/json.js';
+import { compareQuantities, isQuantity, parseQuantity } from '../../quantity/quantity.js';
 import { validateName } from '../storage/names.js';
 import { labelKeyErrors } from '../../selectors/label-validation.js';
 import { configKeyProblems } from './core-validation.js';
@@ -98,22 +99,68 @@ const RESOURCE_FIELD_PATHS = [
   'requests.memory',
 ] as const;
 
+const DIVISORS_FOR_CPU = ['1m', '1'];
+const DIVISORS_FOR_BYTES = [
+  '1',
+  '1k',
+  '1M',
+  '1G',
+  '1T',
+  '1P',
+  '1E',
+  '1Ki',
+  '1Mi',
+  '1Gi',
+  '1Ti',
+  '1Pi',
+  '1Ei',
+];
+const BYTES_LIST = '1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei';
+
+/** validateContainerResourceDivisor: a divisor that suits the resource (reported with the resource). */
+function divisorCauses(resource: string, divisor: unknown, path: string): StatusCause[] {
+  if (typeof divisor !== 'string' || !isQuantity(divisor)) return [];
+  if (compareQuantities(parseQuantity(divisor), parseQuantity('0')) === 0) return [];
+  const at = `${path}.divisor`;
+  const causes: StatusCause[] = [];
+  const check = (allowed: readonly string[], detail: string): void => {
+    if (!allowed.includes(divisor)) causes.push(invalid(at, resource, detail));
+  };
+  if (resource === 'limits.cpu' || resource === 'requests.cpu')
+    check(DIVISORS_FOR_CPU, "only divisor's values 1m and 1 are supported with the cpu resource");
+  else if (resource === 'limits.memory' || resource === 'requests.memory')
+    check(DIVISORS_FOR_BYTES, `only divisor's values ${BYTES_LIST} are supported with the memory resource`);
+  else if (resource === 'limits.ephemeral-storage' || resource === 'requests.ephemeral-storage')
+    check(
+      DIVISORS_FOR_BYTES,
+      `only divisor's values ${BYTES_LIST} are supported with the local ephemeral storage resource`,
+    );
+  if (resource.startsWith('requests.hugepages-') || resource.startsWith('limits.hugepages-'))
+    check(
+      DIVISORS_FOR_BYTES,
+      `only divisor's values ${BYTES_LIST} are supported with the hugepages resource`,
+    );
+  return causes;
+}
+
 /**
  * validateContainerResourceFieldSelector: the container's name (in a volume), the resource (one of
- * the list or a hugepages- one). The divisor is not checked here.
+ * the list or a hugepages- one), a divisor that suits it (canonicalized before this runs).
  */
 export function resourceFieldRefCauses(ref: JsonObject, path: string, inVolume: boolean): StatusCause[] {
   const resource = typeof ref.resource === 'string' ? ref.resource : '';
+  const causes: StatusCause[] = [];
   if (inVolume && (typeof ref.containerName !== 'string' || ref.containerName === ''))
-    return [required(`${path}.containerName`)];
-  if (resource === '') return [required(`${path}.resource`)];
-  if (
+    causes.push(required(`${path}.containerName`));
+  else if (resource === '') causes.push(required(`${path}.resource`));
+  else if (
     !(RESOURCE_FIELD_PATHS as readonly string[]).includes(resource) &&
     !resource.startsWith('limits.hugepages-') &&
     !resource.startsWith('requests.hugepages-')
   )
-    return [notSupported(`${path}.resource`, resource, RESOURCE_FIELD_PATHS)];
-  return [];
+    causes.push(notSupported(`${path}.resource`, resource, RESOURCE_FIELD_PATHS));
+  causes.push(...divisorCauses(resource, ref.divisor, path));
+  return causes;
 }
 
 /** validateConfigMapKeySelector and validateSecretKeySelector: a DNS-subdomain name, a config key. */

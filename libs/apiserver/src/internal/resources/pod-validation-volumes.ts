@@ -3,7 +3,16 @@ import { isObject } from '../common/json.js';
 import { compareQuantities, isQuantity, parseQuantity } from '../../quantity/quantity.js';
 import { validateName } from '../storage/names.js';
 import { claimSpecCauses } from './core-validation.js';
-import { duplicate, forbidden, invalid, notFound, notSupported, objects, required } from './field-causes.js';
+import {
+  duplicate,
+  forbidden,
+  invalid,
+  notFound,
+  notSupported,
+  objects,
+  required,
+  tooLong,
+} from './field-causes.js';
 import { fieldRefCauses, resourceFieldRefCauses } from './pod-validation-env.js';
 
 // A pod's volumes and its containers' mounts as kube-apiserver 1.32 validates them
@@ -173,6 +182,27 @@ function projectedCauses(projected: JsonObject, path: string): StatusCause[] {
   return causes;
 }
 
+/** validateCSIVolumeSource: ValidateCSIDriverName, and the publish secret's name (kube reports it at `name`). */
+function csiCauses(csi: JsonObject, path: string): StatusCause[] {
+  const driver = str(csi.driver);
+  const at = `${path}.driver`;
+  const causes: StatusCause[] = [];
+  if (driver === '') causes.push(required(at));
+  if (driver.length > 63) causes.push(tooLong(at, 63));
+  causes.push(
+    ...validateName(driver.toLowerCase(), 'subdomain', at).map((c) => ({
+      ...c,
+      message: c.message.replace(JSON.stringify(driver.toLowerCase()), JSON.stringify(driver)),
+    })),
+  );
+  if (isObject(csi.nodePublishSecretRef)) {
+    const name = str(csi.nodePublishSecretRef.name);
+    if (name === '') causes.push(required(`${path}.nodePublishSecretRef.name`));
+    else causes.push(...validateName(name, 'subdomain', `${path}.name`));
+  }
+  return causes;
+}
+
 /** The checks of one volume source (the first one a volume names). */
 function sourceCauses(key: string, src: JsonObject, path: string): StatusCause[] {
   switch (key) {
@@ -219,6 +249,8 @@ function sourceCauses(key: string, src: JsonObject, path: string): StatusCause[]
       ];
     case 'projected':
       return projectedCauses(src, path);
+    case 'csi':
+      return csiCauses(src, path);
     case 'ephemeral':
       return isObject(src.volumeClaimTemplate)
         ? claimSpecCauses(src.volumeClaimTemplate.spec, `${path}.volumeClaimTemplate.spec`)

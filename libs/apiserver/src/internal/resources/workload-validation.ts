@@ -174,6 +174,16 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   causes.push(...tolerationsCauses(spec.tolerations, `${path}.tolerations`));
   causes.push(...podPriorityCauses(spec, path));
   causes.push(...osCauses(spec.os, `${path}.os`));
+  // validateContainersOnlyForPod: a Pod's images (not a template's) have no surrounding whitespace;
+  // only a Pod's spec is validated at `spec` itself
+  if (path === 'spec')
+    for (const key of ['containers', 'initContainers'])
+      objects(spec[key]).forEach((c, i) => {
+        if (typeof c.image === 'string' && c.image.trim() !== c.image)
+          causes.push(
+            invalid(`${path}.${key}[${i}].image`, c.image, 'must not have leading or trailing whitespace'),
+          );
+      });
   return causes;
 }
 
