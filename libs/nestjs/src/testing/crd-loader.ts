@@ -52,7 +52,8 @@ function notACrd(doc: unknown): string | undefined {
     );
   }
   if (!name) return 'a CustomResourceDefinition without metadata.name; give it the name <plural>.<group>';
-  if (o.apiVersion !== 'apiextensions.k8s.io/v1') {
+  // without apiVersion the client sends it as the v1 kind it posts to
+  if (o.apiVersion !== undefined && o.apiVersion !== 'apiextensions.k8s.io/v1') {
     return (
       `CustomResourceDefinition${name} is ${String(o.apiVersion)}, which Kubernetes no longer serves (removed in 1.22); ` +
       'convert it to apiextensions.k8s.io/v1 (e.g. generate it with customResourceDefinitions() of @tosdk/core)'

@@ -437,6 +437,11 @@ spec:
       code: 'CrdLoad',
       message: `${old}, document 1: CustomResourceDefinition olds.s14.example.com is apiextensions.k8s.io/v1beta1, which Kubernetes no longer serves (removed in 1.22); convert it to apiextensions.k8s.io/v1 (e.g. generate it with customResourceDefinitions() of @tosdk/core)`,
     });
+    // an object without apiVersion is still taken (the client sends it as apiextensions.k8s.io/v1)
+    const { apiVersion: _omitted, ...bare } = crdObject('bolts', 'Bolt');
+    const bolts = await loadCrds([bare]);
+    expect(bolts.map((c) => c.metadata!.name)).toEqual(['bolts.s14.example.com']);
+    await applyCrds(environment.adminClient, bolts);
   });
 
   it('[FINDING S14-TS12] a CRD file saved with kubectl get crds -o yaml (a List) loads its items, as kubectl apply -f takes it, instead of being refused as "List is not a CustomResourceDefinition"', async () => {
