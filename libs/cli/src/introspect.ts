@@ -1,6 +1,7 @@
 import {
   isCreator,
   isDeleter,
+  isDependentResourceWithExplicitState,
   isEventSourceProvider,
   isGarbageCollected,
   isUpdater,
@@ -154,7 +155,17 @@ function model(c: Captured): ControllerModel {
       isDeleter(dependent) &&
       (!gc || spec.reconcilePrecondition !== undefined || spec.activationCondition !== undefined);
     if (isDeleter(dependent) && !gc) workflowCleans = true;
-    if (!type) continue; // an external dependent: nothing on the API server
+    // an external dependent keeping explicit state: the framework creates its state resource after
+    // creating the external one, and deletes it after deleting it (plain create and delete)
+    if (isDependentResourceWithExplicitState(dependent))
+      dependents.push({
+        type: dependent.stateResourceType,
+        create: isCreator(dependent),
+        update: false,
+        delete: deletes,
+        ssa: false,
+      });
+    if (!type) continue; // an external dependent: nothing else on the API server
     // a dependent with an activation condition registers its informer only once active, at run
     // time: the sources seen at load lack it, and its list and watch are needed then
     if (

@@ -15,13 +15,22 @@ import {
   CRUDKubernetesDependentResource,
   DeleteControl,
   InformerEventSource,
+  Mappers,
+  PerResourcePollingDependentResource,
+  primaryAnnotations,
   KubernetesClient,
   Operator,
   ResourceID,
   ResourceTypes,
   UpdateControl,
 } from '@tosdk/core';
-import type { EventSourceContext, KubernetesResource, Reconciler, ResourceType } from '@tosdk/core';
+import type {
+  DependentResourceWithExplicitState,
+  EventSourceContext,
+  KubernetesResource,
+  Reconciler,
+  ResourceType,
+} from '@tosdk/core';
 import { defineResource } from '@tosdk/core';
 import { controllerOptionsFromEnvironment } from '@tosdk/nestjs';
 import { ConversionWebhook, MutatingWebhook, ValidatingWebhook } from '@tosdk/nestjs/webhooks';
@@ -396,6 +405,79 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
           (await admin.get(ResourceTypes.ConfigMap, new ResourceID('source-mirror', ns))) !== undefined,
       );
       expect({ mirrored, refused: [...new Set(refusedOf(ns))] }).toEqual({ mirrored: true, refused: [] });
+    } finally {
+      await operator.stop();
+    }
+  });
+  it("[FINDING S14-CL12] an external dependent keeping explicit state creates its state ConfigMap under the generated RBAC (the framework's create was refused with 403: an external dependent got no grant)", async () => {
+    const ns = 'team-x';
+    const external = new Map<string, { id: string }>();
+    class Bucket
+      extends PerResourcePollingDependentResource<{ id: string }, V1Secret>
+      implements DependentResourceWithExplicitState<{ id: string }, V1Secret, V1ConfigMap>
+    {
+      readonly stateResourceType = ResourceTypes.ConfigMap;
+      constructor() {
+        super({ periodMs: 60_000, idOf: (b) => b.id, name: 'bucket' });
+      }
+      protected desired(): { id: string } {
+        return { id: '' };
+      }
+      fetchResources(secret: V1Secret): Promise<Array<{ id: string }>> {
+        const found = external.get(secret.metadata!.name!);
+        return Promise.resolve(found ? [found] : []);
+      }
+      create(_desired: { id: string }, secret: V1Secret): Promise<{ id: string }> {
+        const made = { id: `bucket-${secret.metadata!.name!}` };
+        external.set(secret.metadata!.name!, made);
+        return Promise.resolve(made);
+      }
+      stateResource(secret: V1Secret, bucket: { id: string } | undefined): V1ConfigMap {
+        return {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name: `${secret.metadata!.name!}-bucket`,
+            namespace: secret.metadata!.namespace,
+            annotations: primaryAnnotations(secret),
+          },
+          ...(bucket ? { data: { id: bucket.id } } : {}),
+        };
+      }
+    }
+    const build = (client: KubernetesClient) => {
+      const operator = new Operator({ client, closeClientOnStop: true });
+      operator.register(
+        {
+          // the state kind's event source, as DependentResourceWithExplicitState asks
+          prepareEventSources: (c: EventSourceContext<V1Secret>) => [
+            new InformerEventSource<V1ConfigMap, V1Secret>(
+              { type: ResourceTypes.ConfigMap, secondaryToPrimaryMapper: Mappers.fromDefaultAnnotations() },
+              c,
+            ),
+          ],
+          reconcile: () => UpdateControl.noUpdate(),
+        },
+        {
+          resourceType: ResourceTypes.Secret,
+          name: 'buckets',
+          namespaces: [ns],
+          recordReconcileErrorEvents: false,
+          retry: { maxAttempts: 2, initialInterval: 50, intervalMultiplier: 1 },
+          workflow: { dependents: [{ dependent: Bucket }] },
+        },
+      );
+      return operator;
+    };
+    const operator = await runUnderGeneratedRbac(build, ns);
+    try {
+      await admin.create(ResourceTypes.Secret, { metadata: { name: 'data', namespace: ns } });
+      const stored = await eventually(
+        async () =>
+          (await admin.get(ResourceTypes.ConfigMap, new ResourceID('data-bucket', ns)))?.data?.['id'] ===
+          'bucket-data',
+      );
+      expect({ stored, refused: [...new Set(refusedOf(ns))] }).toEqual({ stored: true, refused: [] });
     } finally {
       await operator.stop();
     }
