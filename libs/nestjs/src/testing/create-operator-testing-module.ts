@@ -46,8 +46,11 @@ export interface OperatorTestingModuleOptions
   configureApp?: (app: INestApplication | INestApplicationContext) => void | Promise<void>;
 }
 
-/** What {@link createOperatorTestingModule} gives a test. */
-export interface OperatorTestingContext {
+/**
+ * What {@link createOperatorTestingModule} gives a test. Async-disposable: `await using t = await
+ * createOperatorTestingModule(...)` closes it when the block is left, a failing test included.
+ */
+export interface OperatorTestingContext extends AsyncDisposable {
   /** The compiled testing module. */
   readonly module: TestingModule;
   /** The initialised application (HTTP with `http: true`). */
@@ -224,6 +227,7 @@ export async function createOperatorTestingModule(
           { ...o, signal: signalFor(o) },
         ),
       close,
+      [Symbol.asyncDispose]: close,
     };
   } catch (error) {
     await app?.close().catch(() => undefined);

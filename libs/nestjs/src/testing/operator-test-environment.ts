@@ -45,9 +45,10 @@ export interface OperatorTestEnvironmentOptions {
 /**
  * Where an operator test runs: an in-process `@tosdk/apiserver` (never the user's cluster, whatever
  * `KUBECONFIG` says) or, opted in, the cluster of `KUBECONFIG`; an admin client; the CRDs applied;
- * and namespaces made per test.
+ * and namespaces made per test. Async-disposable: `await using env = await
+ * OperatorTestEnvironment.start()` stops it when the block is left.
  */
-export class OperatorTestEnvironment {
+export class OperatorTestEnvironment implements AsyncDisposable {
   private readonly namespaces: string[] = [];
   /** Fires at {@link stop}: the waits still running give up at once. */
   private readonly stopping = new AbortController();
@@ -216,6 +217,11 @@ export class OperatorTestEnvironment {
     await this.server?.stop();
     if (failures.length > 0)
       throw failures[0] instanceof Error ? failures[0] : new Error(String(failures[0]));
+  }
+
+  /** {@link stop}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
   }
 }
 

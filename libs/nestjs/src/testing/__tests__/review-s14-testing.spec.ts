@@ -15,6 +15,7 @@ import {
   OperatorTestEnvironment,
   waitFor,
 } from '../index.js';
+import type { OperatorTestingContext } from '../index.js';
 
 @Module({})
 class EmptyFeature {}
@@ -331,6 +332,26 @@ describe('review S14: waits and the end of a test', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('[FINDING S14-TS13] a testing module and an environment declared with await using are closed when the test throws midway, instead of leaving their operator and server running', async () => {
+    let seen: OperatorTestingContext | undefined;
+    let own: OperatorTestEnvironment | undefined;
+    await expect(
+      (async () => {
+        await using env = await OperatorTestEnvironment.start({ environment: {} });
+        own = env;
+        await using t = await createOperatorTestingModule({
+          imports: [EmptyFeature],
+          operator: { readEnvironment: false },
+          testEnvironment: environment,
+        });
+        seen = t;
+        throw new Error('the test failed midway');
+      })(),
+    ).rejects.toThrow('the test failed midway');
+    expect(seen!.operator.runtimeInfo.isStarted()).toBe(false);
+    expect(own!.adminClient.isClosed).toBe(true);
   });
 });
 
