@@ -32,7 +32,7 @@ export const USE_EXISTING_CLUSTER_VARIABLE = 'TOSDK_TEST_USE_EXISTING_CLUSTER';
 
 /** Options of {@link OperatorTestEnvironment.start}. */
 export interface OperatorTestEnvironmentOptions {
-  /** CRDs to apply and wait for (Established): YAML/JSON file paths or objects. Defaults to none. */
+  /** CRDs to apply and wait for (Established): YAML/JSON files, directories of them, or objects (see `loadCrds`). Defaults to none. */
   crds?: readonly CrdSource[];
   /** Use the cluster of `KUBECONFIG`. Defaults to `TOSDK_TEST_USE_EXISTING_CLUSTER=true`. */
   useExistingCluster?: boolean;
