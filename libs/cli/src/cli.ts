@@ -42,18 +42,32 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
       { cause: error },
     );
   }
-  const config = module.default;
-  if (
-    !config ||
-    typeof config.name !== 'string' ||
-    typeof config.namespace !== 'string' ||
-    !config.app ||
-    !config.output
-  ) {
+  const config = module.default as Partial<Record<keyof TosdkConfig, unknown>> | undefined;
+  const shape = 'the default export must be defineConfig({ name, namespace, app, output, ... })';
+  if (typeof config !== 'object' || config === null) {
     throw new TosdkCliError(
       'InvalidConfig',
-      `${path}: the default export must be defineConfig({ name, namespace, app, output, ... })`,
+      `${path}: ${shape}; it exports none (see the @tosdk/cli README)`,
     );
+  }
+  // every missing or mistyped setting, by name
+  const problems = [
+    ...(['name', 'namespace'] as const).map((key) =>
+      config[key] === undefined
+        ? `${key} is missing`
+        : typeof config[key] !== 'string'
+          ? `${key} must be a string, got ${JSON.stringify(config[key])}`
+          : undefined,
+    ),
+    config.app === undefined || config.app === null ? 'app is missing' : undefined,
+    config.output === undefined
+      ? 'output is missing (output: {} writes to the default paths)'
+      : typeof config.output !== 'object' || config.output === null
+        ? `output must be an object of paths, got ${JSON.stringify(config.output)}`
+        : undefined,
+  ].filter((p): p is string => p !== undefined);
+  if (problems.length > 0) {
+    throw new TosdkCliError('InvalidConfig', `${path}: ${shape}: ${problems.join('; ')}`);
   }
   const app = config.app as { operator?: unknown; nestModule?: unknown };
   if (typeof app.operator !== 'function' && typeof app.nestModule !== 'function') {
@@ -62,7 +76,7 @@ export async function loadConfig(path: string): Promise<TosdkConfig> {
       `${path}: app must be { operator: () => <an Operator with its controllers registered> } or { nestModule: () => <the Nest module> }, functions the CLI calls`,
     );
   }
-  return config;
+  return config as TosdkConfig;
 }
 
 /**

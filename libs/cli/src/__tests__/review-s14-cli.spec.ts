@@ -38,6 +38,7 @@ import { offlineKubeConfig } from '../config.js';
 import type { TosdkConfig } from '../config.js';
 import { TosdkCliError } from '../errors.js';
 import { generate, render } from '../generate.js';
+import { main } from '../cli.js';
 import { helmChart } from '../helm.js';
 import { loadApp } from '../introspect.js';
 import { deploymentManifest } from '../manifests.js';
@@ -968,6 +969,34 @@ describe('review S14: a configuration kube would refuse', () => {
     expect(outcomes.filter((o) => !o.startsWith('InvalidConfig: '))).toEqual([]);
     // the message says what the setting names and what a valid value looks like
     expect(outcomes[0]).toContain('lower-case letters, digits');
+  });
+
+  it('[FINDING S14-CL13] a configuration module missing a setting (output, or name given as a number) is refused naming that setting (the message only repeated the whole expected shape)', async () => {
+    const messages: string[] = [];
+    for (const [file, body] of [
+      [
+        'no-output.mjs',
+        "export default { name: 'op', namespace: 'op-system', app: { operator: () => undefined } };",
+      ],
+      [
+        'numeric-name.mjs',
+        "export default { name: 7, namespace: 'op-system', app: { operator: () => undefined }, output: {} };",
+      ],
+    ]) {
+      await writeFile(join(dir, file), body);
+      const err: string[] = [];
+      const code = await main(['generate', 'rbac', '--config', file], {
+        cwd: dir,
+        out: () => undefined,
+        err: (line) => err.push(line),
+      });
+      messages.push(`${code} ${err.join('\n')}`);
+    }
+    expect(messages).toEqual([
+      expect.stringContaining('output is missing'),
+      expect.stringContaining('name must be a string, got 7'),
+    ]);
+    expect(messages.every((m) => m.startsWith('1 tosdk: '))).toBe(true);
   });
 
   it('[FINDING S14-CL9] resources holding something that is not a kind (a class, a module, undefined) fails with InvalidConfig naming resources[i] (it failed with "TypeError: Cannot read properties of undefined (reading \'includes\')")', async () => {
