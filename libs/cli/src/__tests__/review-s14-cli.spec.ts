@@ -483,6 +483,51 @@ describe('review S14: the generated RBAC against the requests the runtime makes'
       await operator.stop();
     }
   });
+  it('guard (S14-CL3): a dependent creating only if missing gets create and get (it reads the object whose name is taken), a non-SSA one create and update, an SSA one create and patch', async () => {
+    const dependentOf = (name: string, options: { useSSA?: boolean; createOnlyIfMissing?: boolean }) =>
+      class extends CRUDKubernetesDependentResource<V1ConfigMap, V1Secret> {
+        constructor() {
+          super({ name, resourceType: ResourceTypes.ConfigMap, ...options });
+        }
+        protected override desired(secret: V1Secret): V1ConfigMap {
+          return {
+            metadata: { name: `${secret.metadata!.name!}-${name}`, namespace: secret.metadata!.namespace },
+          };
+        }
+      };
+    const verbsFor = async (options: { useSSA?: boolean; createOnlyIfMissing?: boolean }) => {
+      const app = await loadApp({
+        operator: () => {
+          const operator = new Operator({ client: offline() });
+          operator.register(
+            { reconcile: () => UpdateControl.noUpdate() },
+            {
+              resourceType: ResourceTypes.Secret,
+              name: 'copier',
+              namespaces: ['team-g'],
+              recordReconcileErrorEvents: false,
+              workflow: { dependents: [{ dependent: dependentOf('copy', options) }] },
+            },
+          );
+          return operator;
+        },
+      });
+      const role = rbacManifests(app, config()).find((m) => m.kind === 'Role');
+      return (role?.['rules'] as Array<{ resources: string[]; verbs: string[] }>)
+        .filter((r) => r.resources.includes('configmaps'))
+        .flatMap((r) => r.verbs);
+    };
+    // (list and watch: the dependent's informer; delete: none, it is garbage collected)
+    expect(await verbsFor({})).toEqual(['list', 'watch', 'create', 'patch']);
+    expect(await verbsFor({ useSSA: false })).toEqual(['list', 'watch', 'create', 'update']);
+    expect(await verbsFor({ createOnlyIfMissing: true })).toEqual([
+      'get',
+      'list',
+      'watch',
+      'create',
+      'patch',
+    ]);
+  });
 });
 
 /** Runs kubectl (`KUBECTL`, else /usr/bin/kubectl) with a kubeconfig; killed after 30 s. */
