@@ -393,7 +393,7 @@ export class ShardMembership {
         this.deadlineTimer = undefined;
         if (this.running && !this.isMember()) this.deadlinePassed();
       },
-      Math.max(0, this.renewedAt + this.configuration.renewDeadlineMs - this.clock.now()),
+      Math.max(0, this.renewedAt + this.configuration.renewDeadlineMs - this.elapsed()),
     );
   }
 
@@ -404,8 +404,18 @@ export class ShardMembership {
     return error;
   }
 
+  /**
+   * The time every deadline and expiry is judged by: the clock's monotonic time when it has one, so
+   * a step of the wall clock (NTP, a resumed VM) neither makes this replica count the others dead
+   * and take their share, nor keeps it reconciling past its renew deadline (client-go judges a
+   * leader lease on Go's monotonic clock readings). Wall time only goes into the Lease's MicroTimes.
+   */
+  private elapsed(): number {
+    return this.clock.monotonic ? this.clock.monotonic() : this.clock.now();
+  }
+
   private isMember(): boolean {
-    return this.clock.now() < this.renewedAt + this.configuration.renewDeadlineMs;
+    return this.elapsed() < this.renewedAt + this.configuration.renewDeadlineMs;
   }
 
   private tick(): Promise<void> {
@@ -451,7 +461,7 @@ export class ShardMembership {
     }
     // the watch cache, and a fresh list every RESYNC_LEASE_DURATIONS lease durations (resync)
     await this.evaluate(
-      this.clock.now() < this.lastFreshList + RESYNC_LEASE_DURATIONS * this.configuration.leaseDurationMs,
+      this.elapsed() < this.lastFreshList + RESYNC_LEASE_DURATIONS * this.configuration.leaseDurationMs,
     );
   }
 
@@ -463,7 +473,7 @@ export class ShardMembership {
   private async evaluate(cached: boolean): Promise<void> {
     const view = this.view;
     if (!this.running || !this.isMember() || !view) return;
-    let listedAt = this.clock.now();
+    let listedAt = this.elapsed();
     let read = await view.leases(cached);
     if (read === undefined || !this.running || !this.isMember()) return;
     if (read.fresh) this.lastFreshList = listedAt;
@@ -471,7 +481,7 @@ export class ShardMembership {
     let live = first.live;
     if (first.unconfirmed) {
       // a watch cannot tell a dead member from a stalled stream: count nobody dead on its word
-      listedAt = this.clock.now();
+      listedAt = this.elapsed();
       read = await view.leases(false);
       if (read === undefined || !this.running || !this.isMember()) return;
       this.lastFreshList = listedAt;
@@ -577,12 +587,15 @@ export class ShardMembership {
     leases: LeaseJson[],
     fresh: boolean,
   ): { live: Map<string, LiveMember>; unconfirmed: boolean } {
-    const { live, unconfirmed } = this.observations.read(leases, fresh, this.clock.now());
+    const { live, unconfirmed } = this.observations.read(leases, fresh, this.elapsed());
     live.set(this.configuration.identity, { ack: this.acknowledged, incarnation: this.incarnation });
     return { live, unconfirmed };
   }
 
-  /** Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal. */
+  /**
+   * Updates `lease` (or creates the Lease when undefined) with this incarnation's renewal, sent at
+   * wall time `sent` (its `renewTime`).
+   */
   private async writeLease(
     lease: LeaseJson | undefined,
     ack: string | undefined,
@@ -654,7 +667,9 @@ export class ShardMembership {
   /** Creates or renews this replica's Lease (with `ack` as the acknowledged ring when given). */
   private async renew(ack?: string): Promise<void> {
     const c = this.configuration;
-    const sent = this.clock.now();
+    // the deadline is judged on elapsed time; the Lease's MicroTimes carry wall time
+    const sent = this.elapsed();
+    const sentWall = this.clock.now();
     const id = new ResourceID(c.leaseName, c.leaseNamespace);
     let verb: string | undefined;
     try {
@@ -675,7 +690,7 @@ export class ShardMembership {
         }
         try {
           verb = this.lease ? 'update' : 'create';
-          this.lease = await this.writeLease(this.lease, ack, sent);
+          this.lease = await this.writeLease(this.lease, ack, sentWall);
           break;
         } catch (error) {
           this.lease = undefined;

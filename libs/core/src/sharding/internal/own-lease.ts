@@ -137,7 +137,8 @@ export class RivalCheck {
       this.rival = undefined;
       return false;
     }
-    const now = this.clock.now();
+    // seen locally, on elapsed time: a step of the wall clock does not end a rival's term
+    const now = this.clock.monotonic ? this.clock.monotonic() : this.clock.now();
     const key = JSON.stringify([
       String(lease.spec?.renewTime),
       incarnation,

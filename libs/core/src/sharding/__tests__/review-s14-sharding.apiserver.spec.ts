@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { KubernetesClient } from '../../client/kubernetes-client.js';
+import { apiServerSuite, waitFor } from '../../operator/__tests__/support.js';
+import { systemClock } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
+import { ShardMembership } from '../shard-membership.js';
+import type { ShardingOptions } from '../sharding-configuration.js';
+
+/**
+ * Review s14 (sharding): what a user running two or three sharded replicas sees when a replica's
+ * wall clock is stepped or a replica dies.
+ */
+const bed = apiServerSuite();
+jest.setTimeout(60_000);
+
+const clients: KubernetesClient[] = [];
+const members: ShardMembership[] = [];
+afterEach(async () => {
+  await Promise.all(members.splice(0).map((m) => m.stop({ release: true })));
+  for (const c of clients.splice(0)) c.close();
+});
+
+const options = (name: string, identity: string, retryPeriodMs: number): ShardingOptions => ({
+  name,
+  identity,
+  leaseNamespace: 'default',
+  leaseDurationMs: 3000,
+  renewDeadlineMs: 2000,
+  retryPeriodMs,
+});
+
+function member(
+  group: string,
+  identity: string,
+  retryPeriodMs: number,
+  clock: Clock = systemClock,
+): ShardMembership {
+  const client = KubernetesClient.fromKubeConfig(bed.server.kubeConfig());
+  clients.push(client);
+  const m = new ShardMembership(options(group, identity, retryPeriodMs), client, { clock });
+  members.push(m);
+  return m;
+}
+
+const keys = Array.from({ length: 64 }, (_, i) => `ns/k${i}`);
+
+describe('review s14: sharding', () => {
+  it('[FINDING S14-LE1] a replica whose wall clock is stepped forward neither counts the others dead nor takes their share (no key owned twice)', async () => {
+    const group = `jump${Date.now().toString(36)}`;
+    let offset = 0;
+    // the wall clock (what now() reads) jumps; elapsed time does not (NTP step, VM resumed)
+    const jumping: Clock = { ...systemClock, now: () => systemClock.now() + offset };
+    const a = member(group, 'a', 800);
+    const b = member(group, 'b', 100, jumping);
+    await Promise.all([a.start(), b.start()]);
+    const settled = (m: ShardMembership) => m.status().settled && m.status().members.length === 2;
+    await waitFor(() => settled(a) && settled(b), 'both settled on a ring of two', 20_000);
+    const overlaps = new Set<string>();
+    const memberCounts = new Set<number>();
+    const sample = () => {
+      for (const k of keys) if (a.current().owns(k) && b.current().owns(k)) overlaps.add(k);
+      memberCounts.add(b.status().members.length);
+    };
+    const sampler = setInterval(sample, 5);
+    try {
+      offset = 60_000;
+      // a renews every 800 ms, b every 100 ms: b's periods fall between a's renewals
+      let ticks = 0;
+      await waitFor(() => {
+        sample();
+        return ++ticks > 300 || overlaps.size > 0;
+      }, 'b lived through many periods after its clock jump');
+      await waitFor(() => settled(a) && settled(b), 'both settled again', 20_000);
+    } finally {
+      clearInterval(sampler);
+    }
+    // client-go judges expiry on the monotonic clock: a step of the wall clock expires nothing
+    expect([...overlaps]).toEqual([]);
+    expect([...memberCounts]).toEqual([2]);
+  });
+});
