@@ -38,11 +38,14 @@ describe('KubeApiServer defaults of built-in kinds', () => {
       deployment('q', {
         // requests within limits: kube refuses a request above its limit (S13-WV2)
         requests: { cpu: '2000m', memory: '0.5Gi' },
-        limits: { cpu: 2, memory: '1024Mi', x: '1000' },
+        limits: { cpu: 2, memory: '1024Mi', 'example.com/x': '1000' },
       }),
     );
     expect(r.status).toBe(201);
-    const want = { requests: { cpu: '2', memory: '512Mi' }, limits: { cpu: '2', memory: '1Gi', x: '1k' } };
+    const want = {
+      requests: { cpu: '2', memory: '512Mi' },
+      limits: { cpu: '2', memory: '1Gi', 'example.com/x': '1k' },
+    };
     const spec = r.json<any>().spec.template.spec;
     expect(spec.containers[0].resources).toEqual(want);
     expect(spec.initContainers[0].resources).toEqual(want);

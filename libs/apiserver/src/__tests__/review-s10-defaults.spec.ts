@@ -56,7 +56,15 @@ describe('review s10: defaults of built-in kinds', () => {
             lifecycle: { preStop: { httpGet: { port: 8080, path: '/stop' } } },
           },
         ],
-        initContainers: [{ name: 'i', image: 'busybox:1', livenessProbe: { exec: { command: ['true'] } } }],
+        // a probe on an init container needs restartPolicy Always (a sidecar), as kube requires (S14-PV1)
+        initContainers: [
+          {
+            name: 'i',
+            image: 'busybox:1',
+            restartPolicy: 'Always',
+            livenessProbe: { exec: { command: ['true'] } },
+          },
+        ],
       }),
     );
     const c = d.spec.template.spec.containers[0];

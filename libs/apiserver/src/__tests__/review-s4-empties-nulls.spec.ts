@@ -350,7 +350,7 @@ describe('review s4: empties and nulls of built-in kinds (1c991b8)', () => {
         image: 'x',
         env: [
           { name: 'E', value: '1', bad0: 1 },
-          { name: 'F', valueFrom: { junk: { x: 1 } } },
+          { name: 'F', valueFrom: { fieldRef: { fieldPath: 'metadata.name' }, junk: { x: 1 } } },
         ],
       },
       { name: 'b', image: 'y', nope: true, resources: { limits: { cpu: '1' } } },
