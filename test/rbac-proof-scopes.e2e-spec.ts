@@ -222,9 +222,11 @@ describe('[RBAC proof] a cluster-scoped and a two-namespace controller under exa
     expect(outside).toBe(403);
     const needs = needsOf(env.server!, SA);
     // patch on teams is granted for UpdateControl.patchResource, which TeamReconciler does not return
-    // (patch on sites is exercised: the finalizer)
+    // (patch on sites is exercised: the finalizer); get on sites is the re-read of a finalizer write
+    // that hits a conflict (S14-CL2), which a run without conflicts does not make
     await proveEveryPermissionNeeded(env.adminClient, client, manifests, needs, [
       { group: Team.group, resource: Team.plural, verb: 'patch' },
+      { group: Site.group, resource: Site.plural, verb: 'get' },
     ]);
     client.close();
   }, 120_000);
