@@ -198,6 +198,8 @@ export class ShardMembership {
   /** Steps and watch-driven evaluations run one at a time, in order. */
   private chain: Promise<void> = Promise.resolve();
   private wakeQueued = false;
+  /** Names of expired members' Leases being deleted ({@link ShardMembership.collect}). */
+  private readonly collecting = new Set<string>();
 
   /** @throws InvalidShardingConfigurationError for a bad configuration. */
   constructor(
@@ -478,6 +480,7 @@ export class ShardMembership {
     if (read === undefined || !this.running || !this.isMember()) return;
     if (read.fresh) this.lastFreshList = listedAt;
     const first = this.liveMembers(read.items, read.fresh);
+    this.collect(first.expired);
     let live = first.live;
     if (first.unconfirmed) {
       // a watch cannot tell a dead member from a stalled stream: count nobody dead on its word
@@ -485,7 +488,9 @@ export class ShardMembership {
       read = await view.leases(false);
       if (read === undefined || !this.running || !this.isMember()) return;
       this.lastFreshList = listedAt;
-      live = this.liveMembers(read.items, true).live;
+      const confirmed = this.liveMembers(read.items, true);
+      this.collect(confirmed.expired);
+      live = confirmed.live;
     }
     const fingerprint = `${HashRing.fingerprintOf(live.keys(), this.configuration.virtualNodes)}-${hash32(
       [...live]
@@ -586,10 +591,46 @@ export class ShardMembership {
   private liveMembers(
     leases: LeaseJson[],
     fresh: boolean,
-  ): { live: Map<string, LiveMember>; unconfirmed: boolean } {
-    const { live, unconfirmed } = this.observations.read(leases, fresh, this.elapsed());
+  ): { live: Map<string, LiveMember>; unconfirmed: boolean; expired: LeaseJson[] } {
+    const { live, unconfirmed, expired } = this.observations.read(leases, fresh, this.elapsed());
     live.set(this.configuration.identity, { ack: this.acknowledged, incarnation: this.incarnation });
-    return { live, unconfirmed };
+    return { live, unconfirmed, expired };
+  }
+
+  /**
+   * Deletes the Leases of members a fresh list showed dead (as kube-apiserver's lease garbage
+   * collector deletes the identity Leases of apiservers that are gone): a Deployment's pod that died
+   * without releasing its Lease never comes back under its name, so its Lease would stay forever.
+   * Each delete is conditional on the uid and resourceVersion listed, so a Lease renewed since (its
+   * holder was only cut off) is kept; a holder that comes back to a deleted Lease rejoins as a new
+   * member, as after any change of its Lease by someone else.
+   */
+  private collect(expired: readonly LeaseJson[]): void {
+    const c = this.configuration;
+    for (const lease of expired) {
+      const name = lease.metadata?.name;
+      if (!name || this.collecting.has(name)) continue;
+      this.collecting.add(name);
+      const preconditions = { uid: lease.metadata?.uid, resourceVersion: lease.metadata?.resourceVersion };
+      void this.requests
+        .run('deleting an expired membership lease', (signal) =>
+          this.client.delete(LeaseType, new ResourceID(name, c.leaseNamespace), { preconditions, signal }),
+        )
+        .then(
+          () => this.logger.info('deleted the membership lease of a member that expired', { lease: name }),
+          (error: unknown) => {
+            // gone already (another member collected it) or renewed since: nothing to do
+            if (error instanceof KubernetesApiError && (error.isNotFound() || error.isConflict())) return;
+            if (this.running) {
+              this.logger.warn('could not delete the membership lease of a member that expired', {
+                lease: name,
+                error: String(error),
+              });
+            }
+          },
+        )
+        .finally(() => this.collecting.delete(name));
+    }
   }
 
   /**

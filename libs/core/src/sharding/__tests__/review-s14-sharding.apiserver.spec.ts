@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
+import { LeaseType } from '../../operator/leader-election/internal/lease-lock.js';
 import { apiServerSuite, waitFor } from '../../operator/__tests__/support.js';
 import { systemClock } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
@@ -77,5 +79,30 @@ describe('review s14: sharding', () => {
     // client-go judges expiry on the monotonic clock: a step of the wall clock expires nothing
     expect([...overlaps]).toEqual([]);
     expect([...memberCounts]).toEqual([2]);
+  });
+
+  it('[FINDING S14-LE2] the membership Lease of a replica that died without releasing it is deleted once it expired (no Lease left behind per crashed pod)', async () => {
+    const group = `gc${Date.now().toString(36)}`;
+    const a = member(group, 'a', 250);
+    const b = member(group, 'b', 250);
+    await Promise.all([a.start(), b.start()]);
+    await waitFor(
+      () => a.status().settled && a.status().members.length === 2,
+      'a settled on a ring of two',
+      20_000,
+    );
+    const leaseOf = (identity: string) =>
+      bed.admin.get(LeaseType, new ResourceID(`${group}-${identity}`, 'default'));
+    expect(await leaseOf('b')).toBeDefined();
+    // b dies: it stops renewing and nobody releases its Lease (SIGKILL, node lost)
+    members.splice(members.indexOf(b), 1);
+    await b.stop({ release: false });
+    expect(await leaseOf('b')).toBeDefined();
+    await waitFor(() => a.status().members.join() === 'a', 'a counts b dead', 20_000);
+    // kube-apiserver's identity leases of apiservers that are gone are deleted once expired
+    // (apiserverleasegc); a Deployment's crashed pods never come back under their names
+    await waitFor(async () => (await leaseOf('b')) === undefined, "b's expired Lease is deleted", 20_000);
+    expect(await leaseOf('a')).toBeDefined();
+    expect(a.status().member).toBe(true);
   });
 });

@@ -55,20 +55,22 @@ export class MemberObservations {
 
   /**
    * Live members other than this replica after a read of the group at local time `now`; with
-   * `unconfirmed` when a member counts as dead on the word of the watch cache alone (not `fresh`).
+   * `unconfirmed` when a member counts as dead on the word of the watch cache alone (not `fresh`),
+   * and, after a `fresh` list, the Leases of members it showed dead (`expired`, as listed).
    */
   read(
     leases: readonly LeaseJson[],
     fresh: boolean,
     now: number,
-  ): { live: Map<string, LiveMember>; unconfirmed: boolean } {
+  ): { live: Map<string, LiveMember>; unconfirmed: boolean; expired: LeaseJson[] } {
     let unconfirmed = false;
     const live = new Map<string, LiveMember>();
-    const listed = new Set<string>();
+    const listed = new Map<string, LeaseJson>();
+    const expired: LeaseJson[] = [];
     for (const lease of leases) {
       const name = lease.metadata?.name;
       if (!name) continue;
-      listed.add(name);
+      listed.set(name, lease);
       const annotations = lease.metadata?.annotations ?? {};
       const identity = annotations[SHARD_IDENTITY_ANNOTATION];
       const spec = lease.spec ?? {};
@@ -97,9 +99,11 @@ export class MemberObservations {
       if (now < o.at + o.durationMs) live.set(o.identity, { ack: o.ack, incarnation: o.incarnation });
       else if (fresh) {
         o.confirmedExpired = true;
-        if (!listed.has(name)) this.observed.delete(name);
+        const lease = listed.get(name);
+        if (lease) expired.push(lease);
+        else this.observed.delete(name);
       } else if (!o.confirmedExpired) unconfirmed = true;
     }
-    return { live, unconfirmed };
+    return { live, unconfirmed, expired };
   }
 }
