@@ -191,7 +191,7 @@ export class LeaderElector {
     const epoch = this.epoch;
     const sentAt = this.elapsed();
     let outcome: AttemptOutcome;
-    const attempt = this.withTimeout(this.tryAcquireOrRenew(sentAt));
+    const attempt = this.withTimeout((signal) => this.tryAcquireOrRenew(sentAt, signal));
     this.inFlight = attempt.then(
       () => undefined,
       () => undefined,
@@ -232,7 +232,7 @@ export class LeaderElector {
   }
 
   /** client-go's `tryAcquireOrRenew`: whether this instance holds the lease after the attempt. */
-  private async tryAcquireOrRenew(now: number): Promise<AttemptOutcome> {
+  private async tryAcquireOrRenew(now: number, signal: AbortSignal): Promise<AttemptOutcome> {
     const { identity, leaseDurationMs } = this.configuration;
     const wall = this.clock.now();
     const desired: LeaderElectionRecord = {
@@ -251,23 +251,24 @@ export class LeaderElector {
         leaseTransitions: observed.leaseTransitions,
       };
       try {
-        await this.lock.update(renewed);
+        await this.lock.update(renewed, signal);
         this.observe(renewed);
         return 'acquired';
       } catch (error) {
+        if (signal.aborted) throw error;
         this.logger.debug('optimistic renewal failed, reading the lease', {
           error: (error as Error)?.message,
         });
       }
     }
-    const current = await this.lock.get();
+    const current = await this.lock.get(signal);
     if (!current) {
       // Deleted by someone else: a create is not conditional on what we saw, so the holder we last
       // saw may still be leading (it creates the lease again at its next renewal). Wait until its
       // lease would have expired, as if the Lease were still there (client-go creates at once).
       const holder = this.observed?.holderIdentity;
       if (holder && holder !== identity && this.observedValid(now)) return 'held';
-      await this.lock.create(desired);
+      await this.lock.create(desired, signal);
       this.observe(desired);
       return 'acquired';
     }
@@ -279,7 +280,7 @@ export class LeaderElector {
       current.holderIdentity === identity
         ? { ...desired, acquireTime: current.acquireTime, leaseTransitions: current.leaseTransitions }
         : { ...desired, leaseTransitions: current.leaseTransitions + 1 };
-    await this.lock.update(next);
+    await this.lock.update(next, signal);
     this.observe(next);
     return 'acquired';
   }
@@ -321,7 +322,7 @@ export class LeaderElector {
     await this.inFlight;
     if (this.observed?.holderIdentity !== this.configuration.identity) return;
     try {
-      await this.withTimeout(this.release());
+      await this.withTimeout((signal) => this.release(signal));
     } catch (error) {
       this.logger.warn('failed to release the lease; a standby takes over when it expires', {
         error: (error as Error)?.message ?? String(error),
@@ -330,8 +331,8 @@ export class LeaderElector {
   }
 
   /** client-go's `release`: hand the lease back if the server still names this instance. */
-  private async release(): Promise<void> {
-    const current = await this.lock.get();
+  private async release(signal: AbortSignal): Promise<void> {
+    const current = await this.lock.get(signal);
     if (!current || current.holderIdentity !== this.configuration.identity) return;
     const now = this.clock.now();
     const released: LeaderElectionRecord = {
@@ -341,7 +342,7 @@ export class LeaderElector {
       renewTime: microTime(now),
       leaseTransitions: current.leaseTransitions,
     };
-    await this.lock.update(released);
+    await this.lock.update(released, signal);
     this.observe(released);
     this.logger.info('released the lease');
   }
@@ -373,14 +374,22 @@ export class LeaderElector {
     this.attemptTimer = this.deadlineTimer = undefined;
   }
 
-  /** Bounds an API round trip by the renew deadline, so a hung request cannot stall the machine. */
-  private withTimeout<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Bounds an API round trip by the renew deadline, so a hung request cannot stall the machine. At
+   * the deadline the requests of `work` are aborted through its signal (as client-go's context
+   * cancels them): left open, each would hold one of the elector's few connections until the
+   * client's idle timeout, and the tries after a network fault would queue behind them.
+   */
+  private withTimeout<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const limit = this.configuration.renewDeadlineMs;
+    const controller = new AbortController();
+    const work = start(controller.signal);
     return new Promise<T>((resolve, reject) => {
-      const timer = this.clock.setTimeout(
-        () => reject(new Error(`no answer from the API server within ${limit} ms`)),
-        limit,
-      );
+      const timer = this.clock.setTimeout(() => {
+        const error = new Error(`no answer from the API server within ${limit} ms`);
+        controller.abort(error);
+        reject(error);
+      }, limit);
       work.then(
         (value) => {
           this.clock.clearTimeout(timer);

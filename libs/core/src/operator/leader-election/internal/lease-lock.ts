@@ -109,35 +109,42 @@ export class LeaseLock {
     return this.id.key;
   }
 
-  /** Reads the Lease; undefined when it does not exist. Remembers its resourceVersion. */
-  async get(): Promise<LeaderElectionRecord | undefined> {
-    const lease = await this.client.get(LeaseType, this.id);
+  /**
+   * Reads the Lease; undefined when it does not exist. Remembers its resourceVersion. Every method
+   * takes a `signal` that aborts its request (and frees its connection).
+   */
+  async get(signal?: AbortSignal): Promise<LeaderElectionRecord | undefined> {
+    const lease = await this.client.get(LeaseType, this.id, { signal });
     this.lease = lease;
     return lease ? recordOf(lease) : undefined;
   }
 
   /** Creates the Lease with `record` (409 AlreadyExists when another candidate created it first). */
-  async create(record: LeaderElectionRecord): Promise<void> {
-    this.lease = await this.client.create(LeaseType, {
-      apiVersion: LeaseType.apiVersion,
-      kind: LeaseType.kind,
-      metadata: { name: this.id.name, namespace: this.id.namespace },
-      spec: specOf(record),
-    });
+  async create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
+    this.lease = await this.client.create(
+      LeaseType,
+      {
+        apiVersion: LeaseType.apiVersion,
+        kind: LeaseType.kind,
+        metadata: { name: this.id.name, namespace: this.id.namespace },
+        spec: specOf(record),
+      },
+      { signal },
+    );
   }
 
   /**
    * Replaces the election record of the Lease last seen, conditional on its resourceVersion.
    * @throws LeaseNotObservedError when the lock has not read or written the Lease yet.
    */
-  async update(record: LeaderElectionRecord): Promise<void> {
+  async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     const base = this.lease;
     if (!base?.metadata?.resourceVersion) throw new LeaseNotObservedError(this.describe());
-    this.lease = await this.client.update(LeaseType, {
-      ...base,
-      metadata: { ...base.metadata },
-      spec: { ...base.spec, ...specOf(record) },
-    });
+    this.lease = await this.client.update(
+      LeaseType,
+      { ...base, metadata: { ...base.metadata }, spec: { ...base.spec, ...specOf(record) } },
+      { signal },
+    );
   }
 }
 
