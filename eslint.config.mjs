@@ -4,8 +4,17 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  // scripts/consumer/app: the consumer test's throwaway app, type-checked by that test with its own tsconfig
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '**/*.d.ts', 'scripts/consumer/app/**'] },
+  // scripts/consumer/app and scripts/consumer/vitest: the consumer test's throwaway app, type-checked by that test with its own tsconfig
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'coverage/**',
+      '**/*.d.ts',
+      'scripts/consumer/app/**',
+      'scripts/consumer/vitest/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

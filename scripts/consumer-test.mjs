@@ -344,6 +344,11 @@ function scaffold(dir, kind, tarballs) {
     Object.assign(devDependencies, { vitest: '^4.1.2', 'unplugin-swc': '^1.5.0', '@swc/core': '^1.10.0' });
     scripts['test:e2e'] = 'vitest run --config ./vitest.config.e2e.ts';
     types.unshift('vitest/globals');
+    // a spec only Vitest runs: its test context (signal) and `await using` of a testing module
+    cpSync(
+      join(root, 'scripts/consumer/vitest/greeting-context.vitest-spec.ts'),
+      join(dir, 'test/greeting-context.vitest-spec.ts'),
+    );
     writeFileSync(
       join(dir, 'vitest.config.e2e.ts'),
       [
@@ -353,7 +358,7 @@ function scaffold(dir, kind, tarballs) {
         '// SWC compiles the tests and the app with decorator metadata (Nest injects by type)',
         'export default defineConfig({',
         "  plugins: [swc.vite({ module: { type: 'es6' } })],",
-        "  test: { globals: true, root: './', include: ['**/*.e2e-spec.ts'] },",
+        "  test: { globals: true, root: './', include: ['**/*.e2e-spec.ts', '**/*.vitest-spec.ts'] },",
         '});',
         '',
       ].join('\n'),
