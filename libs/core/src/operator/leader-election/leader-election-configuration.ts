@@ -20,7 +20,12 @@ export interface LeaderElectionConfiguration {
   leaseNamespace?: string;
   /**
    * This instance's identity, written as the lease holder. Defaults to the `HOSTNAME` environment
-   * variable (the pod name in a cluster), else a random UUID. Two instances must never share one.
+   * variable (the pod name in a cluster), else a random UUID. Two instances must never share one:
+   * an instance that finds the lease held under its identity by another process (each elector
+   * writes a random token in the annotation `tosdk.io/leader-incarnation`) logs an error (code
+   * `LeaderElectionDuplicateIdentity`) and stands by until that lease goes unrenewed for its
+   * duration, so a process restarted under the name of one that died without releasing the lease
+   * waits up to `leaseDurationMs` before it leads.
    */
   identity?: string;
   /**

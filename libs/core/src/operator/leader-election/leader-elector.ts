@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { systemClock } from '../../util/clock.js';
@@ -96,6 +97,10 @@ export class LeaderElector {
   private stopping: Promise<void> | undefined;
   /** A graceful stop has begun ({@link LeaderElector.prepareStop}): a loss no longer exits. */
   private stopRequested = false;
+  /** This elector's token in the Lease it holds: tells it from another process of its identity. */
+  private readonly incarnation = randomUUID().slice(0, 8);
+  /** The incarnation of the other process of this identity last reported (logged once each). */
+  private reportedRival: string | undefined;
 
   /**
    * @throws InvalidLeaderElectionConfigurationError when the configuration is not valid.
@@ -241,10 +246,15 @@ export class LeaderElector {
       acquireTime: microTime(wall),
       renewTime: microTime(wall),
       leaseTransitions: 0,
+      holderIncarnation: this.incarnation,
     };
     const observed = this.observed;
     // Fast path: the holder renews the record it wrote last, without reading it first.
-    if (observed?.holderIdentity === identity && this.observedValid(now)) {
+    if (
+      observed?.holderIdentity === identity &&
+      observed.holderIncarnation === this.incarnation &&
+      this.observedValid(now)
+    ) {
       const renewed = {
         ...desired,
         acquireTime: observed.acquireTime,
@@ -266,23 +276,50 @@ export class LeaderElector {
       // Deleted by someone else: a create is not conditional on what we saw, so the holder we last
       // saw may still be leading (it creates the lease again at its next renewal). Wait until its
       // lease would have expired, as if the Lease were still there (client-go creates at once).
-      const holder = this.observed?.holderIdentity;
-      if (holder && holder !== identity && this.observedValid(now)) return 'held';
+      if (this.observed && this.heldByAnother(this.observed) && this.observedValid(now)) return 'held';
       await this.lock.create(desired, signal);
       this.observe(desired);
       return 'acquired';
     }
     if (recordKey(current) !== this.observedKey) this.observe(current);
-    if (current.holderIdentity && current.holderIdentity !== identity && this.observedValid(now)) {
+    if (this.heldByAnother(current) && this.observedValid(now)) {
+      if (current.holderIdentity === identity) this.reportRival(current);
       return 'held';
     }
+    // an expired lease of another process of this identity is taken over like another holder's
     const next =
-      current.holderIdentity === identity
+      current.holderIdentity === identity && !this.heldByAnother(current)
         ? { ...desired, acquireTime: current.acquireTime, leaseTransitions: current.leaseTransitions }
         : { ...desired, leaseTransitions: current.leaseTransitions + 1 };
     await this.lock.update(next, signal);
     this.observe(next);
     return 'acquired';
+  }
+
+  /**
+   * Whether `record` names a holder other than this elector: another identity, or this identity
+   * written by another process (another incarnation). A record of this identity without an
+   * incarnation (written by an older tosdk) counts as this elector's own, as before.
+   */
+  private heldByAnother(record: LeaderElectionRecord): boolean {
+    if (!record.holderIdentity) return false;
+    if (record.holderIdentity !== this.configuration.identity) return true;
+    return Boolean(record.holderIncarnation) && record.holderIncarnation !== this.incarnation;
+  }
+
+  /** Logs (once per process) that another process holds the lease under this identity. */
+  private reportRival(record: LeaderElectionRecord): void {
+    if (this.reportedRival === record.holderIncarnation) return;
+    this.reportedRival = record.holderIncarnation;
+    const { identity, leaseDurationMs } = this.configuration;
+    this.logger.error(
+      `another process holds the lease ${this.lock.describe()} under this instance's identity "${identity}" ` +
+        `(incarnation ${String(record.holderIncarnation)}, this one is ${this.incarnation}). Two instances must ` +
+        'never share leaderElection.identity (it defaults to HOSTNAME, the pod name; a hostname set in the pod ' +
+        'template or hostNetwork gives every replica the same one): give each its own. Standing by; if that ' +
+        `process is gone, this one takes the lease once it was not renewed for ${leaseDurationMs / 1000} s`,
+      { code: 'LeaderElectionDuplicateIdentity', identity },
+    );
   }
 
   private observedValid(now: number): boolean {
@@ -320,7 +357,7 @@ export class LeaderElector {
       this.notify('onStopLeading');
     }
     await this.inFlight;
-    if (this.observed?.holderIdentity !== this.configuration.identity) return;
+    if (!this.observed?.holderIdentity || this.heldByAnother(this.observed)) return;
     try {
       await this.withTimeout((signal) => this.release(signal));
     } catch (error) {
@@ -333,7 +370,7 @@ export class LeaderElector {
   /** client-go's `release`: hand the lease back if the server still names this instance. */
   private async release(signal: AbortSignal): Promise<void> {
     const current = await this.lock.get(signal);
-    if (!current || current.holderIdentity !== this.configuration.identity) return;
+    if (!current || !current.holderIdentity || this.heldByAnother(current)) return;
     const now = this.clock.now();
     const released: LeaderElectionRecord = {
       holderIdentity: '',
@@ -341,6 +378,7 @@ export class LeaderElector {
       acquireTime: microTime(now),
       renewTime: microTime(now),
       leaseTransitions: current.leaseTransitions,
+      holderIncarnation: '',
     };
     await this.lock.update(released, signal);
     this.observe(released);

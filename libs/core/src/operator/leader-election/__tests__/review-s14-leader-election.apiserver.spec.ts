@@ -6,6 +6,8 @@ import type { Logger } from '../../../util/logger.js';
 import { LeaderElector } from '../leader-elector.js';
 import { FaultyProxy } from './faulty-proxy.js';
 import { until } from './until.js';
+import { FakeClock } from './fake-clock.js';
+import { LeaseClientDouble, LeaseStore } from './lease-store-double.js';
 
 /**
  * Review s14 (leader election): what a user running two or three replicas sees when the network
@@ -41,13 +43,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A logger keeping the messages of warnings. */
-function capturingLogger(warnings: string[]): Logger {
+/** A logger keeping the messages of warnings and errors. */
+function capturingLogger(warnings: string[], errors: string[] = []): Logger {
   const logger: Logger = {
     debug: () => undefined,
     info: () => undefined,
     warn: (message: string) => void warnings.push(message),
-    error: () => undefined,
+    error: (message: string) => void errors.push(message),
     child: () => logger,
   };
   return logger;
@@ -92,5 +94,76 @@ describe('review s14: leader election', () => {
     // PollUntilContextTimeout with RenewDeadline), which frees the connection
     await until('a leads again', () => elector.isLeader(), 15_000);
     expect(elector.currentLeader()).toBe('a');
+  });
+
+  it('[FINDING S14-LE4] two replicas that got the same identity (a hostname set in the pod template, hostNetwork) never lead at once; the second logs the duplicate identity', async () => {
+    const client = KubernetesClient.fromKubeConfig(kubeConfigFor(server.url, 'op-a'));
+    cleanups.push(() => client.close());
+    const leaseName = `same-${Date.now().toString(36)}`;
+    const make = (logger: Logger) => {
+      const elector = new LeaderElector(
+        {
+          leaseName,
+          leaseNamespace: 'default',
+          identity: 'operator-0',
+          leaseDurationMs: 2_000,
+          renewDeadlineMs: 1_500,
+          retryPeriodMs: 100,
+          exitOnStopLeading: false,
+        },
+        client,
+        { logger },
+      );
+      cleanups.push(() => elector.stop());
+      elector.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+      return elector;
+    };
+    const first = make(capturingLogger([]));
+    await until('the first leads', () => first.isLeader());
+    const errors: string[] = [];
+    const second = make(capturingLogger([], errors));
+    let both = 0;
+    let samples = 0;
+    await until(
+      'the second tried for three lease durations',
+      () => {
+        if (first.isLeader() && second.isLeader()) both++;
+        return ++samples >= 300;
+      },
+      20_000,
+    );
+    // JOSDK and controller-runtime keep one identity per process (controller-runtime adds a UUID to
+    // the hostname); the Lease cannot tell two holders of one identity apart without more
+    expect(both).toBe(0);
+    expect(first.isLeader()).toBe(true);
+    expect(errors.join('\n')).toMatch(/identity "operator-0".*leaderElection\.identity/s);
+  });
+
+  it('[FINDING S14-LE4] a process restarted under the identity of one that died holding the lease leads once that lease expired', async () => {
+    const clock = new FakeClock();
+    const store = new LeaseStore();
+    const config = { leaseName: 'my-operator-leader', leaseNamespace: 'ops', identity: 'operator-0' };
+    const deadClient = new LeaseClientDouble(store, 'dead');
+    const dead = new LeaderElector(config, deadClient, { clock, random: () => 0, exit: () => undefined });
+    dead.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+    await clock.advance(0);
+    expect(dead.isLeader()).toBe(true);
+    // the process dies holding the lease: nothing of it reaches the server anymore, nothing releases
+    deadClient.fault = 'hang';
+    const restarted = new LeaderElector(config, new LeaseClientDouble(store, 'restarted'), {
+      clock,
+      random: () => 0,
+    });
+    cleanups.push(() => void restarted.stop());
+    const events: string[] = [];
+    restarted.run({ onStartLeading: () => events.push('start'), onStopLeading: () => undefined });
+    await clock.advance(14_000);
+    expect(events).toEqual([]);
+    await clock.advance(5_000);
+    expect(events).toEqual(['start']);
+    expect(store.read('ops/my-operator-leader')?.spec).toMatchObject({
+      holderIdentity: 'operator-0',
+      leaseTransitions: 1,
+    });
   });
 });

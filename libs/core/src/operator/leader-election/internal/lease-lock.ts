@@ -38,7 +38,19 @@ export interface LeaderElectionRecord {
   /** MicroTime string, or `''` when unset. */
   readonly renewTime: string;
   readonly leaseTransitions: number;
+  /**
+   * The process that wrote the record as its holder (annotation {@link LEADER_INCARNATION_ANNOTATION});
+   * `''` when the writer published none (a release, another client, an older tosdk).
+   */
+  readonly holderIncarnation?: string;
 }
+
+/**
+ * Annotation on the Lease: a random token of the process holding it, new at every start of an
+ * elector. Two processes given one identity (a hostname set in the pod template, hostNetwork) would
+ * otherwise both take the Lease as their own and lead at once.
+ */
+export const LEADER_INCARNATION_ANNOTATION = 'tosdk.io/leader-incarnation';
 
 /**
  * A Kubernetes `MicroTime` (RFC 3339 with exactly six fractional digits, UTC), as client-go writes
@@ -63,6 +75,7 @@ export function recordOf(lease: LeaseJson): LeaderElectionRecord {
     acquireTime: timeString(spec.acquireTime),
     renewTime: timeString(spec.renewTime),
     leaseTransitions: typeof spec.leaseTransitions === 'number' ? spec.leaseTransitions : 0,
+    holderIncarnation: lease.metadata?.annotations?.[LEADER_INCARNATION_ANNOTATION] ?? '',
   };
 }
 
@@ -74,6 +87,7 @@ export function recordKey(record: LeaderElectionRecord): string {
     record.acquireTime,
     record.renewTime,
     record.leaseTransitions,
+    record.holderIncarnation ?? '',
   ]);
 }
 
@@ -126,7 +140,11 @@ export class LeaseLock {
       {
         apiVersion: LeaseType.apiVersion,
         kind: LeaseType.kind,
-        metadata: { name: this.id.name, namespace: this.id.namespace },
+        metadata: {
+          name: this.id.name,
+          namespace: this.id.namespace,
+          annotations: { [LEADER_INCARNATION_ANNOTATION]: record.holderIncarnation ?? '' },
+        },
         spec: specOf(record),
       },
       { signal },
@@ -142,7 +160,17 @@ export class LeaseLock {
     if (!base?.metadata?.resourceVersion) throw new LeaseNotObservedError(this.describe());
     this.lease = await this.client.update(
       LeaseType,
-      { ...base, metadata: { ...base.metadata }, spec: { ...base.spec, ...specOf(record) } },
+      {
+        ...base,
+        metadata: {
+          ...base.metadata,
+          annotations: {
+            ...base.metadata.annotations,
+            [LEADER_INCARNATION_ANNOTATION]: record.holderIncarnation ?? '',
+          },
+        },
+        spec: { ...base.spec, ...specOf(record) },
+      },
       { signal },
     );
   }
