@@ -44,6 +44,7 @@ import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js
 import { unknownObjectMetaFields } from '../resources/omitempty.js';
 import { validateBuiltinUpdate } from '../resources/builtin-update-validation.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
+import { applyTypeMessage, builtinTypeMismatch, jsonDecodeMessage } from '../openapi/builtin-types.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -223,6 +224,7 @@ export class ObjectService {
   ): JsonObject {
     if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
     this.checkKind(rt, version, body);
+    this.refuseMistyped(rt, version, body, 'decode');
     const obj = ctx.ownsBody === true ? body : clone(body);
     const meta = metaOf(obj);
     const bodyNs = meta.namespace;
@@ -394,6 +396,63 @@ export class ObjectService {
     );
   }
 
+  /**
+   * A built-in object with a value its Go field cannot take (`replicas: "2"`, an env `value: 8080`) is
+   * refused as kube-apiserver's decoder refuses it before any defaulting or validation: a create or
+   * update body with 400 (`<Kind> in version "v1" cannot be handled as a <Kind>: json: cannot
+   * unmarshal ...`), the object a JSON, merge or strategic merge patch produces with 422 on the
+   * field `patch` (kube's patcher wraps the decode error so; for a strategic merge patch kube's
+   * unstructured converter words the error differently).
+   */
+  private refuseMistyped(
+    rt: ResourceType,
+    version: ResourceVersion,
+    obj: JsonObject,
+    how: 'decode' | 'patch',
+  ): void {
+    if (rt.virtual || rt.crdName !== undefined) return;
+    const comps = this.componentsOf(rt);
+    if (!comps) return;
+    const m = builtinTypeMismatch(obj, comps.schemas, comps.root);
+    if (!m) return;
+    const message = jsonDecodeMessage(m);
+    if (how === 'decode') {
+      throw errors.badRequest(
+        `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: ${message}`,
+      );
+    }
+    throw errors.invalid({ group: '', resource: '', kind: '', name: '' }, [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'patch',
+        message: `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${message}`,
+      },
+    ]);
+  }
+
+  /**
+   * An apply configuration of a built-in kind with a value of the wrong JSON type is refused as
+   * kube-apiserver's field manager refuses it making the typed patch object (structured-merge-diff's
+   * validation; a 500 with no reason, as for an undeclared field).
+   */
+  private refuseMistypedApply(
+    rt: ResourceType,
+    version: ResourceVersion,
+    namespace: string,
+    name: string,
+    applied: JsonObject,
+  ): void {
+    if (rt.virtual || rt.crdName !== undefined) return;
+    const comps = this.componentsOf(rt);
+    if (!comps) return;
+    const m = builtinTypeMismatch(applied, comps.schemas, comps.root);
+    const text = m && applyTypeMessage(m);
+    if (text === undefined) return;
+    const gvk = `${rt.group}/${version.name}, Kind=${rt.kind}`;
+    const where = `${rt.namespaced ? namespace : ''}/${name}`;
+    throw new ApiError(500, '', `failed to create typed patch object (${where}; ${gvk}): ${text}`);
+  }
+
   private componentsOf(rt: ResourceType): ReturnType<typeof builtinComponents> {
     let comps = this.components.get(rt);
     if (comps === undefined && !this.components.has(rt)) {
@@ -478,6 +537,7 @@ export class ObjectService {
   ): JsonObject {
     if (!isObject(body)) throw errors.badRequest('the request body must be a JSON object');
     this.checkKind(rt, version, body);
+    this.refuseMistyped(rt, version, body, 'decode');
     const meta = metaOf(body);
     if (meta.name !== undefined && meta.name !== name) {
       throw errors.badRequest(
@@ -550,6 +610,7 @@ export class ObjectService {
       if (isObject(patchBody.metadata) && patchBody.metadata.managedFields != null)
         throw errors.badRequest('metadata.managedFields must be nil');
       this.refuseUndeclaredApplyFields(rt, version, namespace, name, patchBody);
+      this.refuseMistypedApply(rt, version, namespace, name, patchBody);
       const applied = ctx.ownsBody === true ? patchBody : clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
@@ -614,6 +675,7 @@ export class ObjectService {
       result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
     }
     if (!isObject(result)) throw errors.badRequest('the patch did not produce an object');
+    this.refuseMistyped(rt, version, result, 'patch');
     if (isObject(result.metadata)) {
       const warning = dedupOwnerReferences(result.metadata, true);
       if (warning !== undefined) (ctx.warnings ??= []).push(warning);
