@@ -171,7 +171,9 @@ export class ShardMembership {
   private readonly observations: MemberObservations;
   /** Another live process holding this replica's Lease under its identity. */
   private readonly rivals: RivalCheck;
-  /** Why the first renewal cannot succeed (thrown by start()). */
+  /** Whether a read of the group ever succeeded since start(): until then a forbidden list fails start(). */
+  private groupRead = false;
+  /** Why the first renewal or group read cannot succeed (thrown by start()). */
   private startError: Error | undefined;
   /** The rings whose intersection is what this replica may reconcile now. */
   private allowance: HashRing[] = [];
@@ -308,11 +310,13 @@ export class ShardMembership {
     await this.view.start();
     if (!this.running) return;
     this.joined = false;
+    this.groupRead = false;
     this.startError = undefined;
     await this.tick();
     const failed = this.takeStartError();
     if (failed !== undefined) {
-      await this.stop();
+      // a Lease written before the group read failed is not left behind
+      await this.stop({ release: true });
       throw failed;
     }
   }
@@ -477,7 +481,9 @@ export class ShardMembership {
     if (!this.running || !this.isMember() || !view) return;
     let listedAt = this.elapsed();
     let read = await view.leases(cached);
+    if (read === undefined) this.listFailed(view.failure);
     if (read === undefined || !this.running || !this.isMember()) return;
+    this.groupRead = true;
     if (read.fresh) this.lastFreshList = listedAt;
     const first = this.liveMembers(read.items, read.fresh);
     this.collect(first.expired);
@@ -486,6 +492,7 @@ export class ShardMembership {
       // a watch cannot tell a dead member from a stalled stream: count nobody dead on its word
       listedAt = this.elapsed();
       read = await view.leases(false);
+      if (read === undefined) this.listFailed(view.failure);
       if (read === undefined || !this.running || !this.isMember()) return;
       this.lastFreshList = listedAt;
       const confirmed = this.liveMembers(read.items, true);
@@ -550,6 +557,19 @@ export class ShardMembership {
         }
       }
     }
+  }
+
+  /**
+   * A list of the group failed. Forbidden (no `list` on leases, e.g. a Role made for leader
+   * election): before the group was ever read, start() rejects with a ShardingLeasePermissionError;
+   * later it is logged as an error each period. Other failures were logged as warnings by the view.
+   */
+  private listFailed(failure: unknown): void {
+    const c = this.configuration;
+    const setup = leaseSetupError(failure, 'list', c);
+    if (!setup || !this.running) return;
+    if (!this.groupRead) this.startError ??= setup;
+    else this.logger.error(setup.message, { code: setup.code });
   }
 
   private setCacheRings(rings: HashRing[]): void {

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { ResourceID } from '../../api/resource-id.js';
 import { KubernetesClient } from '../../client/kubernetes-client.js';
 import { LeaseType } from '../../operator/leader-election/internal/lease-lock.js';
-import { apiServerSuite, waitFor } from '../../operator/__tests__/support.js';
+import { defineResource } from '../../api/resource-type.js';
+import type { KubernetesResource } from '../../api/resource-type.js';
+import { apiServerSuite, newNamespace, waitFor } from '../../operator/__tests__/support.js';
+import { ShardingLeasePermissionError } from '../sharding-configuration.js';
 import { systemClock } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
 import { ShardMembership } from '../shard-membership.js';
@@ -13,6 +16,36 @@ import type { ShardingOptions } from '../sharding-configuration.js';
  * wall clock is stepped or a replica dies.
  */
 const bed = apiServerSuite();
+const RBAC_USER = 'shard-operator';
+const rbacBed = apiServerSuite({ rbac: true, users: [{ name: RBAC_USER, token: 'shard-operator-token' }] });
+
+const Role = defineResource<KubernetesResource>({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'Role',
+});
+const RoleBinding = defineResource<KubernetesResource>({
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'RoleBinding',
+});
+
+/** Grants RBAC_USER `verbs` on leases in `ns` (a Role and its RoleBinding). */
+async function grantLeases(ns: string, verbs: string[]): Promise<void> {
+  await rbacBed.admin.create(Role, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'shards', namespace: ns },
+    rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs }],
+  } as KubernetesResource);
+  await rbacBed.admin.create(RoleBinding, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'shards', namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'shards' },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: RBAC_USER }],
+  } as KubernetesResource);
+}
 jest.setTimeout(60_000);
 
 const clients: KubernetesClient[] = [];
@@ -104,5 +137,25 @@ describe('review s14: sharding', () => {
     await waitFor(async () => (await leaseOf('b')) === undefined, "b's expired Lease is deleted", 20_000);
     expect(await leaseOf('a')).toBeDefined();
     expect(a.status().member).toBe(true);
+  });
+
+  it('[FINDING S14-LE5] without list on leases (a Role copied from leader election), start() rejects with ShardingLeasePermissionError naming list and the namespace instead of starting a replica that never reconciles', async () => {
+    const ns = await newNamespace(rbacBed.admin);
+    await grantLeases(ns, ['get', 'create', 'update', 'delete']);
+    const client = KubernetesClient.fromKubeConfig(rbacBed.server.kubeConfig(RBAC_USER));
+    clients.push(client);
+    const m = new ShardMembership(
+      { ...options(`nolist${Date.now().toString(36)}`, 'a', 250), leaseNamespace: ns },
+      client,
+    );
+    members.push(m);
+    let thrown: unknown;
+    await m.start().catch((error: unknown) => (thrown = error));
+    expect(thrown).toBeInstanceOf(ShardingLeasePermissionError);
+    expect((thrown as ShardingLeasePermissionError).verb).toBe('list');
+    expect((thrown as Error).message).toContain(`namespace "${ns}"`);
+    // what it created on the way is not left behind
+    const leases = await rbacBed.admin.list(LeaseType, { namespace: ns });
+    expect(leases.items.map((l) => l.metadata?.name)).toEqual([]);
   });
 });

@@ -51,6 +51,8 @@ export class MembershipView {
   private listed: string | undefined;
   /** Lists in flight, aborted by {@link MembershipView.abort}. */
   private readonly listing = new Set<AbortController>();
+  /** Why the last list failed; undefined after a list that succeeded. */
+  failure: unknown;
 
   constructor(private readonly o: MembershipViewOptions) {}
 
@@ -136,8 +138,10 @@ export class MembershipView {
         signal: controller.signal,
       });
       if (!olderThan(list.resourceVersion, this.listed)) this.listed = list.resourceVersion;
+      this.failure = undefined;
       return { items: list.items, fresh: true };
     } catch (error) {
+      this.failure = error;
       this.o.logger.warn('could not list the membership leases', { error: String(error) });
       return undefined;
     } finally {
