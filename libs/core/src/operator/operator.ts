@@ -157,9 +157,10 @@ export class Operator {
     }
     // renewals get their own connections: queued behind busy reconciliations on the shared ones
     // (maxSockets) they missed the renew deadline, and the leader exited (controller-runtime builds
-    // a client of its own for leader election too; sharding's membership does the same below)
+    // a client of its own for leader election too; sharding's membership does the same below), also
+    // when the app passes its client beside the kubeConfig (as the Nest module does)
     this.electorClient =
-      o.leaderElection && o.kubeConfig && !o.client
+      o.leaderElection && o.kubeConfig
         ? KubernetesClient.fromKubeConfig(o.kubeConfig, {
             ...o.clientOptions,
             logger: this.logger,
@@ -181,7 +182,7 @@ export class Operator {
     }
     // membership renewals get their own connections: they must not queue behind reconciliations
     this.shardingClient =
-      shardingEnabled(o.sharding) && o.kubeConfig && !o.client
+      shardingEnabled(o.sharding) && o.kubeConfig
         ? KubernetesClient.fromKubeConfig(o.kubeConfig, { logger: this.logger, maxSockets: 2 })
         : undefined;
     this.sharding = shardingEnabled(o.sharding)

@@ -35,6 +35,8 @@ describe('sharding: Lease requests past their deadline', () => {
     const lease = hangingLeaseClient();
     const group = `abort-${Date.now().toString(36)}`;
     const r1 = bed.operator({
+      // a client instead of a kubeConfig: the membership shares it, so its renewals hang
+      kubeConfig: undefined,
       client: lease.client,
       sharding: {
         name: group,

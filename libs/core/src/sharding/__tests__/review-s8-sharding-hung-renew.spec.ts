@@ -62,7 +62,8 @@ describe('review S8: a membership renewal that hangs', () => {
       },
     });
     const lease = hangingLeaseClient();
-    const r1 = bed.operator({ client: lease.client, sharding: opts(group, 'r1') });
+    // a client instead of a kubeConfig: the membership shares it, so its renewals hang
+    const r1 = bed.operator({ kubeConfig: undefined, client: lease.client, sharding: opts(group, 'r1') });
     const r2 = bed.operator({ sharding: opts(group, 'r2') });
     r1.register(stamp('r1'), { resourceType: Widget, name: 'hung', namespaces: [ns] });
     r2.register(stamp('r2'), { resourceType: Widget, name: 'hung', namespaces: [ns] });

@@ -172,7 +172,13 @@ describe('sharding across operator replicas (in one process)', () => {
         return UpdateControl.patchStatus<Widget>({ ...w, status: { ...(w.status ?? {}), message: by } });
       },
     });
-    const r1 = bed.operator({ client: r1Client, logger: capture(), sharding: fast(group, 'r1') });
+    // a client instead of a kubeConfig: the membership shares it, so it is cut off too
+    const r1 = bed.operator({
+      kubeConfig: undefined,
+      client: r1Client,
+      logger: capture(),
+      sharding: fast(group, 'r1'),
+    });
     const r2 = bed.operator({ sharding: fast(group, 'r2') });
     r1.register(stamp('r1'), { resourceType: Widget, name: 'cut', namespaces: [ns] });
     r2.register(stamp('r2'), { resourceType: Widget, name: 'cut', namespaces: [ns] });

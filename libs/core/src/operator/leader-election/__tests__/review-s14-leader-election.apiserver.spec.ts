@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiServer } from '@tosdk/apiserver';
+import { ResourceTypes } from '../../../api/builtin-types.js';
+import type { Context } from '../../../api/context.js';
+import { UpdateControl } from '../../../api/controls.js';
+import { ResourceID } from '../../../api/resource-id.js';
+import type { KubernetesResource } from '../../../api/resource-type.js';
 import { KubernetesClient } from '../../../client/kubernetes-client.js';
+import { Operator } from '../../operator.js';
 import type { Logger } from '../../../util/logger.js';
 import { LeaderElector } from '../leader-elector.js';
 import { FaultyProxy } from './faulty-proxy.js';
@@ -165,5 +171,63 @@ describe('review s14: leader election', () => {
       holderIdentity: 'operator-0',
       leaseTransitions: 1,
     });
+  });
+
+  it('[FINDING S14-LE6] an Operator given both kubeConfig and client (as every NestJS app is) renews its lease on connections of its own: busy reconciliations do not make it lose the lease', async () => {
+    const kubeConfig = kubeConfigFor(server.url, 'op-a');
+    const admin = KubernetesClient.fromKubeConfig(kubeConfig);
+    cleanups.push(() => admin.close());
+    const label = `busy${Date.now().toString(36)}`;
+    const exit = jest.fn<(code: number) => void>();
+    let done = 0;
+    // the app's client, shared by everything (OperatorModule passes its KubernetesClient provider)
+    const client = KubernetesClient.fromKubeConfig(kubeConfig, { maxSockets: 3 });
+    cleanups.push(() => client.close());
+    const op = new Operator({
+      kubeConfig,
+      client,
+      concurrentReconciliationThreads: 6,
+      leaderElection: {
+        leaseName: label,
+        leaseNamespace: 'default',
+        identity: 'a',
+        leaseDurationMs: 3_000,
+        renewDeadlineMs: 2_000,
+        retryPeriodMs: 250,
+        exit,
+      },
+    });
+    cleanups.push(() => op.stop());
+    op.register(
+      {
+        reconcile: async (cm: KubernetesResource, context: Context<KubernetesResource>) => {
+          // a slow API call of the reconciler (a busy API server, a large list)
+          await context.client.get(ResourceTypes.Secret, new ResourceID(`${cm.metadata!.name}-s`, 'default'));
+          done++;
+          return UpdateControl.noUpdate();
+        },
+      },
+      {
+        resourceType: ResourceTypes.ConfigMap,
+        name: label,
+        namespaces: ['default'],
+        labelSelector: `busy=${label}`,
+      },
+    );
+    await op.start();
+    await until('leading', () => op.runtimeInfo.isLeader());
+    server.faults.addLatency({ verb: 'get', resource: 'secrets', ms: 2_500 });
+    for (let i = 0; i < 6; i++) {
+      await admin.create(ResourceTypes.ConfigMap, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${label}-${i}`, namespace: 'default', labels: { busy: label } },
+      });
+    }
+    await until('every slow reconciliation finished', () => done === 6, 30_000);
+    // controller-runtime gives leader election a client of its own (manager: LeaderElectionConfig
+    // from a copy of the rest config), whatever client the reconcilers use
+    expect(exit).not.toHaveBeenCalled();
+    expect(op.runtimeInfo.isLeader()).toBe(true);
   });
 });
