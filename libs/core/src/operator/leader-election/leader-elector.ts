@@ -94,6 +94,8 @@ export class LeaderElector {
   private attemptTimer: TimerHandle | undefined;
   private deadlineTimer: TimerHandle | undefined;
   private inFlight: Promise<void> | undefined;
+  /** Aborts the attempt in flight (its requests), if any. */
+  private attempt: AbortController | undefined;
   private stopping: Promise<void> | undefined;
   /** A graceful stop has begun ({@link LeaderElector.prepareStop}): a loss no longer exits. */
   private stopRequested = false;
@@ -149,7 +151,9 @@ export class LeaderElector {
   /**
    * Leaves the election. When leading, calls `onStopLeading` (never exits), then releases the lease
    * (empty holder, `leaseDurationSeconds: 1`, like client-go's `ReleaseOnCancel`) so a standby takes
-   * over within about a second. Idempotent.
+   * over within about a second. A lease request in flight is abandoned at once (its connection
+   * closed), so a hung API server delays stop() only by the release, bounded by the renew deadline.
+   * Idempotent.
    */
   stop(): Promise<void> {
     this.stopping ??= this.stopNow();
@@ -196,15 +200,21 @@ export class LeaderElector {
     const epoch = this.epoch;
     const sentAt = this.elapsed();
     let outcome: AttemptOutcome;
-    const attempt = this.withTimeout((signal) => this.tryAcquireOrRenew(sentAt, signal));
+    const controller = new AbortController();
+    this.attempt = controller;
+    const attempt = this.withTimeout((signal) => this.tryAcquireOrRenew(sentAt, signal), controller);
     this.inFlight = attempt.then(
       () => undefined,
       () => undefined,
     );
+    void this.inFlight.then(() => {
+      if (this.attempt === controller) this.attempt = undefined;
+    });
     try {
       outcome = await attempt;
     } catch (error) {
       outcome = 'failed';
+      if (epoch !== this.epoch) return; // stopped meanwhile (the attempt was abandoned)
       this.logger.warn(
         this.phase === 'Leading' ? 'failed to renew the lease' : 'failed to acquire the lease',
         { error: (error as Error)?.message ?? String(error) },
@@ -356,6 +366,11 @@ export class LeaderElector {
       this.logger.info('leader election stopped, stepping down');
       this.notify('onStopLeading');
     }
+    // the attempt in flight is abandoned, not awaited (client-go cancels its context): a hung API
+    // server must not hold stop() up for the renew deadline
+    // (as client-go, a lease an abandoned attempt may still have written unseen is not released:
+    // a standby takes it once it expired)
+    this.attempt?.abort(new Error('leader election stopped'));
     await this.inFlight;
     if (!this.observed?.holderIdentity || this.heldByAnother(this.observed)) return;
     try {
@@ -418,9 +433,11 @@ export class LeaderElector {
    * cancels them): left open, each would hold one of the elector's few connections until the
    * client's idle timeout, and the tries after a network fault would queue behind them.
    */
-  private withTimeout<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private withTimeout<T>(
+    start: (signal: AbortSignal) => Promise<T>,
+    controller = new AbortController(),
+  ): Promise<T> {
     const limit = this.configuration.renewDeadlineMs;
-    const controller = new AbortController();
     const work = start(controller.signal);
     return new Promise<T>((resolve, reject) => {
       const timer = this.clock.setTimeout(() => {
@@ -428,6 +445,16 @@ export class LeaderElector {
         controller.abort(error);
         reject(error);
       }, limit);
+      // aborted by stop(): settle now, whatever the request does
+      controller.signal.addEventListener(
+        'abort',
+        () => {
+          this.clock.clearTimeout(timer);
+          const reason: unknown = controller.signal.reason;
+          reject(reason instanceof Error ? reason : new Error(String(reason)));
+        },
+        { once: true },
+      );
       work.then(
         (value) => {
           this.clock.clearTimeout(timer);

@@ -12,7 +12,7 @@ import type { Logger } from '../../../util/logger.js';
 import { LeaderElector } from '../leader-elector.js';
 import { FaultyProxy } from './faulty-proxy.js';
 import { until } from './until.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock, flush } from './fake-clock.js';
 import { LeaseClientDouble, LeaseStore } from './lease-store-double.js';
 
 /**
@@ -229,5 +229,27 @@ describe('review s14: leader election', () => {
     // from a copy of the rest config), whatever client the reconcilers use
     expect(exit).not.toHaveBeenCalled();
     expect(op.runtimeInfo.isLeader()).toBe(true);
+  });
+
+  it('[FINDING S14-LE7] stop() while a lease request hangs returns at once: the request is abandoned, not awaited until the renew deadline', async () => {
+    const clock = new FakeClock();
+    const store = new LeaseStore();
+    const client = new LeaseClientDouble(store, 'a');
+    client.fault = 'hang'; // the API server accepted the connection and never answers
+    const elector = new LeaderElector(
+      { leaseName: 'my-operator-leader', leaseNamespace: 'ops', identity: 'a' },
+      client,
+      { clock, random: () => 0 },
+    );
+    elector.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+    await clock.advance(0);
+    expect(client.requests).toBe(1); // the first try to acquire hangs
+    let stopped = false;
+    void elector.stop().then(() => (stopped = true));
+    // no time passes: client-go cancels the context of the try in flight (Run's ctx), JOSDK cancels
+    // its elector's future; neither waits for an answer that may never come
+    await flush();
+    expect(stopped).toBe(true);
+    expect(elector.state).toBe('Stopped');
   });
 });
