@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { KubernetesApiError } from '../../client/errors.js';
 import type { KubeConfigSource } from '../../config/kube-config.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { systemClock } from '../../util/clock.js';
@@ -49,6 +50,9 @@ export type LeaderElectorClient = LeaseClient & AccessReviewClient;
 export type LeaderElectorPhase = 'Idle' | 'Candidate' | 'Leading' | 'Stopped';
 
 type AttemptOutcome = 'acquired' | 'held' | 'failed';
+
+/** Reads and writes a release makes at most when the lease keeps changing under it (409). */
+const RELEASE_ATTEMPTS = 3;
 
 /**
  * Leader election on a `coordination.k8s.io/v1` Lease with client-go's `leaderelection` semantics.
@@ -382,22 +386,34 @@ export class LeaderElector {
     }
   }
 
-  /** client-go's `release`: hand the lease back if the server still names this instance. */
+  /**
+   * client-go's `release`: hand the lease back if the server still names this instance. A 409 is
+   * read and tried again (client-go's `tryRelease` does): a renewal abandoned by stop() may still
+   * land between the read and the write.
+   */
   private async release(signal: AbortSignal): Promise<void> {
-    const current = await this.lock.get(signal);
-    if (!current || !current.holderIdentity || this.heldByAnother(current)) return;
-    const now = this.clock.now();
-    const released: LeaderElectionRecord = {
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: current.leaseTransitions,
-      holderIncarnation: '',
-    };
-    await this.lock.update(released, signal);
-    this.observe(released);
-    this.logger.info('released the lease');
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.lock.get(signal);
+      if (!current || !current.holderIdentity || this.heldByAnother(current)) return;
+      const now = this.clock.now();
+      const released: LeaderElectionRecord = {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: current.leaseTransitions,
+        holderIncarnation: '',
+      };
+      try {
+        await this.lock.update(released, signal);
+      } catch (error) {
+        if (attempt < RELEASE_ATTEMPTS && error instanceof KubernetesApiError && error.isConflict()) continue;
+        throw error;
+      }
+      this.observe(released);
+      this.logger.info('released the lease');
+      return;
+    }
   }
 
   private enter(phase: LeaderElectorPhase): void {

@@ -10,6 +10,7 @@ import { KubernetesClient } from '../../../client/kubernetes-client.js';
 import { Operator } from '../../operator.js';
 import type { Logger } from '../../../util/logger.js';
 import { LeaderElector } from '../leader-elector.js';
+import type { LeaderElectorClient } from '../leader-elector.js';
 import { FaultyProxy } from './faulty-proxy.js';
 import { until } from './until.js';
 import { FakeClock, flush } from './fake-clock.js';
@@ -252,4 +253,57 @@ describe('review s14: leader election', () => {
     expect(stopped).toBe(true);
     expect(elector.state).toBe('Stopped');
   });
+
+  it('[FINDING S14-LE8] a renewal abandoned by stop() that still lands before the release is written does not keep the lease from being released (the release retries on 409)', async () => {
+    const clock = new FakeClock();
+    const store = new LeaseStore();
+    const client = new RacingClient(new LeaseClientDouble(store, 'a'));
+    const elector = new LeaderElector(
+      { leaseName: 'my-operator-leader', leaseNamespace: 'ops', identity: 'a' },
+      client,
+      { clock, random: () => 0 },
+    );
+    elector.run({ onStartLeading: () => undefined, onStopLeading: () => undefined });
+    await clock.advance(0);
+    expect(elector.isLeader()).toBe(true);
+    client.holdNextUpdate = true;
+    await clock.advance(2_000); // the next renewal is on its way to the server
+    expect(client.held).toBeDefined();
+    // stop() abandons it; the server still commits it between the release's read and its write
+    await elector.stop();
+    // client-go's tryRelease retries on conflict for exactly this race
+    expect(store.read('ops/my-operator-leader')?.spec).toMatchObject({ holderIdentity: '' });
+  });
 });
+
+/**
+ * A lease client whose next update is held back (`holdNextUpdate`) and committed by the server only
+ * when the next read has been answered: a request the client gave up on, still landing late.
+ */
+class RacingClient implements LeaderElectorClient {
+  holdNextUpdate = false;
+  held: (() => Promise<void>) | undefined;
+
+  constructor(private readonly inner: LeaseClientDouble) {}
+
+  get: LeaderElectorClient['get'] = async (type, id) => {
+    const read = await this.inner.get(type, id);
+    const held = this.held;
+    this.held = undefined;
+    await held?.();
+    return read;
+  };
+
+  create: LeaderElectorClient['create'] = (type, obj) => this.inner.create(type, obj);
+
+  update: LeaderElectorClient['update'] = (type, obj) => {
+    if (!this.holdNextUpdate) return this.inner.update(type, obj);
+    this.holdNextUpdate = false;
+    return new Promise((resolve, reject) => {
+      this.held = () => this.inner.update(type, obj).then(resolve, reject);
+    });
+  };
+
+  selfSubjectAccessReview: LeaderElectorClient['selfSubjectAccessReview'] = (attributes) =>
+    this.inner.selfSubjectAccessReview(attributes);
+}
