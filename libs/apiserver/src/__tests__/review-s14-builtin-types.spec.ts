@@ -165,4 +165,28 @@ describe('review s14: values of the wrong JSON type in built-in objects', () => 
     const after = await call(server, 'GET', `${DEPLOYMENTS}/u`);
     expect(after.json<any>().metadata.resourceVersion).toBe(current.metadata.resourceVersion);
   });
+  it("[FINDING S14-BT3] a strategic merge patch with a mistyped value is a 422 on patch with the unstructured converter's words and the patch as Go prints it", async () => {
+    const created = await call(server, 'POST', DEPLOYMENTS, deployment('smp'));
+    expect(created.status).toBe(201);
+    const smp = (body: unknown) =>
+      call(server, 'PATCH', `${DEPLOYMENTS}/smp`, body, {
+        contentType: 'application/strategic-merge-patch+json',
+      });
+    const replicas = await smp({ spec: { replicas: '3' } });
+    expect(replicas.status).toBe(422);
+    expect(replicas.json<any>().message).toBe(
+      ' "" is invalid: patch: Invalid value: "map[spec:map[replicas:3]]": unrecognized type: int32',
+    );
+    const env = await smp({
+      spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'PORT', value: 8080 }] }] } } },
+    });
+    expect(env.status).toBe(422);
+    expect(env.json<any>().details.causes[0].message).toBe(
+      'Invalid value: "map[spec:map[template:map[spec:map[containers:[map[env:[map[name:PORT value:8080]] name:app]]]]]]": cannot convert int64 to string',
+    );
+    const paused = await smp({ spec: { paused: 'yes' } });
+    expect(paused.json<any>().details.causes[0].message).toBe(
+      'Invalid value: "map[spec:map[paused:yes]]": unrecognized type: bool',
+    );
+  });
 });

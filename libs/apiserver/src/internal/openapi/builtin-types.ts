@@ -295,3 +295,62 @@ export function applyTypeMessage(m: BuiltinTypeMismatch): string | undefined {
   else return undefined;
   return `.${m.path}: ${text}`;
 }
+
+/** Go's reflect Kind of a value as the unstructured converter holds it (json numbers as int64 or float64). */
+function goKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return Array.isArray(v) ? 'slice' : 'map';
+}
+
+/**
+ * The unstructured converter's error for the mismatch, as kube-apiserver's strategic merge patch
+ * reports it (apimachinery runtime/converter.go fromUnstructured: `unrecognized type: int32`,
+ * `cannot convert int64 to string`, `cannot restore slice from string`); undefined where the
+ * converter takes the value (an int32 out of range is converted, not refused).
+ */
+export function strategicPatchMessage(m: BuiltinTypeMismatch): string | undefined {
+  const v = m.actual;
+  const t = m.type;
+  if (t === 'int32' && m.value.startsWith('number ') && Number.isInteger(v)) return undefined;
+  if (t.startsWith('[]')) return `cannot restore slice from ${goKind(v)}`;
+  if (t.startsWith('map[')) return `cannot restore map from ${goKind(v)}`;
+  if (/^v\d/.test(t)) return `cannot restore struct from: ${goKind(v)}`;
+  if (m.shape === undefined && m.scalar === 'any scalar')
+    return `json: cannot unmarshal ${m.value} into Go value of type int32`;
+  if (typeof v === 'number' && ['string', 'int32', 'int64'].includes(t)) {
+    // an integer converts to a string in Go (a rune), and the converter refuses that conversion by name
+    if (Number.isInteger(v) && t === 'string') return 'cannot convert int64 to string';
+    if (!Number.isInteger(v) && t !== 'string') return `cannot convert float64 to ${t}`;
+  }
+  return `unrecognized type: ${t}`;
+}
+
+/** `%+v` of a value decoded from JSON into Go's interface{} (maps with sorted keys: `map[spec:map[replicas:3]]`). */
+export function goPlusV(v: unknown, depth = 0): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (depth > 20) return '...';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return goFloat(v);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => goPlusV(x, depth + 1)).join(' ')}]`;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  return `map[${keys.map((k) => `${k}:${goPlusV(o[k], depth + 1)}`).join(' ')}]`;
+}
+
+/** Go's %v of a JSON number as kube's json decoding holds it (an integer as int64, else float64 in %g). */
+function goFloat(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return String(n);
+  // fmt's %v of a float64 is strconv's 'g' at the shortest precision: exponent form when the
+  // exponent is < -4 or >= 6 (fmt.Println(1234567.5) prints 1.2345675e+06)
+  const exp = n === 0 ? 0 : Math.floor(Math.log10(Math.abs(n)));
+  if (exp < -4 || exp >= 6) {
+    const [mant, e] = n.toExponential().split('e');
+    const sign = e.startsWith('-') ? '-' : '+';
+    const digits = e.replace(/^[+-]/, '').padStart(2, '0');
+    return `${mant}e${sign}${digits}`;
+  }
+  return String(n);
+}

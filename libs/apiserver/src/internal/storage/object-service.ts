@@ -44,7 +44,13 @@ import { NodePortAllocator, nodePortsOf } from '../resources/service-defaults.js
 import { unknownObjectMetaFields } from '../resources/omitempty.js';
 import { validateBuiltinUpdate } from '../resources/builtin-update-validation.js';
 import { builtinComponents, unknownBuiltinFields } from '../openapi/builtin-schemas.js';
-import { applyTypeMessage, builtinTypeMismatch, jsonDecodeMessage } from '../openapi/builtin-types.js';
+import {
+  applyTypeMessage,
+  builtinTypeMismatch,
+  goPlusV,
+  jsonDecodeMessage,
+  strategicPatchMessage,
+} from '../openapi/builtin-types.js';
 
 /** Who is writing and how. */
 export interface WriteContext {
@@ -401,31 +407,43 @@ export class ObjectService {
    * refused as kube-apiserver's decoder refuses it before any defaulting or validation: a create or
    * update body with 400 (`<Kind> in version "v1" cannot be handled as a <Kind>: json: cannot
    * unmarshal ...`), the object a JSON, merge or strategic merge patch produces with 422 on the
-   * field `patch` (kube's patcher wraps the decode error so; for a strategic merge patch kube's
-   * unstructured converter words the error differently).
+   * field `patch` (kube's patcher wraps the decode error so; a strategic merge patch with the
+   * unstructured converter's words).
    */
   private refuseMistyped(
     rt: ResourceType,
     version: ResourceVersion,
     obj: JsonObject,
-    how: 'decode' | 'patch',
+    how: 'decode' | 'patch' | { strategic: unknown },
   ): void {
     if (rt.virtual || rt.crdName !== undefined) return;
     const comps = this.componentsOf(rt);
     if (!comps) return;
     const m = builtinTypeMismatch(obj, comps.schemas, comps.root);
     if (!m) return;
-    const message = jsonDecodeMessage(m);
     if (how === 'decode') {
       throw errors.badRequest(
-        `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: ${message}`,
+        `${rt.kind} in version "${version.name}" cannot be handled as a ${rt.kind}: ${jsonDecodeMessage(m)}`,
       );
+    }
+    // a strategic merge patch: the unstructured converter's error, with the patch printed by %+v
+    // (apiserver's applyPatchToObject); a JSON or merge patch: the decode error of the patched JSON
+    let value: string;
+    let message: string;
+    if (how === 'patch') {
+      value = JSON.stringify(obj);
+      message = jsonDecodeMessage(m);
+    } else {
+      const converter = strategicPatchMessage(m);
+      if (converter === undefined) return;
+      value = goPlusV(how.strategic);
+      message = converter;
     }
     throw errors.invalid({ group: '', resource: '', kind: '', name: '' }, [
       {
         reason: 'FieldValueInvalid',
         field: 'patch',
-        message: `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${message}`,
+        message: `Invalid value: ${JSON.stringify(value)}: ${message}`,
       },
     ]);
   }
@@ -675,7 +693,7 @@ export class ObjectService {
       result = patchMod.applyStrategicMergePatch(presented, patchBody, version.patchSchema);
     }
     if (!isObject(result)) throw errors.badRequest('the patch did not produce an object');
-    this.refuseMistyped(rt, version, result, 'patch');
+    this.refuseMistyped(rt, version, result, type === 'strategic' ? { strategic: patchBody } : 'patch');
     if (isObject(result.metadata)) {
       const warning = dedupOwnerReferences(result.metadata, true);
       if (warning !== undefined) (ctx.warnings ??= []).push(warning);
