@@ -120,12 +120,13 @@ describe('review s13: workload and pod validation', () => {
     });
     expect(causes).toEqual([
       'spec.volumes[1].name: Duplicate value: "config"',
-      'spec.containers[0].name: Duplicate value: "app"',
       'spec.containers[0].image: Required value',
       'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
       'spec.containers[0].ports[1].name: Invalid value: "Web_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
       'spec.containers[0].volumeMounts[0].name: Not found: "data"',
       'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+      // validateContainers runs before validateInitContainers: the init container's name is the duplicate
+      'spec.initContainers[0].name: Duplicate value: "app"',
       'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
     ]);
     expect(

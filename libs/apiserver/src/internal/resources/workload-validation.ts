@@ -137,16 +137,8 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
   };
   const containers = objects(spec.containers);
   if (containers.length === 0) causes.push(required(`${path}.containers`));
-  // one name space for init and regular containers
-  objects(spec.initContainers).forEach((c, i) => {
-    const at = `${path}.initContainers[${i}]`;
-    causes.push(
-      ...containerCauses(c, at, pod),
-      ...initContainerCauses(c, at),
-      // init containers run one by one: kube checks each one's host ports alone
-      ...hostPortConflictCauses([c], `${path}.initContainers`, i),
-    );
-  });
+  // one name space for regular and init containers: ValidatePodSpec validates the regular ones
+  // first (validateContainers), so a name both use is the init container's duplicate
   containers.forEach((c, i) => {
     const at = `${path}.containers[${i}]`;
     causes.push(
@@ -156,6 +148,15 @@ export function podSpecCauses(spec: unknown, path: string): StatusCause[] {
     );
   });
   causes.push(...hostPortConflictCauses(containers, `${path}.containers`));
+  objects(spec.initContainers).forEach((c, i) => {
+    const at = `${path}.initContainers[${i}]`;
+    causes.push(
+      ...containerCauses(c, at, pod),
+      ...initContainerCauses(c, at),
+      // init containers run one by one: kube checks each one's host ports alone
+      ...hostPortConflictCauses([c], `${path}.initContainers`, i),
+    );
+  });
   causes.push(...hostNetworkCauses(spec, path));
   if (
     typeof spec.restartPolicy === 'string' &&
