@@ -49,6 +49,23 @@ function noOptionsError(options: unknown): OperatorModuleConfigurationError {
  * The module's providers: options merged with `TOSDK_*` variables (fails the bootstrap naming a bad
  * variable, or with an `OperatorModuleConfigurationError` when an async factory returned no object), the KubeConfig (only read when the app gave no client), the client and the Operator.
  */
+/**
+ * The operator's client as the module builds it from a KubeConfig, as core's Operator builds its own:
+ * retries reported to the metrics, the module's logger, the app's `clientOptions` (retry policy,
+ * sockets). The testing module builds its client the same way on its environment's KubeConfig.
+ */
+export function moduleClient(
+  options: OperatorModuleOptions,
+  kubeConfig: KubeConfig | KubeConfigSource,
+  hub: OperatorMetricsHub,
+): KubernetesClient {
+  return KubernetesClient.fromKubeConfig(kubeConfig, {
+    metrics: hub,
+    logger: options.logger ?? new NestOperatorLogger(),
+    ...options.clientOptions,
+  });
+}
+
 export function operatorProviders(): Provider[] {
   return [
     {
@@ -80,15 +97,7 @@ export function operatorProviders(): Provider[] {
         options: OperatorModuleOptions,
         kubeConfig: KubeConfig | KubeConfigSource | null,
         hub: OperatorMetricsHub,
-      ): KubernetesClient =>
-        // as core's Operator builds its own client: retries reported to the metrics, the app's
-        // clientOptions (retry policy, sockets) applied
-        options.client ??
-        KubernetesClient.fromKubeConfig(kubeConfig!, {
-          metrics: hub,
-          logger: options.logger ?? new NestOperatorLogger(),
-          ...options.clientOptions,
-        }),
+      ): KubernetesClient => options.client ?? moduleClient(options, kubeConfig!, hub),
     },
     {
       provide: Operator,

@@ -4,11 +4,10 @@ import type { TestingModule, TestingModuleBuilder } from '@nestjs/testing';
 import { KubernetesClient, Operator, ResourceID } from '@tosdk/core';
 import type { KubernetesResource, ResourceType } from '@tosdk/core';
 import { OperatorModuleConfigurationError } from '../errors.js';
-import { NestOperatorLogger } from '../logging/nest-operator-logger.js';
 import { OperatorMetricsHub } from '../metrics/operator-metrics-hub.js';
 import { KUBE_CONFIG } from '../operator.constants.js';
 import { OperatorModule } from '../operator.module.js';
-import { RESOLVED_OPERATOR_OPTIONS } from '../operator.providers.js';
+import { moduleClient, RESOLVED_OPERATOR_OPTIONS } from '../operator.providers.js';
 import type { OperatorModuleOptions } from '../operator-module-options.js';
 import { applyCrds, loadCrds } from './crd-loader.js';
 import { NamespaceRestrictionOverrider } from './namespace-restriction.overrider.js';
@@ -147,11 +146,7 @@ export async function createOperatorTestingModule(
         // the app's clientOptions and its retry metrics apply in tests too; a client the app gave
         // (forRoot's client) is replaced, so the test never reaches its cluster
         factory: (resolved: OperatorModuleOptions, hub: OperatorMetricsHub): KubernetesClient => {
-          operatorClient = KubernetesClient.fromKubeConfig(environment.kubeConfig, {
-            metrics: hub,
-            logger: resolved.logger ?? new NestOperatorLogger(),
-            ...resolved.clientOptions,
-          });
+          operatorClient = moduleClient(resolved, environment.kubeConfig, hub);
           return operatorClient;
         },
       })
