@@ -378,8 +378,10 @@ export class ObjectService {
   /**
    * An apply configuration of a built-in kind with a field its schema does not declare is refused
    * whatever `fieldValidation` says, as kube-apiserver's field manager refuses it when it makes the
-   * typed patch object (a 500 with no reason: the error is not a Status there). Only the first such
-   * field is named; a list item is named by its index (kube names a keyed item by its key).
+   * typed patch object (a 500 with no reason: the error is not a Status there), and so is one with a
+   * value of the wrong JSON type (structured-merge-diff's validation: `expected numeric (int or
+   * float), got string`). Only the first such field is named; a list item is named by its index (kube
+   * names a keyed item by its key).
    */
   private refuseUndeclaredApplyFields(
     rt: ResourceType,
@@ -392,14 +394,17 @@ export class ObjectService {
     const comps = this.componentsOf(rt);
     if (!comps) return;
     const unknown = unknownBuiltinFields(applied, comps.schemas, comps.root, false);
-    if (unknown.length === 0) return;
+    // a value of the wrong JSON type: structured-merge-diff's validation of the typed object (S14-BT2)
+    const mistyped =
+      unknown.length === 0 ? builtinTypeMismatch(applied, comps.schemas, comps.root) : undefined;
+    const text =
+      unknown.length > 0
+        ? `.${unknown[0]}: field not declared in schema`
+        : mistyped && applyTypeMessage(mistyped);
+    if (text === undefined) return;
     const gvk = `${rt.group}/${version.name}, Kind=${rt.kind}`;
     const where = `${rt.namespaced ? namespace : ''}/${name}`;
-    throw new ApiError(
-      500,
-      '',
-      `failed to create typed patch object (${where}; ${gvk}): .${unknown[0]}: field not declared in schema`,
-    );
+    throw new ApiError(500, '', `failed to create typed patch object (${where}; ${gvk}): ${text}`);
   }
 
   /**
@@ -446,29 +451,6 @@ export class ObjectService {
         message: `Invalid value: ${JSON.stringify(value)}: ${message}`,
       },
     ]);
-  }
-
-  /**
-   * An apply configuration of a built-in kind with a value of the wrong JSON type is refused as
-   * kube-apiserver's field manager refuses it making the typed patch object (structured-merge-diff's
-   * validation; a 500 with no reason, as for an undeclared field).
-   */
-  private refuseMistypedApply(
-    rt: ResourceType,
-    version: ResourceVersion,
-    namespace: string,
-    name: string,
-    applied: JsonObject,
-  ): void {
-    if (rt.virtual || rt.crdName !== undefined) return;
-    const comps = this.componentsOf(rt);
-    if (!comps) return;
-    const m = builtinTypeMismatch(applied, comps.schemas, comps.root);
-    const text = m && applyTypeMessage(m);
-    if (text === undefined) return;
-    const gvk = `${rt.group}/${version.name}, Kind=${rt.kind}`;
-    const where = `${rt.namespaced ? namespace : ''}/${name}`;
-    throw new ApiError(500, '', `failed to create typed patch object (${where}; ${gvk}): ${text}`);
   }
 
   private componentsOf(rt: ResourceType): ReturnType<typeof builtinComponents> {
@@ -628,7 +610,6 @@ export class ObjectService {
       if (isObject(patchBody.metadata) && patchBody.metadata.managedFields != null)
         throw errors.badRequest('metadata.managedFields must be nil');
       this.refuseUndeclaredApplyFields(rt, version, namespace, name, patchBody);
-      this.refuseMistypedApply(rt, version, namespace, name, patchBody);
       const applied = ctx.ownsBody === true ? patchBody : clone(patchBody);
       const am = metaOf(applied);
       if (am.name !== undefined && am.name !== name) {
