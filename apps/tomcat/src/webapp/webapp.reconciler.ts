@@ -32,6 +32,7 @@ import {
 } from '../tomcat-names.js';
 import { Tomcat, Webapp } from '../tomcat.resource.js';
 import type { WebappStatus } from '../tomcat.resource.js';
+import { tomcatNameProblem } from '../tomcat/tomcat-name.js';
 import { renderWebappList, webappList } from './webapp-list.js';
 import { InvalidWebappError, validateWebapp } from './webapp-validation.js';
 
@@ -151,6 +152,16 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
         errorMessage: `Tomcat "${webapp.spec!.tomcat}" does not exist in namespace ${webapp.metadata!.namespace}; the Webapp is deployed once it does`,
       });
     }
+    // a Tomcat whose name its Service (or, past 63 characters, its labels) cannot carry never runs:
+    // no list is written for it (the API server would refuse the label), and the status says why
+    const invalidName = tomcatNameProblem(tomcat);
+    if (invalidName) {
+      return this.status(webapp, {
+        deployedOn: [],
+        ready: false,
+        errorMessage: `Tomcat "${tomcat.metadata!.name}" cannot serve Webapps: ${invalidName.message}; then set spec.tomcat to the new name`,
+      });
+    }
     const list = await this.writeList(tomcat, context);
     const holder = list.conflicts.get(webapp.metadata!.name!);
     if (holder) {
@@ -176,7 +187,8 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
   async cleanup(webapp: Webapp, context: Context<Webapp>): Promise<DeleteControl> {
     const tomcat = context.getSecondaryResource(Tomcat, WebappSources.tomcats);
     // the cache still holds this Webapp (being deleted): the list leaves it out
-    if (tomcat && !tomcat.metadata?.deletionTimestamp) await this.writeList(tomcat, context);
+    if (tomcat && !tomcat.metadata?.deletionTimestamp && !tomcatNameProblem(tomcat))
+      await this.writeList(tomcat, context);
     return DeleteControl.defaultDelete();
   }
 
@@ -210,7 +222,8 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
       const tomcatName = list.metadata?.labels?.[TOMCAT_LABEL];
       if (!tomcatName || tomcatName === except) continue;
       const tomcat = this.tomcats?.get(new ResourceID(tomcatName, namespace));
-      if (tomcat && !tomcat.metadata?.deletionTimestamp) await this.writeList(tomcat, context);
+      if (tomcat && !tomcat.metadata?.deletionTimestamp && !tomcatNameProblem(tomcat))
+        await this.writeList(tomcat, context);
     }
   }
 
