@@ -114,7 +114,7 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
     return metric(name, names.join(), () => new Counter({ name, help, labelNames: names }));
   };
   const gauge = (name: string, help: string) => metric(name, '', () => new Gauge({ name, help }));
-  const histogram = (name: string, help: string): Pick<Histogram<string>, 'observe'> => {
+  const histogram = (name: string, help: string): Pick<Histogram<string>, 'observe' | 'remove'> => {
     const made = metric(
       name,
       `${labelNames.join()}|${buckets.join()}`,
@@ -122,13 +122,16 @@ function promMetrics(options: OperatorMetricsModuleOptions): OperatorPrometheusM
     );
     // a later module with other buckets replaces the histogram in the registry: observe into the
     // one registered now (ours, of any buckets), so an earlier app's durations are not lost
+    const target = (): Histogram<string> => {
+      const current = register.getSingleMetric(name);
+      return current && own.has(current) ? (current as Histogram<string>) : made;
+    };
     return {
-      observe: (labels: Partial<Record<string, string | number>>, value: number) => {
-        const current = register.getSingleMetric(name);
-        const target = current && own.has(current) ? (current as Histogram<string>) : made;
-        target.observe(labels, value);
-      },
-    } as Pick<Histogram<string>, 'observe'>;
+      observe: (labels: Partial<Record<string, string | number>>, value: number) =>
+        target().observe(labels, value),
+      // a deleted resource's series (perResourceLabels) leave the histogram they were observed into
+      remove: (labels: Partial<Record<string, string | number>>) => target().remove(labels),
+    } as Pick<Histogram<string>, 'observe' | 'remove'>;
   };
   shardGauges();
   return {
@@ -205,7 +208,10 @@ const DEFAULT_PROCESS_METRICS = Symbol('tosdk:DefaultProcessMetrics');
 /** The sink on the resolved options. */
 function sinkOf(options: OperatorMetricsModuleOptions): PrometheusOperatorMetrics {
   return new PrometheusOperatorMetrics(
-    { perResourceLabels: options.perResourceLabels ?? false },
+    {
+      perResourceLabels: options.perResourceLabels ?? false,
+      perResourceRemovalDelayMs: options.perResourceRemovalDelayMs,
+    },
     promMetrics(options),
   );
 }
