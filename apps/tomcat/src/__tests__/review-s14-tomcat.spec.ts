@@ -1,6 +1,7 @@
 // S14 review of the Tomcat sample: what a user who copies it hits at the edges.
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { ResourceTypes } from '@tosdk/core';
 import { Tomcat, Webapp } from '../tomcat.resource.js';
 import { tomcat, tomcatOperatorPerTest, webapp } from './support/e2e-support.js';
@@ -31,4 +32,28 @@ describe('S14 review: Tomcat sample', () => {
       ]),
     );
   }, 60_000);
+
+  it('[FINDING S14-AP3] `npm start -w` of the tomcat and mysql-schema samples makes the file the built code imports @tosdk/core from (a fresh clone failed with ERR_MODULE_NOT_FOUND tosdk-core.js; an old one ran a stale bundle)', () => {
+    const read = (path: string) =>
+      JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as unknown;
+    const core = read('../../../../libs/core/package.json') as { exports: { '.': { default: string } } };
+    // what `node dist/main.js` loads for `import ... from '@tosdk/core'`
+    expect(core.exports['.'].default).toBe('./dist/tosdk-core.js');
+    for (const app of ['tomcat', 'mysql-schema']) {
+      const pkg = read(`../../../${app}/package.json`) as { scripts: Record<string, string> };
+      for (const script of ['build', 'start']) {
+        const steps = pkg.scripts[script].split('&&').map((s) => s.trim());
+        const compile = steps.indexOf('tsc -b tsconfig.build.json');
+        const bundle = steps.indexOf('node ../../libs/core/scripts/bundle.mjs');
+        const run = steps.findIndex((s) => s.endsWith('node dist/main.js'));
+        expect({ app, script, compile, bundleAfterCompile: bundle > compile }).toEqual({
+          app,
+          script,
+          compile: 0,
+          bundleAfterCompile: true,
+        });
+        if (run >= 0) expect(run).toBeGreaterThan(bundle);
+      }
+    }
+  });
 });
