@@ -42,7 +42,8 @@ function stackWithCauses(error: Error): string {
  * - With nestjs-pino (`app.useLogger(app.get(Logger))`) or any logger of the app's own, a line is
  *   an object `{ msg, ...fields }`.
  * - With Nest's own console logger (no nestjs-pino), a line is one readable text line,
- *   `message key=value ...`; an error's stack and causes follow it as Nest prints stacks.
+ *   `message key=value ...`; an error's stack and causes follow it at every level (at `error` as
+ *   Nest prints stacks, else as a further message of that level).
  */
 export class NestOperatorLogger implements Logger {
   constructor(
@@ -84,9 +85,11 @@ export class NestOperatorLogger implements Logger {
       ...Object.entries(rest).map(([k, v]) => `${k}=${textValue(v)}`),
       ...(err instanceof Error ? [`err=${textValue(`${err.name}: ${err.message}`)}`] : []),
     ].join(' ');
-    if (level === 'error' && err instanceof Error) this.nest.error(text, stackWithCauses(err));
-    else if (level === 'info') this.nest.log(text);
-    else this.nest[level](text);
+    const method = level === 'info' ? 'log' : level;
+    // the stack and causes at every level (JOSDK logs a retried failure's exception at warn): Nest
+    // prints an error's as its stack trace, and a further message of the other levels on its own lines
+    if (err instanceof Error) this.nest[method](text, stackWithCauses(err));
+    else this.nest[method](text);
   }
 
   debug(message: string, fields?: LogFields): void {
