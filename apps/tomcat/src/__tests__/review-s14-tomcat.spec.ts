@@ -2,8 +2,9 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { ResourceTypes } from '@tosdk/core';
+import { ResourceID, ResourceTypes } from '@tosdk/core';
 import { Tomcat, Webapp } from '../tomcat.resource.js';
+import { waitFor } from '@tosdk/nestjs/testing';
 import { tomcat, tomcatOperatorPerTest, webapp } from './support/e2e-support.js';
 
 const operator = tomcatOperatorPerTest();
@@ -56,4 +57,42 @@ describe('S14 review: Tomcat sample', () => {
       }
     }
   });
+
+  it('[FINDING S14-AP4] a ConfigMap of the user named "<tomcat>-webapps" is not taken over as the application list (and garbage collected with the Tomcat); the Webapp says so', async () => {
+    const t = await operator();
+    const ns = t.namespace;
+    const id = new ResourceID('srv-webapps', ns);
+    await t.adminClient.create(ResourceTypes.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'srv-webapps', namespace: ns },
+      data: { 'settings.properties': 'mine=1' },
+    });
+    await t.adminClient.create(Tomcat, tomcat(ns, 'srv', { version: '10.1', replicas: 1 }));
+    await t.adminClient.create(
+      Webapp,
+      webapp(ns, 'shop', { tomcat: 'srv', url: 'http://files.local/shop.war', contextPath: '/shop' }),
+    );
+    const reported = await t.waitForResource(Webapp, 'shop', (w) => !!w.status?.errorMessage, WAIT);
+    expect(reported.status?.ready).toBe(false);
+    expect(reported.status?.errorMessage).toContain('ConfigMap');
+    expect(reported.status?.errorMessage).toContain('srv-webapps');
+    const mine = await t.adminClient.get(ResourceTypes.ConfigMap, id);
+    expect(mine?.data).toEqual({ 'settings.properties': 'mine=1' });
+    expect(mine?.metadata?.ownerReferences ?? []).toEqual([]);
+    // the user's ConfigMap outlives the Tomcat
+    await t.adminClient.delete(Tomcat, new ResourceID('srv', ns));
+    await t.waitForDeletion(ResourceTypes.Deployment, 'srv', WAIT);
+    expect(await t.adminClient.get(ResourceTypes.ConfigMap, id)).toBeDefined();
+    // once the user renames theirs away, the Webapp is deployed
+    await t.adminClient.delete(ResourceTypes.ConfigMap, id);
+    await t.adminClient.create(Tomcat, tomcat(ns, 'srv', { version: '10.1', replicas: 1 }));
+    await waitFor(
+      async () => (await t.adminClient.get(Webapp, new ResourceID('shop', ns)))?.status?.ready === true,
+      {
+        ...WAIT,
+        description: 'shop deployed once the name is free',
+      },
+    );
+  }, 90_000);
 });

@@ -36,6 +36,34 @@ import { tomcatNameProblem } from '../tomcat/tomcat-name.js';
 import { renderWebappList, webappList } from './webapp-list.js';
 import { InvalidWebappError, validateWebapp } from './webapp-validation.js';
 
+/**
+ * A ConfigMap the operator did not make has the name of a Tomcat's application list: it is left as
+ * it is (taking it over would add the Tomcat as its owner, and garbage collection would delete it
+ * with the Tomcat), and the Webapps of that Tomcat are not deployed until it is renamed or deleted.
+ */
+export class WebappListNameTakenError extends Error {
+  /** Stable error code. */
+  readonly code = 'WebappListNameTaken';
+  constructor(
+    /** `<namespace>/<name>` of the ConfigMap. */
+    readonly configMap: string,
+    /** The Tomcat whose list it would be. */
+    readonly tomcat: string,
+  ) {
+    super(
+      `ConfigMap ${configMap} exists and is not the application list of Tomcat "${tomcat}" (it lacks the label ${ROLE_LABEL}=webapps): the operator does not take it over; rename or delete that ConfigMap, and the Webapp is deployed`,
+    );
+    this.name = 'WebappListNameTakenError';
+  }
+}
+
+/** How often a Webapp blocked by a {@link WebappListNameTakenError} looks again (that ConfigMap is not watched). */
+export const LIST_NAME_TAKEN_RECHECK_MS = 30_000;
+
+const isOperatorList = (c: V1ConfigMap) =>
+  c.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE &&
+  c.metadata?.labels?.[ROLE_LABEL] === 'webapps';
+
 /** Name of the index of Webapps by the Tomcat they name (`<namespace>/<tomcat>`). */
 export const BY_TOMCAT_INDEX = 'byTomcat';
 
@@ -162,7 +190,17 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
         errorMessage: `Tomcat "${tomcat.metadata!.name}" cannot serve Webapps: ${invalidName.message}; then set spec.tomcat to the new name`,
       });
     }
-    const list = await this.writeList(tomcat, context);
+    let list;
+    try {
+      list = await this.writeList(tomcat, context);
+    } catch (error) {
+      if (!(error instanceof WebappListNameTakenError)) throw error;
+      return this.status(webapp, {
+        deployedOn: [],
+        ready: false,
+        errorMessage: error.message,
+      }).rescheduleAfter(LIST_NAME_TAKEN_RECHECK_MS);
+    }
     const holder = list.conflicts.get(webapp.metadata!.name!);
     if (holder) {
       return this.status(webapp, {
@@ -187,8 +225,14 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
   async cleanup(webapp: Webapp, context: Context<Webapp>): Promise<DeleteControl> {
     const tomcat = context.getSecondaryResource(Tomcat, WebappSources.tomcats);
     // the cache still holds this Webapp (being deleted): the list leaves it out
-    if (tomcat && !tomcat.metadata?.deletionTimestamp && !tomcatNameProblem(tomcat))
-      await this.writeList(tomcat, context);
+    if (tomcat && !tomcat.metadata?.deletionTimestamp && !tomcatNameProblem(tomcat)) {
+      try {
+        await this.writeList(tomcat, context);
+      } catch (error) {
+        // not deployed anywhere: nothing to take out
+        if (!(error instanceof WebappListNameTakenError)) throw error;
+      }
+    }
     return DeleteControl.defaultDelete();
   }
 
@@ -227,7 +271,11 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
     }
   }
 
-  /** Renders the Tomcat's list from the cached Webapps and applies it unless the cached ConfigMap already holds it. */
+  /**
+   * Renders the Tomcat's list from the cached Webapps and applies it unless the cached ConfigMap
+   * already holds it. A list not in the cache is read first: one the operator did not make is not
+   * taken over ({@link WebappListNameTakenError}).
+   */
   private async writeList(tomcat: Tomcat, context: Context<Webapp>) {
     const namespace = tomcat.metadata!.namespace!;
     const tomcatName = tomcat.metadata!.name!;
@@ -251,6 +299,12 @@ export class WebappReconciler implements Reconciler<Webapp>, Cleaner<Webapp> {
         .find((c) => c.metadata?.name === name && c.metadata?.namespace === namespace);
     const owned = current?.metadata?.ownerReferences?.some((r) => r.uid === tomcat.metadata!.uid);
     if (current && owned && (current.data?.[WEBAPP_LIST_KEY] ?? '') === rendered) return list;
+    if (!current) {
+      // the informer sees the operator's lists only (by label): someone else's ConfigMap of that name?
+      const existing = await context.client.get(ResourceTypes.ConfigMap, new ResourceID(name, namespace));
+      if (existing && !isOperatorList(existing))
+        throw new WebappListNameTakenError(`${namespace}/${name}`, tomcatName);
+    }
     await context.client.apply(
       ResourceTypes.ConfigMap,
       {
