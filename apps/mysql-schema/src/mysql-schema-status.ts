@@ -96,5 +96,5 @@ function rootCause(error: unknown): unknown {
 
 function isOurs(e: Error): boolean {
   const code = (e as { code?: unknown }).code;
-  return typeof code === 'string' && /^(MySQL|CredentialsNotFound)/.test(code);
+  return typeof code === 'string' && /^(MySQL|Credentials)/.test(code);
 }

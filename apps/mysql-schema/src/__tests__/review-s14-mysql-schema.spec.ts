@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ResourceID, ResourceTypes } from '@tosdk/core';
 import { OperatorTestEnvironment } from '@tosdk/nestjs/testing';
-import { MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
+import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
+import { mysqlSchema } from './support/e2e-support.js';
+import { mysqlSchemaOperatorPerTest } from './support/operator-per-test.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -73,5 +75,31 @@ describe('S14 review: MySQLSchema sample README', () => {
     expect(deployment?.spec?.template.spec?.containers[0].envFrom?.[0].secretRef?.name).toBe(
       'mysql-schema-operator-db',
     );
+  }, 90_000);
+});
+
+describe('S14 review: MySQLSchema sample, a Secret of the credentials name that the operator did not make', () => {
+  const suite = mysqlSchemaOperatorPerTest();
+
+  it('[FINDING S14-AP5] the status names the Secret that is in the way and what to do, not "is not there yet"', async () => {
+    const t = await suite.operator();
+    const ns = t.namespace;
+    await t.adminClient.create(ResourceTypes.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'shop-mysql-credentials', namespace: ns },
+      stringData: { token: 'mine' },
+    });
+    await t.adminClient.create(MySQLSchema, mysqlSchema(ns, 'shop', 'utf8mb4'));
+    const reported = await t.waitForResource(MySQLSchema, 'shop', (s) => !!s.status?.errorMessage, {
+      timeoutMs: 30_000,
+    });
+    expect(reported.status?.ready).toBe(false);
+    expect(reported.status?.errorMessage).toContain('shop-mysql-credentials');
+    expect(reported.status?.errorMessage).not.toContain('not there yet');
+    expect(reported.status?.errorMessage).toMatch(/rename|delete/);
+    // the user's Secret is left as it was
+    const mine = await t.adminClient.get(ResourceTypes.Secret, new ResourceID('shop-mysql-credentials', ns));
+    expect(Object.keys(mine?.data ?? {})).toEqual(['token']);
   }, 90_000);
 });

@@ -12,6 +12,7 @@ import {
   userName,
 } from '../mysql-schema-names.js';
 import type { MySQLSchema } from '../mysql-schema.resource.js';
+import type { Context } from '@tosdk/core';
 
 /** Name of the Secret dependent in the workflow. */
 export const SECRET_DEPENDENT = 'secret';
@@ -24,6 +25,26 @@ export const USERNAME_KEY = 'username';
 export const DATABASE_KEY = 'database';
 /** `host:port` of the server, for the application that uses the schema. */
 export const ADDRESS_KEY = 'address';
+
+/**
+ * A Secret of the credentials' name exists that the operator did not make for this resource (no
+ * owner reference to it): it is left as it is, and the user is not created until it is renamed or
+ * deleted. Retried (that Secret is not watched).
+ */
+export class CredentialsSecretNameTakenError extends Error {
+  /** Stable error code. */
+  readonly code = 'CredentialsSecretNameTaken';
+  constructor(
+    /** `<namespace>/<name>` of the Secret. */
+    readonly secret: string,
+    resource: string,
+  ) {
+    super(
+      `the Secret ${secret} exists and was not created for MySQLSchema ${resource} (no owner reference to it): the operator does not overwrite it; rename or delete that Secret, and the credentials are created`,
+    );
+    this.name = 'CredentialsSecretNameTakenError';
+  }
+}
 
 const b64 = (value: string) => Buffer.from(value, 'utf8').toString('base64');
 
@@ -43,6 +64,28 @@ export class SecretDependent extends CRUDKubernetesDependentResource<V1Secret, M
       createOnlyIfMissing: true,
       traits: { creator: true, updater: false, deleter: true, garbageCollected: true },
     });
+  }
+
+  /**
+   * Creates the Secret; a Secret of that name that is not this resource's (a create finds it
+   * existing) is not used as the credentials.
+   * @throws CredentialsSecretNameTakenError naming that Secret.
+   */
+  override async create(
+    desired: V1Secret,
+    resource: MySQLSchema,
+    context: Context<MySQLSchema>,
+  ): Promise<V1Secret> {
+    const secret = await super.create(desired, resource, context);
+    const uid = resource.metadata?.uid;
+    if (!secret.metadata?.ownerReferences?.some((r) => r.uid === uid)) {
+      const namespace = resource.metadata?.namespace ?? '';
+      throw new CredentialsSecretNameTakenError(
+        `${namespace}/${secretName(resource)}`,
+        `${namespace}/${resource.metadata?.name ?? ''}`,
+      );
+    }
+    return secret;
   }
 
   protected override targetSecondaryResourceID(resource: MySQLSchema): ResourceID {
