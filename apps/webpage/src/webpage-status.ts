@@ -4,6 +4,7 @@ import type { Context } from '@tosdk/core';
 import { WebPage } from './webpage.resource.js';
 import type { WebPageStatus } from './webpage.resource.js';
 import { InvalidWebPageError } from './webpage-validation.js';
+import { SecondaryNameTakenError } from './secondary-name-taken.js';
 
 /**
  * Whether a Deployment has rolled out its current spec: the controller saw this generation and all
@@ -90,13 +91,13 @@ export async function webPageErrorStatus(
 }
 
 // The framework and workflows wrap what a reconciler threw (ReconcileError, aggregated errors): find
-// the user's error by type through the `cause` chain and aggregated `errors`.
+// this sample's errors (which carry the API server's error as cause) by type through the `cause` chain and aggregated `errors`.
 function rootCause(error: unknown): unknown {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
     const e = queue.shift();
-    if (e instanceof InvalidWebPageError) return e;
+    if (e instanceof InvalidWebPageError || e instanceof SecondaryNameTakenError) return e;
     if (e === null || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
     const { cause, errors } = e as { cause?: unknown; errors?: unknown };

@@ -78,5 +78,27 @@ describe.each(WEBPAGE_FLAVOURS.map((f) => [f]))(
         (await t.adminClient.get(WebPage, new ResourceID('page', ns)))?.status?.errorMessage,
       ).toBeUndefined();
     }, 90_000);
+    it("[FINDING S14-AP6] a Service of the user with the page's name is not taken over (and garbage collected with the page); the page's status names it", async () => {
+      const t = await startApp();
+      const ns = t.namespace;
+      await t.adminClient.create(ResourceTypes.Service, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'shop', namespace: ns, labels: { team: 'mine' } },
+        spec: { selector: { app: 'mine' }, ports: [{ name: 'db', port: 5432 }] },
+      });
+      await t.adminClient.create(WebPage, webPage(ns, 'shop', { html: HELLO }));
+      const reported = await t.waitForResource(WebPage, 'shop', (p) => !!p.status?.errorMessage, WAIT);
+      expect(reported.status?.ready).toBe(false);
+      expect(reported.status?.errorMessage).toContain('shop');
+      expect(reported.status?.errorMessage).toMatch(/delete or rename/);
+      const mine = await t.adminClient.get(ResourceTypes.Service, new ResourceID('shop', ns));
+      expect(mine?.spec?.selector).toEqual({ app: 'mine' });
+      expect(mine?.metadata?.ownerReferences ?? []).toEqual([]);
+      await t.adminClient.delete(WebPage, new ResourceID('shop', ns));
+      await t.waitForDeletion(WebPage, 'shop', WAIT);
+      await t.waitForDeletion(ResourceTypes.ConfigMap, 'shop-html', WAIT);
+      expect(await t.adminClient.get(ResourceTypes.Service, new ResourceID('shop', ns))).toBeDefined();
+    }, 90_000);
   },
 );

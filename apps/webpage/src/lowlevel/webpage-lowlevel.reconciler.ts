@@ -1,5 +1,5 @@
 import type { V1ConfigMap, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
-import { ResourceID, ResourceTypes } from '@tosdk/core';
+import { KubernetesApiError, ResourceID, ResourceTypes } from '@tosdk/core';
 import type {
   Context,
   ErrorStatusUpdateControl,
@@ -17,6 +17,7 @@ import { CONTROLLER_NAME, FIELD_MANAGER } from '../webpage-names.js';
 import { WebPage } from '../webpage.resource.js';
 import { patchStatus, reconciledStatus, webPageErrorStatus } from '../webpage-status.js';
 import { validateWebPage } from '../webpage-validation.js';
+import { SecondaryNameTakenError } from '../secondary-name-taken.js';
 import { OwnedResourceEventSource } from './owned-resource-event-source.js';
 import { RbacRules } from '@tosdk/core';
 import { WebPageRbac } from '../webpage-rbac.js';
@@ -96,7 +97,24 @@ export class WebPageLowLevelReconciler implements Reconciler<WebPage> {
     const actual = source.getSecondaryResources(page).find((r) => r.metadata?.name === desired.metadata.name);
     if (actual && containsDesired(desired, actual)) return actual;
     context.logger.info(`${actual ? 'updating' : 'creating'} ${type.kind} ${desired.metadata.name}`);
-    const written = await context.client.apply(type, desired, { fieldManager: FIELD_MANAGER, force: true });
+    // a create holds the precondition resourceVersion "1": kube creates a missing object whatever
+    // version an apply names, and refuses (409) to change an existing one, which is not the page's
+    // (the page's own would be in the source's cache)
+    const target = actual ? desired : { ...desired, metadata: { ...desired.metadata, resourceVersion: '1' } };
+    let written: R;
+    try {
+      written = await context.client.apply(type, target, { fieldManager: FIELD_MANAGER, force: true });
+    } catch (error) {
+      if (actual || !(error instanceof KubernetesApiError && error.status === 409)) throw error;
+      throw new SecondaryNameTakenError(
+        type.kind,
+        ResourceID.fromResource(desired),
+        ResourceID.fromResource(page).key,
+        {
+          cause: error,
+        },
+      );
+    }
     source.cacheOwnWrite(written);
     return written;
   }
