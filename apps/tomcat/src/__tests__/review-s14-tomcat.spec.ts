@@ -95,4 +95,20 @@ describe('S14 review: Tomcat sample', () => {
       },
     );
   }, 90_000);
+
+  it('[FINDING S14-AP7] a spec.version that is no image tag (starting with "." or "-") is refused by the CRD naming the field, not turned into pods that never pull', async () => {
+    const t = await operator();
+    for (const version of ['-1', '.1']) {
+      await expect(t.adminClient.create(Tomcat, tomcat(t.namespace, 'bad', { version }))).rejects.toThrow(
+        /spec\.version/,
+      );
+    }
+    // what tags look like stays accepted
+    for (const [name, version] of [
+      ['a', '10.1'],
+      ['b', '11.0-jdk21'],
+      ['c', '9.0.98_jre17'],
+    ])
+      await t.adminClient.create(Tomcat, tomcat(t.namespace, name, { version }));
+  });
 });
