@@ -3,6 +3,7 @@
 // exits with code 2; SIGINT and SIGTERM stop it cleanly with exit code 0.
 import 'reflect-metadata';
 import { MySQLError } from './database/mysql-errors.js';
+import { describeConnection } from './database/mysql-settings.js';
 import { READY_LINE, runMySQLSchemaOperator } from './run.js';
 import type { RunningMySQLSchemaOperator } from './run.js';
 import { settingsFromEnvironment } from './settings.js';
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   const e = running.embedded;
   say();
   say(
-    `MySQLSchema operator running against ${e ? `the embedded API server ${e.server.url}` : 'the configured cluster'}, database mysql://${settings.mysql.user}@${settings.mysql.host}:${settings.mysql.port}`,
+    `MySQLSchema operator running against ${e ? `the embedded API server ${e.server.url}` : 'the configured cluster'}, database ${describeConnection(settings.mysql)}`,
   );
   say(`  health:  ${running.httpUrl}/health/liveness  ${running.httpUrl}/health/readiness`);
   say(`  metrics: ${running.httpUrl}/metrics`);

@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ResourceID, ResourceTypes } from '@tosdk/core';
 import { OperatorTestEnvironment } from '@tosdk/nestjs/testing';
+import { MySQLDatabase } from '../database/mysql-database.js';
+import { describeConnection, mysqlSettingsFromEnvironment } from '../database/mysql-settings.js';
+import { SecretDependent } from '../dependents/secret.dependent.js';
 import { MySQLSchema, MYSQL_SCHEMA_CRD_PATH } from '../mysql-schema.resource.js';
 import { mysqlSchema } from './support/e2e-support.js';
 import { mysqlSchemaOperatorPerTest } from './support/operator-per-test.js';
@@ -102,4 +105,25 @@ describe('S14 review: MySQLSchema sample, a Secret of the credentials name that 
     const mine = await t.adminClient.get(ResourceTypes.Secret, new ResourceID('shop-mysql-credentials', ns));
     expect(Object.keys(mine?.data ?? {})).toEqual(['token']);
   }, 90_000);
+});
+
+describe('S14 review: MySQLSchema sample, a server at an IPv6 address', () => {
+  it("[FINDING S14-AP8] the Secret's address and the messages write an IPv6 host in brackets ([fd00::5]:3306), so an application can split host and port", async () => {
+    const settings = { ...mysqlSettingsFromEnvironment({ MYSQL_HOST: 'fd00::5' }), connectTimeoutMs: 1 };
+    const db = new MySQLDatabase(settings);
+    try {
+      class Probe extends SecretDependent {
+        secretOf(resource: MySQLSchema) {
+          return this.desired(resource);
+        }
+      }
+      const secret = new Probe(db).secretOf({ ...mysqlSchema('team', 'shop', 'utf8mb4') });
+      expect(Buffer.from(secret.data!['address'], 'base64').toString('utf8')).toBe('[fd00::5]:3306');
+      expect(describeConnection(settings)).toBe('mysql://root@[fd00::5]:3306');
+      // names and IPv4 addresses as they were
+      expect(describeConnection({ ...settings, host: 'db.example' })).toBe('mysql://root@db.example:3306');
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -18,9 +18,19 @@ export interface MySQLSettings {
   readonly userHost: string;
 }
 
+/**
+ * `<host>:<port>`, an IPv6 host in brackets (`[fd00::5]:3306`), so the port can be split off (as
+ * Go's `net.JoinHostPort` writes it).
+ */
+export function hostPort(settings: Pick<MySQLSettings, 'host' | 'port'>): string {
+  const host =
+    settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host;
+  return `${host}:${settings.port}`;
+}
+
 /** `mysql://<user>@<host>:<port>`: how messages name the connection (never with the password). */
 export function describeConnection(settings: Pick<MySQLSettings, 'host' | 'port' | 'user'>): string {
-  return `mysql://${settings.user}@${settings.host}:${settings.port}`;
+  return `mysql://${settings.user}@${hostPort(settings)}`;
 }
 
 function positiveInteger(

@@ -3,6 +3,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { Injectable } from '@nestjs/common';
 import { CRUDKubernetesDependentResource, ResourceID, ResourceTypes } from '@tosdk/core';
 import { MySQLDatabase } from '../database/mysql-database.js';
+import { hostPort } from '../database/mysql-settings.js';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -106,7 +107,7 @@ export class SecretDependent extends CRUDKubernetesDependentResource<V1Secret, M
         [USERNAME_KEY]: b64(userName(resource)),
         [PASSWORD_KEY]: b64(randomBytes(18).toString('base64url')),
         [DATABASE_KEY]: b64(schemaName(resource)),
-        [ADDRESS_KEY]: b64(`${this.db.settings.host}:${this.db.settings.port}`),
+        [ADDRESS_KEY]: b64(hostPort(this.db.settings)),
       },
     };
   }
