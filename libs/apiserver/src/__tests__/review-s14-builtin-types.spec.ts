@@ -184,6 +184,21 @@ describe('review s14: values of the wrong JSON type in built-in objects', () => 
     expect(env.json<any>().details.causes[0].message).toBe(
       'Invalid value: "map[spec:map[template:map[spec:map[containers:[map[env:[map[name:PORT value:8080]] name:app]]]]]]": cannot convert int64 to string',
     );
+    // an int-or-string decodes itself: the converter hands it JSON, and encoding/json names no field
+    const port = await smp({
+      spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80 }] }] } } },
+    });
+    expect(port.status).toBe(200);
+    const probe = await smp({
+      spec: {
+        template: {
+          spec: { containers: [{ name: 'app', readinessProbe: { httpGet: { port: 80.5 } } }] },
+        },
+      },
+    });
+    expect(probe.json<any>().details.causes[0].message).toMatch(
+      /: json: cannot unmarshal number 80\.5 into Go value of type int32$/,
+    );
     const paused = await smp({ spec: { paused: 'yes' } });
     expect(paused.json<any>().details.causes[0].message).toBe(
       'Invalid value: "map[spec:map[paused:yes]]": unrecognized type: bool',

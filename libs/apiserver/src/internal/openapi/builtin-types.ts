@@ -24,6 +24,11 @@ export interface BuiltinTypeMismatch {
   readonly shape?: 'list' | 'map';
   /** The offending value itself. */
   readonly actual: unknown;
+  /**
+   * The Go type decodes itself (json.Unmarshaler): an int-or-string (its int32 half) or a time (a
+   * string); the unstructured converter then hands it the value as JSON instead of converting it.
+   */
+  readonly unmarshaler?: 'int32' | 'string';
 }
 
 /**
@@ -151,7 +156,7 @@ export function builtinTypeMismatch(
     value: string,
     struct: string,
     type: string,
-    smd: Pick<BuiltinTypeMismatch, 'scalar' | 'shape'>,
+    smd: Pick<BuiltinTypeMismatch, 'scalar' | 'shape' | 'unmarshaler'>,
   ): void => {
     found = {
       value,
@@ -184,15 +189,19 @@ export function builtinTypeMismatch(
       if (typeof v === 'string') return;
       if (typeof v === 'number') {
         if (Number.isInteger(v) && v >= INT32.min && v <= INT32.max) return;
-        mismatch(v, `number ${String(v)}`, struct, 'int32', {});
+        mismatch(v, `number ${String(v)}`, struct, 'int32', { unmarshaler: 'int32' });
         return;
       }
-      mismatch(v, jsonKind(v), struct, 'int32', { scalar: 'any scalar' });
+      mismatch(v, jsonKind(v), struct, 'int32', { scalar: 'any scalar', unmarshaler: 'int32' });
       return;
     }
     switch (schema.type) {
       case 'string':
-        if (typeof v !== 'string') mismatch(v, jsonKind(v), struct, goType(schema), { scalar: 'string' });
+        if (typeof v !== 'string')
+          mismatch(v, jsonKind(v), struct, goType(schema), {
+            scalar: 'string',
+            ...(schema.format === 'date-time' ? { unmarshaler: 'string' as const } : {}),
+          });
         return;
       case 'boolean':
         if (typeof v !== 'boolean') mismatch(v, jsonKind(v), struct, 'bool', { scalar: 'boolean' });
@@ -284,6 +293,8 @@ function goSharp(v: unknown): string {
  * take the value (a number with a fraction for an integer: structured-merge-diff's numeric).
  */
 export function applyTypeMessage(m: BuiltinTypeMismatch): string | undefined {
+  // structured-merge-diff's int-or-string is an untyped scalar: any number passes its validation
+  if (m.unmarshaler === 'int32' && typeof m.actual === 'number') return undefined;
   const unstructured = `&value.valueUnstructured{Value:${goSharp(m.actual)}}`;
   let text: string;
   if (m.shape === 'list') text = `expected list, got ${unstructured}`;
@@ -313,12 +324,13 @@ function goKind(v: unknown): string {
 export function strategicPatchMessage(m: BuiltinTypeMismatch): string | undefined {
   const v = m.actual;
   const t = m.type;
+  // a type that decodes itself is handed the value as JSON: encoding/json's error, with no field
+  if (m.unmarshaler !== undefined)
+    return `json: cannot unmarshal ${m.value} into Go value of type ${m.unmarshaler}`;
   if (t === 'int32' && m.value.startsWith('number ') && Number.isInteger(v)) return undefined;
   if (t.startsWith('[]')) return `cannot restore slice from ${goKind(v)}`;
   if (t.startsWith('map[')) return `cannot restore map from ${goKind(v)}`;
   if (/^v\d/.test(t)) return `cannot restore struct from: ${goKind(v)}`;
-  if (m.shape === undefined && m.scalar === 'any scalar')
-    return `json: cannot unmarshal ${m.value} into Go value of type int32`;
   if (typeof v === 'number' && ['string', 'int32', 'int64'].includes(t)) {
     // an integer converts to a string in Go (a rune), and the converter refuses that conversion by name
     if (Number.isInteger(v) && t === 'string') return 'cannot convert int64 to string';
