@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../types.js';
+import { schemaResolver } from './builtin-schemas.js';
 
 /**
  * A value of a built-in kind's object whose JSON type its Go field cannot take (`replicas: "2"`,
@@ -106,25 +107,18 @@ export function builtinTypeMismatch(
   components: Record<string, JsonObject>,
   root: string,
 ): BuiltinTypeMismatch | undefined {
-  const resolve = (s: JsonObject): { schema: JsonObject; ref?: string } => {
-    let cur = s;
-    let ref: string | undefined;
-    for (let i = 0; i < 4; i++) {
-      const r = refOf(cur);
-      if (r === undefined) break;
-      ref = r;
-      cur = components[r.replace('#/components/schemas/', '')] ?? {};
-    }
-    return ref === undefined ? { schema: cur } : { schema: cur, ref };
-  };
+  // the resolver the unknown-field and omitempty walks share (memoised per components map); a
+  // struct's name is its field's `$ref` (client-node's schemas never chain references)
+  const resolve = schemaResolver(components);
   /** The Go type `schema` decodes into, for the message. */
   const goType = (s: JsonObject, depth = 0): string => {
-    const { schema, ref } = resolve(s);
+    const ref = refOf(s);
     if (ref !== undefined) {
       const t = goStructType(ref);
       return `${t.pkg}.${t.name}`;
     }
     if (depth > 8) return 'interface {}';
+    const schema = resolve(s);
     if (schema['x-kubernetes-int-or-string'] === true) return 'intstr.IntOrString';
     switch (schema.type) {
       case 'string':
@@ -173,10 +167,11 @@ export function builtinTypeMismatch(
   /** Checks `v` against the field schema `s` of the struct named `struct`. */
   const check = (v: unknown, s: JsonObject, struct: string): void => {
     if (found || v === null || v === undefined || pathSegs.length > 60) return;
-    const { schema, ref } = resolve(s);
+    const schema = resolve(s);
+    const ref = refOf(s);
     if (ref !== undefined) {
       const t = goStructType(ref);
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      if (typeof v !== 'object' || Array.isArray(v)) {
         mismatch(v, jsonKind(v), struct, `${t.pkg}.${t.name}`, { shape: 'map' });
         return;
       }
